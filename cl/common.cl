@@ -1,0 +1,164 @@
+/* clreduce common prelude: prepended to every kernel source by the host.
+ *
+ * Type and operation arrive as -D options (codes below), so one source per
+ * algorithm serves every type and operation:
+ *   -DCLR_IN=<type>   element type read from global memory
+ *   -DCLR_ACC=<type>  accumulator / result type
+ *   -DCLR_OP=<op>     operation
+ * Type codes: 0 float, 1 double, 2 int, 3 uint, 4 long, 5 ulong.
+ * Op codes:   0 sum, 1 prod, 2 min, 3 max, 4 and, 5 or.
+ * Defaults make each file build on its own (float sum).
+ *
+ * Semantics (shared with the CPU reference in src/check/reference.c):
+ * - min/max on floating types propagate NaN, and order -0.0 below +0.0,
+ *   so the result does not depend on the order of evaluation.
+ * - and/or treat non-zero as true and produce 0 or 1.
+ * - integer sum/prod wrap modulo 2^bits of the accumulator type.
+ */
+#ifndef CLR_IN
+#define CLR_IN 0
+#endif
+#ifndef CLR_ACC
+#define CLR_ACC CLR_IN
+#endif
+#ifndef CLR_OP
+#define CLR_OP 0
+#endif
+
+#if CLR_IN == 1 || CLR_ACC == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define CLR_CAT_(a, b) a##b
+#define CLR_CAT(a, b) CLR_CAT_(a, b)
+
+/* CLR_TYPE_NAME(code) -> OpenCL type name (one token, usable in CLR_CAT) */
+#if CLR_IN == 0
+#define IN_T float
+#elif CLR_IN == 1
+#define IN_T double
+#elif CLR_IN == 2
+#define IN_T int
+#elif CLR_IN == 3
+#define IN_T uint
+#elif CLR_IN == 4
+#define IN_T long
+#else
+#define IN_T ulong
+#endif
+
+#if CLR_ACC == 0
+#define ACC_T float
+#define ACC_IS_FP 1
+#define ACC_MAX INFINITY
+#define ACC_LOWEST (-INFINITY)
+#elif CLR_ACC == 1
+#define ACC_T double
+#define ACC_IS_FP 1
+#define ACC_MAX ((double)INFINITY)
+#define ACC_LOWEST ((double)-INFINITY)
+#elif CLR_ACC == 2
+#define ACC_T int
+#define ACC_IS_FP 0
+#define ACC_MAX INT_MAX
+#define ACC_LOWEST INT_MIN
+#elif CLR_ACC == 3
+#define ACC_T uint
+#define ACC_IS_FP 0
+#define ACC_MAX UINT_MAX
+#define ACC_LOWEST 0u
+#elif CLR_ACC == 4
+#define ACC_T long
+#define ACC_IS_FP 0
+#define ACC_MAX LONG_MAX
+#define ACC_LOWEST LONG_MIN
+#else
+#define ACC_T ulong
+#define ACC_IS_FP 0
+#define ACC_MAX ULONG_MAX
+#define ACC_LOWEST 0ul
+#endif
+
+/* OP(a, b) works on scalars and on vectors alike.  Arguments are
+ * evaluated more than once: pass plain variables. */
+#if CLR_OP == 0
+#define OP(a, b) ((a) + (b))
+#define IDENTITY ((ACC_T)0)
+#elif CLR_OP == 1
+#define OP(a, b) ((a) * (b))
+#define IDENTITY ((ACC_T)1)
+#elif CLR_OP == 2
+#if ACC_IS_FP
+/* x != x tests NaN and the zero case resolves the sign: -((-a) - b) is
+ * -0 when either zero is negative.  Plain operators, not isnan/signbit
+ * calls, so the vector forms stay inline on every device. */
+#define OP(a, b)                                                              \
+  ((a) != (a)   ? (a)                                                         \
+   : (b) != (b) ? (b)                                                         \
+   : (a) < (b)  ? (a)                                                         \
+   : (b) < (a)  ? (b)                                                         \
+   : (a) == 0   ? -((-(a)) - (b))                                             \
+                : (a))
+#else
+#define OP(a, b) min((a), (b))
+#endif
+#define IDENTITY ((ACC_T)ACC_MAX)
+#elif CLR_OP == 3
+#if ACC_IS_FP
+/* As min; for two zeros a + b is -0 only when both are. */
+#define OP(a, b)                                                              \
+  ((a) != (a)   ? (a)                                                         \
+   : (b) != (b) ? (b)                                                         \
+   : (a) > (b)  ? (a)                                                         \
+   : (b) > (a)  ? (b)                                                         \
+   : (a) == 0   ? (a) + (b)                                                   \
+                : (a))
+#else
+#define OP(a, b) max((a), (b))
+#endif
+#define IDENTITY ((ACC_T)ACC_LOWEST)
+#elif CLR_OP == 4
+#define OP(a, b) ((a) && (b))
+#define IDENTITY ((ACC_T)1)
+#else
+#define OP(a, b) ((a) || (b))
+#define IDENTITY ((ACC_T)0)
+#endif
+
+/* LOAD(x): an input element as an accumulator value.  For and/or only
+ * "non-zero" matters, so the partials passed between passes stay 0/1. */
+#if CLR_OP >= 4
+#define LOAD(x) ((ACC_T)((x) != 0))
+#else
+#define LOAD(x) ((ACC_T)(x))
+#endif
+
+/* Largest power of two strictly below x (x >= 2), or 0 for x < 2. */
+inline uint clr_pow2_below(uint x) {
+  uint p = 1;
+  while (2 * p < x)
+    p *= 2;
+  return x < 2 ? 0 : p;
+}
+
+/* Work-group tree reduction with sequential addressing (course notes,
+ * seed 003): the stride halves each step and the active work-items stay
+ * contiguous, so whole warps retire and local-memory accesses do not
+ * conflict.  Every work-item calls it with its value; returns the group's
+ * result in work-item 0 (others get garbage).  Any work-group size works:
+ * the first stride is the largest power of two below it. */
+inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
+  uint lid = (uint)get_local_id(0);
+  uint wg = (uint)get_local_size(0);
+  scratch[lid] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = clr_pow2_below(wg); s > 0; s >>= 1) {
+    if (lid < s && lid + s < wg) {
+      ACC_T a = scratch[lid];
+      ACC_T b = scratch[lid + s];
+      scratch[lid] = OP(a, b);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return scratch[0];
+}

@@ -1,0 +1,109 @@
+/* Thread coarsening (course notes, seed 004): each work-item folds many
+ * elements into private registers before a single work-group tree, so the
+ * tree's barriers are paid once per many elements instead of once per
+ * element, and far fewer work-groups (and partials) are launched.
+ *
+ * Build options beyond common.cl:
+ *   -DCLR_VEC=<1|2|4|8|16>  elements per load; the private accumulator is
+ *                           a vector of that width (independent chains)
+ *   -DCLR_LAYOUT=1          strided: work-item g reads vectors g, g+G,
+ *                           g+2G... (G = global size): neighbouring
+ *                           work-items touch neighbouring addresses, the
+ *                           coalesced pattern a GPU wants
+ *   -DCLR_LAYOUT=2          contiguous: work-item g reads vectors
+ *                           [g*per_item, (g+1)*per_item): one stream per
+ *                           work-item, which is what a CPU wants, since
+ *                           PoCL runs a work-group's items one after another
+ *   -DCLR_ALIGNED=1         the input (with its offset) is aligned to a
+ *                           whole vector, so vector pointers can be used
+ *                           (wide loads on GPUs); otherwise vloadN
+ */
+#ifndef CLR_VEC
+#define CLR_VEC 1
+#endif
+#ifndef CLR_LAYOUT
+#define CLR_LAYOUT 1
+#endif
+#ifndef CLR_ALIGNED
+#define CLR_ALIGNED 0
+#endif
+
+#if CLR_VEC == 1
+#define ACCV_T ACC_T
+#define LOADV(v, p) LOAD((p)[v])
+#else
+#define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
+#define INV_T CLR_CAT(IN_T, CLR_VEC)
+#if CLR_ALIGNED
+#define RAWV(v, p) (((__global const INV_T *)(p))[v])
+#else
+#define RAWV(v, p) CLR_CAT(vload, CLR_VEC)((v), (p))
+#endif
+#if CLR_OP >= 4
+#define LOADV(v, p) CLR_CAT(convert_, ACCV_T)(RAWV(v, p) != (IN_T)0)
+#else
+#define LOADV(v, p) CLR_CAT(convert_, ACCV_T)(RAWV(v, p))
+#endif
+#endif
+
+/* Fold the lanes of the private vector accumulator into one value. */
+inline ACC_T clr_fold_lanes(ACCV_T v) {
+#if CLR_VEC == 1
+  return v;
+#else
+#if CLR_VEC == 16
+  CLR_CAT(ACC_T, 8) h8a = v.lo, h8b = v.hi;
+  CLR_CAT(ACC_T, 8) v8 = OP(h8a, h8b);
+#elif CLR_VEC == 8
+  CLR_CAT(ACC_T, 8) v8 = v;
+#endif
+#if CLR_VEC >= 8
+  CLR_CAT(ACC_T, 4) h4a = v8.lo, h4b = v8.hi;
+  CLR_CAT(ACC_T, 4) v4 = OP(h4a, h4b);
+#elif CLR_VEC == 4
+  CLR_CAT(ACC_T, 4) v4 = v;
+#endif
+#if CLR_VEC >= 4
+  CLR_CAT(ACC_T, 2) h2a = v4.lo, h2b = v4.hi;
+  CLR_CAT(ACC_T, 2) v2 = OP(h2a, h2b);
+#else
+  CLR_CAT(ACC_T, 2) v2 = v;
+#endif
+  ACC_T a = v2.x, b = v2.y;
+  return OP(a, b);
+#endif
+}
+
+__kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
+                         __global ACC_T *out, __local ACC_T *scratch,
+                         ulong per_item) {
+  __global const IN_T *p = in + offset;
+  ulong nv = n / CLR_VEC; /* whole vectors; the rest is the tail */
+  ulong gid = get_global_id(0);
+  ACCV_T acc = (ACCV_T)(IDENTITY);
+#if CLR_LAYOUT == 2
+  ulong begin = gid * per_item;
+  ulong end = min(begin + per_item, nv);
+  for (ulong v = begin; v < end; v++) {
+    ACCV_T x = LOADV(v, p);
+    acc = OP(acc, x);
+  }
+#else
+  (void)per_item;
+  ulong stride = get_global_size(0);
+  for (ulong v = gid; v < nv; v += stride) {
+    ACCV_T x = LOADV(v, p);
+    acc = OP(acc, x);
+  }
+#endif
+  ACC_T r = clr_fold_lanes(acc);
+  if (gid == 0) { /* fewer than CLR_VEC elements left over */
+    for (ulong i = nv * CLR_VEC; i < n; i++) {
+      ACC_T x = LOAD(p[i]);
+      r = OP(r, x);
+    }
+  }
+  r = clr_group_reduce(scratch, r);
+  if (get_local_id(0) == 0)
+    out[get_group_id(0)] = r;
+}

@@ -1,0 +1,296 @@
+/* clreduce: parallel reductions and prefix scans on any OpenCL device.
+ *
+ * The library keeps no global state: everything lives in an opaque
+ * clr_context.  It never prints (unless a log callback is given) and never
+ * exits; every entry point returns a clr_status, and the context keeps a
+ * one-line detail of the last failure and the OpenCL build log of the last
+ * failed build.
+ *
+ * Thread safety: distinct contexts may be used from distinct threads at the
+ * same time.  One context must not be used by two threads at once; several
+ * threads may use it in turn (with their own locking).
+ */
+#ifndef CLREDUCE_H
+#define CLREDUCE_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(CLR_BUILDING_DLL)
+#define CLR_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define CLR_API __attribute__((visibility("default")))
+#else
+#define CLR_API
+#endif
+
+/* ------------------------------------------------------------------ status */
+
+/* X(name, message) */
+#define CLR_STATUS_MAP(X)                                                      \
+  X(CLR_OK, "success")                                                         \
+  X(CLR_ERR_INVALID_ARGUMENT, "invalid argument")                              \
+  X(CLR_ERR_UNSUPPORTED, "operation not supported for this type or kernel")    \
+  X(CLR_ERR_NO_PLATFORM, "no OpenCL platform found")                           \
+  X(CLR_ERR_NO_DEVICE, "no matching OpenCL device")                            \
+  X(CLR_ERR_NO_FP64, "device has no double-precision (fp64) support")          \
+  X(CLR_ERR_KERNEL_SOURCE, "kernel source file could not be read")             \
+  X(CLR_ERR_BUILD, "OpenCL program build failed")                              \
+  X(CLR_ERR_OUT_OF_MEMORY, "out of device or host memory")                     \
+  X(CLR_ERR_OPENCL, "OpenCL call failed")
+
+typedef enum clr_status {
+#define CLR_X_ENUM(name, msg) name,
+  CLR_STATUS_MAP(CLR_X_ENUM)
+#undef CLR_X_ENUM
+      CLR_STATUS_COUNT
+} clr_status;
+
+/* "CLR_ERR_BUILD" */
+CLR_API const char *clr_status_name(clr_status s);
+/* "OpenCL program build failed" */
+CLR_API const char *clr_status_string(clr_status s);
+
+/* ------------------------------------------------------ types and operations
+ */
+
+typedef enum clr_type {
+  CLR_FLOAT,
+  CLR_DOUBLE,
+  CLR_INT,   /* int32_t  */
+  CLR_UINT,  /* uint32_t */
+  CLR_LONG,  /* int64_t  */
+  CLR_ULONG, /* uint64_t */
+  CLR_TYPE_COUNT
+} clr_type;
+
+typedef enum clr_op {
+  CLR_SUM,
+  CLR_PROD,
+  CLR_MIN,
+  CLR_MAX,
+  CLR_AND, /* logical: 1 when every element is non-zero (integers only) */
+  CLR_OR,  /* logical: 1 when any element is non-zero (integers only)   */
+  CLR_OP_COUNT
+} clr_op;
+
+typedef enum clr_kernel {
+  /* reductions */
+  CLR_REDUCE_INTERLEAVED, /* interleaved addressing, tid % (2*s) == 0    */
+  CLR_REDUCE_SEQUENTIAL,  /* sequential addressing, stride halving         */
+  CLR_REDUCE_FIRST_ADD,   /* two elements added while loading              */
+  CLR_REDUCE_COARSE,      /* many elements per work-item in registers      */
+  /* prefix scans */
+  CLR_SCAN_KOGGE_STONE,    /* stride doubling, two barriers per step        */
+  CLR_SCAN_KOGGE_STONE_DB, /* double-buffered, one barrier per step         */
+  CLR_SCAN_BRENT_KUNG,     /* work-efficient up-sweep / down-sweep          */
+  CLR_KERNEL_COUNT
+} clr_kernel;
+
+CLR_API const char *clr_type_name(clr_type t); /* "float", "uint", ...      */
+CLR_API size_t clr_type_size(clr_type t);      /* bytes, 0 if invalid       */
+CLR_API const char *clr_op_name(clr_op op);    /* "sum", "and", ...         */
+CLR_API const char *clr_kernel_name(clr_kernel k); /* "first-add", ...      */
+/* Parse a name; return CLR_ERR_INVALID_ARGUMENT if unknown. */
+CLR_API clr_status clr_type_from_name(const char *s, clr_type *out);
+CLR_API clr_status clr_op_from_name(const char *s, clr_op *out);
+CLR_API clr_status clr_kernel_from_name(const char *s, clr_kernel *out);
+CLR_API int clr_kernel_is_scan(clr_kernel k);
+
+/* The type a reduction's result (and its accumulator) has.
+ * Accumulation rule: sum and prod of 32-bit integers accumulate in 64 bits
+ * (int -> long, uint -> ulong), as NumPy does, unless narrow_accumulator is
+ * set in the options; and/or give an int (0 or 1); everything else keeps
+ * the input type.  Integer overflow wraps modulo 2^bits. */
+CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow_accumulator);
+/* CLR_OK when op applies to t (and/or need an integer type). */
+CLR_API clr_status clr_op_supports(clr_op op, clr_type t);
+
+typedef struct clr_value {
+  clr_type type;
+  union {
+    float f;
+    double d;
+    int32_t i;
+    uint32_t u;
+    int64_t l;
+    uint64_t ul;
+  } v;
+} clr_value;
+
+/* ---------------------------------------------------------------- devices */
+
+typedef struct clr_device_desc {
+  unsigned platform_index;
+  unsigned device_index;
+  char platform_name[128];
+  char device_name[128];
+  char device_version[128];
+  char driver_version[64];
+  int is_gpu;
+  int is_cpu;
+  int has_fp64;
+  unsigned compute_units;
+  uint64_t global_mem_size;
+  uint64_t max_alloc_size;
+  uint64_t local_mem_size;
+  size_t max_work_group_size;
+} clr_device_desc;
+
+/* Fill up to cap descriptors; *count receives the number of devices found
+ * (which may exceed cap).  CLR_ERR_NO_PLATFORM when there is none. */
+CLR_API clr_status clr_list_devices(clr_device_desc *out, size_t cap,
+                                    size_t *count);
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct clr_context clr_context;
+
+typedef void (*clr_log_fn)(void *user, const char *message);
+
+typedef struct clr_context_config {
+  /* NULL: any.  A decimal index, or a case-insensitive substring of the
+   * platform / device name. */
+  const char *platform;
+  /* NULL: the first GPU, else the first device of any kind. */
+  const char *device;
+  /* NULL: $CLREDUCE_KERNEL_DIR, then the installed kernel directory. */
+  const char *kernel_dir;
+  /* NULL: $CLREDUCE_CACHE_DIR, then $XDG_CACHE_HOME/clreduce, then
+   * ~/.cache/clreduce.  "" disables the on-disk program cache. */
+  const char *cache_dir;
+  /* Optional: progress and diagnostics.  The library is silent without. */
+  clr_log_fn log;
+  void *log_user;
+} clr_context_config;
+
+/* Create a context on the chosen device, with its own command queue (with
+ * profiling enabled).  detail (may be NULL) receives a one-line reason on
+ * failure.  cfg may be NULL for all defaults. */
+CLR_API clr_status clr_context_create(const clr_context_config *cfg,
+                                      clr_context **out, char *detail,
+                                      size_t detail_size);
+
+/* Create a context around an existing command queue (retained, released
+ * with the context), so buffers of the caller's cl_context can be reduced
+ * in place.  Timings are 0 unless the queue has profiling enabled. */
+CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
+                                                 const clr_context_config *cfg,
+                                                 clr_context **out,
+                                                 char *detail,
+                                                 size_t detail_size);
+
+/* Release everything the context created.  NULL is a no-op. */
+CLR_API void clr_context_release(clr_context *ctx);
+
+CLR_API clr_status clr_context_device(const clr_context *ctx,
+                                      clr_device_desc *out);
+CLR_API cl_context clr_context_cl_context(const clr_context *ctx);
+CLR_API cl_command_queue clr_context_queue(const clr_context *ctx);
+
+/* One-line detail of the last failure on this context ("" if none). */
+CLR_API const char *clr_context_error(const clr_context *ctx);
+/* OpenCL build log of the last failed build ("" if none). */
+CLR_API const char *clr_context_build_log(const clr_context *ctx);
+
+/* ---------------------------------------------------------------- options */
+
+typedef enum clr_layout {
+  CLR_LAYOUT_AUTO = 0,
+  CLR_LAYOUT_STRIDED,    /* consecutive work-items read consecutive elements
+                            (coalesced: right for GPUs) */
+  CLR_LAYOUT_CONTIGUOUS, /* each work-item reads one contiguous chunk
+                            (right for CPUs, where PoCL runs a work-group's
+                            items one after another) */
+} clr_layout;
+
+typedef struct clr_options {
+  clr_kernel kernel;      /* default CLR_REDUCE_COARSE / CLR_SCAN_KOGGE_STONE */
+  size_t wg_size;         /* work-group size; 0 = chosen for the device     */
+  size_t coarse;          /* coarse kernel: elements per work-item; 0 = auto */
+  unsigned vector_width;  /* coarse kernel: 1,2,4,8,16; 0 = auto            */
+  clr_layout layout;      /* coarse kernel access pattern                   */
+  int narrow_accumulator; /* nonzero: 32-bit int sum/prod stay 32-bit       */
+  int exclusive;          /* scans: exclusive instead of inclusive          */
+  const void *carry_in;   /* scans: optional value (of the input type)
+                             combined before the first element             */
+} clr_options;
+
+/* Defaults: coarse reduction, everything chosen for the device. */
+CLR_API void clr_options_init(clr_options *o);
+
+/* ---------------------------------------------------------- entry points */
+
+/* Build (or fetch from cache) the programs a call would use, so build time
+ * can be measured apart from the run.  Sets clr_timing.build_ms. */
+CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt,
+                               clr_op op, clr_type type);
+
+/* Reduce n elements of a host array.  Any n >= 1; arrays larger than one
+ * device allocation are streamed in chunks.  result->type is
+ * clr_result_type(op, type, opt->narrow_accumulator).  opt may be NULL. */
+CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
+                                   clr_op op, clr_type type, const void *data,
+                                   size_t n, clr_value *result);
+
+/* Reduce n elements of a buffer of the context's cl_context, starting at
+ * element offset.  The buffer is only read. */
+CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
+                                     clr_op op, clr_type type, cl_mem buf,
+                                     size_t offset, size_t n,
+                                     clr_value *result);
+
+/* Prefix scan of n elements from in to out (out == in scans in place).
+ * Output has the input type.  opt->kernel must be a scan kernel (or a
+ * reduction kernel, which selects the default scan).  opt may be NULL. */
+CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
+                                 clr_op op, clr_type type, const void *in,
+                                 void *out, size_t n);
+CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
+                                   clr_op op, clr_type type, cl_mem in,
+                                   cl_mem out, size_t n);
+
+/* ----------------------------------------------------------------- timing */
+
+#define CLR_MAX_PASSES 32
+
+typedef struct clr_pass_info {
+  size_t n_in;        /* elements read by this pass          */
+  size_t global_size; /* work-items launched                 */
+  size_t local_size;  /* work-group size                     */
+  double ms;          /* kernel time from profiling events   */
+} clr_pass_info;
+
+typedef struct clr_timing {
+  double kernel_ms; /* first pass's start to last pass's end, summed over
+                       chunks when the input was streamed                */
+  double h2d_ms;    /* host-to-device transfer                           */
+  double d2h_ms;    /* device-to-host transfer                           */
+  double build_ms;  /* program builds (or cache loads) during the call   */
+  double total_ms;  /* wall clock of the whole call                      */
+  size_t chunks;    /* 1 unless the input was streamed                   */
+  size_t n_passes;  /* passes of the first chunk, described below        */
+  clr_pass_info passes[CLR_MAX_PASSES];
+  /* Longest chain of roundings any result went through: the k of the
+   * a-priori floating-point error bound gamma_k * sum|x|. */
+  size_t error_depth;
+} clr_timing;
+
+/* Timing and shape of the last successful call on this context. */
+CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out);
+
+/* "0.1.0" */
+CLR_API const char *clr_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLREDUCE_H */

@@ -1,0 +1,418 @@
+/* CPU references: plain loops, independent of the library's kernels. */
+#include "reference.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+double clr_unit_roundoff(clr_type t) {
+  switch (t) {
+  case CLR_FLOAT:
+    return ldexp(1.0, -24);
+  case CLR_DOUBLE:
+    return ldexp(1.0, -53);
+  default:
+    return 0.0;
+  }
+}
+
+double clr_gamma(double k, double u) {
+  double ku = k * u;
+  if (ku >= 1.0)
+    return INFINITY;
+  return ku / (1.0 - ku);
+}
+
+static int is_float_type(clr_type t) {
+  return t == CLR_FLOAT || t == CLR_DOUBLE;
+}
+
+/* Read element i of an array of type t as the wide types used below. */
+static long double load_fp(clr_type t, const void *data, size_t i) {
+  return t == CLR_FLOAT ? (long double)((const float *)data)[i]
+                        : (long double)((const double *)data)[i];
+}
+
+static uint64_t load_bits(clr_type t, const void *data, size_t i) {
+  switch (t) {
+  case CLR_INT:
+    return (uint64_t)(int64_t)((const int32_t *)data)[i];
+  case CLR_UINT:
+    return (uint64_t)((const uint32_t *)data)[i];
+  case CLR_LONG:
+    return (uint64_t)((const int64_t *)data)[i];
+  default:
+    return ((const uint64_t *)data)[i];
+  }
+}
+
+static int is_signed_int(clr_type t) { return t == CLR_INT || t == CLR_LONG; }
+
+/* Store a wrapped 64-bit pattern as a value of integer type rt. */
+static clr_value int_value(clr_type rt, uint64_t bits) {
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  v.type = rt;
+  switch (rt) {
+  case CLR_INT:
+    v.v.i = (int32_t)(uint32_t)bits;
+    break;
+  case CLR_UINT:
+    v.v.u = (uint32_t)bits;
+    break;
+  case CLR_LONG:
+    v.v.l = (int64_t)bits;
+    break;
+  default:
+    v.v.ul = bits;
+    break;
+  }
+  return v;
+}
+
+static clr_value fp_value(clr_type t, long double x) {
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  v.type = t;
+  if (t == CLR_FLOAT)
+    v.v.f = (float)x;
+  else
+    v.v.d = (double)x;
+  return v;
+}
+
+clr_value clr_identity(clr_op op, clr_type t) {
+  switch (op) {
+  case CLR_SUM:
+  case CLR_OR:
+    return is_float_type(t) ? fp_value(t, 0.0L) : int_value(t, 0);
+  case CLR_PROD:
+  case CLR_AND:
+    return is_float_type(t) ? fp_value(t, 1.0L) : int_value(t, 1);
+  case CLR_MIN:
+    switch (t) {
+    case CLR_FLOAT:
+    case CLR_DOUBLE:
+      return fp_value(t, INFINITY);
+    case CLR_INT:
+      return int_value(t, (uint64_t)INT32_MAX);
+    case CLR_UINT:
+      return int_value(t, UINT32_MAX);
+    case CLR_LONG:
+      return int_value(t, (uint64_t)INT64_MAX);
+    default:
+      return int_value(t, UINT64_MAX);
+    }
+  default: /* CLR_MAX */
+    switch (t) {
+    case CLR_FLOAT:
+    case CLR_DOUBLE:
+      return fp_value(t, -INFINITY);
+    case CLR_INT:
+      return int_value(t, (uint64_t)(int64_t)INT32_MIN);
+    case CLR_LONG:
+      return int_value(t, (uint64_t)INT64_MIN);
+    default:
+      return int_value(t, 0);
+    }
+  }
+}
+
+/* Floating min/max with the library's semantics: NaN propagates, and
+ * -0.0 orders below +0.0. */
+static long double fp_min(long double a, long double b) {
+  if (isnan(a))
+    return a;
+  if (isnan(b))
+    return b;
+  if (a < b)
+    return a;
+  if (b < a)
+    return b;
+  return signbit(a) ? a : b;
+}
+
+static long double fp_max(long double a, long double b) {
+  if (isnan(a))
+    return a;
+  if (isnan(b))
+    return b;
+  if (a > b)
+    return a;
+  if (b > a)
+    return b;
+  return signbit(a) ? b : a;
+}
+
+/* Integer min/max on 64-bit patterns, signed or unsigned. */
+static uint64_t int_minmax(int is_max, int sgn, uint64_t a, uint64_t b) {
+  int a_less = sgn ? (int64_t)a < (int64_t)b : a < b;
+  if (is_max)
+    return a_less ? b : a;
+  return a_less ? a : b;
+}
+
+static void ref_float(clr_op op, clr_type type, const void *data, size_t n,
+                      clr_reference *out) {
+  double type_max = type == CLR_FLOAT ? FLT_MAX : DBL_MAX;
+  if (op == CLR_MIN || op == CLR_MAX) {
+    long double acc = op == CLR_MIN ? INFINITY : -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+      long double x = load_fp(type, data, i);
+      acc = op == CLR_MIN ? fp_min(acc, x) : fp_max(acc, x);
+    }
+    out->value = fp_value(type, acc);
+    out->wide = acc;
+    return;
+  }
+  if (op == CLR_SUM) {
+    /* Neumaier-compensated sum in double; infinities and NaN counted
+     * apart so the compensation term cannot turn them into NaN. */
+    double s = 0.0, c = 0.0, abs_sum = 0.0;
+    size_t pos_inf = 0, neg_inf = 0, nans = 0;
+    for (size_t i = 0; i < n; i++) {
+      double x = (double)load_fp(type, data, i);
+      if (isnan(x)) {
+        nans++;
+        continue;
+      }
+      if (isinf(x)) {
+        if (x > 0)
+          pos_inf++;
+        else
+          neg_inf++;
+        continue;
+      }
+      double t = s + x;
+      if (fabs(s) >= fabs(x))
+        c += (s - t) + x;
+      else
+        c += (x - t) + s;
+      s = t;
+      abs_sum += fabs(x);
+    }
+    long double wide = (long double)s + (long double)c;
+    if (nans || (pos_inf && neg_inf))
+      wide = NAN;
+    else if (pos_inf)
+      wide = INFINITY;
+    else if (neg_inf)
+      wide = -INFINITY;
+    out->wide = wide;
+    out->value = fp_value(type, wide);
+    out->abs_sum = abs_sum;
+    /* Neumaier: |err| <= 2 u_d |S| + O(n u_d^2) sum|x|, u_d = 2^-53. */
+    double ud = ldexp(1.0, -53);
+    out->ref_error =
+        2.0 * ud * fabs(s) + 4.0 * (double)n * ud * ud * abs_sum + DBL_MIN;
+    out->may_overflow = abs_sum > type_max;
+    return;
+  }
+  /* CLR_PROD: multiply in long double (x87 extended on x86-64). */
+  long double p = 1.0L;
+  long double max_partial = 1.0L;
+  for (size_t i = 0; i < n; i++) {
+    p *= load_fp(type, data, i);
+    if (fabsl(p) > max_partial && !isinf(p))
+      max_partial = fabsl(p);
+  }
+  out->wide = p;
+  out->value = fp_value(type, p);
+  out->abs_sum = (double)fabsl(p);
+  out->ref_error =
+      clr_gamma((double)n, (double)LDBL_EPSILON / 2.0) * (double)fabsl(p);
+  out->may_overflow = max_partial > type_max || fabsl(p) > type_max;
+}
+
+void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
+                    const void *data, size_t n, clr_reference *out) {
+  memset(out, 0, sizeof *out);
+  out->n = n;
+  out->op = op;
+  out->type = type;
+  if (is_float_type(type)) {
+    ref_float(op, type, data, n, out);
+    return;
+  }
+  clr_type rt = clr_result_type(op, type, narrow_accumulator);
+  int sgn = is_signed_int(type);
+  uint64_t acc;
+  switch (op) {
+  case CLR_SUM:
+    acc = 0;
+    for (size_t i = 0; i < n; i++)
+      acc += load_bits(type, data, i);
+    break;
+  case CLR_PROD:
+    acc = 1;
+    for (size_t i = 0; i < n; i++)
+      acc *= load_bits(type, data, i);
+    break;
+  case CLR_MIN:
+  case CLR_MAX:
+    acc = load_bits(type, data, 0);
+    for (size_t i = 1; i < n; i++)
+      acc = int_minmax(op == CLR_MAX, sgn, acc, load_bits(type, data, i));
+    break;
+  case CLR_AND:
+    acc = 1;
+    for (size_t i = 0; i < n; i++)
+      acc = acc && load_bits(type, data, i) != 0;
+    break;
+  default: /* CLR_OR */
+    acc = 0;
+    for (size_t i = 0; i < n; i++)
+      acc = acc || load_bits(type, data, i) != 0;
+    break;
+  }
+  out->value = int_value(rt, acc);
+  out->wide = (long double)acc;
+}
+
+static int same_bits_fp(const clr_value *a, const clr_value *b) {
+  if (a->type == CLR_FLOAT)
+    return memcmp(&a->v.f, &b->v.f, sizeof(float)) == 0;
+  return memcmp(&a->v.d, &b->v.d, sizeof(double)) == 0;
+}
+
+void clr_ref_check(const clr_reference *ref, const clr_value *got,
+                   size_t error_depth, clr_check *out) {
+  memset(out, 0, sizeof *out);
+  const clr_value *want = &ref->value;
+  if (got->type != want->type) {
+    out->ok = 0;
+    out->exact = 1;
+    out->error = INFINITY;
+    return;
+  }
+  if (!is_float_type(want->type)) {
+    out->exact = 1;
+    out->ok = memcmp(&got->v, &want->v, clr_type_size(want->type)) == 0;
+    out->error =
+        out->ok ? 0.0
+                : fabs(clr_value_as_double(got) - clr_value_as_double(want));
+    return;
+  }
+  long double g = want->type == CLR_FLOAT ? got->v.f : got->v.d;
+  if (ref->op == CLR_MIN || ref->op == CLR_MAX) {
+    /* Exact, including the sign of zero; any NaN matches NaN. */
+    out->exact = 1;
+    out->ok = (isnan(g) && isnan(ref->wide)) || same_bits_fp(got, want);
+    out->error = out->ok ? 0.0 : fabsl(g - ref->wide);
+    return;
+  }
+  long double w = ref->wide;
+  if (isnan(w) || isinf(w) || isnan(g) || isinf(g)) {
+    /* The reference rounded to the result type may overflow to inf. */
+    long double r = want->type == CLR_FLOAT ? want->v.f : want->v.d;
+    out->exact = 1;
+    if (isnan(w))
+      out->ok = isnan(g);
+    else if (isinf(r))
+      out->ok = g == r;
+    else
+      out->ok = 0;
+    /* Range exceeded: an order-dependent overflow is accepted. */
+    if (!out->ok && ref->may_overflow && (isnan(g) || isinf(g)))
+      out->ok = 1;
+    out->error = out->ok ? 0.0 : INFINITY;
+    return;
+  }
+  double u = clr_unit_roundoff(want->type);
+  double bound;
+  if (ref->op == CLR_SUM) {
+    bound = clr_gamma((double)error_depth, u) * ref->abs_sum;
+  } else {
+    size_t mults = ref->n > 0 ? ref->n - 1 : 0;
+    bound = clr_gamma((double)mults, u) * (double)fabsl(w);
+  }
+  /* Rounding the result to the type, and the reference's own error. */
+  bound += u * (double)fabsl(w) + ref->ref_error;
+  out->bound = bound;
+  out->error = (double)fabsl(g - w);
+  out->ok = out->error <= bound;
+}
+
+void clr_value_format(const clr_value *v, char *buf, size_t size) {
+  switch (v->type) {
+  case CLR_FLOAT:
+    snprintf(buf, size, "%.9g", (double)v->v.f);
+    break;
+  case CLR_DOUBLE:
+    snprintf(buf, size, "%.17g", v->v.d);
+    break;
+  case CLR_INT:
+    snprintf(buf, size, "%" PRId32, v->v.i);
+    break;
+  case CLR_UINT:
+    snprintf(buf, size, "%" PRIu32, v->v.u);
+    break;
+  case CLR_LONG:
+    snprintf(buf, size, "%" PRId64, v->v.l);
+    break;
+  default:
+    snprintf(buf, size, "%" PRIu64, v->v.ul);
+    break;
+  }
+}
+
+double clr_value_as_double(const clr_value *v) {
+  switch (v->type) {
+  case CLR_FLOAT:
+    return v->v.f;
+  case CLR_DOUBLE:
+    return v->v.d;
+  case CLR_INT:
+    return v->v.i;
+  case CLR_UINT:
+    return v->v.u;
+  case CLR_LONG:
+    return (double)v->v.l;
+  default:
+    return (double)v->v.ul;
+  }
+}
+
+clr_value clr_combine(clr_op op, clr_value a, clr_value b) {
+  clr_type t = a.type;
+  if (is_float_type(t)) {
+    long double x = t == CLR_FLOAT ? a.v.f : a.v.d;
+    long double y = t == CLR_FLOAT ? b.v.f : b.v.d;
+    long double r;
+    switch (op) {
+    case CLR_SUM:
+      r = t == CLR_FLOAT ? (long double)(float)(a.v.f + b.v.f)
+                         : (long double)(a.v.d + b.v.d);
+      break;
+    case CLR_PROD:
+      r = t == CLR_FLOAT ? (long double)(float)(a.v.f * b.v.f)
+                         : (long double)(a.v.d * b.v.d);
+      break;
+    case CLR_MIN:
+      r = fp_min(x, y);
+      break;
+    default:
+      r = fp_max(x, y);
+      break;
+    }
+    return fp_value(t, r);
+  }
+  uint64_t x = load_bits(t, &a.v, 0), y = load_bits(t, &b.v, 0);
+  int sgn = is_signed_int(t);
+  switch (op) {
+  case CLR_SUM:
+    return int_value(t, x + y);
+  case CLR_PROD:
+    return int_value(t, x * y);
+  case CLR_MIN:
+    return int_value(t, int_minmax(0, sgn, x, y));
+  case CLR_MAX:
+    return int_value(t, int_minmax(1, sgn, x, y));
+  case CLR_AND:
+    return int_value(t, x != 0 && y != 0);
+  default:
+    return int_value(t, x != 0 || y != 0);
+  }
+}

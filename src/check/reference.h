@@ -1,0 +1,74 @@
+/* CPU references and the rules that compare a device result against them.
+ *
+ * Shared by the CLI and the tests, never by the library itself: the
+ * reference is an independent plain loop (the course notes' reduce_cpu).
+ *
+ * Rules:
+ * - integers, min, max, and, or: the device result must match exactly.
+ *   Integer sum and prod wrap modulo 2^bits of the result type, which is
+ *   associative, so wrapping results match exactly too.
+ * - float / double sum: the reference accumulates in double with Neumaier
+ *   compensation (floats in double), and the device result passes when
+ *   |got - ref| <= gamma_k(u) * sum|x| + (the reference's own error bound),
+ *   where k is the reduction's error depth (longest chain of roundings,
+ *   reported by the library) and u the unit roundoff of the type.
+ * - float / double prod: every one of the n-1 multiplications rounds once
+ *   whatever the shape, so |got - ref| <= gamma_{n-1}(u) * |ref| (+ the
+ *   reference's own error: it multiplies in double / long double).
+ * - NaN must match NaN, infinities must match exactly.  When sum|x| (or a
+ *   product) exceeds the type's range an intermediate may overflow in an
+ *   order-dependent way; then +-inf or NaN is accepted too.
+ * - float min / max: NaN propagates; -0.0 orders below +0.0.
+ */
+#ifndef CLR_CHECK_REFERENCE_H
+#define CLR_CHECK_REFERENCE_H
+
+#include "clreduce.h"
+
+#include <stddef.h>
+
+typedef struct clr_reference {
+  clr_value value;  /* the reference, in the result type                 */
+  long double wide; /* float/double sum and prod: the wide reference     */
+  double abs_sum;   /* float/double sum: sum |x|; prod: |product|        */
+  double ref_error; /* bound on the wide reference's own error           */
+  size_t n;
+  clr_op op;
+  clr_type type;    /* input type                                        */
+  int may_overflow; /* range exceeded somewhere: inf/NaN accepted        */
+} clr_reference;
+
+typedef struct clr_check {
+  int ok;
+  int exact;    /* 1: an exact match was required                          */
+  double error; /* |got - ref| (0 for exact matches that pass)             */
+  double bound; /* the allowed error (0 when exact)                        */
+} clr_check;
+
+/* Reduce on the CPU with a plain loop. */
+void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
+                    const void *data, size_t n, clr_reference *out);
+
+/* Compare a device result; error_depth comes from clr_timing. */
+void clr_ref_check(const clr_reference *ref, const clr_value *got,
+                   size_t error_depth, clr_check *out);
+
+/* gamma_k(u) = k u / (1 - k u); +inf when k u >= 1. */
+double clr_gamma(double k, double u);
+/* Unit roundoff of a floating type (2^-24, 2^-53); 0 for integers. */
+double clr_unit_roundoff(clr_type t);
+
+/* Format a value: %.9g for float, %.17g for double, exact for integers. */
+void clr_value_format(const clr_value *v, char *buf, size_t size);
+/* Value as double (lossy for 64-bit integers beyond 2^53). */
+double clr_value_as_double(const clr_value *v);
+
+/* The operation's identity as a value of type t (0 for sum, 1 for prod,
+ * +inf / type max for min, -inf / type min for max, 1 for and, 0 for or). */
+clr_value clr_identity(clr_op op, clr_type t);
+
+/* Apply op to two values of the same type with the library's semantics
+ * (NaN-propagating min/max with -0 < +0, wrapping integers). */
+clr_value clr_combine(clr_op op, clr_value a, clr_value b);
+
+#endif

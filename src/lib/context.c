@@ -1,0 +1,332 @@
+/* The opaque context: device, OpenCL context and queue, resolved kernel
+ * and cache directories, built programs, reusable buffers, the last
+ * call's timing and the detail of the last failure. */
+#include "clr_config.h"
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static char *dup_string(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p)
+    memcpy(p, s, n);
+  return p;
+}
+
+static int file_exists(const char *dir, const char *name) {
+  char path[4096];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return stat(path, &st) == 0;
+}
+
+/* Explicit configuration, then $CLREDUCE_KERNEL_DIR (no fallback past an
+ * explicit choice, so a wrong path is reported, not papered over), then the
+ * installed directory, then this source tree's cl/. */
+static char *resolve_kernel_dir(const char *configured) {
+  if (configured && *configured)
+    return dup_string(configured);
+  const char *env = getenv("CLREDUCE_KERNEL_DIR");
+  if (env && *env)
+    return dup_string(env);
+  if (file_exists(CLR_INSTALLED_KERNEL_DIR, "common.cl"))
+    return dup_string(CLR_INSTALLED_KERNEL_DIR);
+  if (file_exists(CLR_SOURCE_KERNEL_DIR, "common.cl"))
+    return dup_string(CLR_SOURCE_KERNEL_DIR);
+  return dup_string(CLR_INSTALLED_KERNEL_DIR);
+}
+
+/* NULL result: the on-disk cache is disabled. */
+static char *resolve_cache_dir(const char *configured) {
+  char path[4096];
+  if (configured)
+    return *configured ? dup_string(configured) : NULL;
+  const char *env = getenv("CLREDUCE_CACHE_DIR");
+  if (env)
+    return *env ? dup_string(env) : NULL;
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  const char *home = getenv("HOME");
+  if (xdg && *xdg)
+    snprintf(path, sizeof path, "%s/clreduce", xdg);
+  else if (home && *home)
+    snprintf(path, sizeof path, "%s/.cache/clreduce", home);
+  else
+    return NULL;
+  return dup_string(path);
+}
+
+static void set_detail(char *detail, size_t size, const char *msg) {
+  if (detail && size) {
+    snprintf(detail, size, "%s", msg);
+  }
+}
+
+/* Common tail of both constructors: ctx has platform, device, cl, queue. */
+static clr_status finish_context(clr_context *ctx,
+                                 const clr_context_config *cfg, char *detail,
+                                 size_t detail_size) {
+  cl_command_queue_properties props = 0;
+  cl_uint pi = 0;
+  clr_describe_device(ctx->platform, ctx->device, 0, 0, &ctx->desc);
+  /* Keep the real platform / device indices for display. */
+  cl_platform_id plats[16];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(16, plats, &np) == CL_SUCCESS)
+    for (pi = 0; pi < np && pi < 16; pi++)
+      if (plats[pi] == ctx->platform) {
+        cl_device_id devs[64];
+        cl_uint nd = 0;
+        ctx->desc.platform_index = pi;
+        if (clGetDeviceIDs(ctx->platform, CL_DEVICE_TYPE_ALL, 64, devs, &nd) ==
+            CL_SUCCESS)
+          for (cl_uint d = 0; d < nd && d < 64; d++)
+            if (devs[d] == ctx->device)
+              ctx->desc.device_index = d;
+      }
+  static const cl_device_info widths[CLR_TYPE_COUNT] = {
+      CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE,
+      CL_DEVICE_NATIVE_VECTOR_WIDTH_INT,   CL_DEVICE_NATIVE_VECTOR_WIDTH_INT,
+      CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG,  CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG};
+  for (int t = 0; t < CLR_TYPE_COUNT; t++) {
+    cl_uint w = 0;
+    if (clGetDeviceInfo(ctx->device, widths[t], sizeof w, &w, NULL) !=
+            CL_SUCCESS ||
+        w == 0)
+      w = 1;
+    ctx->native_vec[t] = w;
+  }
+  if (clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props,
+                            &props, NULL) == CL_SUCCESS)
+    ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+  ctx->kernel_dir = resolve_kernel_dir(cfg ? cfg->kernel_dir : NULL);
+  ctx->cache_dir = resolve_cache_dir(cfg ? cfg->cache_dir : NULL);
+  if (cfg) {
+    ctx->log = cfg->log;
+    ctx->log_user = cfg->log_user;
+  }
+  if (!ctx->kernel_dir) {
+    set_detail(detail, detail_size, "out of host memory");
+    return CLR_ERR_OUT_OF_MEMORY;
+  }
+  return CLR_OK;
+}
+
+CLR_API clr_status clr_context_create(const clr_context_config *cfg,
+                                      clr_context **out, char *detail,
+                                      size_t detail_size) {
+  char msg[CLR_DETAIL_SIZE] = "";
+  cl_int err = CL_SUCCESS;
+  clr_status st;
+  if (!out) {
+    set_detail(detail, detail_size, "clr_context_create: out is NULL");
+    return CLR_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  clr_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    set_detail(detail, detail_size, "out of host memory");
+    return CLR_ERR_OUT_OF_MEMORY;
+  }
+  st = clr_select_device(cfg ? cfg->platform : NULL, cfg ? cfg->device : NULL,
+                         &ctx->platform, &ctx->device, msg, sizeof msg);
+  if (st != CLR_OK)
+    goto fail;
+  ctx->cl = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &err);
+  if (err != CL_SUCCESS) {
+    snprintf(msg, sizeof msg, "clCreateContext failed: %s (%d)",
+             clr_cl_error_name(err), (int)err);
+    st = CLR_ERR_OPENCL;
+    goto fail;
+  }
+  ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device,
+                                    CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) {
+    snprintf(msg, sizeof msg, "clCreateCommandQueue failed: %s (%d)",
+             clr_cl_error_name(err), (int)err);
+    st = err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
+             ? CLR_ERR_OUT_OF_MEMORY
+             : CLR_ERR_OPENCL;
+    goto fail;
+  }
+  st = finish_context(ctx, cfg, msg, sizeof msg);
+  if (st != CLR_OK)
+    goto fail;
+  *out = ctx;
+  return CLR_OK;
+fail:
+  set_detail(detail, detail_size, msg[0] ? msg : clr_status_string(st));
+  clr_context_release(ctx);
+  return st;
+}
+
+CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
+                                                 const clr_context_config *cfg,
+                                                 clr_context **out,
+                                                 char *detail,
+                                                 size_t detail_size) {
+  char msg[CLR_DETAIL_SIZE] = "";
+  clr_status st;
+  if (!out || !queue) {
+    set_detail(detail, detail_size,
+               "clr_context_create_from_queue: NULL argument");
+    return CLR_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  clr_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    set_detail(detail, detail_size, "out of host memory");
+    return CLR_ERR_OUT_OF_MEMORY;
+  }
+  cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl,
+                                     &ctx->cl, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof ctx->device,
+                                &ctx->device, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof ctx->platform,
+                          &ctx->platform, NULL);
+  if (err != CL_SUCCESS) {
+    snprintf(msg, sizeof msg, "clGetCommandQueueInfo failed: %s (%d)",
+             clr_cl_error_name(err), (int)err);
+    ctx->cl = NULL;
+    st = CLR_ERR_INVALID_ARGUMENT;
+    goto fail;
+  }
+  /* Retain both so release is symmetric with clr_context_create. */
+  clRetainContext(ctx->cl);
+  clRetainCommandQueue(queue);
+  ctx->queue = queue;
+  st = finish_context(ctx, cfg, msg, sizeof msg);
+  if (st != CLR_OK)
+    goto fail;
+  *out = ctx;
+  return CLR_OK;
+fail:
+  set_detail(detail, detail_size, msg[0] ? msg : clr_status_string(st));
+  clr_context_release(ctx);
+  return st;
+}
+
+void clr_buffer_release(clr_buffer *buf) {
+  if (buf->mem)
+    clReleaseMemObject(buf->mem);
+  buf->mem = NULL;
+  buf->bytes = 0;
+}
+
+CLR_API void clr_context_release(clr_context *ctx) {
+  if (!ctx)
+    return;
+  if (ctx->queue)
+    clFinish(ctx->queue);
+  clr_release_programs(ctx);
+  clr_buffer_release(&ctx->input);
+  clr_buffer_release(&ctx->output);
+  for (int i = 0; i < 2; i++) {
+    clr_buffer_release(&ctx->partial[i]);
+    clr_buffer_release(&ctx->aux[i]);
+  }
+  if (ctx->queue)
+    clReleaseCommandQueue(ctx->queue);
+  if (ctx->cl)
+    clReleaseContext(ctx->cl);
+  free(ctx->kernel_dir);
+  free(ctx->cache_dir);
+  free(ctx->build_log);
+  free(ctx);
+}
+
+CLR_API clr_status clr_context_device(const clr_context *ctx,
+                                      clr_device_desc *out) {
+  if (!ctx || !out)
+    return CLR_ERR_INVALID_ARGUMENT;
+  *out = ctx->desc;
+  return CLR_OK;
+}
+
+CLR_API cl_context clr_context_cl_context(const clr_context *ctx) {
+  return ctx ? ctx->cl : NULL;
+}
+
+CLR_API cl_command_queue clr_context_queue(const clr_context *ctx) {
+  return ctx ? ctx->queue : NULL;
+}
+
+CLR_API const char *clr_context_error(const clr_context *ctx) {
+  return ctx ? ctx->detail : "";
+}
+
+CLR_API const char *clr_context_build_log(const clr_context *ctx) {
+  return ctx && ctx->build_log ? ctx->build_log : "";
+}
+
+CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out) {
+  if (!ctx || !out)
+    return CLR_ERR_INVALID_ARGUMENT;
+  *out = ctx->timing;
+  return CLR_OK;
+}
+
+clr_status clr_fail(clr_context *ctx, clr_status status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->detail, sizeof ctx->detail, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+void clr_log(clr_context *ctx, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  if (!ctx->log)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  ctx->log(ctx->log_user, line);
+}
+
+clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
+                              cl_mem_flags flags) {
+  cl_int err;
+  if (bytes == 0)
+    bytes = 1;
+  if (buf->mem && buf->bytes >= bytes)
+    return CLR_OK;
+  clr_buffer_release(buf);
+  if (bytes > ctx->desc.max_alloc_size)
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY,
+                    "buffer of %zu bytes exceeds the device's largest "
+                    "allocation (%llu bytes)",
+                    bytes, (unsigned long long)ctx->desc.max_alloc_size);
+  buf->mem = clCreateBuffer(ctx->cl, flags, bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    buf->mem = NULL;
+    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  }
+  buf->bytes = bytes;
+  return CLR_OK;
+}
+
+double clr_event_ms(cl_event start, cl_event end) {
+  cl_ulong t0 = 0, t1 = 0;
+  if (!start || !end)
+    return 0.0;
+  if (clGetEventProfilingInfo(start, CL_PROFILING_COMMAND_START, sizeof t0, &t0,
+                              NULL) != CL_SUCCESS ||
+      clGetEventProfilingInfo(end, CL_PROFILING_COMMAND_END, sizeof t1, &t1,
+                              NULL) != CL_SUCCESS)
+    return 0.0;
+  return t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+}
+
+double clr_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}

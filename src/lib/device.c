@@ -1,0 +1,192 @@
+/* Platform and device discovery: listing, and choosing the device a
+ * context runs on (by index or by a case-insensitive name substring). */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PLATFORMS 16
+#define MAX_DEVICES 64
+
+static void info_string(cl_device_id d, cl_device_info what, char *buf,
+                        size_t size) {
+  buf[0] = '\0';
+  if (clGetDeviceInfo(d, what, size, buf, NULL) != CL_SUCCESS)
+    buf[0] = '\0';
+  buf[size - 1] = '\0';
+}
+
+void clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
+                         unsigned di, clr_device_desc *out) {
+  memset(out, 0, sizeof *out);
+  out->platform_index = pi;
+  out->device_index = di;
+  if (clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof out->platform_name,
+                        out->platform_name, NULL) != CL_SUCCESS)
+    out->platform_name[0] = '\0';
+  out->platform_name[sizeof out->platform_name - 1] = '\0';
+  info_string(d, CL_DEVICE_NAME, out->device_name, sizeof out->device_name);
+  info_string(d, CL_DEVICE_VERSION, out->device_version,
+              sizeof out->device_version);
+  info_string(d, CL_DRIVER_VERSION, out->driver_version,
+              sizeof out->driver_version);
+  cl_device_type type = 0;
+  cl_uint cu = 0;
+  cl_ulong gmem = 0, alloc = 0, lmem = 0;
+  size_t wg = 0;
+  cl_device_fp_config fp64 = 0;
+  clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+  clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem, NULL);
+  clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL);
+  clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+  clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
+  out->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+  out->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+  out->has_fp64 = fp64 != 0;
+  out->compute_units = cu ? cu : 1;
+  out->global_mem_size = gmem;
+  out->max_alloc_size = alloc;
+  out->local_mem_size = lmem;
+  out->max_work_group_size = wg ? wg : 1;
+}
+
+static int contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  if (n == 0)
+    return 1;
+  for (; *hay; hay++) {
+    size_t i = 0;
+    while (i < n && hay[i] &&
+           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      i++;
+    if (i == n)
+      return 1;
+  }
+  return 0;
+}
+
+/* A selector is an index when it is all digits. */
+static int parse_index(const char *s, unsigned *out) {
+  if (!s || !*s)
+    return 0;
+  char *end = NULL;
+  unsigned long v = strtoul(s, &end, 10);
+  if (*end != '\0' || !isdigit((unsigned char)s[0]) || v > 1000000UL)
+    return 0;
+  *out = (unsigned)v;
+  return 1;
+}
+
+static cl_uint get_platforms(cl_platform_id *ids) {
+  cl_uint count = 0;
+  if (clGetPlatformIDs(MAX_PLATFORMS, ids, &count) != CL_SUCCESS)
+    return 0;
+  return count > MAX_PLATFORMS ? MAX_PLATFORMS : count;
+}
+
+static cl_uint get_devices(cl_platform_id p, cl_device_id *ids) {
+  cl_uint count = 0;
+  if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, MAX_DEVICES, ids, &count) !=
+      CL_SUCCESS)
+    return 0;
+  return count > MAX_DEVICES ? MAX_DEVICES : count;
+}
+
+CLR_API clr_status clr_list_devices(clr_device_desc *out, size_t cap,
+                                    size_t *count) {
+  cl_platform_id plats[MAX_PLATFORMS];
+  cl_uint np = get_platforms(plats);
+  size_t total = 0;
+  if (np == 0) {
+    if (count)
+      *count = 0;
+    return CLR_ERR_NO_PLATFORM;
+  }
+  for (cl_uint p = 0; p < np; p++) {
+    cl_device_id devs[MAX_DEVICES];
+    cl_uint nd = get_devices(plats[p], devs);
+    for (cl_uint d = 0; d < nd; d++, total++)
+      if (out && total < cap)
+        clr_describe_device(plats[p], devs[d], p, d, &out[total]);
+  }
+  if (count)
+    *count = total;
+  return CLR_OK;
+}
+
+static int platform_matches(cl_platform_id p, unsigned index, const char *sel) {
+  unsigned want;
+  if (!sel || !*sel)
+    return 1;
+  if (parse_index(sel, &want))
+    return want == index;
+  char name[256] = "";
+  clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, NULL);
+  name[sizeof name - 1] = '\0';
+  return contains_nocase(name, sel);
+}
+
+clr_status clr_select_device(const char *platform, const char *device,
+                             cl_platform_id *out_platform,
+                             cl_device_id *out_device, char *detail,
+                             size_t detail_size) {
+  cl_platform_id plats[MAX_PLATFORMS];
+  cl_uint np = get_platforms(plats);
+  if (np == 0) {
+    snprintf(detail, detail_size,
+             "no OpenCL platform found (is an ICD such as PoCL installed?)");
+    return CLR_ERR_NO_PLATFORM;
+  }
+  /* Two rounds without a device selector: a GPU first, then anything. */
+  unsigned dev_index;
+  int by_index = parse_index(device, &dev_index);
+  int any_platform = 0;
+  for (int round = 0; round < 2; round++) {
+    for (cl_uint p = 0; p < np; p++) {
+      if (!platform_matches(plats[p], p, platform))
+        continue;
+      any_platform = 1;
+      cl_device_id devs[MAX_DEVICES];
+      cl_uint nd = get_devices(plats[p], devs);
+      for (cl_uint d = 0; d < nd; d++) {
+        int ok;
+        if (device && *device) {
+          if (by_index) {
+            ok = d == dev_index;
+          } else {
+            char name[256] = "";
+            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name, NULL);
+            name[sizeof name - 1] = '\0';
+            ok = contains_nocase(name, device);
+          }
+        } else if (round == 0) {
+          cl_device_type type = 0;
+          clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
+          ok = (type & CL_DEVICE_TYPE_GPU) != 0;
+        } else {
+          ok = 1;
+        }
+        if (ok) {
+          *out_platform = plats[p];
+          *out_device = devs[d];
+          return CLR_OK;
+        }
+      }
+    }
+    if (device && *device)
+      break; /* an explicit selector needs no second round */
+  }
+  if (!any_platform)
+    snprintf(detail, detail_size, "no OpenCL platform matches '%s'",
+             platform ? platform : "");
+  else
+    snprintf(detail, detail_size, "no OpenCL device matches '%s'%s%s",
+             device && *device ? device : "(any)",
+             platform && *platform ? " on platform " : "",
+             platform && *platform ? platform : "");
+  return CLR_ERR_NO_DEVICE;
+}

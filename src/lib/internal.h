@@ -1,0 +1,147 @@
+/* Internal declarations shared by the library's translation units. */
+#ifndef CLR_INTERNAL_H
+#define CLR_INTERNAL_H
+
+#include "clreduce.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define CLR_DETAIL_SIZE 512
+#define CLR_MAX_PROGRAMS 64
+
+/* One built program and its single kernel, keyed by source + options. */
+typedef struct clr_program_entry {
+  char key[256]; /* "<source file>|<build options>" */
+  cl_program program;
+  cl_kernel kernel;
+  size_t max_wg;       /* CL_KERNEL_WORK_GROUP_SIZE           */
+  size_t wg_multiple;  /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
+  cl_ulong local_used; /* CL_KERNEL_LOCAL_MEM_SIZE (without arguments) */
+} clr_program_entry;
+
+/* A device buffer the context keeps between calls, grown on demand. */
+typedef struct clr_buffer {
+  cl_mem mem;
+  size_t bytes;
+} clr_buffer;
+
+struct clr_context {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context cl;
+  cl_command_queue queue;
+  int profiling;
+  clr_device_desc desc;
+  unsigned native_vec[CLR_TYPE_COUNT]; /* CL_DEVICE_NATIVE_VECTOR_WIDTH_* */
+
+  char *kernel_dir; /* resolved at creation */
+  char *cache_dir;  /* NULL: on-disk cache disabled */
+  clr_log_fn log;
+  void *log_user;
+
+  clr_program_entry programs[CLR_MAX_PROGRAMS];
+  size_t n_programs;
+
+  clr_buffer input;      /* host data staged for a call        */
+  clr_buffer output;     /* scan output staging                */
+  clr_buffer partial[2]; /* ping-pong partials between passes  */
+  clr_buffer aux[2];     /* scan block sums, chunk results     */
+
+  clr_timing timing; /* of the last call */
+  char detail[CLR_DETAIL_SIZE];
+  char *build_log;
+};
+
+/* ---- status.c */
+const char *clr_cl_error_name(cl_int err);
+/* Record a formatted detail on the context and return status. */
+clr_status clr_fail(clr_context *ctx, clr_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Map an OpenCL error from call `what` to a status and record it. */
+clr_status clr_cl_fail(clr_context *ctx, const char *what, cl_int err);
+int clr_type_is_float(clr_type t);
+
+/* Evaluate an OpenCL call; on error record it and jump to `fail` with
+ * `st` set.  Requires locals `clr_status st` and a label `fail`. */
+#define CLR_CL_CHECK(ctx, call)                                                \
+  do {                                                                         \
+    cl_int clr_err_ = (call);                                                  \
+    if (clr_err_ != CL_SUCCESS) {                                              \
+      st = clr_cl_fail((ctx), #call, clr_err_);                                \
+      goto fail;                                                               \
+    }                                                                          \
+  } while (0)
+
+/* ---- device.c */
+clr_status clr_select_device(const char *platform, const char *device,
+                             cl_platform_id *out_platform,
+                             cl_device_id *out_device, char *detail,
+                             size_t detail_size);
+void clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
+                         unsigned di, clr_device_desc *out);
+
+/* ---- context.c */
+void clr_log(clr_context *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Make sure *buf holds at least bytes; CLR_OK or an error status. */
+clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
+                              cl_mem_flags flags);
+void clr_buffer_release(clr_buffer *buf);
+double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
+double clr_now_ms(void);
+
+/* ---- program.c */
+/* Options for one specialisation of a kernel source. */
+typedef struct clr_build_spec {
+  const char *source; /* file name under the kernel directory, e.g.
+                         "reduce_coarse.cl" */
+  const char *kernel; /* kernel function name */
+  clr_type in;
+  clr_type acc;
+  clr_op op;
+  unsigned vec;    /* 0: not passed */
+  unsigned layout; /* 0: not passed */
+  int aligned;
+  const char *extra; /* further -D options, or NULL */
+} clr_build_spec;
+
+/* Build (or fetch) the program for spec; *out points into the context's
+ * cache.  Adds build time to ctx->timing.build_ms. */
+clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
+                          clr_program_entry **out);
+void clr_release_programs(clr_context *ctx);
+
+/* ---- tuning.c */
+typedef struct clr_launch {
+  size_t local;    /* work-group size                          */
+  size_t global;   /* work-items                               */
+  size_t groups;   /* work-groups = partials produced          */
+  size_t per_item; /* coarse: vectors per work-item (contiguous)*/
+  size_t depth;    /* longest rounding chain added by the pass  */
+} clr_launch;
+
+/* Resolve vector width and layout for the coarse kernel before building. */
+void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
+                             clr_type in, clr_type acc, unsigned *vec,
+                             clr_layout *layout);
+/* Work-group size for a built kernel (honouring opt->wg_size). */
+clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
+                         size_t requested, size_t elem_bytes,
+                         size_t local_elems_per_item, size_t *out);
+/* Launch shape of one reduction pass over n elements. */
+void clr_reduce_launch(const clr_context *ctx, clr_kernel kernel,
+                       const clr_options *opt, size_t n, size_t wg,
+                       unsigned vec, clr_layout layout, clr_launch *out);
+
+/* ---- scan.c */
+clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
+                            clr_type type);
+
+#endif

@@ -1,0 +1,223 @@
+/* Where a kernel gets built: kernel sources are read from the kernel
+ * directory (common.cl prelude + one algorithm file), specialised by -D
+ * options for type, operation and shape, built for the context's device
+ * (or loaded from the on-disk binary cache) and kept in the context. */
+#include "binary_cache.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Read a whole file; NULL with errno set on failure. */
+static char *read_text(const char *dir, const char *name, size_t *len) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *buf = NULL;
+  size_t size = 0, cap = 0;
+  for (;;) {
+    if (cap - size < 4096) {
+      cap = cap ? cap * 2 : 16384;
+      char *nb = realloc(buf, cap + 1);
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        errno = ENOMEM;
+        return NULL;
+      }
+      buf = nb;
+    }
+    size_t got = fread(buf + size, 1, cap - size, f);
+    size += got;
+    if (got == 0)
+      break;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    errno = EIO;
+    return NULL;
+  }
+  buf[size] = '\0';
+  *len = size;
+  return buf;
+}
+
+static void build_options(const clr_build_spec *s, char *buf, size_t size) {
+  int n = snprintf(buf, size,
+                   "-cl-std=CL1.2 -DCLR_IN=%d -DCLR_ACC=%d "
+                   "-DCLR_OP=%d",
+                   (int)s->in, (int)s->acc, (int)s->op);
+  if (s->vec && n > 0 && (size_t)n < size)
+    n += snprintf(buf + n, size - (size_t)n, " -DCLR_VEC=%u", s->vec);
+  if (s->layout && n > 0 && (size_t)n < size)
+    n += snprintf(buf + n, size - (size_t)n, " -DCLR_LAYOUT=%u", s->layout);
+  if (s->aligned && n > 0 && (size_t)n < size)
+    n += snprintf(buf + n, size - (size_t)n, " -DCLR_ALIGNED=1");
+  if (s->extra && n > 0 && (size_t)n < size)
+    snprintf(buf + n, size - (size_t)n, " %s", s->extra);
+}
+
+static void keep_build_log(clr_context *ctx, cl_program prog) {
+  size_t len = 0;
+  free(ctx->build_log);
+  ctx->build_log = NULL;
+  if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                            &len) != CL_SUCCESS)
+    return;
+  ctx->build_log = malloc(len + 1);
+  if (!ctx->build_log)
+    return;
+  if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, len,
+                            ctx->build_log, NULL) != CL_SUCCESS)
+    len = 0;
+  ctx->build_log[len] = '\0';
+}
+
+/* Build from source text (prelude + algorithm). */
+static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
+                                    const char *options, const char *text,
+                                    size_t text_len, cl_program *out) {
+  cl_int err;
+  const char *strings[1] = {text};
+  cl_program prog =
+      clCreateProgramWithSource(ctx->cl, 1, strings, &text_len, &err);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clCreateProgramWithSource", err);
+  err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    keep_build_log(ctx, prog);
+    clReleaseProgram(prog);
+    if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS)
+      return clr_fail(ctx, CLR_ERR_BUILD,
+                      "building %s/%s failed (%s, options '%s'); see the "
+                      "build log",
+                      ctx->kernel_dir, s->source, clr_cl_error_name(err),
+                      options);
+    return clr_cl_fail(ctx, "clBuildProgram", err);
+  }
+  *out = prog;
+  return CLR_OK;
+}
+
+/* Concatenate common.cl and the algorithm source. */
+static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
+                              char **text, size_t *len) {
+  size_t l1 = 0, l2 = 0;
+  char *common = read_text(ctx->kernel_dir, "common.cl", &l1);
+  if (!common)
+    return clr_fail(ctx, CLR_ERR_KERNEL_SOURCE,
+                    "cannot read kernel source %s/common.cl: %s",
+                    ctx->kernel_dir, strerror(errno));
+  char *algo = read_text(ctx->kernel_dir, s->source, &l2);
+  if (!algo) {
+    int e = errno;
+    free(common);
+    return clr_fail(ctx, CLR_ERR_KERNEL_SOURCE,
+                    "cannot read kernel source %s/%s: %s", ctx->kernel_dir,
+                    s->source, strerror(e));
+  }
+  char *all = malloc(l1 + l2 + 2);
+  if (!all) {
+    free(common);
+    free(algo);
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  memcpy(all, common, l1);
+  all[l1] = '\n';
+  memcpy(all + l1 + 1, algo, l2);
+  all[l1 + 1 + l2] = '\0';
+  free(common);
+  free(algo);
+  *text = all;
+  *len = l1 + 1 + l2;
+  return CLR_OK;
+}
+
+static void release_entry(clr_program_entry *e) {
+  if (e->kernel)
+    clReleaseKernel(e->kernel);
+  if (e->program)
+    clReleaseProgram(e->program);
+  memset(e, 0, sizeof *e);
+}
+
+void clr_release_programs(clr_context *ctx) {
+  for (size_t i = 0; i < ctx->n_programs; i++)
+    release_entry(&ctx->programs[i]);
+  ctx->n_programs = 0;
+}
+
+clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
+                          clr_program_entry **out) {
+  char options[192], key[256];
+  clr_status st;
+  cl_int err;
+  if ((spec->in == CLR_DOUBLE || spec->acc == CLR_DOUBLE) &&
+      !ctx->desc.has_fp64)
+    return clr_fail(ctx, CLR_ERR_NO_FP64,
+                    "device '%s' has no double-precision support (cl_khr_fp64)",
+                    ctx->desc.device_name);
+  build_options(spec, options, sizeof options);
+  snprintf(key, sizeof key, "%s|%s|%s", spec->source, spec->kernel, options);
+  for (size_t i = 0; i < ctx->n_programs; i++)
+    if (strcmp(ctx->programs[i].key, key) == 0) {
+      *out = &ctx->programs[i];
+      return CLR_OK;
+    }
+  if (ctx->n_programs == CLR_MAX_PROGRAMS)
+    clr_release_programs(ctx); /* rare: start the in-memory cache over */
+
+  double t0 = clr_now_ms();
+  char *text = NULL;
+  size_t text_len = 0;
+  st = load_source(ctx, spec, &text, &text_len);
+  if (st != CLR_OK)
+    return st;
+  cl_program prog = NULL;
+  if (!clr_binary_cache_load(ctx, options, text, text_len, &prog)) {
+    st = build_from_source(ctx, spec, options, text, text_len, &prog);
+    if (st == CLR_OK)
+      clr_binary_cache_store(ctx, options, text, text_len, prog);
+  }
+  free(text);
+  if (st != CLR_OK)
+    return st;
+
+  clr_program_entry *e = &ctx->programs[ctx->n_programs];
+  memset(e, 0, sizeof *e);
+  e->program = prog;
+  e->kernel = clCreateKernel(prog, spec->kernel, &err);
+  if (err != CL_SUCCESS) {
+    e->kernel = NULL;
+    release_entry(e);
+    return clr_cl_fail(ctx, "clCreateKernel", err);
+  }
+  err = clGetKernelWorkGroupInfo(e->kernel, ctx->device,
+                                 CL_KERNEL_WORK_GROUP_SIZE, sizeof e->max_wg,
+                                 &e->max_wg, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetKernelWorkGroupInfo(
+        e->kernel, ctx->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+        sizeof e->wg_multiple, &e->wg_multiple, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetKernelWorkGroupInfo(e->kernel, ctx->device,
+                                   CL_KERNEL_LOCAL_MEM_SIZE,
+                                   sizeof e->local_used, &e->local_used, NULL);
+  if (err != CL_SUCCESS) {
+    release_entry(e);
+    return clr_cl_fail(ctx, "clGetKernelWorkGroupInfo", err);
+  }
+  if (e->wg_multiple == 0)
+    e->wg_multiple = 1;
+  snprintf(e->key, sizeof e->key, "%s", key);
+  ctx->n_programs++;
+  ctx->timing.build_ms += clr_now_ms() - t0;
+  *out = e;
+  return CLR_OK;
+}

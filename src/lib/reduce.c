@@ -1,0 +1,357 @@
+/* The reduction driver.  Each pass reduces every work-group's slice to one
+ * partial; the host launches the same kernel again on the partials
+ * (recursive passes, course notes seed 001) until one value remains on the
+ * device, and reads back only that value.  Host arrays larger than one
+ * device allocation are streamed in chunks: each chunk is reduced to one
+ * value in a device buffer, and those values are reduced by one more
+ * round of passes. */
+#include "internal.h"
+
+#include <string.h>
+
+/* Everything needed to launch one reduction: the kernels for the first
+ * pass (reading the input type) and for later passes (reading partials of
+ * the accumulator type), and the shape. */
+typedef struct reduce_plan {
+  clr_kernel kernel;
+  clr_op op;
+  clr_type in, acc;
+  unsigned vec;
+  clr_layout layout;
+  clr_program_entry *first, *rest;
+  size_t wg_first, wg_rest;
+  const clr_options *opt;
+} reduce_plan;
+
+static const char *source_of(clr_kernel k) {
+  switch (k) {
+  case CLR_REDUCE_INTERLEAVED:
+    return "reduce_interleaved.cl";
+  case CLR_REDUCE_SEQUENTIAL:
+    return "reduce_sequential.cl";
+  case CLR_REDUCE_FIRST_ADD:
+    return "reduce_first_add.cl";
+  default:
+    return "reduce_coarse.cl";
+  }
+}
+
+static clr_status validate(clr_context *ctx, const clr_options *opt, clr_op op,
+                           clr_type type, size_t n) {
+  if ((unsigned)opt->kernel >= CLR_KERNEL_COUNT ||
+      clr_kernel_is_scan(opt->kernel))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "kernel '%s' is not a reduction kernel",
+                    clr_kernel_name(opt->kernel));
+  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)type >= CLR_TYPE_COUNT)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown operation or type");
+  if (clr_op_supports(op, type) != CLR_OK)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "operation '%s' needs an integer type, not '%s'",
+                    clr_op_name(op), clr_type_name(type));
+  if (n == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  unsigned v = opt->vector_width;
+  if (v != 0 && v != 1 && v != 2 && v != 4 && v != 8 && v != 16)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "vector width %u is not 1, 2, 4, 8 or 16", v);
+  if (opt->layout != CLR_LAYOUT_AUTO && opt->layout != CLR_LAYOUT_STRIDED &&
+      opt->layout != CLR_LAYOUT_CONTIGUOUS)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown layout %d",
+                    (int)opt->layout);
+  return CLR_OK;
+}
+
+static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
+                            clr_type type, int aligned, reduce_plan *p) {
+  clr_status st;
+  memset(p, 0, sizeof *p);
+  p->kernel = opt->kernel;
+  p->op = op;
+  p->in = type;
+  p->acc = clr_result_type(op, type, opt->narrow_accumulator);
+  p->opt = opt;
+  p->vec = 0;
+  p->layout = CLR_LAYOUT_AUTO;
+  if (p->kernel == CLR_REDUCE_COARSE)
+    clr_choose_coarse_shape(ctx, opt, type, p->acc, &p->vec, &p->layout);
+  clr_build_spec spec = {
+      source_of(p->kernel), "clr_reduce",          p->in, p->acc, op, p->vec,
+      (unsigned)p->layout,  aligned && p->vec > 1, NULL};
+  st = clr_get_kernel(ctx, &spec, &p->first);
+  if (st != CLR_OK)
+    return st;
+  /* Partials are always aligned: they start at element 0 of a buffer. */
+  spec.in = p->acc;
+  spec.aligned = p->vec > 1;
+  st = clr_get_kernel(ctx, &spec, &p->rest);
+  if (st != CLR_OK)
+    return st;
+  size_t acc_bytes = clr_type_size(p->acc);
+  st = clr_choose_wg(ctx, p->first, opt->wg_size, acc_bytes, 1, &p->wg_first);
+  if (st != CLR_OK)
+    return st;
+  return clr_choose_wg(ctx, p->rest, opt->wg_size, acc_bytes, 1, &p->wg_rest);
+}
+
+/* Reduce n elements of src (from element offset) to one value, written to
+ * element dst_index of dst.  Adds kernel time to *kernel_ms and, when
+ * record is set, fills the pass descriptions of ctx->timing. */
+static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
+                             int first_is_input, cl_mem src, size_t offset,
+                             size_t n, cl_mem dst, size_t dst_index, int record,
+                             double *kernel_ms, size_t *depth) {
+  clr_status st = CLR_OK;
+  clr_launch shapes[CLR_MAX_PASSES];
+  cl_event events[CLR_MAX_PASSES];
+  size_t n_passes = 0, max_even = 1, max_odd = 1, total_depth = 0;
+  size_t acc_bytes = clr_type_size(p->acc);
+  memset(events, 0, sizeof events);
+
+  /* Plan every pass first, so the ping-pong buffers are sized once. */
+  for (size_t m = n, i = 0;; i++) {
+    int use_first = i == 0 && first_is_input;
+    if (i == CLR_MAX_PASSES)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "reduction would need more than %d passes",
+                      CLR_MAX_PASSES);
+    clr_reduce_launch(ctx, p->kernel, p->opt, m,
+                      use_first ? p->wg_first : p->wg_rest, p->vec, p->layout,
+                      &shapes[i]);
+    total_depth += shapes[i].depth;
+    if (i % 2 == 0 && shapes[i].groups > max_even)
+      max_even = shapes[i].groups;
+    if (i % 2 == 1 && shapes[i].groups > max_odd)
+      max_odd = shapes[i].groups;
+    n_passes = i + 1;
+    m = shapes[i].groups;
+    if (m == 1)
+      break;
+  }
+  st = clr_buffer_reserve(ctx, &ctx->partial[0], max_even * acc_bytes,
+                          CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = clr_buffer_reserve(ctx, &ctx->partial[1], max_odd * acc_bytes,
+                            CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+
+  cl_mem in = src;
+  cl_ulong in_offset = offset, m = n;
+  for (size_t i = 0; i < n_passes; i++) {
+    const clr_launch *L = &shapes[i];
+    cl_kernel k =
+        (i == 0 && first_is_input) ? p->first->kernel : p->rest->kernel;
+    cl_mem out = ctx->partial[i % 2].mem;
+    cl_ulong per_item = L->per_item;
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &in));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_ulong), &in_offset));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &m));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &out));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 4, L->local * acc_bytes, NULL));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_ulong), &per_item));
+    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &L->global,
+                                             &L->local, 0, NULL, &events[i]));
+    if (record && i < CLR_MAX_PASSES) {
+      ctx->timing.passes[i].n_in = (size_t)m;
+      ctx->timing.passes[i].global_size = L->global;
+      ctx->timing.passes[i].local_size = L->local;
+    }
+    in = out;
+    in_offset = 0;
+    m = L->groups;
+  }
+  CLR_CL_CHECK(ctx, clEnqueueCopyBuffer(ctx->queue, in, dst, 0,
+                                        dst_index * acc_bytes, acc_bytes, 0,
+                                        NULL, NULL));
+  CLR_CL_CHECK(ctx, clWaitForEvents((cl_uint)n_passes, events));
+  *kernel_ms += clr_event_ms(events[0], events[n_passes - 1]);
+  if (record) {
+    ctx->timing.n_passes = n_passes;
+    for (size_t i = 0; i < n_passes; i++)
+      ctx->timing.passes[i].ms = clr_event_ms(events[i], events[i]);
+  }
+  *depth = total_depth;
+fail:
+  for (size_t i = 0; i < n_passes; i++)
+    if (events[i])
+      clReleaseEvent(events[i]);
+  return st;
+}
+
+static clr_status read_result(clr_context *ctx, cl_mem buf, clr_type acc,
+                              clr_value *result) {
+  clr_status st = CLR_OK;
+  cl_event ev = NULL;
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  v.type = acc;
+  CLR_CL_CHECK(ctx,
+               clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
+                                   clr_type_size(acc), &v.v, 0, NULL, &ev));
+  ctx->timing.d2h_ms += clr_event_ms(ev, ev);
+  *result = v;
+fail:
+  if (ev)
+    clReleaseEvent(ev);
+  return st;
+}
+
+static void begin_call(clr_context *ctx, const clr_options **opt,
+                       clr_options *defaults) {
+  memset(&ctx->timing, 0, sizeof ctx->timing);
+  ctx->detail[0] = '\0';
+  if (!*opt) {
+    clr_options_init(defaults);
+    *opt = defaults;
+  }
+}
+
+CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt,
+                               clr_op op, clr_type type) {
+  clr_options defaults;
+  reduce_plan plan;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  begin_call(ctx, &opt, &defaults);
+  if (clr_kernel_is_scan(opt->kernel))
+    return clr_scan_prepare(ctx, opt, op, type);
+  clr_status st = validate(ctx, opt, op, type, 1);
+  if (st != CLR_OK)
+    return st;
+  return make_plan(ctx, opt, op, type, 1, &plan);
+}
+
+CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
+                                     clr_op op, clr_type type, cl_mem buf,
+                                     size_t offset, size_t n,
+                                     clr_value *result) {
+  clr_options defaults;
+  reduce_plan plan;
+  size_t depth = 0, mem_size = 0;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  double t0 = clr_now_ms();
+  begin_call(ctx, &opt, &defaults);
+  if (!buf || !result)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "buffer and result must not be NULL");
+  clr_status st = validate(ctx, opt, op, type, n);
+  if (st != CLR_OK)
+    return st;
+  size_t esize = clr_type_size(type);
+  cl_int err =
+      clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof mem_size, &mem_size, NULL);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clGetMemObjectInfo", err);
+  if (offset > mem_size / esize || n > mem_size / esize - offset)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "elements [%zu, %zu + %zu) exceed the buffer's %zu bytes",
+                    offset, offset, n, mem_size);
+  st = make_plan(ctx, opt, op, type, 0, &plan);
+  if (st != CLR_OK)
+    return st;
+  /* The aligned variant is only valid when the offset keeps vectors
+   * aligned; rebuild the plan if so (it is cached after the first time). */
+  if (plan.vec > 1 && offset % plan.vec == 0) {
+    st = make_plan(ctx, opt, op, type, 1, &plan);
+    if (st != CLR_OK)
+      return st;
+  }
+  st = clr_buffer_reserve(ctx, &ctx->aux[0], clr_type_size(plan.acc),
+                          CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = run_passes(ctx, &plan, 1, buf, offset, n, ctx->aux[0].mem, 0, 1,
+                    &ctx->timing.kernel_ms, &depth);
+  if (st == CLR_OK)
+    st = read_result(ctx, ctx->aux[0].mem, plan.acc, result);
+  ctx->timing.chunks = 1;
+  ctx->timing.error_depth = depth;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+  return st;
+}
+
+/* Largest chunk (in elements) a host array is streamed in. */
+static size_t chunk_elems(const clr_context *ctx, size_t esize) {
+  uint64_t cap = ctx->desc.max_alloc_size;
+  /* Leave room for partials and the rest of the device's memory. */
+  if (ctx->desc.global_mem_size / 4 < cap)
+    cap = ctx->desc.global_mem_size / 4;
+  size_t elems = (size_t)(cap / esize);
+  /* Keep chunks a multiple of 64 elements so vectors stay aligned. */
+  elems -= elems % 64;
+  return elems ? elems : 64;
+}
+
+CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
+                                   clr_op op, clr_type type, const void *data,
+                                   size_t n, clr_value *result) {
+  clr_options defaults;
+  reduce_plan plan;
+  size_t depth = 0, chunk_depth = 0;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  double t0 = clr_now_ms();
+  begin_call(ctx, &opt, &defaults);
+  if (!data || !result)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "data and result must not be NULL");
+  clr_status st = validate(ctx, opt, op, type, n);
+  if (st != CLR_OK)
+    return st;
+  st = make_plan(ctx, opt, op, type, 1, &plan);
+  if (st != CLR_OK)
+    return st;
+  size_t esize = clr_type_size(type);
+  size_t chunk = chunk_elems(ctx, esize);
+  size_t chunks = n / chunk + (n % chunk != 0);
+  size_t first_len = n < chunk ? n : chunk;
+  st =
+      clr_buffer_reserve(ctx, &ctx->input, first_len * esize, CL_MEM_READ_ONLY);
+  if (st == CLR_OK)
+    st = clr_buffer_reserve(ctx, &ctx->aux[0], chunks * clr_type_size(plan.acc),
+                            CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  if (chunks > 1)
+    clr_log(ctx, "streaming %zu elements in %zu chunks of %zu", n, chunks,
+            chunk);
+  for (size_t c = 0; c < chunks && st == CLR_OK; c++) {
+    size_t begin = c * chunk;
+    size_t len = n - begin < chunk ? n - begin : chunk;
+    cl_event wev = NULL;
+    cl_int err = clEnqueueWriteBuffer(
+        ctx->queue, ctx->input.mem, CL_FALSE, 0, len * esize,
+        (const char *)data + begin * esize, 0, NULL, &wev);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+    st = run_passes(ctx, &plan, 1, ctx->input.mem, 0, len, ctx->aux[0].mem, c,
+                    c == 0, &ctx->timing.kernel_ms, &chunk_depth);
+    ctx->timing.h2d_ms += clr_event_ms(wev, wev);
+    clReleaseEvent(wev);
+    if (chunk_depth > depth)
+      depth = chunk_depth;
+    if (chunks > 1)
+      clr_log(ctx, "chunk %zu/%zu reduced", c + 1, chunks);
+  }
+  if (st == CLR_OK && chunks > 1) {
+    /* Reduce the per-chunk values (accumulator type) in place. */
+    size_t final_depth = 0;
+    clr_status s2 = clr_buffer_reserve(
+        ctx, &ctx->aux[1], clr_type_size(plan.acc), CL_MEM_READ_WRITE);
+    if (s2 == CLR_OK)
+      s2 =
+          run_passes(ctx, &plan, 0, ctx->aux[0].mem, 0, chunks, ctx->aux[1].mem,
+                     0, 0, &ctx->timing.kernel_ms, &final_depth);
+    if (s2 == CLR_OK)
+      s2 = read_result(ctx, ctx->aux[1].mem, plan.acc, result);
+    st = s2;
+    depth += final_depth;
+  } else if (st == CLR_OK) {
+    st = read_result(ctx, ctx->aux[0].mem, plan.acc, result);
+  }
+  ctx->timing.chunks = chunks;
+  ctx->timing.error_depth = depth;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+  return st;
+}

@@ -1,0 +1,135 @@
+/* Launch shapes chosen per device: work-group size, coarse factor, vector
+ * width and access pattern.  Explicit options always win; otherwise the
+ * device type decides (a GPU wants coalesced, strided access and many
+ * work-groups in flight; a CPU wants one contiguous stream per work-item
+ * and a few work-groups per core). */
+#include "internal.h"
+
+static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+static size_t ceil_log2(size_t x) {
+  size_t k = 0;
+  while (((size_t)1 << k) < x)
+    k++;
+  return k;
+}
+
+static unsigned largest_pow2_dividing(size_t x, unsigned cap) {
+  unsigned v = 1;
+  while (v < cap && x % (2 * v) == 0)
+    v *= 2;
+  return v;
+}
+
+void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
+                             clr_type in, clr_type acc, unsigned *vec,
+                             clr_layout *layout) {
+  *layout = opt->layout != CLR_LAYOUT_AUTO ? opt->layout
+            : ctx->desc.is_gpu             ? CLR_LAYOUT_STRIDED
+                                           : CLR_LAYOUT_CONTIGUOUS;
+  if (opt->vector_width) {
+    *vec = opt->vector_width;
+    return;
+  }
+  /* GPU: 16-byte loads (float4, double2).  CPU: the device's native
+   * vector width (one SIMD register: 8 floats with AVX2), wider vectors
+   * make PoCL call builtins out of line. */
+  unsigned v = ctx->desc.is_gpu ? (unsigned)(16 / clr_type_size(in))
+                                : ctx->native_vec[acc];
+  if (v == 0)
+    v = 1;
+  if (v > 16)
+    v = 16;
+  if (opt->coarse)
+    v = largest_pow2_dividing(opt->coarse, v);
+  *vec = v;
+}
+
+clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
+                         size_t requested, size_t elem_bytes,
+                         size_t local_elems_per_item, size_t *out) {
+  size_t limit = k->max_wg;
+  if (ctx->desc.max_work_group_size < limit)
+    limit = ctx->desc.max_work_group_size;
+  if (local_elems_per_item && elem_bytes) {
+    cl_ulong avail = ctx->desc.local_mem_size > k->local_used
+                         ? ctx->desc.local_mem_size - k->local_used
+                         : 0;
+    size_t fit = (size_t)(avail / (elem_bytes * local_elems_per_item));
+    if (fit < limit)
+      limit = fit;
+  }
+  if (limit == 0)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "kernel cannot run: no work-group size fits the device");
+  if (requested) {
+    if (requested > limit)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "work-group size %zu exceeds this kernel's limit of %zu "
+                      "on '%s'",
+                      requested, limit, ctx->desc.device_name);
+    *out = requested;
+    return CLR_OK;
+  }
+  size_t want = 256;
+  if (want > limit) {
+    /* Largest power of two within the limit, keeping the preferred
+     * multiple when possible. */
+    want = 1;
+    while (want * 2 <= limit)
+      want *= 2;
+  }
+  *out = want;
+  return CLR_OK;
+}
+
+void clr_reduce_launch(const clr_context *ctx, clr_kernel kernel,
+                       const clr_options *opt, size_t n, size_t wg,
+                       unsigned vec, clr_layout layout, clr_launch *out) {
+  size_t tree = ceil_log2(wg);
+  out->local = wg;
+  out->per_item = 0;
+  switch (kernel) {
+  case CLR_REDUCE_INTERLEAVED:
+  case CLR_REDUCE_SEQUENTIAL:
+    out->groups = ceil_div(n, wg);
+    out->depth = tree;
+    break;
+  case CLR_REDUCE_FIRST_ADD:
+    out->groups = ceil_div(n, 2 * wg);
+    out->depth = 1 + tree;
+    break;
+  default: { /* CLR_REDUCE_COARSE */
+    size_t nv = n / vec;
+    size_t per_item = 1; /* vectors per work-item */
+    if (opt->coarse) {
+      per_item = ceil_div(opt->coarse, vec);
+      size_t items = nv ? ceil_div(nv, per_item) : 1;
+      out->groups = ceil_div(items, wg);
+    } else {
+      /* Enough work-groups to fill the device, but at least 16 vectors a
+       * work-item, so small inputs (later passes) take one group. */
+      size_t target =
+          (size_t)ctx->desc.compute_units * (ctx->desc.is_gpu ? 8 : 4);
+      size_t by_size = ceil_div(nv ? nv : 1, wg * 16);
+      out->groups = by_size < target ? by_size : target;
+    }
+    if (out->groups == 0)
+      out->groups = 1;
+    size_t items = out->groups * wg;
+    if (layout == CLR_LAYOUT_CONTIGUOUS) {
+      if (!opt->coarse)
+        per_item = ceil_div(nv ? nv : 1, items);
+    } else {
+      per_item = ceil_div(nv ? nv : 1, items); /* grid-stride iterations */
+    }
+    out->per_item = per_item;
+    /* lane chain + lane fold + tail on item 0 + tree */
+    out->depth = per_item + ceil_log2(vec) + (n % vec) + tree;
+    break;
+  }
+  }
+  if (out->groups == 0)
+    out->groups = 1;
+  out->global = out->groups * wg;
+}
