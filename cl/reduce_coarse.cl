@@ -97,7 +97,15 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
   }
 #endif
   ACC_T r = clr_fold_lanes(acc);
-  if (gid == 0) { /* fewer than CLR_VEC elements left over */
+  /* Fewer than CLR_VEC elements are left over.  The contiguous layout gives
+   * them to the work-item whose range they continue, so every work-group
+   * reduces exactly its own contiguous tile (the scans rely on that). */
+#if CLR_LAYOUT == 2
+  ulong tail_owner = min(nv / per_item, (ulong)get_global_size(0) - 1);
+#else
+  ulong tail_owner = 0;
+#endif
+  if (gid == tail_owner) {
     for (ulong i = nv * CLR_VEC; i < n; i++) {
       ACC_T x = LOAD(p[i]);
       r = OP(r, x);

@@ -231,6 +231,9 @@ CLR_API void clr_context_release(clr_context *ctx) {
     clr_buffer_release(&ctx->partial[i]);
     clr_buffer_release(&ctx->aux[i]);
   }
+  for (int i = 0; i < CLR_MAX_SCAN_LEVELS; i++)
+    clr_buffer_release(&ctx->scan_levels[i]);
+  clr_buffer_release(&ctx->carry);
   if (ctx->queue)
     clReleaseCommandQueue(ctx->queue);
   if (ctx->cl)

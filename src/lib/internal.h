@@ -9,6 +9,7 @@
 
 #define CLR_DETAIL_SIZE 512
 #define CLR_MAX_PROGRAMS 64
+#define CLR_MAX_SCAN_LEVELS 12
 
 /* One built program and its single kernel, keyed by source + options. */
 typedef struct clr_program_entry {
@@ -46,7 +47,9 @@ struct clr_context {
   clr_buffer input;      /* host data staged for a call        */
   clr_buffer output;     /* scan output staging                */
   clr_buffer partial[2]; /* ping-pong partials between passes  */
-  clr_buffer aux[2];     /* scan block sums, chunk results     */
+  clr_buffer aux[2];     /* chunk results                      */
+  clr_buffer scan_levels[CLR_MAX_SCAN_LEVELS]; /* tile totals per level */
+  clr_buffer carry; /* scan carry-in [0] and carry-out [1]  */
 
   clr_timing timing; /* of the last call */
   char detail[CLR_DETAIL_SIZE];
@@ -109,7 +112,8 @@ typedef struct clr_build_spec {
   unsigned vec;    /* 0: not passed */
   unsigned layout; /* 0: not passed */
   int aligned;
-  const char *extra; /* further -D options, or NULL */
+  const char *extra;   /* further -D options, or NULL */
+  const char *source2; /* appended after source, or NULL */
 } clr_build_spec;
 
 /* Build (or fetch) the program for spec; *out points into the context's
@@ -135,6 +139,10 @@ void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
 clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
                          size_t requested, size_t elem_bytes,
                          size_t local_elems_per_item, size_t *out);
+/* Scan shape: vector width of the tile reduction and elements per
+ * work-item (a multiple of it). */
+void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
+                           clr_type type, unsigned *vec, size_t *per_item);
 /* Launch shape of one reduction pass over n elements. */
 void clr_reduce_launch(const clr_context *ctx, clr_kernel kernel,
                        const clr_options *opt, size_t n, size_t wg,

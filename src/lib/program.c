@@ -105,38 +105,42 @@ static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
   return CLR_OK;
 }
 
-/* Concatenate common.cl and the algorithm source. */
+/* Concatenate common.cl, the algorithm source and the optional second
+ * source (the scan kernels' shared tile kernel). */
 static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
                               char **text, size_t *len) {
-  size_t l1 = 0, l2 = 0;
-  char *common = read_text(ctx->kernel_dir, "common.cl", &l1);
-  if (!common)
-    return clr_fail(ctx, CLR_ERR_KERNEL_SOURCE,
-                    "cannot read kernel source %s/common.cl: %s",
-                    ctx->kernel_dir, strerror(errno));
-  char *algo = read_text(ctx->kernel_dir, s->source, &l2);
-  if (!algo) {
-    int e = errno;
-    free(common);
-    return clr_fail(ctx, CLR_ERR_KERNEL_SOURCE,
+  const char *names[3] = {"common.cl", s->source, s->source2};
+  char *parts[3] = {NULL, NULL, NULL};
+  size_t lens[3] = {0, 0, 0}, total = 0;
+  clr_status st = CLR_OK;
+  for (int i = 0; i < 3 && names[i]; i++) {
+    parts[i] = read_text(ctx->kernel_dir, names[i], &lens[i]);
+    if (!parts[i]) {
+      st = clr_fail(ctx, CLR_ERR_KERNEL_SOURCE,
                     "cannot read kernel source %s/%s: %s", ctx->kernel_dir,
-                    s->source, strerror(e));
+                    names[i], strerror(errno));
+      goto done;
+    }
+    total += lens[i] + 1;
   }
-  char *all = malloc(l1 + l2 + 2);
+  char *all = malloc(total + 1);
   if (!all) {
-    free(common);
-    free(algo);
-    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+    st = clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+    goto done;
   }
-  memcpy(all, common, l1);
-  all[l1] = '\n';
-  memcpy(all + l1 + 1, algo, l2);
-  all[l1 + 1 + l2] = '\0';
-  free(common);
-  free(algo);
+  size_t at = 0;
+  for (int i = 0; i < 3 && parts[i]; i++) {
+    memcpy(all + at, parts[i], lens[i]);
+    at += lens[i];
+    all[at++] = '\n';
+  }
+  all[at] = '\0';
   *text = all;
-  *len = l1 + 1 + l2;
-  return CLR_OK;
+  *len = at;
+done:
+  for (int i = 0; i < 3; i++)
+    free(parts[i]);
+  return st;
 }
 
 static void release_entry(clr_program_entry *e) {
@@ -164,7 +168,8 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
                     "device '%s' has no double-precision support (cl_khr_fp64)",
                     ctx->desc.device_name);
   build_options(spec, options, sizeof options);
-  snprintf(key, sizeof key, "%s|%s|%s", spec->source, spec->kernel, options);
+  snprintf(key, sizeof key, "%s+%s|%s|%s", spec->source,
+           spec->source2 ? spec->source2 : "", spec->kernel, options);
   for (size_t i = 0; i < ctx->n_programs; i++)
     if (strcmp(ctx->programs[i].key, key) == 0) {
       *out = &ctx->programs[i];

@@ -75,9 +75,14 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->layout = CLR_LAYOUT_AUTO;
   if (p->kernel == CLR_REDUCE_COARSE)
     clr_choose_coarse_shape(ctx, opt, type, p->acc, &p->vec, &p->layout);
-  clr_build_spec spec = {
-      source_of(p->kernel), "clr_reduce",          p->in, p->acc, op, p->vec,
-      (unsigned)p->layout,  aligned && p->vec > 1, NULL};
+  clr_build_spec spec = {.source = source_of(p->kernel),
+                         .kernel = "clr_reduce",
+                         .in = p->in,
+                         .acc = p->acc,
+                         .op = op,
+                         .vec = p->vec,
+                         .layout = (unsigned)p->layout,
+                         .aligned = aligned && p->vec > 1};
   st = clr_get_kernel(ctx, &spec, &p->first);
   if (st != CLR_OK)
     return st;

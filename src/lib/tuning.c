@@ -83,6 +83,22 @@ clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
   return CLR_OK;
 }
 
+void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
+                           clr_type type, unsigned *vec, size_t *per_item) {
+  /* GPU: one element per work-item, coalesced, as in the course notes.
+   * CPU: long contiguous runs per work-item (4 KiB-ish, cache resident
+   * for the second read), tile totals with native vectors. */
+  unsigned v = ctx->desc.is_gpu ? 1 : ctx->native_vec[type];
+  size_t k = opt->coarse ? opt->coarse : ctx->desc.is_gpu ? 1 : 1024;
+  if (opt->vector_width)
+    v = opt->vector_width;
+  if (v == 0)
+    v = 1;
+  v = largest_pow2_dividing(k, v);
+  *vec = v;
+  *per_item = k;
+}
+
 void clr_reduce_launch(const clr_context *ctx, clr_kernel kernel,
                        const clr_options *opt, size_t n, size_t wg,
                        unsigned vec, clr_layout layout, clr_launch *out) {

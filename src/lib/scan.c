@@ -1,0 +1,382 @@
+/* The scan driver: reduce-then-scan over tiles, recursively.
+ *
+ * For n elements and tiles of wg * per_item elements:
+ *   1. reduce every tile to its total (reduce_coarse.cl, contiguous
+ *      layout, so work-group g reduces exactly tile g);
+ *   2. scan the tile totals exclusively, in place, by calling this same
+ *      procedure on them (a level deeper) unless one tile covers them;
+ *   3. scan every tile from its prefix (scan_tile.cl + the algorithm's
+ *      work-group scan).
+ * The input is read twice and the output written once (3n transfers),
+ * against 4n for scan-then-propagate.  Host arrays larger than one device
+ * allocation are streamed in chunks chained through the carry buffer. */
+#include "internal.h"
+
+#include <string.h>
+
+typedef struct scan_plan {
+  clr_kernel kernel;
+  clr_op op;
+  clr_type type;
+  clr_program_entry *tile; /* scan_tile.cl + the work-group scan      */
+  clr_program_entry *sum;  /* reduce_coarse.cl, contiguous layout     */
+  size_t wg;
+  unsigned vec;    /* vector width of the tile reduction            */
+  size_t per_item; /* elements per work-item (a multiple of vec)    */
+  size_t local_per_item;
+} scan_plan;
+
+static const char *scan_source(clr_kernel k) {
+  switch (k) {
+  case CLR_SCAN_KOGGE_STONE_DB:
+    return "scan_kogge_stone_db.cl";
+  case CLR_SCAN_BRENT_KUNG:
+    return "scan_brent_kung.cl";
+  default:
+    return "scan_kogge_stone.cl";
+  }
+}
+
+static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+static size_t ceil_log2(size_t x) {
+  size_t k = 0;
+  while (((size_t)1 << k) < x)
+    k++;
+  return k;
+}
+
+static clr_status validate(clr_context *ctx, clr_op op, clr_type type,
+                           size_t n) {
+  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)type >= CLR_TYPE_COUNT)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown operation or type");
+  if (op == CLR_AND || op == CLR_OR)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "scans support sum, prod, min and max, not '%s'",
+                    clr_op_name(op));
+  if (n == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  return CLR_OK;
+}
+
+static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
+                            clr_type type, scan_plan *p) {
+  clr_status st;
+  memset(p, 0, sizeof *p);
+  p->kernel =
+      clr_kernel_is_scan(opt->kernel) ? opt->kernel : CLR_SCAN_KOGGE_STONE;
+  p->op = op;
+  p->type = type;
+  clr_choose_scan_shape(ctx, opt, type, &p->vec, &p->per_item);
+  p->local_per_item = p->kernel == CLR_SCAN_KOGGE_STONE_DB ? 2 : 1;
+  clr_build_spec tile = {.source = scan_source(p->kernel),
+                         .source2 = "scan_tile.cl",
+                         .kernel = "clr_scan",
+                         .in = type,
+                         .acc = type,
+                         .op = op};
+  st = clr_get_kernel(ctx, &tile, &p->tile);
+  if (st != CLR_OK)
+    return st;
+  clr_build_spec sum = {.source = "reduce_coarse.cl",
+                        .kernel = "clr_reduce",
+                        .in = type,
+                        .acc = type,
+                        .op = op,
+                        .vec = p->vec,
+                        .layout = CLR_LAYOUT_CONTIGUOUS,
+                        .aligned = 0};
+  st = clr_get_kernel(ctx, &sum, &p->sum);
+  if (st != CLR_OK)
+    return st;
+  size_t esize = clr_type_size(type);
+  st = clr_choose_wg(ctx, p->tile, opt->wg_size, esize, p->local_per_item,
+                     &p->wg);
+  if (st != CLR_OK)
+    return st;
+  /* Both kernels of a level must agree on the tile, so one work-group
+   * size serves both. */
+  size_t wg_sum = 0;
+  st = clr_choose_wg(ctx, p->sum, p->wg, esize, 1, &wg_sum);
+  return st;
+}
+
+/* Events of one scan call, for timing. */
+typedef struct scan_events {
+  cl_event ev[2 * CLR_MAX_SCAN_LEVELS];
+  size_t count;
+  int record;
+} scan_events;
+
+static clr_status launch(clr_context *ctx, cl_kernel k, size_t global,
+                         size_t local, size_t n_in, scan_events *E) {
+  cl_event ev = NULL;
+  cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local,
+                                      0, NULL, &ev);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  if (E->count < 2 * CLR_MAX_SCAN_LEVELS) {
+    if (E->record && E->count < CLR_MAX_PASSES) {
+      ctx->timing.passes[E->count].n_in = n_in;
+      ctx->timing.passes[E->count].global_size = global;
+      ctx->timing.passes[E->count].local_size = local;
+      ctx->timing.n_passes = E->count + 1;
+    }
+    E->ev[E->count++] = ev;
+  } else {
+    clReleaseEvent(ev);
+  }
+  return CLR_OK;
+}
+
+/* Scan n elements of in into out (may be the same buffer).  Returns the
+ * error depth of this level and below in *depth. */
+static clr_status scan_level(clr_context *ctx, const scan_plan *p, cl_mem in,
+                             cl_mem out, size_t n, int level, cl_uint exclusive,
+                             cl_uint carry_flags, scan_events *E,
+                             size_t *depth) {
+  clr_status st = CLR_OK;
+  size_t esize = clr_type_size(p->type);
+  size_t tile = p->wg * p->per_item;
+  size_t tiles = ceil_div(n, tile);
+  size_t tree = ceil_log2(p->wg);
+  cl_mem prefix = ctx->carry.mem; /* any valid buffer when unused */
+  cl_uint use_tiles = tiles > 1;
+  cl_ulong n_arg = n, per_item = p->per_item;
+  size_t below = 0;
+  /* item total + work-group scan + own run + carry and tile prefix */
+  *depth = 2 * p->per_item + 2 * tree + 2;
+  if (use_tiles) {
+    if (level + 1 >= CLR_MAX_SCAN_LEVELS)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "scan would need more than %d levels",
+                      CLR_MAX_SCAN_LEVELS);
+    clr_buffer *totals = &ctx->scan_levels[level];
+    st = clr_buffer_reserve(ctx, totals, tiles * esize, CL_MEM_READ_WRITE);
+    if (st != CLR_OK)
+      return st;
+    /* 1. tile totals */
+    cl_kernel k = p->sum->kernel;
+    cl_ulong zero = 0, vectors = p->per_item / p->vec;
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &in));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_ulong), &zero));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &n_arg));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &totals->mem));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 4, p->wg * esize, NULL));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_ulong), &vectors));
+    st = launch(ctx, k, tiles * p->wg, p->wg, n, E);
+    if (st != CLR_OK)
+      return st;
+    /* 2. exclusive scan of the totals, in place, one level down */
+    st = scan_level(ctx, p, totals->mem, totals->mem, tiles, level + 1, 1, 0, E,
+                    &below);
+    if (st != CLR_OK)
+      return st;
+    prefix = totals->mem;
+    *depth += p->per_item / p->vec + ceil_log2(p->vec) + p->vec + tree + below;
+  }
+  /* 3. scan every tile from its prefix */
+  {
+    cl_kernel k = p->tile->kernel;
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &in));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_mem), &out));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &n_arg));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_ulong), &per_item));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 4, sizeof(cl_mem), &prefix));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_uint), &use_tiles));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 6, sizeof(cl_mem), &ctx->carry.mem));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 7, sizeof(cl_uint), &carry_flags));
+    CLR_CL_CHECK(ctx, clSetKernelArg(k, 8, sizeof(cl_uint), &exclusive));
+    CLR_CL_CHECK(ctx,
+                 clSetKernelArg(k, 9, p->wg * p->local_per_item * esize, NULL));
+    st = launch(ctx, k, tiles * p->wg, p->wg, n, E);
+  }
+fail:
+  return st;
+}
+
+/* Run one whole scan (all levels) of n elements and time it. */
+static clr_status scan_once(clr_context *ctx, const scan_plan *p, cl_mem in,
+                            cl_mem out, size_t n, cl_uint exclusive,
+                            cl_uint carry_flags, int record, size_t *depth) {
+  scan_events E;
+  memset(&E, 0, sizeof E);
+  E.record = record;
+  clr_status st =
+      scan_level(ctx, p, in, out, n, 0, exclusive, carry_flags, &E, depth);
+  if (st == CLR_OK && E.count) {
+    cl_int err = clWaitForEvents((cl_uint)E.count, E.ev);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clWaitForEvents", err);
+  }
+  if (st == CLR_OK && E.count) {
+    ctx->timing.kernel_ms += clr_event_ms(E.ev[0], E.ev[E.count - 1]);
+    if (record)
+      for (size_t i = 0; i < E.count && i < CLR_MAX_PASSES; i++)
+        ctx->timing.passes[i].ms = clr_event_ms(E.ev[i], E.ev[i]);
+  }
+  for (size_t i = 0; i < E.count; i++)
+    clReleaseEvent(E.ev[i]);
+  return st;
+}
+
+static void begin_call(clr_context *ctx, const clr_options **opt,
+                       clr_options *defaults) {
+  memset(&ctx->timing, 0, sizeof ctx->timing);
+  ctx->detail[0] = '\0';
+  if (!*opt) {
+    clr_options_init(defaults);
+    *opt = defaults;
+  }
+}
+
+/* Carry buffer: [0] carry-in, [1] carry-out.  Loads the user's carry. */
+static clr_status init_carry(clr_context *ctx, const clr_options *opt,
+                             clr_type type, cl_uint *flags) {
+  size_t esize = clr_type_size(type);
+  clr_status st =
+      clr_buffer_reserve(ctx, &ctx->carry, 2 * 8, CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  *flags = 0;
+  if (opt->carry_in) {
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->carry.mem, CL_TRUE, 0,
+                                      esize, opt->carry_in, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+    *flags = 1;
+  }
+  return CLR_OK;
+}
+
+clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
+                            clr_type type) {
+  scan_plan plan;
+  clr_status st = validate(ctx, op, type, 1);
+  if (st != CLR_OK)
+    return st;
+  return make_plan(ctx, opt, op, type, &plan);
+}
+
+CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
+                                   clr_op op, clr_type type, cl_mem in,
+                                   cl_mem out, size_t n) {
+  clr_options defaults;
+  scan_plan plan;
+  size_t depth = 0, in_size = 0, out_size = 0;
+  cl_uint flags = 0;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  double t0 = clr_now_ms();
+  begin_call(ctx, &opt, &defaults);
+  if (!in || !out)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "buffers must not be NULL");
+  clr_status st = validate(ctx, op, type, n);
+  if (st != CLR_OK)
+    return st;
+  size_t esize = clr_type_size(type);
+  cl_int err =
+      clGetMemObjectInfo(in, CL_MEM_SIZE, sizeof in_size, &in_size, NULL);
+  if (err == CL_SUCCESS)
+    err =
+        clGetMemObjectInfo(out, CL_MEM_SIZE, sizeof out_size, &out_size, NULL);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clGetMemObjectInfo", err);
+  if (n > in_size / esize || n > out_size / esize)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu elements exceed the buffers (%zu and %zu bytes)", n,
+                    in_size, out_size);
+  st = make_plan(ctx, opt, op, type, &plan);
+  if (st == CLR_OK)
+    st = init_carry(ctx, opt, type, &flags);
+  if (st == CLR_OK)
+    st = scan_once(ctx, &plan, in, out, n, opt->exclusive != 0, flags, 1,
+                   &depth);
+  ctx->timing.chunks = 1;
+  ctx->timing.error_depth = depth;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+  return st;
+}
+
+CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
+                                 clr_op op, clr_type type, const void *in,
+                                 void *out, size_t n) {
+  clr_options defaults;
+  scan_plan plan;
+  cl_uint flags = 0;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  double t0 = clr_now_ms();
+  begin_call(ctx, &opt, &defaults);
+  if (!in || !out)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "input and output must not be NULL");
+  clr_status st = validate(ctx, op, type, n);
+  if (st != CLR_OK)
+    return st;
+  st = make_plan(ctx, opt, op, type, &plan);
+  if (st == CLR_OK)
+    st = init_carry(ctx, opt, type, &flags);
+  if (st != CLR_OK)
+    return st;
+  size_t esize = clr_type_size(type);
+  /* Chunks: the device scans in place, so one buffer of a chunk. */
+  uint64_t cap = ctx->desc.max_alloc_size;
+  if (ctx->desc.global_mem_size / 4 < cap)
+    cap = ctx->desc.global_mem_size / 4;
+  size_t chunk = (size_t)(cap / esize);
+  chunk -= chunk % 64;
+  if (chunk == 0)
+    chunk = 64;
+  size_t chunks = ceil_div(n, chunk);
+  st = clr_buffer_reserve(ctx, &ctx->input, (n < chunk ? n : chunk) * esize,
+                          CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  if (chunks > 1)
+    clr_log(ctx, "streaming %zu elements in %zu chunks of %zu", n, chunks,
+            chunk);
+  size_t depth = 0;
+  for (size_t c = 0; c < chunks && st == CLR_OK; c++) {
+    size_t begin = c * chunk;
+    size_t len = n - begin < chunk ? n - begin : chunk;
+    cl_event wev = NULL, rev = NULL;
+    cl_uint cflags = flags | (chunks > 1 ? 2u : 0u);
+    size_t level_depth = 0;
+    cl_int err = clEnqueueWriteBuffer(
+        ctx->queue, ctx->input.mem, CL_FALSE, 0, len * esize,
+        (const char *)in + begin * esize, 0, NULL, &wev);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+    st = scan_once(ctx, &plan, ctx->input.mem, ctx->input.mem, len,
+                   opt->exclusive != 0, cflags, c == 0, &level_depth);
+    if (st == CLR_OK) {
+      err = clEnqueueReadBuffer(ctx->queue, ctx->input.mem, CL_TRUE, 0,
+                                len * esize, (char *)out + begin * esize, 0,
+                                NULL, &rev);
+      if (err != CL_SUCCESS)
+        st = clr_cl_fail(ctx, "clEnqueueReadBuffer", err);
+    }
+    /* The running total becomes the next chunk's carry-in. */
+    if (st == CLR_OK && c + 1 < chunks) {
+      err = clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem,
+                                esize, 0, esize, 0, NULL, NULL);
+      if (err != CL_SUCCESS)
+        st = clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
+      flags = 1;
+    }
+    ctx->timing.h2d_ms += clr_event_ms(wev, wev);
+    ctx->timing.d2h_ms += clr_event_ms(rev, rev);
+    if (wev)
+      clReleaseEvent(wev);
+    if (rev)
+      clReleaseEvent(rev);
+    depth += level_depth + 1;
+    if (chunks > 1)
+      clr_log(ctx, "chunk %zu/%zu scanned", c + 1, chunks);
+  }
+  ctx->timing.chunks = chunks;
+  ctx->timing.error_depth = depth;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+  return st;
+}
