@@ -170,6 +170,10 @@ typedef struct clr_context_config {
   /* Optional: progress and diagnostics.  The library is silent without. */
   clr_log_fn log;
   void *log_user;
+  /* Nonzero: always copy host arrays to device buffers.  By default they
+   * are wrapped in place (CL_MEM_USE_HOST_PTR, no copy) on devices that
+   * share memory with the host, such as CPUs. */
+  int copy_host_data;
 } clr_context_config;
 
 /* Create a context on the chosen device, with its own command queue (with

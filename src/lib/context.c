@@ -100,6 +100,12 @@ static clr_status finish_context(clr_context *ctx,
       w = 1;
     ctx->native_vec[t] = w;
   }
+  cl_bool unified = CL_FALSE;
+  if (clGetDeviceInfo(ctx->device, CL_DEVICE_HOST_UNIFIED_MEMORY,
+                      sizeof unified, &unified, NULL) == CL_SUCCESS)
+    ctx->host_unified = unified == CL_TRUE;
+  if (cfg && cfg->copy_host_data)
+    ctx->host_unified = 0;
   if (clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props,
                             &props, NULL) == CL_SUCCESS)
     ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;

@@ -33,6 +33,7 @@ struct clr_context {
   cl_context cl;
   cl_command_queue queue;
   int profiling;
+  int host_unified; /* CL_DEVICE_HOST_UNIFIED_MEMORY: zero-copy staging */
   clr_device_desc desc;
   unsigned native_vec[CLR_TYPE_COUNT]; /* CL_DEVICE_NATIVE_VECTOR_WIDTH_* */
 
@@ -99,6 +100,25 @@ clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
 void clr_buffer_release(clr_buffer *buf);
 double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
 double clr_now_ms(void);
+
+/* ---- staging.c */
+typedef struct clr_staged {
+  cl_mem mem;
+  int wrapped; /* zero-copy USE_HOST_PTR buffer, released with the stage */
+  cl_event write_event;
+  void *host;
+  size_t bytes;
+} clr_staged;
+/* Make bytes at host visible to the device (copy into pool, or wrap). */
+clr_status clr_stage_in(clr_context *ctx, clr_buffer *pool, void *host,
+                        size_t bytes, int writable, clr_staged *out);
+/* Bring the device's writes back into the host array. */
+clr_status clr_stage_out(clr_context *ctx, clr_staged *s);
+/* Wait for the copy (adding its time to h2d_ms) and release. */
+void clr_stage_release(clr_context *ctx, clr_staged *s);
+int clr_is_aligned(const void *p, size_t bytes);
+/* Largest chunk, in elements, a host array is streamed in. */
+size_t clr_chunk_elems(const clr_context *ctx, size_t esize);
 
 /* ---- program.c */
 /* Options for one specialisation of a kernel source. */

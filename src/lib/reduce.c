@@ -276,18 +276,6 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
-/* Largest chunk (in elements) a host array is streamed in. */
-static size_t chunk_elems(const clr_context *ctx, size_t esize) {
-  uint64_t cap = ctx->desc.max_alloc_size;
-  /* Leave room for partials and the rest of the device's memory. */
-  if (ctx->desc.global_mem_size / 4 < cap)
-    cap = ctx->desc.global_mem_size / 4;
-  size_t elems = (size_t)(cap / esize);
-  /* Keep chunks a multiple of 64 elements so vectors stay aligned. */
-  elems -= elems % 64;
-  return elems ? elems : 64;
-}
-
 CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, const void *data,
                                    size_t n, clr_value *result) {
@@ -304,18 +292,19 @@ CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
   clr_status st = validate(ctx, opt, op, type, n);
   if (st != CLR_OK)
     return st;
-  st = make_plan(ctx, opt, op, type, 1, &plan);
+  size_t esize = clr_type_size(type);
+  st = make_plan(ctx, opt, op, type, 0, &plan);
+  /* Wide aligned loads need the array itself aligned when it is used in
+   * place; copies into device buffers always are. */
+  if (st == CLR_OK && plan.vec > 1 &&
+      (!ctx->host_unified || clr_is_aligned(data, plan.vec * esize)))
+    st = make_plan(ctx, opt, op, type, 1, &plan);
   if (st != CLR_OK)
     return st;
-  size_t esize = clr_type_size(type);
-  size_t chunk = chunk_elems(ctx, esize);
+  size_t chunk = clr_chunk_elems(ctx, esize);
   size_t chunks = n / chunk + (n % chunk != 0);
-  size_t first_len = n < chunk ? n : chunk;
-  st =
-      clr_buffer_reserve(ctx, &ctx->input, first_len * esize, CL_MEM_READ_ONLY);
-  if (st == CLR_OK)
-    st = clr_buffer_reserve(ctx, &ctx->aux[0], chunks * clr_type_size(plan.acc),
-                            CL_MEM_READ_WRITE);
+  st = clr_buffer_reserve(ctx, &ctx->aux[0], chunks * clr_type_size(plan.acc),
+                          CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
   if (chunks > 1)
@@ -324,33 +313,29 @@ CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
   for (size_t c = 0; c < chunks && st == CLR_OK; c++) {
     size_t begin = c * chunk;
     size_t len = n - begin < chunk ? n - begin : chunk;
-    cl_event wev = NULL;
-    cl_int err = clEnqueueWriteBuffer(
-        ctx->queue, ctx->input.mem, CL_FALSE, 0, len * esize,
-        (const char *)data + begin * esize, 0, NULL, &wev);
-    if (err != CL_SUCCESS)
-      return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
-    st = run_passes(ctx, &plan, 1, ctx->input.mem, 0, len, ctx->aux[0].mem, c,
-                    c == 0, &ctx->timing.kernel_ms, &chunk_depth);
-    ctx->timing.h2d_ms += clr_event_ms(wev, wev);
-    clReleaseEvent(wev);
+    clr_staged in;
+    st = clr_stage_in(ctx, &ctx->input, (char *)data + begin * esize,
+                      len * esize, 0, &in);
+    if (st == CLR_OK)
+      st = run_passes(ctx, &plan, 1, in.mem, 0, len, ctx->aux[0].mem, c, c == 0,
+                      &ctx->timing.kernel_ms, &chunk_depth);
+    clr_stage_release(ctx, &in);
     if (chunk_depth > depth)
       depth = chunk_depth;
     if (chunks > 1)
       clr_log(ctx, "chunk %zu/%zu reduced", c + 1, chunks);
   }
   if (st == CLR_OK && chunks > 1) {
-    /* Reduce the per-chunk values (accumulator type) in place. */
+    /* Reduce the per-chunk values (accumulator type). */
     size_t final_depth = 0;
-    clr_status s2 = clr_buffer_reserve(
-        ctx, &ctx->aux[1], clr_type_size(plan.acc), CL_MEM_READ_WRITE);
-    if (s2 == CLR_OK)
-      s2 =
+    st = clr_buffer_reserve(ctx, &ctx->aux[1], clr_type_size(plan.acc),
+                            CL_MEM_READ_WRITE);
+    if (st == CLR_OK)
+      st =
           run_passes(ctx, &plan, 0, ctx->aux[0].mem, 0, chunks, ctx->aux[1].mem,
                      0, 0, &ctx->timing.kernel_ms, &final_depth);
-    if (s2 == CLR_OK)
-      s2 = read_result(ctx, ctx->aux[1].mem, plan.acc, result);
-    st = s2;
+    if (st == CLR_OK)
+      st = read_result(ctx, ctx->aux[1].mem, plan.acc, result);
     depth += final_depth;
   } else if (st == CLR_OK) {
     st = read_result(ctx, ctx->aux[0].mem, plan.acc, result);

@@ -320,19 +320,8 @@ CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
-  /* Chunks: the device scans in place, so one buffer of a chunk. */
-  uint64_t cap = ctx->desc.max_alloc_size;
-  if (ctx->desc.global_mem_size / 4 < cap)
-    cap = ctx->desc.global_mem_size / 4;
-  size_t chunk = (size_t)(cap / esize);
-  chunk -= chunk % 64;
-  if (chunk == 0)
-    chunk = 64;
+  size_t chunk = clr_chunk_elems(ctx, esize);
   size_t chunks = ceil_div(n, chunk);
-  st = clr_buffer_reserve(ctx, &ctx->input, (n < chunk ? n : chunk) * esize,
-                          CL_MEM_READ_WRITE);
-  if (st != CLR_OK)
-    return st;
   if (chunks > 1)
     clr_log(ctx, "streaming %zu elements in %zu chunks of %zu", n, chunks,
             chunk);
@@ -340,37 +329,36 @@ CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
   for (size_t c = 0; c < chunks && st == CLR_OK; c++) {
     size_t begin = c * chunk;
     size_t len = n - begin < chunk ? n - begin : chunk;
-    cl_event wev = NULL, rev = NULL;
     cl_uint cflags = flags | (chunks > 1 ? 2u : 0u);
     size_t level_depth = 0;
-    cl_int err = clEnqueueWriteBuffer(
-        ctx->queue, ctx->input.mem, CL_FALSE, 0, len * esize,
-        (const char *)in + begin * esize, 0, NULL, &wev);
-    if (err != CL_SUCCESS)
-      return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
-    st = scan_once(ctx, &plan, ctx->input.mem, ctx->input.mem, len,
-                   opt->exclusive != 0, cflags, c == 0, &level_depth);
+    char *src = (char *)in + begin * esize, *dst = (char *)out + begin * esize;
+    /* Copied chunks are scanned in place on the device and read back into
+     * out; in-place chunks of unified memory are scanned from in to out. */
+    int separate = ctx->host_unified && in != out;
+    clr_staged sin, sout;
+    memset(&sout, 0, sizeof sout);
+    st = clr_stage_in(ctx, &ctx->input, src, len * esize, !separate, &sin);
+    if (st == CLR_OK && separate)
+      st = clr_stage_in(ctx, &ctx->output, dst, len * esize, 1, &sout);
     if (st == CLR_OK) {
-      err = clEnqueueReadBuffer(ctx->queue, ctx->input.mem, CL_TRUE, 0,
-                                len * esize, (char *)out + begin * esize, 0,
-                                NULL, &rev);
-      if (err != CL_SUCCESS)
-        st = clr_cl_fail(ctx, "clEnqueueReadBuffer", err);
+      clr_staged *res = separate ? &sout : &sin;
+      res->host = dst;
+      st = scan_once(ctx, &plan, sin.mem, res->mem, len, opt->exclusive != 0,
+                     cflags, c == 0, &level_depth);
+      if (st == CLR_OK)
+        st = clr_stage_out(ctx, res);
     }
     /* The running total becomes the next chunk's carry-in. */
     if (st == CLR_OK && c + 1 < chunks) {
-      err = clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem,
-                                esize, 0, esize, 0, NULL, NULL);
+      cl_int err =
+          clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem, esize,
+                              0, esize, 0, NULL, NULL);
       if (err != CL_SUCCESS)
         st = clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
       flags = 1;
     }
-    ctx->timing.h2d_ms += clr_event_ms(wev, wev);
-    ctx->timing.d2h_ms += clr_event_ms(rev, rev);
-    if (wev)
-      clReleaseEvent(wev);
-    if (rev)
-      clReleaseEvent(rev);
+    clr_stage_release(ctx, &sin);
+    clr_stage_release(ctx, &sout);
     depth += level_depth + 1;
     if (chunks > 1)
       clr_log(ctx, "chunk %zu/%zu scanned", c + 1, chunks);

@@ -1,0 +1,96 @@
+/* Host arrays made visible to the device, one chunk at a time.
+ *
+ * On devices that share memory with the host (CL_DEVICE_HOST_UNIFIED_MEMORY:
+ * CPUs through PoCL, integrated GPUs) a chunk is wrapped in place with
+ * CL_MEM_USE_HOST_PTR and nothing is copied.  Elsewhere it is copied into a
+ * buffer the context keeps between calls, and the copy is timed. */
+#include "internal.h"
+
+#include <stdint.h>
+
+clr_status clr_stage_in(clr_context *ctx, clr_buffer *pool, void *host,
+                        size_t bytes, int writable, clr_staged *out) {
+  cl_int err;
+  out->mem = NULL;
+  out->wrapped = 0;
+  out->write_event = NULL;
+  out->host = host;
+  out->bytes = bytes;
+  if (ctx->host_unified) {
+    cl_mem_flags flags =
+        CL_MEM_USE_HOST_PTR | (writable ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY);
+    out->mem = clCreateBuffer(ctx->cl, flags, bytes, host, &err);
+    if (err != CL_SUCCESS) {
+      out->mem = NULL;
+      return clr_cl_fail(ctx, "clCreateBuffer", err);
+    }
+    out->wrapped = 1;
+    return CLR_OK;
+  }
+  clr_status st = clr_buffer_reserve(ctx, pool, bytes, CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  err = clEnqueueWriteBuffer(ctx->queue, pool->mem, CL_FALSE, 0, bytes, host, 0,
+                             NULL, &out->write_event);
+  if (err != CL_SUCCESS) {
+    out->write_event = NULL;
+    return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+  }
+  out->mem = pool->mem;
+  return CLR_OK;
+}
+
+clr_status clr_stage_out(clr_context *ctx, clr_staged *s) {
+  cl_event ev = NULL;
+  cl_int err;
+  if (s->wrapped) {
+    /* Mapping a USE_HOST_PTR buffer makes the device's writes visible in
+     * the host array (no copy where the memory is shared). */
+    void *p = clEnqueueMapBuffer(ctx->queue, s->mem, CL_TRUE, CL_MAP_READ, 0,
+                                 s->bytes, 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clEnqueueMapBuffer", err);
+    err = clEnqueueUnmapMemObject(ctx->queue, s->mem, p, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clEnqueueUnmapMemObject", err);
+    return CLR_OK;
+  }
+  err = clEnqueueReadBuffer(ctx->queue, s->mem, CL_TRUE, 0, s->bytes, s->host,
+                            0, NULL, &ev);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clEnqueueReadBuffer", err);
+  ctx->timing.d2h_ms += clr_event_ms(ev, ev);
+  clReleaseEvent(ev);
+  return CLR_OK;
+}
+
+void clr_stage_release(clr_context *ctx, clr_staged *s) {
+  if (s->write_event) {
+    /* Only completed commands carry profiling data. */
+    if (clWaitForEvents(1, &s->write_event) == CL_SUCCESS)
+      ctx->timing.h2d_ms += clr_event_ms(s->write_event, s->write_event);
+    clReleaseEvent(s->write_event);
+  }
+  if (s->wrapped && s->mem)
+    clReleaseMemObject(s->mem);
+  s->mem = NULL;
+  s->write_event = NULL;
+  s->wrapped = 0;
+}
+
+int clr_is_aligned(const void *p, size_t bytes) {
+  return bytes == 0 || (uintptr_t)p % bytes == 0;
+}
+
+size_t clr_chunk_elems(const clr_context *ctx, size_t esize) {
+  uint64_t cap = ctx->desc.max_alloc_size;
+  /* Leave room for partials and for what else lives on the device. */
+  if (ctx->desc.global_mem_size / 4 < cap)
+    cap = ctx->desc.global_mem_size / 4;
+  size_t elems = (size_t)(cap / esize);
+  /* A multiple of 64 elements keeps every chunk's vectors aligned. */
+  elems -= elems % 64;
+  return elems ? elems : 64;
+}
