@@ -291,6 +291,14 @@ typedef struct clr_timing {
 /* Timing and shape of the last successful call on this context. */
 CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out);
 
+/* Measure the device's read bandwidth: a plain streaming kernel reads a
+ * buffer of `bytes` (at most one device allocation) in the access pattern
+ * the coarse reduction uses; after two warm-up runs, the median kernel time
+ * of `repeats` runs is returned.  GB/s = bytes / median_ms / 1e6. */
+CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
+                                              unsigned repeats,
+                                              double *median_ms);
+
 /* "0.1.0" */
 CLR_API const char *clr_version(void);
 

@@ -1,0 +1,105 @@
+/* The device's own read bandwidth, measured with a plain streaming kernel
+ * (cl/stream_read.cl) in the access pattern the coarse reduction uses. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
+                                              unsigned repeats,
+                                              double *median_ms) {
+  clr_status st = CLR_OK;
+  clr_program_entry *k = NULL;
+  cl_mem in = NULL, out = NULL;
+  double *times = NULL;
+  clr_options opt;
+  unsigned vec;
+  clr_layout layout;
+  size_t wg;
+  clr_launch L;
+  if (!ctx || !median_ms || repeats == 0)
+    return CLR_ERR_INVALID_ARGUMENT;
+  ctx->detail[0] = '\0';
+  clr_options_init(&opt);
+  clr_choose_coarse_shape(ctx, &opt, CLR_UINT, CLR_UINT, &vec, &layout);
+  size_t unit = (size_t)vec * 4;
+  bytes -= bytes % unit;
+  if (bytes == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "streaming read needs at least %zu bytes", unit);
+  if (bytes > ctx->desc.max_alloc_size)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu bytes exceed the device's largest allocation", bytes);
+  clr_build_spec spec = {.source = "stream_read.cl",
+                         .kernel = "clr_stream_read",
+                         .in = CLR_UINT,
+                         .acc = CLR_UINT,
+                         .op = CLR_SUM,
+                         .vec = vec,
+                         .layout = (unsigned)layout};
+  st = clr_get_kernel(ctx, &spec, &k);
+  if (st != CLR_OK)
+    return st;
+  st = clr_choose_wg(ctx, k, 0, 0, 0, &wg);
+  if (st != CLR_OK)
+    return st;
+  clr_reduce_launch(ctx, CLR_REDUCE_COARSE, &opt, bytes / 4, wg, vec, layout,
+                    &L);
+  cl_int err;
+  cl_uint zero = 0;
+  cl_ulong nv = bytes / unit, per_item = L.per_item;
+  times = malloc(repeats * sizeof *times);
+  if (!times)
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+  in = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    in = NULL;
+    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+    goto fail;
+  }
+  out = clCreateBuffer(ctx->cl, CL_MEM_WRITE_ONLY, L.global * sizeof(cl_uint),
+                       NULL, &err);
+  if (err != CL_SUCCESS) {
+    out = NULL;
+    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+    goto fail;
+  }
+  /* Touch every page first: the first pass must not pay for allocation. */
+  CLR_CL_CHECK(ctx, clEnqueueFillBuffer(ctx->queue, in, &zero, sizeof zero, 0,
+                                        bytes, 0, NULL, NULL));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k->kernel, 0, sizeof(cl_mem), &in));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k->kernel, 1, sizeof(cl_ulong), &nv));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k->kernel, 2, sizeof(cl_mem), &out));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k->kernel, 3, sizeof(cl_ulong), &per_item));
+  for (unsigned r = 0; r < repeats + 2; r++) { /* two warm-up runs */
+    cl_event ev = NULL;
+    CLR_CL_CHECK(ctx,
+                 clEnqueueNDRangeKernel(ctx->queue, k->kernel, 1, NULL,
+                                        &L.global, &L.local, 0, NULL, &ev));
+    err = clWaitForEvents(1, &ev);
+    double ms = clr_event_ms(ev, ev);
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS) {
+      st = clr_cl_fail(ctx, "clWaitForEvents", err);
+      goto fail;
+    }
+    if (r >= 2)
+      times[r - 2] = ms;
+  }
+  qsort(times, repeats, sizeof *times, cmp_double);
+  *median_ms = repeats % 2
+                   ? times[repeats / 2]
+                   : 0.5 * (times[repeats / 2 - 1] + times[repeats / 2]);
+fail:
+  free(times);
+  if (in)
+    clReleaseMemObject(in);
+  if (out)
+    clReleaseMemObject(out);
+  return st;
+}
