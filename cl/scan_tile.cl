@@ -17,10 +17,58 @@
  * scan.  Work-items never touch another item's elements, so in == out
  * (in place) is safe.
  *
+ * With -DCLR_VEC=2|4|8 a work-item walks its run a vector at a time:
+ * the vector is scanned in registers (log2(VEC) shifted combines, which
+ * depend only on the loads) and then combined with the running value, so
+ * the serial chain through `run` is one operation per VEC elements
+ * instead of one per element.  per_item must be a multiple of CLR_VEC.
+ *
  * carry[0] holds a carry-in combined before the first element (flag bit
  * 1); with flag bit 2 the work-item owning element n-1 writes the running
  * total through it to carry[1], so a long input can be scanned chunk by
  * chunk and stay one continuous scan. */
+#ifndef CLR_VEC
+#define CLR_VEC 1
+#endif
+
+#if CLR_VEC > 1
+#define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
+#define VLOAD(i, p) CLR_CAT(convert_, ACCV_T)(CLR_CAT(vload, CLR_VEC)(0, (p) + (i)))
+#define VSTORE(v, i, p) CLR_CAT(vstore, CLR_VEC)((v), 0, (p) + (i))
+#define ID IDENTITY
+#if CLR_VEC == 2
+#define SHIFT1(v) ((ACCV_T)(ID, (v).s0))
+#define LAST(v) ((v).s1)
+#define SCAN_VEC(v) (OP(v, SHIFT1(v)))
+#elif CLR_VEC == 4
+#define SHIFT1(v) ((ACCV_T)(ID, (v).s0, (v).s1, (v).s2))
+#define SHIFT2(v) ((ACCV_T)(ID, ID, (v).s0, (v).s1))
+#define LAST(v) ((v).s3)
+#elif CLR_VEC == 8
+#define SHIFT1(v) ((ACCV_T)(ID, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5, (v).s6))
+#define SHIFT2(v) ((ACCV_T)(ID, ID, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5))
+#define SHIFT4(v) ((ACCV_T)(ID, ID, ID, ID, (v).s0, (v).s1, (v).s2, (v).s3))
+#define LAST(v) ((v).s7)
+#else
+#error "scan_tile.cl supports CLR_VEC of 1, 2, 4 or 8"
+#endif
+
+/* Inclusive scan of the lanes of one vector (Hillis-Steele in registers). */
+inline ACCV_T clr_scan_lanes(ACCV_T v) {
+  ACCV_T t = SHIFT1(v);
+  v = OP(t, v);
+#if CLR_VEC >= 4
+  t = SHIFT2(v);
+  v = OP(t, v);
+#endif
+#if CLR_VEC >= 8
+  t = SHIFT4(v);
+  v = OP(t, v);
+#endif
+  return v;
+}
+#endif
+
 __kernel void clr_scan(__global const IN_T *in, __global ACC_T *out, ulong n,
                        ulong per_item, __global const ACC_T *tile_prefix,
                        uint use_tiles, __global ACC_T *carry,
@@ -30,12 +78,27 @@ __kernel void clr_scan(__global const IN_T *in, __global ACC_T *out, ulong n,
   ulong g = get_group_id(0);
   ulong base = (g * get_local_size(0) + lid) * per_item;
   ulong end = base < n ? min(base + per_item, n) : base;
+#if CLR_VEC > 1
+  ulong vend = base + (end - base) / CLR_VEC * CLR_VEC; /* whole vectors */
+#else
+  ulong vend = base;
+#endif
 
+  /* 1. this work-item's total */
   ACC_T total = IDENTITY;
-  for (ulong i = base; i < end; i++) {
+#if CLR_VEC > 1
+  for (ulong i = base; i < vend; i += CLR_VEC) {
+    ACCV_T x = VLOAD(i, in);
+    ACC_T t = LAST(clr_scan_lanes(x));
+    total = OP(total, t);
+  }
+#endif
+  for (ulong i = vend; i < end; i++) {
     ACC_T x = LOAD(in[i]);
     total = OP(total, x);
   }
+
+  /* 2. the work-group's exclusive scan of the totals */
   ACC_T item_prefix = clr_block_scan_exclusive(scratch, total);
 
   ACC_T run = IDENTITY;
@@ -46,7 +109,19 @@ __kernel void clr_scan(__global const IN_T *in, __global ACC_T *out, ulong n,
     run = OP(run, t);
   }
   run = OP(run, item_prefix);
-  for (ulong i = base; i < end; i++) {
+
+  /* 3. rescan the run from its prefix and write it */
+#if CLR_VEC > 1
+  for (ulong i = base; i < vend; i += CLR_VEC) {
+    ACCV_T x = VLOAD(i, in);
+    ACCV_T s = clr_scan_lanes(x);
+    ACCV_T r = (ACCV_T)(run);
+    ACCV_T y = exclusive ? OP(r, SHIFT1(s)) : OP(r, s);
+    run = OP(run, LAST(s));
+    VSTORE(y, i, out);
+  }
+#endif
+  for (ulong i = vend; i < end; i++) {
     ACC_T x = LOAD(in[i]);
     if (exclusive) {
       out[i] = run;

@@ -291,6 +291,35 @@ typedef struct clr_timing {
 /* Timing and shape of the last successful call on this context. */
 CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out);
 
+/* ----------------------------------------------------------------- tuning */
+
+/* Launch parameters chosen per device.  A context starts from built-in
+ * defaults for its device type, then reads, if present, a shipped file
+ * (data/tuning/, installed under share/clreduce/tuning, or
+ * $CLREDUCE_TUNING_DIR) whose match= line is a substring of the device
+ * name, then the user's file written by clr_autotune
+ * (<cache dir>/tuning/<device>.txt).  Explicit clr_options still win. */
+typedef struct clr_tuning {
+  size_t reduce_wg;              /* coarse reduction work-group size     */
+  unsigned reduce_vec_bytes;     /* bytes per load (16: float4)          */
+  clr_layout reduce_layout;      /* strided or contiguous                */
+  unsigned reduce_groups_per_cu; /* work-groups per compute unit        */
+  size_t scan_wg;                /* scan work-group size                 */
+  size_t scan_per_item;          /* scan elements per work-item          */
+  char origin[4096];             /* "built-in defaults" or the file path */
+} clr_tuning;
+
+CLR_API clr_status clr_get_tuning(const clr_context *ctx, clr_tuning *out);
+CLR_API clr_status clr_set_tuning(clr_context *ctx, const clr_tuning *t);
+
+/* Search the coarse reduction's and the scan's parameters on this device
+ * (float sum over n elements, median kernel time), apply the winner to the
+ * context and store it in the user's tuning file, whose path is written to
+ * saved_path (may be NULL).  Progress goes to the log callback.  Takes
+ * seconds to minutes. */
+CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
+                                size_t path_size);
+
 /* Measure the device's read bandwidth: a plain streaming kernel reads a
  * buffer of `bytes` (at most one device allocation) in the access pattern
  * the coarse reduction uses; after two warm-up runs, the median kernel time

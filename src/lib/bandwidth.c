@@ -45,7 +45,7 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
   st = clr_get_kernel(ctx, &spec, &k);
   if (st != CLR_OK)
     return st;
-  st = clr_choose_wg(ctx, k, 0, 0, 0, &wg);
+  st = clr_choose_wg(ctx, k, 0, ctx->tuning.reduce_wg, 0, 0, &wg);
   if (st != CLR_OK)
     return st;
   clr_reduce_launch(ctx, CLR_REDUCE_COARSE, &opt, bytes / 4, wg, vec, layout,

@@ -119,6 +119,7 @@ static clr_status finish_context(clr_context *ctx,
     set_detail(detail, detail_size, "out of host memory");
     return CLR_ERR_OUT_OF_MEMORY;
   }
+  clr_load_tuning(ctx);
   return CLR_OK;
 }
 

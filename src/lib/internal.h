@@ -52,6 +52,7 @@ struct clr_context {
   clr_buffer scan_levels[CLR_MAX_SCAN_LEVELS]; /* tile totals per level */
   clr_buffer carry; /* scan carry-in [0] and carry-out [1]  */
 
+  clr_tuning tuning; /* launch parameters for this device */
   clr_timing timing; /* of the last call */
   char detail[CLR_DETAIL_SIZE];
   char *build_log;
@@ -155,10 +156,20 @@ typedef struct clr_launch {
 void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
                              clr_type in, clr_type acc, unsigned *vec,
                              clr_layout *layout);
-/* Work-group size for a built kernel (honouring opt->wg_size). */
+/* Work-group size for a built kernel: requested (opt->wg_size) if set and
+ * legal, else preferred (0: 256) shrunk to what the kernel and local
+ * memory allow. */
 clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
-                         size_t requested, size_t elem_bytes,
+                         size_t requested, size_t preferred, size_t elem_bytes,
                          size_t local_elems_per_item, size_t *out);
+void clr_default_tuning(const clr_context *ctx, clr_tuning *t);
+
+/* ---- tuning_files.c */
+/* Defaults, then the shipped file matching the device, then the user's. */
+void clr_load_tuning(clr_context *ctx);
+/* The user's tuning file for this device; 0 when there is no cache dir. */
+int clr_user_tuning_path(const clr_context *ctx, char *path, size_t size);
+clr_status clr_save_tuning(clr_context *ctx, const char *path);
 /* Scan shape: vector width of the tile reduction and elements per
  * work-item (a multiple of it). */
 void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,

@@ -93,10 +93,14 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   if (st != CLR_OK)
     return st;
   size_t acc_bytes = clr_type_size(p->acc);
-  st = clr_choose_wg(ctx, p->first, opt->wg_size, acc_bytes, 1, &p->wg_first);
+  size_t preferred =
+      p->kernel == CLR_REDUCE_COARSE ? ctx->tuning.reduce_wg : 256;
+  st = clr_choose_wg(ctx, p->first, opt->wg_size, preferred, acc_bytes, 1,
+                     &p->wg_first);
   if (st != CLR_OK)
     return st;
-  return clr_choose_wg(ctx, p->rest, opt->wg_size, acc_bytes, 1, &p->wg_rest);
+  return clr_choose_wg(ctx, p->rest, opt->wg_size, preferred, acc_bytes, 1,
+                       &p->wg_rest);
 }
 
 /* Reduce n elements of src (from element offset) to one value, written to

@@ -74,7 +74,8 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                          .kernel = "clr_scan",
                          .in = type,
                          .acc = type,
-                         .op = op};
+                         .op = op,
+                         .vec = p->vec};
   st = clr_get_kernel(ctx, &tile, &p->tile);
   if (st != CLR_OK)
     return st;
@@ -90,14 +91,14 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
-  st = clr_choose_wg(ctx, p->tile, opt->wg_size, esize, p->local_per_item,
-                     &p->wg);
+  st = clr_choose_wg(ctx, p->tile, opt->wg_size, ctx->tuning.scan_wg, esize,
+                     p->local_per_item, &p->wg);
   if (st != CLR_OK)
     return st;
   /* Both kernels of a level must agree on the tile, so one work-group
    * size serves both. */
   size_t wg_sum = 0;
-  st = clr_choose_wg(ctx, p->sum, p->wg, esize, 1, &wg_sum);
+  st = clr_choose_wg(ctx, p->sum, p->wg, p->wg, esize, 1, &wg_sum);
   return st;
 }
 

@@ -1,9 +1,34 @@
 /* Launch shapes chosen per device: work-group size, coarse factor, vector
- * width and access pattern.  Explicit options always win; otherwise the
- * device type decides (a GPU wants coalesced, strided access and many
- * work-groups in flight; a CPU wants one contiguous stream per work-item
- * and a few work-groups per core). */
+ * width and access pattern.  Explicit options always win; then the
+ * context's tuning (a tuning file, see tuning_files.c); then the device
+ * type decides (a GPU wants coalesced, strided access and many work-groups
+ * in flight; a CPU wants one contiguous stream per work-item and a few
+ * work-groups per core). */
 #include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
+  memset(t, 0, sizeof *t);
+  t->reduce_wg = 256;
+  t->scan_wg = 256;
+  if (ctx->desc.is_gpu) {
+    t->reduce_vec_bytes = 16;
+    t->reduce_layout = CLR_LAYOUT_STRIDED;
+    t->reduce_groups_per_cu = 8;
+    t->scan_per_item = 1;
+  } else {
+    /* One SIMD register a load: wider vectors make PoCL call builtins out
+     * of line. */
+    t->reduce_vec_bytes = ctx->native_vec[CLR_FLOAT] * 4;
+    t->reduce_layout = CLR_LAYOUT_CONTIGUOUS;
+    t->reduce_groups_per_cu = 4;
+    t->scan_per_item = 1024;
+  }
+  snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
+           ctx->desc.is_gpu ? "GPU" : "CPU");
+}
 
 static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 
@@ -24,29 +49,29 @@ static unsigned largest_pow2_dividing(size_t x, unsigned cap) {
 void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
                              clr_type in, clr_type acc, unsigned *vec,
                              clr_layout *layout) {
-  *layout = opt->layout != CLR_LAYOUT_AUTO ? opt->layout
-            : ctx->desc.is_gpu             ? CLR_LAYOUT_STRIDED
-                                           : CLR_LAYOUT_CONTIGUOUS;
+  const clr_tuning *t = &ctx->tuning;
+  *layout = opt->layout != CLR_LAYOUT_AUTO ? opt->layout : t->reduce_layout;
   if (opt->vector_width) {
     *vec = opt->vector_width;
     return;
   }
-  /* GPU: 16-byte loads (float4, double2).  CPU: the device's native
-   * vector width (one SIMD register: 8 floats with AVX2), wider vectors
-   * make PoCL call builtins out of line. */
-  unsigned v = ctx->desc.is_gpu ? (unsigned)(16 / clr_type_size(in))
-                                : ctx->native_vec[acc];
+  /* Loads of reduce_vec_bytes, counted in the wider of the two types so
+   * the accumulator vector stays within a register's width. */
+  size_t wide = clr_type_size(in) > clr_type_size(acc) ? clr_type_size(in)
+                                                       : clr_type_size(acc);
+  unsigned v = (unsigned)(t->reduce_vec_bytes / wide);
   if (v == 0)
     v = 1;
   if (v > 16)
     v = 16;
+  v = largest_pow2_dividing(v, 16); /* a legal OpenCL vector width */
   if (opt->coarse)
     v = largest_pow2_dividing(opt->coarse, v);
   *vec = v;
 }
 
 clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
-                         size_t requested, size_t elem_bytes,
+                         size_t requested, size_t preferred, size_t elem_bytes,
                          size_t local_elems_per_item, size_t *out) {
   size_t limit = k->max_wg;
   if (ctx->desc.max_work_group_size < limit)
@@ -71,7 +96,7 @@ clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
     *out = requested;
     return CLR_OK;
   }
-  size_t want = 256;
+  size_t want = preferred ? preferred : 256;
   if (want > limit) {
     /* Largest power of two within the limit, keeping the preferred
      * multiple when possible. */
@@ -86,15 +111,17 @@ clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
 void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
                            clr_type type, unsigned *vec, size_t *per_item) {
   /* GPU: one element per work-item, coalesced, as in the course notes.
-   * CPU: long contiguous runs per work-item (4 KiB-ish, cache resident
-   * for the second read), tile totals with native vectors. */
+   * CPU: long contiguous runs per work-item (cache resident for the second
+   * read), tile totals with native vectors. */
   unsigned v = ctx->desc.is_gpu ? 1 : ctx->native_vec[type];
-  size_t k = opt->coarse ? opt->coarse : ctx->desc.is_gpu ? 1 : 1024;
+  size_t k = opt->coarse ? opt->coarse : ctx->tuning.scan_per_item;
   if (opt->vector_width)
     v = opt->vector_width;
   if (v == 0)
     v = 1;
-  v = largest_pow2_dividing(k, v);
+  if (k == 0)
+    k = 1;
+  v = largest_pow2_dividing(k, v > 8 ? 8 : v); /* scan_tile.cl: 1..8 */
   *vec = v;
   *per_item = k;
 }
@@ -126,7 +153,9 @@ void clr_reduce_launch(const clr_context *ctx, clr_kernel kernel,
       /* Enough work-groups to fill the device, but at least 16 vectors a
        * work-item, so small inputs (later passes) take one group. */
       size_t target =
-          (size_t)ctx->desc.compute_units * (ctx->desc.is_gpu ? 8 : 4);
+          (size_t)ctx->desc.compute_units *
+          (ctx->tuning.reduce_groups_per_cu ? ctx->tuning.reduce_groups_per_cu
+                                            : 1);
       size_t by_size = ceil_div(nv ? nv : 1, wg * 16);
       out->groups = by_size < target ? by_size : target;
     }

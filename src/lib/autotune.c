@@ -1,0 +1,142 @@
+/* clr_autotune: a coordinate search over the coarse reduction's and the
+ * scan's launch parameters on the context's device, timed on a float sum
+ * (median kernel time of several runs after a warm-up).  The winner is
+ * applied to the context and written to the user's tuning file. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPS 5
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median kernel time of a float sum (scan when out != NULL) under the
+ * context's current tuning; a negative value when the shape cannot run. */
+static double trial(clr_context *ctx, const float *in, float *out, size_t n) {
+  double t[REPS];
+  clr_value v;
+  clr_options opt;
+  clr_options_init(&opt);
+  if (out)
+    opt.kernel = CLR_SCAN_KOGGE_STONE;
+  for (int r = -1; r < REPS; r++) {
+    clr_status st =
+        out ? clr_scan_host(ctx, &opt, CLR_SUM, CLR_FLOAT, in, out, n)
+            : clr_reduce_host(ctx, &opt, CLR_SUM, CLR_FLOAT, in, n, &v);
+    if (st != CLR_OK)
+      return -1.0;
+    if (r >= 0)
+      t[r] = ctx->timing.kernel_ms;
+  }
+  qsort(t, REPS, sizeof t[0], cmp_double);
+  return t[REPS / 2];
+}
+
+/* Try every value of one field; keep the fastest.  best_ms is updated. */
+static void search(clr_context *ctx, const float *in, float *out, size_t n,
+                   const char *name, size_t *field, const size_t *values,
+                   size_t count, double *best_ms) {
+  size_t keep = *field;
+  for (size_t i = 0; i < count; i++) {
+    if (values[i] == keep)
+      continue;
+    *field = values[i];
+    double ms = trial(ctx, in, out, n);
+    clr_log(ctx, "autotune: %s=%zu: %.3f ms%s", name, values[i], ms,
+            ms >= 0 && ms < *best_ms ? " (best so far)" : "");
+    if (ms >= 0 && ms < *best_ms) {
+      *best_ms = ms;
+      keep = values[i];
+    }
+  }
+  *field = keep;
+}
+
+CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
+                                size_t path_size) {
+  static const size_t wgs[] = {32, 64, 128, 256, 512, 1024};
+  static const size_t vec_bytes[] = {4, 8, 16, 32, 64};
+  static const size_t groups[] = {1, 2, 4, 8, 16, 32, 64};
+  static const size_t per_item[] = {1, 4, 16, 64, 256, 1024, 4096};
+  char path[4096];
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (n == 0)
+    n = (size_t)1 << 25;
+  size_t cap = clr_chunk_elems(ctx, sizeof(float));
+  if (n > cap)
+    n = cap;
+  float *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+  if (!in || !out) {
+    free(in);
+    free(out);
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  uint64_t s = 0x9e3779b97f4a7c15ULL;
+  for (size_t i = 0; i < n; i++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    in[i] = (float)(s >> 40) * (1.0f / 16777216.0f);
+  }
+  clr_tuning t = ctx->tuning;
+  double best = trial(ctx, in, NULL, n);
+  clr_status st = CLR_OK;
+  if (best < 0) {
+    st = ctx->detail[0] ? CLR_ERR_OPENCL : CLR_ERR_UNSUPPORTED;
+    goto done;
+  }
+  clr_log(ctx, "autotune: reduction, starting from %.3f ms", best);
+  for (int layout = CLR_LAYOUT_STRIDED; layout <= CLR_LAYOUT_CONTIGUOUS;
+       layout++) {
+    clr_layout keep = ctx->tuning.reduce_layout;
+    ctx->tuning.reduce_layout = (clr_layout)layout;
+    size_t vb = ctx->tuning.reduce_vec_bytes;
+    double before = best;
+    search(ctx, in, NULL, n,
+           layout == CLR_LAYOUT_STRIDED ? "strided vec_bytes"
+                                        : "contiguous vec_bytes",
+           &vb, vec_bytes, sizeof vec_bytes / sizeof *vec_bytes, &best);
+    ctx->tuning.reduce_vec_bytes = (unsigned)vb;
+    if (layout != (int)keep && best >= before)
+      ctx->tuning.reduce_layout = keep; /* no improvement: keep the layout */
+  }
+  search(ctx, in, NULL, n, "reduce.wg", &ctx->tuning.reduce_wg, wgs,
+         sizeof wgs / sizeof *wgs, &best);
+  size_t g = ctx->tuning.reduce_groups_per_cu;
+  search(ctx, in, NULL, n, "reduce.groups_per_cu", &g, groups,
+         sizeof groups / sizeof *groups, &best);
+  ctx->tuning.reduce_groups_per_cu = (unsigned)g;
+  clr_log(ctx, "autotune: reduction best %.3f ms (%.1f GB/s)", best,
+          (double)n * sizeof(float) / best / 1e6);
+
+  best = trial(ctx, in, out, n);
+  if (best >= 0) {
+    clr_log(ctx, "autotune: scan, starting from %.3f ms", best);
+    search(ctx, in, out, n, "scan.per_item", &ctx->tuning.scan_per_item,
+           per_item, sizeof per_item / sizeof *per_item, &best);
+    search(ctx, in, out, n, "scan.wg", &ctx->tuning.scan_wg, wgs,
+           sizeof wgs / sizeof *wgs, &best);
+    clr_log(ctx, "autotune: scan best %.3f ms (%.1f GB/s read + write)", best,
+            2.0 * (double)n * sizeof(float) / best / 1e6);
+  }
+  if (clr_user_tuning_path(ctx, path, sizeof path)) {
+    st = clr_save_tuning(ctx, path);
+    if (st == CLR_OK) {
+      snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s", path);
+      if (saved_path && path_size)
+        snprintf(saved_path, path_size, "%s", path);
+    }
+  } else if (saved_path && path_size) {
+    saved_path[0] = '\0'; /* cache disabled: applied, not stored */
+  }
+done:
+  if (st != CLR_OK)
+    ctx->tuning = t;
+  free(in);
+  free(out);
+  return st;
+}
