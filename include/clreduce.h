@@ -113,6 +113,9 @@ CLR_API int clr_kernel_is_scan(clr_kernel k);
 CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow_accumulator);
 /* CLR_OK when op applies to t (and/or need an integer type). */
 CLR_API clr_status clr_op_supports(clr_op op, clr_type t);
+/* CLR_OK when kernel k can compute op on t: clr_op_supports, and scans
+ * support sum, prod, min and max only (CLR_ERR_UNSUPPORTED otherwise). */
+CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t);
 
 typedef struct clr_value {
   clr_type type;
@@ -264,7 +267,7 @@ CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
 
 /* ----------------------------------------------------------------- timing */
 
-#define CLR_MAX_PASSES 32
+#define CLR_MAX_PASSES 64
 
 typedef struct clr_pass_info {
   size_t n_in;        /* elements read by this pass          */
@@ -276,7 +279,9 @@ typedef struct clr_pass_info {
 typedef struct clr_timing {
   double kernel_ms; /* first pass's start to last pass's end, summed over
                        chunks when the input was streamed                */
-  double h2d_ms;    /* host-to-device transfer                           */
+  double h2d_ms;    /* host-to-device transfer; 0 on devices that share
+                       memory with the host, where host arrays are used in
+                       place (see clr_context_config.copy_host_data)      */
   double d2h_ms;    /* device-to-host transfer                           */
   double build_ms;  /* program builds (or cache loads) during the call   */
   double total_ms;  /* wall clock of the whole call                      */

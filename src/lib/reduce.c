@@ -51,6 +51,13 @@ static clr_status validate(clr_context *ctx, const clr_options *opt, clr_op op,
                     clr_op_name(op), clr_type_name(type));
   if (n == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  if (opt->wg_size == 1 && (opt->kernel == CLR_REDUCE_INTERLEAVED ||
+                            opt->kernel == CLR_REDUCE_SEQUENTIAL))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "kernel '%s' needs a work-group size of at least 2: with "
+                    "one element per work-item, groups of 1 never shrink the "
+                    "input",
+                    clr_kernel_name(opt->kernel));
   unsigned v = opt->vector_width;
   if (v != 0 && v != 1 && v != 2 && v != 4 && v != 8 && v != 16)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,

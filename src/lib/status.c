@@ -178,6 +178,15 @@ CLR_API clr_status clr_op_supports(clr_op op, clr_type t) {
   return CLR_OK;
 }
 
+CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t) {
+  clr_status st = clr_op_supports(op, t);
+  if (st != CLR_OK || (unsigned)k >= CLR_KERNEL_COUNT)
+    return st != CLR_OK ? st : CLR_ERR_INVALID_ARGUMENT;
+  if (clr_kernel_is_scan(k) && (op == CLR_AND || op == CLR_OR))
+    return CLR_ERR_UNSUPPORTED;
+  return CLR_OK;
+}
+
 CLR_API void clr_options_init(clr_options *o) {
   if (!o)
     return;

@@ -1,0 +1,525 @@
+/* clreduce-bench: every kernel over a range of sizes, timed with the
+ * library's profiling events (median of many runs after a warm-up),
+ * against the device's own read bandwidth measured in the same run by a
+ * plain streaming kernel.  Prints a table; writes CSV, JSON and an SVG
+ * plot of GB/s against n on request.  --autotune searches and stores the
+ * device's launch parameters instead.  Progress goes to stderr. */
+#include "args.h"
+#include "clreduce.h"
+#include "datagen.h"
+#include "plot.h"
+#include "reference.h"
+#include "scancheck.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SIZES 64
+
+typedef struct row {
+  clr_kernel kernel;
+  size_t n;
+  double kernel_ms, kernel_ms_min, call_ms, h2d_ms, gbps, stream_gbps;
+  int verified; /* 1 yes, 0 failed, -1 not checked */
+} row;
+
+typedef struct bench_opts {
+  clr_type type;
+  clr_op op;
+  int kernels[CLR_KERNEL_COUNT];
+  uint64_t min_n, max_n;
+  unsigned per_decade, repeat;
+  const char *csv, *json, *svg, *platform, *device;
+  int autotune, verify;
+  uint64_t autotune_n;
+} bench_opts;
+
+static void usage(FILE *f) {
+  fputs("usage: clreduce-bench [options]\n"
+        "  --type=T         float double int uint long ulong (default float)\n"
+        "  --op=OP          sum prod min max and or (default sum)\n"
+        "  --kernels=LIST   comma-separated kernel names (default: all that\n"
+        "                   support the op)\n"
+        "  --min-n=N        smallest size (default 1e3)\n"
+        "  --max-n=N        largest size (default 1e8, capped to one device\n"
+        "                   allocation)\n"
+        "  --per-decade=K   sizes per decade: 1 (1e3, 1e4...) or 3 (1,2,5)\n"
+        "  --repeat=R       timed runs per point, median reported (default "
+        "20)\n"
+        "  --csv=FILE --json=FILE --svg=FILE   write the results\n"
+        "  --platform=P --device=D             choose the device\n"
+        "  --no-verify      skip the CPU check of each kernel's first run\n"
+        "  --autotune[=N]   search the launch parameters on N elements\n"
+        "                   (default 2^25), store them, and exit\n"
+        "  --help\n",
+        f);
+}
+
+static int parse(int argc, char **argv, bench_opts *o) {
+  static const struct option longopts[] = {
+      {"type", required_argument, 0, 't'},
+      {"op", required_argument, 0, 'o'},
+      {"kernels", required_argument, 0, 'k'},
+      {"min-n", required_argument, 0, 'a'},
+      {"max-n", required_argument, 0, 'b'},
+      {"per-decade", required_argument, 0, 'p'},
+      {"repeat", required_argument, 0, 'r'},
+      {"csv", required_argument, 0, 'c'},
+      {"json", required_argument, 0, 'j'},
+      {"svg", required_argument, 0, 's'},
+      {"platform", required_argument, 0, 'P'},
+      {"device", required_argument, 0, 'D'},
+      {"no-verify", no_argument, 0, 'V'},
+      {"autotune", optional_argument, 0, 'A'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  int c, any_kernel = 0;
+  const char *why = NULL;
+  uint64_t v;
+  memset(o, 0, sizeof *o);
+  o->type = CLR_FLOAT;
+  o->op = CLR_SUM;
+  o->min_n = 1000;
+  o->max_n = 100000000;
+  o->per_decade = 1;
+  o->repeat = 20;
+  o->verify = 1;
+  while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    switch (c) {
+    case 't':
+      if (clr_type_from_name(optarg, &o->type) != CLR_OK)
+        goto bad;
+      break;
+    case 'o':
+      if (clr_op_from_name(optarg, &o->op) != CLR_OK)
+        goto bad;
+      break;
+    case 'k': {
+      char *list = strdup(optarg), *save = NULL;
+      if (!list)
+        return 3;
+      for (char *tok = strtok_r(list, ",", &save); tok;
+           tok = strtok_r(NULL, ",", &save)) {
+        clr_kernel k;
+        if (clr_kernel_from_name(tok, &k) != CLR_OK) {
+          fprintf(stderr, "clreduce-bench: unknown kernel '%s'\n", tok);
+          free(list);
+          return 2;
+        }
+        o->kernels[k] = any_kernel = 1;
+      }
+      free(list);
+      break;
+    }
+    case 'a':
+    case 'b':
+    case 'A':
+      if (c == 'A' && !optarg) {
+        o->autotune = 1;
+        break;
+      }
+      if (cli_parse_count(optarg, &v, &why) != 0) {
+        fprintf(stderr, "clreduce-bench: bad size '%s': %s\n", optarg, why);
+        return 2;
+      }
+      if (c == 'a')
+        o->min_n = v;
+      else if (c == 'b')
+        o->max_n = v;
+      else
+        o->autotune = 1, o->autotune_n = v;
+      break;
+    case 'p':
+    case 'r':
+      if (cli_parse_u64(optarg, &v, &why) != 0 || v == 0 || v > 100000) {
+        fprintf(stderr, "clreduce-bench: bad value '%s'\n", optarg);
+        return 2;
+      }
+      if (c == 'p')
+        o->per_decade = v >= 3 ? 3 : 1;
+      else
+        o->repeat = (unsigned)v;
+      break;
+    case 'c':
+      o->csv = optarg;
+      break;
+    case 'j':
+      o->json = optarg;
+      break;
+    case 's':
+      o->svg = optarg;
+      break;
+    case 'P':
+      o->platform = optarg;
+      break;
+    case 'D':
+      o->device = optarg;
+      break;
+    case 'V':
+      o->verify = 0;
+      break;
+    case 'h':
+      usage(stdout);
+      exit(0);
+    default:
+      goto bad;
+    }
+  }
+  if (optind < argc || o->min_n > o->max_n)
+    goto bad;
+  if (!any_kernel)
+    for (int k = 0; k < CLR_KERNEL_COUNT; k++)
+      o->kernels[k] = 1;
+  if (o->op == CLR_AND || o->op == CLR_OR) /* no scans of and/or */
+    for (int k = 0; k < CLR_KERNEL_COUNT; k++)
+      if (clr_kernel_is_scan((clr_kernel)k))
+        o->kernels[k] = 0;
+  if (clr_op_supports(o->op, o->type) != CLR_OK) {
+    fprintf(stderr, "clreduce-bench: '%s' needs an integer type\n",
+            clr_op_name(o->op));
+    return 2;
+  }
+  return 0;
+bad:
+  fprintf(stderr, "clreduce-bench: bad arguments (try --help)\n");
+  return 2;
+}
+
+static size_t make_sizes(const bench_opts *o, uint64_t cap, size_t *sizes) {
+  static const double steps3[] = {1, 2, 5};
+  size_t count = 0;
+  for (double decade = 1; decade <= 1e19 && count < MAX_SIZES; decade *= 10)
+    for (unsigned s = 0; s < (o->per_decade == 3 ? 3u : 1u); s++) {
+      double v = decade * (o->per_decade == 3 ? steps3[s] : 1.0);
+      if (v >= (double)o->min_n && v <= (double)o->max_n && v <= (double)cap &&
+          count < MAX_SIZES)
+        sizes[count++] = (size_t)v;
+    }
+  return count;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void log_stderr(void *user, const char *msg) {
+  (void)user;
+  fprintf(stderr, "%s\n", msg);
+}
+
+/* One kernel at one size: warm-up (verified), then timed runs. */
+static clr_status measure(clr_context *ctx, const bench_opts *o, clr_kernel k,
+                          const void *data, void *out, size_t n, row *r) {
+  clr_options opt;
+  clr_value v;
+  clr_timing t;
+  double *km = malloc(o->repeat * sizeof *km);
+  double *cm = malloc(o->repeat * sizeof *cm);
+  double *hm = malloc(o->repeat * sizeof *hm);
+  clr_status st = km && cm && hm ? CLR_OK : CLR_ERR_OUT_OF_MEMORY;
+  int scan = clr_kernel_is_scan(k);
+  clr_options_init(&opt);
+  opt.kernel = k;
+  memset(r, 0, sizeof *r);
+  r->kernel = k;
+  r->n = n;
+  r->verified = -1;
+  for (unsigned i = 0; st == CLR_OK && i <= o->repeat; i++) {
+    st = scan ? clr_scan_host(ctx, &opt, o->op, o->type, data, out, n)
+              : clr_reduce_host(ctx, &opt, o->op, o->type, data, n, &v);
+    if (st != CLR_OK)
+      break;
+    clr_last_timing(ctx, &t);
+    if (i == 0) { /* warm-up: check it */
+      if (!o->verify)
+        continue;
+      if (scan) {
+        cli_scan_check chk;
+        cli_scan_verify(o->op, o->type, 0, data, out, n, t.error_depth, &chk);
+        r->verified = chk.ok;
+      } else {
+        clr_reference ref;
+        clr_check chk;
+        clr_ref_reduce(o->op, o->type, 0, data, n, &ref);
+        clr_ref_check(&ref, &v, t.error_depth, &chk);
+        r->verified = chk.ok;
+      }
+      continue;
+    }
+    km[i - 1] = t.kernel_ms;
+    cm[i - 1] = t.total_ms;
+    hm[i - 1] = t.h2d_ms;
+  }
+  if (st == CLR_OK) {
+    r->kernel_ms = median(km, o->repeat);
+    r->kernel_ms_min = km[0];
+    r->call_ms = median(cm, o->repeat);
+    r->h2d_ms = median(hm, o->repeat);
+    double bytes = (double)n * (double)clr_type_size(o->type) * (scan ? 2 : 1);
+    r->gbps = r->kernel_ms > 0 ? bytes / r->kernel_ms / 1e6 : 0;
+  }
+  free(km);
+  free(cm);
+  free(hm);
+  return st;
+}
+
+static void write_csv(FILE *f, const row *rows, size_t n) {
+  fprintf(f, "kernel,n,kernel_ms,kernel_ms_min,gbps,stream_gbps,pct_stream,"
+             "call_ms,h2d_ms,verified\n");
+  for (size_t i = 0; i < n; i++)
+    fprintf(f, "%s,%zu,%.6f,%.6f,%.3f,%.3f,%.1f,%.6f,%.6f,%s\n",
+            clr_kernel_name(rows[i].kernel), rows[i].n, rows[i].kernel_ms,
+            rows[i].kernel_ms_min, rows[i].gbps, rows[i].stream_gbps,
+            rows[i].stream_gbps > 0 ? 100.0 * rows[i].gbps / rows[i].stream_gbps
+                                    : 0.0,
+            rows[i].call_ms, rows[i].h2d_ms,
+            rows[i].verified < 0 ? ""
+            : rows[i].verified   ? "yes"
+                                 : "no");
+}
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void write_json(FILE *f, const clr_device_desc *dev, const bench_opts *o,
+                       const double *build_ms, const row *rows, size_t n) {
+  fputs("{\"device\": ", f);
+  json_string(f, dev->device_name);
+  fputs(", \"platform\": ", f);
+  json_string(f, dev->platform_name);
+  fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\", \"repeat\": %u,\n",
+          clr_type_name(o->type), clr_op_name(o->op), o->repeat);
+  fputs(" \"build_ms\": {", f);
+  for (int k = 0, first = 1; k < CLR_KERNEL_COUNT; k++)
+    if (o->kernels[k]) {
+      fprintf(f, "%s\"%s\": %.3f", first ? "" : ", ",
+              clr_kernel_name((clr_kernel)k), build_ms[k]);
+      first = 0;
+    }
+  fputs("},\n \"rows\": [\n", f);
+  for (size_t i = 0; i < n; i++)
+    fprintf(f,
+            "  {\"kernel\": \"%s\", \"n\": %zu, \"kernel_ms\": %.6f, "
+            "\"kernel_ms_min\": %.6f, \"gbps\": %.3f, \"stream_gbps\": %.3f, "
+            "\"call_ms\": %.6f, \"h2d_ms\": %.6f, \"verified\": %s}%s\n",
+            clr_kernel_name(rows[i].kernel), rows[i].n, rows[i].kernel_ms,
+            rows[i].kernel_ms_min, rows[i].gbps, rows[i].stream_gbps,
+            rows[i].call_ms, rows[i].h2d_ms,
+            rows[i].verified < 0 ? "null"
+            : rows[i].verified   ? "true"
+                                 : "false",
+            i + 1 < n ? "," : "");
+  fputs(" ]}\n", f);
+}
+
+static int write_svg(const char *path, const clr_device_desc *dev,
+                     const bench_opts *o, const row *rows, size_t n_rows,
+                     const size_t *sizes, const double *stream,
+                     size_t n_sizes) {
+  plot_series series[CLR_KERNEL_COUNT + 1];
+  double xs[CLR_KERNEL_COUNT + 1][MAX_SIZES],
+      ys[CLR_KERNEL_COUNT + 1][MAX_SIZES];
+  size_t ns = 0;
+  for (int k = 0; k < CLR_KERNEL_COUNT; k++) {
+    if (!o->kernels[k])
+      continue;
+    size_t c = 0;
+    for (size_t i = 0; i < n_rows; i++)
+      if (rows[i].kernel == (clr_kernel)k && c < MAX_SIZES) {
+        xs[ns][c] = (double)rows[i].n;
+        ys[ns][c++] = rows[i].gbps;
+      }
+    series[ns] =
+        (plot_series){clr_kernel_name((clr_kernel)k), xs[ns], ys[ns], c, 0};
+    ns++;
+  }
+  for (size_t i = 0; i < n_sizes; i++) {
+    xs[ns][i] = (double)sizes[i];
+    ys[ns][i] = stream[i];
+  }
+  series[ns] = (plot_series){"streaming read", xs[ns], ys[ns], n_sizes, 1};
+  ns++;
+  char title[512];
+  snprintf(title, sizeof title, "clreduce: %s of %s on %s", clr_op_name(o->op),
+           clr_type_name(o->type), dev->device_name);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  int rc = plot_svg(f, title, "GB/s (scans: read + write)", series, ns);
+  rc |= fclose(f);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  bench_opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc)
+    return rc;
+  char detail[512];
+  clr_context *ctx = NULL;
+  clr_context_config cfg = {0};
+  cfg.platform = o.platform;
+  cfg.device = o.device;
+  cfg.log = log_stderr;
+  clr_status st = clr_context_create(&cfg, &ctx, detail, sizeof detail);
+  if (st != CLR_OK) {
+    fprintf(stderr, "clreduce-bench: %s: %s\n", clr_status_string(st), detail);
+    return 3;
+  }
+  clr_device_desc dev;
+  clr_context_device(ctx, &dev);
+  if (o.autotune) {
+    char path[4096] = "";
+    st = clr_autotune(ctx, (size_t)o.autotune_n, path, sizeof path);
+    if (st == CLR_OK)
+      printf("tuning for %s stored in %s\n", dev.device_name,
+             path[0] ? path : "(nowhere: cache disabled)");
+    else
+      fprintf(stderr, "clreduce-bench: autotune failed: %s: %s\n",
+              clr_status_string(st), clr_context_error(ctx));
+    clr_context_release(ctx);
+    return st == CLR_OK ? 0 : 3;
+  }
+  size_t esize = clr_type_size(o.type);
+  size_t sizes[MAX_SIZES];
+  size_t n_sizes = make_sizes(&o, dev.max_alloc_size / esize, sizes);
+  if (n_sizes == 0) {
+    fprintf(stderr, "clreduce-bench: no size in range\n");
+    clr_context_release(ctx);
+    return 2;
+  }
+  size_t max_n = sizes[n_sizes - 1];
+  void *data = malloc(max_n * esize), *out = malloc(max_n * esize);
+  row *rows = calloc(n_sizes * CLR_KERNEL_COUNT, sizeof *rows);
+  double stream[MAX_SIZES] = {0}, build_ms[CLR_KERNEL_COUNT] = {0};
+  size_t n_rows = 0;
+  int failed = 0;
+  if (!data || !out || !rows) {
+    fprintf(stderr, "clreduce-bench: out of host memory\n");
+    rc = 3;
+    goto done;
+  }
+  char desc[256];
+  cli_generate(o.op, o.type, 42, data, max_n, desc, sizeof desc);
+  clr_tuning tun;
+  clr_get_tuning(ctx, &tun);
+  printf("device:  %s (%s, %s)\ntuning:  %s\ndata:    %s\n", dev.device_name,
+         dev.platform_name, dev.device_version, tun.origin, desc);
+  /* First-call costs: program build (or binary-cache load) per kernel. */
+  printf("\nfirst-call costs (program build or cache load):\n");
+  for (int k = 0; k < CLR_KERNEL_COUNT; k++) {
+    if (!o.kernels[k])
+      continue;
+    clr_options opt;
+    clr_timing t;
+    clr_options_init(&opt);
+    opt.kernel = (clr_kernel)k;
+    st = clr_prepare(ctx, &opt, o.op, o.type);
+    if (st != CLR_OK) {
+      fprintf(stderr, "clreduce-bench: %s: %s: %s\n",
+              clr_kernel_name((clr_kernel)k), clr_status_string(st),
+              clr_context_error(ctx));
+      rc = 3;
+      goto done;
+    }
+    clr_last_timing(ctx, &t);
+    build_ms[k] = t.build_ms;
+    printf("  %-15s build %8.1f ms\n", clr_kernel_name((clr_kernel)k),
+           t.build_ms);
+  }
+  printf("\n%-15s %12s %11s %9s %9s %11s %9s %s\n", "kernel", "n", "kernel ms",
+         "GB/s", "% stream", "call ms", "h2d ms", "ok");
+  size_t total = 0, done_count = 0;
+  for (int k = 0; k < CLR_KERNEL_COUNT; k++)
+    total += o.kernels[k] ? n_sizes : 0;
+  for (size_t s = 0; s < n_sizes; s++) {
+    size_t n = sizes[s];
+    double ms = 0;
+    if (clr_measure_read_bandwidth(ctx, n * esize, o.repeat, &ms) == CLR_OK &&
+        ms > 0)
+      stream[s] = (double)n * (double)esize / ms / 1e6;
+    printf("%-15s %12zu %11.4f %9.2f %9s %11s %9s\n", "(stream read)", n, ms,
+           stream[s], "100", "", "");
+    for (int k = 0; k < CLR_KERNEL_COUNT; k++) {
+      if (!o.kernels[k])
+        continue;
+      row *r = &rows[n_rows];
+      fprintf(stderr, "[%zu/%zu] %s n=%zu\n", ++done_count, total,
+              clr_kernel_name((clr_kernel)k), n);
+      st = measure(ctx, &o, (clr_kernel)k, data, out, n, r);
+      if (st != CLR_OK) {
+        fprintf(stderr, "clreduce-bench: %s n=%zu: %s: %s\n",
+                clr_kernel_name((clr_kernel)k), n, clr_status_string(st),
+                clr_context_error(ctx));
+        rc = 3;
+        goto done;
+      }
+      r->stream_gbps = stream[s];
+      failed |= r->verified == 0;
+      printf("%-15s %12zu %11.4f %9.2f %9.1f %11.4f %9.4f %s\n",
+             clr_kernel_name(r->kernel), n, r->kernel_ms, r->gbps,
+             stream[s] > 0 ? 100.0 * r->gbps / stream[s] : 0.0, r->call_ms,
+             r->h2d_ms,
+             r->verified < 0 ? "-"
+             : r->verified   ? "yes"
+                             : "FAILED");
+      fflush(stdout);
+      n_rows++;
+    }
+  }
+  if (o.csv) {
+    FILE *f = fopen(o.csv, "w");
+    if (f) {
+      write_csv(f, rows, n_rows);
+      fclose(f);
+    } else {
+      fprintf(stderr, "clreduce-bench: cannot write %s\n", o.csv);
+      rc = 3;
+    }
+  }
+  if (o.json) {
+    FILE *f = fopen(o.json, "w");
+    if (f) {
+      write_json(f, &dev, &o, build_ms, rows, n_rows);
+      fclose(f);
+    } else {
+      fprintf(stderr, "clreduce-bench: cannot write %s\n", o.json);
+      rc = 3;
+    }
+  }
+  if (o.svg &&
+      write_svg(o.svg, &dev, &o, rows, n_rows, sizes, stream, n_sizes) != 0) {
+    fprintf(stderr, "clreduce-bench: cannot write %s\n", o.svg);
+    rc = 3;
+  }
+  if (failed && rc == 0) {
+    fprintf(stderr, "clreduce-bench: some results FAILED verification\n");
+    rc = 1;
+  }
+done:
+  free(data);
+  free(out);
+  free(rows);
+  clr_context_release(ctx);
+  return rc;
+}

@@ -1,0 +1,509 @@
+/* Option parsing (getopt_long) and strict parsing of numeric values. */
+#include "args.h"
+
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdint.h>
+#include <string.h>
+
+#define HINT " (try 'clreduce --help')"
+
+void cli_print_usage(FILE *f) {
+  fputs("Usage: clreduce [OPTION]...\n"
+        "Generate (or read) data, reduce or scan it on an OpenCL device, time "
+        "it and\n"
+        "verify the result against a CPU reference.\n"
+        "\n"
+        "What to run:\n"
+        "  --kernel=NAME      reduction: interleaved, sequential, first-add, "
+        "coarse\n"
+        "                     scan: kogge-stone, kogge-stone-db, brent-kung\n"
+        "                     (default coarse; see --list-kernels)\n"
+        "  --op=OP            sum, prod, min, max, and, or (default sum;\n"
+        "                     and/or need an integer type)\n"
+        "  --type=TYPE        float, double, int, uint, long, ulong (default "
+        "float)\n"
+        "  --exclusive        scans: exclusive instead of inclusive\n"
+        "\n"
+        "Data:\n"
+        "  --n=N              element count: 100000000, 1e8, 2.5e6 (an exact "
+        "integer,\n"
+        "                     1 <= N < 2^63; default 1e8)\n"
+        "  --input=FILE       read raw native-endian values of TYPE from FILE "
+        "(N from\n"
+        "                     its size; --n, if also given, must agree)\n"
+        "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
+        "42)\n"
+        "  --output=FILE      scans: write the scanned values (raw, "
+        "native-endian)\n"
+        "\n"
+        "Device:\n"
+        "  --platform=P       platform index or name substring\n"
+        "  --device=D         device index or name substring (default: first "
+        "GPU,\n"
+        "                     else first device)\n"
+        "  --list-devices     list the OpenCL devices and exit (JSON with "
+        "--json)\n"
+        "  --list-kernels     list the kernels and exit (JSON with --json)\n"
+        "\n"
+        "Tuning (default: chosen for the device):\n"
+        "  --wg=N             work-group size\n"
+        "  --coarse=N         coarse kernel: elements per work-item\n"
+        "  --vec=W            coarse kernel: vector width 1, 2, 4, 8 or 16\n"
+        "  --layout=L         coarse kernel: strided, contiguous or auto\n"
+        "  --narrow           32-bit int/uint sum and prod accumulate in 32 "
+        "bits\n"
+        "\n"
+        "Measurement and output:\n"
+        "  --repeat=R         timed runs after one warm-up (default 10); the "
+        "median\n"
+        "                     kernel time is reported, with min and max\n"
+        "  --no-verify        skip the CPU reference (JSON \"verified\": "
+        "null)\n"
+        "  --json             print one JSON object on stdout\n"
+        "  --help             print this help and exit\n"
+        "  --version          print the version and exit\n"
+        "\n"
+        "Options take their value as --opt=value or --opt value.\n"
+        "Example: clreduce --kernel=coarse --op=max --type=int --n=1e8\n"
+        "Exit status: 0 success, 1 verification failed, 2 usage error (or "
+        "unusable\n"
+        "--input file), 3 OpenCL or runtime error.\n",
+        f);
+}
+
+/* ------------------------------------------------------------ numbers */
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+int cli_parse_u64(const char *s, uint64_t *out, const char **why) {
+  if (!s || !*s) {
+    *why = "empty value";
+    return -1;
+  }
+  uint64_t v = 0;
+  for (const char *p = s; *p; p++) {
+    if (!is_digit(*p)) {
+      *why = *p == '-' && p == s ? "negative" : "not a decimal integer";
+      return -1;
+    }
+    unsigned d = (unsigned)(*p - '0');
+    if (v > (UINT64_MAX - d) / 10) {
+      *why = "too large (the maximum is 2^64-1)";
+      return -1;
+    }
+    v = v * 10 + d;
+  }
+  *out = v;
+  return 0;
+}
+
+int cli_parse_count(const char *s, uint64_t *out, const char **why) {
+  const uint64_t limit = (uint64_t)INT64_MAX; /* 2^63 - 1 */
+  if (!s || !*s) {
+    *why = "empty value";
+    return -1;
+  }
+  const char *p = s;
+  int negative = 0;
+  if (*p == '+' || *p == '-') {
+    negative = *p == '-';
+    p++;
+  }
+  /* Mantissa: digits, then optionally '.' and more digits. */
+  const char *int_digits = p;
+  while (is_digit(*p))
+    p++;
+  size_t n_int = (size_t)(p - int_digits);
+  const char *frac_digits = p;
+  size_t n_frac = 0;
+  if (*p == '.') {
+    frac_digits = ++p;
+    while (is_digit(*p))
+      p++;
+    n_frac = (size_t)(p - frac_digits);
+    if (n_frac == 0) {
+      *why = "not a number";
+      return -1;
+    }
+  }
+  if (n_int == 0) {
+    *why = "not a number";
+    return -1;
+  }
+  /* Exponent, saturated far beyond anything that fits. */
+  long long exp10 = 0;
+  if (*p == 'e' || *p == 'E') {
+    p++;
+    int exp_negative = 0;
+    if (*p == '+' || *p == '-') {
+      exp_negative = *p == '-';
+      p++;
+    }
+    if (!is_digit(*p)) {
+      *why = "not a number";
+      return -1;
+    }
+    while (is_digit(*p)) {
+      if (exp10 < 1000000)
+        exp10 = exp10 * 10 + (*p - '0');
+      p++;
+    }
+    if (exp_negative)
+      exp10 = -exp10;
+  }
+  if (*p != '\0') {
+    *why = "not a number";
+    return -1;
+  }
+
+  /* The value is D * 10^e, D the mantissa's digits, e = exp10 - n_frac. */
+  size_t n_digits = n_int + n_frac;
+#define DIGIT(i)                                                               \
+  ((unsigned)((i) < n_int ? int_digits[(i)] : frac_digits[(i)-n_int]) - '0')
+  size_t last_nonzero = n_digits;
+  for (size_t i = n_digits; i-- > 0;) {
+    if (DIGIT(i) != 0) {
+      last_nonzero = i;
+      break;
+    }
+  }
+  if (last_nonzero == n_digits) {
+    *why = "zero (it must be positive)";
+    return -1;
+  }
+  if (negative) {
+    *why = "negative";
+    return -1;
+  }
+  long long e = exp10 - (long long)n_frac;
+  size_t used = n_digits;
+  if (e < 0) {
+    /* Dropping -e trailing digits must drop only zeros. */
+    size_t trailing_zeros = n_digits - 1 - last_nonzero;
+    if ((unsigned long long)-e > trailing_zeros) {
+      *why = "not an integer";
+      return -1;
+    }
+    used = n_digits - (size_t)-e;
+    e = 0;
+  }
+  uint64_t v = 0;
+  for (size_t i = 0; i < used; i++) {
+    unsigned d = DIGIT(i);
+    if (v > (limit - d) / 10) {
+      *why = "too large (it must be below 2^63)";
+      return -1;
+    }
+    v = v * 10 + d;
+  }
+#undef DIGIT
+  for (long long k = 0; k < e; k++) {
+    if (v > limit / 10) {
+      *why = "too large (it must be below 2^63)";
+      return -1;
+    }
+    v *= 10;
+  }
+  *out = v;
+  return 0;
+}
+
+/* ------------------------------------------------------------ options */
+
+enum {
+  OPT_KERNEL = 256,
+  OPT_OP,
+  OPT_TYPE,
+  OPT_N,
+  OPT_INPUT,
+  OPT_OUTPUT,
+  OPT_SEED,
+  OPT_PLATFORM,
+  OPT_DEVICE,
+  OPT_LIST_DEVICES,
+  OPT_LIST_KERNELS,
+  OPT_WG,
+  OPT_COARSE,
+  OPT_VEC,
+  OPT_LAYOUT,
+  OPT_NARROW,
+  OPT_EXCLUSIVE,
+  OPT_REPEAT,
+  OPT_NO_VERIFY,
+  OPT_JSON,
+  OPT_HELP,
+  OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"kernel", required_argument, NULL, OPT_KERNEL},
+    {"op", required_argument, NULL, OPT_OP},
+    {"type", required_argument, NULL, OPT_TYPE},
+    {"n", required_argument, NULL, OPT_N},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"platform", required_argument, NULL, OPT_PLATFORM},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
+    {"list-kernels", no_argument, NULL, OPT_LIST_KERNELS},
+    {"wg", required_argument, NULL, OPT_WG},
+    {"coarse", required_argument, NULL, OPT_COARSE},
+    {"vec", required_argument, NULL, OPT_VEC},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
+    {"narrow", no_argument, NULL, OPT_NARROW},
+    {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *option_name(int code) {
+  for (const struct option *o = long_options; o->name; o++)
+    if (o->val == code)
+      return o->name;
+  return "?";
+}
+
+/* "a, b, c" of the names of count items. */
+static void join_names(char *buf, size_t size, int count,
+                       const char *(*name)(int)) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < count && len < size; i++) {
+    int w = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", name(i));
+    if (w < 0)
+      break;
+    len += (size_t)w;
+  }
+}
+
+static const char *kernel_name_at(int i) {
+  return clr_kernel_name((clr_kernel)i);
+}
+static const char *op_name_at(int i) { return clr_op_name((clr_op)i); }
+static const char *type_name_at(int i) { return clr_type_name((clr_type)i); }
+
+static int parse_positive(int code, const char *s, uint64_t max,
+                          uint64_t *out) {
+  const char *why = NULL;
+  if (cli_parse_count(s, out, &why) != 0) {
+    cli_error("bad --%s '%s': %s" HINT, option_name(code), s, why);
+    return -1;
+  }
+  if (*out > max) {
+    cli_error("bad --%s '%s': too large (the maximum is %llu)" HINT,
+              option_name(code), s, (unsigned long long)max);
+    return -1;
+  }
+  return 0;
+}
+
+static int parse_string(int code, const char *s, const char **out) {
+  if (!s || !*s) {
+    cli_error("--%s needs a non-empty value" HINT, option_name(code));
+    return -1;
+  }
+  *out = s;
+  return 0;
+}
+
+static int parse_option(int code, const char *val, cli_args *a) {
+  char names[256];
+  uint64_t u = 0;
+  const char *why = NULL;
+  switch (code) {
+  case OPT_KERNEL:
+    if (clr_kernel_from_name(val, &a->kernel) != CLR_OK) {
+      join_names(names, sizeof names, CLR_KERNEL_COUNT, kernel_name_at);
+      cli_error("unknown kernel '%s' (valid: %s)", val, names);
+      return -1;
+    }
+    return 0;
+  case OPT_OP:
+    if (clr_op_from_name(val, &a->op) != CLR_OK) {
+      join_names(names, sizeof names, CLR_OP_COUNT, op_name_at);
+      cli_error("unknown op '%s' (valid: %s)", val, names);
+      return -1;
+    }
+    return 0;
+  case OPT_TYPE:
+    if (clr_type_from_name(val, &a->type) != CLR_OK) {
+      join_names(names, sizeof names, CLR_TYPE_COUNT, type_name_at);
+      cli_error("unknown type '%s' (valid: %s)", val, names);
+      return -1;
+    }
+    return 0;
+  case OPT_N:
+    if (cli_parse_count(val, &a->n, &why) != 0) {
+      cli_error("bad --n '%s': %s" HINT, val, why);
+      return -1;
+    }
+    a->n_given = 1;
+    return 0;
+  case OPT_INPUT:
+    return parse_string(code, val, &a->input);
+  case OPT_OUTPUT:
+    return parse_string(code, val, &a->output);
+  case OPT_SEED:
+    if (cli_parse_u64(val, &a->seed, &why) != 0) {
+      cli_error("bad --seed '%s': %s" HINT, val, why);
+      return -1;
+    }
+    return 0;
+  case OPT_PLATFORM:
+    return parse_string(code, val, &a->platform);
+  case OPT_DEVICE:
+    return parse_string(code, val, &a->device);
+  case OPT_LIST_DEVICES:
+    if (a->action == CLI_ACTION_RUN)
+      a->action = CLI_ACTION_LIST_DEVICES;
+    return 0;
+  case OPT_LIST_KERNELS:
+    if (a->action == CLI_ACTION_RUN)
+      a->action = CLI_ACTION_LIST_KERNELS;
+    return 0;
+  case OPT_WG:
+    if (parse_positive(code, val, SIZE_MAX, &u) != 0)
+      return -1;
+    a->wg_size = (size_t)u;
+    return 0;
+  case OPT_COARSE:
+    if (parse_positive(code, val, SIZE_MAX, &u) != 0)
+      return -1;
+    a->coarse = (size_t)u;
+    return 0;
+  case OPT_VEC:
+    if (cli_parse_count(val, &u, &why) != 0 ||
+        (u != 1 && u != 2 && u != 4 && u != 8 && u != 16)) {
+      cli_error("bad --vec '%s': must be 1, 2, 4, 8 or 16" HINT, val);
+      return -1;
+    }
+    a->vector_width = (unsigned)u;
+    return 0;
+  case OPT_LAYOUT:
+    if (strcmp(val, "strided") == 0)
+      a->layout = CLR_LAYOUT_STRIDED;
+    else if (strcmp(val, "contiguous") == 0)
+      a->layout = CLR_LAYOUT_CONTIGUOUS;
+    else if (strcmp(val, "auto") == 0)
+      a->layout = CLR_LAYOUT_AUTO;
+    else {
+      cli_error("unknown layout '%s' (valid: strided, contiguous, auto)", val);
+      return -1;
+    }
+    return 0;
+  case OPT_NARROW:
+    a->narrow = 1;
+    return 0;
+  case OPT_EXCLUSIVE:
+    a->exclusive = 1;
+    return 0;
+  case OPT_REPEAT:
+    if (parse_positive(code, val, CLI_MAX_REPEAT, &u) != 0)
+      return -1;
+    a->repeat = (unsigned)u;
+    return 0;
+  case OPT_NO_VERIFY:
+    a->verify = 0;
+    return 0;
+  case OPT_JSON:
+    a->json = 1;
+    return 0;
+  case OPT_HELP:
+    a->action = CLI_ACTION_HELP;
+    return 0;
+  case OPT_VERSION:
+    if (a->action != CLI_ACTION_HELP)
+      a->action = CLI_ACTION_VERSION;
+    return 0;
+  default:
+    cli_error("internal error: unhandled option %d", code);
+    return -1;
+  }
+}
+
+/* Checks between options, for a run. */
+static int check_combination(const cli_args *a) {
+  if (clr_op_supports(a->op, a->type) != CLR_OK) {
+    cli_error("op '%s' is not valid for type %s (and/or need an integer "
+              "type)" HINT,
+              clr_op_name(a->op), clr_type_name(a->type));
+    return -1;
+  }
+  if (!clr_kernel_is_scan(a->kernel)) {
+    if (a->exclusive) {
+      cli_error("--exclusive applies only to scan kernels (kogge-stone, "
+                "kogge-stone-db, brent-kung), not '%s'" HINT,
+                clr_kernel_name(a->kernel));
+      return -1;
+    }
+    if (a->output) {
+      cli_error("--output applies only to scan kernels (kogge-stone, "
+                "kogge-stone-db, brent-kung), not '%s'" HINT,
+                clr_kernel_name(a->kernel));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static void set_defaults(cli_args *a) {
+  memset(a, 0, sizeof *a);
+  a->action = CLI_ACTION_RUN;
+  a->kernel = CLR_REDUCE_COARSE;
+  a->op = CLR_SUM;
+  a->type = CLR_FLOAT;
+  a->n = CLI_DEFAULT_N;
+  a->seed = CLI_DEFAULT_SEED;
+  a->layout = CLR_LAYOUT_AUTO;
+  a->repeat = CLI_DEFAULT_REPEAT;
+  a->verify = 1;
+}
+
+int cli_parse_args(int argc, char **argv, cli_args *out) {
+  set_defaults(out);
+  opterr = 0; /* getopt's own messages are not one-line "clreduce: " ones */
+  optind = 1;
+  for (;;) {
+    int code = getopt_long(argc, argv, ":hV", long_options, NULL);
+    if (code == -1)
+      break;
+    if (code == 'h')
+      code = OPT_HELP;
+    else if (code == 'V')
+      code = OPT_VERSION;
+    if (code == ':') {
+      if (optopt > 0 && optopt < 256)
+        cli_error("option '-%c' needs a value" HINT, optopt);
+      else if (optopt >= 256)
+        cli_error("option '--%s' needs a value" HINT, option_name(optopt));
+      else
+        cli_error("option '%s' needs a value" HINT, argv[optind - 1]);
+      return CLI_EXIT_USAGE;
+    }
+    if (code == '?') {
+      if (optopt >= 256)
+        cli_error("option '--%s' takes no value" HINT, option_name(optopt));
+      else if (optopt > 0)
+        cli_error("unknown option '-%c'" HINT, optopt);
+      else
+        cli_error("unknown or ambiguous option '%s'" HINT, argv[optind - 1]);
+      return CLI_EXIT_USAGE;
+    }
+    if (parse_option(code, optarg, out) != 0)
+      return CLI_EXIT_USAGE;
+  }
+  if (optind < argc) {
+    cli_error("unexpected argument '%s'" HINT, argv[optind]);
+    return CLI_EXIT_USAGE;
+  }
+  if (out->action == CLI_ACTION_RUN && check_combination(out) != 0)
+    return CLI_EXIT_USAGE;
+  return 0;
+}

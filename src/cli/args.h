@@ -1,0 +1,65 @@
+/* Command-line options of clreduce and the parsing of their values. */
+#ifndef CLR_CLI_ARGS_H
+#define CLR_CLI_ARGS_H
+
+#include "clreduce.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum cli_action {
+  CLI_ACTION_RUN,
+  CLI_ACTION_HELP,
+  CLI_ACTION_VERSION,
+  CLI_ACTION_LIST_DEVICES,
+  CLI_ACTION_LIST_KERNELS,
+} cli_action;
+
+/* Default element count when there is no --input. */
+#define CLI_DEFAULT_N 100000000u
+#define CLI_DEFAULT_SEED 42u
+#define CLI_DEFAULT_REPEAT 10u
+#define CLI_MAX_REPEAT 1000000u
+
+typedef struct cli_args {
+  cli_action action;
+  clr_kernel kernel;
+  clr_op op;
+  clr_type type;
+  uint64_t n;         /* element count (CLI_DEFAULT_N unless given)      */
+  int n_given;        /* --n was on the command line                      */
+  const char *input;  /* --input: raw values of type; NULL: generate      */
+  const char *output; /* --output (scans): raw result values; or NULL     */
+  uint64_t seed;
+  const char *platform;  /* --platform, passed to clr_context_config       */
+  const char *device;    /* --device, passed to clr_context_config         */
+  size_t wg_size;        /* --wg; 0 = library's choice                     */
+  size_t coarse;         /* --coarse; 0 = library's choice                 */
+  unsigned vector_width; /* --vec; 0 = library's choice                  */
+  clr_layout layout;     /* --layout                                     */
+  int narrow;            /* --narrow                                     */
+  int exclusive;         /* --exclusive (scans)                          */
+  unsigned repeat;       /* --repeat: timed runs                         */
+  int verify;            /* 0 with --no-verify                           */
+  int json;              /* --json                                       */
+} cli_args;
+
+/* Parse argv.  Returns 0, or CLI_EXIT_USAGE after printing the one-line
+ * reason on stderr. */
+int cli_parse_args(int argc, char **argv, cli_args *out);
+
+/* The --help text. */
+void cli_print_usage(FILE *f);
+
+/* Parse an element count: a decimal mantissa with an optional fraction and
+ * an optional exponent ("100000000", "1e8", "2.5e6"), whose value must be
+ * an exact integer in [1, 2^63).  Computed exactly, never through double.
+ * Returns 0 on success; otherwise -1 with a short reason in *why. */
+int cli_parse_count(const char *s, uint64_t *out, const char **why);
+
+/* Parse a plain decimal uint64 (digits only, 0 .. 2^64-1).  Returns 0 on
+ * success; otherwise -1 with a short reason in *why. */
+int cli_parse_u64(const char *s, uint64_t *out, const char **why);
+
+#endif

@@ -1,0 +1,209 @@
+/* Generated data: see datagen.h for what each operation gets. */
+#include "datagen.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static uint64_t splitmix64(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+void cli_rng_seed(cli_rng *r, uint64_t seed) {
+  uint64_t x = seed;
+  for (int i = 0; i < 4; i++)
+    r->s[i] = splitmix64(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+/* xoshiro256** 1.0 (Blackman and Vigna, public domain). */
+uint64_t cli_rng_next(cli_rng *r) {
+  uint64_t *s = r->s;
+  uint64_t result = rotl(s[1] * 5, 7) * 9;
+  uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+/* Uniform in [0, range) by multiply-shift (bias below 2^-32). */
+static uint64_t below(cli_rng *r, uint64_t range) {
+  return (uint64_t)(((cli_rng_next(r) >> 32) * range) >> 32);
+}
+
+/* Uniform in [0, n) for any n >= 1, by rejection. */
+static uint64_t index_below(cli_rng *r, uint64_t n) {
+  uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  uint64_t x;
+  do
+    x = cli_rng_next(r);
+  while (x >= limit);
+  return x % n;
+}
+
+static double unit53(cli_rng *r) {
+  return (double)(cli_rng_next(r) >> 11) * 0x1p-53;
+}
+
+/* Store element i of an integer array from a 64-bit pattern (truncated). */
+static void store_int(clr_type t, void *data, size_t i, uint64_t bits) {
+  switch (t) {
+  case CLR_INT:
+    ((int32_t *)data)[i] = (int32_t)(uint32_t)bits;
+    break;
+  case CLR_UINT:
+    ((uint32_t *)data)[i] = (uint32_t)bits;
+    break;
+  case CLR_LONG:
+    ((int64_t *)data)[i] = (int64_t)bits;
+    break;
+  default:
+    ((uint64_t *)data)[i] = bits;
+    break;
+  }
+}
+
+static void store_fp(clr_type t, void *data, size_t i, double x) {
+  if (t == CLR_FLOAT)
+    ((float *)data)[i] = (float)x;
+  else
+    ((double *)data)[i] = x;
+}
+
+static int is_fp(clr_type t) { return t == CLR_FLOAT || t == CLR_DOUBLE; }
+static int is_signed(clr_type t) { return t == CLR_INT || t == CLR_LONG; }
+static int type_bits(clr_type t) {
+  return (t == CLR_INT || t == CLR_UINT) ? 32 : 64;
+}
+
+static void gen_sum(clr_type t, cli_rng *r, void *data, size_t n,
+                    const char **what) {
+  if (t == CLR_FLOAT) {
+    for (size_t i = 0; i < n; i++)
+      ((float *)data)[i] = (float)(cli_rng_next(r) >> 40) * 0x1p-24f;
+    *what = "uniform in [0,1)";
+  } else if (t == CLR_DOUBLE) {
+    for (size_t i = 0; i < n; i++)
+      ((double *)data)[i] = unit53(r);
+    *what = "uniform in [0,1)";
+  } else if (is_signed(t)) {
+    for (size_t i = 0; i < n; i++)
+      store_int(t, data, i, (uint64_t)((int64_t)below(r, 2001) - 1000));
+    *what = "uniform integers in [-1000,1000]";
+  } else {
+    for (size_t i = 0; i < n; i++)
+      store_int(t, data, i, below(r, 2001));
+    *what = "uniform integers in [0,2000]";
+  }
+}
+
+static void gen_prod(clr_type t, cli_rng *r, void *data, size_t n,
+                     const char **what) {
+  if (is_fp(t)) {
+    for (size_t i = 0; i < n; i++)
+      store_fp(t, data, i, 1.0 + (unit53(r) - 0.5) * 0x1p-12);
+    *what = "near 1: 1 + (u-0.5)*2^-12, u uniform in [0,1)";
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = cli_rng_next(r);
+    uint64_t v = 1;
+    if ((x >> 40) == 0) /* 2^-24 */
+      v = 2;
+    else if ((x >> 52) == 0) /* 2^-12 */
+      v = 3;
+    else if ((x >> 60) == 0) /* 2^-4 */
+      v = UINT64_MAX;        /* -1, all ones when unsigned */
+    store_int(t, data, i, v);
+  }
+  *what = is_signed(t) ? "1, except -1 (p=2^-4), 3 (p=2^-12), 2 (p=2^-24)"
+                       : "1, except all-ones (p=2^-4), 3 (p=2^-12), "
+                         "2 (p=2^-24)";
+}
+
+static void gen_minmax(clr_type t, cli_rng *r, void *data, size_t n,
+                       const char **what) {
+  if (is_fp(t)) {
+    for (size_t i = 0; i < n; i++) {
+      uint64_t x = cli_rng_next(r);
+      int e = (int)(x & 127) - 64;                  /* [-64, 63] */
+      double m = 1.0 + (double)(x >> 12) * 0x1p-52; /* [1, 2)    */
+      double v = ldexp(m, e);
+      store_fp(t, data, i, (x >> 7) & 1 ? -v : v);
+    }
+    *what = "random sign, magnitude log-uniform in [2^-64,2^64)";
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    store_int(t, data, i, cli_rng_next(r));
+  *what = "uniform over the whole type";
+}
+
+/* A random non-zero value; 1 in 16 has an all-zero low half. */
+static uint64_t nonzero_value(clr_type t, cli_rng *r) {
+  int bits = type_bits(t);
+  uint64_t mask = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  for (;;) {
+    uint64_t x = cli_rng_next(r);
+    if ((x & 15) == 0)
+      x = (x >> 4) << (bits / 2);
+    x &= mask;
+    if (x != 0)
+      return x;
+  }
+}
+
+static void gen_logical(clr_op op, clr_type t, uint64_t seed, cli_rng *r,
+                        void *data, size_t n, const char **what) {
+  int rare = (seed & 1) == 0; /* even seed: rare values present */
+  for (size_t i = 0; i < n; i++) {
+    int is_rare = rare && (cli_rng_next(r) >> 44) == 0; /* 2^-20 */
+    int nonzero = op == CLR_AND ? !is_rare : is_rare;
+    store_int(t, data, i, nonzero ? nonzero_value(t, r) : 0);
+  }
+  if (rare) {
+    size_t at = (size_t)index_below(r, n);
+    store_int(t, data, at, op == CLR_AND ? 0 : nonzero_value(t, r));
+  }
+  if (op == CLR_AND)
+    *what = rare ? "random non-zero values with zeros at rate 2^-20 and at "
+                   "a random index (even seed)"
+                 : "random non-zero values, no zeros (odd seed)";
+  else
+    *what = rare ? "zeros with random non-zero values at rate 2^-20 and at "
+                   "a random index (even seed)"
+                 : "all zeros (odd seed)";
+}
+
+void cli_generate(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
+                  char *desc, size_t desc_size) {
+  cli_rng r;
+  const char *what = "";
+  cli_rng_seed(&r, seed);
+  switch (op) {
+  case CLR_SUM:
+    gen_sum(type, &r, data, n, &what);
+    break;
+  case CLR_PROD:
+    gen_prod(type, &r, data, n, &what);
+    break;
+  case CLR_MIN:
+  case CLR_MAX:
+    gen_minmax(type, &r, data, n, &what);
+    break;
+  default:
+    gen_logical(op, type, seed, &r, data, n, &what);
+    break;
+  }
+  snprintf(desc, desc_size, "%zu %s %s (seed %" PRIu64 ")", n,
+           clr_type_name(type), what, seed);
+}

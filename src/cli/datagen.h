@@ -1,0 +1,40 @@
+/* Generated input data suited to each operation, from a seeded PRNG
+ * (xoshiro256**, seeded through splitmix64), so that runs are repeatable
+ * and the answer is neither trivial nor out of range:
+ *
+ *   sum   float/double: uniform in [0,1) (multiples of 2^-24 / 2^-53)
+ *         int/long: uniform in [-1000,1000]; uint/ulong: in [0,2000]
+ *   prod  float/double: 1 + (u-0.5)*2^-12, u uniform in [0,1), so that a
+ *         product of 1e8 values stays finite and non-zero
+ *         integers: 1, except -1 (all ones for unsigned) with probability
+ *         2^-4, 3 with 2^-12 and 2 with 2^-24 (products wrap)
+ *   min/max  float/double: random sign, magnitude log-uniform in
+ *         [2^-64, 2^64); integers: uniform over the whole type
+ *   and   random non-zero values (1 in 16 with a zero low half); with an
+ *         even seed also zeros, at rate 2^-20 plus one at a random index,
+ *         so the answer is 0 for even seeds and 1 for odd ones
+ *   or    zeros; with an even seed also random non-zero values (as for
+ *         and) at rate 2^-20 plus one at a random index, so the answer is
+ *         1 for even seeds and 0 for odd ones
+ */
+#ifndef CLR_CLI_DATAGEN_H
+#define CLR_CLI_DATAGEN_H
+
+#include "clreduce.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cli_rng {
+  uint64_t s[4];
+} cli_rng;
+
+void cli_rng_seed(cli_rng *r, uint64_t seed);
+uint64_t cli_rng_next(cli_rng *r);
+
+/* Fill data (n elements of type, n >= 1) for op.  desc receives what was
+ * generated, e.g. "100000000 float uniform in [0,1) (seed 42)". */
+void cli_generate(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
+                  char *desc, size_t desc_size);
+
+#endif

@@ -1,0 +1,397 @@
+/* clreduce: generate or read data, reduce or scan it on an OpenCL device,
+ * time it, verify it against the CPU reference and report. */
+#include "args.h"
+#include "cli.h"
+#include "datagen.h"
+#include "fileio.h"
+#include "report.h"
+#include "scancheck.h"
+
+#include "clr_config.h"
+#include "clreduce.h"
+#include "reference.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Everything one run owns; released by run_release. */
+typedef struct run_state {
+  const cli_args *args;
+  clr_context *ctx;
+  void *data; /* the input values                                 */
+  void *out;  /* scans: the device's output                       */
+  size_t n;
+  size_t elem_size;
+  double *kernel_ms, *h2d_ms, *d2h_ms; /* one per timed run       */
+  char data_desc[512];
+  char what[128]; /* "coarse sum of float", for messages          */
+  clr_options opt;
+  cli_report rep;
+} run_state;
+
+static void run_release(run_state *st) {
+  free(st->data);
+  free(st->out);
+  free(st->kernel_ms);
+  free(st->h2d_ms);
+  free(st->d2h_ms);
+  clr_context_release(st->ctx);
+}
+
+static int out_of_memory(size_t count, size_t size, const char *what) {
+  cli_error("out of host memory: %zu %s of %zu bytes", count, what, size);
+  return CLI_EXIT_RUNTIME;
+}
+
+/* A library failure on the context: its status, detail and, for a failed
+ * build, the build log on the following lines.  CLR_ERR_UNSUPPORTED (an op
+ * the kernel cannot do, such as and/or scans) is a usage error like an op
+ * the type cannot do; everything else is a runtime error. */
+static int library_error(const run_state *st, const char *doing, clr_status s) {
+  char what[256];
+  snprintf(what, sizeof what, "%s %s", doing, st->what);
+  cli_status_error(what, s, clr_context_error(st->ctx));
+  if (s == CLR_ERR_BUILD) {
+    const char *log = clr_context_build_log(st->ctx);
+    if (log && log[0]) {
+      size_t len = strlen(log);
+      fputs(log, stderr);
+      if (log[len - 1] != '\n')
+        fputc('\n', stderr);
+    }
+  }
+  return s == CLR_ERR_UNSUPPORTED ? CLI_EXIT_USAGE : CLI_EXIT_RUNTIME;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median (sorts v). */
+static double median(double *v, size_t count) {
+  qsort(v, count, sizeof *v, cmp_double);
+  if (count % 2)
+    return v[count / 2];
+  return 0.5 * (v[count / 2 - 1] + v[count / 2]);
+}
+
+/* --input, or the element count for generated data. */
+static int load_input(run_state *st) {
+  const cli_args *a = st->args;
+  const char *tname = clr_type_name(a->type);
+  if (!a->input) {
+    st->n = (size_t)a->n;
+    if (a->n > SIZE_MAX || st->n > SIZE_MAX / st->elem_size) {
+      cli_error("--n=%llu %s values do not fit in this machine's memory",
+                (unsigned long long)a->n, tname);
+      return CLI_EXIT_RUNTIME;
+    }
+    return 0;
+  }
+  int rc = cli_read_input(a->input, st->elem_size, tname, &st->data, &st->n);
+  if (rc != 0)
+    return rc;
+  if (a->n_given && a->n != (uint64_t)st->n) {
+    cli_error("--n=%llu does not match the %zu %s values in '%s'",
+              (unsigned long long)a->n, st->n, tname, a->input);
+    return CLI_EXIT_USAGE;
+  }
+  snprintf(st->data_desc, sizeof st->data_desc, "%zu %s from file '%s'", st->n,
+           tname, a->input);
+  return 0;
+}
+
+static int create_context(run_state *st) {
+  clr_context_config cfg;
+  char detail[512] = "";
+  memset(&cfg, 0, sizeof cfg);
+  cfg.platform = st->args->platform;
+  cfg.device = st->args->device;
+  clr_status s = clr_context_create(&cfg, &st->ctx, detail, sizeof detail);
+  if (s != CLR_OK) {
+    st->ctx = NULL;
+    return cli_status_error("creating the OpenCL context", s, detail);
+  }
+  s = clr_context_device(st->ctx, &st->rep.device);
+  if (s != CLR_OK)
+    return cli_status_error("querying the device", s,
+                            clr_context_error(st->ctx));
+  return 0;
+}
+
+static int generate_data(run_state *st) {
+  const cli_args *a = st->args;
+  if (st->data)
+    return 0; /* read from --input */
+  st->data = malloc(st->n * st->elem_size);
+  if (!st->data)
+    return out_of_memory(st->n, st->elem_size, "input values");
+  cli_generate(a->op, a->type, a->seed, st->data, st->n, st->data_desc,
+               sizeof st->data_desc);
+  return 0;
+}
+
+static void set_options(run_state *st) {
+  const cli_args *a = st->args;
+  clr_options_init(&st->opt);
+  st->opt.kernel = a->kernel;
+  st->opt.wg_size = a->wg_size;
+  st->opt.coarse = a->coarse;
+  st->opt.vector_width = a->vector_width;
+  st->opt.layout = a->layout;
+  st->opt.narrow_accumulator = a->narrow;
+  st->opt.exclusive = a->exclusive;
+}
+
+static int prepare(run_state *st) {
+  const cli_args *a = st->args;
+  clr_timing t;
+  clr_status s = clr_prepare(st->ctx, &st->opt, a->op, a->type);
+  if (s != CLR_OK)
+    return library_error(st, "building", s);
+  s = clr_last_timing(st->ctx, &t);
+  if (s != CLR_OK)
+    return library_error(st, "reading the build time of", s);
+  st->rep.build_ms = t.build_ms;
+  return 0;
+}
+
+/* Record timed run i (0-based) from the context's last timing. */
+static int record_timing(run_state *st, unsigned i, clr_timing *t) {
+  clr_status s = clr_last_timing(st->ctx, t);
+  if (s != CLR_OK)
+    return library_error(st, "reading the timing of", s);
+  st->kernel_ms[i] = t->kernel_ms;
+  st->h2d_ms[i] = t->h2d_ms;
+  st->d2h_ms[i] = t->d2h_ms;
+  return 0;
+}
+
+/* One warm-up and --repeat timed reductions, each checked against the
+ * reference (when verifying). */
+static int run_reduce(run_state *st) {
+  const cli_args *a = st->args;
+  cli_report *r = &st->rep;
+  clr_reference ref;
+  if (a->verify)
+    clr_ref_reduce(a->op, a->type, a->narrow, st->data, st->n, &ref);
+  for (unsigned run = 0; run <= a->repeat; run++) {
+    clr_value result;
+    clr_timing t;
+    clr_status s = clr_reduce_host(st->ctx, &st->opt, a->op, a->type, st->data,
+                                   st->n, &result);
+    if (s != CLR_OK)
+      return library_error(st, "running", s);
+    if (run > 0) {
+      int rc = record_timing(st, run - 1, &t);
+      if (rc != 0)
+        return rc;
+    } else if ((s = clr_last_timing(st->ctx, &t)) != CLR_OK) {
+      return library_error(st, "reading the timing of", s);
+    }
+    int keep = run == a->repeat && r->runs_failed == 0;
+    if (a->verify) {
+      clr_check chk;
+      clr_ref_check(&ref, &result, t.error_depth, &chk);
+      r->runs_checked++;
+      if (!chk.ok && r->runs_failed++ == 0) {
+        r->failed_run = run + 1;
+        keep = 1;
+      }
+      if (keep) {
+        r->reference = ref.value;
+        r->exact = chk.exact;
+        r->error = chk.error;
+        r->bound = chk.bound;
+        r->verdict = chk.ok ? CLI_VERIFY_PASSED : CLI_VERIFY_FAILED;
+      }
+    }
+    if (keep) {
+      r->result = result;
+      r->timing = t;
+    }
+  }
+  return 0;
+}
+
+/* One warm-up and --repeat timed scans; the last output is checked. */
+static int run_scan(run_state *st) {
+  const cli_args *a = st->args;
+  cli_report *r = &st->rep;
+  st->out = malloc(st->n * st->elem_size);
+  if (!st->out)
+    return out_of_memory(st->n, st->elem_size, "output values");
+  for (unsigned run = 0; run <= a->repeat; run++) {
+    clr_timing t;
+    clr_status s = clr_scan_host(st->ctx, &st->opt, a->op, a->type, st->data,
+                                 st->out, st->n);
+    if (s != CLR_OK)
+      return library_error(st, "running", s);
+    if (run > 0) {
+      int rc = record_timing(st, run - 1, &t);
+      if (rc != 0)
+        return rc;
+      r->timing = t;
+    }
+  }
+  /* The result is the last element: the scan's total (inclusive). */
+  memset(&r->result, 0, sizeof r->result);
+  r->result.type = a->type;
+  memcpy(&r->result.v, (unsigned char *)st->out + (st->n - 1) * st->elem_size,
+         st->elem_size);
+  if (a->verify) {
+    cli_scan_check chk;
+    cli_scan_verify(a->op, a->type, a->exclusive, st->data, st->out, st->n,
+                    r->timing.error_depth, &chk);
+    r->verdict = chk.ok ? CLI_VERIFY_PASSED : CLI_VERIFY_FAILED;
+    r->reference = chk.ref_last;
+    r->exact = chk.exact;
+    r->error = chk.worst_error;
+    r->bound = chk.worst_bound;
+    r->worst_index = chk.worst_index;
+    r->worst_ratio = chk.worst_ratio;
+    r->n_bad = chk.n_bad;
+    r->worst_result = chk.got_worst;
+    r->worst_reference = chk.ref_worst;
+  }
+  /* The output file holds a scan that passed (or was not checked). */
+  if (a->output && r->verdict != CLI_VERIFY_FAILED) {
+    int rc = cli_write_output(a->output, st->out, st->n * st->elem_size);
+    if (rc != 0)
+      return rc;
+    r->output = a->output;
+  }
+  return 0;
+}
+
+static void summarize(run_state *st) {
+  const cli_args *a = st->args;
+  cli_report *r = &st->rep;
+  unsigned count = a->repeat;
+  r->kernel_ms = median(st->kernel_ms, count); /* sorts */
+  r->kernel_ms_min = st->kernel_ms[0];
+  r->kernel_ms_max = st->kernel_ms[count - 1];
+  r->h2d_ms = median(st->h2d_ms, count);
+  r->d2h_ms = median(st->d2h_ms, count);
+  double bytes = (double)st->n * (double)st->elem_size * (r->is_scan ? 2 : 1);
+  r->gbps = r->kernel_ms > 0 ? bytes / (r->kernel_ms * 1e-3) / 1e9 : 0.0;
+}
+
+static int run_steps(run_state *st) {
+  const cli_args *a = st->args;
+  cli_report *r = &st->rep;
+  int rc;
+  st->elem_size = clr_type_size(a->type);
+  snprintf(st->what, sizeof st->what, "%s %s of %s", clr_kernel_name(a->kernel),
+           clr_op_name(a->op), clr_type_name(a->type));
+  if ((rc = load_input(st)) != 0 || (rc = create_context(st)) != 0 ||
+      (rc = generate_data(st)) != 0)
+    return rc;
+  set_options(st);
+  if ((rc = prepare(st)) != 0)
+    return rc;
+
+  st->kernel_ms = malloc(a->repeat * sizeof *st->kernel_ms);
+  st->h2d_ms = malloc(a->repeat * sizeof *st->h2d_ms);
+  st->d2h_ms = malloc(a->repeat * sizeof *st->d2h_ms);
+  if (!st->kernel_ms || !st->h2d_ms || !st->d2h_ms)
+    return out_of_memory(a->repeat, sizeof(double), "timings");
+
+  r->kernel = a->kernel;
+  r->op = a->op;
+  r->type = a->type;
+  r->is_scan = clr_kernel_is_scan(a->kernel);
+  r->exclusive = a->exclusive;
+  r->result_type =
+      r->is_scan ? a->type : clr_result_type(a->op, a->type, a->narrow);
+  r->n = st->n;
+  r->seed = a->seed;
+  r->generated = a->input == NULL;
+  r->data = st->data_desc;
+  r->repeat = a->repeat;
+  r->verdict = CLI_VERIFY_SKIPPED;
+
+  rc = r->is_scan ? run_scan(st) : run_reduce(st);
+  if (rc != 0)
+    return rc;
+  summarize(st);
+  if (a->json)
+    cli_report_json(stdout, r);
+  else
+    cli_report_human(stdout, r);
+  return r->verdict == CLI_VERIFY_FAILED ? CLI_EXIT_VERIFY : CLI_EXIT_OK;
+}
+
+static int run(const cli_args *a) {
+  run_state st;
+  memset(&st, 0, sizeof st);
+  st.args = a;
+  int rc = run_steps(&st);
+  run_release(&st);
+  return rc;
+}
+
+static int list_devices(const cli_args *a) {
+  size_t cap = 16, count = 0;
+  clr_device_desc *devs = NULL;
+  for (;;) {
+    devs = calloc(cap, sizeof *devs);
+    if (!devs)
+      return out_of_memory(cap, sizeof *devs, "device descriptions");
+    clr_status s = clr_list_devices(devs, cap, &count);
+    if (s != CLR_OK) {
+      free(devs);
+      return cli_status_error("listing devices", s, NULL);
+    }
+    if (count <= cap)
+      break;
+    free(devs);
+    cap = count;
+  }
+  if (a->json)
+    cli_list_devices_json(stdout, devs, count);
+  else
+    cli_list_devices_human(stdout, devs, count);
+  free(devs);
+  return 0;
+}
+
+/* Output that could not be written (a full disk, a closed pipe) is a
+ * runtime error. */
+static int finish_stdout(int rc) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    cli_error("cannot write to standard output");
+    return rc ? rc : CLI_EXIT_RUNTIME;
+  }
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  cli_args args;
+  int rc = cli_parse_args(argc, argv, &args);
+  if (rc != 0)
+    return rc;
+  switch (args.action) {
+  case CLI_ACTION_HELP:
+    cli_print_usage(stdout);
+    rc = CLI_EXIT_OK;
+    break;
+  case CLI_ACTION_VERSION:
+    printf("clreduce %s\n", CLR_VERSION);
+    rc = CLI_EXIT_OK;
+    break;
+  case CLI_ACTION_LIST_KERNELS:
+    cli_list_kernels(stdout, args.json);
+    rc = CLI_EXIT_OK;
+    break;
+  case CLI_ACTION_LIST_DEVICES:
+    rc = list_devices(&args);
+    break;
+  default:
+    rc = run(&args);
+    break;
+  }
+  return finish_stdout(rc);
+}

@@ -1,0 +1,409 @@
+/* Human and JSON output. */
+#include "report.h"
+
+#include "reference.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ helpers */
+
+/* Length of a string in a fixed-size field, which may lack its NUL. */
+#define FIELD_LEN(arr) strnlen((arr), sizeof(arr))
+
+static void json_string_n(FILE *f, const char *s, size_t len) {
+  fputc('"', f);
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    switch (c) {
+    case '"':
+      fputs("\\\"", f);
+      break;
+    case '\\':
+      fputs("\\\\", f);
+      break;
+    case '\b':
+      fputs("\\b", f);
+      break;
+    case '\f':
+      fputs("\\f", f);
+      break;
+    case '\n':
+      fputs("\\n", f);
+      break;
+    case '\r':
+      fputs("\\r", f);
+      break;
+    case '\t':
+      fputs("\\t", f);
+      break;
+    default:
+      if (c < 0x20 || c == 0x7f)
+        fprintf(f, "\\u%04x", c);
+      else
+        fputc(c, f);
+      break;
+    }
+  }
+  fputc('"', f);
+}
+
+static void json_string(FILE *f, const char *s) {
+  if (s)
+    json_string_n(f, s, strlen(s));
+  else
+    fputs("null", f);
+}
+
+/* A double as a JSON number, or "nan" / "inf" / "-inf" as strings. */
+static void json_double(FILE *f, double x) {
+  if (isnan(x))
+    fputs("\"nan\"", f);
+  else if (isinf(x))
+    fputs(x > 0 ? "\"inf\"" : "\"-inf\"", f);
+  else
+    fprintf(f, "%.9g", x);
+}
+
+static int value_is_finite(const clr_value *v) {
+  if (v->type == CLR_FLOAT)
+    return isfinite(v->v.f);
+  if (v->type == CLR_DOUBLE)
+    return isfinite(v->v.d);
+  return 1;
+}
+
+/* A value: integers exactly, floats with enough digits to round-trip. */
+static void json_value(FILE *f, const clr_value *v) {
+  if (!value_is_finite(v)) {
+    json_double(f, clr_value_as_double(v));
+    return;
+  }
+  char buf[64];
+  clr_value_format(v, buf, sizeof buf);
+  fputs(buf, f);
+}
+
+static void format_value(const clr_value *v, char *buf, size_t size) {
+  clr_value_format(v, buf, size);
+}
+
+static const char *yes_no(int b) { return b ? "yes" : "no"; }
+static const char *json_bool(int b) { return b ? "true" : "false"; }
+
+static void human_bytes(uint64_t bytes, char *buf, size_t size) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double x = (double)bytes;
+  int u = 0;
+  while (x >= 1024.0 && u < 5) {
+    x /= 1024.0;
+    u++;
+  }
+  if (u == 0)
+    snprintf(buf, size, "%" PRIu64 " B", bytes);
+  else
+    snprintf(buf, size, "%.2f %s", x, units[u]);
+}
+
+/* ------------------------------------------------------------ human */
+
+static void human_verification(FILE *f, const cli_report *r) {
+  char got[64], want[64];
+  if (r->verdict == CLI_VERIFY_SKIPPED) {
+    fprintf(f, "reference:  not computed (--no-verify)\n");
+    return;
+  }
+  format_value(&r->reference, want, sizeof want);
+  fprintf(f, "reference:  %s%s\n", r->is_scan ? "last element " : "", want);
+  if (r->is_scan) {
+    format_value(&r->worst_result, got, sizeof got);
+    format_value(&r->worst_reference, want, sizeof want);
+    if (r->exact) {
+      if (r->n_bad == 0)
+        fprintf(f, "error:      exact match (all %zu elements)\n", r->n);
+      else
+        fprintf(f,
+                "error:      MISMATCH in %zu of %zu elements, first at "
+                "index %zu: got %s, expected %s\n",
+                r->n_bad, r->n, r->worst_index, got, want);
+    } else {
+      fprintf(f,
+              "error:      worst element %zu: got %s, expected %s, error "
+              "%.3g, bound %.3g (%.3g of the bound)\n",
+              r->worst_index, got, want, r->error, r->bound, r->worst_ratio);
+      if (r->n_bad)
+        fprintf(f, "            %zu of %zu elements are outside their bound\n",
+                r->n_bad, r->n);
+    }
+    return;
+  }
+  if (r->exact) {
+    if (r->verdict == CLI_VERIFY_PASSED)
+      fprintf(f, "error:      exact match\n");
+    else
+      fprintf(f, "error:      MISMATCH (differs by %.17g)\n", r->error);
+  } else {
+    double ratio =
+        r->bound > 0 && isfinite(r->bound) ? r->error / r->bound : 0.0;
+    fprintf(f, "error:      %.3g (bound %.3g, %.3g of the bound)%s\n", r->error,
+            r->bound, ratio,
+            r->verdict == CLI_VERIFY_PASSED ? "" : " OUT OF BOUND");
+  }
+  if (r->runs_failed)
+    fprintf(f,
+            "runs:       %u of %u runs failed; the result shown is from run "
+            "%u (run 1 is the warm-up)\n",
+            r->runs_failed, r->runs_checked, r->failed_run);
+}
+
+void cli_report_human(FILE *f, const cli_report *r) {
+  const clr_device_desc *d = &r->device;
+  char buf[64];
+  fprintf(f, "device:     %.*s (%.*s, %.*s)\n", (int)FIELD_LEN(d->device_name),
+          d->device_name, (int)FIELD_LEN(d->platform_name), d->platform_name,
+          (int)FIELD_LEN(d->device_version), d->device_version);
+  fprintf(f, "data:       %s\n", r->data);
+  fprintf(f,
+          "run:        %s %s%s of %s -> %s, %u timed run%s after 1 "
+          "warm-up\n",
+          clr_kernel_name(r->kernel),
+          r->is_scan ? (r->exclusive ? "exclusive " : "inclusive ") : "",
+          clr_op_name(r->op), clr_type_name(r->type),
+          clr_type_name(r->result_type), r->repeat, r->repeat == 1 ? "" : "s");
+  size_t np = r->timing.n_passes;
+  if (np > CLR_MAX_PASSES)
+    np = CLR_MAX_PASSES;
+  if (r->timing.chunks > 1)
+    fprintf(f, "chunks:     %zu (input streamed; passes of the first chunk)\n",
+            r->timing.chunks);
+  for (size_t i = 0; i < np; i++) {
+    const clr_pass_info *p = &r->timing.passes[i];
+    char label[32];
+    snprintf(label, sizeof label, "pass %zu:", i + 1);
+    fprintf(f, "%-11s n_in=%zu global=%zu local=%zu %.3f ms\n", label, p->n_in,
+            p->global_size, p->local_size, p->ms);
+  }
+  format_value(&r->result, buf, sizeof buf);
+  fprintf(f, "result:     %s%s\n", r->is_scan ? "last element " : "", buf);
+  human_verification(f, r);
+  fprintf(f, "kernel:     %.3f ms median (min %.3f, max %.3f over %u run%s)\n",
+          r->kernel_ms, r->kernel_ms_min, r->kernel_ms_max, r->repeat,
+          r->repeat == 1 ? "" : "s");
+  fprintf(f, "h2d:        %.3f ms median\n", r->h2d_ms);
+  if (r->is_scan)
+    fprintf(f, "d2h:        %.3f ms median\n", r->d2h_ms);
+  fprintf(f, "build:      %.3f ms\n", r->build_ms);
+  if (r->gbps > 0)
+    fprintf(f, "bandwidth:  %.3g GB/s%s\n", r->gbps,
+            r->is_scan ? " (read + write)" : "");
+  else
+    fprintf(f, "bandwidth:  n/a (no kernel time)\n");
+  if (r->output)
+    fprintf(f, "output:     %s\n", r->output);
+  switch (r->verdict) {
+  case CLI_VERIFY_PASSED:
+    fprintf(f, "verified: yes\n");
+    break;
+  case CLI_VERIFY_FAILED:
+    fprintf(f, "VERIFICATION FAILED\n");
+    break;
+  default:
+    fprintf(f, "verified: skipped (--no-verify)\n");
+    break;
+  }
+}
+
+/* ------------------------------------------------------------ JSON */
+
+void cli_report_json(FILE *f, const cli_report *r) {
+  const clr_device_desc *d = &r->device;
+  int verified = r->verdict != CLI_VERIFY_SKIPPED;
+  fputs("{\"kernel\":", f);
+  json_string(f, clr_kernel_name(r->kernel));
+  fputs(",\"scan\":", f);
+  fputs(json_bool(r->is_scan), f);
+  if (r->is_scan)
+    fprintf(f, ",\"exclusive\":%s", json_bool(r->exclusive));
+  fputs(",\"op\":", f);
+  json_string(f, clr_op_name(r->op));
+  fputs(",\"type\":", f);
+  json_string(f, clr_type_name(r->type));
+  fputs(",\"result_type\":", f);
+  json_string(f, clr_type_name(r->result_type));
+  fprintf(f, ",\"n\":%zu", r->n);
+  if (r->generated)
+    fprintf(f, ",\"seed\":%" PRIu64, r->seed);
+  else
+    fputs(",\"seed\":null", f);
+  fputs(",\"data\":", f);
+  json_string(f, r->data);
+  fputs(",\"device\":", f);
+  json_string_n(f, d->device_name, FIELD_LEN(d->device_name));
+  fputs(",\"platform\":", f);
+  json_string_n(f, d->platform_name, FIELD_LEN(d->platform_name));
+  fputs(",\"device_version\":", f);
+  json_string_n(f, d->device_version, FIELD_LEN(d->device_version));
+  fputs(",\"result\":", f);
+  json_value(f, &r->result);
+  fputs(",\"reference\":", f);
+  if (verified)
+    json_value(f, &r->reference);
+  else
+    fputs("null", f);
+  fprintf(f, ",\"verified\":%s",
+          verified ? json_bool(r->verdict == CLI_VERIFY_PASSED) : "null");
+  if (verified) {
+    fprintf(f, ",\"exact\":%s,\"error\":", json_bool(r->exact));
+    json_double(f, r->error);
+    fputs(",\"bound\":", f);
+    json_double(f, r->bound);
+  } else {
+    fputs(",\"exact\":null,\"error\":null,\"bound\":null", f);
+  }
+  if (r->is_scan) {
+    if (verified) {
+      fprintf(f, ",\"worst_index\":%zu,\"worst_ratio\":", r->worst_index);
+      json_double(f, r->worst_ratio);
+      fprintf(f, ",\"bad_elements\":%zu", r->n_bad);
+    }
+    fputs(",\"output\":", f);
+    json_string(f, r->output);
+  } else if (verified) {
+    fprintf(f, ",\"runs_checked\":%u,\"runs_failed\":%u", r->runs_checked,
+            r->runs_failed);
+    if (r->runs_failed)
+      fprintf(f, ",\"failed_run\":%u", r->failed_run);
+  }
+  fprintf(f, ",\"error_depth\":%zu,\"repeat\":%u", r->timing.error_depth,
+          r->repeat);
+  fputs(",\"kernel_ms\":", f);
+  json_double(f, r->kernel_ms);
+  fputs(",\"kernel_ms_min\":", f);
+  json_double(f, r->kernel_ms_min);
+  fputs(",\"kernel_ms_max\":", f);
+  json_double(f, r->kernel_ms_max);
+  fputs(",\"gbps\":", f);
+  if (r->gbps > 0)
+    json_double(f, r->gbps);
+  else
+    fputs("null", f);
+  fputs(",\"h2d_ms\":", f);
+  json_double(f, r->h2d_ms);
+  if (r->is_scan) {
+    fputs(",\"d2h_ms\":", f);
+    json_double(f, r->d2h_ms);
+  }
+  fputs(",\"build_ms\":", f);
+  json_double(f, r->build_ms);
+  fprintf(f, ",\"chunks\":%zu,\"passes\":[", r->timing.chunks);
+  size_t np = r->timing.n_passes;
+  if (np > CLR_MAX_PASSES)
+    np = CLR_MAX_PASSES;
+  for (size_t i = 0; i < np; i++) {
+    const clr_pass_info *p = &r->timing.passes[i];
+    fprintf(f, "%s{\"n_in\":%zu,\"global_size\":%zu,\"local_size\":%zu,\"ms\":",
+            i ? "," : "", p->n_in, p->global_size, p->local_size);
+    json_double(f, p->ms);
+    fputc('}', f);
+  }
+  fputs("]}\n", f);
+}
+
+/* ------------------------------------------------------------ listings */
+
+void cli_list_devices_human(FILE *f, const clr_device_desc *devs,
+                            size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    const clr_device_desc *d = &devs[i];
+    char global[32], alloc[32];
+    human_bytes(d->global_mem_size, global, sizeof global);
+    human_bytes(d->max_alloc_size, alloc, sizeof alloc);
+    fprintf(f, "[%zu] platform %u: %.*s\n", i, d->platform_index,
+            (int)FIELD_LEN(d->platform_name), d->platform_name);
+    fprintf(f, "    device %u: %.*s (%s)\n", d->device_index,
+            (int)FIELD_LEN(d->device_name), d->device_name,
+            d->is_gpu   ? "GPU"
+            : d->is_cpu ? "CPU"
+                        : "other");
+    fprintf(f, "    version: %.*s, driver %.*s\n",
+            (int)FIELD_LEN(d->device_version), d->device_version,
+            (int)FIELD_LEN(d->driver_version), d->driver_version);
+    fprintf(f,
+            "    compute units: %u, global memory: %s, max alloc: %s, "
+            "fp64: %s\n",
+            d->compute_units, global, alloc, yes_no(d->has_fp64));
+  }
+}
+
+void cli_list_devices_json(FILE *f, const clr_device_desc *devs, size_t count) {
+  fputs("{\"devices\":[", f);
+  for (size_t i = 0; i < count; i++) {
+    const clr_device_desc *d = &devs[i];
+    fprintf(f, "%s{\"index\":%zu,\"platform_index\":%u,\"device_index\":%u",
+            i ? "," : "", i, d->platform_index, d->device_index);
+    fputs(",\"platform\":", f);
+    json_string_n(f, d->platform_name, FIELD_LEN(d->platform_name));
+    fputs(",\"device\":", f);
+    json_string_n(f, d->device_name, FIELD_LEN(d->device_name));
+    fputs(",\"version\":", f);
+    json_string_n(f, d->device_version, FIELD_LEN(d->device_version));
+    fputs(",\"driver\":", f);
+    json_string_n(f, d->driver_version, FIELD_LEN(d->driver_version));
+    fprintf(f,
+            ",\"gpu\":%s,\"cpu\":%s,\"compute_units\":%u,"
+            "\"global_mem_size\":%" PRIu64 ",\"max_alloc_size\":%" PRIu64
+            ",\"local_mem_size\":%" PRIu64
+            ",\"max_work_group_size\":%zu,\"fp64\":%s}",
+            json_bool(d->is_gpu), json_bool(d->is_cpu), d->compute_units,
+            d->global_mem_size, d->max_alloc_size, d->local_mem_size,
+            d->max_work_group_size, json_bool(d->has_fp64));
+  }
+  fputs("]}\n", f);
+}
+
+static const char *kernel_description(clr_kernel k) {
+  switch (k) {
+  case CLR_REDUCE_INTERLEAVED:
+    return "interleaved addressing (tid % (2*s) == 0): divergent, the "
+           "baseline";
+  case CLR_REDUCE_SEQUENTIAL:
+    return "sequential addressing, stride halving: no divergence";
+  case CLR_REDUCE_FIRST_ADD:
+    return "two elements combined while loading: half the work-items";
+  case CLR_REDUCE_COARSE:
+    return "many elements per work-item in registers, then a tree "
+           "(default)";
+  case CLR_SCAN_KOGGE_STONE:
+    return "stride doubling, two barriers per step";
+  case CLR_SCAN_KOGGE_STONE_DB:
+    return "double-buffered Kogge-Stone, one barrier per step";
+  case CLR_SCAN_BRENT_KUNG:
+    return "work-efficient up-sweep / down-sweep";
+  default:
+    return "";
+  }
+}
+
+void cli_list_kernels(FILE *f, int json) {
+  if (json)
+    fputs("{\"kernels\":[", f);
+  for (int i = 0; i < CLR_KERNEL_COUNT; i++) {
+    clr_kernel k = (clr_kernel)i;
+    const char *kind = clr_kernel_is_scan(k) ? "scan" : "reduction";
+    if (json) {
+      fputs(i ? ",{\"name\":" : "{\"name\":", f);
+      json_string(f, clr_kernel_name(k));
+      fputs(",\"kind\":", f);
+      json_string(f, kind);
+      fputs(",\"description\":", f);
+      json_string(f, kernel_description(k));
+      fputc('}', f);
+    } else {
+      fprintf(f, "%-15s %-10s %s\n", clr_kernel_name(k), kind,
+              kernel_description(k));
+    }
+  }
+  if (json)
+    fputs("]}\n", f);
+}

@@ -1,0 +1,64 @@
+/* What a run found, printed for people or as one JSON object; and the
+ * --list-devices / --list-kernels listings. */
+#ifndef CLR_CLI_REPORT_H
+#define CLR_CLI_REPORT_H
+
+#include "clreduce.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* How verification went. */
+typedef enum cli_verdict {
+  CLI_VERIFY_SKIPPED, /* --no-verify: JSON "verified": null */
+  CLI_VERIFY_FAILED,
+  CLI_VERIFY_PASSED,
+} cli_verdict;
+
+typedef struct cli_report {
+  /* what ran */
+  clr_kernel kernel;
+  clr_op op;
+  clr_type type;
+  clr_type result_type;
+  int is_scan;
+  int exclusive;
+  size_t n;
+  uint64_t seed;
+  int generated;      /* data generated (seed meaningful), not read     */
+  const char *data;   /* "100000000 float uniform in [0,1) (seed 42)"   */
+  const char *output; /* scans: --output file written, or NULL          */
+  clr_device_desc device;
+
+  /* shape and times */
+  clr_timing timing; /* the reported run: passes, chunks, error depth  */
+  unsigned repeat;   /* timed runs                                     */
+  double kernel_ms, kernel_ms_min, kernel_ms_max; /* median, min, max   */
+  double h2d_ms, d2h_ms;                          /* medians            */
+  double build_ms;
+  double gbps; /* bytes moved / median kernel time; 0 when unknown   */
+
+  /* result and verification; a scan reports its last element */
+  clr_value result;
+  cli_verdict verdict;
+  clr_value reference;
+  int exact;    /* exact match required                               */
+  double error; /* |result - reference| (scans: at the worst element) */
+  double bound; /* allowed error there (0 when exact)                  */
+  /* reductions: every run is checked */
+  unsigned runs_checked, runs_failed, failed_run; /* failed_run: 1-based */
+  /* scans */
+  size_t worst_index, n_bad;
+  double worst_ratio;
+  clr_value worst_result, worst_reference;
+} cli_report;
+
+void cli_report_human(FILE *f, const cli_report *r);
+void cli_report_json(FILE *f, const cli_report *r);
+
+void cli_list_devices_human(FILE *f, const clr_device_desc *d, size_t count);
+void cli_list_devices_json(FILE *f, const clr_device_desc *d, size_t count);
+void cli_list_kernels(FILE *f, int json);
+
+#endif

@@ -1,0 +1,271 @@
+/* CPU prefix scan, compared element by element as it runs. */
+#include "scancheck.h"
+
+#include "reference.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static clr_value value_at(clr_type t, const void *data, size_t i) {
+  clr_value v;
+  size_t size = clr_type_size(t);
+  memset(&v, 0, sizeof v);
+  v.type = t;
+  memcpy(&v.v, (const unsigned char *)data + i * size, size);
+  return v;
+}
+
+static clr_value fp_value(clr_type t, long double x) {
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  v.type = t;
+  if (t == CLR_FLOAT)
+    v.v.f = (float)x;
+  else
+    v.v.d = (double)x;
+  return v;
+}
+
+static long double load_fp(clr_type t, const void *data, size_t i) {
+  return t == CLR_FLOAT ? (long double)((const float *)data)[i]
+                        : (long double)((const double *)data)[i];
+}
+
+static long double fp_of(const clr_value *v) {
+  return v->type == CLR_FLOAT ? (long double)v->v.f : (long double)v->v.d;
+}
+
+static int is_fp(clr_type t) { return t == CLR_FLOAT || t == CLR_DOUBLE; }
+
+static int same_value(const clr_value *a, const clr_value *b) {
+  if (is_fp(a->type) && isnan(fp_of(a)) && isnan(fp_of(b)))
+    return 1;
+  return memcmp(&a->v, &b->v, clr_type_size(a->type)) == 0;
+}
+
+/* Integers, and float/double min and max: exact. */
+static void verify_exact(clr_op op, clr_type type, int exclusive,
+                         const void *in, const void *out, size_t n,
+                         cli_scan_check *res) {
+  clr_value acc = clr_identity(op, type);
+  res->exact = 1;
+  for (size_t i = 0; i < n; i++) {
+    clr_value want;
+    clr_value x = value_at(type, in, i);
+    if (exclusive) {
+      want = acc;
+      acc = clr_combine(op, acc, x);
+    } else {
+      acc = clr_combine(op, acc, x);
+      want = acc;
+    }
+    clr_value got = value_at(type, out, i);
+    if (!same_value(&got, &want)) {
+      if (res->n_bad++ == 0) {
+        res->worst_index = i;
+        res->got_worst = got;
+        res->ref_worst = want;
+        res->worst_error =
+            fabs(clr_value_as_double(&got) - clr_value_as_double(&want));
+        if (res->worst_error == 0 || isnan(res->worst_error))
+          res->worst_error = INFINITY; /* e.g. -0 against +0, NaN */
+        res->worst_ratio = INFINITY;
+      }
+    }
+    if (i == n - 1) {
+      res->got_last = got;
+      res->ref_last = want;
+    }
+  }
+  if (res->n_bad == 0) {
+    res->got_worst = res->got_last;
+    res->ref_worst = res->ref_last;
+    res->worst_index = n - 1;
+  }
+}
+
+/* clr_ref_check's rules for one rounded element. */
+static void compare_rounded(clr_type t, long double g, long double w,
+                            double bound, int may_overflow, int *ok,
+                            double *err) {
+  if (isnan(w) || isinf(w) || isnan(g) || isinf(g)) {
+    long double r =
+        t == CLR_FLOAT ? (long double)(float)w : (long double)(double)w;
+    if (isnan(w))
+      *ok = isnan(g);
+    else if (isinf(r))
+      *ok = g == r;
+    else
+      *ok = 0;
+    if (!*ok && may_overflow && (isnan(g) || isinf(g)))
+      *ok = 1;
+    *err = *ok ? 0.0 : INFINITY;
+    return;
+  }
+  *err = (double)fabsl(g - w);
+  *ok = *err <= bound;
+}
+
+/* Running state of the rounded reference. */
+typedef struct rounded_ref {
+  /* sum: Neumaier sum s + c of the finite elements, sum |x|, and counts of
+   * the non-finite ones */
+  double s, c, abs_sum;
+  size_t nans, pos_inf, neg_inf;
+  /* prod */
+  long double p, max_partial;
+  size_t count; /* elements covered */
+} rounded_ref;
+
+static void sum_add(rounded_ref *r, double x) {
+  r->count++;
+  if (isnan(x)) {
+    r->nans++;
+    return;
+  }
+  if (isinf(x)) {
+    if (x > 0)
+      r->pos_inf++;
+    else
+      r->neg_inf++;
+    return;
+  }
+  double t = r->s + x;
+  if (fabs(r->s) >= fabs(x))
+    r->c += (r->s - t) + x;
+  else
+    r->c += (x - t) + r->s;
+  r->s = t;
+  r->abs_sum += fabs(x);
+}
+
+static void prod_add(rounded_ref *r, long double x) {
+  r->count++;
+  r->p *= x;
+  if (fabsl(r->p) > r->max_partial && !isinf(r->p))
+    r->max_partial = fabsl(r->p);
+}
+
+static void ref_add(clr_op op, rounded_ref *r, const void *data, clr_type t,
+                    size_t i) {
+  if (op == CLR_PROD)
+    prod_add(r, load_fp(t, data, i));
+  else
+    sum_add(r, t == CLR_FLOAT ? (double)((const float *)data)[i]
+                              : ((const double *)data)[i]);
+}
+
+/* What the bounds need, computed once per scan. */
+typedef struct bound_consts {
+  double u;           /* unit roundoff of the type                  */
+  double type_max;    /* largest finite value of the type           */
+  double gamma_depth; /* gamma_k(u), k the scan's error depth (sum) */
+} bound_consts;
+
+/* The reference value, its bound and whether overflow is acceptable. */
+static long double ref_value(clr_op op, const bound_consts *bc,
+                             const rounded_ref *r, double *bound,
+                             int *may_overflow) {
+  const double ud = 0x1p-53; /* the reference's own unit roundoff */
+  if (op == CLR_PROD) {
+    long double p = r->p;
+    double ap = (double)fabsl(p);
+    size_t mults = r->count > 0 ? r->count - 1 : 0;
+    double own = clr_gamma((double)r->count, (double)LDBL_EPSILON / 2.0) * ap;
+    *bound = clr_gamma((double)mults, bc->u) * ap + bc->u * ap + own;
+    *may_overflow = r->max_partial > bc->type_max || ap > bc->type_max;
+    return p;
+  }
+  long double w = (long double)r->s + (long double)r->c;
+  if (r->nans || (r->pos_inf && r->neg_inf))
+    w = NAN;
+  else if (r->pos_inf)
+    w = INFINITY;
+  else if (r->neg_inf)
+    w = -INFINITY;
+  double own = 2.0 * ud * fabs(r->s) +
+               4.0 * (double)r->count * ud * ud * r->abs_sum + DBL_MIN;
+  double aw = isfinite(w) ? (double)fabsl(w) : 0.0;
+  *bound = bc->gamma_depth * r->abs_sum + bc->u * aw + own;
+  *may_overflow = r->abs_sum > bc->type_max;
+  return w;
+}
+
+static void verify_rounded(clr_op op, clr_type type, int exclusive,
+                           const void *in, const void *out, size_t n,
+                           size_t depth, cli_scan_check *res) {
+  rounded_ref r;
+  memset(&r, 0, sizeof r);
+  r.p = 1.0L;
+  r.max_partial = 1.0L;
+  bound_consts bc;
+  bc.u = clr_unit_roundoff(type);
+  bc.type_max = type == CLR_FLOAT ? FLT_MAX : DBL_MAX;
+  bc.gamma_depth = clr_gamma((double)depth, bc.u);
+  int have_worst = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!exclusive)
+      ref_add(op, &r, in, type, i);
+    double bound, err;
+    int ok, may_overflow;
+    long double w;
+    double g = type == CLR_FLOAT ? (double)((const float *)out)[i]
+                                 : ((const double *)out)[i];
+    if (op == CLR_SUM && isfinite(g) && (r.nans | r.pos_inf | r.neg_inf) == 0) {
+      /* Fast path, all in double: the reference is s + c. */
+      double wd = r.s + r.c;
+      bound = bc.gamma_depth * r.abs_sum + bc.u * fabs(wd) +
+              2.0 * 0x1p-53 * fabs(r.s) +
+              4.0 * (double)r.count * 0x1p-106 * r.abs_sum + DBL_MIN;
+      err = fabs((g - r.s) - r.c);
+      ok = err <= bound;
+      w = (long double)r.s + (long double)r.c;
+    } else {
+      w = ref_value(op, &bc, &r, &bound, &may_overflow);
+      compare_rounded(type, (long double)g, w, bound, may_overflow, &ok, &err);
+    }
+    if (!ok)
+      res->n_bad++;
+    /* Worst: the largest error relative to its bound, then the largest
+     * error (when every bound is infinite).  Most elements are not
+     * candidates, which saves the division. */
+    if (!have_worst || err > res->worst_ratio * bound ||
+        err > res->worst_error) {
+      double ratio;
+      if (err == 0)
+        ratio = 0;
+      else if (isinf(bound))
+        ratio = isinf(err) ? INFINITY : 0;
+      else
+        ratio = err / bound;
+      if (!have_worst || ratio > res->worst_ratio ||
+          (ratio == res->worst_ratio && err > res->worst_error)) {
+        have_worst = 1;
+        res->worst_index = i;
+        res->worst_ratio = ratio;
+        res->worst_error = err;
+        res->worst_bound = bound;
+        res->got_worst = value_at(type, out, i);
+        res->ref_worst = fp_value(type, w);
+      }
+    }
+    if (i == n - 1) {
+      res->got_last = value_at(type, out, i);
+      res->ref_last = fp_value(type, w);
+    }
+    if (exclusive)
+      ref_add(op, &r, in, type, i);
+  }
+}
+
+void cli_scan_verify(clr_op op, clr_type type, int exclusive, const void *in,
+                     const void *out, size_t n, size_t error_depth,
+                     cli_scan_check *res) {
+  memset(res, 0, sizeof *res);
+  if (is_fp(type) && (op == CLR_SUM || op == CLR_PROD))
+    verify_rounded(op, type, exclusive, in, out, n, error_depth, res);
+  else
+    verify_exact(op, type, exclusive, in, out, n, res);
+  res->ok = res->n_bad == 0;
+}

@@ -1,0 +1,38 @@
+/* CPU prefix scan and its per-element comparison with a device scan.
+ *
+ * The reference is a plain loop.  Inclusive: out[i] = x[0] op ... op x[i];
+ * exclusive: out[0] is the op's identity and out[i] = x[0] op ... op
+ * x[i-1].  Exact types (integers, and float/double min and max) are built
+ * with clr_identity / clr_combine and must match exactly (NaN matches
+ * NaN).  Float/double sum: the reference is a Neumaier-compensated running
+ * sum in double, and element i passes when |got - ref| <= gamma_k(u) *
+ * sum|x| (over the elements it covers) + u|ref| + the reference's own
+ * error, k the scan's error depth from clr_timing.  Float/double prod: a
+ * running product in long double, with the bound gamma_{m}(u) |ref| for m
+ * multiplications.  Non-finite results follow clr_ref_check's rules. */
+#ifndef CLR_CLI_SCANCHECK_H
+#define CLR_CLI_SCANCHECK_H
+
+#include "clreduce.h"
+
+#include <stddef.h>
+
+typedef struct cli_scan_check {
+  int ok;
+  int exact;          /* an exact match was required                     */
+  size_t n_bad;       /* elements that failed                            */
+  size_t worst_index; /* largest error / bound (exact: first mismatch)   */
+  double worst_error; /* |got - ref| there (0 for exact passes)          */
+  double worst_bound; /* the bound there (0 when exact)                  */
+  double worst_ratio; /* worst_error / worst_bound (0 for exact passes)  */
+  clr_value got_worst, ref_worst; /* the values at worst_index           */
+  clr_value got_last, ref_last;   /* the last element: the total         */
+} cli_scan_check;
+
+/* Compare out (the device scan of in, n >= 1 elements of type) with the
+ * CPU scan. */
+void cli_scan_verify(clr_op op, clr_type type, int exclusive, const void *in,
+                     const void *out, size_t n, size_t error_depth,
+                     cli_scan_check *res);
+
+#endif
