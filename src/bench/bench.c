@@ -9,7 +9,7 @@
 #include "datagen.h"
 #include "plot.h"
 #include "reference.h"
-#include "scancheck.h"
+#include "scan_reference.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -242,8 +242,9 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, clr_kernel k,
       if (!o->verify)
         continue;
       if (scan) {
-        cli_scan_check chk;
-        cli_scan_verify(o->op, o->type, 0, data, out, n, t.error_depth, &chk);
+        clr_scan_check chk;
+        clr_ref_scan_check(o->op, o->type, 0, data, out, n, t.error_depth,
+                           &chk);
         r->verified = chk.ok;
       } else {
         clr_reference ref;
@@ -420,7 +421,7 @@ int main(int argc, char **argv) {
     goto done;
   }
   char desc[256];
-  cli_generate(o.op, o.type, 42, data, max_n, desc, sizeof desc);
+  clr_gen_data(o.op, o.type, 42, data, max_n, desc, sizeof desc);
   clr_tuning tun;
   clr_get_tuning(ctx, &tun);
   printf("device:  %s (%s, %s)\ntuning:  %s\ndata:    %s\n", dev.device_name,

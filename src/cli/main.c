@@ -5,7 +5,7 @@
 #include "datagen.h"
 #include "fileio.h"
 #include "report.h"
-#include "scancheck.h"
+#include "scan_reference.h"
 
 #include "clr_config.h"
 #include "clreduce.h"
@@ -128,7 +128,7 @@ static int generate_data(run_state *st) {
   st->data = malloc(st->n * st->elem_size);
   if (!st->data)
     return out_of_memory(st->n, st->elem_size, "input values");
-  cli_generate(a->op, a->type, a->seed, st->data, st->n, st->data_desc,
+  clr_gen_data(a->op, a->type, a->seed, st->data, st->n, st->data_desc,
                sizeof st->data_desc);
   return 0;
 }
@@ -242,9 +242,9 @@ static int run_scan(run_state *st) {
   memcpy(&r->result.v, (unsigned char *)st->out + (st->n - 1) * st->elem_size,
          st->elem_size);
   if (a->verify) {
-    cli_scan_check chk;
-    cli_scan_verify(a->op, a->type, a->exclusive, st->data, st->out, st->n,
-                    r->timing.error_depth, &chk);
+    clr_scan_check chk;
+    clr_ref_scan_check(a->op, a->type, a->exclusive, st->data, st->out, st->n,
+                       r->timing.error_depth, &chk);
     r->verdict = chk.ok ? CLI_VERIFY_PASSED : CLI_VERIFY_FAILED;
     r->reference = chk.ref_last;
     r->exact = chk.exact;

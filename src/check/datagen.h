@@ -17,24 +17,24 @@
  *         and) at rate 2^-20 plus one at a random index, so the answer is
  *         1 for even seeds and 0 for odd ones
  */
-#ifndef CLR_CLI_DATAGEN_H
-#define CLR_CLI_DATAGEN_H
+#ifndef CLR_CHECK_DATAGEN_H
+#define CLR_CHECK_DATAGEN_H
 
 #include "clreduce.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct cli_rng {
+typedef struct clr_rng {
   uint64_t s[4];
-} cli_rng;
+} clr_rng;
 
-void cli_rng_seed(cli_rng *r, uint64_t seed);
-uint64_t cli_rng_next(cli_rng *r);
+void clr_rng_seed(clr_rng *r, uint64_t seed);
+uint64_t clr_rng_next(clr_rng *r);
 
 /* Fill data (n elements of type, n >= 1) for op.  desc receives what was
  * generated, e.g. "100000000 float uniform in [0,1) (seed 42)". */
-void cli_generate(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
+void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
                   char *desc, size_t desc_size);
 
 #endif

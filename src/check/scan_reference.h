@@ -10,14 +10,14 @@
  * error, k the scan's error depth from clr_timing.  Float/double prod: a
  * running product in long double, with the bound gamma_{m}(u) |ref| for m
  * multiplications.  Non-finite results follow clr_ref_check's rules. */
-#ifndef CLR_CLI_SCANCHECK_H
-#define CLR_CLI_SCANCHECK_H
+#ifndef CLR_CHECK_SCAN_REFERENCE_H
+#define CLR_CHECK_SCAN_REFERENCE_H
 
 #include "clreduce.h"
 
 #include <stddef.h>
 
-typedef struct cli_scan_check {
+typedef struct clr_scan_check {
   int ok;
   int exact;          /* an exact match was required                     */
   size_t n_bad;       /* elements that failed                            */
@@ -27,12 +27,12 @@ typedef struct cli_scan_check {
   double worst_ratio; /* worst_error / worst_bound (0 for exact passes)  */
   clr_value got_worst, ref_worst; /* the values at worst_index           */
   clr_value got_last, ref_last;   /* the last element: the total         */
-} cli_scan_check;
+} clr_scan_check;
 
 /* Compare out (the device scan of in, n >= 1 elements of type) with the
  * CPU scan. */
-void cli_scan_verify(clr_op op, clr_type type, int exclusive, const void *in,
-                     const void *out, size_t n, size_t error_depth,
-                     cli_scan_check *res);
+void clr_ref_scan_check(clr_op op, clr_type type, int exclusive, const void *in,
+                        const void *out, size_t n, size_t error_depth,
+                        clr_scan_check *res);
 
 #endif

@@ -1,5 +1,5 @@
 /* CPU prefix scan, compared element by element as it runs. */
-#include "scancheck.h"
+#include "scan_reference.h"
 
 #include "reference.h"
 
@@ -47,7 +47,7 @@ static int same_value(const clr_value *a, const clr_value *b) {
 /* Integers, and float/double min and max: exact. */
 static void verify_exact(clr_op op, clr_type type, int exclusive,
                          const void *in, const void *out, size_t n,
-                         cli_scan_check *res) {
+                         clr_scan_check *res) {
   clr_value acc = clr_identity(op, type);
   res->exact = 1;
   for (size_t i = 0; i < n; i++) {
@@ -194,7 +194,7 @@ static long double ref_value(clr_op op, const bound_consts *bc,
 
 static void verify_rounded(clr_op op, clr_type type, int exclusive,
                            const void *in, const void *out, size_t n,
-                           size_t depth, cli_scan_check *res) {
+                           size_t depth, clr_scan_check *res) {
   rounded_ref r;
   memset(&r, 0, sizeof r);
   r.p = 1.0L;
@@ -259,9 +259,9 @@ static void verify_rounded(clr_op op, clr_type type, int exclusive,
   }
 }
 
-void cli_scan_verify(clr_op op, clr_type type, int exclusive, const void *in,
-                     const void *out, size_t n, size_t error_depth,
-                     cli_scan_check *res) {
+void clr_ref_scan_check(clr_op op, clr_type type, int exclusive, const void *in,
+                        const void *out, size_t n, size_t error_depth,
+                        clr_scan_check *res) {
   memset(res, 0, sizeof *res);
   if (is_fp(type) && (op == CLR_SUM || op == CLR_PROD))
     verify_rounded(op, type, exclusive, in, out, n, error_depth, res);

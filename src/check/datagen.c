@@ -13,7 +13,7 @@ static uint64_t splitmix64(uint64_t *x) {
   return z ^ (z >> 31);
 }
 
-void cli_rng_seed(cli_rng *r, uint64_t seed) {
+void clr_rng_seed(clr_rng *r, uint64_t seed) {
   uint64_t x = seed;
   for (int i = 0; i < 4; i++)
     r->s[i] = splitmix64(&x);
@@ -22,7 +22,7 @@ void cli_rng_seed(cli_rng *r, uint64_t seed) {
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 /* xoshiro256** 1.0 (Blackman and Vigna, public domain). */
-uint64_t cli_rng_next(cli_rng *r) {
+uint64_t clr_rng_next(clr_rng *r) {
   uint64_t *s = r->s;
   uint64_t result = rotl(s[1] * 5, 7) * 9;
   uint64_t t = s[1] << 17;
@@ -36,22 +36,22 @@ uint64_t cli_rng_next(cli_rng *r) {
 }
 
 /* Uniform in [0, range) by multiply-shift (bias below 2^-32). */
-static uint64_t below(cli_rng *r, uint64_t range) {
-  return (uint64_t)(((cli_rng_next(r) >> 32) * range) >> 32);
+static uint64_t below(clr_rng *r, uint64_t range) {
+  return (uint64_t)(((clr_rng_next(r) >> 32) * range) >> 32);
 }
 
 /* Uniform in [0, n) for any n >= 1, by rejection. */
-static uint64_t index_below(cli_rng *r, uint64_t n) {
+static uint64_t index_below(clr_rng *r, uint64_t n) {
   uint64_t limit = UINT64_MAX - UINT64_MAX % n;
   uint64_t x;
   do
-    x = cli_rng_next(r);
+    x = clr_rng_next(r);
   while (x >= limit);
   return x % n;
 }
 
-static double unit53(cli_rng *r) {
-  return (double)(cli_rng_next(r) >> 11) * 0x1p-53;
+static double unit53(clr_rng *r) {
+  return (double)(clr_rng_next(r) >> 11) * 0x1p-53;
 }
 
 /* Store element i of an integer array from a 64-bit pattern (truncated). */
@@ -85,11 +85,11 @@ static int type_bits(clr_type t) {
   return (t == CLR_INT || t == CLR_UINT) ? 32 : 64;
 }
 
-static void gen_sum(clr_type t, cli_rng *r, void *data, size_t n,
+static void gen_sum(clr_type t, clr_rng *r, void *data, size_t n,
                     const char **what) {
   if (t == CLR_FLOAT) {
     for (size_t i = 0; i < n; i++)
-      ((float *)data)[i] = (float)(cli_rng_next(r) >> 40) * 0x1p-24f;
+      ((float *)data)[i] = (float)(clr_rng_next(r) >> 40) * 0x1p-24f;
     *what = "uniform in [0,1)";
   } else if (t == CLR_DOUBLE) {
     for (size_t i = 0; i < n; i++)
@@ -106,7 +106,7 @@ static void gen_sum(clr_type t, cli_rng *r, void *data, size_t n,
   }
 }
 
-static void gen_prod(clr_type t, cli_rng *r, void *data, size_t n,
+static void gen_prod(clr_type t, clr_rng *r, void *data, size_t n,
                      const char **what) {
   if (is_fp(t)) {
     for (size_t i = 0; i < n; i++)
@@ -115,7 +115,7 @@ static void gen_prod(clr_type t, cli_rng *r, void *data, size_t n,
     return;
   }
   for (size_t i = 0; i < n; i++) {
-    uint64_t x = cli_rng_next(r);
+    uint64_t x = clr_rng_next(r);
     uint64_t v = 1;
     if ((x >> 40) == 0) /* 2^-24 */
       v = 2;
@@ -130,11 +130,11 @@ static void gen_prod(clr_type t, cli_rng *r, void *data, size_t n,
                          "2 (p=2^-24)";
 }
 
-static void gen_minmax(clr_type t, cli_rng *r, void *data, size_t n,
+static void gen_minmax(clr_type t, clr_rng *r, void *data, size_t n,
                        const char **what) {
   if (is_fp(t)) {
     for (size_t i = 0; i < n; i++) {
-      uint64_t x = cli_rng_next(r);
+      uint64_t x = clr_rng_next(r);
       int e = (int)(x & 127) - 64;                  /* [-64, 63] */
       double m = 1.0 + (double)(x >> 12) * 0x1p-52; /* [1, 2)    */
       double v = ldexp(m, e);
@@ -144,16 +144,16 @@ static void gen_minmax(clr_type t, cli_rng *r, void *data, size_t n,
     return;
   }
   for (size_t i = 0; i < n; i++)
-    store_int(t, data, i, cli_rng_next(r));
+    store_int(t, data, i, clr_rng_next(r));
   *what = "uniform over the whole type";
 }
 
 /* A random non-zero value; 1 in 16 has an all-zero low half. */
-static uint64_t nonzero_value(clr_type t, cli_rng *r) {
+static uint64_t nonzero_value(clr_type t, clr_rng *r) {
   int bits = type_bits(t);
   uint64_t mask = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
   for (;;) {
-    uint64_t x = cli_rng_next(r);
+    uint64_t x = clr_rng_next(r);
     if ((x & 15) == 0)
       x = (x >> 4) << (bits / 2);
     x &= mask;
@@ -162,11 +162,11 @@ static uint64_t nonzero_value(clr_type t, cli_rng *r) {
   }
 }
 
-static void gen_logical(clr_op op, clr_type t, uint64_t seed, cli_rng *r,
+static void gen_logical(clr_op op, clr_type t, uint64_t seed, clr_rng *r,
                         void *data, size_t n, const char **what) {
   int rare = (seed & 1) == 0; /* even seed: rare values present */
   for (size_t i = 0; i < n; i++) {
-    int is_rare = rare && (cli_rng_next(r) >> 44) == 0; /* 2^-20 */
+    int is_rare = rare && (clr_rng_next(r) >> 44) == 0; /* 2^-20 */
     int nonzero = op == CLR_AND ? !is_rare : is_rare;
     store_int(t, data, i, nonzero ? nonzero_value(t, r) : 0);
   }
@@ -184,11 +184,11 @@ static void gen_logical(clr_op op, clr_type t, uint64_t seed, cli_rng *r,
                  : "all zeros (odd seed)";
 }
 
-void cli_generate(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
+void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
                   char *desc, size_t desc_size) {
-  cli_rng r;
+  clr_rng r;
   const char *what = "";
-  cli_rng_seed(&r, seed);
+  clr_rng_seed(&r, seed);
   switch (op) {
   case CLR_SUM:
     gen_sum(type, &r, data, n, &what);
