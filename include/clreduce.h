@@ -92,6 +92,7 @@ typedef enum clr_kernel {
   CLR_SCAN_KOGGE_STONE,    /* stride doubling, two barriers per step        */
   CLR_SCAN_KOGGE_STONE_DB, /* double-buffered, one barrier per step         */
   CLR_SCAN_BRENT_KUNG,     /* work-efficient up-sweep / down-sweep          */
+  CLR_SCAN_DECOUPLED,      /* single pass, decoupled look-back (GPUs)       */
   CLR_KERNEL_COUNT
 } clr_kernel;
 
@@ -256,8 +257,10 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
                                      clr_value *result);
 
 /* Prefix scan of n elements from in to out (out == in scans in place).
- * Output has the input type.  opt->kernel must be a scan kernel (or a
- * reduction kernel, which selects the default scan).  opt may be NULL. */
+ * Output has the input type (integer sums wrap).  Sum, prod, min and max.
+ * opt->kernel names the scan; a reduction kernel there (the default of
+ * clr_options_init) selects the device's tuned scan (clr_tuning.scan_kernel:
+ * decoupled look-back on GPUs).  opt may be NULL. */
 CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
                                  clr_op op, clr_type type, const void *in,
                                  void *out, size_t n);
@@ -311,6 +314,8 @@ typedef struct clr_tuning {
   unsigned reduce_groups_per_cu; /* work-groups per compute unit        */
   size_t scan_wg;                /* scan work-group size                 */
   size_t scan_per_item;          /* scan elements per work-item          */
+  clr_kernel scan_kernel;        /* the scan used when none is named     */
+  size_t decoupled_items;        /* decoupled scan: elements per item    */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

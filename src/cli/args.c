@@ -18,7 +18,8 @@ void cli_print_usage(FILE *f) {
         "What to run:\n"
         "  --kernel=NAME      reduction: interleaved, sequential, first-add, "
         "coarse\n"
-        "                     scan: kogge-stone, kogge-stone-db, brent-kung\n"
+        "                     scan: kogge-stone, kogge-stone-db, brent-kung,\n"
+        "                     decoupled\n"
         "                     (default coarse; see --list-kernels)\n"
         "  --op=OP            sum, prod, min, max, and, or (default sum;\n"
         "                     and/or need an integer type)\n"
@@ -439,13 +440,13 @@ static int check_combination(const cli_args *a) {
   if (!clr_kernel_is_scan(a->kernel)) {
     if (a->exclusive) {
       cli_error("--exclusive applies only to scan kernels (kogge-stone, "
-                "kogge-stone-db, brent-kung), not '%s'" HINT,
+                "kogge-stone-db, brent-kung, decoupled), not '%s'" HINT,
                 clr_kernel_name(a->kernel));
       return -1;
     }
     if (a->output) {
       cli_error("--output applies only to scan kernels (kogge-stone, "
-                "kogge-stone-db, brent-kung), not '%s'" HINT,
+                "kogge-stone-db, brent-kung, decoupled), not '%s'" HINT,
                 clr_kernel_name(a->kernel));
       return -1;
     }

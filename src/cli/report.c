@@ -380,6 +380,8 @@ static const char *kernel_description(clr_kernel k) {
     return "double-buffered Kogge-Stone, one barrier per step";
   case CLR_SCAN_BRENT_KUNG:
     return "work-efficient up-sweep / down-sweep";
+  case CLR_SCAN_DECOUPLED:
+    return "single pass, decoupled look-back: reads once, writes once";
   default:
     return "";
   }

@@ -12,10 +12,12 @@
  * allocation are streamed in chunks chained through the carry buffer. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct scan_plan {
   clr_kernel kernel;
+  int decoupled; /* single pass: only `tile` is used         */
   clr_op op;
   clr_type type;
   clr_program_entry *tile; /* scan_tile.cl + the work-group scan      */
@@ -38,6 +40,10 @@ static const char *scan_source(clr_kernel k) {
 }
 
 static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+/* Elements of the decoupled scan's padded local tile (PAD() in
+ * scan_decoupled.cl: one slot every 32). */
+#define PAD_ELEMS(e) ((e) + (e) / 32 + 1)
 
 static size_t ceil_log2(size_t x) {
   size_t k = 0;
@@ -64,9 +70,35 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   clr_status st;
   memset(p, 0, sizeof *p);
   p->kernel =
-      clr_kernel_is_scan(opt->kernel) ? opt->kernel : CLR_SCAN_KOGGE_STONE;
+      clr_kernel_is_scan(opt->kernel) ? opt->kernel : ctx->tuning.scan_kernel;
   p->op = op;
   p->type = type;
+  size_t esize = clr_type_size(type);
+  if (p->kernel == CLR_SCAN_DECOUPLED) {
+    char items[32];
+    p->decoupled = 1;
+    p->per_item = opt->coarse ? opt->coarse : ctx->tuning.decoupled_items;
+    if (p->per_item > 64)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "the decoupled scan keeps at most 64 elements per "
+                      "work-item in registers, not %zu",
+                      p->per_item);
+    snprintf(items, sizeof items, "-DCLR_ITEMS=%zu", p->per_item);
+    clr_build_spec one = {.source = "scan_kogge_stone.cl",
+                          .source2 = "scan_decoupled.cl",
+                          .kernel = "clr_scan_decoupled",
+                          .in = type,
+                          .acc = type,
+                          .op = op,
+                          .extra = items};
+    st = clr_get_kernel(ctx, &one, &p->tile);
+    if (st != CLR_OK)
+      return st;
+    /* Local memory: the padded tile plus the work-group scan's slot. */
+    p->local_per_item = p->per_item + (p->per_item + 31) / 32 + 1;
+    return clr_choose_wg(ctx, p->tile, opt->wg_size, ctx->tuning.scan_wg, esize,
+                         p->local_per_item, &p->wg);
+  }
   clr_choose_scan_shape(ctx, opt, type, &p->vec, &p->per_item);
   p->local_per_item = p->kernel == CLR_SCAN_KOGGE_STONE_DB ? 2 : 1;
   clr_build_spec tile = {.source = scan_source(p->kernel),
@@ -90,7 +122,6 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   st = clr_get_kernel(ctx, &sum, &p->sum);
   if (st != CLR_OK)
     return st;
-  size_t esize = clr_type_size(type);
   st = clr_choose_wg(ctx, p->tile, opt->wg_size, ctx->tuning.scan_wg, esize,
                      p->local_per_item, &p->wg);
   if (st != CLR_OK)
@@ -196,6 +227,81 @@ fail:
   return st;
 }
 
+/* The single-pass scan: one launch, nothing to clear (see the epoch and
+ * ticket scheme in scan_decoupled.cl). */
+static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
+                                 cl_mem in, cl_mem out, size_t n,
+                                 cl_uint exclusive, cl_uint carry_flags,
+                                 scan_events *E, size_t *depth) {
+  clr_status st = CLR_OK;
+  size_t esize = clr_type_size(p->type);
+  size_t tile = p->wg * p->per_item;
+  size_t tiles = ceil_div(n, tile);
+  /* scan_levels[0..2] hold, for this scan, the tile counter and flags, the
+   * aggregates and the inclusive prefixes. */
+  clr_buffer *state = &ctx->scan_levels[0], *agg = &ctx->scan_levels[1],
+             *incl = &ctx->scan_levels[2];
+  cl_ulong n_arg = n;
+  if (tiles > (1u << 30))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu tiles exceed the decoupled scan's counter", tiles);
+  cl_mem before[3] = {state->mem, agg->mem, incl->mem};
+  st = clr_buffer_reserve(ctx, state, (tiles + 1) * sizeof(cl_uint),
+                          CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = clr_buffer_reserve(ctx, agg, tiles * esize, CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = clr_buffer_reserve(ctx, incl, tiles * esize, CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  /* New buffers, or an epoch about to wrap: zero them once.  (The values
+   * are only read after their flag says so, but the atomics that publish
+   * them read the old words, which a checker wants initialised.) */
+  if (state->mem != before[0] || agg->mem != before[1] ||
+      incl->mem != before[2] || ctx->scan_epoch >= (1u << 30) - 1) {
+    clr_buffer *all[3] = {state, agg, incl};
+    size_t most = state->bytes > agg->bytes ? state->bytes : agg->bytes;
+    void *zeros = calloc(1, most > incl->bytes ? most : incl->bytes);
+    if (!zeros)
+      return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
+      err = clEnqueueWriteBuffer(ctx->queue, all[i]->mem, CL_TRUE, 0,
+                                 all[i]->bytes, zeros, 0, NULL, NULL);
+    free(zeros);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+    ctx->scan_ticket = 0;
+    ctx->scan_epoch = 0;
+  }
+  cl_uint epoch = ctx->scan_epoch + 1, ticket = ctx->scan_ticket;
+  cl_kernel k = p->tile->kernel;
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &in));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_mem), &out));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &n_arg));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &state->mem));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 4, sizeof(cl_uint), &ticket));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_uint), &epoch));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 6, sizeof(cl_mem), &agg->mem));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 7, sizeof(cl_mem), &incl->mem));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 8, sizeof(cl_mem), &ctx->carry.mem));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 9, sizeof(cl_uint), &carry_flags));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 10, sizeof(cl_uint), &exclusive));
+  CLR_CL_CHECK(
+      ctx, clSetKernelArg(k, 11, PAD_ELEMS(p->wg * p->per_item) * esize, NULL));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 12, p->wg * esize, NULL));
+  st = launch(ctx, k, tiles * p->wg, p->wg, n, E);
+  if (st == CLR_OK) {
+    ctx->scan_epoch = epoch;
+    ctx->scan_ticket = ticket + (cl_uint)tiles; /* wraps modulo 2^32 */
+  }
+  /* own run + work-group scan + the look-back chain over earlier tiles
+   * (at most one combine per tile) + carry */
+  *depth = p->per_item + 2 * ceil_log2(p->wg) + tiles + 2;
+fail:
+  return st;
+}
+
 /* Run one whole scan (all levels) of n elements and time it. */
 static clr_status scan_once(clr_context *ctx, const scan_plan *p, cl_mem in,
                             cl_mem out, size_t n, cl_uint exclusive,
@@ -203,8 +309,10 @@ static clr_status scan_once(clr_context *ctx, const scan_plan *p, cl_mem in,
   scan_events E;
   memset(&E, 0, sizeof E);
   E.record = record;
-  clr_status st =
-      scan_level(ctx, p, in, out, n, 0, exclusive, carry_flags, &E, depth);
+  clr_status st = p->decoupled ? scan_decoupled(ctx, p, in, out, n, exclusive,
+                                                carry_flags, &E, depth)
+                               : scan_level(ctx, p, in, out, n, 0, exclusive,
+                                            carry_flags, &E, depth);
   if (st == CLR_OK && E.count) {
     cl_int err = clWaitForEvents((cl_uint)E.count, E.ev);
     if (err != CL_SUCCESS)

@@ -105,8 +105,8 @@ static const size_t type_sizes[CLR_TYPE_COUNT] = {4, 8, 4, 4, 8, 8};
 static const char *const op_names[CLR_OP_COUNT] = {"sum", "prod", "min",
                                                    "max", "and",  "or"};
 static const char *const kernel_names[CLR_KERNEL_COUNT] = {
-    "interleaved", "sequential",     "first-add", "coarse",
-    "kogge-stone", "kogge-stone-db", "brent-kung"};
+    "interleaved", "sequential",     "first-add",  "coarse",
+    "kogge-stone", "kogge-stone-db", "brent-kung", "decoupled"};
 
 CLR_API const char *clr_type_name(clr_type t) {
   return (unsigned)t < CLR_TYPE_COUNT ? type_names[t] : "?";

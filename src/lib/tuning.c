@@ -18,6 +18,7 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
     t->reduce_layout = CLR_LAYOUT_STRIDED;
     t->reduce_groups_per_cu = 8;
     t->scan_per_item = 1;
+    t->scan_kernel = CLR_SCAN_DECOUPLED;
   } else {
     /* One SIMD register a load: wider vectors make PoCL call builtins out
      * of line. */
@@ -25,7 +26,9 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
     t->reduce_layout = CLR_LAYOUT_CONTIGUOUS;
     t->reduce_groups_per_cu = 4;
     t->scan_per_item = 1024;
+    t->scan_kernel = CLR_SCAN_KOGGE_STONE;
   }
+  t->decoupled_items = 8;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");
 }

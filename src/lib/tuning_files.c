@@ -8,6 +8,8 @@
  *   reduce.groups_per_cu=8
  *   scan.wg=256
  *   scan.per_item=1
+ *   scan.kernel=decoupled   (the scan used when none is named)
+ *   decoupled.items=8       (elements per work-item of the decoupled scan)
  *
  * Shipped files live in data/tuning/ (installed to share/clreduce/tuning,
  * or $CLREDUCE_TUNING_DIR); the most specific match (longest match=) wins.
@@ -107,6 +109,13 @@ static int read_file(const char *path, clr_tuning *t, char *match,
     else if (strcmp(key, "scan.per_item") == 0 &&
              parse_size(val, 1, 1 << 20, &x))
       t->scan_per_item = x;
+    else if (strcmp(key, "scan.kernel") == 0) {
+      clr_kernel k;
+      if (clr_kernel_from_name(val, &k) == CLR_OK && clr_kernel_is_scan(k))
+        t->scan_kernel = k;
+    } else if (strcmp(key, "decoupled.items") == 0 &&
+               parse_size(val, 1, 64, &x))
+      t->decoupled_items = x;
   }
   fclose(f);
   return 1;
@@ -183,7 +192,9 @@ CLR_API clr_status clr_set_tuning(clr_context *ctx, const clr_tuning *t) {
   if (!ctx || !t)
     return CLR_ERR_INVALID_ARGUMENT;
   if (t->reduce_wg == 0 || t->scan_wg == 0 || t->scan_per_item == 0 ||
-      t->reduce_vec_bytes == 0 || t->reduce_groups_per_cu == 0 ||
+      !clr_kernel_is_scan(t->scan_kernel) || t->decoupled_items == 0 ||
+      t->decoupled_items > 64 || t->reduce_vec_bytes == 0 ||
+      t->reduce_groups_per_cu == 0 ||
       (t->reduce_layout != CLR_LAYOUT_STRIDED &&
        t->reduce_layout != CLR_LAYOUT_CONTIGUOUS))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -222,11 +233,13 @@ clr_status clr_save_tuning(clr_context *ctx, const char *path) {
           "# clreduce tuning, written by clr_autotune\n"
           "# device: %s\n# driver: %s\n"
           "reduce.wg=%zu\nreduce.vec_bytes=%u\nreduce.layout=%s\n"
-          "reduce.groups_per_cu=%u\nscan.wg=%zu\nscan.per_item=%zu\n",
+          "reduce.groups_per_cu=%u\nscan.wg=%zu\nscan.per_item=%zu\n"
+          "scan.kernel=%s\ndecoupled.items=%zu\n",
           ctx->desc.device_name, ctx->desc.driver_version, t->reduce_wg,
           t->reduce_vec_bytes,
           t->reduce_layout == CLR_LAYOUT_STRIDED ? "strided" : "contiguous",
-          t->reduce_groups_per_cu, t->scan_wg, t->scan_per_item);
+          t->reduce_groups_per_cu, t->scan_wg, t->scan_per_item,
+          clr_kernel_name(t->scan_kernel), t->decoupled_items);
   int bad = ferror(f);
   bad |= fclose(f) != 0;
   if (bad || rename(tmp, path) != 0) {

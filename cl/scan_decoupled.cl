@@ -1,0 +1,160 @@
+/* Single-pass scan with decoupled look-back (Merrill & Garland, 2016).
+ *
+ * The input is read once and the output written once (2n transfers, the
+ * least a scan can move).  Each work-group scans one tile of
+ * wg * CLR_ITEMS elements and needs only the combined value of all tiles
+ * before it, which it gets by looking back over its predecessors' published
+ * state instead of waiting for a separate pass:
+ *   flag 0 (or an older epoch, below): nothing published yet;
+ *   flag 1: the tile's aggregate (its own total) is in agg[t];
+ *   flag 2: its inclusive prefix (everything up to and including it) is in
+ *           incl[t].
+ * A tile publishes its aggregate as soon as it has it, walks back from t-1
+ * combining aggregates until it meets an inclusive prefix, then publishes
+ * its own inclusive prefix.  Tiles far behind have usually finished, so the
+ * walk is short.
+ *
+ * Forward progress: OpenCL promises none between work-groups, so a
+ * work-group must never wait for one that has not started.  The tile a
+ * work-group scans is not its group id but the next value of an atomic
+ * counter (state[0]), taken when it starts: every tile it waits for was
+ * taken, hence started, by a work-group already running, which only waits
+ * for tiles older still.  On devices that run work-groups one after another
+ * (oclgrind) those tiles are complete.
+ *
+ * Nothing is cleared between launches.  state[0] is a ticket counter that
+ * only grows: the host passes the value it had before this launch
+ * (ticket_base), so tile = ticket - ticket_base.  Flags carry the launch's
+ * epoch in their upper 30 bits, so a flag left by an earlier launch reads
+ * as "nothing published yet".  The host zeroes state[] once, when it
+ * allocates it, and again before the epoch would wrap.
+ *
+ * The host appends this file to scan_kogge_stone.cl, whose clr_block_scan_exclusive
+ * scans the work-items' totals inside the tile.
+ *
+ * Build options beyond common.cl: -DCLR_ITEMS=<elements per work-item>. */
+#ifndef CLR_ITEMS
+#define CLR_ITEMS 8
+#endif
+/* Published values travel through 32-bit atomics, one per word, so the
+ * exchange needs no 64-bit atomics and no memory model beyond OpenCL 1.2's
+ * (and a checker such as oclgrind sees no unsynchronised access).  A value
+ * is written before its flag and read after it, so its words are
+ * consistent. */
+#define ACC_WORDS (sizeof(ACC_T) / sizeof(uint))
+#if ACC_IS_FP ? CLR_ACC == 1 : CLR_ACC >= 4 /* 64-bit accumulator */
+#define AS_ACC CLR_CAT(as_, ACC_T)
+inline void clr_publish(volatile __global uint *slot, uint t, ACC_T v) {
+  uint2 w = as_uint2(v);
+  atomic_xchg(&slot[2 * t], w.x);
+  atomic_xchg(&slot[2 * t + 1], w.y);
+}
+inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
+  uint2 w;
+  w.x = atomic_or(&slot[2 * t], 0u);
+  w.y = atomic_or(&slot[2 * t + 1], 0u);
+  return AS_ACC(w);
+}
+#else
+#define AS_ACC CLR_CAT(as_, ACC_T)
+inline void clr_publish(volatile __global uint *slot, uint t, ACC_T v) {
+  atomic_xchg(&slot[t], as_uint(v));
+}
+inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
+  return AS_ACC(atomic_or(&slot[t], 0u));
+}
+#endif
+
+/* One pad slot every 32 elements keeps the strided local accesses of the
+ * blocked <-> striped transposes free of bank conflicts. */
+#define PAD(i) ((i) + ((i) >> 5))
+
+__kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
+                                 ulong n, volatile __global uint *state,
+                                 uint ticket_base, uint epoch,
+                                 volatile __global uint *agg,
+                                 volatile __global uint *incl,
+                                 __global ACC_T *carry, uint carry_flags,
+                                 uint exclusive, __local ACC_T *tile,
+                                 __local ACC_T *scratch) {
+  __local uint tile_index;
+  __local ACC_T tile_prefix;
+  uint lid = (uint)get_local_id(0);
+  uint wg = (uint)get_local_size(0);
+  if (lid == 0)
+    tile_index = atomic_inc(&state[0]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint t = tile_index - ticket_base;
+  ulong base = (ulong)t * wg * CLR_ITEMS;
+
+  /* Coalesced loads (striped), then each work-item takes CLR_ITEMS
+   * consecutive elements (blocked) from local memory. */
+  for (uint k = 0; k < CLR_ITEMS; k++) {
+    uint j = k * wg + lid;
+    ulong i = base + j;
+    tile[PAD(j)] = i < n ? LOAD(in[i]) : IDENTITY;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ACC_T x[CLR_ITEMS];
+  ACC_T total = IDENTITY;
+  for (uint k = 0; k < CLR_ITEMS; k++) {
+    x[k] = tile[PAD(lid * CLR_ITEMS + k)];
+    total = OP(total, x[k]);
+  }
+  ACC_T item_prefix = clr_block_scan_exclusive(scratch, total);
+
+  /* The last work-item holds the tile's aggregate and does the look-back. */
+  if (lid == wg - 1) {
+    ACC_T aggregate = OP(item_prefix, total);
+    ACC_T excl = (carry_flags & 1u) ? carry[0] : IDENTITY;
+    if (t > 0) {
+      clr_publish(agg, t, aggregate);
+      write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+      atomic_xchg(&state[1 + t], epoch << 2 | 1u);
+      ACC_T back = IDENTITY; /* combination of tiles j+1 .. t-1 */
+      for (uint j = t - 1;; j--) {
+        uint f;
+        while (((f = atomic_or(&state[1 + j], 0u)) >> 2) != epoch)
+          ;
+        read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+        if ((f & 3u) == 2u) {
+          ACC_T v = clr_fetch(incl, j);
+          back = OP(v, back);
+          break;
+        }
+        ACC_T v = clr_fetch(agg, j);
+        back = OP(v, back);
+      }
+      excl = back; /* tile 0's inclusive prefix carries the carry-in */
+    }
+    ACC_T inclusive = OP(excl, aggregate);
+    clr_publish(incl, t, inclusive);
+    write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+    atomic_xchg(&state[1 + t], epoch << 2 | 2u);
+    tile_prefix = excl;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  ACC_T run = OP(tile_prefix, item_prefix);
+  for (uint k = 0; k < CLR_ITEMS; k++) {
+    ACC_T v = x[k], y;
+    if (exclusive) {
+      y = run;
+      run = OP(run, v);
+    } else {
+      run = OP(run, v);
+      y = run;
+    }
+    tile[PAD(lid * CLR_ITEMS + k)] = y;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = 0; k < CLR_ITEMS; k++) {
+    uint j = k * wg + lid;
+    ulong i = base + j;
+    if (i < n)
+      out[i] = tile[PAD(j)];
+  }
+  /* Elements past n are identities, so the last item's run is the total. */
+  if ((carry_flags & 2u) && lid == wg - 1 && base + (ulong)wg * CLR_ITEMS >= n)
+    carry[1] = run;
+}
