@@ -9,10 +9,12 @@
  *   flag 1: the tile's aggregate (its own total) is in agg[t];
  *   flag 2: its inclusive prefix (everything up to and including it) is in
  *           incl[t].
- * A tile publishes its aggregate as soon as it has it, walks back from t-1
+ * A tile publishes its aggregate as soon as it has it, looks back from t-1
  * combining aggregates until it meets an inclusive prefix, then publishes
- * its own inclusive prefix.  Tiles far behind have usually finished, so the
- * walk is short.
+ * its own inclusive prefix.  The whole work-group looks back together, wg
+ * tiles at a time, so a look-back costs one round trip to memory, not one
+ * per predecessor (a single work-item walking tile by tile serialised the
+ * scan on an H100: 0.27 TB/s).
  *
  * Forward progress: OpenCL promises none between work-groups, so a
  * work-group must never wait for one that has not started.  The tile a
@@ -78,7 +80,8 @@ __kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
                                  uint exclusive, __local ACC_T *tile,
                                  __local ACC_T *scratch) {
   __local uint tile_index;
-  __local ACC_T tile_prefix;
+  __local ACC_T tile_prefix, tile_aggregate;
+  __local int stop;
   uint lid = (uint)get_local_id(0);
   uint wg = (uint)get_local_size(0);
   if (lid == 0)
@@ -103,37 +106,71 @@ __kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
   }
   ACC_T item_prefix = clr_block_scan_exclusive(scratch, total);
 
-  /* The last work-item holds the tile's aggregate and does the look-back. */
+  /* The last work-item holds the tile's aggregate and publishes it (tile
+   * 0, which has no predecessor, publishes its inclusive prefix). */
   if (lid == wg - 1) {
     ACC_T aggregate = OP(item_prefix, total);
-    ACC_T excl = (carry_flags & 1u) ? carry[0] : IDENTITY;
-    if (t > 0) {
+    tile_aggregate = aggregate;
+    if (t == 0) {
+      ACC_T excl = (carry_flags & 1u) ? carry[0] : IDENTITY;
+      ACC_T inclusive = OP(excl, aggregate);
+      clr_publish(incl, 0, inclusive);
+      write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+      atomic_xchg(&state[1], epoch << 2 | 2u);
+      tile_prefix = excl;
+    } else {
       clr_publish(agg, t, aggregate);
       write_mem_fence(CLK_GLOBAL_MEM_FENCE);
       atomic_xchg(&state[1 + t], epoch << 2 | 1u);
-      ACC_T back = IDENTITY; /* combination of tiles j+1 .. t-1 */
-      for (uint j = t - 1;; j--) {
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  /* Look-back, a window of wg predecessors at a time: work-item i waits
+   * for tile end - i to publish something, the nearest tile with an
+   * inclusive prefix bounds the window, and the work-group combines the
+   * window's values.  One round trip to memory per window, not per tile. */
+  if (t > 0) {
+    ACC_T back = IDENTITY; /* tiles after the windows seen, up to t-1 */
+    long end = (long)t - 1;
+    for (;;) {
+      if (lid == 0)
+        stop = (int)wg;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      long j = end - (long)lid;
+      ACC_T v = IDENTITY;
+      if (j >= 0) {
         uint f;
         while (((f = atomic_or(&state[1 + j], 0u)) >> 2) != epoch)
           ;
         read_mem_fence(CLK_GLOBAL_MEM_FENCE);
         if ((f & 3u) == 2u) {
-          ACC_T v = clr_fetch(incl, j);
-          back = OP(v, back);
-          break;
+          v = clr_fetch(incl, (uint)j);
+          atomic_min(&stop, (int)lid);
+        } else {
+          v = clr_fetch(agg, (uint)j);
         }
-        ACC_T v = clr_fetch(agg, j);
-        back = OP(v, back);
       }
-      excl = back; /* tile 0's inclusive prefix carries the carry-in */
+      barrier(CLK_LOCAL_MEM_FENCE);
+      int s = stop;
+      ACC_T x = (j >= 0 && (int)lid <= s) ? v : IDENTITY;
+      ACC_T w = clr_group_reduce(scratch, x);
+      back = OP(w, back);
+      barrier(CLK_LOCAL_MEM_FENCE); /* stop and scratch are reused */
+      if (s < (int)wg || end < (long)wg)
+        break; /* tile 0 always holds an inclusive prefix */
+      end -= (long)wg;
     }
-    ACC_T inclusive = OP(excl, aggregate);
-    clr_publish(incl, t, inclusive);
-    write_mem_fence(CLK_GLOBAL_MEM_FENCE);
-    atomic_xchg(&state[1 + t], epoch << 2 | 2u);
-    tile_prefix = excl;
+    if (lid == wg - 1) {
+      ACC_T aggregate = tile_aggregate;
+      ACC_T inclusive = OP(back, aggregate);
+      clr_publish(incl, t, inclusive);
+      write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+      atomic_xchg(&state[1 + t], epoch << 2 | 2u);
+      tile_prefix = back;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
 
   ACC_T run = OP(tile_prefix, item_prefix);
   for (uint k = 0; k < CLR_ITEMS; k++) {

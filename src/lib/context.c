@@ -240,6 +240,8 @@ CLR_API void clr_context_release(clr_context *ctx) {
   }
   for (int i = 0; i < CLR_MAX_SCAN_LEVELS; i++)
     clr_buffer_release(&ctx->scan_levels[i]);
+  for (int i = 0; i < 3; i++)
+    clr_buffer_release(&ctx->lookback[i]);
   clr_buffer_release(&ctx->carry);
   if (ctx->queue)
     clReleaseCommandQueue(ctx->queue);

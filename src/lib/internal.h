@@ -50,9 +50,11 @@ struct clr_context {
   clr_buffer partial[2]; /* ping-pong partials between passes  */
   clr_buffer aux[2];     /* chunk results                      */
   clr_buffer scan_levels[CLR_MAX_SCAN_LEVELS]; /* tile totals per level */
-  clr_buffer carry;    /* scan carry-in [0] and carry-out [1]  */
-  cl_uint scan_ticket; /* decoupled scan: its ticket counter's value */
-  cl_uint scan_epoch;  /* decoupled scan: the last launch's epoch      */
+  clr_buffer carry;       /* scan carry-in [0] and carry-out [1]  */
+  clr_buffer lookback[3]; /* decoupled scan: ticket and flags, aggregates,
+                             inclusive prefixes; kept between calls */
+  cl_uint scan_ticket;    /* decoupled scan: its ticket counter's value */
+  cl_uint scan_epoch;     /* decoupled scan: the last launch's epoch      */
 
   clr_tuning tuning; /* launch parameters for this device */
   clr_timing timing; /* of the last call */

@@ -237,10 +237,8 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   size_t esize = clr_type_size(p->type);
   size_t tile = p->wg * p->per_item;
   size_t tiles = ceil_div(n, tile);
-  /* scan_levels[0..2] hold, for this scan, the tile counter and flags, the
-   * aggregates and the inclusive prefixes. */
-  clr_buffer *state = &ctx->scan_levels[0], *agg = &ctx->scan_levels[1],
-             *incl = &ctx->scan_levels[2];
+  clr_buffer *state = &ctx->lookback[0], *agg = &ctx->lookback[1],
+             *incl = &ctx->lookback[2];
   cl_ulong n_arg = n;
   if (tiles > (1u << 30))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
