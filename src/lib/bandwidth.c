@@ -24,7 +24,7 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
   clr_launch L;
   if (!ctx || !median_ms || repeats == 0)
     return CLR_ERR_INVALID_ARGUMENT;
-  ctx->detail[0] = '\0';
+  clr_begin_call(ctx);
   clr_options_init(&opt);
   clr_choose_coarse_shape(ctx, &opt, CLR_UINT, CLR_UINT, &vec, &layout);
   size_t unit = (size_t)vec * 4;

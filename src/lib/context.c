@@ -280,8 +280,29 @@ CLR_API const char *clr_context_build_log(const clr_context *ctx) {
 CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out) {
   if (!ctx || !out)
     return CLR_ERR_INVALID_ARGUMENT;
-  *out = ctx->timing;
+  *out = ctx->last_timing;
   return CLR_OK;
+}
+
+void clr_begin_call(clr_context *ctx) {
+  memset(&ctx->timing, 0, sizeof ctx->timing);
+  ctx->detail[0] = '\0';
+  if (ctx->n_programs > CLR_MAX_PROGRAMS - CLR_PROGRAMS_PER_CALL)
+    clr_release_programs(ctx); /* rare: start the in-memory cache over */
+}
+
+const clr_options *clr_options_or_defaults(const clr_options *opt,
+                                           clr_options *defaults) {
+  if (opt)
+    return opt;
+  clr_options_init(defaults);
+  return defaults;
+}
+
+clr_status clr_end_call(clr_context *ctx, clr_status st) {
+  if (st == CLR_OK)
+    ctx->last_timing = ctx->timing;
+  return st;
 }
 
 clr_status clr_fail(clr_context *ctx, clr_status status, const char *fmt, ...) {

@@ -9,6 +9,9 @@
 
 #define CLR_DETAIL_SIZE 512
 #define CLR_MAX_PROGRAMS 64
+/* Most kernels one library call fetches; callers hold pointers to them
+ * until the call returns, so the cache is only trimmed between calls. */
+#define CLR_PROGRAMS_PER_CALL 8
 #define CLR_MAX_SCAN_LEVELS 12
 
 /* One built program and its single kernel, keyed by source + options. */
@@ -57,7 +60,8 @@ struct clr_context {
   cl_uint scan_epoch;     /* decoupled scan: the last launch's epoch      */
 
   clr_tuning tuning; /* launch parameters for this device */
-  clr_timing timing; /* of the last call */
+  clr_timing timing;      /* of the call in progress */
+  clr_timing last_timing; /* of the last successful call */
   char detail[CLR_DETAIL_SIZE];
   char *build_log;
 };
@@ -105,6 +109,14 @@ clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
 void clr_buffer_release(clr_buffer *buf);
 double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
 double clr_now_ms(void);
+/* Every public entry point that runs kernels brackets its work with these:
+ * begin clears the error detail and the timing and trims the program cache;
+ * end publishes the timing when the call succeeded and returns st. */
+void clr_begin_call(clr_context *ctx);
+clr_status clr_end_call(clr_context *ctx, clr_status st);
+/* The caller's options, or *defaults filled in when it passed NULL. */
+const clr_options *clr_options_or_defaults(const clr_options *opt,
+                                           clr_options *defaults);
 
 /* ---- staging.c */
 typedef struct clr_staged {

@@ -175,8 +175,12 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
       *out = &ctx->programs[i];
       return CLR_OK;
     }
+  /* Never evict here: the caller may hold entries fetched earlier in this
+   * call.  clr_begin_call keeps CLR_PROGRAMS_PER_CALL slots free. */
   if (ctx->n_programs == CLR_MAX_PROGRAMS)
-    clr_release_programs(ctx); /* rare: start the in-memory cache over */
+    return clr_fail(ctx, CLR_ERR_OPENCL,
+                    "internal: more than %d kernels in one call",
+                    CLR_PROGRAMS_PER_CALL);
 
   double t0 = clr_now_ms();
   char *text = NULL;

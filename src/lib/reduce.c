@@ -213,23 +213,13 @@ fail:
   return st;
 }
 
-static void begin_call(clr_context *ctx, const clr_options **opt,
-                       clr_options *defaults) {
-  memset(&ctx->timing, 0, sizeof ctx->timing);
-  ctx->detail[0] = '\0';
-  if (!*opt) {
-    clr_options_init(defaults);
-    *opt = defaults;
-  }
-}
-
-CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt,
+static clr_status prepare_call(clr_context *ctx, const clr_options *opt,
                                clr_op op, clr_type type) {
   clr_options defaults;
   reduce_plan plan;
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  begin_call(ctx, &opt, &defaults);
+  opt = clr_options_or_defaults(opt, &defaults);
   if (clr_kernel_is_scan(opt->kernel))
     return clr_scan_prepare(ctx, opt, op, type);
   clr_status st = validate(ctx, opt, op, type, 1);
@@ -238,7 +228,7 @@ CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt,
   return make_plan(ctx, opt, op, type, 1, &plan);
 }
 
-CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
+static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
                                      clr_op op, clr_type type, cl_mem buf,
                                      size_t offset, size_t n,
                                      clr_value *result) {
@@ -248,7 +238,7 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
-  begin_call(ctx, &opt, &defaults);
+  opt = clr_options_or_defaults(opt, &defaults);
   if (!buf || !result)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "buffer and result must not be NULL");
@@ -287,7 +277,7 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
-CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
+static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, const void *data,
                                    size_t n, clr_value *result) {
   clr_options defaults;
@@ -296,7 +286,7 @@ CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
-  begin_call(ctx, &opt, &defaults);
+  opt = clr_options_or_defaults(opt, &defaults);
   if (!data || !result)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "data and result must not be NULL");
@@ -355,4 +345,31 @@ CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
   ctx->timing.error_depth = depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
+}
+
+CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
+                               clr_type type) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_call(ctx);
+  return clr_end_call(ctx, prepare_call(ctx, opt, op, type));
+}
+
+CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
+                                     clr_op op, clr_type type, cl_mem buf,
+                                     size_t offset, size_t n,
+                                     clr_value *result) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_call(ctx);
+  return clr_end_call(ctx, reduce_buffer_call(ctx, opt, op, type, buf, offset, n, result));
+}
+
+CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
+                                   clr_op op, clr_type type, const void *data,
+                                   size_t n, clr_value *result) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_call(ctx);
+  return clr_end_call(ctx, reduce_host_call(ctx, opt, op, type, data, n, result));
 }

@@ -327,16 +327,6 @@ static clr_status scan_once(clr_context *ctx, const scan_plan *p, cl_mem in,
   return st;
 }
 
-static void begin_call(clr_context *ctx, const clr_options **opt,
-                       clr_options *defaults) {
-  memset(&ctx->timing, 0, sizeof ctx->timing);
-  ctx->detail[0] = '\0';
-  if (!*opt) {
-    clr_options_init(defaults);
-    *opt = defaults;
-  }
-}
-
 /* Carry buffer: [0] carry-in, [1] carry-out.  Loads the user's carry. */
 static clr_status init_carry(clr_context *ctx, const clr_options *opt,
                              clr_type type, cl_uint *flags) {
@@ -365,7 +355,7 @@ clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
   return make_plan(ctx, opt, op, type, &plan);
 }
 
-CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
+static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, cl_mem in,
                                    cl_mem out, size_t n) {
   clr_options defaults;
@@ -375,7 +365,7 @@ CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
-  begin_call(ctx, &opt, &defaults);
+  opt = clr_options_or_defaults(opt, &defaults);
   if (!in || !out)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "buffers must not be NULL");
   clr_status st = validate(ctx, op, type, n);
@@ -405,7 +395,7 @@ CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
-CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
+static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
                                  clr_op op, clr_type type, const void *in,
                                  void *out, size_t n) {
   clr_options defaults;
@@ -414,7 +404,7 @@ CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
-  begin_call(ctx, &opt, &defaults);
+  opt = clr_options_or_defaults(opt, &defaults);
   if (!in || !out)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "input and output must not be NULL");
@@ -474,4 +464,22 @@ CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
   ctx->timing.error_depth = depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
+}
+
+CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
+                                   clr_op op, clr_type type, cl_mem in,
+                                   cl_mem out, size_t n) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_call(ctx);
+  return clr_end_call(ctx, scan_buffer_call(ctx, opt, op, type, in, out, n));
+}
+
+CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
+                                 clr_op op, clr_type type, const void *in,
+                                 void *out, size_t n) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_call(ctx);
+  return clr_end_call(ctx, scan_host_call(ctx, opt, op, type, in, out, n));
 }

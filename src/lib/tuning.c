@@ -172,8 +172,10 @@ void clr_reduce_launch(const clr_context *ctx, clr_kernel kernel,
       per_item = ceil_div(nv ? nv : 1, items); /* grid-stride iterations */
     }
     out->per_item = per_item;
-    /* lane chain + lane fold + tail on item 0 + tree */
-    out->depth = per_item + ceil_log2(vec) + (n % vec) + tree;
+    /* lane chain (no longer than the input) + lane fold + tail on item 0
+     * + tree */
+    size_t chain = per_item < nv ? per_item : nv;
+    out->depth = chain + ceil_log2(vec) + (n % vec) + tree;
     break;
   }
   }
