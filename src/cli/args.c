@@ -22,7 +22,8 @@ void cli_print_usage(FILE *f) {
         "                     decoupled\n"
         "                     (default coarse; see --list-kernels)\n"
         "  --op=OP            sum, prod, min, max, and, or (default sum;\n"
-        "                     and/or need an integer type)\n"
+        "                     and/or need an integer type and a reduction\n"
+        "                     kernel)\n"
         "  --type=TYPE        float, double, int, uint, long, ulong (default "
         "float)\n"
         "  --exclusive        scans: exclusive instead of inclusive\n"
@@ -431,6 +432,14 @@ static int parse_option(int code, const char *val, cli_args *a) {
 
 /* Checks between options, for a run. */
 static int check_combination(const cli_args *a) {
+  /* Before the type check: and/or on a float with a scan kernel would
+   * otherwise be sent to an integer type that cannot scan it either. */
+  if (clr_kernel_is_scan(a->kernel) && (a->op == CLR_AND || a->op == CLR_OR)) {
+    cli_error("op '%s' is not supported by scan kernels (kernel '%s'; scans "
+              "support sum, prod, min and max)" HINT,
+              clr_op_name(a->op), clr_kernel_name(a->kernel));
+    return -1;
+  }
   if (clr_op_supports(a->op, a->type) != CLR_OK) {
     cli_error("op '%s' is not valid for type %s (and/or need an integer "
               "type)" HINT,

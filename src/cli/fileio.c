@@ -146,7 +146,9 @@ int cli_write_output(const char *path, const void *data, size_t bytes) {
 
   FILE *f = fopen(tmp, "wb");
   if (!f) {
-    cli_error("cannot write output file '%s': %s", tmp, strerror(errno));
+    /* The user named path; the temporary file is an implementation detail
+     * and its directory is path's. */
+    cli_error("cannot write output file '%s': %s", path, strerror(errno));
     free(tmp);
     return CLI_EXIT_RUNTIME;
   }
