@@ -72,7 +72,16 @@ static clr_status finish_context(clr_context *ctx,
                                  size_t detail_size) {
   cl_command_queue_properties props = 0;
   cl_uint pi = 0;
-  clr_describe_device(ctx->platform, ctx->device, 0, 0, &ctx->desc);
+  cl_int err =
+      clr_describe_device(ctx->platform, ctx->device, 0, 0, &ctx->desc);
+  if (err != CL_SUCCESS) {
+    /* Without its memory and work-group limits the device is unusable. */
+    snprintf(detail, detail_size, "clGetDeviceInfo failed: %s (%d)",
+             clr_cl_error_name(err), (int)err);
+    return err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
+               ? CLR_ERR_OUT_OF_MEMORY
+               : CLR_ERR_OPENCL;
+  }
   /* Keep the real platform / device indices for display. */
   cl_platform_id plats[16];
   cl_uint np = 0;
@@ -147,7 +156,9 @@ CLR_API clr_status clr_context_create(const clr_context_config *cfg,
   if (err != CL_SUCCESS) {
     snprintf(msg, sizeof msg, "clCreateContext failed: %s (%d)",
              clr_cl_error_name(err), (int)err);
-    st = CLR_ERR_OPENCL;
+    st = err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
+             ? CLR_ERR_OUT_OF_MEMORY
+             : CLR_ERR_OPENCL;
     goto fail;
   }
   ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device,
@@ -302,6 +313,9 @@ const clr_options *clr_options_or_defaults(const clr_options *opt,
 clr_status clr_end_call(clr_context *ctx, clr_status st) {
   if (st == CLR_OK)
     ctx->last_timing = ctx->timing;
+  else if (ctx->queue)
+    clFinish(ctx->queue); /* a failed call may have left commands queued
+                             that use the caller's arrays: wait for them */
   return st;
 }
 

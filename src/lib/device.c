@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,8 @@ static void info_string(cl_device_id d, cl_device_info what, char *buf,
   buf[size - 1] = '\0';
 }
 
-void clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
-                         unsigned di, clr_device_desc *out) {
+cl_int clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
+                           unsigned di, clr_device_desc *out) {
   memset(out, 0, sizeof *out);
   out->platform_index = pi;
   out->device_index = di;
@@ -39,10 +40,12 @@ void clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
   cl_device_fp_config fp64 = 0;
   clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
-  clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem, NULL);
-  clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL);
-  clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
-  clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  cl_int limits[4] = {
+      clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem, NULL),
+      clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc,
+                      NULL),
+      clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL),
+      clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL)};
   clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
   out->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
   out->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
@@ -52,6 +55,10 @@ void clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
   out->max_alloc_size = alloc;
   out->local_mem_size = lmem;
   out->max_work_group_size = wg ? wg : 1;
+  for (int i = 0; i < 4; i++)
+    if (limits[i] != CL_SUCCESS)
+      return limits[i];
+  return CL_SUCCESS;
 }
 
 static int contains_nocase(const char *hay, const char *needle) {
@@ -81,17 +88,28 @@ static int parse_index(const char *s, unsigned *out) {
   return 1;
 }
 
+/* Discovery is serialised across the process: PoCL initialises its
+ * devices on the first clGetDeviceIDs and, while it does, answers other
+ * threads CL_DEVICE_NOT_FOUND, so contexts created by several threads at
+ * once would fail to find a device. */
+static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static cl_uint get_platforms(cl_platform_id *ids) {
   cl_uint count = 0;
-  if (clGetPlatformIDs(MAX_PLATFORMS, ids, &count) != CL_SUCCESS)
+  pthread_mutex_lock(&discovery_lock);
+  cl_int err = clGetPlatformIDs(MAX_PLATFORMS, ids, &count);
+  pthread_mutex_unlock(&discovery_lock);
+  if (err != CL_SUCCESS)
     return 0;
   return count > MAX_PLATFORMS ? MAX_PLATFORMS : count;
 }
 
 static cl_uint get_devices(cl_platform_id p, cl_device_id *ids) {
   cl_uint count = 0;
-  if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, MAX_DEVICES, ids, &count) !=
-      CL_SUCCESS)
+  pthread_mutex_lock(&discovery_lock);
+  cl_int err = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, MAX_DEVICES, ids, &count);
+  pthread_mutex_unlock(&discovery_lock);
+  if (err != CL_SUCCESS)
     return 0;
   return count > MAX_DEVICES ? MAX_DEVICES : count;
 }

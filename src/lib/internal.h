@@ -94,8 +94,10 @@ clr_status clr_select_device(const char *platform, const char *device,
                              cl_platform_id *out_platform,
                              cl_device_id *out_device, char *detail,
                              size_t detail_size);
-void clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
-                         unsigned di, clr_device_desc *out);
+/* CL_SUCCESS, or the error of the first of the limits (memory sizes,
+ * work-group size) that could not be read. */
+cl_int clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
+                           unsigned di, clr_device_desc *out);
 
 /* ---- context.c */
 void clr_log(clr_context *ctx, const char *fmt, ...)

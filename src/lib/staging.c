@@ -51,10 +51,11 @@ clr_status clr_stage_out(clr_context *ctx, clr_staged *s) {
     if (err != CL_SUCCESS)
       return clr_cl_fail(ctx, "clEnqueueMapBuffer", err);
     err = clEnqueueUnmapMemObject(ctx->queue, s->mem, p, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-      err = clFinish(ctx->queue);
     if (err != CL_SUCCESS)
       return clr_cl_fail(ctx, "clEnqueueUnmapMemObject", err);
+    err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clFinish", err);
     return CLR_OK;
   }
   err = clEnqueueReadBuffer(ctx->queue, s->mem, CL_TRUE, 0, s->bytes, s->host,
