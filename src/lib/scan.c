@@ -243,7 +243,11 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   if (tiles > (1u << 30))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%zu tiles exceed the decoupled scan's counter", tiles);
-  cl_mem before[3] = {state->mem, agg->mem, incl->mem};
+  /* Reallocated buffers must be zeroed.  Compare sizes, not handles: a
+   * new cl_mem may reuse the address of the one just released. */
+  int fresh = !state->mem || state->bytes < (tiles + 1) * sizeof(cl_uint) ||
+              !agg->mem || agg->bytes < tiles * esize || !incl->mem ||
+              incl->bytes < tiles * esize;
   st = clr_buffer_reserve(ctx, state, (tiles + 1) * sizeof(cl_uint),
                           CL_MEM_READ_WRITE);
   if (st == CLR_OK)
@@ -255,8 +259,7 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   /* New buffers, or an epoch about to wrap: zero them once.  (The values
    * are only read after their flag says so, but the atomics that publish
    * them read the old words, which a checker wants initialised.) */
-  if (state->mem != before[0] || agg->mem != before[1] ||
-      incl->mem != before[2] || ctx->scan_epoch >= (1u << 30) - 1) {
+  if (fresh || ctx->scan_epoch >= (1u << 30) - 1) {
     clr_buffer *all[3] = {state, agg, incl};
     size_t most = state->bytes > agg->bytes ? state->bytes : agg->bytes;
     void *zeros = calloc(1, most > incl->bytes ? most : incl->bytes);
@@ -267,8 +270,10 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
       err = clEnqueueWriteBuffer(ctx->queue, all[i]->mem, CL_TRUE, 0,
                                  all[i]->bytes, zeros, 0, NULL, NULL);
     free(zeros);
-    if (err != CL_SUCCESS)
+    if (err != CL_SUCCESS) {
+      clr_buffer_release(state); /* not zeroed: reallocate next time */
       return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+    }
     ctx->scan_ticket = 0;
     ctx->scan_epoch = 0;
   }
