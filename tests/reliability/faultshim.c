@@ -1,0 +1,836 @@
+/* faultshim: OpenCL interposer for fault injection and object accounting.
+ * See faultshim.h for how to use it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "faultshim.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FS_API __attribute__((visibility("default")))
+
+static pthread_mutex_t fs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const fs_names[FS_COUNT] = {
+#define FS_X_NAME(name) #name,
+    FS_FUNCTIONS(FS_X_NAME)
+#undef FS_X_NAME
+};
+
+FS_API const char *fs_name(fs_fn fn) {
+  return (unsigned)fn < FS_COUNT ? fs_names[fn] : NULL;
+}
+
+FS_API int fs_lookup(const char *name) {
+  for (int i = 0; i < FS_COUNT; i++)
+    if (strcmp(name, fs_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* ------------------------------------------------------------ faults */
+
+static unsigned long fs_call_count[FS_COUNT];
+static int fs_armed = 0;
+static fs_fn fs_armed_fn;
+static unsigned long fs_armed_nth, fs_armed_seen, fs_fired_count;
+static cl_int fs_armed_err;
+static int fs_armed_sticky;
+
+static void arm_locked(fs_fn fn, unsigned long nth, cl_int err, int sticky) {
+  fs_armed = 1;
+  fs_armed_fn = fn;
+  fs_armed_nth = nth ? nth : 1;
+  fs_armed_err = err;
+  fs_armed_sticky = sticky;
+  fs_armed_seen = 0;
+  fs_fired_count = 0;
+}
+
+/* CLR_FAULT="name:nth:err[:sticky]" for LD_PRELOAD use. */
+static void parse_env(void) {
+  const char *spec = getenv("CLR_FAULT");
+  if (!spec || !*spec)
+    return;
+  char name[128];
+  unsigned long nth = 0;
+  long err = 0;
+  char mode[16] = "";
+  int got = sscanf(spec, "%127[^:]:%lu:%ld:%15s", name, &nth, &err, mode);
+  int fn = got >= 3 ? fs_lookup(name) : -1;
+  if (fn < 0) {
+    fprintf(stderr, "faultshim: bad CLR_FAULT '%s' (want name:nth:err)\n",
+            spec);
+    abort();
+  }
+  arm_locked((fs_fn)fn, nth, (cl_int)err, strcmp(mode, "sticky") == 0);
+}
+
+static pthread_once_t fs_once = PTHREAD_ONCE_INIT;
+
+/* Count a call of fn; nonzero (with *err) when it must fail. */
+static int fs_hit(fs_fn fn, cl_int *err) {
+  int fail = 0;
+  pthread_once(&fs_once, parse_env);
+  pthread_mutex_lock(&fs_lock);
+  fs_call_count[fn]++;
+  if (fs_armed && fs_armed_fn == fn) {
+    fs_armed_seen++;
+    if (fs_armed_seen == fs_armed_nth ||
+        (fs_armed_sticky && fs_armed_seen > fs_armed_nth)) {
+      fail = 1;
+      fs_fired_count++;
+      *err = fs_armed_err;
+    }
+  }
+  pthread_mutex_unlock(&fs_lock);
+  return fail;
+}
+
+FS_API void fs_reset_counts(void) {
+  pthread_once(&fs_once, parse_env);
+  pthread_mutex_lock(&fs_lock);
+  memset(fs_call_count, 0, sizeof fs_call_count);
+  fs_armed = 0;
+  fs_fired_count = 0;
+  pthread_mutex_unlock(&fs_lock);
+}
+
+FS_API unsigned long fs_calls(fs_fn fn) {
+  unsigned long c;
+  pthread_mutex_lock(&fs_lock);
+  c = (unsigned)fn < FS_COUNT ? fs_call_count[fn] : 0;
+  pthread_mutex_unlock(&fs_lock);
+  return c;
+}
+
+FS_API void fs_arm(fs_fn fn, unsigned long nth, cl_int err, int sticky) {
+  pthread_once(&fs_once, parse_env);
+  pthread_mutex_lock(&fs_lock);
+  arm_locked(fn, nth, err, sticky);
+  pthread_mutex_unlock(&fs_lock);
+}
+
+FS_API void fs_disarm(void) {
+  pthread_mutex_lock(&fs_lock);
+  fs_armed = 0;
+  pthread_mutex_unlock(&fs_lock);
+}
+
+FS_API unsigned long fs_fired(void) {
+  unsigned long f;
+  pthread_mutex_lock(&fs_lock);
+  f = fs_fired_count;
+  pthread_mutex_unlock(&fs_lock);
+  return f;
+}
+
+/* ------------------------------------------------------------ gate */
+
+static int fs_gate_on;
+static cl_event fs_gate_event; /* NULL: nothing held back */
+
+/* A function pointer of no particular type: ISO C converts between
+ * function pointer types, but not from dlsym's object pointer. */
+typedef void (*fs_fnptr)(void);
+static fs_fnptr real_sym(const char *name);
+
+FS_API void fs_gate_open(void) {
+  static cl_int (*set_status)(cl_event, cl_int);
+  static cl_int (*release)(cl_event);
+  if (!set_status) {
+    set_status = (cl_int(*)(cl_event, cl_int))real_sym("clSetUserEventStatus");
+    release = (cl_int(*)(cl_event))real_sym("clReleaseEvent");
+  }
+  pthread_mutex_lock(&fs_lock);
+  cl_event e = fs_gate_event;
+  fs_gate_event = NULL;
+  pthread_mutex_unlock(&fs_lock);
+  if (e) {
+    set_status(e, CL_COMPLETE);
+    release(e);
+  }
+}
+
+FS_API void fs_gate(int on) {
+  if (!on)
+    fs_gate_open();
+  pthread_mutex_lock(&fs_lock);
+  fs_gate_on = on;
+  pthread_mutex_unlock(&fs_lock);
+}
+
+FS_API int fs_gate_pending(void) {
+  int p;
+  pthread_mutex_lock(&fs_lock);
+  p = fs_gate_event != NULL;
+  pthread_mutex_unlock(&fs_lock);
+  return p;
+}
+
+/* A wait list with the gate's user event appended (*owned to free). */
+static void gate_list(cl_command_queue q, cl_uint *n, const cl_event **list,
+                      cl_event **owned) {
+  static cl_event (*create_user)(cl_context, cl_int *);
+  static cl_int (*queue_info)(cl_command_queue, cl_command_queue_info, size_t,
+                              void *, size_t *);
+  *owned = NULL;
+  pthread_mutex_lock(&fs_lock);
+  int on = fs_gate_on;
+  pthread_mutex_unlock(&fs_lock);
+  if (!on)
+    return;
+  if (!create_user) {
+    create_user =
+        (cl_event(*)(cl_context, cl_int *))real_sym("clCreateUserEvent");
+    queue_info = (cl_int(*)(cl_command_queue, cl_command_queue_info, size_t,
+                            void *, size_t *))real_sym("clGetCommandQueueInfo");
+  }
+  pthread_mutex_lock(&fs_lock);
+  cl_event gate = fs_gate_event;
+  pthread_mutex_unlock(&fs_lock);
+  if (!gate) {
+    cl_context c = NULL;
+    cl_int err = queue_info(q, CL_QUEUE_CONTEXT, sizeof c, &c, NULL);
+    if (err != CL_SUCCESS)
+      return;
+    gate = create_user(c, &err);
+    if (err != CL_SUCCESS)
+      return;
+    pthread_mutex_lock(&fs_lock);
+    fs_gate_event = gate;
+    pthread_mutex_unlock(&fs_lock);
+  }
+  cl_event *l = malloc((*n + 1) * sizeof *l);
+  if (!l)
+    return;
+  for (cl_uint i = 0; i < *n; i++)
+    l[i] = (*list)[i];
+  l[*n] = gate;
+  *owned = l;
+  *list = l;
+  (*n)++;
+}
+
+/* Declares the gated wait list of an enqueue (n, list: its parameters). */
+#define GATE(q, n, list)                                                       \
+  cl_event *gate_owned_;                                                       \
+  gate_list((q), &(n), &(list), &gate_owned_)
+/* A command that may block: a blocking one opens the gate (it waits for
+ * everything before it) and is not held back itself. */
+#define GATE_UNLESS_BLOCKING(blocking, q, n, list)                             \
+  cl_event *gate_owned_ = NULL;                                                \
+  if (blocking)                                                                \
+    fs_gate_open();                                                            \
+  else                                                                         \
+    gate_list((q), &(n), &(list), &gate_owned_)
+#define GATE_END() free(gate_owned_)
+
+/* ------------------------------------------------------------ objects */
+
+enum { K_CONTEXT, K_QUEUE, K_MEM, K_PROGRAM, K_KERNEL, K_EVENT, K_COUNT };
+static const char *const kind_names[K_COUNT] = {
+    "cl_context", "cl_command_queue", "cl_mem",
+    "cl_program", "cl_kernel",        "cl_event"};
+
+typedef struct fs_obj {
+  const void *handle;
+  int kind;
+  long refs;
+  fs_fn creator;
+  unsigned long serial; /* nth object created, for messages */
+} fs_obj;
+
+static fs_obj *fs_objs;
+static size_t fs_nobjs, fs_capobjs;
+static unsigned long fs_serial;
+static size_t fs_bad;
+
+static fs_obj *find_locked(const void *h) {
+  for (size_t i = fs_nobjs; i-- > 0;)
+    if (fs_objs[i].handle == h)
+      return &fs_objs[i];
+  return NULL;
+}
+
+static void track_new(const void *h, int kind, fs_fn creator) {
+  if (!h)
+    return;
+  pthread_mutex_lock(&fs_lock);
+  fs_obj *o = find_locked(h);
+  if (!o) {
+    if (fs_nobjs == fs_capobjs) {
+      size_t cap = fs_capobjs ? 2 * fs_capobjs : 256;
+      fs_obj *n = realloc(fs_objs, cap * sizeof *n);
+      if (!n) {
+        pthread_mutex_unlock(&fs_lock);
+        fprintf(stderr, "faultshim: out of memory\n");
+        abort();
+      }
+      fs_objs = n;
+      fs_capobjs = cap;
+    }
+    o = &fs_objs[fs_nobjs++];
+  }
+  o->handle = h;
+  o->kind = kind;
+  o->refs = 1;
+  o->creator = creator;
+  o->serial = ++fs_serial;
+  pthread_mutex_unlock(&fs_lock);
+}
+
+static void track_retain(const void *h) {
+  pthread_mutex_lock(&fs_lock);
+  fs_obj *o = find_locked(h);
+  if (o)
+    o->refs++;
+  else
+    fs_bad++;
+  pthread_mutex_unlock(&fs_lock);
+}
+
+/* Before the real release: drop one reference.  0 if h was unknown. */
+static int track_release(const void *h) {
+  pthread_mutex_lock(&fs_lock);
+  fs_obj *o = find_locked(h);
+  if (!o)
+    fs_bad++;
+  else if (--o->refs == 0)
+    *o = fs_objs[--fs_nobjs];
+  pthread_mutex_unlock(&fs_lock);
+  return o != NULL;
+}
+
+/* The real release failed: give the reference back. */
+static void track_unrelease(const void *h, int kind) {
+  pthread_mutex_lock(&fs_lock);
+  fs_obj *o = find_locked(h);
+  pthread_mutex_unlock(&fs_lock);
+  if (o)
+    track_retain(h);
+  else
+    track_new(h, kind, FS_COUNT);
+}
+
+FS_API size_t fs_live(void) {
+  size_t n;
+  pthread_mutex_lock(&fs_lock);
+  n = fs_nobjs;
+  pthread_mutex_unlock(&fs_lock);
+  return n;
+}
+
+FS_API size_t fs_bad_releases(void) {
+  size_t n;
+  pthread_mutex_lock(&fs_lock);
+  n = fs_bad;
+  pthread_mutex_unlock(&fs_lock);
+  return n;
+}
+
+FS_API size_t fs_describe_live(char *buf, size_t size) {
+  size_t at = 0, n;
+  if (size)
+    buf[0] = '\0';
+  pthread_mutex_lock(&fs_lock);
+  n = fs_nobjs;
+  for (size_t i = 0; i < fs_nobjs && at + 1 < size; i++) {
+    const fs_obj *o = &fs_objs[i];
+    int w = snprintf(buf + at, size - at,
+                     "%s %p (object #%lu, from %s, %ld reference%s left)\n",
+                     kind_names[o->kind], o->handle, o->serial,
+                     o->creator < FS_COUNT ? fs_names[o->creator] : "?",
+                     o->refs, o->refs == 1 ? "" : "s");
+    if (w < 0)
+      break;
+    at += (size_t)w;
+  }
+  pthread_mutex_unlock(&fs_lock);
+  return n;
+}
+
+/* CLR_FAULT_REPORT=FILE: the summary at exit (LD_PRELOAD use). */
+__attribute__((destructor)) static void fs_report_at_exit(void) {
+  const char *path = getenv("CLR_FAULT_REPORT");
+  if (!path || !*path)
+    return;
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return;
+  char live[8192];
+  size_t n = fs_describe_live(live, sizeof live);
+  fprintf(f, "live %zu\nbad_releases %zu\nfired %lu\n", n, fs_bad_releases(),
+          fs_fired());
+  for (int i = 0; i < FS_COUNT; i++)
+    fprintf(f, "calls %s %lu\n", fs_names[i], fs_calls((fs_fn)i));
+  for (char *line = strtok(live, "\n"); line; line = strtok(NULL, "\n"))
+    fprintf(f, "leak %s\n", line);
+  fclose(f);
+}
+
+/* ------------------------------------------------------------ forwarding */
+
+static fs_fnptr real_sym(const char *name) {
+  void *p = dlsym(RTLD_NEXT, name);
+  fs_fnptr f;
+  if (!p) {
+    fprintf(stderr, "faultshim: no real %s: %s\n", name, dlerror());
+    abort();
+  }
+  /* POSIX guarantees the object pointer holds a function's address. */
+  memcpy(&f, &p, sizeof f);
+  return f;
+}
+
+/* Declares `real`, the next definition of name (resolved once). */
+#define REAL(name)                                                             \
+  static __typeof__(&name) real_##name##_;                                     \
+  __typeof__(&name) real = __atomic_load_n(&real_##name##_, __ATOMIC_ACQUIRE); \
+  if (!real) {                                                                 \
+    real = (__typeof__(&name))real_sym(#name);                                 \
+    __atomic_store_n(&real_##name##_, real, __ATOMIC_RELEASE);                 \
+  }
+
+/* A function returning cl_int: fail before calling the real one. */
+#define FAIL_RET(name)                                                         \
+  do {                                                                         \
+    cl_int e_;                                                                 \
+    if (fs_hit(FS_##name, &e_))                                                \
+      return e_;                                                               \
+  } while (0)
+
+/* A function returning an object through errcode_ret. */
+#define FAIL_OBJ(name, errp)                                                   \
+  do {                                                                         \
+    cl_int e_;                                                                 \
+    if (fs_hit(FS_##name, &e_)) {                                              \
+      if (errp)                                                                \
+        *(errp) = e_;                                                          \
+      return NULL;                                                             \
+    }                                                                          \
+  } while (0)
+
+/* An enqueue that may return an event. */
+#define TRACK_EVENT(name, ret, event)                                          \
+  do {                                                                         \
+    if ((ret) == CL_SUCCESS && (event) && *(event))                            \
+      track_new(*(event), K_EVENT, FS_##name);                                 \
+  } while (0)
+
+FS_API cl_int clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms,
+                               cl_uint *num_platforms) {
+  REAL(clGetPlatformIDs);
+  FAIL_RET(clGetPlatformIDs);
+  return real(num_entries, platforms, num_platforms);
+}
+
+FS_API cl_int clGetPlatformInfo(cl_platform_id platform,
+                                cl_platform_info param_name,
+                                size_t param_value_size, void *param_value,
+                                size_t *param_value_size_ret) {
+  REAL(clGetPlatformInfo);
+  FAIL_RET(clGetPlatformInfo);
+  return real(platform, param_name, param_value_size, param_value,
+              param_value_size_ret);
+}
+
+FS_API cl_int clGetDeviceIDs(cl_platform_id platform,
+                             cl_device_type device_type, cl_uint num_entries,
+                             cl_device_id *devices, cl_uint *num_devices) {
+  REAL(clGetDeviceIDs);
+  FAIL_RET(clGetDeviceIDs);
+  return real(platform, device_type, num_entries, devices, num_devices);
+}
+
+FS_API cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param_name,
+                              size_t param_value_size, void *param_value,
+                              size_t *param_value_size_ret) {
+  REAL(clGetDeviceInfo);
+  FAIL_RET(clGetDeviceInfo);
+  return real(device, param_name, param_value_size, param_value,
+              param_value_size_ret);
+}
+
+FS_API cl_context clCreateContext(
+    const cl_context_properties *properties, cl_uint num_devices,
+    const cl_device_id *devices,
+    void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *),
+    void *user_data, cl_int *errcode_ret) {
+  REAL(clCreateContext);
+  FAIL_OBJ(clCreateContext, errcode_ret);
+  cl_context c = real(properties, num_devices, devices, pfn_notify, user_data,
+                      errcode_ret);
+  track_new(c, K_CONTEXT, FS_clCreateContext);
+  return c;
+}
+
+FS_API cl_command_queue clCreateCommandQueue(
+    cl_context context, cl_device_id device,
+    cl_command_queue_properties properties, cl_int *errcode_ret) {
+  REAL(clCreateCommandQueue);
+  FAIL_OBJ(clCreateCommandQueue, errcode_ret);
+  cl_command_queue q = real(context, device, properties, errcode_ret);
+  track_new(q, K_QUEUE, FS_clCreateCommandQueue);
+  return q;
+}
+
+FS_API cl_int clGetCommandQueueInfo(cl_command_queue command_queue,
+                                    cl_command_queue_info param_name,
+                                    size_t param_value_size, void *param_value,
+                                    size_t *param_value_size_ret) {
+  REAL(clGetCommandQueueInfo);
+  FAIL_RET(clGetCommandQueueInfo);
+  return real(command_queue, param_name, param_value_size, param_value,
+              param_value_size_ret);
+}
+
+FS_API cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags,
+                             size_t size, void *host_ptr, cl_int *errcode_ret) {
+  REAL(clCreateBuffer);
+  FAIL_OBJ(clCreateBuffer, errcode_ret);
+  cl_mem m = real(context, flags, size, host_ptr, errcode_ret);
+  track_new(m, K_MEM, FS_clCreateBuffer);
+  return m;
+}
+
+FS_API cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
+                                cl_buffer_create_type buffer_create_type,
+                                const void *buffer_create_info,
+                                cl_int *errcode_ret) {
+  REAL(clCreateSubBuffer);
+  FAIL_OBJ(clCreateSubBuffer, errcode_ret);
+  cl_mem m =
+      real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+  track_new(m, K_MEM, FS_clCreateSubBuffer);
+  return m;
+}
+
+FS_API cl_int clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
+                                 size_t param_value_size, void *param_value,
+                                 size_t *param_value_size_ret) {
+  REAL(clGetMemObjectInfo);
+  FAIL_RET(clGetMemObjectInfo);
+  return real(memobj, param_name, param_value_size, param_value,
+              param_value_size_ret);
+}
+
+FS_API cl_program clCreateProgramWithSource(cl_context context, cl_uint count,
+                                            const char **strings,
+                                            const size_t *lengths,
+                                            cl_int *errcode_ret) {
+  REAL(clCreateProgramWithSource);
+  FAIL_OBJ(clCreateProgramWithSource, errcode_ret);
+  cl_program p = real(context, count, strings, lengths, errcode_ret);
+  track_new(p, K_PROGRAM, FS_clCreateProgramWithSource);
+  return p;
+}
+
+FS_API cl_program clCreateProgramWithBinary(
+    cl_context context, cl_uint num_devices, const cl_device_id *device_list,
+    const size_t *lengths, const unsigned char **binaries,
+    cl_int *binary_status, cl_int *errcode_ret) {
+  REAL(clCreateProgramWithBinary);
+  FAIL_OBJ(clCreateProgramWithBinary, errcode_ret);
+  cl_program p = real(context, num_devices, device_list, lengths, binaries,
+                      binary_status, errcode_ret);
+  track_new(p, K_PROGRAM, FS_clCreateProgramWithBinary);
+  return p;
+}
+
+FS_API cl_int clBuildProgram(cl_program program, cl_uint num_devices,
+                             const cl_device_id *device_list,
+                             const char *options,
+                             void(CL_CALLBACK *pfn_notify)(cl_program, void *),
+                             void *user_data) {
+  REAL(clBuildProgram);
+  FAIL_RET(clBuildProgram);
+  return real(program, num_devices, device_list, options, pfn_notify,
+              user_data);
+}
+
+FS_API cl_int clGetProgramInfo(cl_program program, cl_program_info param_name,
+                               size_t param_value_size, void *param_value,
+                               size_t *param_value_size_ret) {
+  REAL(clGetProgramInfo);
+  FAIL_RET(clGetProgramInfo);
+  return real(program, param_name, param_value_size, param_value,
+              param_value_size_ret);
+}
+
+FS_API cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
+                                    cl_program_build_info param_name,
+                                    size_t param_value_size, void *param_value,
+                                    size_t *param_value_size_ret) {
+  REAL(clGetProgramBuildInfo);
+  FAIL_RET(clGetProgramBuildInfo);
+  return real(program, device, param_name, param_value_size, param_value,
+              param_value_size_ret);
+}
+
+FS_API cl_kernel clCreateKernel(cl_program program, const char *kernel_name,
+                                cl_int *errcode_ret) {
+  REAL(clCreateKernel);
+  FAIL_OBJ(clCreateKernel, errcode_ret);
+  cl_kernel k = real(program, kernel_name, errcode_ret);
+  track_new(k, K_KERNEL, FS_clCreateKernel);
+  return k;
+}
+
+FS_API cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernels,
+                                       cl_kernel *kernels,
+                                       cl_uint *num_kernels_ret) {
+  REAL(clCreateKernelsInProgram);
+  FAIL_RET(clCreateKernelsInProgram);
+  cl_int r = real(program, num_kernels, kernels, num_kernels_ret);
+  if (r == CL_SUCCESS && kernels)
+    for (cl_uint i = 0; i < num_kernels; i++)
+      track_new(kernels[i], K_KERNEL, FS_clCreateKernelsInProgram);
+  return r;
+}
+
+FS_API cl_int clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
+                             size_t arg_size, const void *arg_value) {
+  REAL(clSetKernelArg);
+  FAIL_RET(clSetKernelArg);
+  return real(kernel, arg_index, arg_size, arg_value);
+}
+
+FS_API cl_int clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
+                                       cl_kernel_work_group_info param_name,
+                                       size_t param_value_size,
+                                       void *param_value,
+                                       size_t *param_value_size_ret) {
+  REAL(clGetKernelWorkGroupInfo);
+  FAIL_RET(clGetKernelWorkGroupInfo);
+  return real(kernel, device, param_name, param_value_size, param_value,
+              param_value_size_ret);
+}
+
+FS_API cl_event clCreateUserEvent(cl_context context, cl_int *errcode_ret) {
+  REAL(clCreateUserEvent);
+  FAIL_OBJ(clCreateUserEvent, errcode_ret);
+  cl_event e = real(context, errcode_ret);
+  track_new(e, K_EVENT, FS_clCreateUserEvent);
+  return e;
+}
+
+FS_API cl_int clWaitForEvents(cl_uint num_events, const cl_event *event_list) {
+  REAL(clWaitForEvents);
+  FAIL_RET(clWaitForEvents);
+  fs_gate_open();
+  return real(num_events, event_list);
+}
+
+FS_API cl_int clGetEventProfilingInfo(cl_event event,
+                                      cl_profiling_info param_name,
+                                      size_t param_value_size,
+                                      void *param_value,
+                                      size_t *param_value_size_ret) {
+  REAL(clGetEventProfilingInfo);
+  FAIL_RET(clGetEventProfilingInfo);
+  return real(event, param_name, param_value_size, param_value,
+              param_value_size_ret);
+}
+
+FS_API cl_int clFinish(cl_command_queue command_queue) {
+  REAL(clFinish);
+  FAIL_RET(clFinish);
+  fs_gate_open();
+  return real(command_queue);
+}
+
+FS_API cl_int clFlush(cl_command_queue command_queue) {
+  REAL(clFlush);
+  FAIL_RET(clFlush);
+  return real(command_queue);
+}
+
+FS_API cl_int clEnqueueNDRangeKernel(
+    cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
+    const size_t *global_work_offset, const size_t *global_work_size,
+    const size_t *local_work_size, cl_uint num_events_in_wait_list,
+    const cl_event *event_wait_list, cl_event *event) {
+  REAL(clEnqueueNDRangeKernel);
+  FAIL_RET(clEnqueueNDRangeKernel);
+  GATE(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int r = real(command_queue, kernel, work_dim, global_work_offset,
+                  global_work_size, local_work_size, num_events_in_wait_list,
+                  event_wait_list, event);
+  TRACK_EVENT(clEnqueueNDRangeKernel, r, event);
+  GATE_END();
+  return r;
+}
+
+FS_API cl_int clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,
+                            cl_uint num_events_in_wait_list,
+                            const cl_event *event_wait_list, cl_event *event) {
+  REAL(clEnqueueTask);
+  FAIL_RET(clEnqueueTask);
+  GATE(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int r = real(command_queue, kernel, num_events_in_wait_list,
+                  event_wait_list, event);
+  TRACK_EVENT(clEnqueueTask, r, event);
+  GATE_END();
+  return r;
+}
+
+FS_API cl_int clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer,
+                                  cl_bool blocking_read, size_t offset,
+                                  size_t size, void *ptr,
+                                  cl_uint num_events_in_wait_list,
+                                  const cl_event *event_wait_list,
+                                  cl_event *event) {
+  REAL(clEnqueueReadBuffer);
+  FAIL_RET(clEnqueueReadBuffer);
+  GATE_UNLESS_BLOCKING(blocking_read, command_queue, num_events_in_wait_list,
+                       event_wait_list);
+  cl_int r = real(command_queue, buffer, blocking_read, offset, size, ptr,
+                  num_events_in_wait_list, event_wait_list, event);
+  TRACK_EVENT(clEnqueueReadBuffer, r, event);
+  GATE_END();
+  return r;
+}
+
+FS_API cl_int clEnqueueWriteBuffer(cl_command_queue command_queue,
+                                   cl_mem buffer, cl_bool blocking_write,
+                                   size_t offset, size_t size, const void *ptr,
+                                   cl_uint num_events_in_wait_list,
+                                   const cl_event *event_wait_list,
+                                   cl_event *event) {
+  REAL(clEnqueueWriteBuffer);
+  FAIL_RET(clEnqueueWriteBuffer);
+  GATE_UNLESS_BLOCKING(blocking_write, command_queue, num_events_in_wait_list,
+                       event_wait_list);
+  cl_int r = real(command_queue, buffer, blocking_write, offset, size, ptr,
+                  num_events_in_wait_list, event_wait_list, event);
+  TRACK_EVENT(clEnqueueWriteBuffer, r, event);
+  GATE_END();
+  return r;
+}
+
+FS_API cl_int clEnqueueCopyBuffer(cl_command_queue command_queue,
+                                  cl_mem src_buffer, cl_mem dst_buffer,
+                                  size_t src_offset, size_t dst_offset,
+                                  size_t size, cl_uint num_events_in_wait_list,
+                                  const cl_event *event_wait_list,
+                                  cl_event *event) {
+  REAL(clEnqueueCopyBuffer);
+  FAIL_RET(clEnqueueCopyBuffer);
+  GATE(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int r = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset,
+                  size, num_events_in_wait_list, event_wait_list, event);
+  TRACK_EVENT(clEnqueueCopyBuffer, r, event);
+  GATE_END();
+  return r;
+}
+
+FS_API cl_int clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,
+                                  const void *pattern, size_t pattern_size,
+                                  size_t offset, size_t size,
+                                  cl_uint num_events_in_wait_list,
+                                  const cl_event *event_wait_list,
+                                  cl_event *event) {
+  REAL(clEnqueueFillBuffer);
+  FAIL_RET(clEnqueueFillBuffer);
+  GATE(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int r = real(command_queue, buffer, pattern, pattern_size, offset, size,
+                  num_events_in_wait_list, event_wait_list, event);
+  TRACK_EVENT(clEnqueueFillBuffer, r, event);
+  GATE_END();
+  return r;
+}
+
+FS_API void *clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
+                                cl_bool blocking_map, cl_map_flags map_flags,
+                                size_t offset, size_t size,
+                                cl_uint num_events_in_wait_list,
+                                const cl_event *event_wait_list,
+                                cl_event *event, cl_int *errcode_ret) {
+  REAL(clEnqueueMapBuffer);
+  FAIL_OBJ(clEnqueueMapBuffer, errcode_ret);
+  GATE_UNLESS_BLOCKING(blocking_map, command_queue, num_events_in_wait_list,
+                       event_wait_list);
+  cl_int err = CL_SUCCESS;
+  void *p = real(command_queue, buffer, blocking_map, map_flags, offset, size,
+                 num_events_in_wait_list, event_wait_list, event, &err);
+  if (errcode_ret)
+    *errcode_ret = err;
+  TRACK_EVENT(clEnqueueMapBuffer, err, event);
+  GATE_END();
+  return p;
+}
+
+FS_API cl_int clEnqueueUnmapMemObject(cl_command_queue command_queue,
+                                      cl_mem memobj, void *mapped_ptr,
+                                      cl_uint num_events_in_wait_list,
+                                      const cl_event *event_wait_list,
+                                      cl_event *event) {
+  REAL(clEnqueueUnmapMemObject);
+  FAIL_RET(clEnqueueUnmapMemObject);
+  GATE(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int r = real(command_queue, memobj, mapped_ptr, num_events_in_wait_list,
+                  event_wait_list, event);
+  TRACK_EVENT(clEnqueueUnmapMemObject, r, event);
+  GATE_END();
+  return r;
+}
+
+FS_API cl_int clEnqueueMarkerWithWaitList(cl_command_queue command_queue,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list,
+                                          cl_event *event) {
+  REAL(clEnqueueMarkerWithWaitList);
+  FAIL_RET(clEnqueueMarkerWithWaitList);
+  GATE(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int r =
+      real(command_queue, num_events_in_wait_list, event_wait_list, event);
+  TRACK_EVENT(clEnqueueMarkerWithWaitList, r, event);
+  GATE_END();
+  return r;
+}
+
+FS_API cl_int clEnqueueBarrierWithWaitList(cl_command_queue command_queue,
+                                           cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list,
+                                           cl_event *event) {
+  REAL(clEnqueueBarrierWithWaitList);
+  FAIL_RET(clEnqueueBarrierWithWaitList);
+  GATE(command_queue, num_events_in_wait_list, event_wait_list);
+  cl_int r =
+      real(command_queue, num_events_in_wait_list, event_wait_list, event);
+  TRACK_EVENT(clEnqueueBarrierWithWaitList, r, event);
+  GATE_END();
+  return r;
+}
+
+/* ------------------------------------------------------ retain / release */
+
+#define RETAIN_RELEASE(type, suffix, kind)                                     \
+  FS_API cl_int clRetain##suffix(type obj) {                                   \
+    REAL(clRetain##suffix);                                                    \
+    cl_int r = real(obj);                                                      \
+    if (r == CL_SUCCESS)                                                       \
+      track_retain(obj);                                                       \
+    return r;                                                                  \
+  }                                                                            \
+  FS_API cl_int clRelease##suffix(type obj) {                                  \
+    REAL(clRelease##suffix);                                                   \
+    int known = track_release(obj);                                            \
+    cl_int r = real(obj);                                                      \
+    if (r != CL_SUCCESS && known)                                              \
+      track_unrelease(obj, kind);                                              \
+    return r;                                                                  \
+  }
+
+RETAIN_RELEASE(cl_context, Context, K_CONTEXT)
+RETAIN_RELEASE(cl_command_queue, CommandQueue, K_QUEUE)
+RETAIN_RELEASE(cl_mem, MemObject, K_MEM)
+RETAIN_RELEASE(cl_program, Program, K_PROGRAM)
+RETAIN_RELEASE(cl_kernel, Kernel, K_KERNEL)
+RETAIN_RELEASE(cl_event, Event, K_EVENT)
