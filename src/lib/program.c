@@ -95,9 +95,10 @@ static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
     clReleaseProgram(prog);
     if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS)
       return clr_fail(ctx, CLR_ERR_BUILD,
-                      "building %s/%s failed (%s, options '%s'); see the "
+                      "building %s/%s%s%s failed (%s, options '%s'); see the "
                       "build log",
-                      ctx->kernel_dir, s->source, clr_cl_error_name(err),
+                      ctx->kernel_dir, s->source, s->source2 ? " + " : "",
+                      s->source2 ? s->source2 : "", clr_cl_error_name(err),
                       options);
     return clr_cl_fail(ctx, "clBuildProgram", err);
   }
