@@ -479,7 +479,8 @@ static void set_defaults(cli_args *a) {
 int cli_parse_args(int argc, char **argv, cli_args *out) {
   set_defaults(out);
   opterr = 0; /* getopt's own messages are not one-line "clreduce: " ones */
-  optind = 1;
+  optind = 0; /* not 1: 0 re-initialises getopt completely (glibc, BSD,
+                 musl), so a second parse never reads the previous argv */
   for (;;) {
     int code = getopt_long(argc, argv, ":hV", long_options, NULL);
     if (code == -1)
