@@ -297,6 +297,9 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   if (st == CLR_OK) {
     ctx->scan_epoch = epoch;
     ctx->scan_ticket = ticket + (cl_uint)tiles; /* wraps modulo 2^32 */
+  } else {
+    /* The kernel may have run and taken tickets: start over next time. */
+    clr_buffer_release(state);
   }
   /* own run + work-group scan + the look-back chain over earlier tiles
    * (at most one combine per tile) + carry */
