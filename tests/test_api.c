@@ -1,0 +1,1002 @@
+/* Library-level API: names and status strings, argument checking, device
+ * listing and selection, contexts (release(NULL), errors, usability after
+ * errors), clr_prepare, clr_last_timing's shape, build failures with their
+ * build log (a kernel directory holding a corrupted copy of the kernels),
+ * a missing kernel directory, the on-disk cache keyed on the source, the
+ * library staying silent without a log callback, and two contexts used
+ * from two threads at once.
+ *
+ *   test_api --kernel-src=DIR --version=X.Y.Z
+ *   test_api --overflow      (n * element size beyond SIZE_MAX) */
+#include "test_util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *kernel_src; /* the source tree's cl/ */
+
+/* ------------------------------------------------------------ names */
+
+static void test_status_strings(void) {
+  for (int i = 0; i < CLR_STATUS_COUNT; i++) {
+    const char *n = clr_status_name((clr_status)i);
+    const char *s = clr_status_string((clr_status)i);
+    if (!TU_CHECK(n && *n && s && *s, "status %d: name / string non-empty", i))
+      continue;
+    TU_CHECK(strncmp(n, "CLR_", 4) == 0, "status name %s starts with CLR_", n);
+    for (int j = 0; j < i; j++) {
+      TU_CHECK(strcmp(n, clr_status_name((clr_status)j)) != 0,
+               "status names %d and %d distinct (%s)", i, j, n);
+      TU_CHECK(strcmp(s, clr_status_string((clr_status)j)) != 0,
+               "status strings %d and %d distinct (%s)", i, j, s);
+    }
+  }
+  TU_CHECK(strcmp(clr_status_name(CLR_OK), "CLR_OK") == 0, "name of CLR_OK");
+  TU_CHECK(strcmp(clr_status_name(CLR_ERR_BUILD), "CLR_ERR_BUILD") == 0,
+           "name of CLR_ERR_BUILD");
+  TU_CHECK(strcmp(clr_status_string(CLR_ERR_BUILD),
+                  "OpenCL program build failed") == 0,
+           "string of CLR_ERR_BUILD");
+  TU_CHECK(strcmp(clr_status_string(CLR_OK), "success") == 0,
+           "string of CLR_OK");
+  /* Out of range: still a printable string, never NULL. */
+  const char *x = clr_status_name(CLR_STATUS_COUNT);
+  const char *y = clr_status_string((clr_status)-1);
+  TU_CHECK(x != NULL && y != NULL,
+           "out-of-range status gives a non-NULL name and string");
+}
+
+static void test_names(void) {
+  static const char *types[] = {"float", "double", "int",
+                                "uint",  "long",   "ulong"};
+  static const size_t sizes[] = {4, 8, 4, 4, 8, 8};
+  static const char *ops[] = {"sum", "prod", "min", "max", "and", "or"};
+  for (int t = 0; t < CLR_TYPE_COUNT; t++) {
+    const char *n = clr_type_name((clr_type)t);
+    TU_CHECK(n && strcmp(n, types[t]) == 0, "type name %d = %s", t,
+             n ? n : "(null)");
+    TU_CHECK(clr_type_size((clr_type)t) == sizes[t], "type size of %s",
+             types[t]);
+    clr_type back = CLR_TYPE_COUNT;
+    TU_CHECK(clr_type_from_name(types[t], &back) == CLR_OK &&
+                 back == (clr_type)t,
+             "type name round trip %s", types[t]);
+  }
+  TU_CHECK(clr_type_size(CLR_TYPE_COUNT) == 0, "size of an invalid type is 0");
+  for (int o = 0; o < CLR_OP_COUNT; o++) {
+    const char *n = clr_op_name((clr_op)o);
+    TU_CHECK(n && strcmp(n, ops[o]) == 0, "op name %d = %s", o,
+             n ? n : "(null)");
+    clr_op back = CLR_OP_COUNT;
+    TU_CHECK(clr_op_from_name(ops[o], &back) == CLR_OK && back == (clr_op)o,
+             "op name round trip %s", ops[o]);
+  }
+  TU_CHECK(strcmp(clr_kernel_name(CLR_REDUCE_FIRST_ADD), "first-add") == 0,
+           "kernel name of CLR_REDUCE_FIRST_ADD is first-add");
+  for (int k = 0; k < CLR_KERNEL_COUNT; k++) {
+    const char *n = clr_kernel_name((clr_kernel)k);
+    if (!TU_CHECK(n && *n, "kernel %d has a name", k))
+      continue;
+    clr_kernel back = CLR_KERNEL_COUNT;
+    TU_CHECK(clr_kernel_from_name(n, &back) == CLR_OK &&
+                 back == (clr_kernel)k,
+             "kernel name round trip %s", n);
+    for (int j = 0; j < k; j++)
+      TU_CHECK(strcmp(n, clr_kernel_name((clr_kernel)j)) != 0,
+               "kernel names distinct: %s", n);
+    TU_CHECK(clr_kernel_is_scan((clr_kernel)k) == (k >= CLR_SCAN_KOGGE_STONE),
+             "clr_kernel_is_scan(%s)", n);
+  }
+  static const char *bad[] = {"", "flot", "Float ", "sum ", "int32", "xyz",
+                              "first_add_", "-"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    clr_type t;
+    clr_op o;
+    clr_kernel k;
+    TU_EXPECT_STATUS(clr_type_from_name(bad[i], &t), CLR_ERR_INVALID_ARGUMENT,
+                     "clr_type_from_name(bad)");
+    TU_EXPECT_STATUS(clr_op_from_name(bad[i], &o), CLR_ERR_INVALID_ARGUMENT,
+                     "clr_op_from_name(bad)");
+    TU_EXPECT_STATUS(clr_kernel_from_name(bad[i], &k),
+                     CLR_ERR_INVALID_ARGUMENT, "clr_kernel_from_name(bad)");
+  }
+  clr_type t;
+  clr_op o;
+  clr_kernel k;
+  TU_EXPECT_STATUS(clr_type_from_name(NULL, &t), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_type_from_name(NULL)");
+  TU_EXPECT_STATUS(clr_op_from_name(NULL, &o), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_op_from_name(NULL)");
+  TU_EXPECT_STATUS(clr_kernel_from_name(NULL, &k), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_kernel_from_name(NULL)");
+  TU_EXPECT_STATUS(clr_type_from_name("int", NULL), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_type_from_name(out NULL)");
+}
+
+static void test_supports_and_result_types(void) {
+  for (int o = 0; o < CLR_OP_COUNT; o++)
+    for (int t = 0; t < CLR_TYPE_COUNT; t++) {
+      int logical = o == CLR_AND || o == CLR_OR;
+      int fp = tu_is_float((clr_type)t);
+      clr_status s = clr_op_supports((clr_op)o, (clr_type)t);
+      if (logical && fp)
+        TU_CHECK(s == CLR_ERR_UNSUPPORTED, "clr_op_supports(%s, %s) = %s",
+                 clr_op_name((clr_op)o), clr_type_name((clr_type)t),
+                 clr_status_name(s));
+      else
+        TU_CHECK(s == CLR_OK, "clr_op_supports(%s, %s) = %s",
+                 clr_op_name((clr_op)o), clr_type_name((clr_type)t),
+                 clr_status_name(s));
+      if (logical && fp)
+        continue;
+      for (int narrow = 0; narrow <= 1; narrow++) {
+        clr_type want = (clr_type)t;
+        if (logical)
+          want = CLR_INT;
+        else if ((o == CLR_SUM || o == CLR_PROD) && !narrow &&
+                 (t == CLR_INT || t == CLR_UINT))
+          want = t == CLR_INT ? CLR_LONG : CLR_ULONG;
+        clr_type got = clr_result_type((clr_op)o, (clr_type)t, narrow);
+        TU_CHECK(got == want, "clr_result_type(%s, %s, narrow=%d) = %s",
+                 clr_op_name((clr_op)o), clr_type_name((clr_type)t), narrow,
+                 clr_type_name(got));
+      }
+    }
+  TU_CHECK(clr_op_supports(CLR_OP_COUNT, CLR_INT) != CLR_OK,
+           "clr_op_supports(invalid op) is not CLR_OK");
+  TU_CHECK(clr_op_supports(CLR_SUM, CLR_TYPE_COUNT) != CLR_OK,
+           "clr_op_supports(invalid type) is not CLR_OK");
+}
+
+static void test_version(const char *want) {
+  const char *v = clr_version();
+  TU_CHECK(v && want && strcmp(v, want) == 0, "clr_version() = %s, want %s",
+           v ? v : "(null)", want ? want : "(not given)");
+}
+
+static void test_options_init(void) {
+  clr_options o;
+  memset(&o, 0xA5, sizeof o);
+  clr_options_init(&o);
+  TU_CHECK(o.kernel == CLR_REDUCE_COARSE && o.wg_size == 0 && o.coarse == 0 &&
+               o.vector_width == 0 && o.layout == CLR_LAYOUT_AUTO &&
+               o.narrow_accumulator == 0 && o.exclusive == 0 &&
+               o.carry_in == NULL,
+           "clr_options_init gives the documented defaults");
+}
+
+/* ------------------------------------------------------------ devices */
+
+static void test_devices(clr_context *ctx) {
+  size_t count = 0;
+  clr_status s = clr_list_devices(NULL, 0, &count);
+  TU_EXPECT_STATUS(s, CLR_OK, "clr_list_devices(NULL, 0)");
+  if (!TU_CHECK(count >= 1, "at least one device (got %zu)", count))
+    return;
+  clr_device_desc *d = tu_xmalloc(count * sizeof *d);
+  size_t count2 = 0;
+  TU_EXPECT_STATUS(clr_list_devices(d, count, &count2), CLR_OK,
+                   "clr_list_devices(all)");
+  TU_CHECK(count2 == count, "device count stable (%zu, %zu)", count, count2);
+  int found = 0;
+  for (size_t i = 0; i < count; i++) {
+    TU_CHECK(d[i].platform_name[0] && d[i].device_name[0] &&
+                 d[i].device_version[0],
+             "device %zu has names", i);
+    TU_CHECK(d[i].max_work_group_size >= 1 && d[i].compute_units >= 1 &&
+                 d[i].global_mem_size > 0 && d[i].max_alloc_size > 0 &&
+                 d[i].local_mem_size > 0,
+             "device %zu has sizes", i);
+    if (strcmp(d[i].device_name, tu_device.device_name) == 0 &&
+        d[i].platform_index == tu_device.platform_index &&
+        d[i].device_index == tu_device.device_index)
+      found = 1;
+  }
+  TU_CHECK(found, "the context's device (%s, platform %u device %u) is listed",
+           tu_device.device_name, tu_device.platform_index,
+           tu_device.device_index);
+  /* A smaller cap still reports the full count. */
+  size_t count3 = 0;
+  clr_device_desc one;
+  TU_EXPECT_STATUS(clr_list_devices(&one, 1, &count3), CLR_OK,
+                   "clr_list_devices(cap 1)");
+  TU_CHECK(count3 == count, "cap 1: count %zu, want %zu", count3, count);
+
+  /* Selection by case-insensitive substring of the device name. */
+  char upper[128];
+  snprintf(upper, sizeof upper, "%s", tu_device.device_name);
+  for (char *p = upper; *p; p++)
+    if (*p >= 'a' && *p <= 'z')
+      *p = (char)(*p - 'a' + 'A');
+  clr_context_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.device = upper;
+  clr_context *c2 = NULL;
+  char detail[512] = "";
+  s = clr_context_create(&cfg, &c2, detail, sizeof detail);
+  TU_CHECK(s == CLR_OK && c2, "device '%s' (upper case) selects it: %s %s",
+           upper, clr_status_name(s), detail);
+  if (c2) {
+    clr_device_desc dd;
+    clr_context_device(c2, &dd);
+    TU_CHECK(strcmp(dd.device_name, tu_device.device_name) == 0,
+             "selected device %s", dd.device_name);
+  }
+  clr_context_release(c2);
+  /* By decimal index. */
+  char idx[16];
+  snprintf(idx, sizeof idx, "%u", tu_device.platform_index);
+  cfg.device = NULL;
+  cfg.platform = idx;
+  c2 = NULL;
+  s = clr_context_create(&cfg, &c2, detail, sizeof detail);
+  TU_CHECK(s == CLR_OK && c2, "platform '%s' by index: %s %s", idx,
+           clr_status_name(s), detail);
+  clr_context_release(c2);
+  /* No such device / platform. */
+  cfg.platform = NULL;
+  cfg.device = "no-such-device-xyzzy";
+  c2 = (clr_context *)&cfg; /* must be overwritten */
+  detail[0] = '\0';
+  s = clr_context_create(&cfg, &c2, detail, sizeof detail);
+  TU_EXPECT_STATUS(s, CLR_ERR_NO_DEVICE, "device 'no-such-device-xyzzy'");
+  TU_CHECK(c2 == NULL, "failed create leaves *out NULL");
+  TU_CHECK(detail[0] != '\0', "failed create fills detail");
+  cfg.device = "99";
+  c2 = NULL;
+  s = clr_context_create(&cfg, &c2, detail, sizeof detail);
+  TU_EXPECT_STATUS(s, CLR_ERR_NO_DEVICE, "device index 99");
+  clr_context_release(c2);
+  cfg.device = NULL;
+  cfg.platform = "no-such-platform-xyzzy";
+  c2 = NULL;
+  s = clr_context_create(&cfg, &c2, detail, sizeof detail);
+  TU_CHECK(s == CLR_ERR_NO_DEVICE || s == CLR_ERR_NO_PLATFORM,
+           "platform 'no-such-platform-xyzzy': %s", clr_status_name(s));
+  clr_context_release(c2);
+  TU_EXPECT_STATUS(clr_context_create(NULL, NULL, detail, sizeof detail),
+                   CLR_ERR_INVALID_ARGUMENT, "clr_context_create(out NULL)");
+  /* detail may be NULL. */
+  cfg.platform = NULL;
+  cfg.device = "no-such-device-xyzzy";
+  c2 = NULL;
+  s = clr_context_create(&cfg, &c2, NULL, 0);
+  TU_EXPECT_STATUS(s, CLR_ERR_NO_DEVICE, "create with detail NULL");
+  clr_context_release(c2);
+  /* Accessors. */
+  TU_CHECK(clr_context_cl_context(ctx) != NULL && clr_context_queue(ctx),
+           "cl_context and queue accessors");
+  TU_CHECK(clr_context_cl_context(NULL) == NULL &&
+               clr_context_queue(NULL) == NULL,
+           "accessors of NULL give NULL");
+  TU_EXPECT_STATUS(clr_context_device(ctx, NULL), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_context_device(out NULL)");
+  free(d);
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static void check_usable(clr_context *ctx, const char *after) {
+  int32_t x[6] = {1, -2, 3, 4, 5, 100};
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  clr_status s = clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, x, 6, &v);
+  TU_CHECK(s == CLR_OK && v.type == CLR_LONG && v.v.l == 111,
+           "context usable after %s: %s, sum %" PRId64, after,
+           clr_status_name(s), v.v.l);
+}
+
+static void test_invalid_arguments(clr_context *ctx) {
+  float x[4] = {1, 2, 3, 4};
+  clr_value v;
+  clr_options o;
+  clr_options_init(&o);
+  struct {
+    const char *what;
+    clr_status got;
+  } cases[] = {
+      {"data NULL", clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, NULL, 4, &v)},
+      {"n == 0", clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 0, &v)},
+      {"result NULL",
+       clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 4, NULL)},
+      {"op CLR_OP_COUNT",
+       clr_reduce_host(ctx, &o, CLR_OP_COUNT, CLR_FLOAT, x, 4, &v)},
+      {"op -1", clr_reduce_host(ctx, &o, (clr_op)-1, CLR_FLOAT, x, 4, &v)},
+      {"type CLR_TYPE_COUNT",
+       clr_reduce_host(ctx, &o, CLR_SUM, CLR_TYPE_COUNT, x, 4, &v)},
+      {"type 1000", clr_reduce_host(ctx, &o, CLR_SUM, (clr_type)1000, x, 4, &v)},
+      {"buffer NULL",
+       clr_reduce_buffer(ctx, &o, CLR_SUM, CLR_FLOAT, NULL, 0, 4, &v)},
+      {"prepare bad op", clr_prepare(ctx, &o, CLR_OP_COUNT, CLR_FLOAT)},
+      {"prepare bad type", clr_prepare(ctx, &o, CLR_SUM, CLR_TYPE_COUNT)},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    TU_EXPECT_STATUS(cases[i].got, CLR_ERR_INVALID_ARGUMENT, cases[i].what);
+  }
+  /* The detail names the failure. */
+  clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 0, &v);
+  TU_CHECK(clr_context_error(ctx)[0] != '\0',
+           "clr_context_error is set after an invalid argument");
+  TU_EXPECT_STATUS(clr_reduce_host(NULL, &o, CLR_SUM, CLR_FLOAT, x, 4, &v),
+                   CLR_ERR_INVALID_ARGUMENT, "ctx NULL");
+  TU_EXPECT_STATUS(clr_prepare(NULL, &o, CLR_SUM, CLR_FLOAT),
+                   CLR_ERR_INVALID_ARGUMENT, "prepare ctx NULL");
+  clr_timing tm;
+  TU_EXPECT_STATUS(clr_last_timing(NULL, &tm), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_last_timing(NULL)");
+  TU_EXPECT_STATUS(clr_last_timing(ctx, NULL), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_last_timing(out NULL)");
+  TU_CHECK(clr_context_error(NULL) != NULL &&
+               clr_context_build_log(NULL) != NULL,
+           "error / build log of NULL are non-NULL strings");
+  /* and / or on floating types. */
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_AND, CLR_FLOAT, x, 4, &v),
+                   CLR_ERR_UNSUPPORTED, "and on float");
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_OR, CLR_DOUBLE, x, 2, &v),
+                   CLR_ERR_UNSUPPORTED, "or on double");
+  TU_EXPECT_STATUS(clr_prepare(ctx, &o, CLR_AND, CLR_DOUBLE),
+                   CLR_ERR_UNSUPPORTED, "prepare and on double");
+  check_usable(ctx, "invalid arguments");
+  /* opt == NULL means defaults. */
+  memset(&v, 0, sizeof v);
+  TU_CHECK(clr_reduce_host(ctx, NULL, CLR_SUM, CLR_FLOAT, x, 4, &v) == CLR_OK &&
+               v.type == CLR_FLOAT && v.v.f == 10.0f,
+           "opt NULL: sum 1..4 = %g", (double)v.v.f);
+  TU_CHECK(clr_prepare(ctx, NULL, CLR_MAX, CLR_ULONG) == CLR_OK,
+           "clr_prepare(opt NULL)");
+  /* clr_prepare then the call it prepared. */
+  uint64_t u[3] = {5, UINT64_MAX, 7};
+  o.kernel = CLR_REDUCE_FIRST_ADD;
+  TU_CHECK(clr_prepare(ctx, &o, CLR_MAX, CLR_ULONG) == CLR_OK,
+           "clr_prepare first-add max ulong");
+  clr_timing t1;
+  clr_last_timing(ctx, &t1);
+  TU_CHECK(t1.build_ms >= 0.0 && isfinite(t1.build_ms),
+           "build_ms after prepare is a number (%g)", t1.build_ms);
+  memset(&v, 0, sizeof v);
+  TU_CHECK(clr_reduce_host(ctx, &o, CLR_MAX, CLR_ULONG, u, 3, &v) == CLR_OK &&
+               v.type == CLR_ULONG && v.v.ul == UINT64_MAX,
+           "prepared first-add max ulong");
+}
+
+/* The shape clr_last_timing reports: consistent, never timing values. */
+static void test_timing_shape(clr_context *ctx) {
+  size_t n = 1000003;
+  int32_t *x = tu_xmalloc(n * sizeof *x);
+  for (size_t i = 0; i < n; i++)
+    x[i] = (int32_t)(i % 1000) - 500;
+  int64_t want = 0;
+  for (size_t i = 0; i < n; i++)
+    want += x[i];
+  for (size_t ki = 0; ki < TU_N_REDUCE_KERNELS; ki++) {
+    clr_options o;
+    clr_options_init(&o);
+    o.kernel = tu_reduce_kernels[ki];
+    clr_value v;
+    clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, n, &v);
+    const char *kn = clr_kernel_name(o.kernel);
+    if (!TU_CHECK(s == CLR_OK && v.v.l == want, "%s: sum = %" PRId64, kn,
+                  v.v.l))
+      continue;
+    clr_timing tm;
+    TU_EXPECT_STATUS(clr_last_timing(ctx, &tm), CLR_OK, "clr_last_timing");
+    TU_CHECK(tm.chunks == 1, "%s: chunks %zu", kn, tm.chunks);
+    if (!TU_CHECK(tm.n_passes >= 1 && tm.n_passes <= CLR_MAX_PASSES,
+                  "%s: n_passes %zu", kn, tm.n_passes))
+      continue;
+    TU_CHECK(tm.passes[0].n_in == n, "%s: first pass reads %zu", kn,
+             tm.passes[0].n_in);
+    for (size_t p = 0; p < tm.n_passes; p++) {
+      const clr_pass_info *pi = &tm.passes[p];
+      TU_CHECK(pi->local_size >= 1 && pi->global_size >= pi->local_size &&
+                   pi->global_size % pi->local_size == 0,
+               "%s pass %zu: global %zu local %zu", kn, p, pi->global_size,
+               pi->local_size);
+      TU_CHECK(pi->ms >= 0.0 && isfinite(pi->ms), "%s pass %zu: ms is a number",
+               kn, p);
+      if (p + 1 < tm.n_passes)
+        TU_CHECK(tm.passes[p + 1].n_in < pi->n_in &&
+                     tm.passes[p + 1].n_in ==
+                         pi->global_size / pi->local_size,
+                 "%s pass %zu reads the %zu partials of pass %zu (reads %zu)",
+                 kn, p + 1, pi->global_size / pi->local_size, p,
+                 tm.passes[p + 1].n_in);
+    }
+    const clr_pass_info *last = &tm.passes[tm.n_passes - 1];
+    TU_CHECK(last->global_size == last->local_size,
+             "%s: the last pass runs one work-group (global %zu local %zu)",
+             kn, last->global_size, last->local_size);
+    TU_CHECK(tm.kernel_ms >= 0 && tm.h2d_ms >= 0 && tm.d2h_ms >= 0 &&
+                 tm.build_ms >= 0 && tm.total_ms >= 0 &&
+                 isfinite(tm.kernel_ms) && isfinite(tm.total_ms),
+             "%s: timings are non-negative numbers", kn);
+  }
+  free(x);
+}
+
+/* "Timing and shape of the last successful call": a failed call in
+ * between does not wipe it. */
+static void test_timing_after_failure(clr_context *ctx) {
+  int32_t x[1000];
+  for (int i = 0; i < 1000; i++)
+    x[i] = i;
+  clr_value v;
+  clr_status s = clr_reduce_host(ctx, NULL, CLR_MAX, CLR_INT, x, 1000, &v);
+  clr_timing before, after;
+  memset(&before, 0, sizeof before);
+  memset(&after, 0xff, sizeof after);
+  clr_last_timing(ctx, &before);
+  TU_CHECK(s == CLR_OK && v.v.i == 999 && before.n_passes >= 1 &&
+               before.passes[0].n_in == 1000,
+           "max of 0..999 and its timing (%s, %d, %zu passes)",
+           clr_status_name(s), v.v.i, before.n_passes);
+  s = clr_reduce_host(ctx, NULL, CLR_MAX, CLR_INT, x, 0, &v);
+  TU_EXPECT_STATUS(s, CLR_ERR_INVALID_ARGUMENT, "n == 0 between timings");
+  s = clr_reduce_host(ctx, NULL, CLR_AND, CLR_FLOAT, x, 10, &v);
+  TU_EXPECT_STATUS(s, CLR_ERR_UNSUPPORTED, "and float between timings");
+  clr_last_timing(ctx, &after);
+  TU_CHECK(after.n_passes == before.n_passes && after.chunks == before.chunks &&
+               after.n_passes >= 1 && after.passes[0].n_in == 1000 &&
+               after.error_depth == before.error_depth,
+           "clr_last_timing after failed calls still describes the last "
+           "successful call (n_passes %zu -> %zu, passes[0].n_in %zu)",
+           before.n_passes, after.n_passes,
+           after.n_passes ? after.passes[0].n_in : 0);
+}
+
+/* n * sizeof(type) beyond SIZE_MAX: rejected, never read past the array.
+ * (Run as its own test: a library that reads on would crash it.) */
+static void test_size_overflow(clr_context *ctx) {
+  float x[4] = {1, 2, 3, 4};
+  clr_value v;
+  clr_status s =
+      clr_reduce_host(ctx, NULL, CLR_SUM, CLR_FLOAT, x, SIZE_MAX / 4 + 2, &v);
+  TU_CHECK(s == CLR_ERR_INVALID_ARGUMENT || s == CLR_ERR_OUT_OF_MEMORY,
+           "n = SIZE_MAX/4 + 2 floats (bytes overflow size_t): %s",
+           clr_status_name(s));
+  s = clr_reduce_host(ctx, NULL, CLR_SUM, CLR_DOUBLE, x, SIZE_MAX / 2, &v);
+  TU_CHECK(s == CLR_ERR_INVALID_ARGUMENT || s == CLR_ERR_OUT_OF_MEMORY,
+           "n = SIZE_MAX/2 doubles: %s", clr_status_name(s));
+  check_usable(ctx, "an overflowing n");
+}
+
+/* ------------------------------------------------------------ files */
+
+static int copy_file(const char *from, const char *to, const char *append) {
+  FILE *in = fopen(from, "rb");
+  if (!in)
+    return -1;
+  FILE *out = fopen(to, "wb");
+  if (!out) {
+    fclose(in);
+    return -1;
+  }
+  char buf[8192];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+    fwrite(buf, 1, got, out);
+  if (append)
+    fputs(append, out);
+  fclose(in);
+  return fclose(out);
+}
+
+/* Copy every file of src into a fresh temporary directory; the file named
+ * corrupt (if any) gets text appended.  Returns the malloc'ed dir. */
+static char *copy_kernels(const char *corrupt, const char *append) {
+  char tmpl[] = "/tmp/clreduce-test-kernels-XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  if (!dir)
+    tu_die("mkdtemp: %s", strerror(errno));
+  DIR *d = opendir(kernel_src);
+  if (!d)
+    tu_die("cannot open kernel dir %s: %s", kernel_src, strerror(errno));
+  struct dirent *e;
+  size_t copied = 0;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.')
+      continue;
+    char from[4096], to[4096];
+    snprintf(from, sizeof from, "%s/%s", kernel_src, e->d_name);
+    snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
+    int bad = corrupt && strcmp(e->d_name, corrupt) == 0;
+    if (copy_file(from, to, bad ? append : NULL) != 0)
+      tu_die("cannot copy %s to %s", from, to);
+    copied++;
+  }
+  closedir(d);
+  if (copied == 0)
+    tu_die("no kernel files in %s", kernel_src);
+  char *r = tu_xmalloc(strlen(dir) + 1);
+  strcpy(r, dir);
+  return r;
+}
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+      remove_tree(p);
+    else
+      unlink(p);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+static size_t count_files(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+      n += count_files(p);
+    else
+      n++;
+  }
+  closedir(d);
+  return n;
+}
+
+static clr_context *context_with(const char *kernel_dir, const char *cache) {
+  clr_context_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.kernel_dir = kernel_dir;
+  cfg.cache_dir = cache;
+  clr_context *c = NULL;
+  char detail[512] = "";
+  clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
+  if (s != CLR_OK)
+    tu_die("clr_context_create(kernel_dir %s): %s: %s", kernel_dir,
+           clr_status_name(s), detail);
+  return c;
+}
+
+#define CORRUPTION "\nclreduce_test_corruption !!! this is not OpenCL C ;\n"
+
+/* A corrupted interleaved kernel: its build fails with CLR_ERR_BUILD and
+ * a build log naming the error; the other kernels still work in the same
+ * context, and so does the interleaved one in a context with good sources.
+ * The on-disk cache must not hand out a binary of the old source. */
+static void test_build_failure(void) {
+  char cache_tmpl[] = "/tmp/clreduce-test-cache-XXXXXX";
+  char *cache = mkdtemp(cache_tmpl);
+  if (!cache)
+    tu_die("mkdtemp: %s", strerror(errno));
+  int32_t x[100];
+  for (int i = 0; i < 100; i++)
+    x[i] = i;
+  clr_value v;
+  clr_options o;
+  clr_options_init(&o);
+  o.kernel = CLR_REDUCE_INTERLEAVED;
+
+  /* 1. Good copy with a fresh cache: builds, and fills the cache. */
+  char *good = copy_kernels(NULL, NULL);
+  clr_context *c = context_with(good, cache);
+  clr_status s = clr_reduce_host(c, &o, CLR_SUM, CLR_INT, x, 100, &v);
+  TU_CHECK(s == CLR_OK && v.v.l == 4950, "good copy: interleaved sum %s %" PRId64,
+           clr_status_name(s), v.v.l);
+  TU_CHECK(clr_context_build_log(c)[0] == '\0',
+           "no build log without a failed build");
+  clr_context_release(c);
+  TU_CHECK(count_files(cache) > 0, "the on-disk cache %s holds files after a "
+                                   "build", cache);
+
+  /* 2. Corrupt the interleaved source in place: same cache dir. */
+  char path[4096];
+  snprintf(path, sizeof path, "%s/reduce_interleaved.cl", good);
+  FILE *f = fopen(path, "ab");
+  if (!f)
+    tu_die("cannot open %s", path);
+  fputs(CORRUPTION, f);
+  fclose(f);
+  for (int with_cache = 1; with_cache >= 0; with_cache--) {
+    c = context_with(good, with_cache ? cache : "");
+    const char *what = with_cache ? "corrupted source, warm cache"
+                                  : "corrupted source, no cache";
+    s = clr_reduce_host(c, &o, CLR_SUM, CLR_INT, x, 100, &v);
+    TU_CHECK(s == CLR_ERR_BUILD, "%s: got %s, want CLR_ERR_BUILD", what,
+             clr_status_name(s));
+    const char *log = clr_context_build_log(c);
+    TU_CHECK(log && strstr(log, "clreduce_test_corruption") != NULL,
+             "%s: the build log names the error (log: %.300s)", what,
+             log ? log : "(null)");
+    TU_CHECK(strstr(clr_context_error(c), "reduce_interleaved.cl") != NULL,
+             "%s: the error detail names the file (%s)", what,
+             clr_context_error(c));
+    s = clr_prepare(c, &o, CLR_MAX, CLR_LONG);
+    TU_EXPECT_STATUS(s, CLR_ERR_BUILD, "clr_prepare of the corrupted kernel");
+    /* Other kernels: fine in the same context. */
+    for (size_t ki = 0; ki < TU_N_REDUCE_KERNELS; ki++) {
+      if (tu_reduce_kernels[ki] == CLR_REDUCE_INTERLEAVED)
+        continue;
+      clr_options o2;
+      clr_options_init(&o2);
+      o2.kernel = tu_reduce_kernels[ki];
+      memset(&v, 0, sizeof v);
+      s = clr_reduce_host(c, &o2, CLR_SUM, CLR_INT, x, 100, &v);
+      TU_CHECK(s == CLR_OK && v.v.l == 4950,
+               "%s: %s still works after the build failure: %s %" PRId64,
+               what, clr_kernel_name(o2.kernel), clr_status_name(s), v.v.l);
+    }
+    /* The log of the last failed build stays until the next failure. */
+    TU_CHECK(strstr(clr_context_build_log(c), "clreduce_test_corruption") != NULL,
+             "%s: build log kept after later successful calls", what);
+    clr_context_release(c);
+  }
+  /* 3. A good kernel dir with the same cache: still fine. */
+  c = context_with(kernel_src, cache);
+  s = clr_reduce_host(c, &o, CLR_SUM, CLR_INT, x, 100, &v);
+  TU_CHECK(s == CLR_OK && v.v.l == 4950, "good sources after a failure: %s",
+           clr_status_name(s));
+  clr_context_release(c);
+
+  /* 4. Damaged cache entries (truncated, then garbage) are ignored: the
+   * kernels are built from source again. */
+  for (int damage = 0; damage < 2; damage++) {
+    DIR *d = opendir(cache);
+    struct dirent *e;
+    size_t damaged = 0;
+    while (d && (e = readdir(d)) != NULL) {
+      if (e->d_name[0] == '.')
+        continue;
+      char p[4096];
+      snprintf(p, sizeof p, "%s/%s", cache, e->d_name);
+      struct stat st;
+      if (stat(p, &st) != 0 || !S_ISREG(st.st_mode))
+        continue;
+      if (damage == 0) {
+        if (truncate(p, st.st_size / 2) == 0)
+          damaged++;
+      } else {
+        FILE *g = fopen(p, "r+b");
+        if (g) {
+          for (long i = 0; i < (long)st.st_size; i += 7)
+            fputc((int)(i * 31) & 0xff, g);
+          fclose(g);
+          damaged++;
+        }
+      }
+    }
+    if (d)
+      closedir(d);
+    c = context_with(kernel_src, cache);
+    memset(&v, 0, sizeof v);
+    s = clr_reduce_host(c, &o, CLR_SUM, CLR_INT, x, 100, &v);
+    TU_CHECK(damaged > 0 && s == CLR_OK && v.v.l == 4950,
+             "%zu %s cache entries: rebuilt from source (%s, %" PRId64 ")",
+             damaged, damage ? "overwritten" : "truncated", clr_status_name(s),
+             v.v.l);
+    clr_context_release(c);
+  }
+
+  /* 5. A corrupted common prelude: every kernel fails to build. */
+  char *bad_common = copy_kernels("common.cl", CORRUPTION);
+  c = context_with(bad_common, "");
+  for (size_t ki = 0; ki < TU_N_REDUCE_KERNELS; ki++) {
+    clr_options o2;
+    clr_options_init(&o2);
+    o2.kernel = tu_reduce_kernels[ki];
+    s = clr_reduce_host(c, &o2, CLR_MIN, CLR_FLOAT, x, 10, &v);
+    TU_CHECK(s == CLR_ERR_BUILD, "corrupted common.cl: %s gives %s",
+             clr_kernel_name(o2.kernel), clr_status_name(s));
+  }
+  clr_context_release(c);
+
+  remove_tree(good);
+  remove_tree(bad_common);
+  remove_tree(cache);
+  free(good);
+  free(bad_common);
+}
+
+/* Missing kernel directory or file: CLR_ERR_KERNEL_SOURCE, at creation or
+ * at the first call, with a detail naming the path. */
+static void test_missing_kernels(void) {
+  const char *dirs[] = {"/nonexistent/clreduce-kernels", NULL};
+  char *partial = copy_kernels(NULL, NULL);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/reduce_sequential.cl", partial);
+  unlink(path);
+  dirs[1] = partial;
+  for (int i = 0; i < 2; i++) {
+    clr_context_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.kernel_dir = dirs[i];
+    cfg.cache_dir = "";
+    clr_context *c = NULL;
+    char detail[512] = "";
+    clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
+    if (s != CLR_OK) {
+      TU_EXPECT_STATUS(s, CLR_ERR_KERNEL_SOURCE, "create with missing kernels");
+      TU_CHECK(strstr(detail, dirs[i]) != NULL, "detail names %s: %s",
+               dirs[i], detail);
+      continue;
+    }
+    float x[3] = {1, 2, 3};
+    clr_value v;
+    clr_options o;
+    clr_options_init(&o);
+    o.kernel = CLR_REDUCE_SEQUENTIAL;
+    s = clr_reduce_host(c, &o, CLR_SUM, CLR_FLOAT, x, 3, &v);
+    TU_EXPECT_STATUS(s, CLR_ERR_KERNEL_SOURCE, dirs[i]);
+    TU_CHECK(strstr(clr_context_error(c), dirs[i]) != NULL,
+             "detail names the directory: %s", clr_context_error(c));
+    if (i == 1) { /* other kernels are there */
+      o.kernel = CLR_REDUCE_COARSE;
+      s = clr_reduce_host(c, &o, CLR_SUM, CLR_FLOAT, x, 3, &v);
+      TU_CHECK(s == CLR_OK && v.v.f == 6.0f,
+               "coarse works with reduce_sequential.cl missing: %s",
+               clr_status_name(s));
+    }
+    clr_context_release(c);
+  }
+  remove_tree(partial);
+  free(partial);
+}
+
+/* ------------------------------------------------------------ silence */
+
+static size_t log_calls;
+static void count_log(void *user, const char *msg) {
+  (void)msg;
+  (*(size_t *)user)++;
+}
+
+/* Read a captured file; returns its malloc'ed text. */
+static char *slurp(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return NULL;
+  char *text = tu_xmalloc((size_t)st.st_size + 1);
+  ssize_t got = pread(fd, text, (size_t)st.st_size, 0);
+  text[got > 0 ? got : 0] = '\0';
+  return text;
+}
+
+/* Whether every line of text is clang's own summary ("2 errors
+ * generated."), which PoCL's compiler prints on stderr by itself. */
+static int only_compiler_noise(const char *text) {
+  const char *p = text;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    char line[256];
+    snprintf(line, sizeof line, "%.*s", (int)(len < 255 ? len : 255), p);
+    int k = 0;
+    char tail[64] = "";
+    if (len > 0 && !(sscanf(line, "%d %63[^\n]", &k, tail) == 2 &&
+                     (strcmp(tail, "errors generated.") == 0 ||
+                      strcmp(tail, "error generated.") == 0 ||
+                      strcmp(tail, "warnings generated.") == 0 ||
+                      strcmp(tail, "warning generated.") == 0)))
+      return 0;
+    p += len + (nl ? 1 : 0);
+  }
+  return 1;
+}
+
+/* Without a log callback the library prints nothing: stdout stays empty,
+ * and stderr holds at most the OpenCL compiler's own "N errors
+ * generated." lines (PoCL's clang prints them; the library does not). */
+static void test_silence(void) {
+  char *bad = copy_kernels("reduce_first_add.cl", CORRUPTION);
+  char tmpl_out[] = "/tmp/clreduce-test-stdout-XXXXXX";
+  char tmpl_err[] = "/tmp/clreduce-test-stderr-XXXXXX";
+  int fd_out = mkstemp(tmpl_out), fd_err = mkstemp(tmpl_err);
+  if (fd_out < 0 || fd_err < 0)
+    tu_die("mkstemp: %s", strerror(errno));
+  fflush(stdout);
+  fflush(stderr);
+  int saved_out = dup(1), saved_err = dup(2);
+  dup2(fd_out, 1);
+  dup2(fd_err, 2);
+  clr_context_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.kernel_dir = bad;
+  cfg.cache_dir = "";
+  clr_context *c = NULL;
+  clr_status s1 = clr_context_create(&cfg, &c, NULL, 0);
+  clr_status s2 = CLR_ERR_OPENCL, s3 = CLR_ERR_OPENCL, s4 = CLR_ERR_OPENCL;
+  float x[5] = {1, 2, 3, 4, 5};
+  clr_value v;
+  if (c) {
+    clr_options o;
+    clr_options_init(&o);
+    o.kernel = CLR_REDUCE_FIRST_ADD;
+    s2 = clr_reduce_host(c, &o, CLR_SUM, CLR_FLOAT, x, 5, &v);
+    s3 = clr_reduce_host(c, NULL, CLR_SUM, CLR_FLOAT, x, 0, &v);
+    s4 = clr_reduce_host(c, NULL, CLR_MAX, CLR_FLOAT, x, 5, &v);
+  }
+  clr_context_release(c);
+  cfg.device = "no-such-device-xyzzy";
+  c = NULL;
+  clr_status s5 = clr_context_create(&cfg, &c, NULL, 0);
+  clr_context_release(c);
+  fflush(stdout);
+  fflush(stderr);
+  dup2(saved_out, 1);
+  dup2(saved_err, 2);
+  close(saved_out);
+  close(saved_err);
+  char *out_text = slurp(fd_out), *err_text = slurp(fd_err);
+  close(fd_out);
+  close(fd_err);
+  unlink(tmpl_out);
+  unlink(tmpl_err);
+  TU_CHECK(s1 == CLR_OK && s2 == CLR_ERR_BUILD &&
+               s3 == CLR_ERR_INVALID_ARGUMENT && s4 == CLR_OK &&
+               s5 == CLR_ERR_NO_DEVICE,
+           "silence run: create %s, corrupted build %s, n=0 %s, max %s, "
+           "no device %s",
+           clr_status_name(s1), clr_status_name(s2), clr_status_name(s3),
+           clr_status_name(s4), clr_status_name(s5));
+  TU_CHECK(out_text && out_text[0] == '\0',
+           "the library wrote to stdout without a log callback: '%.200s'",
+           out_text ? out_text : "(unreadable)");
+  TU_CHECK(err_text && only_compiler_noise(err_text),
+           "the library wrote to stderr without a log callback: '%.200s'",
+           err_text ? err_text : "(unreadable)");
+  free(out_text);
+  free(err_text);
+
+  /* With a callback: no crash, and the callback is what gets any text. */
+  cfg.device = NULL;
+  cfg.log = count_log;
+  cfg.log_user = &log_calls;
+  c = NULL;
+  s1 = clr_context_create(&cfg, &c, NULL, 0);
+  TU_EXPECT_STATUS(s1, CLR_OK, "create with a log callback");
+  if (s1 == CLR_OK) {
+    clr_options o;
+    clr_options_init(&o);
+    s2 = clr_reduce_host(c, &o, CLR_SUM, CLR_FLOAT, x, 5, &v);
+    TU_CHECK(s2 == CLR_OK && v.v.f == 15.0f, "sum with a log callback: %s",
+             clr_status_name(s2));
+  }
+  clr_context_release(c);
+  printf("log callback called %zu times\n", log_calls);
+  remove_tree(bad);
+  free(bad);
+}
+
+/* ------------------------------------------------------------ threads */
+
+typedef struct thread_job {
+  int id;
+  int failures;
+  char msg[256];
+} thread_job;
+
+static void *thread_main(void *arg) {
+  thread_job *job = arg;
+  clr_context *c = NULL;
+  char detail[256] = "";
+  if (clr_context_create(NULL, &c, detail, sizeof detail) != CLR_OK) {
+    job->failures++;
+    snprintf(job->msg, sizeof job->msg, "create: %s", detail);
+    return NULL;
+  }
+  size_t n = 50001;
+  int64_t *x = malloc(n * sizeof *x);
+  if (!x) {
+    job->failures++;
+    clr_context_release(c);
+    return NULL;
+  }
+  for (int round = 0; round < 20; round++) {
+    int64_t want = 0;
+    for (size_t i = 0; i < n; i++) {
+      x[i] = (int64_t)(i * 7 + (size_t)round) * (job->id ? 1 : -1);
+      want += x[i];
+    }
+    clr_options o;
+    clr_options_init(&o);
+    o.kernel = tu_reduce_kernels[(size_t)round % TU_N_REDUCE_KERNELS];
+    clr_value v;
+    clr_status s = clr_reduce_host(c, &o, CLR_SUM, CLR_LONG, x, n, &v);
+    if (s != CLR_OK || v.v.l != want) {
+      job->failures++;
+      snprintf(job->msg, sizeof job->msg,
+               "thread %d round %d: %s got %" PRId64 " want %" PRId64, job->id,
+               round, clr_status_name(s), v.v.l, want);
+    }
+  }
+  free(x);
+  clr_context_release(c);
+  return NULL;
+}
+
+static void test_threads(void) {
+  pthread_t th[2];
+  thread_job jobs[2];
+  memset(jobs, 0, sizeof jobs);
+  for (int i = 0; i < 2; i++) {
+    jobs[i].id = i;
+    if (pthread_create(&th[i], NULL, thread_main, &jobs[i]) != 0)
+      tu_die("pthread_create failed");
+  }
+  for (int i = 0; i < 2; i++) {
+    pthread_join(th[i], NULL);
+    TU_CHECK(jobs[i].failures == 0,
+             "two contexts in two threads: thread %d: %d failures (%s)", i,
+             jobs[i].failures, jobs[i].msg);
+  }
+}
+
+int main(int argc, char **argv) {
+  const char *version = NULL;
+  int overflow_only = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (strcmp(argv[i], "--overflow") == 0)
+      overflow_only = 1;
+    else if (tu_arg(argv[i], "--kernel-src", &v))
+      kernel_src = v;
+    else if (tu_arg(argv[i], "--version", &v))
+      version = v;
+    else if (strcmp(argv[i], "-v") == 0)
+      tu_verbose = 1;
+    else
+      tu_die("unknown argument %s", argv[i]);
+  }
+  if (!kernel_src)
+    kernel_src = getenv("CLREDUCE_KERNEL_DIR");
+  if (!kernel_src)
+    tu_die("--kernel-src=DIR or CLREDUCE_KERNEL_DIR is needed");
+
+  if (overflow_only) {
+    clr_context *ctx = tu_context();
+    test_size_overflow(ctx);
+    clr_context_release(ctx);
+    return tu_finish("test_api --overflow");
+  }
+
+  clr_context_release(NULL); /* a no-op */
+  TU_CHECK(1, "clr_context_release(NULL) returned");
+  test_status_strings();
+  test_names();
+  test_supports_and_result_types();
+  test_version(version);
+  test_options_init();
+  tu_section("names, statuses, options");
+
+  clr_context *ctx = tu_context();
+  test_devices(ctx);
+  tu_section("devices");
+  test_invalid_arguments(ctx);
+  tu_section("invalid arguments");
+  test_timing_shape(ctx);
+  test_timing_after_failure(ctx);
+  tu_section("timing shape");
+  clr_context_release(ctx);
+
+  test_build_failure();
+  tu_section("build failure");
+  test_missing_kernels();
+  tu_section("missing kernels");
+  test_silence();
+  tu_section("silence");
+  test_threads();
+  tu_section("threads");
+  return tu_finish("test_api");
+}

@@ -1,0 +1,561 @@
+/* Small helpers shared by the C test programs: a seeded PRNG, pass / fail
+ * counting with readable messages, context creation, data generation and
+ * "reduce on the device, compare with the CPU reference" in one call.
+ *
+ * Header-only (static functions) so every test program stays one file. */
+#ifndef CLR_TEST_UTIL_H
+#define CLR_TEST_UTIL_H
+
+#include "clreduce.h"
+#include "reference.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define TU_UNUSED __attribute__((unused))
+#define TU_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TU_UNUSED
+#define TU_PRINTF(a, b)
+#endif
+
+/* ------------------------------------------------------------ counting */
+
+static TU_UNUSED size_t tu_passed, tu_failed;
+static TU_UNUSED int tu_verbose;
+
+/* Record one outcome; on failure print "FAIL: <message>". */
+static TU_PRINTF(2, 3) TU_UNUSED int tu_check(int ok, const char *fmt, ...) {
+  if (ok) {
+    tu_passed++;
+    if (tu_verbose) {
+      va_list ap;
+      va_start(ap, fmt);
+      printf("ok: ");
+      vprintf(fmt, ap);
+      printf("\n");
+      va_end(ap);
+    }
+    return 1;
+  }
+  tu_failed++;
+  va_list ap;
+  va_start(ap, fmt);
+  printf("FAIL: ");
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+  fflush(stdout);
+  return 0;
+}
+
+#define TU_CHECK(cond, ...) tu_check((cond) ? 1 : 0, __VA_ARGS__)
+
+/* Assert a status; the message names the call and both statuses. */
+#define TU_EXPECT_STATUS(got, want, what)                                    \
+  tu_check((got) == (want), "%s: got %s, want %s", (what),                  \
+           clr_status_name(got), clr_status_name(want))
+
+/* Print the closing "N passed, N failed" line; return the exit code. */
+static TU_UNUSED int tu_finish(const char *program) {
+  printf("%s: %zu passed, %zu failed\n", program, tu_passed, tu_failed);
+  return tu_failed == 0 && tu_passed > 0 ? 0 : 1;
+}
+
+/* Print "<name>: ok" or "<name>: FAILED" for the checks since the last
+ * section. */
+static TU_UNUSED void tu_section(const char *name) {
+  static size_t failed_at_last;
+  printf("%s: %s\n", name, tu_failed > failed_at_last ? "FAILED" : "ok");
+  fflush(stdout);
+  failed_at_last = tu_failed;
+}
+
+/* Fatal setup error: the suite must fail, never skip. */
+static TU_PRINTF(1, 2) TU_UNUSED void tu_die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  printf("FATAL: ");
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+  fflush(stdout);
+  exit(1);
+}
+
+static TU_UNUSED void *tu_xmalloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p)
+    tu_die("out of host memory (%zu bytes)", bytes);
+  return p;
+}
+
+/* ------------------------------------------------------------ PRNG */
+
+/* splitmix64: tiny, seedable, good enough for test data. */
+typedef struct tu_rng {
+  uint64_t s;
+} tu_rng;
+
+static TU_UNUSED uint64_t tu_next(tu_rng *r) {
+  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static TU_UNUSED double tu_unit(tu_rng *r) {
+  return (double)(tu_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Uniform in [0, bound). */
+static TU_UNUSED uint64_t tu_below(tu_rng *r, uint64_t bound) {
+  return bound ? tu_next(r) % bound : 0;
+}
+
+/* A seed derived from the parameters of a case, so every case gets
+ * different but reproducible data. */
+static TU_UNUSED uint64_t tu_seed(uint64_t a, uint64_t b, uint64_t c,
+                                  uint64_t d) {
+  tu_rng r = {a * 1000003u ^ b * 10007u ^ c * 101u ^ d};
+  return tu_next(&r);
+}
+
+/* ------------------------------------------------------------ values */
+
+static TU_UNUSED int tu_is_float(clr_type t) {
+  return t == CLR_FLOAT || t == CLR_DOUBLE;
+}
+
+/* Store a double / integer into element i of an array of type t. */
+static TU_UNUSED void tu_store_f(clr_type t, void *data, size_t i, double x) {
+  if (t == CLR_FLOAT)
+    ((float *)data)[i] = (float)x;
+  else
+    ((double *)data)[i] = x;
+}
+
+static TU_UNUSED void tu_store_i(clr_type t, void *data, size_t i,
+                                 int64_t x) {
+  switch (t) {
+  case CLR_FLOAT:
+    ((float *)data)[i] = (float)x;
+    break;
+  case CLR_DOUBLE:
+    ((double *)data)[i] = (double)x;
+    break;
+  case CLR_INT:
+    ((int32_t *)data)[i] = (int32_t)x;
+    break;
+  case CLR_UINT:
+    ((uint32_t *)data)[i] = (uint32_t)x;
+    break;
+  case CLR_LONG:
+    ((int64_t *)data)[i] = x;
+    break;
+  default:
+    ((uint64_t *)data)[i] = (uint64_t)x;
+    break;
+  }
+}
+
+/* Raw bit pattern store for integer types (wraps to the type's width). */
+static TU_UNUSED void tu_store_bits(clr_type t, void *data, size_t i,
+                                    uint64_t bits) {
+  switch (t) {
+  case CLR_INT:
+  case CLR_UINT:
+    ((uint32_t *)data)[i] = (uint32_t)bits;
+    break;
+  default:
+    ((uint64_t *)data)[i] = bits;
+    break;
+  }
+}
+
+static TU_UNUSED const char *tu_fmt(const clr_value *v, char *buf,
+                                    size_t size) {
+  clr_value_format(v, buf, size);
+  return buf;
+}
+
+static TU_UNUSED clr_value tu_int_value(clr_type t, int64_t x) {
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  v.type = t;
+  switch (t) {
+  case CLR_INT:
+    v.v.i = (int32_t)x;
+    break;
+  case CLR_UINT:
+    v.v.u = (uint32_t)x;
+    break;
+  case CLR_LONG:
+    v.v.l = x;
+    break;
+  case CLR_ULONG:
+    v.v.ul = (uint64_t)x;
+    break;
+  case CLR_FLOAT:
+    v.v.f = (float)x;
+    break;
+  default:
+    v.v.d = (double)x;
+    break;
+  }
+  return v;
+}
+
+static TU_UNUSED clr_value tu_fp_value(clr_type t, double x) {
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  v.type = t;
+  if (t == CLR_FLOAT)
+    v.v.f = (float)x;
+  else
+    v.v.d = x;
+  return v;
+}
+
+/* Bitwise equality of two values of the same type (NaN == NaN, -0 != +0). */
+static TU_UNUSED int tu_same(const clr_value *a, const clr_value *b) {
+  if (a->type != b->type)
+    return 0;
+  size_t sz = clr_type_size(a->type);
+  if (tu_is_float(a->type)) {
+    double x = a->type == CLR_FLOAT ? a->v.f : a->v.d;
+    double y = b->type == CLR_FLOAT ? b->v.f : b->v.d;
+    if (isnan(x) && isnan(y))
+      return 1;
+  }
+  return memcmp(&a->v, &b->v, sz) == 0;
+}
+
+/* ------------------------------------------------------------ context */
+
+static TU_UNUSED clr_device_desc tu_device;
+
+/* Create a context with all defaults (the environment supplies
+ * CLREDUCE_KERNEL_DIR and CLREDUCE_CACHE_DIR).  Any failure, a missing
+ * platform included, is fatal: the suite must fail, not skip. */
+static TU_UNUSED clr_context *tu_context(void) {
+  clr_context *ctx = NULL;
+  char detail[512] = "";
+  clr_status s = clr_context_create(NULL, &ctx, detail, sizeof detail);
+  if (s != CLR_OK || !ctx)
+    tu_die("clr_context_create: %s (%s): %s", clr_status_name(s),
+           clr_status_string(s), detail);
+  if (clr_context_device(ctx, &tu_device) != CLR_OK)
+    tu_die("clr_context_device failed: %s", clr_context_error(ctx));
+  return ctx;
+}
+
+/* The device's fp64 support decides what double cases must return. */
+static TU_UNUSED int tu_type_available(clr_type t) {
+  return t != CLR_DOUBLE || tu_device.has_fp64;
+}
+
+/* ------------------------------------------------------------ run + check */
+
+typedef struct tu_case {
+  const char *label;  /* free text: data variant etc.                      */
+  clr_options opt;
+  clr_op op;
+  clr_type type;
+  const void *data;
+  size_t n;
+  const clr_value *exact; /* optional: the answer must equal this exactly */
+  int exact_ref;          /* the reference is exact for this data: the
+                             answer must equal it bit for bit           */
+} tu_case;
+
+static TU_UNUSED void tu_describe(const tu_case *c, char *buf, size_t size) {
+  snprintf(buf, size,
+           "%s %s %s n=%zu wg=%zu coarse=%zu vw=%u layout=%d narrow=%d [%s]",
+           clr_kernel_name(c->opt.kernel), clr_op_name(c->op),
+           clr_type_name(c->type), c->n, c->opt.wg_size, c->opt.coarse,
+           c->opt.vector_width, (int)c->opt.layout, c->opt.narrow_accumulator,
+           c->label ? c->label : "");
+}
+
+/* Check a device result against the CPU reference of the same data (and
+ * against c->exact when given).  Also checks the result type and that the
+ * error depth is plausible. */
+static TU_UNUSED int tu_verify(const tu_case *c, const clr_value *got,
+                               const clr_timing *tm) {
+  char desc[256], gb[64], wb[64];
+  tu_describe(c, desc, sizeof desc);
+  clr_type rt = clr_result_type(c->op, c->type, c->opt.narrow_accumulator);
+  if (!tu_check(got->type == rt, "%s: result type %s, want %s", desc,
+                clr_type_name(got->type), clr_type_name(rt)))
+    return 0;
+  clr_reference ref;
+  clr_ref_reduce(c->op, c->type, c->opt.narrow_accumulator, c->data, c->n,
+                 &ref);
+  size_t depth = tm ? tm->error_depth : 0;
+  int ok = 1;
+  if (tu_is_float(c->type) && c->op == CLR_SUM && c->n > 1) {
+    /* The bound gamma_k * sum|x| is only meaningful for a sane k. */
+    ok &= tu_check(depth >= 1 && depth <= c->n - 1 + 64,
+                   "%s: implausible error_depth %zu", desc, depth);
+  }
+  clr_check chk;
+  clr_ref_check(&ref, got, depth, &chk);
+  ok &= tu_check(chk.ok, "%s: got %s, want %s (error %g, bound %g, depth %zu)",
+                 desc, tu_fmt(got, gb, sizeof gb),
+                 tu_fmt(&ref.value, wb, sizeof wb), chk.error, chk.bound,
+                 depth);
+  if (c->exact_ref) {
+    ok &= tu_check(tu_same(got, &ref.value),
+                   "%s: got %s, want exactly %s (order-independent data)",
+                   desc, tu_fmt(got, gb, sizeof gb),
+                   tu_fmt(&ref.value, wb, sizeof wb));
+  }
+  if (c->exact) {
+    ok &= tu_check(tu_same(got, c->exact), "%s: got %s, want exactly %s",
+                   desc, tu_fmt(got, gb, sizeof gb),
+                   tu_fmt(c->exact, wb, sizeof wb));
+  }
+  return ok;
+}
+
+/* Reduce a host array and verify.  Returns the call's status (CLR_OK
+ * when it ran, whether or not the answer checked out: that is counted). */
+static TU_UNUSED clr_status tu_run_host(clr_context *ctx, const tu_case *c) {
+  char desc[256];
+  clr_value got;
+  memset(&got, 0, sizeof got);
+  clr_status s = clr_reduce_host(ctx, &c->opt, c->op, c->type, c->data, c->n,
+                                 &got);
+  if (!tu_type_available(c->type)) {
+    tu_describe(c, desc, sizeof desc);
+    tu_check(s == CLR_ERR_NO_FP64, "%s: no fp64, got %s", desc,
+             clr_status_name(s));
+    return s;
+  }
+  if (s != CLR_OK) {
+    tu_describe(c, desc, sizeof desc);
+    tu_check(0, "%s: clr_reduce_host returned %s: %s", desc,
+             clr_status_name(s), clr_context_error(ctx));
+    return s;
+  }
+  clr_timing tm;
+  memset(&tm, 0, sizeof tm);
+  clr_status ts = clr_last_timing(ctx, &tm);
+  if (ts != CLR_OK) {
+    tu_describe(c, desc, sizeof desc);
+    tu_check(0, "%s: clr_last_timing returned %s", desc, clr_status_name(ts));
+    return s;
+  }
+  tu_verify(c, &got, &tm);
+  return s;
+}
+
+/* ------------------------------------------------------------ data */
+
+/* Data variants for the kernel x op x type x size matrix. */
+typedef enum tu_variant {
+  TU_RANDOM,     /* random values suited to the op                        */
+  TU_EXACT,      /* float sum / prod: values whose result is exact in any
+                    order (small integers, powers of two); skipped else     */
+  TU_BASE,       /* and / or: all elements neutral (and: all non-zero,
+                    or: all zero); skipped else                             */
+  TU_PLANT_LAST, /* the dominant element (min, max, zero for and, ...)
+                    planted at the last index                              */
+  TU_PLANT_MID,  /* ... at a random index                                  */
+  TU_N_VARIANTS
+} tu_variant;
+
+static TU_UNUSED const char *tu_variant_name(tu_variant v) {
+  static const char *names[] = {"random", "exact", "base", "plant-last",
+                                "plant-mid"};
+  return (unsigned)v < TU_N_VARIANTS ? names[v] : "?";
+}
+
+/* Whether a variant applies to op / type. */
+static TU_UNUSED int tu_variant_applies(tu_variant v, clr_op op, clr_type t) {
+  switch (v) {
+  case TU_EXACT:
+    return tu_is_float(t) && (op == CLR_SUM || op == CLR_PROD);
+  case TU_BASE:
+    return op == CLR_AND || op == CLR_OR;
+  default:
+    return 1;
+  }
+}
+
+/* Whether a variant's data has an order-independent, exactly known
+ * reference (so the device must match it bit for bit). */
+static TU_UNUSED int tu_variant_exact(tu_variant v, clr_op op, clr_type t) {
+  if (!tu_is_float(t))
+    return 1; /* integers: always exact */
+  if (op == CLR_MIN || op == CLR_MAX)
+    return 1;
+  return v == TU_EXACT;
+}
+
+/* Random bits of an integer type, never zero. */
+static TU_UNUSED uint64_t tu_nonzero_bits(tu_rng *r, clr_type t) {
+  uint64_t b = tu_next(r);
+  if (t == CLR_INT || t == CLR_UINT)
+    b &= 0xffffffffu;
+  return b ? b : 1;
+}
+
+/* Fill data[0..n) of type t for op with a variant. */
+static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
+                              size_t n, uint64_t seed) {
+  tu_rng r = {seed};
+  int fp = tu_is_float(t);
+  if (v == TU_EXACT && fp && op == CLR_SUM) {
+    /* Small integers: every partial sum stays below 2^24 in magnitude,
+     * so any order gives the exact sum. */
+    int64_t lim = 8;
+    while (lim > 1 && (uint64_t)lim * n >= (1u << 24))
+      lim /= 2;
+    for (size_t i = 0; i < n; i++)
+      tu_store_i(t, data, i, (int64_t)tu_below(&r, 2 * lim + 1) - lim);
+    return;
+  }
+  if (v == TU_EXACT && fp && op == CLR_PROD) {
+    /* +-1 everywhere, and at most 48 elements of +-2 or +-0.5: every
+     * partial product is +-2^k with |k| <= 48, so exact in any order. */
+    for (size_t i = 0; i < n; i++)
+      tu_store_f(t, data, i, (tu_next(&r) & 1) ? 1.0 : -1.0);
+    size_t k = n < 48 ? n : 48;
+    for (size_t j = 0; j < k; j++) {
+      size_t i = (size_t)tu_below(&r, n);
+      double m = (tu_next(&r) & 1) ? 2.0 : 0.5;
+      tu_store_f(t, data, i, (tu_next(&r) & 1) ? m : -m);
+    }
+    return;
+  }
+  /* Base data. */
+  for (size_t i = 0; i < n; i++) {
+    switch (op) {
+    case CLR_SUM:
+      if (fp)
+        tu_store_f(t, data, i, 2.0 * tu_unit(&r) - 1.0);
+      else
+        tu_store_bits(t, data, i, tu_next(&r));
+      break;
+    case CLR_PROD:
+      if (fp) /* near 1: no over- or underflow for millions of elements */
+        tu_store_f(t, data, i, 1.0 + (tu_unit(&r) - 0.5) / 512.0);
+      else /* odd: the wrapped product stays non-zero */
+        tu_store_bits(t, data, i, tu_next(&r) | 1u);
+      break;
+    case CLR_MIN:
+    case CLR_MAX:
+      if (fp)
+        tu_store_f(t, data, i, 2000.0 * tu_unit(&r) - 1000.0);
+      else
+        tu_store_bits(t, data, i, tu_next(&r));
+      break;
+    case CLR_AND:
+      tu_store_bits(t, data, i,
+                    v == TU_RANDOM && tu_below(&r, 4) == 0
+                        ? 0
+                        : tu_nonzero_bits(&r, t));
+      break;
+    default: /* CLR_OR */
+      tu_store_bits(t, data, i,
+                    v == TU_RANDOM && tu_below(&r, 4) == 0
+                        ? tu_nonzero_bits(&r, t)
+                        : 0);
+      break;
+    }
+  }
+  if (v != TU_PLANT_LAST && v != TU_PLANT_MID)
+    return;
+  size_t at = v == TU_PLANT_LAST ? n - 1 : (size_t)tu_below(&r, n);
+  switch (op) {
+  case CLR_SUM:
+    if (fp)
+      tu_store_f(t, data, at, 1000.0);
+    else
+      tu_store_bits(t, data, at, 0x5a5a5a5a5a5a5a5aull);
+    break;
+  case CLR_PROD:
+    if (fp)
+      tu_store_f(t, data, at, -3.0);
+    else
+      tu_store_bits(t, data, at, 0);
+    break;
+  case CLR_MIN:
+    switch (t) {
+    case CLR_FLOAT:
+    case CLR_DOUBLE:
+      tu_store_f(t, data, at, -1.0e6);
+      break;
+    case CLR_INT:
+      tu_store_i(t, data, at, INT32_MIN);
+      break;
+    case CLR_LONG:
+      tu_store_i(t, data, at, INT64_MIN);
+      break;
+    default:
+      tu_store_bits(t, data, at, 0);
+      break;
+    }
+    break;
+  case CLR_MAX:
+    switch (t) {
+    case CLR_FLOAT:
+    case CLR_DOUBLE:
+      tu_store_f(t, data, at, 1.0e6);
+      break;
+    case CLR_INT:
+      tu_store_i(t, data, at, INT32_MAX);
+      break;
+    case CLR_LONG:
+      tu_store_i(t, data, at, INT64_MAX);
+      break;
+    default:
+      tu_store_bits(t, data, at, UINT64_MAX);
+      break;
+    }
+    break;
+  case CLR_AND:
+    tu_store_bits(t, data, at, 0);
+    break;
+  default: /* CLR_OR: a value whose low 32 bits are zero for 64-bit types */
+    tu_store_bits(t, data, at,
+                  (t == CLR_LONG || t == CLR_ULONG) ? (1ull << 40) : 1u << 31);
+    break;
+  }
+}
+
+/* Parse "--key=value" style size_t arguments; returns 1 when matched. */
+static TU_UNUSED int tu_arg(const char *arg, const char *key, const char **val) {
+  size_t k = strlen(key);
+  if (strncmp(arg, key, k) == 0 && arg[k] == '=') {
+    *val = arg + k + 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* The reduction kernels (scans get their own test program). */
+static TU_UNUSED const clr_kernel tu_reduce_kernels[] = {
+    CLR_REDUCE_INTERLEAVED, CLR_REDUCE_SEQUENTIAL, CLR_REDUCE_FIRST_ADD,
+    CLR_REDUCE_COARSE};
+#define TU_N_REDUCE_KERNELS                                                  \
+  (sizeof tu_reduce_kernels / sizeof tu_reduce_kernels[0])
+
+static TU_UNUSED const clr_type tu_types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_INT,
+                                    CLR_UINT,  CLR_LONG,   CLR_ULONG};
+#define TU_N_TYPES (sizeof tu_types / sizeof tu_types[0])
+
+static TU_UNUSED const clr_op tu_ops[] = {CLR_SUM, CLR_PROD, CLR_MIN,
+                                CLR_MAX, CLR_AND,  CLR_OR};
+#define TU_N_OPS (sizeof tu_ops / sizeof tu_ops[0])
+
+#endif
