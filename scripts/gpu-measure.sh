@@ -17,11 +17,25 @@ meson setup "$b" --buildtype=release -Dtests=${TESTS:-true} >"$out/setup.log" 2>
 cli=$b/src/cli/clreduce bench=$b/src/bench/clreduce-bench
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
 $cli --list-devices
-# 1. Correctness on the GPU: the fast test suite runs every kernel there.
-if [ "${TESTS:-true}" = true ]; then
-  timeout 300 meson test -C "$b" --suite fast --num-processes 4 \
-    >"$out/tests.log" 2>&1
-  grep -E "^(Ok|Fail|Timeout|Expected|Unexpected|Skipped):" "$out/tests.log"
+# 1. Correctness on the GPU: the tests named in $TESTS (default: the
+#    reduction and scan matrices and the decoupled scan's level tests; "all"
+#    runs the fast suite, "none" nothing) run every kernel there.
+tests=${TESTS:-"reduce-coarse reduce-sequential reduce-first-add reduce-interleaved scan-matrix-decoupled scan-matrix-kogge-stone scan-levels scan-carry data adversarial buffer"}
+case $tests in
+none | false) ;;
+all | true)
+  timeout ${TEST_TIMEOUT:-300} meson test -C "$b" --suite fast \
+    --num-processes 8 >"$out/tests.log" 2>&1 ;;
+*)
+  timeout ${TEST_TIMEOUT:-300} meson test -C "$b" --num-processes 8 $tests \
+    >"$out/tests.log" 2>&1 ;;
+esac
+[ -f "$out/tests.log" ] && grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout):" "$out/tests.log"
+# 1b. Autotune (stored under $CLREDUCE_CACHE_DIR/tuning and used below).
+if [ "${AUTOTUNE:-false}" = true ]; then
+  timeout 240 $bench --autotune >"$out/autotune.txt" 2>&1
+  tail -20 "$out/autotune.txt"
+  cp "$CLREDUCE_CACHE_DIR"/tuning/*.txt "$out/" 2>/dev/null
 fi
 # 2. Every kernel, float sum, 1e3 .. 1e8, against the streaming read.
 $bench --per-decade=3 --repeat=${REPEAT:-50} --csv="$out/float_sum.csv" \
