@@ -316,6 +316,7 @@ typedef struct clr_tuning {
   size_t scan_per_item;          /* scan elements per work-item          */
   clr_kernel scan_kernel;        /* the scan used when none is named     */
   size_t decoupled_items;        /* decoupled scan: elements per item    */
+  size_t decoupled_wg;           /* decoupled scan: work-group size      */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

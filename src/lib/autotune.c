@@ -23,7 +23,7 @@ static double trial(clr_context *ctx, const float *in, float *out, size_t n) {
   clr_options opt;
   clr_options_init(&opt);
   if (out)
-    opt.kernel = CLR_SCAN_KOGGE_STONE;
+    opt.kernel = ctx->tuning.scan_kernel;
   for (int r = -1; r < REPS; r++) {
     clr_status st =
         out ? clr_scan_host(ctx, &opt, CLR_SUM, CLR_FLOAT, in, out, n)
@@ -47,9 +47,12 @@ static void search(clr_context *ctx, const float *in, float *out, size_t n,
       continue;
     *field = values[i];
     double ms = trial(ctx, in, out, n);
+    /* A new value must win by 2%: on a tie the earlier choice (the
+     * default, or what the search already kept) stays. */
+    int better = ms >= 0 && ms < *best_ms * 0.98;
     clr_log(ctx, "autotune: %s=%zu: %.3f ms%s", name, values[i], ms,
-            ms >= 0 && ms < *best_ms ? " (best so far)" : "");
-    if (ms >= 0 && ms < *best_ms) {
+            better ? " (best so far)" : "");
+    if (better) {
       *best_ms = ms;
       keep = values[i];
     }
@@ -113,15 +116,40 @@ CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
   clr_log(ctx, "autotune: reduction best %.3f ms (%.1f GB/s)", best,
           (double)n * sizeof(float) / best / 1e6);
 
-  best = trial(ctx, in, out, n);
-  if (best >= 0) {
-    clr_log(ctx, "autotune: scan, starting from %.3f ms", best);
+  /* Scans: the tiled reduce-then-scan (elements per work-item, work-group
+   * size) and the single-pass decoupled scan (elements per work-item);
+   * the faster becomes scan.kernel, the scan used when none is named. */
+  static const size_t items[] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64};
+  ctx->tuning.scan_kernel = CLR_SCAN_KOGGE_STONE;
+  double tiled = trial(ctx, in, out, n);
+  if (tiled >= 0) {
+    clr_log(ctx, "autotune: tiled scan, starting from %.3f ms", tiled);
     search(ctx, in, out, n, "scan.per_item", &ctx->tuning.scan_per_item,
-           per_item, sizeof per_item / sizeof *per_item, &best);
+           per_item, sizeof per_item / sizeof *per_item, &tiled);
     search(ctx, in, out, n, "scan.wg", &ctx->tuning.scan_wg, wgs,
-           sizeof wgs / sizeof *wgs, &best);
-    clr_log(ctx, "autotune: scan best %.3f ms (%.1f GB/s read + write)", best,
-            2.0 * (double)n * sizeof(float) / best / 1e6);
+           sizeof wgs / sizeof *wgs, &tiled);
+  }
+  ctx->tuning.scan_kernel = CLR_SCAN_DECOUPLED;
+  double single = trial(ctx, in, out, n);
+  if (single >= 0) {
+    clr_log(ctx, "autotune: decoupled scan, starting from %.3f ms", single);
+    search(ctx, in, out, n, "decoupled.items", &ctx->tuning.decoupled_items,
+           items, sizeof items / sizeof *items, &single);
+    search(ctx, in, out, n, "decoupled.wg", &ctx->tuning.decoupled_wg, wgs,
+           sizeof wgs / sizeof *wgs, &single);
+  }
+  if (tiled >= 0 || single >= 0) {
+    int use_single = single >= 0 && (tiled < 0 || single < tiled);
+    double ms = use_single ? single : tiled;
+    ctx->tuning.scan_kernel =
+        use_single ? CLR_SCAN_DECOUPLED : CLR_SCAN_KOGGE_STONE;
+    clr_log(ctx,
+            "autotune: scan best %s, %.3f ms (%.1f GB/s read + write; "
+            "tiled %.3f ms, decoupled %.3f ms)",
+            clr_kernel_name(ctx->tuning.scan_kernel), ms,
+            2.0 * (double)n * sizeof(float) / ms / 1e6, tiled, single);
+  } else {
+    ctx->tuning.scan_kernel = t.scan_kernel;
   }
   if (clr_user_tuning_path(ctx, path, sizeof path)) {
     st = clr_save_tuning(ctx, path);

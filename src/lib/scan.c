@@ -96,8 +96,8 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
       return st;
     /* Local memory: the padded tile plus the work-group scan's slot. */
     p->local_per_item = p->per_item + (p->per_item + 31) / 32 + 1;
-    return clr_choose_wg(ctx, p->tile, opt->wg_size, ctx->tuning.scan_wg, esize,
-                         p->local_per_item, &p->wg);
+    return clr_choose_wg(ctx, p->tile, opt->wg_size, ctx->tuning.decoupled_wg,
+                         esize, p->local_per_item, &p->wg);
   }
   clr_choose_scan_shape(ctx, opt, type, &p->vec, &p->per_item);
   p->local_per_item = p->kernel == CLR_SCAN_KOGGE_STONE_DB ? 2 : 1;

@@ -10,6 +10,7 @@
  *   scan.per_item=1
  *   scan.kernel=decoupled   (the scan used when none is named)
  *   decoupled.items=8       (elements per work-item of the decoupled scan)
+ *   decoupled.wg=128        (its work-group size)
  *
  * Shipped files live in data/tuning/ (installed to share/clreduce/tuning,
  * or $CLREDUCE_TUNING_DIR); the most specific match (longest match=) wins.
@@ -116,6 +117,8 @@ static int read_file(const char *path, clr_tuning *t, char *match,
     } else if (strcmp(key, "decoupled.items") == 0 &&
                parse_size(val, 1, 64, &x))
       t->decoupled_items = x;
+    else if (strcmp(key, "decoupled.wg") == 0 && parse_size(val, 1, 65536, &x))
+      t->decoupled_wg = x;
   }
   fclose(f);
   return 1;
@@ -193,7 +196,8 @@ CLR_API clr_status clr_set_tuning(clr_context *ctx, const clr_tuning *t) {
     return CLR_ERR_INVALID_ARGUMENT;
   if (t->reduce_wg == 0 || t->scan_wg == 0 || t->scan_per_item == 0 ||
       !clr_kernel_is_scan(t->scan_kernel) || t->decoupled_items == 0 ||
-      t->decoupled_items > 64 || t->reduce_vec_bytes == 0 ||
+      t->decoupled_items > 64 || t->decoupled_wg == 0 ||
+      t->reduce_vec_bytes == 0 ||
       t->reduce_groups_per_cu == 0 ||
       (t->reduce_layout != CLR_LAYOUT_STRIDED &&
        t->reduce_layout != CLR_LAYOUT_CONTIGUOUS))
@@ -234,12 +238,13 @@ clr_status clr_save_tuning(clr_context *ctx, const char *path) {
           "# device: %s\n# driver: %s\n"
           "reduce.wg=%zu\nreduce.vec_bytes=%u\nreduce.layout=%s\n"
           "reduce.groups_per_cu=%u\nscan.wg=%zu\nscan.per_item=%zu\n"
-          "scan.kernel=%s\ndecoupled.items=%zu\n",
+          "scan.kernel=%s\ndecoupled.items=%zu\ndecoupled.wg=%zu\n",
           ctx->desc.device_name, ctx->desc.driver_version, t->reduce_wg,
           t->reduce_vec_bytes,
           t->reduce_layout == CLR_LAYOUT_STRIDED ? "strided" : "contiguous",
           t->reduce_groups_per_cu, t->scan_wg, t->scan_per_item,
-          clr_kernel_name(t->scan_kernel), t->decoupled_items);
+          clr_kernel_name(t->scan_kernel), t->decoupled_items,
+          t->decoupled_wg);
   int bad = ferror(f);
   bad |= fclose(f) != 0;
   if (bad || rename(tmp, path) != 0) {
