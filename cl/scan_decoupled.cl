@@ -34,9 +34,20 @@
  * The host appends this file to scan_kogge_stone.cl, whose clr_block_scan_exclusive
  * scans the work-items' totals inside the tile.
  *
- * Build options beyond common.cl: -DCLR_ITEMS=<elements per work-item>. */
+ * Build options beyond common.cl: -DCLR_ITEMS=<elements per work-item>;
+ * -DCLR_VEC=<2|4>, dividing CLR_ITEMS: global loads and stores of CLR_VEC
+ * elements (16 bytes), a quarter of the memory instructions.  The host
+ * only asks for it when the input and output start 16-byte aligned. */
 #ifndef CLR_ITEMS
 #define CLR_ITEMS 8
+#endif
+#ifndef CLR_VEC
+#define CLR_VEC 1
+#endif
+#if CLR_VEC > 1
+#define VEC_T CLR_CAT(IN_T, CLR_VEC)
+#define VLOAD CLR_CAT(vload, CLR_VEC)
+#define VSTORE CLR_CAT(vstore, CLR_VEC)
 #endif
 /* Published values travel through 32-bit atomics, one per word, so the
  * exchange needs no 64-bit atomics and no memory model beyond OpenCL 1.2's
@@ -92,11 +103,27 @@ __kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
 
   /* Coalesced loads (striped), then each work-item takes CLR_ITEMS
    * consecutive elements (blocked) from local memory. */
+#if CLR_VEC > 1
+  for (uint k = 0; k < CLR_ITEMS / CLR_VEC; k++) {
+    uint j = (k * wg + lid) * CLR_VEC;
+    ulong i = base + j;
+    IN_T v[CLR_VEC];
+    if (i + CLR_VEC <= n) {
+      VSTORE(((__global const VEC_T *)in)[i / CLR_VEC], 0, v);
+    } else {
+      for (uint c = 0; c < CLR_VEC; c++)
+        v[c] = i + c < n ? in[i + c] : IDENTITY;
+    }
+    for (uint c = 0; c < CLR_VEC; c++)
+      tile[PAD(j + c)] = LOAD(v[c]);
+  }
+#else
   for (uint k = 0; k < CLR_ITEMS; k++) {
     uint j = k * wg + lid;
     ulong i = base + j;
     tile[PAD(j)] = i < n ? LOAD(in[i]) : IDENTITY;
   }
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   ACC_T x[CLR_ITEMS];
   ACC_T total = IDENTITY;
@@ -185,12 +212,28 @@ __kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
     tile[PAD(lid * CLR_ITEMS + k)] = y;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#if CLR_VEC > 1
+  for (uint k = 0; k < CLR_ITEMS / CLR_VEC; k++) {
+    uint j = (k * wg + lid) * CLR_VEC;
+    ulong i = base + j;
+    ACC_T v[CLR_VEC];
+    for (uint c = 0; c < CLR_VEC; c++)
+      v[c] = tile[PAD(j + c)];
+    if (i + CLR_VEC <= n) {
+      ((__global VEC_T *)out)[i / CLR_VEC] = VLOAD(0, v);
+    } else {
+      for (uint c = 0; c < CLR_VEC && i + c < n; c++)
+        out[i + c] = v[c];
+    }
+  }
+#else
   for (uint k = 0; k < CLR_ITEMS; k++) {
     uint j = k * wg + lid;
     ulong i = base + j;
     if (i < n)
       out[i] = tile[PAD(j)];
   }
+#endif
   /* Elements past n are identities, so the last item's run is the total. */
   if ((carry_flags & 2u) && lid == wg - 1 && base + (ulong)wg * CLR_ITEMS >= n)
     carry[1] = run;

@@ -59,7 +59,7 @@ struct clr_context {
   cl_uint scan_ticket;    /* decoupled scan: its ticket counter's value */
   cl_uint scan_epoch;     /* decoupled scan: the last launch's epoch      */
 
-  clr_tuning tuning; /* launch parameters for this device */
+  clr_tuning tuning;      /* launch parameters for this device */
   clr_timing timing;      /* of the call in progress */
   clr_timing last_timing; /* of the last successful call */
   char detail[CLR_DETAIL_SIZE];

@@ -83,6 +83,14 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                       "the decoupled scan keeps at most 64 elements per "
                       "work-item in registers, not %zu",
                       p->per_item);
+    /* 16-byte loads and stores (or as asked), in a width that divides
+     * the work-item's run. */
+    unsigned most = (unsigned)(16 / esize), v;
+    if (opt->vector_width)
+      most = opt->vector_width < most ? opt->vector_width : most;
+    for (v = 1; v * 2 <= most && p->per_item % (v * 2) == 0;)
+      v *= 2;
+    p->vec = v;
     snprintf(items, sizeof items, "-DCLR_ITEMS=%zu", p->per_item);
     clr_build_spec one = {.source = "scan_kogge_stone.cl",
                           .source2 = "scan_decoupled.cl",
@@ -90,6 +98,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                           .in = type,
                           .acc = type,
                           .op = op,
+                          .vec = p->vec > 1 ? p->vec : 0,
                           .extra = items};
     st = clr_get_kernel(ctx, &one, &p->tile);
     if (st != CLR_OK)
@@ -419,13 +428,22 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
   clr_status st = validate(ctx, op, type, n);
   if (st != CLR_OK)
     return st;
+  size_t esize = clr_type_size(type);
+  size_t chunk = clr_chunk_elems(ctx, esize);
   st = make_plan(ctx, opt, op, type, &plan);
+  /* Arrays used in place (unified memory) keep the vector loads of the
+   * decoupled scan only when every chunk starts 16-byte aligned. */
+  if (st == CLR_OK && plan.decoupled && plan.vec > 1 && ctx->host_unified &&
+      (!clr_is_aligned(in, 16) || !clr_is_aligned(out, 16) ||
+       (chunk * esize) % 16 != 0)) {
+    clr_options scalar = *opt;
+    scalar.vector_width = 1;
+    st = make_plan(ctx, &scalar, op, type, &plan);
+  }
   if (st == CLR_OK)
     st = init_carry(ctx, opt, type, &flags);
   if (st != CLR_OK)
     return st;
-  size_t esize = clr_type_size(type);
-  size_t chunk = clr_chunk_elems(ctx, esize);
   size_t chunks = ceil_div(n, chunk);
   if (chunks > 1)
     clr_log(ctx, "streaming %zu elements in %zu chunks of %zu", n, chunks,

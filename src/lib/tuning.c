@@ -29,7 +29,7 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
     t->scan_kernel = CLR_SCAN_KOGGE_STONE;
   }
   t->decoupled_items = ctx->desc.is_gpu ? 32 : 8;
-  t->decoupled_wg = ctx->desc.is_gpu ? 128 : 256;
+  t->decoupled_wg = 256;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");
 }

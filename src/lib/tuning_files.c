@@ -197,8 +197,7 @@ CLR_API clr_status clr_set_tuning(clr_context *ctx, const clr_tuning *t) {
   if (t->reduce_wg == 0 || t->scan_wg == 0 || t->scan_per_item == 0 ||
       !clr_kernel_is_scan(t->scan_kernel) || t->decoupled_items == 0 ||
       t->decoupled_items > 64 || t->decoupled_wg == 0 ||
-      t->reduce_vec_bytes == 0 ||
-      t->reduce_groups_per_cu == 0 ||
+      t->reduce_vec_bytes == 0 || t->reduce_groups_per_cu == 0 ||
       (t->reduce_layout != CLR_LAYOUT_STRIDED &&
        t->reduce_layout != CLR_LAYOUT_CONTIGUOUS))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -243,8 +242,7 @@ clr_status clr_save_tuning(clr_context *ctx, const char *path) {
           t->reduce_vec_bytes,
           t->reduce_layout == CLR_LAYOUT_STRIDED ? "strided" : "contiguous",
           t->reduce_groups_per_cu, t->scan_wg, t->scan_per_item,
-          clr_kernel_name(t->scan_kernel), t->decoupled_items,
-          t->decoupled_wg);
+          clr_kernel_name(t->scan_kernel), t->decoupled_items, t->decoupled_wg);
   int bad = ferror(f);
   bad |= fclose(f) != 0;
   if (bad || rename(tmp, path) != 0) {
