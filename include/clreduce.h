@@ -182,7 +182,10 @@ typedef struct clr_context_config {
 
 /* Create a context on the chosen device, with its own command queue (with
  * profiling enabled).  detail (may be NULL) receives a one-line reason on
- * failure.  cfg may be NULL for all defaults. */
+ * failure.  cfg may be NULL for all defaults.  A context is not
+ * thread-safe by itself: distinct contexts may be used (and created) by
+ * distinct threads at once; one context by several threads only in turn,
+ * under the caller's lock. */
 CLR_API clr_status clr_context_create(const clr_context_config *cfg,
                                       clr_context **out, char *detail,
                                       size_t detail_size);
