@@ -421,6 +421,19 @@ static int check_equal(const char *desc, const char *what, clr_type t,
                desc, what, bad, n, first, gb, wb);
 }
 
+/* check_equal where the kernel promises repeatable bits: the decoupled
+ * scan's float sums and products combine predecessors in an order that
+ * depends on timing, so two runs may round differently (both within the
+ * bound, which check_ref asserts); those are compared by check_ref only. */
+static int check_same(const scase *c, const char *desc, const char *what,
+                      clr_type t, const void *got, const void *want, size_t n) {
+  if (c->kernel == CLR_SCAN_DECOUPLED &&
+      (c->type == CLR_FLOAT || c->type == CLR_DOUBLE) &&
+      (c->op == CLR_SUM || c->op == CLR_PROD))
+    return 1;
+  return check_equal(desc, what, t, got, want, n);
+}
+
 static int guard_intact(const void *out, size_t n, clr_type t) {
   const unsigned char *g = (const unsigned char *)out + n * esz(t);
   for (size_t i = 0; i < GUARD * esz(t); i++)
@@ -812,8 +825,8 @@ static void inplace_host(clr_context *ctx, const char *ctx_name,
               char d2[400];
               snprintf(d2, sizeof d2, "%s in place", desc);
               check_ref(d2, op, type, ex, in, work, n, depth);
-              check_equal(d2, "in place against out of place", type, work,
-                          ref_out, n);
+              check_same(&c, d2, "in place against out of place", type, work,
+                         ref_out, n);
               check(guard_intact(work, n, type),
                     "%s: elements after n were written", d2);
             }
@@ -821,8 +834,8 @@ static void inplace_host(clr_context *ctx, const char *ctx_name,
             if (ctx_other && s % 2 == 0) {
               void *other = NULL;
               if (scan_check(ctx_other, &c, in, n, &other, NULL)) {
-                check_equal(desc, "copy against zero-copy context", type, other,
-                            ref_out, n);
+                check_same(&c, desc, "copy against zero-copy context", type,
+                           other, ref_out, n);
                 free(other);
               }
             }
@@ -910,7 +923,8 @@ static void inplace_buffers(clr_context *ctx) {
             depth = tm.error_depth;
             read_buffer(ctx, bout, gbytes, got);
             check_ref(d2, op, type, ex, in, got, n, depth);
-            check_equal(d2, "buffer against host path", type, got, host_out, n);
+            check_same(&c, d2, "buffer against host path", type, got, host_out,
+                       n);
             check(memcmp(got + bytes, sentinel, GUARD * es) == 0,
                   "%s: out's elements past n were written", d2);
             read_buffer(ctx, bin, gbytes, got);
@@ -931,8 +945,8 @@ static void inplace_buffers(clr_context *ctx) {
             depth = tm.error_depth;
             read_buffer(ctx, bin, gbytes, got);
             check_ref(d2, op, type, ex, in, got, n, depth);
-            check_equal(d2, "in place buffer against host path", type, got,
-                        host_out, n);
+            check_same(&c, d2, "in place buffer against host path", type, got,
+                       host_out, n);
             check(memcmp(got + bytes, in + bytes, GUARD * es) == 0,
                   "%s: elements past n were written", d2);
           }
@@ -1166,8 +1180,8 @@ static void carry_halves(clr_context *ctx) {
                 snprintf(d3, sizeof d3, "%s split at %zu", desc, h);
                 check_ref(d3, op, type, ex, in, joined, n, d1 + d2);
                 if (exact)
-                  check_equal(d3, "two halves against one scan", type, joined,
-                              full, n);
+                  check_same(&whole, d3, "two halves against one scan", type,
+                             joined, full, n);
               }
               free(out2);
               free(joined);
@@ -1855,7 +1869,8 @@ static void part_big(clr_context *ctx) {
       if (run_host(copy_ctx, &c, work, work, n, &depth)) {
         char desc[320];
         describe(&c, n, desc, sizeof desc);
-        check_equal(desc, "in place against out of place", type, work, res, n);
+        check_same(&c, desc, "in place against out of place", type, work, res,
+                   n);
         check(guard_intact(work, n, type), "%s: elements after n written",
               desc);
       }
