@@ -64,8 +64,8 @@ int main(void) {
     clr_options_init(&opt);
     opt.kernel = CLR_REDUCE_FIRST_ADD;
     size_t offset = 10;
-    s = clr_reduce_buffer(ctx, &opt, CLR_MIN, CLR_INT, buf, offset,
-                          N - offset, &v);
+    s = clr_reduce_buffer(ctx, &opt, CLR_MIN, CLR_INT, buf, offset, N - offset,
+                          &v);
     if (s != CLR_OK) {
       fprintf(stderr, "embed_sum: clr_reduce_buffer: %s: %s\n",
               clr_status_string(s), clr_context_error(ctx));

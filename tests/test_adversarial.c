@@ -165,8 +165,8 @@ static void test_magnitudes(clr_type t) {
   for (size_t i = 0; i < n; i++)
     tu_store_f(t, buf, i, big);
   want = tu_fp_value(t, (double)n * big);
-  adv(fl ? "all 2^100 (partials up to 2^116)" : "all 2^996", CLR_SUM, t, buf,
-      n, &want, 1);
+  adv(fl ? "all 2^100 (partials up to 2^116)" : "all 2^996", CLR_SUM, t, buf, n,
+      &want, 1);
   /* Alternating +-1e30 (1e300): the reference bound, and finite. */
   for (size_t i = 0; i < n; i++)
     tu_store_f(t, buf, i, (i % 2 ? -1.0 : 1.0) * dec * (1.0 + (double)(i % 5)));
@@ -272,8 +272,7 @@ static void test_int_extremes(void) {
   /* UINT64_MAX^1001 = (-1)^1001 = UINT64_MAX. */
   for (size_t i = 0; i < n; i++)
     ((uint64_t *)buf)[i] = UINT64_MAX;
-  adv("all UINT64_MAX (product (-1)^1001)", CLR_PROD, CLR_ULONG, buf, n, &w,
-      1);
+  adv("all UINT64_MAX (product (-1)^1001)", CLR_PROD, CLR_ULONG, buf, n, &w, 1);
   /* 2^40 from 40 twos in int, accumulated in 64 bits; 64 twos wrap to 0. */
   for (size_t i = 0; i < 64; i++)
     ((int32_t *)buf)[i] = 2;
@@ -310,8 +309,8 @@ static void test_logical(void) {
   clr_value one = tu_int_value(CLR_INT, 1), zero = tu_int_value(CLR_INT, 0);
   for (size_t i = 0; i < n; i++)
     ((int32_t *)buf)[i] = (i % 2) ? 1 : 2; /* bitwise and would be 0 */
-  adv("1, 2 alternating (logical, not bitwise)", CLR_AND, CLR_INT, buf, n,
-      &one, 1);
+  adv("1, 2 alternating (logical, not bitwise)", CLR_AND, CLR_INT, buf, n, &one,
+      1);
   for (size_t i = 0; i < n; i++)
     ((int32_t *)buf)[i] = -(int32_t)(i % 5) - 1;
   adv("negative values", CLR_AND, CLR_INT, buf, n, &one, 1);

@@ -81,8 +81,7 @@ static void test_names(void) {
     if (!TU_CHECK(n && *n, "kernel %d has a name", k))
       continue;
     clr_kernel back = CLR_KERNEL_COUNT;
-    TU_CHECK(clr_kernel_from_name(n, &back) == CLR_OK &&
-                 back == (clr_kernel)k,
+    TU_CHECK(clr_kernel_from_name(n, &back) == CLR_OK && back == (clr_kernel)k,
              "kernel name round trip %s", n);
     for (int j = 0; j < k; j++)
       TU_CHECK(strcmp(n, clr_kernel_name((clr_kernel)j)) != 0,
@@ -90,8 +89,8 @@ static void test_names(void) {
     TU_CHECK(clr_kernel_is_scan((clr_kernel)k) == (k >= CLR_SCAN_KOGGE_STONE),
              "clr_kernel_is_scan(%s)", n);
   }
-  static const char *bad[] = {"", "flot", "Float ", "sum ", "int32", "xyz",
-                              "first_add_", "-"};
+  static const char *bad[] = {"",      "flot", "Float ",     "sum ",
+                              "int32", "xyz",  "first_add_", "-"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     clr_type t;
     clr_op o;
@@ -100,8 +99,8 @@ static void test_names(void) {
                      "clr_type_from_name(bad)");
     TU_EXPECT_STATUS(clr_op_from_name(bad[i], &o), CLR_ERR_INVALID_ARGUMENT,
                      "clr_op_from_name(bad)");
-    TU_EXPECT_STATUS(clr_kernel_from_name(bad[i], &k),
-                     CLR_ERR_INVALID_ARGUMENT, "clr_kernel_from_name(bad)");
+    TU_EXPECT_STATUS(clr_kernel_from_name(bad[i], &k), CLR_ERR_INVALID_ARGUMENT,
+                     "clr_kernel_from_name(bad)");
   }
   clr_type t;
   clr_op o;
@@ -300,14 +299,14 @@ static void test_invalid_arguments(clr_context *ctx) {
   } cases[] = {
       {"data NULL", clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, NULL, 4, &v)},
       {"n == 0", clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 0, &v)},
-      {"result NULL",
-       clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 4, NULL)},
+      {"result NULL", clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 4, NULL)},
       {"op CLR_OP_COUNT",
        clr_reduce_host(ctx, &o, CLR_OP_COUNT, CLR_FLOAT, x, 4, &v)},
       {"op -1", clr_reduce_host(ctx, &o, (clr_op)-1, CLR_FLOAT, x, 4, &v)},
       {"type CLR_TYPE_COUNT",
        clr_reduce_host(ctx, &o, CLR_SUM, CLR_TYPE_COUNT, x, 4, &v)},
-      {"type 1000", clr_reduce_host(ctx, &o, CLR_SUM, (clr_type)1000, x, 4, &v)},
+      {"type 1000",
+       clr_reduce_host(ctx, &o, CLR_SUM, (clr_type)1000, x, 4, &v)},
       {"buffer NULL",
        clr_reduce_buffer(ctx, &o, CLR_SUM, CLR_FLOAT, NULL, 0, 4, &v)},
       {"prepare bad op", clr_prepare(ctx, &o, CLR_OP_COUNT, CLR_FLOAT)},
@@ -399,16 +398,15 @@ static void test_timing_shape(clr_context *ctx) {
                kn, p);
       if (p + 1 < tm.n_passes)
         TU_CHECK(tm.passes[p + 1].n_in < pi->n_in &&
-                     tm.passes[p + 1].n_in ==
-                         pi->global_size / pi->local_size,
+                     tm.passes[p + 1].n_in == pi->global_size / pi->local_size,
                  "%s pass %zu reads the %zu partials of pass %zu (reads %zu)",
                  kn, p + 1, pi->global_size / pi->local_size, p,
                  tm.passes[p + 1].n_in);
     }
     const clr_pass_info *last = &tm.passes[tm.n_passes - 1];
     TU_CHECK(last->global_size == last->local_size,
-             "%s: the last pass runs one work-group (global %zu local %zu)",
-             kn, last->global_size, last->local_size);
+             "%s: the last pass runs one work-group (global %zu local %zu)", kn,
+             last->global_size, last->local_size);
     TU_CHECK(tm.kernel_ms >= 0 && tm.h2d_ms >= 0 && tm.d2h_ms >= 0 &&
                  tm.build_ms >= 0 && tm.total_ms >= 0 &&
                  isfinite(tm.kernel_ms) && isfinite(tm.total_ms),
@@ -593,13 +591,15 @@ static void test_build_failure(void) {
   char *good = copy_kernels(NULL, NULL);
   clr_context *c = context_with(good, cache);
   clr_status s = clr_reduce_host(c, &o, CLR_SUM, CLR_INT, x, 100, &v);
-  TU_CHECK(s == CLR_OK && v.v.l == 4950, "good copy: interleaved sum %s %" PRId64,
-           clr_status_name(s), v.v.l);
+  TU_CHECK(s == CLR_OK && v.v.l == 4950,
+           "good copy: interleaved sum %s %" PRId64, clr_status_name(s), v.v.l);
   TU_CHECK(clr_context_build_log(c)[0] == '\0',
            "no build log without a failed build");
   clr_context_release(c);
-  TU_CHECK(count_files(cache) > 0, "the on-disk cache %s holds files after a "
-                                   "build", cache);
+  TU_CHECK(count_files(cache) > 0,
+           "the on-disk cache %s holds files after a "
+           "build",
+           cache);
 
   /* 2. Corrupt the interleaved source in place: same cache dir. */
   char path[4096];
@@ -635,11 +635,12 @@ static void test_build_failure(void) {
       memset(&v, 0, sizeof v);
       s = clr_reduce_host(c, &o2, CLR_SUM, CLR_INT, x, 100, &v);
       TU_CHECK(s == CLR_OK && v.v.l == 4950,
-               "%s: %s still works after the build failure: %s %" PRId64,
-               what, clr_kernel_name(o2.kernel), clr_status_name(s), v.v.l);
+               "%s: %s still works after the build failure: %s %" PRId64, what,
+               clr_kernel_name(o2.kernel), clr_status_name(s), v.v.l);
     }
     /* The log of the last failed build stays until the next failure. */
-    TU_CHECK(strstr(clr_context_build_log(c), "clreduce_test_corruption") != NULL,
+    TU_CHECK(strstr(clr_context_build_log(c), "clreduce_test_corruption") !=
+                 NULL,
              "%s: build log kept after later successful calls", what);
     clr_context_release(c);
   }
@@ -728,8 +729,8 @@ static void test_missing_kernels(void) {
     clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
     if (s != CLR_OK) {
       TU_EXPECT_STATUS(s, CLR_ERR_KERNEL_SOURCE, "create with missing kernels");
-      TU_CHECK(strstr(detail, dirs[i]) != NULL, "detail names %s: %s",
-               dirs[i], detail);
+      TU_CHECK(strstr(detail, dirs[i]) != NULL, "detail names %s: %s", dirs[i],
+               detail);
       continue;
     }
     float x[3] = {1, 2, 3};

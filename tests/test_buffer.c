@@ -12,10 +12,10 @@ typedef struct op_type {
 } op_type;
 
 static const op_type cases[] = {
-    {CLR_SUM, CLR_FLOAT, TU_EXACT},  {CLR_SUM, CLR_INT, TU_RANDOM},
-    {CLR_PROD, CLR_LONG, TU_RANDOM}, {CLR_MIN, CLR_FLOAT, TU_RANDOM},
+    {CLR_SUM, CLR_FLOAT, TU_EXACT},   {CLR_SUM, CLR_INT, TU_RANDOM},
+    {CLR_PROD, CLR_LONG, TU_RANDOM},  {CLR_MIN, CLR_FLOAT, TU_RANDOM},
     {CLR_MAX, CLR_DOUBLE, TU_RANDOM}, {CLR_MAX, CLR_UINT, TU_RANDOM},
-    {CLR_AND, CLR_LONG, TU_BASE},    {CLR_OR, CLR_ULONG, TU_PLANT_MID},
+    {CLR_AND, CLR_LONG, TU_BASE},     {CLR_OR, CLR_ULONG, TU_PLANT_MID},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -38,16 +38,19 @@ static void poison(clr_op op, clr_type t, void *data, size_t i) {
     if (tu_is_float(t))
       tu_store_f(t, data, i, -INFINITY);
     else
-      tu_store_i(t, data, i, t == CLR_INT ? INT32_MIN
-                             : t == CLR_LONG ? INT64_MIN : 0);
+      tu_store_i(t, data, i,
+                 t == CLR_INT    ? INT32_MIN
+                 : t == CLR_LONG ? INT64_MIN
+                                 : 0);
     break;
   case CLR_MAX:
     if (tu_is_float(t))
       tu_store_f(t, data, i, NAN);
     else
-      tu_store_bits(t, data, i, t == CLR_INT ? 0x7fffffffu
-                                : t == CLR_LONG ? 0x7fffffffffffffffull
-                                                : UINT64_MAX);
+      tu_store_bits(t, data, i,
+                    t == CLR_INT    ? 0x7fffffffu
+                    : t == CLR_LONG ? 0x7fffffffffffffffull
+                                    : UINT64_MAX);
     break;
   case CLR_AND:
     tu_store_bits(t, data, i, 0);
@@ -79,8 +82,9 @@ static void test_offsets(clr_context *ctx) {
         tu_fill(ot->op, ot->type, ot->variant, (char *)host + off * es, n,
                 tu_seed(ci, off, n, 7));
         cl_int err;
-        cl_mem buf = clCreateBuffer(clc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                    total * es, host, &err);
+        cl_mem buf =
+            clCreateBuffer(clc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                           total * es, host, &err);
         if (err != CL_SUCCESS)
           tu_die("clCreateBuffer: %d", (int)err);
         for (size_t ki = 0; ki < TU_N_REDUCE_KERNELS; ki++)
@@ -148,25 +152,29 @@ static void test_bad_ranges(clr_context *ctx) {
   for (int i = 0; i < 16; i++)
     x[i] = i + 1;
   cl_mem buf = clCreateBuffer(clr_context_cl_context(ctx),
-                              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                              sizeof x, x, &err);
+                              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x,
+                              x, &err);
   if (err != CL_SUCCESS)
     tu_die("clCreateBuffer: %d", (int)err);
   clr_value v;
-  TU_EXPECT_STATUS(clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 0, 0, &v),
-                   CLR_ERR_INVALID_ARGUMENT, "buffer n == 0");
-  TU_EXPECT_STATUS(clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 0, 17, &v),
-                   CLR_ERR_INVALID_ARGUMENT, "buffer n past its end");
-  TU_EXPECT_STATUS(clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 10, 7, &v),
-                   CLR_ERR_INVALID_ARGUMENT, "buffer offset + n past its end");
-  TU_EXPECT_STATUS(clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf,
-                                     SIZE_MAX - 2, 4, &v),
-                   CLR_ERR_INVALID_ARGUMENT, "buffer offset + n overflows");
-  TU_EXPECT_STATUS(clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_LONG, buf, 0, 9, &v),
-                   CLR_ERR_INVALID_ARGUMENT, "buffer too small for 9 longs");
-  TU_EXPECT_STATUS(clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 0, 4,
-                                     NULL),
-                   CLR_ERR_INVALID_ARGUMENT, "buffer result NULL");
+  TU_EXPECT_STATUS(
+      clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 0, 0, &v),
+      CLR_ERR_INVALID_ARGUMENT, "buffer n == 0");
+  TU_EXPECT_STATUS(
+      clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 0, 17, &v),
+      CLR_ERR_INVALID_ARGUMENT, "buffer n past its end");
+  TU_EXPECT_STATUS(
+      clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 10, 7, &v),
+      CLR_ERR_INVALID_ARGUMENT, "buffer offset + n past its end");
+  TU_EXPECT_STATUS(
+      clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, SIZE_MAX - 2, 4, &v),
+      CLR_ERR_INVALID_ARGUMENT, "buffer offset + n overflows");
+  TU_EXPECT_STATUS(
+      clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_LONG, buf, 0, 9, &v),
+      CLR_ERR_INVALID_ARGUMENT, "buffer too small for 9 longs");
+  TU_EXPECT_STATUS(
+      clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 0, 4, NULL),
+      CLR_ERR_INVALID_ARGUMENT, "buffer result NULL");
   memset(&v, 0, sizeof v);
   clr_status s = clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 15, 1, &v);
   TU_CHECK(s == CLR_OK && v.type == CLR_LONG && v.v.l == 16,
@@ -177,8 +185,8 @@ static void test_bad_ranges(clr_context *ctx) {
            clr_status_name(s), v.v.l);
   /* The caller changes the buffer: the next call sees the new data. */
   int32_t y = 1000;
-  err = clEnqueueWriteBuffer(clr_context_queue(ctx), buf, CL_TRUE, 0,
-                             sizeof y, &y, 0, NULL, NULL);
+  err = clEnqueueWriteBuffer(clr_context_queue(ctx), buf, CL_TRUE, 0, sizeof y,
+                             &y, 0, NULL, NULL);
   s = clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, buf, 0, 16, &v);
   TU_CHECK(err == CL_SUCCESS && s == CLR_OK && v.v.l == 1135,
            "buffer: after the caller's write: %s %" PRId64, clr_status_name(s),
@@ -192,16 +200,15 @@ static void test_from_queue(void) {
   cl_uint np = 0;
   if (clGetPlatformIDs(8, plats, &np) != CL_SUCCESS || np == 0)
     tu_die("no OpenCL platform");
-  cl_platform_id plat = plats[tu_device.platform_index < np
-                                  ? tu_device.platform_index
-                                  : 0];
+  cl_platform_id plat =
+      plats[tu_device.platform_index < np ? tu_device.platform_index : 0];
   cl_device_id devs[16];
   cl_uint nd = 0;
   if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS ||
       nd == 0)
     tu_die("no OpenCL device");
-  cl_device_id dev = devs[tu_device.device_index < nd ? tu_device.device_index
-                                                       : 0];
+  cl_device_id dev =
+      devs[tu_device.device_index < nd ? tu_device.device_index : 0];
   cl_int err;
   cl_context clc = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
   if (err != CL_SUCCESS)
@@ -225,8 +232,8 @@ static void test_from_queue(void) {
       tu_die("clCreateBuffer: %d", (int)err);
     clr_context *ctx = NULL;
     char detail[256] = "";
-    clr_status s = clr_context_create_from_queue(q, NULL, &ctx, detail,
-                                                 sizeof detail);
+    clr_status s =
+        clr_context_create_from_queue(q, NULL, &ctx, detail, sizeof detail);
     if (!TU_CHECK(s == CLR_OK && ctx, "clr_context_create_from_queue: %s %s",
                   clr_status_name(s), detail)) {
       clReleaseMemObject(buf);

@@ -17,8 +17,8 @@ typedef struct expect {
 static expect table[32];
 static size_t n_table;
 
-static void add_i(const char *file, clr_type t, size_t n, clr_op op,
-                  int narrow, clr_type rt, int64_t x) {
+static void add_i(const char *file, clr_type t, size_t n, clr_op op, int narrow,
+                  clr_type rt, int64_t x) {
   expect *e = &table[n_table++];
   e->file = file;
   e->type = t;
@@ -41,8 +41,7 @@ static void add_u(const char *file, clr_type t, size_t n, clr_op op,
   e->want.v.ul = x;
 }
 
-static void add_f(const char *file, clr_type t, size_t n, clr_op op,
-                  double x) {
+static void add_f(const char *file, clr_type t, size_t n, clr_op op, double x) {
   expect *e = &table[n_table++];
   e->file = file;
   e->type = t;

@@ -25,10 +25,10 @@ typedef struct op_type {
 /* A spread of op x type pairs, each with data that catches lost or
  * doubled elements. */
 static const op_type spread[] = {
-    {CLR_SUM, CLR_FLOAT, TU_EXACT},      {CLR_SUM, CLR_INT, TU_RANDOM},
+    {CLR_SUM, CLR_FLOAT, TU_EXACT},       {CLR_SUM, CLR_INT, TU_RANDOM},
     {CLR_MAX, CLR_DOUBLE, TU_PLANT_LAST}, {CLR_MIN, CLR_LONG, TU_PLANT_MID},
-    {CLR_PROD, CLR_ULONG, TU_RANDOM},    {CLR_AND, CLR_UINT, TU_PLANT_LAST},
-    {CLR_OR, CLR_LONG, TU_PLANT_LAST},   {CLR_PROD, CLR_DOUBLE, TU_EXACT},
+    {CLR_PROD, CLR_ULONG, TU_RANDOM},     {CLR_AND, CLR_UINT, TU_PLANT_LAST},
+    {CLR_OR, CLR_LONG, TU_PLANT_LAST},    {CLR_PROD, CLR_DOUBLE, TU_EXACT},
 };
 #define N_SPREAD (sizeof spread / sizeof spread[0])
 
@@ -71,8 +71,9 @@ static clr_status run_case(clr_context *ctx, const clr_options *o,
              "%s: rejected with an empty clr_context_error", desc);
     return s;
   }
-  if (!TU_CHECK(s == CLR_OK, "%s: got %s (%s), want CLR_OK or "
-                             "CLR_ERR_INVALID_ARGUMENT",
+  if (!TU_CHECK(s == CLR_OK,
+                "%s: got %s (%s), want CLR_OK or "
+                "CLR_ERR_INVALID_ARGUMENT",
                 desc, clr_status_name(s), clr_context_error(ctx)))
     return s;
   clr_timing tm;
@@ -98,8 +99,8 @@ static void test_wg_sizes(clr_context *ctx) {
       int may_reject = !pow2 || w > maxwg || w == 1;
       if (w > maxwg && wi < 8)
         continue; /* a small device: only the max and max+1 rows apply */
-      size_t sizes[] = {1, 2, w > 1 ? w - 1 : 3, w, w + 1, 2 * w + 1, 1009,
-                        65537};
+      size_t sizes[] = {1,    2,    w > 1 ? w - 1 : 3, w, w + 1, 2 * w + 1,
+                        1009, 65537};
       size_t failed_before = tu_failed;
       int rejected = 0, accepted = 0;
       for (size_t pi = 0; pi < N_SPREAD; pi++) {
@@ -118,7 +119,8 @@ static void test_wg_sizes(clr_context *ctx) {
           }
           /* The work-group size asked for is the one the first pass of a
            * large input runs with. */
-          if (s == CLR_OK && sizes[si] == 65537 && tu_type_available(spread[pi].type)) {
+          if (s == CLR_OK && sizes[si] == 65537 &&
+              tu_type_available(spread[pi].type)) {
             clr_timing tm;
             clr_last_timing(ctx, &tm);
             TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size == w,
@@ -132,8 +134,7 @@ static void test_wg_sizes(clr_context *ctx) {
                "%s wg=%zu (a power of two within the device limit) was "
                "rejected %d times",
                clr_kernel_name(tu_reduce_kernels[ki]), w, rejected);
-      printf("%-12s wg=%-5zu %s%s\n", clr_kernel_name(tu_reduce_kernels[ki]),
-             w,
+      printf("%-12s wg=%-5zu %s%s\n", clr_kernel_name(tu_reduce_kernels[ki]), w,
              rejected ? (accepted ? "partly rejected" : "rejected")
                       : "accepted",
              tu_failed > failed_before ? ", FAILED" : ", ok");
@@ -225,8 +226,7 @@ static void test_coarse_options_elsewhere(clr_context *ctx) {
     clr_status s = run_case(ctx, &o, &spread[0], 10007, 1, "coarse opts");
     if (s != CLR_OK)
       check_usable(ctx, "rejected coarse options");
-    printf("%s with coarse=7 vw=4 contiguous: %s\n",
-           clr_kernel_name(o.kernel),
+    printf("%s with coarse=7 vw=4 contiguous: %s\n", clr_kernel_name(o.kernel),
            s == CLR_OK ? "accepted" : clr_status_name(s));
   }
 }
@@ -326,14 +326,12 @@ static void test_narrow(clr_context *ctx) {
           clr_type r0 = clr_result_type(op, t, 0);
           clr_type r1 = clr_result_type(op, t, 1);
           if (op == CLR_AND || op == CLR_OR)
-            TU_CHECK(r0 == CLR_INT && r1 == CLR_INT,
-                     "result type of %s %s", clr_op_name(op),
-                     clr_type_name(t));
+            TU_CHECK(r0 == CLR_INT && r1 == CLR_INT, "result type of %s %s",
+                     clr_op_name(op), clr_type_name(t));
           else if ((op == CLR_SUM || op == CLR_PROD) &&
                    (t == CLR_INT || t == CLR_UINT))
             TU_CHECK(r0 == (t == CLR_INT ? CLR_LONG : CLR_ULONG) && r1 == t,
-                     "result type of %s %s", clr_op_name(op),
-                     clr_type_name(t));
+                     "result type of %s %s", clr_op_name(op), clr_type_name(t));
           else
             TU_CHECK(r0 == t && r1 == t, "result type of %s %s",
                      clr_op_name(op), clr_type_name(t));

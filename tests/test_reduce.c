@@ -88,23 +88,22 @@ static void default_shape(clr_context *ctx, clr_kernel k, size_t *wg,
 }
 
 /* Run one op x type over the sizes and variants; return failures. */
-static size_t run_op_type(clr_context *ctx, const clr_options *base,
-                          clr_op op, clr_type t, const size_t *sizes,
-                          size_t n_sizes, int all_variants, void *buf) {
+static size_t run_op_type(clr_context *ctx, const clr_options *base, clr_op op,
+                          clr_type t, const size_t *sizes, size_t n_sizes,
+                          int all_variants, void *buf) {
   size_t failed_before = tu_failed, passed_before = tu_passed;
   char what[160];
   snprintf(what, sizeof what, "%s %s %s wg=%zu", clr_kernel_name(base->kernel),
            clr_op_name(op), clr_type_name(t), base->wg_size);
   if (clr_op_supports(op, t) != CLR_OK) {
     /* and / or on a floating type: rejected, never computed. */
-    TU_CHECK(op == CLR_AND || op == CLR_OR,
-             "%s: clr_op_supports rejects it", what);
+    TU_CHECK(op == CLR_AND || op == CLR_OR, "%s: clr_op_supports rejects it",
+             what);
     float one[3] = {1.0f, 0.0f, 1.0f};
     double done[3] = {1.0, 0.0, 1.0};
     clr_value v;
-    clr_status s = clr_reduce_host(ctx, base, op, t,
-                                   t == CLR_FLOAT ? (void *)one : (void *)done,
-                                   3, &v);
+    clr_status s = clr_reduce_host(
+        ctx, base, op, t, t == CLR_FLOAT ? (void *)one : (void *)done, 3, &v);
     TU_CHECK(s == CLR_ERR_UNSUPPORTED, "%s: got %s, want CLR_ERR_UNSUPPORTED",
              what, clr_status_name(s));
     printf("%-40s unsupported, rejected\n", what);
@@ -232,9 +231,9 @@ int main(int argc, char **argv) {
     if (strcmp(set, "matrix") == 0) {
       size_t wg, span;
       default_shape(ctx, kernels[ki], &wg, &span);
-      static const size_t fixed[] = {1,    2,    3,     7,     97,    1009,
-                                     1023, 1025, 4095,  4097,  65535, 65537,
-                                     1048575, 1048577};
+      static const size_t fixed[] = {1,     2,     3,       7,      97,
+                                     1009,  1023,  1025,    4095,   4097,
+                                     65535, 65537, 1048575, 1048577};
       for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         add_size(sizes, &n_sizes, cap, fixed[i]);
       if (wg) {
@@ -254,14 +253,13 @@ int main(int argc, char **argv) {
       printf("\n");
       for (size_t oi = 0; oi < TU_N_OPS; oi++)
         for (size_t ti = 0; ti < TU_N_TYPES; ti++)
-          run_op_type(ctx, &base, tu_ops[oi], tu_types[ti], sizes, n_sizes,
-                      1, buf);
+          run_op_type(ctx, &base, tu_ops[oi], tu_types[ti], sizes, n_sizes, 1,
+                      buf);
     } else if (strcmp(set, "big") == 0) {
       size_t big = 3000001;
       add_size(sizes, &n_sizes, cap, big);
       for (size_t ti = 0; ti < TU_N_TYPES; ti++)
-        run_op_type(ctx, &base, CLR_SUM, tu_types[ti], sizes, n_sizes, 0,
-                    buf);
+        run_op_type(ctx, &base, CLR_SUM, tu_types[ti], sizes, n_sizes, 0, buf);
       run_op_type(ctx, &base, CLR_MIN, CLR_FLOAT, sizes, n_sizes, 0, buf);
       run_op_type(ctx, &base, CLR_MAX, CLR_INT, sizes, n_sizes, 0, buf);
     } else if (strcmp(set, "small") == 0) {
@@ -283,8 +281,8 @@ int main(int argc, char **argv) {
           for (size_t oi = 0; oi < TU_N_OPS; oi++)
             for (size_t ti = 0; ti < TU_N_TYPES; ti++)
               if (vi == 0 || (ti + oi) % 2 == 0)
-                run_op_type(ctx, &o, tu_ops[oi], tu_types[ti], sizes,
-                            n_sizes, 0, buf);
+                run_op_type(ctx, &o, tu_ops[oi], tu_types[ti], sizes, n_sizes,
+                            0, buf);
         }
     } else if (strcmp(set, "stream") == 0) {
       stream_cases(ctx, &base);

@@ -58,8 +58,8 @@ static TU_PRINTF(2, 3) TU_UNUSED int tu_check(int ok, const char *fmt, ...) {
 #define TU_CHECK(cond, ...) tu_check((cond) ? 1 : 0, __VA_ARGS__)
 
 /* Assert a status; the message names the call and both statuses. */
-#define TU_EXPECT_STATUS(got, want, what)                                    \
-  tu_check((got) == (want), "%s: got %s, want %s", (what),                  \
+#define TU_EXPECT_STATUS(got, want, what)                                      \
+  tu_check((got) == (want), "%s: got %s, want %s", (what),                     \
            clr_status_name(got), clr_status_name(want))
 
 /* Print the closing "N passed, N failed" line; return the exit code. */
@@ -142,8 +142,7 @@ static TU_UNUSED void tu_store_f(clr_type t, void *data, size_t i, double x) {
     ((double *)data)[i] = x;
 }
 
-static TU_UNUSED void tu_store_i(clr_type t, void *data, size_t i,
-                                 int64_t x) {
+static TU_UNUSED void tu_store_i(clr_type t, void *data, size_t i, int64_t x) {
   switch (t) {
   case CLR_FLOAT:
     ((float *)data)[i] = (float)x;
@@ -265,7 +264,7 @@ static TU_UNUSED int tu_type_available(clr_type t) {
 /* ------------------------------------------------------------ run + check */
 
 typedef struct tu_case {
-  const char *label;  /* free text: data variant etc.                      */
+  const char *label; /* free text: data variant etc.                      */
   clr_options opt;
   clr_op op;
   clr_type type;
@@ -308,20 +307,19 @@ static TU_UNUSED int tu_verify(const tu_case *c, const clr_value *got,
   }
   clr_check chk;
   clr_ref_check(&ref, got, depth, &chk);
-  ok &= tu_check(chk.ok, "%s: got %s, want %s (error %g, bound %g, depth %zu)",
-                 desc, tu_fmt(got, gb, sizeof gb),
-                 tu_fmt(&ref.value, wb, sizeof wb), chk.error, chk.bound,
-                 depth);
+  ok &=
+      tu_check(chk.ok, "%s: got %s, want %s (error %g, bound %g, depth %zu)",
+               desc, tu_fmt(got, gb, sizeof gb),
+               tu_fmt(&ref.value, wb, sizeof wb), chk.error, chk.bound, depth);
   if (c->exact_ref) {
-    ok &= tu_check(tu_same(got, &ref.value),
-                   "%s: got %s, want exactly %s (order-independent data)",
-                   desc, tu_fmt(got, gb, sizeof gb),
-                   tu_fmt(&ref.value, wb, sizeof wb));
+    ok &=
+        tu_check(tu_same(got, &ref.value),
+                 "%s: got %s, want exactly %s (order-independent data)", desc,
+                 tu_fmt(got, gb, sizeof gb), tu_fmt(&ref.value, wb, sizeof wb));
   }
   if (c->exact) {
-    ok &= tu_check(tu_same(got, c->exact), "%s: got %s, want exactly %s",
-                   desc, tu_fmt(got, gb, sizeof gb),
-                   tu_fmt(c->exact, wb, sizeof wb));
+    ok &= tu_check(tu_same(got, c->exact), "%s: got %s, want exactly %s", desc,
+                   tu_fmt(got, gb, sizeof gb), tu_fmt(c->exact, wb, sizeof wb));
   }
   return ok;
 }
@@ -332,8 +330,8 @@ static TU_UNUSED clr_status tu_run_host(clr_context *ctx, const tu_case *c) {
   char desc[256];
   clr_value got;
   memset(&got, 0, sizeof got);
-  clr_status s = clr_reduce_host(ctx, &c->opt, c->op, c->type, c->data, c->n,
-                                 &got);
+  clr_status s =
+      clr_reduce_host(ctx, &c->opt, c->op, c->type, c->data, c->n, &got);
   if (!tu_type_available(c->type)) {
     tu_describe(c, desc, sizeof desc);
     tu_check(s == CLR_ERR_NO_FP64, "%s: no fp64, got %s", desc,
@@ -342,8 +340,8 @@ static TU_UNUSED clr_status tu_run_host(clr_context *ctx, const tu_case *c) {
   }
   if (s != CLR_OK) {
     tu_describe(c, desc, sizeof desc);
-    tu_check(0, "%s: clr_reduce_host returned %s: %s", desc,
-             clr_status_name(s), clr_context_error(ctx));
+    tu_check(0, "%s: clr_reduce_host returned %s: %s", desc, clr_status_name(s),
+             clr_context_error(ctx));
     return s;
   }
   clr_timing tm;
@@ -460,16 +458,14 @@ static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
         tu_store_bits(t, data, i, tu_next(&r));
       break;
     case CLR_AND:
-      tu_store_bits(t, data, i,
-                    v == TU_RANDOM && tu_below(&r, 4) == 0
-                        ? 0
-                        : tu_nonzero_bits(&r, t));
+      tu_store_bits(
+          t, data, i,
+          v == TU_RANDOM && tu_below(&r, 4) == 0 ? 0 : tu_nonzero_bits(&r, t));
       break;
     default: /* CLR_OR */
-      tu_store_bits(t, data, i,
-                    v == TU_RANDOM && tu_below(&r, 4) == 0
-                        ? tu_nonzero_bits(&r, t)
-                        : 0);
+      tu_store_bits(
+          t, data, i,
+          v == TU_RANDOM && tu_below(&r, 4) == 0 ? tu_nonzero_bits(&r, t) : 0);
       break;
     }
   }
@@ -534,7 +530,8 @@ static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
 }
 
 /* Parse "--key=value" style size_t arguments; returns 1 when matched. */
-static TU_UNUSED int tu_arg(const char *arg, const char *key, const char **val) {
+static TU_UNUSED int tu_arg(const char *arg, const char *key,
+                            const char **val) {
   size_t k = strlen(key);
   if (strncmp(arg, key, k) == 0 && arg[k] == '=') {
     *val = arg + k + 1;
@@ -547,15 +544,15 @@ static TU_UNUSED int tu_arg(const char *arg, const char *key, const char **val) 
 static TU_UNUSED const clr_kernel tu_reduce_kernels[] = {
     CLR_REDUCE_INTERLEAVED, CLR_REDUCE_SEQUENTIAL, CLR_REDUCE_FIRST_ADD,
     CLR_REDUCE_COARSE};
-#define TU_N_REDUCE_KERNELS                                                  \
+#define TU_N_REDUCE_KERNELS                                                    \
   (sizeof tu_reduce_kernels / sizeof tu_reduce_kernels[0])
 
 static TU_UNUSED const clr_type tu_types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_INT,
-                                    CLR_UINT,  CLR_LONG,   CLR_ULONG};
+                                              CLR_UINT,  CLR_LONG,   CLR_ULONG};
 #define TU_N_TYPES (sizeof tu_types / sizeof tu_types[0])
 
 static TU_UNUSED const clr_op tu_ops[] = {CLR_SUM, CLR_PROD, CLR_MIN,
-                                CLR_MAX, CLR_AND,  CLR_OR};
+                                          CLR_MAX, CLR_AND,  CLR_OR};
 #define TU_N_OPS (sizeof tu_ops / sizeof tu_ops[0])
 
 #endif

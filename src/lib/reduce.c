@@ -347,8 +347,8 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
-CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
-                               clr_type type) {
+CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt,
+                               clr_op op, clr_type type) {
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   clr_begin_call(ctx);
@@ -362,7 +362,8 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   clr_begin_call(ctx);
-  return clr_end_call(ctx, reduce_buffer_call(ctx, opt, op, type, buf, offset, n, result));
+  return clr_end_call(
+      ctx, reduce_buffer_call(ctx, opt, op, type, buf, offset, n, result));
 }
 
 CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
@@ -371,5 +372,6 @@ CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   clr_begin_call(ctx);
-  return clr_end_call(ctx, reduce_host_call(ctx, opt, op, type, data, n, result));
+  return clr_end_call(ctx,
+                      reduce_host_call(ctx, opt, op, type, data, n, result));
 }
