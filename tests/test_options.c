@@ -102,13 +102,22 @@ static void test_wg_sizes(clr_context *ctx) {
       size_t sizes[] = {1,    2,    w > 1 ? w - 1 : 3, w, w + 1, 2 * w + 1,
                         1009, 65537};
       size_t failed_before = tu_failed;
-      int rejected = 0, accepted = 0;
+      int rejected = 0, accepted = 0, limited = 0;
       for (size_t pi = 0; pi < N_SPREAD; pi++) {
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
           clr_options o;
           clr_options_init(&o);
           o.kernel = tu_reduce_kernels[ki];
           o.wg_size = w;
+          /* A kernel may allow less than the device's maximum (NVIDIA:
+           * 256 for these kernels): the library must say so, and the case
+           * is then counted as limited, not run. */
+          if (clr_prepare(ctx, &o, spread[pi].op, spread[pi].type) ==
+                  CLR_ERR_INVALID_ARGUMENT &&
+              strstr(clr_context_error(ctx), "exceeds this kernel's limit")) {
+            limited++;
+            continue;
+          }
           clr_status s =
               run_case(ctx, &o, &spread[pi], sizes[si], may_reject, "wg");
           if (s == CLR_ERR_INVALID_ARGUMENT) {
@@ -134,10 +143,11 @@ static void test_wg_sizes(clr_context *ctx) {
                "%s wg=%zu (a power of two within the device limit) was "
                "rejected %d times",
                clr_kernel_name(tu_reduce_kernels[ki]), w, rejected);
-      printf("%-12s wg=%-5zu %s%s\n", clr_kernel_name(tu_reduce_kernels[ki]), w,
-             rejected ? (accepted ? "partly rejected" : "rejected")
-                      : "accepted",
-             tu_failed > failed_before ? ", FAILED" : ", ok");
+      printf(
+          "%-12s wg=%-5zu %s%s%s\n", clr_kernel_name(tu_reduce_kernels[ki]), w,
+          rejected ? (accepted ? "partly rejected" : "rejected") : "accepted",
+          limited ? " (some cases beyond the kernel's limit here)" : "",
+          tu_failed > failed_before ? ", FAILED" : ", ok");
       fflush(stdout);
     }
   }

@@ -7,6 +7,8 @@
  * round of passes. */
 #include "internal.h"
 
+#include <stdint.h>
+
 #include <string.h>
 
 /* Everything needed to launch one reduction: the kernels for the first
@@ -51,6 +53,10 @@ static clr_status validate(clr_context *ctx, const clr_options *opt, clr_op op,
                     clr_op_name(op), clr_type_name(type));
   if (n == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  if (n > SIZE_MAX / clr_type_size(type))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu elements of %s exceed the address space", n,
+                    clr_type_name(type));
   if (opt->wg_size == 1 && (opt->kernel == CLR_REDUCE_INTERLEAVED ||
                             opt->kernel == CLR_REDUCE_SEQUENTIAL))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,

@@ -12,6 +12,8 @@
  * allocation are streamed in chunks chained through the carry buffer. */
 #include "internal.h"
 
+#include <stdint.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +64,10 @@ static clr_status validate(clr_context *ctx, clr_op op, clr_type type,
                     clr_op_name(op));
   if (n == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  if (n > SIZE_MAX / clr_type_size(type))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu elements of %s exceed the address space", n,
+                    clr_type_name(type));
   return CLR_OK;
 }
 
