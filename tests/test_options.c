@@ -143,11 +143,13 @@ static void test_wg_sizes(clr_context *ctx) {
                "%s wg=%zu (a power of two within the device limit) was "
                "rejected %d times",
                clr_kernel_name(tu_reduce_kernels[ki]), w, rejected);
-      printf(
-          "%-12s wg=%-5zu %s%s%s\n", clr_kernel_name(tu_reduce_kernels[ki]), w,
-          rejected ? (accepted ? "partly rejected" : "rejected") : "accepted",
-          limited ? " (some cases beyond the kernel's limit here)" : "",
-          tu_failed > failed_before ? ", FAILED" : ", ok");
+      printf("%-12s wg=%-5zu %s%s%s\n", clr_kernel_name(tu_reduce_kernels[ki]),
+             w,
+             rejected   ? (accepted ? "partly rejected" : "rejected")
+             : accepted ? "accepted"
+                        : "beyond the kernel's limit here",
+             limited ? " (some cases beyond the kernel's limit here)" : "",
+             tu_failed > failed_before ? ", FAILED" : ", ok");
       fflush(stdout);
     }
   }
