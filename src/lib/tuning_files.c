@@ -77,6 +77,13 @@ static int read_file(const char *path, clr_tuning *t, char *match,
   if (match && match_size)
     match[0] = '\0';
   while (fgets(line, sizeof line, f)) {
+    /* A line longer than the buffer: keep its start, drop the rest, so
+     * the tail of a long comment is never read as a setting. */
+    if (!strchr(line, '\n')) {
+      int c;
+      while ((c = getc(f)) != EOF && c != '\n')
+        ;
+    }
     char *hash = strchr(line, '#');
     if (hash)
       *hash = '\0';

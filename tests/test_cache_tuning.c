@@ -1,0 +1,1186 @@
+/* The on-disk program binary cache and the per-device tuning files.
+ *
+ * Binary cache: a fresh cache directory fills with entries (and no
+ * temporary files); a second context reuses them untouched; truncated,
+ * overwritten and swapped (stale) entries fall back to a source build and
+ * are rewritten valid; a kernel directory whose source differs gets new
+ * entries while an identical copy reuses the old ones; an unusable cache
+ * directory never makes a call fail.
+ *
+ * Tuning: of two shipped files in $CLREDUCE_TUNING_DIR whose match= lines
+ * are substrings of the device name the longer wins (a non-matching longer
+ * one never does), and only the winner applies; the user's file in
+ * <cache dir>/tuning/ overrides it; bad values are ignored key by key;
+ * clr_set_tuning rejects bad tunings and leaves the old one, accepted ones
+ * change the launches; clr_autotune writes the user's file, which a new
+ * context then reports as its origin.
+ *
+ * Every case runs in its own fresh directory under --work-dir, removed
+ * when the whole program passes.  Results are checked against the CPU
+ * reference of src/check.
+ *
+ *   test_cache_tuning --work-dir=DIR [--kernel-dir=DIR] [-v] */
+#include "test_util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *kernel_src; /* the source tree's cl/ */
+static const char *work_dir;   /* every case's directory goes under here */
+static char *no_tuning_dir;    /* an empty $CLREDUCE_TUNING_DIR */
+static char device_name[128];
+
+#define N_REDUCE 100003
+#define N_SCAN 70001
+
+static float *rdata;   /* float sum input */
+static int32_t *sdata; /* int sum scan input */
+static int32_t *sref;  /* its inclusive scan, wrapping */
+
+/* ------------------------------------------------------------ files */
+
+static char *xstrdup(const char *s) {
+  char *p = tu_xmalloc(strlen(s) + 1);
+  strcpy(p, s);
+  return p;
+}
+
+static void mkdir_p(const char *dir) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", dir);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+      tu_die("mkdir %s: %s", tmp, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+    tu_die("mkdir %s: %s", tmp, strerror(errno));
+}
+
+/* A fresh directory <work dir>/<name>-XXXXXX (malloc'ed). */
+static char *new_case_dir(const char *name) {
+  char tmpl[4096];
+  snprintf(tmpl, sizeof tmpl, "%s/%s-XXXXXX", work_dir, name);
+  if (!mkdtemp(tmpl))
+    tu_die("mkdtemp %s: %s", tmpl, strerror(errno));
+  return xstrdup(tmpl);
+}
+
+static char *join(const char *dir, const char *name) {
+  char p[4096];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  return xstrdup(p);
+}
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+      chmod(p, 0755);
+      remove_tree(p);
+    } else {
+      unlink(p);
+    }
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+    tu_die("cannot write %s: %s", path, strerror(errno));
+}
+
+/* Whole file into a malloc'ed buffer; NULL when unreadable. */
+static unsigned char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *buf = tu_xmalloc(cap);
+  for (;;) {
+    if (n == cap) {
+      cap *= 2;
+      unsigned char *nb = realloc(buf, cap);
+      if (!nb)
+        tu_die("out of host memory");
+      buf = nb;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0)
+      break;
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+/* A copy of the kernel directory; when name is set, that file gets text
+ * appended. */
+static char *copy_kernels(const char *into, const char *name,
+                          const char *append) {
+  mkdir_p(into);
+  DIR *d = opendir(kernel_src);
+  if (!d)
+    tu_die("cannot open kernel dir %s: %s", kernel_src, strerror(errno));
+  struct dirent *e;
+  size_t copied = 0;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.')
+      continue;
+    char from[4096], to[4096];
+    size_t len;
+    snprintf(from, sizeof from, "%s/%s", kernel_src, e->d_name);
+    snprintf(to, sizeof to, "%s/%s", into, e->d_name);
+    unsigned char *text = read_all(from, &len);
+    FILE *f = fopen(to, "wb");
+    if (!text || !f || fwrite(text, 1, len, f) != len ||
+        (name && strcmp(name, e->d_name) == 0 && fputs(append, f) < 0) ||
+        fclose(f) != 0)
+      tu_die("cannot copy %s to %s", from, to);
+    free(text);
+    copied++;
+  }
+  closedir(d);
+  if (copied == 0)
+    tu_die("no kernel files in %s", kernel_src);
+  return xstrdup(into);
+}
+
+/* ------------------------------------------------------------ cache dir */
+
+#define MAX_ENTRIES 64
+#define MAGIC "CLRBIN1\n"
+
+typedef struct entry {
+  char name[256];
+  off_t size;
+  ino_t ino;
+} entry;
+
+typedef struct listing {
+  entry e[MAX_ENTRIES];
+  size_t n;        /* *.clbin files */
+  size_t others;   /* anything else but the tuning/ directory */
+  char other[256]; /* the name of one of them */
+} listing;
+
+static void list_cache(const char *dir, listing *l) {
+  memset(l, 0, sizeof *l);
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    const char *nm = e->d_name;
+    size_t len = strlen(nm);
+    struct stat st;
+    char p[4096];
+    if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0)
+      continue;
+    snprintf(p, sizeof p, "%s/%s", dir, nm);
+    if (lstat(p, &st) != 0)
+      continue;
+    if (strcmp(nm, "tuning") == 0 && S_ISDIR(st.st_mode))
+      continue;
+    if (S_ISREG(st.st_mode) && len > 6 && strcmp(nm + len - 6, ".clbin") == 0 &&
+        l->n < MAX_ENTRIES) {
+      snprintf(l->e[l->n].name, sizeof l->e[l->n].name, "%s", nm);
+      l->e[l->n].size = st.st_size;
+      l->e[l->n].ino = st.st_ino;
+      l->n++;
+    } else {
+      l->others++;
+      snprintf(l->other, sizeof l->other, "%s", nm);
+    }
+  }
+  closedir(d);
+}
+
+static const entry *find_entry(const listing *l, const char *name) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->e[i].name, name) == 0)
+      return &l->e[i];
+  return NULL;
+}
+
+/* Entries of b that are not in a. */
+static size_t count_new(const listing *a, const listing *b) {
+  size_t k = 0;
+  for (size_t i = 0; i < b->n; i++)
+    k += find_entry(a, b->e[i].name) == NULL;
+  return k;
+}
+
+/* Same names, sizes and inodes: nothing was rewritten. */
+static int same_listing(const listing *a, const listing *b) {
+  if (a->n != b->n || a->others != b->others)
+    return 0;
+  for (size_t i = 0; i < a->n; i++) {
+    const entry *x = find_entry(b, a->e[i].name);
+    if (!x || x->size != a->e[i].size || x->ino != a->e[i].ino)
+      return 0;
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------ contexts */
+
+static clr_context *context_at(const char *kernel_dir, const char *cache) {
+  clr_context_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.kernel_dir = kernel_dir;
+  cfg.cache_dir = cache;
+  clr_context *c = NULL;
+  char detail[512] = "";
+  clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
+  if (s != CLR_OK || !c)
+    tu_die("clr_context_create(kernel dir %s, cache %s): %s: %s", kernel_dir,
+           cache, clr_status_name(s), detail);
+  return c;
+}
+
+/* Float sum of rdata, checked against the reference.  The value and the
+ * timing go to *v and *tm (may be NULL).  Returns 1 when it ran and
+ * checked out. */
+static int reduce_ok(clr_context *ctx, const clr_options *opt,
+                     const char *label, clr_value *v, clr_timing *tm) {
+  tu_case c;
+  clr_value got;
+  clr_timing t;
+  memset(&c, 0, sizeof c);
+  memset(&got, 0, sizeof got);
+  memset(&t, 0, sizeof t);
+  c.label = label;
+  if (opt)
+    c.opt = *opt;
+  else
+    clr_options_init(&c.opt);
+  c.op = CLR_SUM;
+  c.type = CLR_FLOAT;
+  c.data = rdata;
+  c.n = N_REDUCE;
+  clr_status s =
+      clr_reduce_host(ctx, &c.opt, CLR_SUM, CLR_FLOAT, rdata, N_REDUCE, &got);
+  if (!tu_check(s == CLR_OK, "%s: float sum: %s (%s)", label,
+                clr_status_name(s), clr_context_error(ctx)))
+    return 0;
+  if (!TU_CHECK(clr_last_timing(ctx, &t) == CLR_OK, "%s: clr_last_timing",
+                label))
+    return 0;
+  if (v)
+    *v = got;
+  if (tm)
+    *tm = t;
+  return tu_verify(&c, &got, &t);
+}
+
+/* Inclusive int sum scan of sdata into out, checked exactly.  opt may be
+ * NULL (the tuned scan). */
+static int scan_ok(clr_context *ctx, const clr_options *opt, const char *label,
+                   int32_t *out, clr_timing *tm) {
+  memset(out, 0x5a, N_SCAN * sizeof *out);
+  clr_status s = clr_scan_host(ctx, opt, CLR_SUM, CLR_INT, sdata, out, N_SCAN);
+  if (!tu_check(s == CLR_OK, "%s: int sum scan: %s (%s)", label,
+                clr_status_name(s), clr_context_error(ctx)))
+    return 0;
+  if (tm && !TU_CHECK(clr_last_timing(ctx, tm) == CLR_OK, "%s: clr_last_timing",
+                      label))
+    return 0;
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < N_SCAN; i++)
+    if (out[i] != sref[i] && bad++ == 0)
+      first = i;
+  return TU_CHECK(bad == 0,
+                  "%s: int sum scan: %zu wrong elements, first at %zu "
+                  "(got %" PRId32 ", want %" PRId32 ")",
+                  label, bad, first, bad ? out[first] : 0,
+                  bad ? sref[first] : 0);
+}
+
+/* A reduction and a scan in a new context on (kernel_dir, cache). */
+static void run_both(const char *kernel_dir, const char *cache,
+                     const char *label, clr_value *v, int32_t *scan_out) {
+  char what[512];
+  clr_context *c = context_at(kernel_dir, cache);
+  snprintf(what, sizeof what, "%s (cache %s)", label, cache);
+  reduce_ok(c, NULL, what, v, NULL);
+  scan_ok(c, NULL, what, scan_out, NULL);
+  clr_context_release(c);
+}
+
+/* ------------------------------------------------------------ binary cache */
+
+/* Fill, reuse, damage, rewrite. */
+static void test_cache_fill_and_damage(void) {
+  char *dir = new_case_dir("cache-damage");
+  char *cache = join(dir, "nested/cache"); /* does not exist yet */
+  int32_t *out1 = tu_xmalloc(N_SCAN * sizeof *out1);
+  int32_t *out2 = tu_xmalloc(N_SCAN * sizeof *out2);
+  clr_value v1, v2;
+  listing l1, l2, l3, l4;
+  memset(&v1, 0, sizeof v1);
+  memset(&v2, 0, sizeof v2);
+
+  /* 1. An empty cache fills with entries, no temporary files. */
+  run_both(kernel_src, cache, "empty cache", &v1, out1);
+  list_cache(cache, &l1);
+  TU_CHECK(l1.n >= 2, "empty cache: %zu entries after a reduction and a scan",
+           l1.n);
+  TU_CHECK(l1.others == 0,
+           "empty cache: no temporary or foreign files left (%zu, e.g. %s)",
+           l1.others, l1.other);
+  for (size_t i = 0; i < l1.n; i++) {
+    char p[4096];
+    size_t len = 0;
+    snprintf(p, sizeof p, "%s/%s", cache, l1.e[i].name);
+    unsigned char *b = read_all(p, &len);
+    TU_CHECK(b && len > 24 && memcmp(b, MAGIC, 8) == 0,
+             "entry %s starts with the cache magic (%zu bytes)", l1.e[i].name,
+             len);
+    free(b);
+  }
+
+  /* 2. A second context: the same results, the entries used untouched. */
+  run_both(kernel_src, cache, "warm cache", &v2, out2);
+  TU_CHECK(tu_same(&v1, &v2), "warm cache: float sum identical bit for bit");
+  TU_CHECK(memcmp(out1, out2, N_SCAN * sizeof *out1) == 0,
+           "warm cache: scan identical");
+  list_cache(cache, &l2);
+  TU_CHECK(same_listing(&l1, &l2),
+           "warm cache: entries reused, none added or rewritten (%zu -> %zu)",
+           l1.n, l2.n);
+
+  /* 3. Damage every entry four ways: truncated to 5 bytes, truncated to
+   * half, overwritten with garbage, replaced by another entry's content
+   * (a valid file with the wrong key: stale). */
+  static const char *kinds[] = {"truncated to 5 bytes", "truncated to half",
+                                "garbage", "another entry's content"};
+  unsigned char *planted[MAX_ENTRIES], *orig[MAX_ENTRIES];
+  size_t planted_len[MAX_ENTRIES], orig_len[MAX_ENTRIES];
+  for (size_t i = 0; i < l2.n; i++) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", cache, l2.e[i].name);
+    orig[i] = read_all(p, &orig_len[i]);
+    if (!orig[i])
+      tu_die("cannot read %s", p);
+  }
+  for (size_t i = 0; i < l2.n; i++) {
+    char p[4096];
+    size_t len = 0;
+    snprintf(p, sizeof p, "%s/%s", cache, l2.e[i].name);
+    unsigned char *b = NULL;
+    switch (i % 4) {
+    case 0:
+    case 1: {
+      b = read_all(p, &len);
+      if (!b)
+        tu_die("cannot read %s", p);
+      len = i % 4 == 0 ? 5 : len / 2;
+      if (truncate(p, (off_t)len) != 0)
+        tu_die("truncate %s: %s", p, strerror(errno));
+      break;
+    }
+    case 2: {
+      len = (size_t)l2.e[i].size;
+      b = tu_xmalloc(len);
+      tu_rng r = {0xdeadbeef + i};
+      for (size_t j = 0; j < len; j++)
+        b[j] = (unsigned char)tu_next(&r);
+      FILE *f = fopen(p, "r+b");
+      if (!f || fwrite(b, 1, len, f) != len || fclose(f) != 0)
+        tu_die("cannot overwrite %s", p);
+      break;
+    }
+    default: {
+      size_t j = (i + 1) % l2.n;
+      len = orig_len[j];
+      b = tu_xmalloc(len);
+      memcpy(b, orig[j], len);
+      FILE *f = fopen(p, "wb");
+      if (!f || fwrite(b, 1, len, f) != len || fclose(f) != 0)
+        tu_die("cannot overwrite %s", p);
+      break;
+    }
+    }
+    planted[i] = b;
+    planted_len[i] = len;
+  }
+  for (size_t i = 0; i < l2.n; i++)
+    free(orig[i]);
+  TU_CHECK(l2.n >= 4, "all four kinds of damage were planted (%zu entries)",
+           l2.n);
+
+  /* 4. A new context: correct results from source builds. */
+  memset(&v2, 0, sizeof v2);
+  run_both(kernel_src, cache, "damaged cache", &v2, out2);
+  TU_CHECK(tu_same(&v1, &v2), "damaged cache: float sum identical bit for bit");
+  TU_CHECK(memcmp(out1, out2, N_SCAN * sizeof *out1) == 0,
+           "damaged cache: scan identical");
+
+  /* 5. Every damaged entry was rewritten valid. */
+  list_cache(cache, &l3);
+  TU_CHECK(l3.n == l2.n && count_new(&l2, &l3) == 0 && l3.others == 0,
+           "damaged cache: the same %zu entries, no temporary files (%zu, "
+           "%zu others)",
+           l2.n, l3.n, l3.others);
+  for (size_t i = 0; i < l2.n; i++) {
+    char p[4096];
+    size_t len = 0;
+    snprintf(p, sizeof p, "%s/%s", cache, l2.e[i].name);
+    unsigned char *b = read_all(p, &len);
+    const entry *now = find_entry(&l3, l2.e[i].name);
+    TU_CHECK(b && len > 24 && memcmp(b, MAGIC, 8) == 0 &&
+                 (len != planted_len[i] || memcmp(b, planted[i], len) != 0) &&
+                 now && now->ino != l2.e[i].ino,
+             "entry %s (%s, %zu bytes planted) rewritten valid: %zu bytes",
+             l2.e[i].name, kinds[i % 4], planted_len[i], len);
+    free(b);
+    free(planted[i]);
+  }
+
+  /* 6. The rewritten entries are good: a fourth context uses them as they
+   * are. */
+  memset(&v2, 0, sizeof v2);
+  run_both(kernel_src, cache, "rewritten cache", &v2, out2);
+  TU_CHECK(tu_same(&v1, &v2), "rewritten cache: float sum identical");
+  list_cache(cache, &l4);
+  TU_CHECK(same_listing(&l3, &l4),
+           "rewritten cache: entries reused untouched (%zu -> %zu)", l3.n,
+           l4.n);
+
+  free(out1);
+  free(out2);
+  free(cache);
+  remove_tree(dir);
+  free(dir);
+}
+
+/* The key holds the source, not the kernel directory's path. */
+static void test_cache_source_key(void) {
+  char *dir = new_case_dir("cache-source");
+  char *cache = join(dir, "cache");
+  char *kd = join(dir, "kernels-same");
+  char *same = copy_kernels(kd, NULL, NULL);
+  free(kd);
+  kd = join(dir, "kernels-changed");
+  char *changed = copy_kernels(kd, "reduce_coarse.cl",
+                               "\n// clreduce test: a changed source\n");
+  free(kd);
+  clr_value v0, v;
+  listing l0, l1, l2;
+  clr_options so;
+  clr_options_init(&so);
+  so.kernel = CLR_SCAN_BRENT_KUNG;
+  int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
+
+  clr_context *c = context_at(kernel_src, cache);
+  reduce_ok(c, NULL, "source tree", &v0, NULL);
+  clr_context_release(c);
+  list_cache(cache, &l0);
+  TU_CHECK(l0.n >= 1, "source tree: %zu entries", l0.n);
+
+  /* An identical copy elsewhere: the same keys, so nothing new. */
+  c = context_at(same, cache);
+  reduce_ok(c, NULL, "identical kernel copy", &v, NULL);
+  TU_CHECK(tu_same(&v0, &v), "identical kernel copy: same float sum");
+  clr_context_release(c);
+  list_cache(cache, &l1);
+  TU_CHECK(same_listing(&l0, &l1),
+           "identical kernel copy: the entries are reused (%zu -> %zu)", l0.n,
+           l1.n);
+
+  /* reduce_coarse.cl with a comment appended: new entries, old kept. */
+  c = context_at(changed, cache);
+  reduce_ok(c, NULL, "changed reduce_coarse.cl", &v, NULL);
+  TU_CHECK(tu_same(&v0, &v), "changed reduce_coarse.cl: same float sum");
+  list_cache(cache, &l2);
+  TU_CHECK(count_new(&l1, &l2) >= 1 && count_new(&l2, &l1) == 0,
+           "changed reduce_coarse.cl: %zu new entries (%zu -> %zu), none "
+           "removed",
+           count_new(&l1, &l2), l1.n, l2.n);
+  size_t kept = 0;
+  for (size_t i = 0; i < l1.n; i++) {
+    const entry *e = find_entry(&l2, l1.e[i].name);
+    kept += e && e->ino == l1.e[i].ino && e->size == l1.e[i].size;
+  }
+  TU_CHECK(kept == l1.n,
+           "changed reduce_coarse.cl: %zu of %zu old entries "
+           "left as they were",
+           kept, l1.n);
+  /* The scan reads reduce_coarse.cl too (tile totals): it works from the
+   * changed copy, in the same context. */
+  scan_ok(c, &so, "changed reduce_coarse.cl, brent-kung scan", out, NULL);
+  clr_context_release(c);
+  TU_CHECK(l2.others == 0, "no temporary files (%s)", l2.other);
+
+  free(out);
+  free(cache);
+  remove_tree(dir);
+  free(dir);
+  free(same);
+  free(changed);
+}
+
+/* A cache directory that cannot be created or written: calls still work. */
+static void test_cache_unwritable(void) {
+  char *dir = new_case_dir("cache-unwritable");
+  char *file = join(dir, "a-regular-file");
+  write_text(file, "not a directory\n");
+  char *under = join(file, "cache");
+  char *ro = join(dir, "read-only");
+  mkdir_p(ro);
+  const char *caches[3] = {under, file, ro};
+  const char *what[3] = {"a path under a regular file", "a regular file",
+                         "a read-only directory"};
+  int n_cases = 2;
+  if (geteuid() != 0 && chmod(ro, 0555) == 0)
+    n_cases = 3; /* root writes anywhere */
+  int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
+  for (int i = 0; i < n_cases; i++) {
+    char label[256];
+    snprintf(label, sizeof label, "cache dir is %s", what[i]);
+    clr_context *c = context_at(kernel_src, caches[i]);
+    clr_tuning t;
+    TU_CHECK(clr_get_tuning(c, &t) == CLR_OK &&
+                 strncmp(t.origin, "built-in", 8) == 0,
+             "%s: built-in tuning (%s)", label, t.origin);
+    reduce_ok(c, NULL, label, NULL, NULL);
+    scan_ok(c, NULL, label, out, NULL);
+    /* Twice: the second call finds the programs in the context. */
+    reduce_ok(c, NULL, label, NULL, NULL);
+    clr_context_release(c);
+  }
+  struct stat st;
+  TU_CHECK(stat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 16,
+           "the regular file is left as it was");
+  listing l;
+  list_cache(ro, &l);
+  TU_CHECK(l.n == 0 && l.others == 0, "the read-only directory stays empty");
+  chmod(ro, 0755);
+  free(out);
+  free(file);
+  free(under);
+  free(ro);
+  remove_tree(dir);
+  free(dir);
+}
+
+/* ------------------------------------------------------------ tuning */
+
+/* The user's tuning file name: every character of the device name but
+ * letters and digits replaced by '_' (at most 127 characters). */
+static void user_tuning_path(const char *cache, char *path, size_t size) {
+  char name[128];
+  size_t i;
+  for (i = 0; device_name[i] && i + 1 < sizeof name; i++) {
+    unsigned char c = (unsigned char)device_name[i];
+    name[i] = isalnum(c) ? (char)c : '_';
+  }
+  name[i] = '\0';
+  snprintf(path, size, "%s/tuning/%s.txt", cache, name);
+}
+
+static clr_tuning tuning_of(clr_context *c) {
+  clr_tuning t;
+  memset(&t, 0, sizeof t);
+  if (clr_get_tuning(c, &t) != CLR_OK)
+    tu_die("clr_get_tuning failed");
+  return t;
+}
+
+/* Every field but origin equal. */
+static int same_values(const clr_tuning *a, const clr_tuning *b) {
+  return a->reduce_wg == b->reduce_wg &&
+         a->reduce_vec_bytes == b->reduce_vec_bytes &&
+         a->reduce_layout == b->reduce_layout &&
+         a->reduce_groups_per_cu == b->reduce_groups_per_cu &&
+         a->scan_wg == b->scan_wg && a->scan_per_item == b->scan_per_item &&
+         a->scan_kernel == b->scan_kernel &&
+         a->decoupled_items == b->decoupled_items &&
+         a->decoupled_wg == b->decoupled_wg;
+}
+
+static void describe(const clr_tuning *t, char *buf, size_t size) {
+  snprintf(buf, size,
+           "reduce wg %zu vec_bytes %u layout %d groups %u, scan wg %zu "
+           "per_item %zu kernel %s, decoupled items %zu wg %zu",
+           t->reduce_wg, t->reduce_vec_bytes, (int)t->reduce_layout,
+           t->reduce_groups_per_cu, t->scan_wg, t->scan_per_item,
+           clr_kernel_name(t->scan_kernel), t->decoupled_items,
+           t->decoupled_wg);
+}
+
+static clr_tuning defaults; /* of a context without any tuning file */
+
+/* Shipped files: the longest matching match= wins; the user's file wins
+ * over it. */
+static void test_tuning_files(void) {
+  char *dir = new_case_dir("tuning-files");
+  char *shipped = join(dir, "shipped");
+  char *cache = join(dir, "cache");
+  char buf[1024], desc[512];
+  mkdir_p(shipped);
+
+  /* Substrings of the device name: a short one and a longer one (the
+   * longest prefix without '#' or trailing blanks, up to 40 characters). */
+  char longm[64], shortm[8];
+  size_t len = strcspn(device_name, "#\r\n");
+  if (len > 40)
+    len = 40;
+  while (len && isspace((unsigned char)device_name[len - 1]))
+    len--;
+  if (len < 4)
+    tu_die("device name '%s' too short for the match= test", device_name);
+  memcpy(longm, device_name, len);
+  longm[len] = '\0';
+  memcpy(shortm, device_name, 3);
+  shortm[3] = '\0';
+
+  /* The short match sets every key; the long one all but decoupled.items,
+   * which must then keep its default (only the winner applies). */
+  snprintf(buf, sizeof buf,
+           "# short\nmatch=%s\nreduce.wg=32\nreduce.vec_bytes=4\n"
+           "reduce.layout=strided\nreduce.groups_per_cu=1\nscan.wg=32\n"
+           "scan.per_item=2\nscan.kernel=kogge-stone-db\ndecoupled.items=2\n"
+           "decoupled.wg=32\n",
+           shortm);
+  char *short_path = join(shipped, "a-short.txt");
+  write_text(short_path, buf);
+  snprintf(buf, sizeof buf,
+           "# long\nmatch = %s \nreduce.wg=64\nreduce.vec_bytes=8\n"
+           "reduce.layout=strided\nreduce.groups_per_cu=2\nscan.wg=64\n"
+           "scan.per_item=16\nscan.kernel=brent-kung\ndecoupled.wg=64\n",
+           longm);
+  char *long_path = join(shipped, "m-long.txt");
+  write_text(long_path, buf);
+  /* Longer still, but no substring of the device name: never chosen. */
+  char *other_path = join(shipped, "z-other.txt");
+  write_text(other_path, "match=clreduce-test-no-such-device-name-at-all-xyz\n"
+                         "reduce.wg=16\nscan.wg=16\n");
+  /* Not a .txt file: ignored even though it matches. */
+  snprintf(buf, sizeof buf, "match=%s%s\nreduce.wg=8\n", longm, "");
+  char *not_txt = join(shipped, "zz-longest.conf");
+  write_text(not_txt, buf);
+
+  if (setenv("CLREDUCE_TUNING_DIR", shipped, 1) != 0)
+    tu_die("setenv failed");
+  clr_context *c = context_at(kernel_src, cache);
+  clr_tuning t = tuning_of(c);
+  describe(&t, desc, sizeof desc);
+  TU_CHECK(strcmp(t.origin, long_path) == 0,
+           "shipped: origin is the longer match (%s, want %s)", t.origin,
+           long_path);
+  TU_CHECK(t.reduce_wg == 64 && t.reduce_vec_bytes == 8 &&
+               t.reduce_layout == CLR_LAYOUT_STRIDED &&
+               t.reduce_groups_per_cu == 2 && t.scan_wg == 64 &&
+               t.scan_per_item == 16 && t.scan_kernel == CLR_SCAN_BRENT_KUNG &&
+               t.decoupled_wg == 64,
+           "shipped: the longer match's values (%s)", desc);
+  TU_CHECK(t.decoupled_items == defaults.decoupled_items,
+           "shipped: a key only the losing file sets keeps its default "
+           "(decoupled.items %zu, want %zu)",
+           t.decoupled_items, defaults.decoupled_items);
+  /* The launches follow: the coarse kernel's work-group and the scan's. */
+  clr_timing tm;
+  int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
+  if (reduce_ok(c, NULL, "shipped tuning", NULL, &tm))
+    TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size == 64,
+             "shipped tuning: coarse pass 0 local size %zu, want 64",
+             tm.n_passes ? tm.passes[0].local_size : 0);
+  if (scan_ok(c, NULL, "shipped tuning (brent-kung scan)", out, &tm))
+    TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size == 64,
+             "shipped tuning: scan pass 0 local size %zu, want 64",
+             tm.n_passes ? tm.passes[0].local_size : 0);
+  clr_context_release(c);
+
+  /* With the longer file gone, the short one wins. */
+  unlink(long_path);
+  c = context_at(kernel_src, cache);
+  t = tuning_of(c);
+  TU_CHECK(strcmp(t.origin, short_path) == 0 && t.reduce_wg == 32 &&
+               t.decoupled_items == 2 &&
+               t.scan_kernel == CLR_SCAN_KOGGE_STONE_DB,
+           "shipped: without the longer file the short match applies (%s)",
+           t.origin);
+  clr_context_release(c);
+  snprintf(buf, sizeof buf,
+           "# long\nmatch = %s \nreduce.wg=64\nreduce.vec_bytes=8\n"
+           "reduce.layout=strided\nreduce.groups_per_cu=2\nscan.wg=64\n"
+           "scan.per_item=16\nscan.kernel=brent-kung\ndecoupled.wg=64\n",
+           longm);
+  write_text(long_path, buf);
+
+  /* The user's file overrides the shipped one, key by key. */
+  char user[4096];
+  user_tuning_path(cache, user, sizeof user);
+  char *tdir = join(cache, "tuning");
+  mkdir_p(tdir);
+  free(tdir);
+  write_text(user, "# user\nmatch=clreduce-test-ignored-here\n"
+                   "reduce.wg=128\nscan.per_item=64\nscan.kernel=kogge-stone\n"
+                   "decoupled.items=16\n");
+  c = context_at(kernel_src, cache);
+  t = tuning_of(c);
+  describe(&t, desc, sizeof desc);
+  TU_CHECK(strcmp(t.origin, user) == 0,
+           "user file: origin is the user's file (%s, want %s)", t.origin,
+           user);
+  TU_CHECK(t.reduce_wg == 128 && t.scan_per_item == 64 &&
+               t.scan_kernel == CLR_SCAN_KOGGE_STONE && t.decoupled_items == 16,
+           "user file: its values win (%s)", desc);
+  TU_CHECK(t.reduce_vec_bytes == 8 && t.reduce_layout == CLR_LAYOUT_STRIDED &&
+               t.reduce_groups_per_cu == 2 && t.scan_wg == 64 &&
+               t.decoupled_wg == 64,
+           "user file: keys it leaves out keep the shipped values (%s)", desc);
+  if (reduce_ok(c, NULL, "user tuning", NULL, &tm))
+    TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size == 128,
+             "user tuning: coarse pass 0 local size %zu, want 128",
+             tm.n_passes ? tm.passes[0].local_size : 0);
+  scan_ok(c, NULL, "user tuning (kogge-stone scan)", out, NULL);
+  clr_context_release(c);
+
+  /* The user's file of another cache directory does not apply. */
+  c = context_at(kernel_src, "");
+  t = tuning_of(c);
+  TU_CHECK(strcmp(t.origin, long_path) == 0,
+           "no cache dir: the shipped file again (%s)", t.origin);
+  clr_context_release(c);
+
+  if (setenv("CLREDUCE_TUNING_DIR", no_tuning_dir, 1) != 0)
+    tu_die("setenv failed");
+  free(out);
+  free(short_path);
+  free(long_path);
+  free(other_path);
+  free(not_txt);
+  free(shipped);
+  free(cache);
+  remove_tree(dir);
+  free(dir);
+}
+
+/* A damaged user file: good keys apply, bad values and unknown keys are
+ * ignored one by one. */
+static void test_tuning_bad_values(void) {
+  char *dir = new_case_dir("tuning-bad");
+  char *cache = join(dir, "cache");
+  char user[4096], desc[512];
+  user_tuning_path(cache, user, sizeof user);
+  char *tdir = join(cache, "tuning");
+  mkdir_p(tdir);
+  free(tdir);
+
+  /* A long comment line (blanks, then what looks like a setting): still a
+   * comment, however the parser reads its lines. */
+  char longline[1200];
+  memset(longline, ' ', sizeof longline);
+  longline[0] = '#';
+  memcpy(longline + sizeof longline - 14, "reduce.wg=7\n", 13);
+
+  char text[4096];
+  snprintf(text, sizeof text,
+           "# a damaged tuning file\n"
+           "reduce.wg=0\n"
+           "reduce.wg=-64\n"
+           "reduce.wg=+64\n"
+           "reduce.wg=0x40\n"
+           "reduce.wg=64k\n"
+           "reduce.wg=65537\n"
+           "reduce.wg=99999999999999999999999\n"
+           "reduce.wg=\n"
+           " reduce.layout = strided \n"
+           "reduce.layout=sideways\n"
+           "reduce.layout=STRIDED-ish\n"
+           "reduce.vec_bytes=abc\n"
+           "reduce.vec_bytes=129\n"
+           "reduce.groups_per_cu=3\r\n"
+           "reduce.groups_per_cu=0\n"
+           "scan.wg=0\n"
+           "scan.per_item=8 # trailing comment\n"
+           "scan.per_item=12x\n"
+           "scan.kernel=coarse\n"
+           "scan.kernel=no-such-scan\n"
+           "decoupled.items=65\n"
+           "decoupled.items=0\n"
+           "decoupled.wg=32\n"
+           "frobnicate=7\n"
+           "reduce.wgg=8\n"
+           "this line is garbage without an equals sign\n"
+           "=\n"
+           "==\n"
+           "\x01\x02\xff=\xfe\n"
+           "%s"
+           "no newline at the end=1",
+           longline);
+  write_text(user, text);
+
+  clr_context *c = context_at(kernel_src, cache);
+  clr_tuning t = tuning_of(c);
+  describe(&t, desc, sizeof desc);
+  TU_CHECK(strcmp(t.origin, user) == 0, "damaged file: origin %s (want %s)",
+           t.origin, user);
+  TU_CHECK(t.reduce_layout == CLR_LAYOUT_STRIDED &&
+               t.reduce_groups_per_cu == 3 && t.scan_per_item == 8 &&
+               t.decoupled_wg == 32,
+           "damaged file: the good keys apply (%s)", desc);
+  TU_CHECK(t.reduce_wg == defaults.reduce_wg &&
+               t.reduce_vec_bytes == defaults.reduce_vec_bytes &&
+               t.scan_wg == defaults.scan_wg &&
+               t.scan_kernel == defaults.scan_kernel &&
+               t.decoupled_items == defaults.decoupled_items,
+           "damaged file: keys with only bad values keep their defaults (%s)",
+           desc);
+  int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
+  reduce_ok(c, NULL, "damaged tuning file", NULL, NULL);
+  scan_ok(c, NULL, "damaged tuning file", out, NULL);
+  clr_context_release(c);
+
+  /* A file holding nothing usable: the defaults, the context works. */
+  write_text(user, "reduce.wg=0\nscan.kernel=interleaved\n\n\n");
+  c = context_at(kernel_src, cache);
+  t = tuning_of(c);
+  TU_CHECK(same_values(&t, &defaults),
+           "a file of bad values only: the defaults");
+  reduce_ok(c, NULL, "tuning file of bad values only", NULL, NULL);
+  clr_context_release(c);
+
+  free(out);
+  free(cache);
+  remove_tree(dir);
+  free(dir);
+}
+
+/* clr_set_tuning: rejections leave the tuning as it was; accepted values
+ * change the launches. */
+static void test_set_tuning(void) {
+  char *dir = new_case_dir("set-tuning");
+  char *cache = join(dir, "cache");
+  clr_context *c = context_at(kernel_src, cache);
+  clr_tuning t0 = tuning_of(c), t, got;
+  char user[4096];
+  user_tuning_path(cache, user, sizeof user);
+
+  TU_EXPECT_STATUS(clr_set_tuning(NULL, &t0), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_set_tuning(NULL ctx)");
+  TU_EXPECT_STATUS(clr_set_tuning(c, NULL), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_set_tuning(NULL tuning)");
+  TU_EXPECT_STATUS(clr_get_tuning(NULL, &t), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_get_tuning(NULL ctx)");
+  TU_EXPECT_STATUS(clr_get_tuning(c, NULL), CLR_ERR_INVALID_ARGUMENT,
+                   "clr_get_tuning(NULL out)");
+
+  for (int k = 0; k < 13; k++) {
+    static const char *names[] = {
+        "reduce_wg=0",       "reduce_vec_bytes=0",     "reduce_layout=auto",
+        "reduce_layout=99",  "reduce_groups_per_cu=0", "scan_wg=0",
+        "scan_per_item=0",   "scan_kernel=coarse",     "scan_kernel=99",
+        "decoupled_items=0", "decoupled_items=65",     "decoupled_wg=0",
+        "everything zero"};
+    t = t0;
+    switch (k) {
+    case 0:
+      t.reduce_wg = 0;
+      break;
+    case 1:
+      t.reduce_vec_bytes = 0;
+      break;
+    case 2:
+      t.reduce_layout = CLR_LAYOUT_AUTO;
+      break;
+    case 3:
+      t.reduce_layout = (clr_layout)99;
+      break;
+    case 4:
+      t.reduce_groups_per_cu = 0;
+      break;
+    case 5:
+      t.scan_wg = 0;
+      break;
+    case 6:
+      t.scan_per_item = 0;
+      break;
+    case 7:
+      t.scan_kernel = CLR_REDUCE_COARSE;
+      break;
+    case 8:
+      t.scan_kernel = (clr_kernel)99;
+      break;
+    case 9:
+      t.decoupled_items = 0;
+      break;
+    case 10:
+      t.decoupled_items = 65;
+      break;
+    case 11:
+      t.decoupled_wg = 0;
+      break;
+    default:
+      memset(&t, 0, sizeof t);
+      break;
+    }
+    /* Everything else changed too, so a partial apply would show. */
+    if (k != 12) {
+      t.reduce_wg = k == 0 ? 0 : 32;
+      t.scan_wg = k == 5 ? 0 : 32;
+    }
+    clr_status s = clr_set_tuning(c, &t);
+    char what[128];
+    snprintf(what, sizeof what, "clr_set_tuning(%s)", names[k]);
+    TU_EXPECT_STATUS(s, CLR_ERR_INVALID_ARGUMENT, what);
+    got = tuning_of(c);
+    TU_CHECK(memcmp(&got, &t0, sizeof got) == 0, "%s: the tuning is unchanged",
+             what);
+  }
+  TU_CHECK(clr_context_error(c)[0] != '\0',
+           "a rejected tuning leaves an error detail");
+  reduce_ok(c, NULL, "after rejected tunings", NULL, NULL);
+
+  /* Accepted shapes: the coarse kernel launches with the tuned work-group
+   * (a non-power of two included), results stay right. */
+  static const size_t wgs[] = {64, 96, 32};
+  for (size_t i = 0; i < sizeof wgs / sizeof *wgs; i++) {
+    char label[128];
+    clr_timing tm;
+    t = t0;
+    t.reduce_wg = wgs[i];
+    t.reduce_layout = i % 2 ? CLR_LAYOUT_CONTIGUOUS : CLR_LAYOUT_STRIDED;
+    t.reduce_vec_bytes = i == 2 ? 8 : 16;
+    t.reduce_groups_per_cu = (unsigned)(i + 1);
+    t.scan_wg = wgs[i];
+    t.scan_per_item = 4 << i;
+    t.scan_kernel = CLR_SCAN_KOGGE_STONE;
+    snprintf(t.origin, sizeof t.origin, "set by the test, case %zu", i);
+    clr_status s = clr_set_tuning(c, &t);
+    snprintf(label, sizeof label, "set tuning reduce_wg=%zu layout %s", wgs[i],
+             i % 2 ? "contiguous" : "strided");
+    if (!TU_EXPECT_STATUS(s, CLR_OK, label))
+      continue;
+    got = tuning_of(c);
+    TU_CHECK(memcmp(&got, &t, sizeof got) == 0,
+             "%s: clr_get_tuning gives it "
+             "back",
+             label);
+    if (reduce_ok(c, NULL, label, NULL, &tm))
+      TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size == wgs[i] &&
+                   tm.passes[0].n_in == N_REDUCE,
+               "%s: coarse pass 0 local size %zu (want %zu)", label,
+               tm.n_passes ? tm.passes[0].local_size : 0, wgs[i]);
+    /* Explicit options still win over the tuning. */
+    clr_options o;
+    clr_options_init(&o);
+    o.wg_size = 128;
+    if (reduce_ok(c, &o, label, NULL, &tm))
+      TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size == 128,
+               "%s: an explicit wg_size=128 wins (%zu)", label,
+               tm.n_passes ? tm.passes[0].local_size : 0);
+    int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
+    if (scan_ok(c, NULL, label, out, &tm))
+      TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size == wgs[i],
+               "%s: scan pass 0 local size %zu (want %zu)", label,
+               tm.n_passes ? tm.passes[0].local_size : 0, wgs[i]);
+    free(out);
+  }
+  clr_context_release(c);
+  TU_CHECK(access(user, F_OK) != 0,
+           "clr_set_tuning writes no user tuning file");
+  c = context_at(kernel_src, cache);
+  got = tuning_of(c);
+  TU_CHECK(same_values(&got, &t0),
+           "a new context starts from the files, not the set tuning");
+  clr_context_release(c);
+
+  free(cache);
+  remove_tree(dir);
+  free(dir);
+}
+
+static void count_log(void *user, const char *msg) {
+  if (strncmp(msg, "autotune:", 9) == 0)
+    ++*(size_t *)user;
+}
+
+/* clr_autotune writes the user's file; a new context reads it. */
+static void test_autotune(void) {
+  char *dir = new_case_dir("autotune");
+  char *cache = join(dir, "cache");
+  char want[4096], saved[4096] = "";
+  size_t logged = 0;
+  user_tuning_path(cache, want, sizeof want);
+  clr_context_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.kernel_dir = kernel_src;
+  cfg.cache_dir = cache;
+  cfg.log = count_log;
+  cfg.log_user = &logged;
+  clr_context *c = NULL;
+  char detail[512] = "";
+  clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
+  if (s != CLR_OK)
+    tu_die("clr_context_create: %s: %s", clr_status_name(s), detail);
+
+  TU_EXPECT_STATUS(clr_autotune(NULL, 1 << 16, saved, sizeof saved),
+                   CLR_ERR_INVALID_ARGUMENT, "clr_autotune(NULL)");
+  s = clr_autotune(c, (size_t)1 << 16, saved, sizeof saved);
+  TU_CHECK(s == CLR_OK, "clr_autotune(1<<16): %s (%s)", clr_status_name(s),
+           clr_context_error(c));
+  TU_CHECK(strcmp(saved, want) == 0, "clr_autotune saved to %s (want %s)",
+           saved, want);
+  TU_CHECK(logged > 0, "clr_autotune reports progress to the log (%zu lines)",
+           logged);
+  clr_tuning tuned = tuning_of(c);
+  TU_CHECK(strcmp(tuned.origin, want) == 0,
+           "the tuned context names the saved file (%s)", tuned.origin);
+  size_t len = 0;
+  unsigned char *text = read_all(want, &len);
+  TU_CHECK(text && len > 0 && strstr((char *)text, "reduce.wg=") != NULL,
+           "the user's tuning file exists and holds reduce.wg=");
+  free(text);
+  listing l;
+  list_cache(cache, &l);
+  TU_CHECK(l.others == 0, "no temporary files beside the tuning dir (%s)",
+           l.other);
+  char tdir[4096];
+  snprintf(tdir, sizeof tdir, "%s/tuning", cache);
+  DIR *d = opendir(tdir);
+  size_t files = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL)
+    files += e->d_name[0] != '.';
+  if (d)
+    closedir(d);
+  TU_CHECK(files == 1, "the tuning dir holds just the one file (%zu)", files);
+  int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
+  reduce_ok(c, NULL, "autotuned context", NULL, NULL);
+  scan_ok(c, NULL, "autotuned context", out, NULL);
+  clr_context_release(c);
+
+  /* A new context on that cache reads the file back. */
+  c = context_at(kernel_src, cache);
+  clr_tuning t = tuning_of(c);
+  char d1[512], d2[512];
+  describe(&t, d1, sizeof d1);
+  describe(&tuned, d2, sizeof d2);
+  TU_CHECK(strcmp(t.origin, want) == 0,
+           "new context: origin is the autotuned file (%s)", t.origin);
+  TU_CHECK(same_values(&t, &tuned), "new context: the tuned values (%s; %s)",
+           d1, d2);
+  clr_timing tm;
+  if (reduce_ok(c, NULL, "tuned shape", NULL, &tm))
+    TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size <= t.reduce_wg,
+             "tuned shape: coarse pass 0 local size %zu within reduce.wg %zu",
+             tm.n_passes ? tm.passes[0].local_size : 0, t.reduce_wg);
+  scan_ok(c, NULL, "tuned shape", out, NULL);
+  clr_context_release(c);
+
+  free(out);
+  free(cache);
+  remove_tree(dir);
+  free(dir);
+}
+
+/* ------------------------------------------------------------ main */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* tu_section, with the seconds the section took. */
+static void section(const char *name, double *t0) {
+  double t = now_s();
+  printf("(%.1f s) ", t - *t0);
+  tu_section(name);
+  *t0 = t;
+}
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (tu_arg(argv[i], "--work-dir", &v))
+      work_dir = v;
+    else if (tu_arg(argv[i], "--kernel-dir", &v))
+      kernel_src = v;
+    else if (strcmp(argv[i], "-v") == 0)
+      tu_verbose = 1;
+    else
+      tu_die("unknown argument %s", argv[i]);
+  }
+  if (!kernel_src)
+    kernel_src = getenv("CLREDUCE_KERNEL_DIR");
+  if (!kernel_src || !*kernel_src)
+    tu_die("--kernel-dir=DIR or CLREDUCE_KERNEL_DIR is needed");
+  if (!work_dir)
+    tu_die("--work-dir=DIR is needed");
+  mkdir_p(work_dir);
+
+  /* No shipped file applies unless a case says so. */
+  no_tuning_dir = new_case_dir("no-tuning");
+  if (setenv("CLREDUCE_TUNING_DIR", no_tuning_dir, 1) != 0)
+    tu_die("setenv failed");
+
+  rdata = tu_xmalloc(N_REDUCE * sizeof *rdata);
+  sdata = tu_xmalloc(N_SCAN * sizeof *sdata);
+  sref = tu_xmalloc(N_SCAN * sizeof *sref);
+  tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, rdata, N_REDUCE, 12345);
+  tu_fill(CLR_SUM, CLR_INT, TU_RANDOM, sdata, N_SCAN, 67890);
+  uint32_t acc = 0;
+  for (size_t i = 0; i < N_SCAN; i++) {
+    acc += (uint32_t)sdata[i];
+    sref[i] = (int32_t)acc;
+  }
+
+  clr_context *c = context_at(kernel_src, "");
+  clr_device_desc dd;
+  if (clr_context_device(c, &dd) != CLR_OK)
+    tu_die("clr_context_device failed");
+  snprintf(device_name, sizeof device_name, "%s", dd.device_name);
+  defaults = tuning_of(c);
+  TU_CHECK(strncmp(defaults.origin, "built-in defaults", 17) == 0,
+           "an empty $CLREDUCE_TUNING_DIR and no cache: built-in defaults "
+           "(%s)",
+           defaults.origin);
+  clr_context_release(c);
+  printf("device: %s\n", device_name);
+  double t0 = now_s();
+
+  test_cache_fill_and_damage();
+  section("binary cache: fill, reuse, damage, rewrite", &t0);
+  test_cache_source_key();
+  section("binary cache: keyed on the source", &t0);
+  test_cache_unwritable();
+  section("binary cache: unusable directory", &t0);
+  test_tuning_files();
+  section("tuning: shipped and user files", &t0);
+  test_tuning_bad_values();
+  section("tuning: bad values", &t0);
+  test_set_tuning();
+  section("tuning: clr_set_tuning", &t0);
+  test_autotune();
+  section("tuning: clr_autotune", &t0);
+
+  remove_tree(no_tuning_dir);
+  free(no_tuning_dir);
+  free(rdata);
+  free(sdata);
+  free(sref);
+  return tu_finish("test_cache_tuning");
+}
