@@ -3,17 +3,24 @@
  * Binary cache: a fresh cache directory fills with entries (and no
  * temporary files); a second context reuses them untouched; truncated,
  * overwritten and swapped (stale) entries fall back to a source build and
- * are rewritten valid; a kernel directory whose source differs gets new
- * entries while an identical copy reuses the old ones; an unusable cache
- * directory never makes a call fail.
+ * are rewritten valid; so do entries damaged at every position (a byte
+ * flipped in the header, key or payload, a truncated payload with its
+ * length made to agree, an empty file, huge lengths), checked against the
+ * entry format independently of the library; a kernel directory whose source
+ * differs gets new entries while an identical copy reuses the old ones; an
+ * unusable cache directory never makes a call fail.
  *
  * Tuning: of two shipped files in $CLREDUCE_TUNING_DIR whose match= lines
  * are substrings of the device name the longer wins (a non-matching longer
  * one never does), and only the winner applies; the user's file in
  * <cache dir>/tuning/ overrides it; bad values are ignored key by key;
  * clr_set_tuning rejects bad tunings and leaves the old one, accepted ones
- * change the launches; clr_autotune writes the user's file, which a new
- * context then reports as its origin.
+ * change the launches; a FIFO, a directory or /dev/zero where a tuning file
+ * (or a cache entry) is read is refused without blocking (checked in a
+ * child process under alarm()), an oversized tuning file is refused whole;
+ * tiny legal scan tunings (scan.wg=1, scan.per_item=1) still scan right
+ * with every tiled scan kernel; clr_autotune writes the user's file, which a
+ * new context then reports as its origin.
  *
  * Every case runs in its own fresh directory under --work-dir, removed
  * when the whole program passes.  Results are checked against the CPU
@@ -25,7 +32,9 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -167,7 +176,7 @@ static char *copy_kernels(const char *into, const char *name,
 /* ------------------------------------------------------------ cache dir */
 
 #define MAX_ENTRIES 64
-#define MAGIC "CLRBIN1\n"
+#define MAGIC "CLRBIN2\n"
 
 typedef struct entry {
   char name[256];
@@ -583,6 +592,239 @@ static void test_cache_unwritable(void) {
   free(dir);
 }
 
+/* ------------------------------------------------------------ entries */
+
+/* The entry format, as docs and src/lib/binary_cache.c describe it: magic
+ * "CLRBIN2\n", key length and payload length (64-bit little-endian), an
+ * FNV-1a 64 checksum over every other byte, then key and payload.  Checked
+ * here independently of the library. */
+static uint64_t get_le64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+static void put_le64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t fnv1a64(const unsigned char *p, size_t n, uint64_t h) {
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+/* 1 when b holds one whole valid entry; its key and payload lengths. */
+static int entry_valid(const unsigned char *b, size_t len, size_t *key_len,
+                       size_t *bin_len) {
+  if (!b || len < 32 || memcmp(b, MAGIC, 8) != 0)
+    return 0;
+  uint64_t kl = get_le64(b + 8), bl = get_le64(b + 16);
+  if (kl == 0 || bl == 0 || kl > len || bl > len || 32 + kl + bl != len)
+    return 0;
+  uint64_t h = fnv1a64(b, 24, 0xcbf29ce484222325ULL);
+  h = fnv1a64(b + 32, len - 32, h);
+  if (h != get_le64(b + 24))
+    return 0;
+  if (key_len)
+    *key_len = (size_t)kl;
+  if (bin_len)
+    *bin_len = (size_t)bl;
+  return 1;
+}
+
+static void write_bytes(const char *path, const unsigned char *b, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f || (n && fwrite(b, 1, n, f) != n) || fclose(f) != 0)
+    tu_die("cannot write %s: %s", path, strerror(errno));
+}
+
+static void count_damage_log(void *user, const char *msg) {
+  if (strstr(msg, "binary cache: ignoring damaged entry"))
+    ++*(size_t *)user;
+}
+
+/* One context with a log callback counting damaged entries. */
+static clr_context *context_logged(const char *cache, size_t *damaged) {
+  clr_context_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.kernel_dir = kernel_src;
+  cfg.cache_dir = cache;
+  cfg.log = count_damage_log;
+  cfg.log_user = damaged;
+  clr_context *c = NULL;
+  char detail[512] = "";
+  clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
+  if (s != CLR_OK || !c)
+    tu_die("clr_context_create(cache %s): %s: %s", cache, clr_status_name(s),
+           detail);
+  return c;
+}
+
+/* Every position of an entry damaged in turn (one byte flipped in the
+ * magic, each length field, the checksum, the key, the middle and the last
+ * byte of the payload; truncated with its length field made to agree; an
+ * empty file; huge length fields): the damage is detected before the
+ * driver sees the binary, the result is right, the damage logged, and the
+ * entry rewritten valid. */
+static void test_cache_entry_damage(void) {
+  enum {
+    D_MAGIC,
+    D_KEY_LEN,
+    D_BIN_LEN,
+    D_CHECKSUM,
+    D_KEY,
+    D_PAYLOAD_MID,
+    D_LAST,
+    D_TRUNC_CONSISTENT,
+    D_EMPTY,
+    D_HUGE_BIN_LEN,
+    D_HUGE_KEY_LEN,
+    D_COUNT
+  };
+  static const char *kinds[D_COUNT] = {
+      "a byte of the magic flipped",
+      "a byte of the key length flipped",
+      "a byte of the payload length flipped",
+      "a byte of the checksum flipped",
+      "a byte of the key text flipped",
+      "a byte in the middle of the payload flipped",
+      "the last byte flipped",
+      "payload truncated to half, length field rewritten to match",
+      "a zero-length file",
+      "a payload length of 2^62",
+      "a key length of 2^63 + 40"};
+  char *dir = new_case_dir("cache-entry-damage");
+  char *cache = join(dir, "cache");
+  clr_value v0, v;
+  listing l0, l1, l2;
+  size_t damaged = 0;
+  memset(&v0, 0, sizeof v0);
+
+  clr_context *c = context_logged(cache, &damaged);
+  reduce_ok(c, NULL, "entry damage: first run", &v0, NULL);
+  clr_context_release(c);
+  list_cache(cache, &l0);
+  if (!TU_CHECK(l0.n >= 1 && l0.others == 0,
+                "entry damage: %zu entries after a reduction (%zu others)",
+                l0.n, l0.others))
+    goto out;
+  for (size_t i = 0; i < l0.n; i++) {
+    char p[4096];
+    size_t len = 0;
+    snprintf(p, sizeof p, "%s/%s", cache, l0.e[i].name);
+    unsigned char *b = read_all(p, &len);
+    TU_CHECK(entry_valid(b, len, NULL, NULL),
+             "entry %s is valid: magic, lengths, checksum (%zu bytes)",
+             l0.e[i].name, len);
+    free(b);
+  }
+
+  for (int kind = 0; kind < D_COUNT; kind++) {
+    char label[256];
+    snprintf(label, sizeof label, "entry damage: %s", kinds[kind]);
+    /* Damage every entry the same way. */
+    for (size_t i = 0; i < l0.n; i++) {
+      char p[4096];
+      size_t len = 0, key_len = 0, bin_len = 0;
+      snprintf(p, sizeof p, "%s/%s", cache, l0.e[i].name);
+      unsigned char *b = read_all(p, &len);
+      if (!entry_valid(b, len, &key_len, &bin_len))
+        tu_die("%s: entry %s is not valid before the damage", label, p);
+      size_t payload = 32 + key_len;
+      switch (kind) {
+      case D_MAGIC:
+        b[3] ^= 0x01;
+        break;
+      case D_KEY_LEN:
+        b[8] ^= 0x01;
+        break;
+      case D_BIN_LEN:
+        b[16] ^= 0x10;
+        break;
+      case D_CHECKSUM:
+        b[27] ^= 0x80;
+        break;
+      case D_KEY:
+        b[32 + key_len / 2] ^= 0x20;
+        break;
+      case D_PAYLOAD_MID:
+        b[payload + bin_len / 2] ^= 0xff;
+        break;
+      case D_LAST:
+        b[len - 1] ^= 0x01;
+        break;
+      case D_TRUNC_CONSISTENT:
+        put_le64(b + 16, bin_len / 2);
+        len = payload + bin_len / 2;
+        break;
+      case D_EMPTY:
+        len = 0;
+        break;
+      case D_HUGE_BIN_LEN:
+        put_le64(b + 16, (uint64_t)1 << 62);
+        break;
+      default:
+        put_le64(b + 8, ((uint64_t)1 << 63) + 40);
+        break;
+      }
+      write_bytes(p, b, len);
+      free(b);
+    }
+    list_cache(cache, &l1);
+
+    /* A new context: the right answer from a source build, the damage
+     * logged, no crash. */
+    damaged = 0;
+    memset(&v, 0, sizeof v);
+    c = context_logged(cache, &damaged);
+    reduce_ok(c, NULL, label, &v, NULL);
+    clr_context_release(c);
+    TU_CHECK(tu_same(&v0, &v), "%s: float sum identical bit for bit", label);
+    TU_CHECK(damaged >= l0.n,
+             "%s: every damaged entry logged as ignored (%zu of %zu)", label,
+             damaged, l0.n);
+
+    /* Every entry rewritten (a new file) and valid again. */
+    list_cache(cache, &l2);
+    TU_CHECK(l2.n == l0.n && count_new(&l0, &l2) == 0 && l2.others == 0,
+             "%s: the same %zu entries, no temporary files (%zu, %zu others)",
+             label, l0.n, l2.n, l2.others);
+    for (size_t i = 0; i < l1.n; i++) {
+      char p[4096];
+      size_t len = 0;
+      snprintf(p, sizeof p, "%s/%s", cache, l1.e[i].name);
+      unsigned char *b = read_all(p, &len);
+      const entry *now = find_entry(&l2, l1.e[i].name);
+      TU_CHECK(
+          entry_valid(b, len, NULL, NULL) && now && now->ino != l1.e[i].ino,
+          "%s: entry %s rewritten valid (%zu bytes)", label, l1.e[i].name, len);
+      free(b);
+    }
+  }
+
+  /* The rewritten entries load: a last context rewrites nothing and logs
+   * no damage. */
+  damaged = 0;
+  list_cache(cache, &l1);
+  c = context_logged(cache, &damaged);
+  reduce_ok(c, NULL, "entry damage: repaired cache", &v, NULL);
+  clr_context_release(c);
+  list_cache(cache, &l2);
+  TU_CHECK(tu_same(&v0, &v) && damaged == 0 && same_listing(&l1, &l2),
+           "entry damage: the repaired entries are used as they are "
+           "(%zu logged)",
+           damaged);
+out:
+  free(cache);
+  remove_tree(dir);
+  free(dir);
+}
+
 /* ------------------------------------------------------------ tuning */
 
 /* The user's tuning file name: every character of the device name but
@@ -721,6 +963,43 @@ static void test_tuning_files(void) {
            "shipped: without the longer file the short match applies (%s)",
            t.origin);
   clr_context_release(c);
+
+  /* Alternatives ("a|b", as in data/tuning/pocl-cpu.txt): a file matches
+   * when one of them is a substring of the device name, and ranks by the
+   * longest alternative that matches, never by one that does not. */
+  char alt4[8];
+  memcpy(alt4, device_name, 4);
+  alt4[4] = '\0';
+  snprintf(buf, sizeof buf,
+           "match=%s|clreduce-test-no-such-device-name-at-all-xyz\n"
+           "reduce.wg=40\n",
+           shortm);
+  char *alt_tie = join(shipped, "zz-alt.txt");
+  write_text(alt_tie, buf);
+  c = context_at(kernel_src, cache);
+  t = tuning_of(c);
+  TU_CHECK(strcmp(t.origin, short_path) == 0 && t.reduce_wg == 32,
+           "shipped: a longer alternative that does not match adds nothing "
+           "(origin %s, want %s)",
+           t.origin, short_path);
+  clr_context_release(c);
+  snprintf(buf, sizeof buf,
+           "match=clreduce-test-no-such-device-name-at-all-xyz|%s|\n"
+           "reduce.wg=48\n",
+           alt4);
+  char *alt_win = join(shipped, "b-alt.txt");
+  write_text(alt_win, buf);
+  c = context_at(kernel_src, cache);
+  t = tuning_of(c);
+  TU_CHECK(strcmp(t.origin, alt_win) == 0 && t.reduce_wg == 48,
+           "shipped: the file whose matching alternative is longest wins "
+           "(origin %s, want %s; reduce.wg %zu, want 48)",
+           t.origin, alt_win, t.reduce_wg);
+  clr_context_release(c);
+  unlink(alt_tie);
+  unlink(alt_win);
+  free(alt_tie);
+  free(alt_win);
   snprintf(buf, sizeof buf,
            "# long\nmatch = %s \nreduce.wg=64\nreduce.vec_bytes=8\n"
            "reduce.layout=strided\nreduce.groups_per_cu=2\nscan.wg=64\n"
@@ -1096,6 +1375,236 @@ static void test_autotune(void) {
   free(dir);
 }
 
+/* ------------------------------------------------------------ hostile files */
+
+#define CHILD_SECONDS 30 /* a hang guard, not a timing assertion */
+
+/* This program again (fork + exec, so the child's OpenCL state is its
+ * own) in --child-run mode: a context on cache and a reduction, checked.
+ * An alarm turns a hang into a failure instead of blocking the suite. */
+static int child_run(const char *cache, const char *label) {
+  char a1[4200], a2[4200], a3[4200];
+  snprintf(a1, sizeof a1, "--child-run=%s", cache);
+  snprintf(a2, sizeof a2, "--kernel-dir=%s", kernel_src);
+  snprintf(a3, sizeof a3, "--work-dir=%s", work_dir);
+  char *args[] = {(char *)"test_cache_tuning", a1, a2, a3, NULL};
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0)
+    tu_die("fork: %s", strerror(errno));
+  if (pid == 0) {
+    alarm(CHILD_SECONDS); /* kept across exec */
+    execv("/proc/self/exe", args);
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR)
+      tu_die("waitpid: %s", strerror(errno));
+  if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+    return tu_check(0,
+                    "%s: context creation and a reduction hang (killed "
+                    "after %d s)",
+                    label, CHILD_SECONDS);
+  return TU_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "%s: the child process passes (exit %d, signal %d)", label,
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+                  WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* A FIFO (or a device) where a tuning file or a cache entry is read:
+ * refused without blocking; an oversized tuning file is refused whole. */
+static void test_tuning_not_regular(void) {
+  char *dir = new_case_dir("tuning-fifo");
+  char *shipped = join(dir, "shipped");
+  char *cache = join(dir, "cache");
+  char *tdir = join(cache, "tuning");
+  char user[4096];
+  listing l0, l1;
+  mkdir_p(shipped);
+  mkdir_p(tdir);
+  user_tuning_path(cache, user, sizeof user);
+
+  /* Fill the cache first, so the children load binaries, not compile. */
+  clr_context *c = context_at(kernel_src, cache);
+  reduce_ok(c, NULL, "tuning fifo: fill the cache", NULL, NULL);
+  clr_context_release(c);
+  list_cache(cache, &l0);
+
+  /* 1. The user's tuning file is a FIFO with no writer. */
+  if (mkfifo(user, 0644) != 0)
+    tu_die("mkfifo %s: %s", user, strerror(errno));
+  int ok = child_run(cache, "a FIFO as the user's tuning file");
+  unlink(user);
+
+  /* 2. The user's tuning file is a symbolic link to /dev/zero. */
+  if (symlink("/dev/zero", user) != 0)
+    tu_die("symlink %s: %s", user, strerror(errno));
+  ok &= child_run(cache, "/dev/zero as the user's tuning file");
+  unlink(user);
+
+  /* 3. A FIFO and a directory among the shipped files, beside a good one
+   * (which still applies). */
+  char *fifo = join(shipped, "a-fifo.txt");
+  char *subdir = join(shipped, "b-dir.txt");
+  char *good = join(shipped, "c-good.txt");
+  char buf[512];
+  if (mkfifo(fifo, 0644) != 0)
+    tu_die("mkfifo %s: %s", fifo, strerror(errno));
+  mkdir_p(subdir);
+  snprintf(buf, sizeof buf, "match=%.3s\nreduce.groups_per_cu=3\n",
+           device_name);
+  write_text(good, buf);
+  if (setenv("CLREDUCE_TUNING_DIR", shipped, 1) != 0)
+    tu_die("setenv failed");
+  ok &= child_run(cache, "a FIFO and a directory among the shipped files");
+  if (ok) { /* would hang this process on a reader that blocks */
+    c = context_at(kernel_src, cache);
+    clr_tuning t = tuning_of(c);
+    TU_CHECK(strcmp(t.origin, good) == 0 && t.reduce_groups_per_cu == 3,
+             "shipped FIFO: the regular shipped file still applies (%s)",
+             t.origin);
+    clr_context_release(c);
+  }
+  if (setenv("CLREDUCE_TUNING_DIR", no_tuning_dir, 1) != 0)
+    tu_die("setenv failed");
+
+  /* 4. A FIFO in place of a cache entry: a miss, replaced by a valid
+   * entry. */
+  if (l0.n >= 1) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", cache, l0.e[0].name);
+    unlink(p);
+    if (mkfifo(p, 0644) != 0)
+      tu_die("mkfifo %s: %s", p, strerror(errno));
+    if (child_run(cache, "a FIFO in place of a cache entry")) {
+      size_t len = 0;
+      struct stat st;
+      int regular = lstat(p, &st) == 0 && S_ISREG(st.st_mode);
+      unsigned char *b = regular ? read_all(p, &len) : NULL;
+      TU_CHECK(regular && entry_valid(b, len, NULL, NULL),
+               "a FIFO in place of a cache entry: replaced by a valid entry");
+      free(b);
+    }
+    /* A FIFO left in place would block this process below too. */
+    struct stat st;
+    if (lstat(p, &st) == 0 && S_ISFIFO(st.st_mode))
+      unlink(p);
+  }
+  list_cache(cache, &l1);
+  TU_CHECK(l1.n == l0.n && l1.others == 0,
+           "non-regular files: the cache keeps its %zu entries, no temporary "
+           "files (%zu, %zu others)",
+           l0.n, l1.n, l1.others);
+
+  /* 5. A tuning file over 64 KiB (a setting, then a long comment): refused
+   * whole, the defaults apply. */
+  {
+    size_t big = 70000;
+    char *text = tu_xmalloc(big + 1);
+    memset(text, ' ', big);
+    memcpy(text, "reduce.wg=32\n#", 14);
+    text[big - 1] = '\n';
+    text[big] = '\0';
+    write_text(user, text);
+    free(text);
+    c = context_at(kernel_src, cache);
+    clr_tuning t = tuning_of(c);
+    TU_CHECK(
+        same_values(&t, &defaults) && strncmp(t.origin, "built-in", 8) == 0,
+        "a 70 kB tuning file is refused whole: the defaults (%s)", t.origin);
+    reduce_ok(c, NULL, "oversized tuning file", NULL, NULL);
+    clr_context_release(c);
+    unlink(user);
+  }
+
+  free(fifo);
+  free(subdir);
+  free(good);
+  free(tdir);
+  free(cache);
+  free(shipped);
+  remove_tree(dir);
+  free(dir);
+}
+
+/* The number after key in text, or dflt. */
+static size_t text_value(const char *text, const char *key, size_t dflt) {
+  const char *p = strstr(text, key);
+  return p ? (size_t)strtoul(p + strlen(key), NULL, 10) : dflt;
+}
+
+/* Legal but tiny scan tunings (scan.wg=1, scan.per_item=1 and both): every
+ * tiled scan kernel still scans right, from a file and from
+ * clr_set_tuning; the values are kept as given. */
+static void test_tuning_tiny_scan(void) {
+  static const char *texts[] = {"scan.wg=1\nscan.per_item=1\n",
+                                "scan.wg=2\nscan.per_item=1\n",
+                                "scan.wg=3\nscan.per_item=2\n"};
+  static const clr_kernel tiled[] = {
+      CLR_SCAN_KOGGE_STONE, CLR_SCAN_KOGGE_STONE_DB, CLR_SCAN_BRENT_KUNG};
+  char *dir = new_case_dir("tuning-tiny-scan");
+  char *cache = join(dir, "cache");
+  char *tdir = join(cache, "tuning");
+  char user[4096];
+  mkdir_p(tdir);
+  user_tuning_path(cache, user, sizeof user);
+  int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    char what[128];
+    snprintf(what, sizeof what, "%s", texts[i]);
+    for (char *q = what; *q; q++)
+      if (*q == '\n')
+        *q = ' ';
+    write_text(user, texts[i]);
+    clr_context *c = context_at(kernel_src, cache);
+    clr_tuning t = tuning_of(c);
+    size_t want_wg = text_value(texts[i], "scan.wg=", defaults.scan_wg);
+    size_t want_pi =
+        text_value(texts[i], "scan.per_item=", defaults.scan_per_item);
+    TU_CHECK(t.scan_wg == want_wg && t.scan_per_item == want_pi &&
+                 strcmp(t.origin, user) == 0,
+             "tuning %s: read as given (scan wg %zu, per_item %zu)", what,
+             t.scan_wg, t.scan_per_item);
+    for (size_t k = 0; k < sizeof tiled / sizeof *tiled; k++) {
+      char label[256];
+      clr_options o;
+      clr_options_init(&o);
+      o.kernel = tiled[k];
+      snprintf(label, sizeof label, "tuning %s, %s scan", what,
+               clr_kernel_name(tiled[k]));
+      scan_ok(c, &o, label, out, NULL);
+    }
+    clr_context_release(c);
+  }
+  unlink(user);
+
+  /* The same through clr_set_tuning. */
+  clr_context *c = context_at(kernel_src, cache);
+  clr_tuning t = tuning_of(c);
+  t.scan_wg = 1;
+  t.scan_per_item = 1;
+  if (TU_EXPECT_STATUS(clr_set_tuning(c, &t), CLR_OK,
+                       "clr_set_tuning(scan_wg=1, scan_per_item=1)"))
+    for (size_t k = 0; k < sizeof tiled / sizeof *tiled; k++) {
+      char label[256];
+      clr_options o;
+      clr_options_init(&o);
+      o.kernel = tiled[k];
+      snprintf(label, sizeof label, "set tuning scan_wg=1 per_item=1, %s scan",
+               clr_kernel_name(tiled[k]));
+      scan_ok(c, &o, label, out, NULL);
+    }
+  clr_context_release(c);
+
+  free(out);
+  free(tdir);
+  free(cache);
+  remove_tree(dir);
+  free(dir);
+}
+
 /* ------------------------------------------------------------ main */
 
 static double now_s(void) {
@@ -1113,12 +1622,15 @@ static void section(const char *name, double *t0) {
 }
 
 int main(int argc, char **argv) {
+  const char *child_cache = NULL;
   for (int i = 1; i < argc; i++) {
     const char *v;
     if (tu_arg(argv[i], "--work-dir", &v))
       work_dir = v;
     else if (tu_arg(argv[i], "--kernel-dir", &v))
       kernel_src = v;
+    else if (tu_arg(argv[i], "--child-run", &v))
+      child_cache = v;
     else if (strcmp(argv[i], "-v") == 0)
       tu_verbose = 1;
     else
@@ -1132,15 +1644,24 @@ int main(int argc, char **argv) {
     tu_die("--work-dir=DIR is needed");
   mkdir_p(work_dir);
 
+  rdata = tu_xmalloc(N_REDUCE * sizeof *rdata);
+  tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, rdata, N_REDUCE, 12345);
+  if (child_cache) {
+    /* child_run: one context and a reduction, then exit. */
+    clr_context *cc = context_at(kernel_src, child_cache);
+    reduce_ok(cc, NULL, "child", NULL, NULL);
+    clr_context_release(cc);
+    free(rdata);
+    return tu_finish("test_cache_tuning --child-run");
+  }
+
   /* No shipped file applies unless a case says so. */
   no_tuning_dir = new_case_dir("no-tuning");
   if (setenv("CLREDUCE_TUNING_DIR", no_tuning_dir, 1) != 0)
     tu_die("setenv failed");
 
-  rdata = tu_xmalloc(N_REDUCE * sizeof *rdata);
   sdata = tu_xmalloc(N_SCAN * sizeof *sdata);
   sref = tu_xmalloc(N_SCAN * sizeof *sref);
-  tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, rdata, N_REDUCE, 12345);
   tu_fill(CLR_SUM, CLR_INT, TU_RANDOM, sdata, N_SCAN, 67890);
   uint32_t acc = 0;
   for (size_t i = 0; i < N_SCAN; i++) {
@@ -1168,10 +1689,16 @@ int main(int argc, char **argv) {
   section("binary cache: keyed on the source", &t0);
   test_cache_unwritable();
   section("binary cache: unusable directory", &t0);
+  test_cache_entry_damage();
+  section("binary cache: every position of an entry damaged", &t0);
   test_tuning_files();
   section("tuning: shipped and user files", &t0);
   test_tuning_bad_values();
   section("tuning: bad values", &t0);
+  test_tuning_not_regular();
+  section("tuning: FIFOs, devices and oversized files", &t0);
+  test_tuning_tiny_scan();
+  section("tuning: tiny scan tiles", &t0);
   test_set_tuning();
   section("tuning: clr_set_tuning", &t0);
   test_autotune();

@@ -1,7 +1,8 @@
 /* Tuning files: small "key=value" text files, one per device.
  *
  *   # comment
- *   match=H100              (shipped files: a substring of the device name)
+ *   match=H100              (shipped files: a substring of the device name;
+ *                            alternatives separated by |)
  *   reduce.wg=256
  *   reduce.vec_bytes=16
  *   reduce.layout=strided   (or contiguous)
@@ -17,18 +18,268 @@
  * The user's file, written by clr_autotune, is <cache dir>/tuning/<device
  * name with every character but letters and digits replaced by _>.txt and
  * overrides the shipped one.  Unknown keys are ignored; bad values are
- * ignored key by key, so a damaged file cannot make a context unusable. */
+ * ignored key by key, so a damaged file cannot make a context unusable.
+ * Only regular files of at most 64 KiB are read (opened without blocking,
+ * so a FIFO or a device in their place is refused, not waited on).  Every
+ * key's limits are in one table (keys[] below), which the parser, the
+ * validator of clr_set_tuning and the writer of clr_save_tuning share. */
 #include "clr_config.h"
 #include "internal.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* ------------------------------------------------------------ the keys */
+
+/* Every key, once: the parser, the validator (clr_set_tuning) and the
+ * writer (clr_save_tuning) all go through this table, so a key's limits
+ * live in one place. */
+typedef enum key_type {
+  KEY_SIZE,       /* size_t, min..max                */
+  KEY_UINT,       /* unsigned, min..max              */
+  KEY_LAYOUT,     /* clr_layout: strided, contiguous */
+  KEY_SCAN_KERNEL /* clr_kernel: a scan kernel       */
+} key_type;
+
+typedef struct tuning_key {
+  const char *name; /* in the file */
+  key_type type;
+  size_t offset; /* of the field in clr_tuning */
+  size_t min, max;
+  const char *doc;
+} tuning_key;
+
+#define KEY(name, type, field, lo, hi, doc)                                    \
+  { name, type, offsetof(clr_tuning, field), lo, hi, doc }
+
+static const tuning_key keys[] = {
+    KEY("reduce.wg", KEY_SIZE, reduce_wg, 1, 65536,
+        "coarse reduction work-group size"),
+    KEY("reduce.vec_bytes", KEY_UINT, reduce_vec_bytes, 1, 128,
+        "coarse reduction bytes per load"),
+    KEY("reduce.layout", KEY_LAYOUT, reduce_layout, 0, 0,
+        "coarse reduction layout, strided or contiguous"),
+    KEY("reduce.groups_per_cu", KEY_UINT, reduce_groups_per_cu, 1, 1024,
+        "coarse reduction work-groups per compute unit"),
+    KEY("scan.wg", KEY_SIZE, scan_wg, 1, 65536, "tiled scan work-group size"),
+    KEY("scan.per_item", KEY_SIZE, scan_per_item, 1, (size_t)1 << 20,
+        "tiled scan elements per work-item"),
+    KEY("scan.kernel", KEY_SCAN_KERNEL, scan_kernel, 0, 0,
+        "the scan used when none is named"),
+    KEY("decoupled.items", KEY_SIZE, decoupled_items, 1, 64,
+        "decoupled scan elements per work-item"),
+    KEY("decoupled.wg", KEY_SIZE, decoupled_wg, 1, 65536,
+        "decoupled scan work-group size"),
+};
+#define N_KEYS (sizeof keys / sizeof *keys)
+
+/* A field's value widened to size_t (a negative enum becomes huge, so
+ * out of range). */
+static size_t get_value(const clr_tuning *t, const tuning_key *k) {
+  const char *p = (const char *)t + k->offset;
+  switch (k->type) {
+  case KEY_SIZE:
+    return *(const size_t *)(const void *)p;
+  case KEY_UINT:
+    return *(const unsigned *)(const void *)p;
+  case KEY_LAYOUT:
+    return (size_t) * (const clr_layout *)(const void *)p;
+  default:
+    return (size_t) * (const clr_kernel *)(const void *)p;
+  }
+}
+
+/* Only called with values value_ok accepted. */
+static void set_value(clr_tuning *t, const tuning_key *k, size_t v) {
+  char *p = (char *)t + k->offset;
+  switch (k->type) {
+  case KEY_SIZE:
+    *(size_t *)(void *)p = v;
+    break;
+  case KEY_UINT:
+    *(unsigned *)(void *)p = (unsigned)v;
+    break;
+  case KEY_LAYOUT:
+    *(clr_layout *)(void *)p = (clr_layout)v;
+    break;
+  default:
+    *(clr_kernel *)(void *)p = (clr_kernel)v;
+    break;
+  }
+}
+
+static int value_ok(const tuning_key *k, size_t v) {
+  switch (k->type) {
+  case KEY_SIZE:
+  case KEY_UINT:
+    return v >= k->min && v <= k->max;
+  case KEY_LAYOUT:
+    return v == (size_t)CLR_LAYOUT_STRIDED ||
+           v == (size_t)CLR_LAYOUT_CONTIGUOUS;
+  default:
+    return v < (size_t)CLR_KERNEL_COUNT && clr_kernel_is_scan((clr_kernel)v);
+  }
+}
+
+/* The value text of a line (NUL-terminated, no NUL inside) into *v. */
+static int parse_value(const tuning_key *k, const char *text, size_t *v) {
+  switch (k->type) {
+  case KEY_SIZE:
+  case KEY_UINT: {
+    /* Decimal digits only: no sign, no blanks, no 0x, no suffix. */
+    if (!isdigit((unsigned char)text[0]))
+      return 0;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long x = strtoull(text, &end, 10);
+    if (errno || *end || x > SIZE_MAX)
+      return 0;
+    *v = (size_t)x;
+    break;
+  }
+  case KEY_LAYOUT:
+    if (strcmp(text, "strided") == 0)
+      *v = CLR_LAYOUT_STRIDED;
+    else if (strcmp(text, "contiguous") == 0)
+      *v = CLR_LAYOUT_CONTIGUOUS;
+    else
+      return 0;
+    break;
+  default: {
+    clr_kernel kk;
+    if (clr_kernel_from_name(text, &kk) != CLR_OK)
+      return 0;
+    *v = (size_t)kk;
+    break;
+  }
+  }
+  return value_ok(k, *v);
+}
+
+static const char *value_text(const tuning_key *k, size_t v, char *buf,
+                              size_t size) {
+  switch (k->type) {
+  case KEY_SIZE:
+  case KEY_UINT:
+    snprintf(buf, size, "%zu", v);
+    return buf;
+  case KEY_LAYOUT:
+    return v == (size_t)CLR_LAYOUT_STRIDED ? "strided" : "contiguous";
+  default:
+    return clr_kernel_name((clr_kernel)v);
+  }
+}
+
+int clr_tuning_check(const clr_tuning *t, char *why, size_t why_size) {
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const tuning_key *k = &keys[i];
+    size_t v = get_value(t, k);
+    if (value_ok(k, v))
+      continue;
+    if (why && why_size) {
+      if (k->type == KEY_SIZE || k->type == KEY_UINT)
+        snprintf(why, why_size, "tuning %s (%s) must be %zu to %zu, not %zu",
+                 k->name, k->doc, k->min, k->max, v);
+      else
+        snprintf(why, why_size, "tuning %s is not a %s", k->name, k->doc);
+    }
+    return 0;
+  }
+  return 1;
+}
+
+size_t clr_tuning_format(const clr_tuning *t, char *buf, size_t size) {
+  size_t off = 0;
+  for (size_t i = 0; i < N_KEYS; i++) {
+    char num[32];
+    const tuning_key *k = &keys[i];
+    const char *v = value_text(k, get_value(t, k), num, sizeof num);
+    int n = snprintf(off < size ? buf + off : NULL, off < size ? size - off : 0,
+                     "%s=%s\n", k->name, v ? v : "?");
+    if (n > 0)
+      off += (size_t)n;
+  }
+  if (size && off >= size)
+    buf[size - 1] = '\0';
+  return off;
+}
+
+/* ------------------------------------------------------------ the text */
+
+static int is_blank(char c) { return isspace((unsigned char)c) != 0; }
+
+/* [*b, *e) without leading and trailing blanks. */
+static void trim_span(const char **b, const char **e) {
+  while (*b < *e && is_blank(**b))
+    (*b)++;
+  while (*e > *b && is_blank((*e)[-1]))
+    (*e)--;
+}
+
+/* A span as a C string in buf: 0 when it does not fit or holds a NUL. */
+static int span_string(const char *b, const char *e, char *buf, size_t size) {
+  size_t n = (size_t)(e - b);
+  if (n >= size || memchr(b, '\0', n))
+    return 0;
+  memcpy(buf, b, n);
+  buf[n] = '\0';
+  return 1;
+}
+
+void clr_tuning_parse(const char *text, size_t len, clr_tuning *t, char *match,
+                      size_t match_size) {
+  const char *p = text, *end = text + len;
+  if (match && match_size)
+    match[0] = '\0';
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end;
+    const char *next = nl ? nl + 1 : end;
+    /* A comment runs to the end of its line, whatever it holds. */
+    const char *hash = memchr(p, '#', (size_t)(le - p));
+    if (hash)
+      le = hash;
+    const char *eq = memchr(p, '=', (size_t)(le - p));
+    if (!eq) {
+      p = next;
+      continue;
+    }
+    const char *kb = p, *ke = eq, *vb = eq + 1, *ve = le;
+    trim_span(&kb, &ke);
+    trim_span(&vb, &ve);
+    size_t klen = (size_t)(ke - kb);
+    p = next;
+    if (klen == 5 && memcmp(kb, "match", 5) == 0) {
+      if (match && match_size && !span_string(vb, ve, match, match_size))
+        match[0] = '\0'; /* too long or binary: matches nothing */
+      continue;
+    }
+    if (!t)
+      continue;
+    for (size_t i = 0; i < N_KEYS; i++) {
+      const tuning_key *k = &keys[i];
+      char val[64];
+      size_t v;
+      if (strlen(k->name) != klen || memcmp(kb, k->name, klen) != 0)
+        continue;
+      /* Bad values are ignored key by key. */
+      if (span_string(vb, ve, val, sizeof val) && parse_value(k, val, &v))
+        set_value(t, k, v);
+      break;
+    }
+  }
+}
+
+/* ------------------------------------------------------------ the files */
 
 static int contains_nocase(const char *hay, const char *needle) {
   size_t n = strlen(needle);
@@ -45,89 +296,70 @@ static int contains_nocase(const char *hay, const char *needle) {
   return 0;
 }
 
-static void trim(char *s) {
-  size_t n = strlen(s);
-  while (n && isspace((unsigned char)s[n - 1]))
-    s[--n] = '\0';
-  size_t i = 0;
-  while (s[i] && isspace((unsigned char)s[i]))
-    i++;
-  memmove(s, s + i, strlen(s + i) + 1);
-}
-
-static int parse_size(const char *v, size_t lo, size_t hi, size_t *out) {
-  char *end = NULL;
-  errno = 0;
-  unsigned long long x = strtoull(v, &end, 10);
-  if (errno || end == v || *end || !isdigit((unsigned char)v[0]) || x < lo ||
-      x > hi)
-    return 0;
-  *out = (size_t)x;
-  return 1;
-}
-
-/* Apply one file to t; writes the match= value into match (may be NULL).
- * Returns 0 when the file cannot be read. */
-static int read_file(const char *path, clr_tuning *t, char *match,
-                     size_t match_size) {
-  FILE *f = fopen(path, "r");
-  char line[512];
-  if (!f)
-    return 0;
-  if (match && match_size)
-    match[0] = '\0';
-  while (fgets(line, sizeof line, f)) {
-    /* A line longer than the buffer: keep its start, drop the rest, so
-     * the tail of a long comment is never read as a setting. */
-    if (!strchr(line, '\n')) {
-      int c;
-      while ((c = getc(f)) != EOF && c != '\n')
-        ;
+/* How specifically a match= value names the device: the length of its
+ * longest '|'-separated alternative found in the name (case-insensitive),
+ * 0 when none is ("pthread|cpu-": PoCL 3's and PoCL 5's CPU devices). */
+static size_t match_length(const char *device_name, const char *match) {
+  size_t best = 0;
+  char alt[256];
+  while (*match) {
+    size_t n = strcspn(match, "|");
+    if (n > 0 && n < sizeof alt) {
+      memcpy(alt, match, n);
+      alt[n] = '\0';
+      if (n > best && contains_nocase(device_name, alt))
+        best = n;
     }
-    char *hash = strchr(line, '#');
-    if (hash)
-      *hash = '\0';
-    char *eq = strchr(line, '=');
-    if (!eq)
-      continue;
-    *eq = '\0';
-    char *key = line, *val = eq + 1;
-    trim(key);
-    trim(val);
-    size_t x;
-    if (strcmp(key, "match") == 0 && match)
-      snprintf(match, match_size, "%s", val);
-    else if (!t)
-      continue;
-    else if (strcmp(key, "reduce.wg") == 0 && parse_size(val, 1, 65536, &x))
-      t->reduce_wg = x;
-    else if (strcmp(key, "reduce.vec_bytes") == 0 &&
-             parse_size(val, 1, 128, &x))
-      t->reduce_vec_bytes = (unsigned)x;
-    else if (strcmp(key, "reduce.layout") == 0 && strcmp(val, "strided") == 0)
-      t->reduce_layout = CLR_LAYOUT_STRIDED;
-    else if (strcmp(key, "reduce.layout") == 0 &&
-             strcmp(val, "contiguous") == 0)
-      t->reduce_layout = CLR_LAYOUT_CONTIGUOUS;
-    else if (strcmp(key, "reduce.groups_per_cu") == 0 &&
-             parse_size(val, 1, 1024, &x))
-      t->reduce_groups_per_cu = (unsigned)x;
-    else if (strcmp(key, "scan.wg") == 0 && parse_size(val, 1, 65536, &x))
-      t->scan_wg = x;
-    else if (strcmp(key, "scan.per_item") == 0 &&
-             parse_size(val, 1, 1 << 20, &x))
-      t->scan_per_item = x;
-    else if (strcmp(key, "scan.kernel") == 0) {
-      clr_kernel k;
-      if (clr_kernel_from_name(val, &k) == CLR_OK && clr_kernel_is_scan(k))
-        t->scan_kernel = k;
-    } else if (strcmp(key, "decoupled.items") == 0 &&
-               parse_size(val, 1, 64, &x))
-      t->decoupled_items = x;
-    else if (strcmp(key, "decoupled.wg") == 0 && parse_size(val, 1, 65536, &x))
-      t->decoupled_wg = x;
+    match += n;
+    if (*match == '|')
+      match++;
   }
-  fclose(f);
+  return best;
+}
+
+/* Apply one file to t (may be NULL); writes the match= value into match
+ * (may be NULL).  Returns 0 when the file cannot be read or is refused:
+ * anything but a regular file (a FIFO would block, a device never ends)
+ * or a file larger than CLR_TUNING_MAX_FILE. */
+static int read_file(clr_context *ctx, const char *path, clr_tuning *t,
+                     char *match, size_t match_size) {
+  const char *why = NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return 0; /* no such file: the usual case */
+  if (fstat(fd, &st) != 0)
+    why = "cannot be examined";
+  else if (!S_ISREG(st.st_mode))
+    why = "not a regular file";
+  else if (st.st_size > CLR_TUNING_MAX_FILE)
+    why = "larger than 64 KiB";
+  else if (!(buf = malloc(CLR_TUNING_MAX_FILE + 1)))
+    why = "out of host memory";
+  /* Read to the end, but never more than the limit (the file may grow
+   * while it is read). */
+  while (!why && len <= CLR_TUNING_MAX_FILE) {
+    ssize_t r = read(fd, buf + len, CLR_TUNING_MAX_FILE + 1 - len);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      why = "read error";
+    if (r <= 0)
+      break;
+    len += (size_t)r;
+  }
+  if (!why && len > CLR_TUNING_MAX_FILE)
+    why = "larger than 64 KiB";
+  close(fd);
+  if (why) {
+    clr_log(ctx, "tuning: ignoring %s: %s", path, why);
+    free(buf);
+    return 0;
+  }
+  clr_tuning_parse(buf, len, t, match, match_size);
+  free(buf);
   return 1;
 }
 
@@ -154,17 +386,16 @@ static void load_shipped(clr_context *ctx) {
     if (len < 5 || strcmp(e->d_name + len - 4, ".txt") != 0)
       continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    if (!read_file(path, NULL, match, sizeof match))
+    if (!read_file(ctx, path, NULL, match, sizeof match))
       continue;
-    size_t ml = strlen(match);
-    if (contains_nocase(ctx->desc.device_name, match) &&
-        (ml > best_len || (ml == best_len && strcmp(path, best) < 0))) {
+    size_t ml = match_length(ctx->desc.device_name, match);
+    if (ml && (ml > best_len || (ml == best_len && strcmp(path, best) < 0))) {
       best_len = ml;
       snprintf(best, sizeof best, "%s", path);
     }
   }
   closedir(d);
-  if (best_len && read_file(best, &ctx->tuning, NULL, 0))
+  if (best_len && read_file(ctx, best, &ctx->tuning, NULL, 0))
     snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s", best);
 }
 
@@ -187,7 +418,7 @@ void clr_load_tuning(clr_context *ctx) {
   clr_default_tuning(ctx, &ctx->tuning);
   load_shipped(ctx);
   if (clr_user_tuning_path(ctx, path, sizeof path) &&
-      read_file(path, &ctx->tuning, NULL, 0))
+      read_file(ctx, path, &ctx->tuning, NULL, 0))
     snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s", path);
 }
 
@@ -199,16 +430,13 @@ CLR_API clr_status clr_get_tuning(const clr_context *ctx, clr_tuning *out) {
 }
 
 CLR_API clr_status clr_set_tuning(clr_context *ctx, const clr_tuning *t) {
-  if (!ctx || !t)
+  char why[256];
+  if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  if (t->reduce_wg == 0 || t->scan_wg == 0 || t->scan_per_item == 0 ||
-      !clr_kernel_is_scan(t->scan_kernel) || t->decoupled_items == 0 ||
-      t->decoupled_items > 64 || t->decoupled_wg == 0 ||
-      t->reduce_vec_bytes == 0 || t->reduce_groups_per_cu == 0 ||
-      (t->reduce_layout != CLR_LAYOUT_STRIDED &&
-       t->reduce_layout != CLR_LAYOUT_CONTIGUOUS))
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "tuning values must be positive, with a concrete layout");
+  if (!t)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "tuning must not be NULL");
+  if (!clr_tuning_check(t, why, sizeof why))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s", why);
   ctx->tuning = *t;
   return CLR_OK;
 }
@@ -228,30 +456,57 @@ static int make_parent_dirs(const char *path) {
   return 0;
 }
 
+/* A comment line's text: control characters (a newline would end the
+ * comment and start a setting) become blanks. */
+static void comment_text(const char *s, char *out, size_t size) {
+  size_t i = 0;
+  for (; s[i] && i + 1 < size; i++)
+    out[i] = iscntrl((unsigned char)s[i]) ? ' ' : s[i];
+  if (size)
+    out[i] = '\0';
+}
+
+/* The file is written to a unique temporary beside it (mkstemp), flushed
+ * to disk and renamed over path, so a reader sees the old file or the new
+ * one, never a part. */
 clr_status clr_save_tuning(clr_context *ctx, const char *path) {
-  char tmp[4200];
+  char tmp[4200], dev[256], drv[256], text[2048];
   const clr_tuning *t = &ctx->tuning;
+  if (!clr_tuning_check(t, text, sizeof text))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s", text);
   if (make_parent_dirs(path) != 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "cannot create %s: %s", path,
                     strerror(errno));
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
+  comment_text(ctx->desc.device_name, dev, sizeof dev);
+  comment_text(ctx->desc.driver_version, drv, sizeof drv);
+  int n = snprintf(text, sizeof text,
+                   "# clreduce tuning, written by clr_autotune\n"
+                   "# device: %s\n# driver: %s\n",
+                   dev, drv);
+  if (n < 0 || (size_t)n >= sizeof text ||
+      clr_tuning_format(t, text + n, sizeof text - (size_t)n) >=
+          sizeof text - (size_t)n)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "tuning text too long");
+  n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+  if (n < 0 || (size_t)n >= sizeof tmp)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "path too long: %s", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "cannot write %s: %s", tmp,
                     strerror(errno));
-  fprintf(f,
-          "# clreduce tuning, written by clr_autotune\n"
-          "# device: %s\n# driver: %s\n"
-          "reduce.wg=%zu\nreduce.vec_bytes=%u\nreduce.layout=%s\n"
-          "reduce.groups_per_cu=%u\nscan.wg=%zu\nscan.per_item=%zu\n"
-          "scan.kernel=%s\ndecoupled.items=%zu\ndecoupled.wg=%zu\n",
-          ctx->desc.device_name, ctx->desc.driver_version, t->reduce_wg,
-          t->reduce_vec_bytes,
-          t->reduce_layout == CLR_LAYOUT_STRIDED ? "strided" : "contiguous",
-          t->reduce_groups_per_cu, t->scan_wg, t->scan_per_item,
-          clr_kernel_name(t->scan_kernel), t->decoupled_items, t->decoupled_wg);
-  int bad = ferror(f);
-  bad |= fclose(f) != 0;
+  size_t len = strlen(text), done = 0;
+  int bad = 0;
+  while (done < len && !bad) {
+    ssize_t w = write(fd, text + done, len - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      bad = 1;
+    else
+      done += (size_t)w;
+  }
+  bad |= fsync(fd) != 0;
+  bad |= close(fd) != 0;
   if (bad || rename(tmp, path) != 0) {
     unlink(tmp);
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "cannot write %s", path);
