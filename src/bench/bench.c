@@ -5,8 +5,10 @@
  * plot of GB/s against n on request.  --autotune searches and stores the
  * device's launch parameters instead.  Progress goes to stderr. */
 #include "args.h"
+#include "cli.h"
 #include "clreduce.h"
 #include "datagen.h"
+#include "fileio.h"
 #include "plot.h"
 #include "reference.h"
 #include "scan_reference.h"
@@ -55,6 +57,16 @@ static void usage(FILE *f) {
         "                   (default 2^25), store them, and exit\n"
         "  --help\n",
         f);
+}
+
+/* The table on stdout is a result too: a full disk or a closed pipe
+ * there is a runtime error (3). */
+static int finish_stdout(int rc) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "clreduce-bench: cannot write to standard output\n");
+    return rc ? rc : 3;
+  }
+  return rc;
 }
 
 static int parse(int argc, char **argv, bench_opts *o) {
@@ -162,7 +174,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
       break;
     case 'h':
       usage(stdout);
-      exit(0);
+      exit(finish_stdout(0));
     default:
       goto bad;
     }
@@ -333,10 +345,9 @@ static void write_json(FILE *f, const clr_device_desc *dev, const bench_opts *o,
   fputs(" ]}\n", f);
 }
 
-static int write_svg(const char *path, const clr_device_desc *dev,
-                     const bench_opts *o, const row *rows, size_t n_rows,
-                     const size_t *sizes, const double *stream,
-                     size_t n_sizes) {
+static void write_svg(FILE *f, const clr_device_desc *dev, const bench_opts *o,
+                      const row *rows, size_t n_rows, const size_t *sizes,
+                      const double *stream, size_t n_sizes) {
   plot_series series[CLR_KERNEL_COUNT + 1];
   double xs[CLR_KERNEL_COUNT + 1][MAX_SIZES],
       ys[CLR_KERNEL_COUNT + 1][MAX_SIZES];
@@ -363,16 +374,57 @@ static int write_svg(const char *path, const clr_device_desc *dev,
   char title[512];
   snprintf(title, sizeof title, "clreduce: %s of %s on %s", clr_op_name(o->op),
            clr_type_name(o->type), dev->device_name);
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return -1;
-  int rc = plot_svg(f, title, "GB/s (scans: read + write)", series, ns);
-  rc |= fclose(f);
+  plot_svg(f, title, "GB/s (scans: read + write)", series, ns);
+}
+
+/* What one of the result files holds. */
+typedef struct results {
+  const clr_device_desc *dev;
+  const bench_opts *o;
+  const double *build_ms;
+  const row *rows;
+  size_t n_rows;
+  const size_t *sizes;
+  const double *stream;
+  size_t n_sizes;
+} results;
+
+enum { OUT_CSV, OUT_JSON, OUT_SVG };
+
+/* Write one result file: formatted in memory, then written by
+ * cli_write_output (a unique temporary file renamed over path, or a
+ * device written in place; every write checked).  0, or 3 after a
+ * one-line message naming path. */
+static int write_results(const char *path, int kind, const results *r) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) {
+    fprintf(stderr, "clreduce-bench: out of host memory writing '%s'\n", path);
+    return 3;
+  }
+  if (kind == OUT_CSV)
+    write_csv(f, r->rows, r->n_rows);
+  else if (kind == OUT_JSON)
+    write_json(f, r->dev, r->o, r->build_ms, r->rows, r->n_rows);
+  else
+    write_svg(f, r->dev, r->o, r->rows, r->n_rows, r->sizes, r->stream,
+              r->n_sizes);
+  int bad = fflush(f) != 0 || ferror(f);
+  bad |= fclose(f) != 0;
+  if (bad || !buf) {
+    free(buf);
+    fprintf(stderr, "clreduce-bench: out of host memory writing '%s'\n", path);
+    return 3;
+  }
+  int rc = cli_write_output(path, buf, len) == 0 ? 0 : 3;
+  free(buf);
   return rc;
 }
 
 int main(int argc, char **argv) {
   bench_opts o;
+  cli_set_program_name("clreduce-bench"); /* messages of fileio.c, diag.c */
   int rc = parse(argc, argv, &o);
   if (rc)
     return rc;
@@ -399,7 +451,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "clreduce-bench: autotune failed: %s: %s\n",
               clr_status_string(st), clr_context_error(ctx));
     clr_context_release(ctx);
-    return st == CLR_OK ? 0 : 3;
+    return finish_stdout(st == CLR_OK ? 0 : 3);
   }
   size_t esize = clr_type_size(o.type);
   size_t sizes[MAX_SIZES];
@@ -488,31 +540,16 @@ int main(int argc, char **argv) {
       n_rows++;
     }
   }
-  if (o.csv) {
-    FILE *f = fopen(o.csv, "w");
-    if (f) {
-      write_csv(f, rows, n_rows);
-      fclose(f);
-    } else {
-      fprintf(stderr, "clreduce-bench: cannot write %s\n", o.csv);
-      rc = 3;
-    }
-  }
-  if (o.json) {
-    FILE *f = fopen(o.json, "w");
-    if (f) {
-      write_json(f, &dev, &o, build_ms, rows, n_rows);
-      fclose(f);
-    } else {
-      fprintf(stderr, "clreduce-bench: cannot write %s\n", o.json);
-      rc = 3;
-    }
-  }
-  if (o.svg &&
-      write_svg(o.svg, &dev, &o, rows, n_rows, sizes, stream, n_sizes) != 0) {
-    fprintf(stderr, "clreduce-bench: cannot write %s\n", o.svg);
+  /* Each file is written (or fails with its own message); any failure is
+   * exit 3. */
+  const results res = {&dev,   &o,    build_ms, rows,
+                       n_rows, sizes, stream,   n_sizes};
+  if (o.csv && write_results(o.csv, OUT_CSV, &res) != 0)
     rc = 3;
-  }
+  if (o.json && write_results(o.json, OUT_JSON, &res) != 0)
+    rc = 3;
+  if (o.svg && write_results(o.svg, OUT_SVG, &res) != 0)
+    rc = 3;
   if (failed && rc == 0) {
     fprintf(stderr, "clreduce-bench: some results FAILED verification\n");
     rc = 1;
@@ -522,5 +559,5 @@ done:
   free(out);
   free(rows);
   clr_context_release(ctx);
-  return rc;
+  return finish_stdout(rc);
 }

@@ -34,11 +34,16 @@ void cli_print_usage(FILE *f) {
         "                     1 <= N < 2^63; default 1e8)\n"
         "  --input=FILE       read raw native-endian values of TYPE from FILE "
         "(N from\n"
-        "                     its size; --n, if also given, must agree)\n"
+        "                     its size; --n, if also given, must agree; a "
+        "pipe or\n"
+        "                     device gives its first N values)\n"
         "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
         "42)\n"
         "  --output=FILE      scans: write the scanned values (raw, "
-        "native-endian)\n"
+        "native-endian);\n"
+        "                     a file is replaced whole (through a link: its "
+        "target),\n"
+        "                     a device or FIFO is written in place\n"
         "\n"
         "Device:\n"
         "  --platform=P       platform index or name substring\n"
@@ -71,7 +76,9 @@ void cli_print_usage(FILE *f) {
         "Example: clreduce --kernel=coarse --op=max --type=int --n=1e8\n"
         "Exit status: 0 success, 1 verification failed, 2 usage error (or "
         "unusable\n"
-        "--input file), 3 OpenCL or runtime error.\n",
+        "--input file, or an option value the device cannot use), 3 OpenCL "
+        "or runtime\n"
+        "error (or an output file that cannot be written).\n",
         f);
 }
 
@@ -444,6 +451,16 @@ static int check_combination(const cli_args *a) {
     cli_error("op '%s' is not valid for type %s (and/or need an integer "
               "type)" HINT,
               clr_op_name(a->op), clr_type_name(a->type));
+    return -1;
+  }
+  /* --vec is read by the coarse reduction and the scans; the other
+   * reductions load one element per work-item and would ignore it. */
+  if (a->vector_width && (a->kernel == CLR_REDUCE_INTERLEAVED ||
+                          a->kernel == CLR_REDUCE_SEQUENTIAL ||
+                          a->kernel == CLR_REDUCE_FIRST_ADD)) {
+    cli_error("--vec applies only to the coarse kernel and the scan kernels, "
+              "not '%s'" HINT,
+              clr_kernel_name(a->kernel));
     return -1;
   }
   if (!clr_kernel_is_scan(a->kernel)) {

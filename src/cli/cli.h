@@ -9,7 +9,8 @@
 enum {
   CLI_EXIT_OK = 0,      /* ran, and verified (or --no-verify)             */
   CLI_EXIT_VERIFY = 1,  /* the device result failed verification          */
-  CLI_EXIT_USAGE = 2,   /* bad command line or unusable --input file      */
+  CLI_EXIT_USAGE = 2,   /* bad command line, an option value the device   */
+                        /* or kernel cannot use, or unusable --input file */
   CLI_EXIT_RUNTIME = 3, /* OpenCL, device, memory or output-file failure  */
 };
 
@@ -23,9 +24,19 @@ enum {
  * other control characters in the formatted text become spaces. */
 void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
 
+/* The prefix of cli_error's lines ("clreduce" unless set; clreduce-bench
+ * shares these files).  name must outlive every later message. */
+void cli_set_program_name(const char *name);
+
+/* The exit status for a library status: CLI_EXIT_USAGE when the library
+ * refused a value the command line chose (CLR_ERR_INVALID_ARGUMENT,
+ * CLR_ERR_UNSUPPORTED, CLR_ERR_NO_FP64), CLI_EXIT_RUNTIME for every other
+ * failure, CLI_EXIT_OK for CLR_OK. */
+int cli_exit_status(clr_status s);
+
 /* Report a library failure on one line ("clreduce: <status message>
- * (<what>): <detail>") and return CLI_EXIT_RUNTIME.  detail may be NULL or
- * empty. */
+ * (<what>): <detail>") and return cli_exit_status(s) (CLI_EXIT_RUNTIME for
+ * CLR_OK, which is no failure to report).  detail may be NULL or empty. */
 int cli_status_error(const char *what, clr_status s, const char *detail);
 
 #endif

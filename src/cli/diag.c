@@ -8,6 +8,13 @@
 /* Long enough for a path, a strerror text and a library detail line. */
 #define CLI_MSG_MAX 2048
 
+static const char *program_name = "clreduce";
+
+void cli_set_program_name(const char *name) {
+  if (name && name[0])
+    program_name = name;
+}
+
 static void print_line(const char *msg) {
   char line[CLI_MSG_MAX];
   size_t len = strlen(msg);
@@ -21,7 +28,7 @@ static void print_line(const char *msg) {
   while (len > 0 && line[len - 1] == ' ')
     len--;
   line[len] = '\0';
-  fprintf(stderr, "clreduce: %s\n", line);
+  fprintf(stderr, "%s: %s\n", program_name, line);
 }
 
 void cli_error(const char *fmt, ...) {
@@ -33,6 +40,23 @@ void cli_error(const char *fmt, ...) {
   print_line(msg);
 }
 
+int cli_exit_status(clr_status s) {
+  switch (s) {
+  case CLR_OK:
+    return CLI_EXIT_OK;
+  /* The library refuses a value the caller chose: an option the device or
+   * the kernel cannot use (a work-group size above the kernel's limit, a
+   * coarse factor the kernel cannot hold, an op the kernel cannot do, a
+   * type the device cannot compute).  The command line is at fault. */
+  case CLR_ERR_INVALID_ARGUMENT:
+  case CLR_ERR_UNSUPPORTED:
+  case CLR_ERR_NO_FP64:
+    return CLI_EXIT_USAGE;
+  default:
+    return CLI_EXIT_RUNTIME;
+  }
+}
+
 int cli_status_error(const char *what, clr_status s, const char *detail) {
   const char *text = clr_status_string(s);
   if (!text)
@@ -41,5 +65,5 @@ int cli_status_error(const char *what, clr_status s, const char *detail) {
     cli_error("%s (%s): %s", text, what, detail);
   else
     cli_error("%s (%s)", text, what);
-  return CLI_EXIT_RUNTIME;
+  return s == CLR_OK ? CLI_EXIT_RUNTIME : cli_exit_status(s);
 }

@@ -4,119 +4,133 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Read a stream of unknown length (a pipe, a device) to its end. */
-static int read_stream(FILE *f, const char *path, unsigned char **buf,
-                       size_t *size) {
-  size_t cap = 1 << 20, len = 0;
+/* ------------------------------------------------------------ input */
+
+/* First buffer for an input of unknown size; it doubles as it fills. */
+#define STREAM_FIRST_CAP ((size_t)4096)
+
+/* Read fd until its end, or until want bytes are in (want is the most
+ * bytes the caller can use, plus one when a byte beyond them must be
+ * noticed).  cap: the first buffer size (a hint). */
+static int read_fd(int fd, const char *path, size_t cap, size_t want,
+                   unsigned char **buf, size_t *size) {
+  if (cap > want)
+    cap = want;
+  if (cap == 0)
+    cap = 1;
   unsigned char *p = malloc(cap);
   if (!p) {
-    cli_error("out of host memory reading '%s'", path);
-    return CLI_EXIT_RUNTIME;
-  }
-  for (;;) {
-    if (len == cap) {
-      unsigned char *q = cap > SIZE_MAX / 2 ? NULL : realloc(p, cap * 2);
-      if (!q) {
-        free(p);
-        cli_error("out of host memory reading '%s'", path);
-        return CLI_EXIT_RUNTIME;
-      }
-      p = q;
-      cap *= 2;
-    }
-    size_t got = fread(p + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) {
-      if (ferror(f)) {
-        int e = errno;
-        free(p);
-        cli_error("cannot read input file '%s': %s", path, strerror(e));
-        return CLI_EXIT_USAGE;
-      }
-      break;
-    }
-  }
-  *buf = p;
-  *size = len;
-  return 0;
-}
-
-/* Read a regular file of known size. */
-static int read_regular(FILE *f, const char *path, size_t expect,
-                        unsigned char **buf, size_t *size) {
-  unsigned char *p = malloc(expect);
-  if (!p) {
-    cli_error("out of host memory: input file '%s' has %zu bytes", path,
-              expect);
+    cli_error("out of host memory: input file '%s' needs %zu bytes", path, cap);
     return CLI_EXIT_RUNTIME;
   }
   size_t len = 0;
-  while (len < expect) {
-    size_t got = fread(p + len, 1, expect - len, f);
-    if (got == 0) {
+  while (len < want) {
+    if (len == cap) {
+      size_t grow = cap <= want / 2 ? cap * 2 : want;
+      unsigned char *q = realloc(p, grow);
+      if (!q) {
+        free(p);
+        cli_error("out of host memory reading input file '%s' (%zu bytes "
+                  "read)",
+                  path, len);
+        return CLI_EXIT_RUNTIME;
+      }
+      p = q;
+      cap = grow;
+    }
+    size_t chunk = cap - len;
+    if (chunk > ((size_t)1 << 30))
+      chunk = (size_t)1 << 30;
+    ssize_t got = read(fd, p + len, chunk);
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
       int e = errno;
-      int err = ferror(f);
       free(p);
-      if (err)
-        cli_error("cannot read input file '%s': %s", path, strerror(e));
-      else
-        cli_error("cannot read input file '%s': it shrank while being read",
-                  path);
+      cli_error("cannot read input file '%s': %s", path, strerror(e));
       return CLI_EXIT_USAGE;
     }
-    len += got;
+    if (got == 0)
+      break;
+    len += (size_t)got;
   }
   *buf = p;
   *size = len;
   return 0;
 }
 
-int cli_read_input(const char *path, size_t elem_size, const char *type_name,
-                   void **data, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+int cli_read_input_n(const char *path, size_t elem_size, const char *type_name,
+                     uint64_t max_n, void **data, size_t *n) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
     cli_error("cannot read input file '%s': %s", path, strerror(errno));
     return CLI_EXIT_USAGE;
   }
   struct stat st;
-  if (fstat(fileno(f), &st) != 0) {
+  if (fstat(fd, &st) != 0) {
     int e = errno;
-    fclose(f);
+    close(fd);
     cli_error("cannot read input file '%s': %s", path, strerror(e));
     return CLI_EXIT_USAGE;
   }
   if (S_ISDIR(st.st_mode)) {
-    fclose(f);
+    close(fd);
     cli_error("cannot read input file '%s': %s", path, strerror(EISDIR));
     return CLI_EXIT_USAGE;
   }
+  /* A regular file with a size ends; its size is only a hint (files in
+   * /sys say 4096 and hold less, files in /proc say 0 and hold more), so
+   * it is read to its end all the same.  Anything else (a pipe, a device,
+   * a file of size 0) may never end: it is read up to what --n can use, or
+   * up to CLI_STREAM_MAX_BYTES without --n. */
+  int sized = S_ISREG(st.st_mode) && st.st_size > 0;
+  if (sized && (unsigned long long)st.st_size >= SIZE_MAX) {
+    close(fd);
+    cli_error("input file '%s' is too large for this machine", path);
+    return CLI_EXIT_RUNTIME;
+  }
+  size_t limit = SIZE_MAX; /* the most bytes used                      */
+  if (max_n && max_n <= SIZE_MAX / elem_size)
+    limit = (size_t)max_n * elem_size;
+  else if (!max_n && !sized)
+    limit = CLI_STREAM_MAX_BYTES;
+  /* One byte past the limit tells a file with more values than --n, and a
+   * stream that did not end; a stream bounded by --n is read no further
+   * than its n values (a pipe's writer may be waiting). */
+  size_t want = limit;
+  if (limit < SIZE_MAX && (sized || !max_n))
+    want = limit + 1;
+  size_t cap = sized ? (size_t)st.st_size + 1 : STREAM_FIRST_CAP;
   unsigned char *buf = NULL;
   size_t size = 0;
-  int rc;
-  if (S_ISREG(st.st_mode)) {
-    if (st.st_size == 0) {
-      fclose(f);
-      cli_error("input file '%s' is empty", path);
-      return CLI_EXIT_USAGE;
-    }
-    if ((unsigned long long)st.st_size > SIZE_MAX) {
-      fclose(f);
-      cli_error("input file '%s' is too large for this machine", path);
-      return CLI_EXIT_RUNTIME;
-    }
-    rc = read_regular(f, path, (size_t)st.st_size, &buf, &size);
-  } else {
-    rc = read_stream(f, path, &buf, &size);
-  }
-  fclose(f);
+  int rc = read_fd(fd, path, cap, want, &buf, &size);
+  close(fd);
   if (rc != 0)
     return rc;
+  if (size > limit) {
+    free(buf);
+    if (max_n)
+      cli_error("--n=%llu does not match input file '%s': it holds more "
+                "than %llu %s values",
+                (unsigned long long)max_n, path, (unsigned long long)max_n,
+                type_name);
+    else
+      cli_error("input file '%s' did not end within %zu MiB (a device or "
+                "pipe that never ends?): give --n to read that many values "
+                "from it",
+                path, (size_t)(CLI_STREAM_MAX_BYTES >> 20));
+    return CLI_EXIT_USAGE;
+  }
   if (size == 0) {
     free(buf);
     cli_error("input file '%s' is empty", path);
@@ -134,50 +148,314 @@ int cli_read_input(const char *path, size_t elem_size, const char *type_name,
   return 0;
 }
 
-int cli_write_output(const char *path, const void *data, size_t bytes) {
-  size_t len = strlen(path);
-  char *tmp = malloc(len + sizeof ".tmp");
-  if (!tmp) {
-    cli_error("out of host memory writing '%s'", path);
-    return CLI_EXIT_RUNTIME;
-  }
-  memcpy(tmp, path, len);
-  memcpy(tmp + len, ".tmp", sizeof ".tmp");
+int cli_read_input(const char *path, size_t elem_size, const char *type_name,
+                   void **data, size_t *n) {
+  return cli_read_input_n(path, elem_size, type_name, 0, data, n);
+}
 
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    /* The user named path; the temporary file is an implementation detail
-     * and its directory is path's. */
-    cli_error("cannot write output file '%s': %s", path, strerror(errno));
-    free(tmp);
+/* ------------------------------------------------------------ output */
+
+/* write(2) all of data; 0 or an errno value. */
+static int write_all(int fd, const void *data, size_t bytes) {
+  const unsigned char *p = data;
+  while (bytes > 0) {
+    size_t chunk = bytes > ((size_t)1 << 30) ? (size_t)1 << 30 : bytes;
+    ssize_t w = write(fd, p, chunk);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return errno;
+    }
+    if (w == 0)
+      return EIO;
+    p += w;
+    bytes -= (size_t)w;
+  }
+  return 0;
+}
+
+/* The descriptor a path names rather than a file: /dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/self/fd/N.  -1 for any other path. */
+static int named_descriptor(const char *path) {
+  if (strcmp(path, "/dev/stdout") == 0)
+    return 1;
+  if (strcmp(path, "/dev/stderr") == 0)
+    return 2;
+  const char *p = NULL;
+  if (strncmp(path, "/dev/fd/", 8) == 0)
+    p = path + 8;
+  else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+    p = path + 14;
+  if (!p || !*p || strlen(p) > 6)
+    return -1;
+  int fd = 0;
+  for (; *p; p++) {
+    if (*p < '0' || *p > '9')
+      return -1;
+    fd = fd * 10 + (*p - '0');
+  }
+  return fd;
+}
+
+/* readlink(2) into a new string; NULL with errno set on failure. */
+static char *read_link(const char *path) {
+  size_t cap = 256;
+  for (;;) {
+    char *buf = malloc(cap);
+    if (!buf)
+      return NULL;
+    ssize_t len = readlink(path, buf, cap);
+    if (len < 0) {
+      int e = errno;
+      free(buf);
+      errno = e;
+      return NULL;
+    }
+    if ((size_t)len < cap) {
+      buf[len] = '\0';
+      return buf;
+    }
+    free(buf);
+    if (cap > 65536) {
+      errno = ENAMETOOLONG;
+      return NULL;
+    }
+    cap *= 2;
+  }
+}
+
+/* The file that writing to path replaces: path with every symbolic link
+ * at its end followed (a link to a missing file names the file to
+ * create).  NULL with *err set on failure. */
+static char *resolve_links(const char *path, int *err) {
+  char *cur = strdup(path);
+  if (!cur) {
+    *err = ENOMEM;
+    return NULL;
+  }
+  for (int hops = 0;; hops++) {
+    struct stat st;
+    if (lstat(cur, &st) != 0) {
+      if (errno == ENOENT)
+        return cur; /* a new file (or a missing directory: open says) */
+      *err = errno;
+      free(cur);
+      return NULL;
+    }
+    if (!S_ISLNK(st.st_mode))
+      return cur;
+    char *link = hops < 40 ? read_link(cur) : NULL;
+    if (!link) {
+      *err = hops < 40 ? errno : ELOOP;
+      free(cur);
+      return NULL;
+    }
+    if (link[0] == '/') {
+      free(cur);
+      cur = link;
+      continue;
+    }
+    /* Relative to the link's directory. */
+    const char *slash = strrchr(cur, '/');
+    size_t dirlen = slash ? (size_t)(slash - cur) + 1 : 0;
+    size_t linklen = strlen(link);
+    char *next = malloc(dirlen + linklen + 1);
+    if (!next) {
+      free(link);
+      free(cur);
+      *err = ENOMEM;
+      return NULL;
+    }
+    memcpy(next, cur, dirlen);
+    memcpy(next + dirlen, link, linklen + 1);
+    free(link);
+    free(cur);
+    cur = next;
+  }
+}
+
+static uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15u;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+  return x ^ (x >> 31);
+}
+
+/* Create a new, unique file next to target (O_EXCL: never an existing
+ * file, never through a link) with mode 0666 & ~umask, as open() gives a
+ * new file.  Returns its descriptor and *tmp (free() it), or -1 with errno
+ * set. */
+static int create_temp(const char *target, char **tmp) {
+  static const char digits[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static uint64_t counter;
+  size_t len = strlen(target), size = len + sizeof ".clreduce.XXXXXX";
+  const char *slash = strrchr(target, '/');
+  int dirlen = slash ? (int)(slash - target) + 1 : 0;
+  int short_name = 0;
+  char *name = malloc(size);
+  if (!name) {
+    errno = ENOMEM;
+    return -1;
+  }
+  for (int attempt = 0; attempt < 1000; attempt++) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
+                       ((uint64_t)getpid() << 12) ^ mix64(++counter));
+    char suffix[7];
+    for (int i = 0; i < 6; i++, x /= 62)
+      suffix[i] = digits[x % 62];
+    suffix[6] = '\0';
+    /* "<target>.tmp.XXXXXX", or ".clreduce.XXXXXX" in target's directory
+     * when the longer name is too long for it. */
+    if (short_name)
+      snprintf(name, size, "%.*s.clreduce.%s", dirlen, target, suffix);
+    else
+      snprintf(name, size, "%s.tmp.%s", target, suffix);
+    int fd = open(
+        name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+        0666);
+    if (fd >= 0) {
+      *tmp = name;
+      return fd;
+    }
+    if (errno == EEXIST)
+      continue;
+    if (errno == ENAMETOOLONG && !short_name) {
+      short_name = 1;
+      continue;
+    }
+    break;
+  }
+  int e = errno;
+  free(name);
+  errno = e;
+  return -1;
+}
+
+/* "'path'" or "'path' (a link to 'target')", for messages. */
+static void describe(char *buf, size_t size, const char *path,
+                     const char *target) {
+  if (target && strcmp(path, target) != 0)
+    snprintf(buf, size, "'%s' (a link to '%s')", path, target);
+  else
+    snprintf(buf, size, "'%s'", path);
+}
+
+/* Write to something that is not a regular file (a character device, a
+ * FIFO, a descriptor): directly, in place.  fd is closed unless keep. */
+static int write_in_place(int fd, int keep, const char *what, const void *data,
+                          size_t bytes) {
+  int e = write_all(fd, data, bytes);
+  if (!keep && close(fd) != 0 && !e && errno != EINTR)
+    e = errno;
+  if (e) {
+    cli_error("cannot write output file %s: %s", what, strerror(e));
     return CLI_EXIT_RUNTIME;
   }
-  const unsigned char *p = data;
-  size_t done = 0;
-  int e = 0;
-  while (done < bytes) {
-    errno = 0;
-    size_t w = fwrite(p + done, 1, bytes - done, f);
-    if (w == 0) {
-      e = errno ? errno : EIO;
-      break;
-    }
-    done += w;
+  return 0;
+}
+
+/* Replace (or create) the regular file target through a new temporary
+ * file in its directory. */
+static int replace_file(const char *path, const char *target, const void *data,
+                        size_t bytes) {
+  char what[4096 + 64];
+  describe(what, sizeof what, path, target);
+  struct stat old;
+  int exists = lstat(target, &old) == 0;
+  if (!exists && errno != ENOENT) {
+    cli_error("cannot write output file %s: %s", what, strerror(errno));
+    return CLI_EXIT_RUNTIME;
   }
-  if (!e && fflush(f) != 0)
+  if (exists && S_ISDIR(old.st_mode)) {
+    cli_error("cannot write output file %s: %s", what, strerror(EISDIR));
+    return CLI_EXIT_RUNTIME;
+  }
+  char *tmp = NULL;
+  int fd = create_temp(target, &tmp);
+  if (fd < 0) {
+    cli_error("cannot write output file %s: %s", what, strerror(errno));
+    return CLI_EXIT_RUNTIME;
+  }
+  int e = 0;
+  if (exists) {
+    /* The file keeps its permissions (without set-user/group-ID) and,
+     * where this process may give them, its owner and group. */
+    if ((old.st_uid != geteuid() || old.st_gid != getegid()) &&
+        fchown(fd, old.st_uid, old.st_gid) != 0) {
+      /* not permitted: the new file is this user's, as a new file is */
+    }
+    if (fchmod(fd, old.st_mode & 0777) != 0 && errno != EPERM &&
+        errno != ENOTSUP)
+      e = errno;
+  }
+  if (!e)
+    e = write_all(fd, data, bytes);
+  if (!e && fsync(fd) != 0 && errno != EINVAL)
     e = errno;
-  if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS)
-    e = errno; /* EINVAL: not syncable (a special file); still written */
-  if (fclose(f) != 0 && !e)
+  if (close(fd) != 0 && !e && errno != EINTR)
     e = errno;
-  if (!e && rename(tmp, path) != 0)
+  if (!e && rename(tmp, target) != 0)
     e = errno;
   if (e) {
     unlink(tmp);
-    cli_error("cannot write output file '%s': %s", path, strerror(e));
+    cli_error("cannot write output file %s: %s", what, strerror(e));
     free(tmp);
     return CLI_EXIT_RUNTIME;
   }
   free(tmp);
   return 0;
+}
+
+int cli_write_output(const char *path, const void *data, size_t bytes) {
+  char what[4096 + 64];
+  int fd = named_descriptor(path);
+  if (fd >= 0) {
+    if (fd == 1 && fflush(stdout) != 0) {
+      cli_error("cannot write output file '%s': %s", path, strerror(errno));
+      return CLI_EXIT_RUNTIME;
+    }
+    if (fd == 2)
+      fflush(stderr);
+    describe(what, sizeof what, path, NULL);
+    return write_in_place(fd, 1, what, data, bytes);
+  }
+  for (int attempt = 0; attempt < 2; attempt++) {
+    struct stat st;
+    /* Not a regular file (followed through links): written in place; a
+     * device node or a FIFO is never replaced. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+      describe(what, sizeof what, path, NULL);
+      if (S_ISDIR(st.st_mode)) {
+        cli_error("cannot write output file %s: %s", what, strerror(EISDIR));
+        return CLI_EXIT_RUNTIME;
+      }
+      fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+      if (fd < 0) {
+        cli_error("cannot write output file %s: %s", what, strerror(errno));
+        return CLI_EXIT_RUNTIME;
+      }
+      if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && attempt == 0) {
+        close(fd); /* replaced by a regular file meanwhile */
+        continue;
+      }
+      return write_in_place(fd, 0, what, data, bytes);
+    }
+    break;
+  }
+  /* A regular file, or none: replaced whole through a temporary file, so a
+   * failure leaves it as it was.  A symbolic link is followed: its target
+   * is replaced (or created), the link stays. */
+  int err = 0;
+  char *target = resolve_links(path, &err);
+  if (!target) {
+    describe(what, sizeof what, path, NULL);
+    cli_error("cannot write output file %s: %s", what, strerror(err));
+    return CLI_EXIT_RUNTIME;
+  }
+  int rc = replace_file(path, target, data, bytes);
+  free(target);
+  return rc;
 }

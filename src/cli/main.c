@@ -45,13 +45,15 @@ static int out_of_memory(size_t count, size_t size, const char *what) {
 }
 
 /* A library failure on the context: its status, detail and, for a failed
- * build, the build log on the following lines.  CLR_ERR_UNSUPPORTED (an op
- * the kernel cannot do, such as and/or scans) is a usage error like an op
- * the type cannot do; everything else is a runtime error. */
+ * build, the build log on the following lines.  The exit status is
+ * cli_exit_status's: a value the library refuses (CLR_ERR_INVALID_ARGUMENT:
+ * a --wg above the kernel's limit, a --coarse it cannot hold;
+ * CLR_ERR_UNSUPPORTED: an op the kernel cannot do) came from the command
+ * line and is a usage error; everything else is a runtime error. */
 static int library_error(const run_state *st, const char *doing, clr_status s) {
   char what[256];
   snprintf(what, sizeof what, "%s %s", doing, st->what);
-  cli_status_error(what, s, clr_context_error(st->ctx));
+  int rc = cli_status_error(what, s, clr_context_error(st->ctx));
   if (s == CLR_ERR_BUILD) {
     const char *log = clr_context_build_log(st->ctx);
     if (log && log[0]) {
@@ -61,7 +63,7 @@ static int library_error(const run_state *st, const char *doing, clr_status s) {
         fputc('\n', stderr);
     }
   }
-  return s == CLR_ERR_UNSUPPORTED ? CLI_EXIT_USAGE : CLI_EXIT_RUNTIME;
+  return rc;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -90,7 +92,10 @@ static int load_input(run_state *st) {
     }
     return 0;
   }
-  int rc = cli_read_input(a->input, st->elem_size, tname, &st->data, &st->n);
+  /* --n bounds the read: a pipe or device gives its first n values (and
+   * /dev/zero ends); a regular file must hold exactly n. */
+  int rc = cli_read_input_n(a->input, st->elem_size, tname,
+                            a->n_given ? a->n : 0, &st->data, &st->n);
   if (rc != 0)
     return rc;
   if (a->n_given && a->n != (uint64_t)st->n) {
@@ -266,6 +271,50 @@ static int run_scan(run_state *st) {
   return 0;
 }
 
+/* The one line on stderr for a failed verification (the report on stdout
+ * has the details): what ran, what the device returned, what the CPU
+ * reference says, and the error against its bound. */
+static void verify_failure_message(const run_state *st) {
+  const cli_report *r = &st->rep;
+  const cli_args *a = st->args;
+  char got[64], want[64], outnote[64] = "";
+  if (r->is_scan) {
+    clr_value_format(&r->worst_result, got, sizeof got);
+    clr_value_format(&r->worst_reference, want, sizeof want);
+    if (a->output)
+      snprintf(outnote, sizeof outnote, "; --output not written");
+    if (r->exact)
+      cli_error("verification failed (%s%s scan): %zu of %zu elements differ "
+                "from the reference, first at index %zu: result %s, "
+                "reference %s%s",
+                r->exclusive ? "exclusive " : "", st->what, r->n_bad, r->n,
+                r->worst_index, got, want, outnote);
+    else
+      cli_error("verification failed (%s%s scan): %zu of %zu elements "
+                "outside their error bound, worst at index %zu: result %s, "
+                "reference %s, error %.3g, bound %.3g%s",
+                r->exclusive ? "exclusive " : "", st->what, r->n_bad, r->n,
+                r->worst_index, got, want, r->error, r->bound, outnote);
+    return;
+  }
+  char runs[96] = "";
+  clr_value_format(&r->result, got, sizeof got);
+  clr_value_format(&r->reference, want, sizeof want);
+  if (r->runs_checked > 1)
+    snprintf(runs, sizeof runs,
+             " (%u of %u runs failed, the first was run %u; run 1 is the "
+             "warm-up)",
+             r->runs_failed, r->runs_checked, r->failed_run);
+  if (r->exact)
+    cli_error("verification failed (%s): result %s, reference %s (an exact "
+              "match is required)%s",
+              st->what, got, want, runs);
+  else
+    cli_error("verification failed (%s): result %s, reference %s, error "
+              "%.3g, bound %.3g%s",
+              st->what, got, want, r->error, r->bound, runs);
+}
+
 static void summarize(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
@@ -321,7 +370,12 @@ static int run_steps(run_state *st) {
     cli_report_json(stdout, r);
   else
     cli_report_human(stdout, r);
-  return r->verdict == CLI_VERIFY_FAILED ? CLI_EXIT_VERIFY : CLI_EXIT_OK;
+  if (r->verdict == CLI_VERIFY_FAILED) {
+    fflush(stdout); /* the report first, where both go to one terminal */
+    verify_failure_message(st);
+    return CLI_EXIT_VERIFY;
+  }
+  return CLI_EXIT_OK;
 }
 
 static int run(const cli_args *a) {

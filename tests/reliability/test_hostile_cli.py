@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Hostile input to the clreduce command (suite 'reliability').
 
-    test_hostile_cli.py CLREDUCE --kernel-dir DIR
+    test_hostile_cli.py CLREDUCE --bench CLREDUCE_BENCH --kernel-dir DIR
 
-Each case runs the command on bad input and asserts
+Each case runs the command (or, for its result files, the benchmark) on
+bad input and asserts
   * the documented exit status (0 ok, 1 verification failed, 2 usage
     error or unusable --input file, 3 OpenCL / runtime error),
   * no crash (no signal, no sanitizer report),
@@ -11,7 +12,14 @@ Each case runs the command on bad input and asserts
     stderr naming the problem (a failed build adds the build log after
     it), free of control characters,
   * with --output (scan kernels): no output file and no temporary file
-    left behind unless the run succeeded.
+    left behind unless the run succeeded;
+  * --output never writes through a link at a temporary name, never
+    replaces a device, a FIFO or a link, keeps an existing file's mode;
+    every write is checked (/dev/full, a file size limit), also for the
+    benchmark's --csv / --json / --svg;
+  * a failed verification names result, reference and error on stderr;
+    option values the device or kernel cannot use are usage errors (2);
+    /proc and /sys files are read to their end, /dev/zero only with --n.
 
 Complements tests/test_cli.py (unknown kernel / op / type / option, every
 malformed --n, missing / directory / empty / odd-sized --input, no
@@ -24,13 +32,18 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
+import signal
+import stat
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 
 EXE = None
+BENCH = None
 KERNEL_DIR = None
 TMP = None
 passed = 0
@@ -49,12 +62,12 @@ def check(ok, what, detail=""):
     return ok
 
 
-def run(args, env=None, stdin=None, timeout=300):
+def run(args, env=None, stdin=None, timeout=300, exe=None, preexec=None):
     e = dict(os.environ)
     e.update(env or {})
-    p = subprocess.run([EXE] + args, env=e, input=stdin,
+    p = subprocess.run([exe or EXE] + args, env=e, input=stdin,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout)
+                       timeout=timeout, preexec_fn=preexec)
     err = p.stderr.decode("utf-8", "replace")
     # Under AddressSanitizer (allocator_may_return_null=1, .ci/sanitize) a
     # refused huge malloc returns NULL after this warning of ASan's own.
@@ -78,31 +91,55 @@ def no_crash(rc, err, what):
                  "exit %d, markers %s, stderr %r" % (rc, hit, err[-800:]))
 
 
+def temporaries(path):
+    """Temporary files of a write to path: '<path>.tmp.XXXXXX' (and the old
+    fixed '<path>.tmp'), or '.clreduce.XXXXXX' in its directory."""
+    d = os.path.dirname(path) or "."
+    base = os.path.basename(path)
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return []
+    return [os.path.join(d, n) for n in names
+            if n == base + ".tmp" or n.startswith(base + ".tmp.") or
+            n.startswith(".clreduce.")]
+
+
 def outputs_left(path):
-    return [p for p in (path, path + ".tmp") if os.path.lexists(p)]
+    return [p for p in [path] if os.path.lexists(p)] + temporaries(path)
 
 
 def expect_error(args, code, needles, what, env=None, stdin=None,
-                 output=None, build_log=False):
-    """A run that must fail with exit status code and one message line."""
+                 output=None, build_log=False, exe=None, prefix="clreduce: ",
+                 preexec=None, stdout_ok=False):
+    """A run that must fail with exit status code and one message line
+    (stdout_ok: the run may print its report on stdout, as a failed
+    verification and the benchmark's table do)."""
     if output:
         args = args + ["--output=" + output]
-    rc, out, err = run(args, env=env, stdin=stdin)
+    rc, out, err = run(args, env=env, stdin=stdin, exe=exe, preexec=preexec)
     no_crash(rc, err, what)
     lines = err.splitlines()
-    mine = [l for l in lines if l.startswith("clreduce: ")]
+    if exe is not None and exe != EXE:
+        # the benchmark's progress lines ("[1/1] coarse n=1000") are not
+        # messages
+        lines = [l for l in lines if not re.match(r"\[\d+/\d+\] ", l)]
+    mine = [l for l in lines if l.startswith(prefix)]
     first = mine[0] if mine else ""
     one_line = len(mine) == 1 and (build_log or len(lines) == 1)
     clean = all(ord(c) >= 0x20 and ord(c) != 0x7f for c in first)
     missing = [n for n in needles if n.lower() not in first.lower()]
-    check(rc == code and out == "" and one_line and clean and not missing,
-          "%s -> exit %d, one 'clreduce: ' line with %s" % (what, code, needles),
+    check(rc == code and (stdout_ok or out == "") and one_line and clean and
+          not missing,
+          "%s -> exit %d, one '%s' line with %s" % (what, code, prefix,
+                                                     needles),
           show(rc, out, err) + (" missing %s" % missing if missing else ""))
     if output:
         left = outputs_left(output)
         check(not left, "%s: no output file left behind" % what, repr(left))
         for p in left:
-            os.unlink(p)
+            if p.startswith(TMP + os.sep):  # never anything outside TMP
+                os.unlink(p)
     table.append((what, rc, first))
     return rc, out, err
 
@@ -326,13 +363,438 @@ def test_device_and_kernels():
           show(rc, o, err))
 
 
+# ------------------------------------------------------------ output files
+
+def int_scan(xs):
+    """The inclusive int sum scan, wrapping in 32 bits, as raw bytes."""
+    out, acc = [], 0
+    for x in xs:
+        acc = (acc + x + 2**31) % 2**32 - 2**31
+        out.append(acc)
+    return struct.pack("=%di" % len(out), *out)
+
+
+def scan_ok(args, what, preexec=None):
+    """A scan run that must succeed; returns (rc, stdout, stderr)."""
+    rc, o, err = run(args, preexec=preexec)
+    no_crash(rc, err, what)
+    check(rc == 0 and err == "", what + " -> exit 0, nothing on stderr",
+          show(rc, o, err))
+    table.append((what, rc, "verified; written" if rc == 0 else
+                  (err.splitlines() or [""])[0]))
+    return rc, o, err
+
+
+def test_output_files():
+    """--output through links, over an existing '<out>.tmp', onto devices
+    and FIFOs; modes kept; no temporary file left."""
+    d = tempfile.mkdtemp(prefix="output-", dir=TMP)
+    xs = [(i * 7919) % 201 - 100 for i in range(3001)]
+    inp = write("scan_in.bin", struct.pack("=3001i", *xs))
+    want = int_scan(xs)
+    base = ["--input=" + inp, "--type=int", "--op=sum", "--repeat=1",
+            "--kernel=kogge-stone"]
+
+    def content(p):
+        with open(p, "rb") as f:
+            return f.read()
+
+    # A symbolic link at '<out>.tmp' (the old fixed temporary name): its
+    # target is not written, the link stays.
+    out = os.path.join(d, "a.bin")
+    victim = os.path.join(d, "victim")
+    with open(victim, "wb") as f:
+        f.write(b"do not overwrite")
+    os.symlink(victim, out + ".tmp")
+    scan_ok(base + ["--output=" + out], "symlink at '<out>.tmp'")
+    check(content(victim) == b"do not overwrite" and
+          os.path.islink(out + ".tmp") and content(out) == want,
+          "symlink at '<out>.tmp': its target untouched, the output written",
+          repr(content(victim)[:40]))
+    if os.path.lexists(out + ".tmp"):
+        os.unlink(out + ".tmp")
+    # An existing file named '<out>.tmp' is not destroyed.
+    with open(out + ".tmp", "wb") as f:
+        f.write(b"someone's file")
+    scan_ok(base + ["--output=" + out], "existing file '<out>.tmp'")
+    check(os.path.exists(out + ".tmp") and
+          content(out + ".tmp") == b"someone's file" and content(out) == want,
+          "existing '<out>.tmp': kept as it was, the output written")
+    if os.path.lexists(out + ".tmp"):
+        os.unlink(out + ".tmp")
+    check(temporaries(out) == [], "no temporary file left after the runs",
+          repr(temporaries(out)))
+
+    # A symbolic link at the output path is written through: the link
+    # stays, its target gets the scan (created when missing).
+    link = os.path.join(d, "link.bin")
+    target = os.path.join(d, "target.bin")
+    os.symlink("target.bin", link)          # relative, dangling
+    scan_ok(base + ["--output=" + link], "--output a dangling symlink")
+    check(os.path.islink(link) and os.readlink(link) == "target.bin" and
+          os.path.isfile(target) and content(target) == want,
+          "dangling symlink at --output: link kept, its target created")
+    with open(target, "wb") as f:
+        f.write(b"old")
+    scan_ok(base + ["--output=" + link], "--output a symlink to a file")
+    check(os.path.islink(link) and content(target) == want,
+          "symlink at --output: link kept, its target replaced")
+    check(temporaries(link) == [] and temporaries(target) == [],
+          "symlinks: no temporary file left")
+
+    # Modes: an existing file keeps its permission bits; a new one gets
+    # 0666 & ~umask, as open() gives.
+    m600 = os.path.join(d, "m600.bin")
+    with open(m600, "wb") as f:
+        f.write(b"old")
+    os.chmod(m600, 0o600)
+    scan_ok(base + ["--output=" + m600], "--output an existing 0600 file")
+    mode = os.stat(m600).st_mode & 0o7777
+    check(mode == 0o600 and content(m600) == want,
+          "an existing 0600 file stays 0600", "mode %o" % mode)
+    fresh = os.path.join(d, "fresh.bin")
+    scan_ok(base + ["--output=" + fresh], "--output a new file, umask 027",
+            preexec=lambda: os.umask(0o027))
+    mode = os.stat(fresh).st_mode & 0o7777
+    check(mode == 0o640, "a new file under umask 027 is 0640", "mode %o" % mode)
+
+    # Devices and FIFOs are written in place, never replaced.  First
+    # through a link in our own directory (harmless if it were replaced),
+    # then the devices themselves, which only run if the link case held
+    # (as root, a rename would replace /dev/null or /dev/full for every
+    # process on the machine).
+    devlink = os.path.join(d, "devnull")
+    os.symlink("/dev/null", devlink)
+    scan_ok(base + ["--output=" + devlink], "--output a symlink to /dev/null")
+    linked_ok = check(os.path.islink(devlink) and
+                      os.readlink(devlink) == "/dev/null" and
+                      temporaries(devlink) == [] and
+                      not os.path.exists("/dev/null.tmp"),
+                      "a symlink to /dev/null stays a symlink")
+    null_ok = stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    check(null_ok, "/dev/null is still a character device")
+    if linked_ok and null_ok:
+        scan_ok(base + ["--output=/dev/null"], "--output=/dev/null")
+        check(stat.S_ISCHR(os.stat("/dev/null").st_mode) and
+              not os.path.exists("/dev/null.tmp"),
+              "--output=/dev/null: still a character device, no temporary")
+        p = subprocess.run([EXE] + base + ["--output=/dev/stdout", "--json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=300)
+        rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+        no_crash(rc, err, "--output=/dev/stdout")
+        doc = {}
+        try:
+            doc = json.loads(p.stdout[len(want):])
+        except ValueError:
+            pass
+        check(rc == 0 and p.stdout.startswith(want) and
+              doc.get("output") == "/dev/stdout" and
+              os.path.islink("/dev/stdout"),
+              "--output=/dev/stdout: the scan, then the report, on stdout; "
+              "/dev/stdout still a link",
+              "exit %d, %d bytes on stdout, stderr %r" % (rc, len(p.stdout),
+                                                         err[-300:]))
+        table.append(("--output=/dev/stdout (a pipe)", rc,
+                      "scan bytes then the report on stdout"))
+        # (Not through expect_error's output=, which removes what a
+        # failed run leaves: /dev/full is no file of ours.)
+        expect_error(base + ["--output=/dev/full"], 3,
+                     ["cannot write output file", "'/dev/full'",
+                      "No space left"], "--output=/dev/full")
+        check(stat.S_ISCHR(os.stat("/dev/full").st_mode) and
+              not os.path.exists("/dev/full.tmp"),
+              "/dev/full is still a character device")
+
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    got = []
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    scan_ok(base + ["--output=" + fifo], "--output a FIFO (with a reader)")
+    t.join(60)
+    check(stat.S_ISFIFO(os.lstat(fifo).st_mode) and got == [want] and
+          temporaries(fifo) == [],
+          "--output a FIFO: written through it, still a FIFO",
+          "read %r bytes" % [len(g) for g in got])
+
+    # A write that fails part-way (the file size limit: EFBIG): the old
+    # output is left as it was, no temporary file, the message names the
+    # output path.
+    big = write("big_in.bin", struct.pack("=300000i", *([1] * 300000)))
+    old = os.path.join(d, "old.bin")
+    with open(old, "wb") as f:
+        f.write(b"previous result")
+    args = ["--input=" + big, "--type=int", "--repeat=1",
+            "--kernel=kogge-stone", "--output=" + old]
+
+    def limit_size():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100000, 100000))
+    run(args)  # warm the program caches, which the limit would also hit
+    with open(old, "wb") as f:
+        f.write(b"previous result")
+    expect_error(args, 3, ["cannot write output file", "'%s'" % old,
+                           "File too large"],
+                 "--output over the file size limit (EFBIG)",
+                 preexec=limit_size)
+    check(content(old) == b"previous result" and temporaries(old) == [],
+          "a failed write: the old output kept, no temporary file left",
+          repr(temporaries(old)))
+
+    # Two runs writing one output at the same time: both succeed, the file
+    # is one of the two scans whole.
+    ys = [2] * 3001
+    inp2 = write("scan_in2.bin", struct.pack("=3001i", *ys))
+    same = os.path.join(d, "same.bin")
+    procs = []
+    for i in (inp, inp2):
+        procs.append(subprocess.Popen(
+            [EXE, "--input=" + i, "--type=int", "--repeat=3",
+             "--kernel=kogge-stone", "--output=" + same],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    res = [(p.wait(300), p.stdout.read(), p.stderr.read().decode()) for p in
+           procs]
+    for p in procs:
+        p.stdout.close()
+        p.stderr.close()
+    check(all(r[0] == 0 and r[2] == "" for r in res) and
+          content(same) in (want, int_scan(ys)) and temporaries(same) == [],
+          "two runs writing one output: both exit 0, the file is one scan",
+          repr([(r[0], r[2]) for r in res]))
+    table.append(("two runs writing one --output at once", 0,
+                  "both verified; the file is one of the two scans"))
+
+
+# ------------------------------------------------------------ benchmark files
+
+def test_bench_files():
+    if not BENCH:
+        check(False, "the benchmark's path was given (--bench)")
+        return
+    base = ["--kernels=coarse", "--min-n=1000", "--max-n=1000", "--repeat=1"]
+    for opt in ["csv", "json", "svg"]:
+        expect_error(base + ["--%s=/dev/full" % opt], 3,
+                     ["cannot write output file", "'/dev/full'",
+                      "No space left"],
+                     "clreduce-bench --%s=/dev/full" % opt, exe=BENCH,
+                     prefix="clreduce-bench: ", stdout_ok=True)
+    # The table on stdout is checked too.
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([BENCH] + base, stdout=full,
+                           stderr=subprocess.PIPE, timeout=300)
+    err = p.stderr.decode("utf-8", "replace")
+    no_crash(p.returncode, err, "clreduce-bench >/dev/full")
+    check(p.returncode == 3 and
+          "clreduce-bench: cannot write to standard output" in err,
+          "clreduce-bench >/dev/full -> exit 3, 'cannot write to standard "
+          "output'", "exit %d, stderr %r" % (p.returncode, err[-300:]))
+    table.append(("clreduce-bench >/dev/full", p.returncode,
+                  "clreduce-bench: cannot write to standard output"))
+    d = tempfile.mkdtemp(prefix="bench-", dir=TMP)
+    csv, js = os.path.join(d, "r.csv"), os.path.join(d, "r.json")
+    expect_error(base + ["--csv=" + csv, "--json=" + os.path.join(d, "no", "r")],
+                 3, ["cannot write output file", os.path.join(d, "no", "r")],
+                 "clreduce-bench --json in a missing directory", exe=BENCH,
+                 prefix="clreduce-bench: ", stdout_ok=True)
+    rc, o, err = run(base + ["--csv=" + csv, "--json=" + js], exe=BENCH)
+    ok = rc == 0
+    try:
+        with open(csv) as f:
+            lines = f.read().splitlines()
+        with open(js) as f:
+            doc = json.load(f)
+        ok = ok and lines[0].startswith("kernel,n,") and len(lines) == 2 and \
+            doc["rows"][0]["n"] == 1000
+    except (OSError, ValueError, KeyError, IndexError) as ex:
+        ok = False
+        err += " " + str(ex)
+    check(ok, "clreduce-bench --csv --json: exit 0, both files complete",
+          show(rc, o, err))
+    check(temporaries(csv) == [] and temporaries(js) == [],
+          "clreduce-bench: no temporary file left")
+    table.append(("clreduce-bench --csv=FILE --json=FILE (control)", rc,
+                  "both files written"))
+
+
+# ------------------------------------------------------------ verification
+
+def patched_kernels(tag, name):
+    """A kernel directory whose `name` has a wrong identity (7), so it
+    builds and computes a wrong answer."""
+    d = kernel_copy(tag)
+    p = os.path.join(d, name)
+    with open(p) as f:
+        src = f.read()
+    with open(p, "w") as f:
+        f.write("#undef IDENTITY\n#define IDENTITY ((ACC_T)7)\n" + src)
+    return {"CLREDUCE_KERNEL_DIR": d, "CLREDUCE_CACHE_DIR": ""}
+
+
+def test_verification_message():
+    """A failed verification: exit 1, the report on stdout, and one line on
+    stderr naming the run, the result, the reference and the error."""
+    env = patched_kernels("wrong-reduce", "reduce_sequential.cl")
+    args = ["--kernel=sequential", "--type=int", "--n=1009", "--repeat=1"]
+    rc, o, err = run(args + ["--json"], env=env)
+    doc = {}
+    try:
+        doc = json.loads(o)
+    except ValueError:
+        pass
+    res, ref = doc.get("result"), doc.get("reference")
+    rc, o, err = expect_error(args, 1, ["verification failed",
+                                        "sequential sum of int",
+                                        "result %s" % res,
+                                        "reference %s" % ref],
+                              "a wrong int sum (exact)", env=env,
+                              stdout_ok=True)
+    check("VERIFICATION FAILED" in o and res is not None and res != ref,
+          "a wrong int sum: the report says VERIFICATION FAILED", o[-300:])
+    expect_error(["--kernel=sequential", "--type=float", "--n=1009",
+                  "--repeat=2"], 1,
+                 ["verification failed", "sequential sum of float", "result",
+                  "reference", "error", "bound", "runs failed"],
+                 "a wrong float sum (error against its bound)", env=env,
+                 stdout_ok=True)
+    env = patched_kernels("wrong-scan", "scan_kogge_stone.cl")
+    out = os.path.join(TMP, "wrong_scan.out")
+    expect_error(["--kernel=kogge-stone", "--type=int", "--n=1009",
+                  "--repeat=1"], 1,
+                 ["verification failed", "kogge-stone sum of int scan",
+                  "elements differ", "index", "result", "reference",
+                  "--output not written"],
+                 "a wrong int scan, --output", env=env, output=out,
+                 stdout_ok=True)
+    expect_error(["--kernel=kogge-stone", "--type=float", "--n=1009",
+                  "--repeat=1"], 1,
+                 ["verification failed", "kogge-stone sum of float scan",
+                  "outside their error bound", "error", "bound"],
+                 "a wrong float scan", env=env, stdout_ok=True)
+
+
+# ------------------------------------------------------------ device limits
+
+def test_device_limits():
+    """Option values the device or kernel cannot use are usage errors."""
+    out = os.path.join(TMP, "limits.out")
+    expect_error(["--n=1000", "--repeat=1", "--wg=100000"], 2,
+                 ["work-group size 100000", "limit"],
+                 "--wg=100000 (above the device's limit)")
+    expect_error(["--n=1000", "--repeat=1", "--wg=100000",
+                  "--kernel=brent-kung"], 2, ["work-group size 100000"],
+                 "--wg=100000, brent-kung scan", output=out)
+    expect_error(["--n=1000", "--repeat=1", "--coarse=100",
+                  "--kernel=decoupled"], 2, ["decoupled", "100"],
+                 "--coarse=100 with the decoupled scan (at most 64)",
+                 output=out)
+    expect_error(["--n=1000", "--vec=4", "--kernel=sequential"], 2,
+                 ["--vec", "'sequential'"], "--vec=4 with a one-element "
+                 "kernel (sequential)")
+
+
+# ------------------------------------------------------------ endless and
+# ------------------------------------------------------------ unsized input
+
+def test_unsized_inputs():
+    """/proc and /sys files (size 0 or 4096 in stat) are read to their end;
+    /dev/zero ends only with --n."""
+    rc, o, err = expect_error(["--input=/dev/zero", "--repeat=1"], 2,
+                              ["'/dev/zero'", "did not end", "--n"],
+                              "--input=/dev/zero without --n")
+    rc, o, err = run(["--input=/dev/zero", "--n=1000", "--repeat=1",
+                      "--json"])
+    no_crash(rc, err, "--input=/dev/zero --n=1000")
+    doc = {}
+    try:
+        doc = json.loads(o)
+    except ValueError:
+        pass
+    check(rc == 0 and doc.get("result") == 0 and doc.get("n") == 1000,
+          "--input=/dev/zero --n=1000: 1000 zeros, sum 0", show(rc, o, err))
+    table.append(("--input=/dev/zero --n=1000", rc, "result 0, verified"))
+    out = os.path.join(TMP, "zero.out")
+    scan_ok(["--input=/dev/zero", "--n=4099", "--repeat=1",
+             "--kernel=decoupled", "--output=" + out],
+            "--input=/dev/zero --n=4099, decoupled scan")
+    check(os.path.getsize(out) == 4099 * 4, "--output holds 4099 floats")
+    os.unlink(out)
+    # --n bounds a pipe; a regular file must hold exactly n.
+    rc, o, err = run(["--input=/dev/stdin", "--type=int", "--n=3", "--json",
+                      "--repeat=1"], stdin=struct.pack("=5i", 5, -7, 40, 9, 9))
+    check(rc == 0 and '"result":38' in o,
+          "--input=/dev/stdin --n=3 piped 5 ints: the first 3 (38)",
+          show(rc, o, err))
+    table.append(("--input=/dev/stdin --n=3, 5 ints piped", rc,
+                  "the first 3 values: result 38"))
+    five = write("five.bin", struct.pack("=5i", 1, 2, 3, 4, 5))
+    expect_error(["--input=" + five, "--type=int", "--n=3"], 2,
+                 ["--n=3", "more than 3 int"], "a file of 5 ints with --n=3")
+
+    # /proc/version says size 0 and has content: its first 12 bytes are
+    # "Linux versio" on every Linux.
+    pv = "/proc/version"
+    if os.path.exists(pv):
+        check(os.stat(pv).st_size == 0, "/proc/version reports size 0")
+        with open(pv, "rb") as f:
+            text = f.read()
+        want = sum(struct.unpack("=3i", text[:12]))
+        rc, o, err = run(["--input=" + pv, "--type=int", "--n=3", "--json",
+                          "--repeat=1"])
+        no_crash(rc, err, "--input=/proc/version --n=3")
+        check(rc == 0 and text.startswith(b"Linux versio") and
+              '"result":%d' % want in o,
+              "--input=/proc/version --type=int --n=3: sum of 'Linux versio'",
+              show(rc, o, err))
+        table.append(("--input=/proc/version --type=int --n=3", rc,
+                      "sum of the ints of 'Linux versio'"))
+        # Without --n: read to its end, its real length reported.
+        rc, o, err = run(["--input=" + pv, "--type=ulong", "--op=max",
+                          "--repeat=1", "--json"])
+        no_crash(rc, err, "--input=/proc/version")
+        if len(text) % 8:
+            check(rc == 2 and "has %d bytes" % len(text) in err,
+                  "--input=/proc/version: its %d bytes read" % len(text),
+                  show(rc, o, err))
+        else:
+            check(rc == 0 and '"n":%d' % (len(text) // 8) in o,
+                  "--input=/proc/version: its %d bytes read" % len(text),
+                  show(rc, o, err))
+        table.append(("--input=/proc/version (size 0 in stat)", rc,
+                      (err.splitlines() or ["read whole"])[0]))
+    # A /sys attribute says 4096 bytes and holds a few.
+    sysf = "/sys/devices/system/cpu/online"
+    if os.path.exists(sysf):
+        with open(sysf, "rb") as f:
+            text = f.read()
+        rc, o, err = run(["--input=" + sysf, "--type=int", "--repeat=1",
+                          "--json", "--op=max"])
+        no_crash(rc, err, "--input=" + sysf)
+        if len(text) % 4:
+            ok = rc == 2 and "has %d bytes" % len(text) in err
+        else:
+            ok = rc == 0 and '"n":%d' % (len(text) // 4) in o
+        check(ok and "shrank" not in err and "empty" not in err,
+              "--input=%s (stat says %d bytes): its %d bytes read"
+              % (sysf, os.stat(sysf).st_size, len(text)), show(rc, o, err))
+        table.append(("--input=" + sysf + " (4096 in stat)", rc,
+                      (err.splitlines() or ["read whole"])[0]))
+
+
 def main():
-    global EXE, KERNEL_DIR, TMP
+    global EXE, BENCH, KERNEL_DIR, TMP
     ap = argparse.ArgumentParser()
     ap.add_argument("clreduce")
+    ap.add_argument("--bench", help="clreduce-bench, for its result files")
     ap.add_argument("--kernel-dir", required=True)
     a = ap.parse_args()
     EXE = os.path.abspath(a.clreduce)
+    BENCH = os.path.abspath(a.bench) if a.bench else None
     KERNEL_DIR = a.kernel_dir
     TMP = tempfile.mkdtemp(prefix="clreduce-hostile-")
     try:
@@ -341,6 +803,15 @@ def main():
         test_sizes()
         test_arguments()
         test_device_and_kernels()
+        for part in (test_output_files, test_bench_files,
+                     test_verification_message, test_device_limits,
+                     test_unsized_inputs):
+            try:
+                part()
+            except (OSError, subprocess.SubprocessError) as ex:
+                # A case that left the files in an unexpected state: a
+                # failure of that part; the others still run.
+                check(False, "%s ran to its end" % part.__name__, repr(ex))
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
     print("\ncase | exit | message")
