@@ -188,6 +188,7 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
                                                  char *detail,
                                                  size_t detail_size) {
   char msg[CLR_DETAIL_SIZE] = "";
+  cl_command_queue_properties props = 0;
   clr_status st;
   if (!out || !queue) {
     set_detail(detail, detail_size,
@@ -208,6 +209,9 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof ctx->platform,
                           &ctx->platform, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props,
+                                &props, NULL);
   if (err != CL_SUCCESS) {
     snprintf(msg, sizeof msg, "clGetCommandQueueInfo failed: %s (%d)",
              clr_cl_error_name(err), (int)err);
@@ -219,6 +223,27 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
   clRetainContext(ctx->cl);
   clRetainCommandQueue(queue);
   ctx->queue = queue;
+  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+    /* The library's passes depend on each other, and nothing on such a
+     * queue orders them.  They run on an in-order queue of the context's
+     * own (profiling as the caller's); each call waits for the caller's
+     * queue first and finishes its own before returning (clr_begin_call,
+     * clr_end_call). */
+    ctx->caller_queue = queue;
+    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device,
+                                      props & CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err != CL_SUCCESS) {
+      ctx->queue = NULL;
+      snprintf(msg, sizeof msg,
+               "clCreateCommandQueue (in-order, beside the caller's "
+               "out-of-order queue) failed: %s (%d)",
+               clr_cl_error_name(err), (int)err);
+      st = err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
+               ? CLR_ERR_OUT_OF_MEMORY
+               : CLR_ERR_OPENCL;
+      goto fail;
+    }
+  }
   st = finish_context(ctx, cfg, msg, sizeof msg);
   if (st != CLR_OK)
     goto fail;
@@ -256,6 +281,8 @@ CLR_API void clr_context_release(clr_context *ctx) {
   clr_buffer_release(&ctx->carry);
   if (ctx->queue)
     clReleaseCommandQueue(ctx->queue);
+  if (ctx->caller_queue)
+    clReleaseCommandQueue(ctx->caller_queue);
   if (ctx->cl)
     clReleaseContext(ctx->cl);
   free(ctx->kernel_dir);
@@ -277,11 +304,13 @@ CLR_API cl_context clr_context_cl_context(const clr_context *ctx) {
 }
 
 CLR_API cl_command_queue clr_context_queue(const clr_context *ctx) {
-  return ctx ? ctx->queue : NULL;
+  if (!ctx)
+    return NULL;
+  return ctx->caller_queue ? ctx->caller_queue : ctx->queue;
 }
 
 CLR_API const char *clr_context_error(const clr_context *ctx) {
-  return ctx ? ctx->detail : "";
+  return ctx ? ctx->detail : "no context (NULL)";
 }
 
 CLR_API const char *clr_context_build_log(const clr_context *ctx) {
@@ -295,11 +324,30 @@ CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out) {
   return CLR_OK;
 }
 
-void clr_begin_call(clr_context *ctx) {
+/* The caller's queue could not be waited for: the call must not count. */
+static clr_status caller_queue_fail(clr_context *ctx) {
+  clr_status st = clr_cl_fail(ctx, "clFinish", ctx->caller_err);
+  return clr_fail(ctx, st,
+                  "clFinish of the caller's queue (waiting for its commands "
+                  "enqueued before this call) failed: %s (%d)",
+                  clr_cl_error_name(ctx->caller_err), (int)ctx->caller_err);
+}
+
+clr_status clr_begin_call(clr_context *ctx) {
   memset(&ctx->timing, 0, sizeof ctx->timing);
   ctx->detail[0] = '\0';
+  ctx->caller_err = CL_SUCCESS;
   if (ctx->n_programs > CLR_MAX_PROGRAMS - CLR_PROGRAMS_PER_CALL)
     clr_release_programs(ctx); /* rare: start the in-memory cache over */
+  /* On an in-order queue the caller's earlier commands precede ours by
+   * the queue's order; beside an out-of-order one, wait for all of them
+   * (the calls are blocking, so a host wait costs no overlap). */
+  if (ctx->caller_queue) {
+    ctx->caller_err = clFinish(ctx->caller_queue);
+    if (ctx->caller_err != CL_SUCCESS)
+      return caller_queue_fail(ctx);
+  }
+  return CLR_OK;
 }
 
 const clr_options *clr_options_or_defaults(const clr_options *opt,
@@ -311,11 +359,24 @@ const clr_options *clr_options_or_defaults(const clr_options *opt,
 }
 
 clr_status clr_end_call(clr_context *ctx, clr_status st) {
+  if (ctx->caller_queue && ctx->queue) {
+    /* The context's own queue: complete this call's commands before the
+     * caller's next ones, which may use what it wrote. */
+    cl_int err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS && st == CLR_OK)
+      st = clr_cl_fail(ctx, "clFinish", err);
+  }
+  if (ctx->caller_err != CL_SUCCESS)
+    st = caller_queue_fail(ctx);
   if (st == CLR_OK)
     ctx->last_timing = ctx->timing;
   else if (ctx->queue)
     clFinish(ctx->queue); /* a failed call may have left commands queued
                              that use the caller's arrays: wait for them */
+  /* Every failed call leaves its own detail (begin cleared the last one):
+   * a path that returned a status without clr_fail still says what. */
+  if (st != CLR_OK && ctx->detail[0] == '\0')
+    clr_fail(ctx, st, "%s", clr_status_string(st));
   return st;
 }
 
