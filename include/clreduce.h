@@ -192,7 +192,19 @@ CLR_API clr_status clr_context_create(const clr_context_config *cfg,
 
 /* Create a context around an existing command queue (retained, released
  * with the context), so buffers of the caller's cl_context can be reduced
- * in place.  Timings are 0 unless the queue has profiling enabled. */
+ * in place.  Timings are 0 unless the queue has profiling enabled.
+ *
+ * Ordering, on any queue: every call sees the results of all commands the
+ * caller enqueued on this queue before the call, and has finished using
+ * (and writing) the caller's buffers when it returns, so commands enqueued
+ * after it see its results.  On an in-order queue the library enqueues its
+ * commands on the queue itself.  On an out-of-order queue
+ * (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) it creates an in-order queue of
+ * its own on the same cl_context and device (profiling as on the caller's)
+ * for its commands, and each call first waits for the caller's queue
+ * (clFinish) and finishes its own before returning.  clr_context_queue
+ * returns the caller's queue either way.  Commands on the caller's other
+ * queues are the caller's to order (finish them before the call). */
 CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
                                                  const clr_context_config *cfg,
                                                  clr_context **out,
@@ -207,7 +219,13 @@ CLR_API clr_status clr_context_device(const clr_context *ctx,
 CLR_API cl_context clr_context_cl_context(const clr_context *ctx);
 CLR_API cl_command_queue clr_context_queue(const clr_context *ctx);
 
-/* One-line detail of the last failure on this context ("" if none). */
+/* One-line detail of the last failure on this context ("" if none);
+ * "no context (NULL)" for ctx NULL, the reason every call given a NULL
+ * context returns CLR_ERR_INVALID_ARGUMENT.  Never NULL.  Every call that
+ * takes a (non-const) context and fails records its own detail, replacing
+ * the previous one; the getters that take a const context
+ * (clr_context_device, clr_get_tuning, clr_last_timing) fail only on a
+ * NULL argument and leave it unchanged. */
 CLR_API const char *clr_context_error(const clr_context *ctx);
 /* OpenCL build log of the last failed build ("" if none). */
 CLR_API const char *clr_context_build_log(const clr_context *ctx);
@@ -223,6 +241,15 @@ typedef enum clr_layout {
                             items one after another) */
 } clr_layout;
 
+/* coarse accepts any value: for the coarse reduction and the tiled scans,
+ * a factor larger than the elements a pass (a scan launch) reads is
+ * clamped to that number: one work-item then reads them all, which is what
+ * any larger factor means, so the result is the same.  The decoupled scan
+ * keeps its elements in registers and takes 1..64 (more gives
+ * CLR_ERR_INVALID_ARGUMENT).  A shape whose sizes or indices would
+ * overflow is refused with CLR_ERR_INVALID_ARGUMENT, never run.
+ * vector_width other than 0, 1, 2, 4, 8, 16, or a layout or kernel that is
+ * no enum value, gives CLR_ERR_INVALID_ARGUMENT (scans included). */
 typedef struct clr_options {
   clr_kernel kernel;      /* default CLR_REDUCE_COARSE / CLR_SCAN_KOGGE_STONE */
   size_t wg_size;         /* work-group size; 0 = chosen for the device     */
@@ -253,7 +280,9 @@ CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
                                    size_t n, clr_value *result);
 
 /* Reduce n elements of a buffer of the context's cl_context, starting at
- * element offset.  The buffer is only read. */
+ * element offset.  The buffer is only read.  A cl_mem of another
+ * cl_context, a CL_MEM_WRITE_ONLY buffer, or a range past the buffer's end
+ * gives CLR_ERR_INVALID_ARGUMENT with a message (clr_context_error). */
 CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
                                      clr_op op, clr_type type, cl_mem buf,
                                      size_t offset, size_t n,
@@ -261,12 +290,19 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
 
 /* Prefix scan of n elements from in to out (out == in scans in place).
  * Output has the input type (integer sums wrap).  Sum, prod, min and max.
- * opt->kernel names the scan; a reduction kernel there (the default of
+ * opt->kernel names the scan; CLR_REDUCE_COARSE there (the default of
  * clr_options_init) selects the device's tuned scan (clr_tuning.scan_kernel:
- * decoupled look-back on GPUs).  opt may be NULL. */
+ * decoupled look-back on GPUs); another reduction kernel, or a value that
+ * is no kernel, gives CLR_ERR_INVALID_ARGUMENT.  opt may be NULL.  in and
+ * out are either the same array (in place) or do not overlap at all: a
+ * partial overlap gives CLR_ERR_INVALID_ARGUMENT (for clr_scan_buffer: two
+ * sub-buffers of one buffer, or buffers over the same host memory). */
 CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
                                  clr_op op, clr_type type, const void *in,
                                  void *out, size_t n);
+/* Buffers of the context's cl_context, each of at least n elements: in
+ * readable (not CL_MEM_WRITE_ONLY), out writable (not CL_MEM_READ_ONLY;
+ * in place, in must be both), else CLR_ERR_INVALID_ARGUMENT. */
 CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, cl_mem in,
                                    cl_mem out, size_t n);
@@ -307,9 +343,10 @@ CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out);
 /* Launch parameters chosen per device.  A context starts from built-in
  * defaults for its device type, then reads, if present, a shipped file
  * (data/tuning/, installed under share/clreduce/tuning, or
- * $CLREDUCE_TUNING_DIR) whose match= line is a substring of the device
- * name, then the user's file written by clr_autotune
- * (<cache dir>/tuning/<device>.txt).  Explicit clr_options still win. */
+ * $CLREDUCE_TUNING_DIR) whose match= line (or one of its |-separated
+ * alternatives) is a substring of the device name, then the user's file
+ * written by clr_autotune (<cache dir>/tuning/<device>.txt).  Explicit
+ * clr_options still win. */
 typedef struct clr_tuning {
   size_t reduce_wg;              /* coarse reduction work-group size     */
   unsigned reduce_vec_bytes;     /* bytes per load (16: float4)          */

@@ -7,7 +7,11 @@
  *   all-equal data;
  *   integers: INT_MIN / INT_MAX, 0 / UINT64_MAX, wrapping sums and
  *   products, 1e6 x INT32_MAX summed in 64 bits, logical (not bitwise)
- *   and / or, values that are non-zero only in their high 32 bits. */
+ *   and / or, values that are non-zero only in their high 32 bits;
+ *   underflow: float / double products that underflow to 0 or into the
+ *   denormals (also after large factors), sums of denormals, reduced and
+ *   scanned, checked with the bounds' absolute (underflow) term. */
+#include "scan_reference.h"
 #include "test_util.h"
 
 #include <float.h>
@@ -334,6 +338,172 @@ static void test_logical(void) {
   adv("uint 2^31, zero first", CLR_AND, CLR_UINT, buf, n, &zero, 1);
 }
 
+/* ------------------------------------------------------------ underflow */
+
+/* Whether the device flushes denormals of t (then the bounds use the
+ * smallest normal as the absolute error of an operation). */
+static int device_flushes(clr_type t) {
+  cl_device_id dev = NULL;
+  if (clGetCommandQueueInfo(clr_context_queue(ctx), CL_QUEUE_DEVICE, sizeof dev,
+                            &dev, NULL) != CL_SUCCESS)
+    tu_die("clGetCommandQueueInfo(CL_QUEUE_DEVICE) failed");
+  return clr_ref_device_flushes(dev, t);
+}
+
+/* A float/double sum or product whose partials underflow, on every
+ * reduction kernel: the device's answer must pass the reference check
+ * (with its absolute underflow term), and so must `want` when given (an
+ * answer IEEE arithmetic gives in some order), while `wrong` must not. */
+static void underflow_case(const char *label, clr_op op, clr_type t,
+                           const void *data, size_t n, const double *want,
+                           double wrong) {
+  size_t failed_before = tu_failed;
+  clr_reference ref;
+  clr_ref_reduce(op, t, 0, data, n, &ref);
+  ref.flush_to_zero = device_flushes(t);
+  for (size_t ki = 0; ki < TU_N_REDUCE_KERNELS; ki++) {
+    for (int shape = 0; shape < 2; shape++) {
+      clr_options o;
+      clr_options_init(&o);
+      o.kernel = tu_reduce_kernels[ki];
+      if (shape) {
+        if (o.kernel != CLR_REDUCE_COARSE)
+          continue;
+        o.vector_width = 16;
+        o.layout = CLR_LAYOUT_STRIDED;
+      }
+      clr_value got;
+      clr_timing tm;
+      memset(&got, 0, sizeof got);
+      memset(&tm, 0, sizeof tm);
+      clr_status s = clr_reduce_host(ctx, &o, op, t, data, n, &got);
+      if (!tu_type_available(t)) {
+        TU_CHECK(s == CLR_ERR_NO_FP64, "%s: no fp64: %s", label,
+                 clr_status_name(s));
+        continue;
+      }
+      if (!TU_CHECK(s == CLR_OK, "%s %s: %s (%s)", label,
+                    clr_kernel_name(o.kernel), clr_status_name(s),
+                    clr_context_error(ctx)))
+        continue;
+      clr_last_timing(ctx, &tm);
+      clr_check chk;
+      clr_ref_check(&ref, &got, tm.error_depth, &chk);
+      char gb[64], wb[64];
+      TU_CHECK(chk.ok && isfinite(chk.bound),
+               "%s %s vw=%u: got %s, reference %s (error %g, bound %g)", label,
+               clr_kernel_name(o.kernel), o.vector_width,
+               tu_fmt(&got, gb, sizeof gb), tu_fmt(&ref.value, wb, sizeof wb),
+               chk.error, chk.bound);
+      /* The bound is an absolute term, not a licence: a clearly wrong
+       * value still fails, and a value IEEE arithmetic can give passes. */
+      clr_value v = tu_fp_value(t, wrong);
+      clr_ref_check(&ref, &v, tm.error_depth, &chk);
+      TU_CHECK(!chk.ok, "%s: the wrong answer %g passes (bound %g)", label,
+               wrong, chk.bound);
+      if (want) {
+        v = tu_fp_value(t, *want);
+        clr_ref_check(&ref, &v, tm.error_depth, &chk);
+        TU_CHECK(chk.ok, "%s: the IEEE answer %g fails (error %g, bound %g)",
+                 label, *want, chk.error, chk.bound);
+      }
+    }
+  }
+  printf("%-44s %-4s %-6s n=%-8zu %s\n", label, clr_op_name(op),
+         clr_type_name(t), n, tu_failed > failed_before ? "FAILED" : "ok");
+  fflush(stdout);
+}
+
+/* The same data scanned (inclusive) by every scan kernel, checked element
+ * by element. */
+static void underflow_scan(const char *label, clr_op op, clr_type t,
+                           const void *data, size_t n) {
+  static const clr_kernel scans[] = {CLR_SCAN_KOGGE_STONE,
+                                     CLR_SCAN_KOGGE_STONE_DB,
+                                     CLR_SCAN_BRENT_KUNG, CLR_SCAN_DECOUPLED};
+  if (!tu_type_available(t))
+    return;
+  void *out = tu_xmalloc(n * clr_type_size(t));
+  for (size_t ki = 0; ki < sizeof scans / sizeof scans[0]; ki++) {
+    clr_options o;
+    clr_options_init(&o);
+    o.kernel = scans[ki];
+    clr_timing tm;
+    memset(&tm, 0, sizeof tm);
+    clr_status s = clr_scan_host(ctx, &o, op, t, data, out, n);
+    if (!TU_CHECK(s == CLR_OK, "%s scan %s: %s (%s)", label,
+                  clr_kernel_name(o.kernel), clr_status_name(s),
+                  clr_context_error(ctx)))
+      continue;
+    clr_last_timing(ctx, &tm);
+    clr_scan_check chk;
+    clr_ref_scan_check_flush(op, t, 0, data, out, n, tm.error_depth,
+                             device_flushes(t), &chk);
+    char gb[64], wb[64];
+    TU_CHECK(chk.ok,
+             "%s scan %s: %zu bad, element %zu got %s want %s "
+             "(error %g, bound %g)",
+             label, clr_kernel_name(o.kernel), chk.n_bad, chk.worst_index,
+             tu_fmt(&chk.got_worst, gb, sizeof gb),
+             tu_fmt(&chk.ref_worst, wb, sizeof wb), chk.worst_error,
+             chk.worst_bound);
+  }
+  printf("%-44s %-4s %-6s n=%-8zu scans checked\n", label, clr_op_name(op),
+         clr_type_name(t), n);
+  free(out);
+}
+
+static void test_underflow(void) {
+  float f[1000];
+  double d[1000];
+  const double zero = 0.0;
+  /* Twenty 1e-5: the product (1e-100) underflows to 0 in float. */
+  for (int i = 0; i < 20; i++)
+    f[i] = 1e-5f;
+  underflow_case("twenty 1e-5 floats (product 0)", CLR_PROD, CLR_FLOAT, f, 20,
+                 &zero, 1e-30);
+  underflow_scan("twenty 1e-5 floats", CLR_PROD, CLR_FLOAT, f, 20);
+  /* A product that ends in the denormals: 2^-70 * 2^-70 * 3 * 0.5. */
+  f[0] = 0x1p-70f, f[1] = 0x1p-70f, f[2] = 3.0f, f[3] = 0.5f;
+  double den = 0x1p-140 * 1.5;
+  underflow_case("float product into the denormals", CLR_PROD, CLR_FLOAT, f, 4,
+                 &den, 0x1p-100);
+  /* Underflow first, large factors after: 0 in some orders, 1e-20 in
+   * others; both correct float arithmetic. */
+  f[0] = 1e-25f, f[1] = 1e-25f, f[2] = 1e15f, f[3] = 1e15f;
+  underflow_case("float 1e-25^2 * 1e15^2", CLR_PROD, CLR_FLOAT, f, 4, &zero,
+                 1.0);
+  underflow_scan("float 1e-25^2 * 1e15^2", CLR_PROD, CLR_FLOAT, f, 4);
+  /* Doubles: twenty 1e-20 (1e-400: 0), and 1e-160 * 1e-160 (denormal). */
+  for (int i = 0; i < 20; i++)
+    d[i] = 1e-20;
+  underflow_case("twenty 1e-20 doubles (product 0)", CLR_PROD, CLR_DOUBLE, d,
+                 20, &zero, 1e-300);
+  underflow_scan("twenty 1e-20 doubles", CLR_PROD, CLR_DOUBLE, d, 20);
+  d[0] = 1e-160, d[1] = 1e-160, d[2] = -2.0;
+  double dden = 1e-160 * 1e-160 * -2.0;
+  underflow_case("double product into the denormals", CLR_PROD, CLR_DOUBLE, d,
+                 3, &dden, -1e-300);
+  /* Sums of denormals (and their cancellation): exact under gradual
+   * underflow, at most one smallest normal per operation when flushed. */
+  tu_rng r = {99};
+  double fsum = 0, dsum = 0;
+  for (int i = 0; i < 1000; i++) {
+    int k = (int)tu_below(&r, 2001) - 1000;
+    f[i] = (float)k * 0x1p-149f; /* denormal multiples of 2^-149 */
+    d[i] = (double)k * 0x1p-1074;
+    fsum += (double)f[i];
+    dsum += (double)k;
+  }
+  dsum *= 0x1p-1074;
+  underflow_case("1000 float denormals", CLR_SUM, CLR_FLOAT, f, 1000, &fsum,
+                 1e-30);
+  underflow_scan("1000 float denormals", CLR_SUM, CLR_FLOAT, f, 1000);
+  underflow_case("1000 double denormals", CLR_SUM, CLR_DOUBLE, d, 1000, &dsum,
+                 1e-300);
+  underflow_scan("1000 double denormals", CLR_SUM, CLR_DOUBLE, d, 1000);
+}
+
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-v") == 0)
@@ -352,6 +522,7 @@ int main(int argc, char **argv) {
   test_int_extremes();
   test_int_accumulation();
   test_logical();
+  test_underflow();
   free(buf);
   clr_context_release(ctx);
   return tu_finish("test_adversarial");

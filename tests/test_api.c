@@ -461,6 +461,347 @@ static void test_size_overflow(clr_context *ctx) {
   check_usable(ctx, "an overflowing n");
 }
 
+/* ------------------------------------------------------------ hardening */
+
+/* Coarse factors whose products with the work-group size or a work-item's
+ * index wrap size_t / ulong.  Each call must give the exact answer (the
+ * library clamps a factor beyond n) or refuse with
+ * CLR_ERR_INVALID_ARGUMENT and a detail: never a wrong answer. */
+static const size_t huge_coarse[] = {(size_t)1 << 62,
+                                     ((size_t)1 << 62) + 1,
+                                     ((size_t)1 << 56) + 1,
+                                     ((size_t)1 << 63) + 8,
+                                     SIZE_MAX,
+                                     SIZE_MAX / 3,
+                                     (size_t)1 << 40,
+                                     ((size_t)1 << 32) + 16,
+                                     100000};
+
+#define N_HUGE_COARSE (sizeof huge_coarse / sizeof huge_coarse[0])
+
+static void test_launch_overflow(clr_context *ctx) {
+  enum { N = 3001 };
+  int32_t *x = tu_xmalloc(N * sizeof *x), *out = tu_xmalloc(N * sizeof *out);
+  int32_t *want = tu_xmalloc(N * sizeof *want);
+  int64_t sum = 0;
+  tu_rng r = {17};
+  for (size_t i = 0; i < N; i++) {
+    x[i] = (int32_t)tu_below(&r, 2001) - 1000;
+    sum += x[i];
+    want[i] = (int32_t)sum; /* no wrap: |sum| < 2^31 */
+  }
+  static const clr_layout layouts[] = {CLR_LAYOUT_AUTO, CLR_LAYOUT_STRIDED,
+                                       CLR_LAYOUT_CONTIGUOUS};
+  /* Every reduction kernel (coarse only matters to the coarse one, but no
+   * kernel may misuse it), every layout of the coarse kernel. */
+  for (size_t ci = 0; ci < N_HUGE_COARSE; ci++) {
+    for (size_t ki = 0; ki < TU_N_REDUCE_KERNELS; ki++) {
+      int coarse = tu_reduce_kernels[ki] == CLR_REDUCE_COARSE;
+      for (size_t li = 0; li < (coarse ? 3u : 1u); li++) {
+        clr_options o;
+        clr_options_init(&o);
+        o.kernel = tu_reduce_kernels[ki];
+        o.coarse = huge_coarse[ci];
+        o.layout = layouts[li];
+        clr_value v;
+        memset(&v, 0, sizeof v);
+        clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, N, &v);
+        const char *kn = clr_kernel_name(o.kernel);
+        if (s == CLR_OK)
+          TU_CHECK(v.type == CLR_LONG && v.v.l == sum,
+                   "reduce %s layout %d coarse=%zu: sum %" PRId64
+                   ", want %" PRId64,
+                   kn, (int)o.layout, o.coarse, v.v.l, sum);
+        else
+          TU_CHECK(s == CLR_ERR_INVALID_ARGUMENT &&
+                       clr_context_error(ctx)[0] != '\0',
+                   "reduce %s layout %d coarse=%zu: %s (%s), want CLR_OK or "
+                   "CLR_ERR_INVALID_ARGUMENT with a detail",
+                   kn, (int)o.layout, o.coarse, clr_status_name(s),
+                   clr_context_error(ctx));
+      }
+    }
+  }
+  /* The same through clr_reduce_buffer (an offset, so the kernel's index
+   * arithmetic starts off zero). */
+  cl_int err;
+  cl_mem buf = clCreateBuffer(clr_context_cl_context(ctx),
+                              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                              N * sizeof *x, x, &err);
+  if (!TU_CHECK(err == CL_SUCCESS, "clCreateBuffer: %d", (int)err))
+    buf = NULL;
+  for (size_t ci = 0; buf && ci < N_HUGE_COARSE; ci++) {
+    clr_options o;
+    clr_options_init(&o);
+    o.coarse = huge_coarse[ci];
+    o.layout = CLR_LAYOUT_CONTIGUOUS;
+    clr_value v;
+    memset(&v, 0, sizeof v);
+    clr_status s =
+        clr_reduce_buffer(ctx, &o, CLR_SUM, CLR_INT, buf, 1, N - 1, &v);
+    TU_CHECK((s == CLR_OK && v.v.l == sum - x[0]) ||
+                 (s == CLR_ERR_INVALID_ARGUMENT &&
+                  clr_context_error(ctx)[0] != '\0'),
+             "reduce_buffer coarse=%zu: %s, sum %" PRId64 ", want %" PRId64,
+             o.coarse, clr_status_name(s), v.v.l, sum - x[0]);
+  }
+  if (buf)
+    clReleaseMemObject(buf);
+  /* Every scan kernel, and the tuned one (CLR_REDUCE_COARSE). */
+  static const clr_kernel scans[] = {
+      CLR_SCAN_KOGGE_STONE, CLR_SCAN_KOGGE_STONE_DB, CLR_SCAN_BRENT_KUNG,
+      CLR_SCAN_DECOUPLED, CLR_REDUCE_COARSE};
+  for (size_t ci = 0; ci < N_HUGE_COARSE; ci++) {
+    for (size_t ki = 0; ki < sizeof scans / sizeof scans[0]; ki++) {
+      for (int wg = 0; wg <= 16; wg += 16) {
+        clr_options o;
+        clr_options_init(&o);
+        o.kernel = scans[ki];
+        o.coarse = huge_coarse[ci];
+        o.wg_size = (size_t)wg; /* 16: a tile that wraps to 0 at 2^60 */
+        memset(out, 0x5a, N * sizeof *out);
+        clr_status s = clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, x, out, N);
+        const char *kn = clr_kernel_name(o.kernel);
+        if (s == CLR_OK) {
+          size_t bad = 0;
+          while (bad < N && out[bad] == want[bad])
+            bad++;
+          TU_CHECK(bad == N,
+                   "scan %s wg=%d coarse=%zu: element %zu is %d, want %d", kn,
+                   wg, o.coarse, bad, bad < N ? out[bad] : 0,
+                   bad < N ? want[bad] : 0);
+        } else {
+          TU_CHECK(s == CLR_ERR_INVALID_ARGUMENT &&
+                       clr_context_error(ctx)[0] != '\0',
+                   "scan %s wg=%d coarse=%zu: %s (%s), want CLR_OK or "
+                   "CLR_ERR_INVALID_ARGUMENT with a detail",
+                   kn, wg, o.coarse, clr_status_name(s),
+                   clr_context_error(ctx));
+        }
+      }
+    }
+  }
+  /* A coarse factor beyond n is documented as clamped: the tiled scans
+   * and the coarse reduction must answer (not refuse) 2^62. */
+  clr_options o;
+  clr_options_init(&o);
+  o.coarse = (size_t)1 << 62;
+  o.kernel = CLR_SCAN_KOGGE_STONE;
+  TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, x, out, N), CLR_OK,
+                   "kogge-stone scan, coarse 2^62 (clamped to n)");
+  o.kernel = CLR_REDUCE_COARSE;
+  o.layout = CLR_LAYOUT_CONTIGUOUS;
+  clr_value v;
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, N, &v), CLR_OK,
+                   "contiguous coarse reduction, coarse 2^62");
+  free(x);
+  free(out);
+  free(want);
+}
+
+/* The same detail must not survive into the next failure. */
+static void expect_new_detail(clr_context *ctx, clr_status got, clr_status want,
+                              const char *what, const char *needle) {
+  const char *d = clr_context_error(ctx);
+  TU_CHECK(got == want && strstr(d, needle) != NULL,
+           "%s: got %s with detail '%s', want %s with a detail naming '%s'",
+           what, clr_status_name(got), d, clr_status_name(want), needle);
+}
+
+/* Options and arguments every entry point must refuse, each with its own
+ * detail (none kept from the previous failure). */
+static void test_option_validation(clr_context *ctx) {
+  int32_t in[2000], out[2000];
+  for (int i = 0; i < 2000; i++)
+    in[i] = out[i] = i % 7;
+  clr_options o;
+  clr_value v;
+  clr_status s;
+  /* Scan kernels: an invalid enum, and reduction kernels other than the
+   * default (which means "the tuned scan"). */
+  const clr_kernel bad_kernels[] = {
+      (clr_kernel)99,         (clr_kernel)-1,        CLR_KERNEL_COUNT,
+      CLR_REDUCE_INTERLEAVED, CLR_REDUCE_SEQUENTIAL, CLR_REDUCE_FIRST_ADD};
+  for (size_t i = 0; i < sizeof bad_kernels / sizeof bad_kernels[0]; i++) {
+    char what[96];
+    clr_options_init(&o);
+    o.kernel = bad_kernels[i];
+    clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v); /* stale */
+    memset(out, 0x5a, sizeof out);
+    s = clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, in, out, 100);
+    snprintf(what, sizeof what, "clr_scan_host kernel %d", (int)o.kernel);
+    expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT, what, "kernel");
+    TU_CHECK(out[0] == 0x5a5a5a5a, "%s: output untouched", what);
+    clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+    s = clr_prepare(ctx, &o, CLR_SUM, CLR_INT);
+    if ((unsigned)o.kernel >= CLR_KERNEL_COUNT) {
+      snprintf(what, sizeof what, "clr_prepare kernel %d", (int)o.kernel);
+      expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT, what, "kernel");
+      clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+      s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, in, 10, &v);
+      snprintf(what, sizeof what, "clr_reduce_host kernel %d", (int)o.kernel);
+      expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT, what, "kernel");
+    }
+  }
+  /* Vector widths: 3 and 32 for reductions and scans alike. */
+  const unsigned bad_vec[] = {3, 5, 32, 6};
+  for (size_t i = 0; i < sizeof bad_vec / sizeof bad_vec[0]; i++) {
+    char what[96];
+    clr_options_init(&o);
+    o.vector_width = bad_vec[i];
+    for (int k = 0; k < 3; k++) {
+      o.kernel = k == 0 ? CLR_REDUCE_COARSE
+                        : (k == 1 ? CLR_SCAN_KOGGE_STONE : CLR_SCAN_DECOUPLED);
+      clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+      memset(out, 0x5a, sizeof out);
+      s = clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, in, out, 100);
+      snprintf(what, sizeof what, "clr_scan_host %s vec=%u",
+               clr_kernel_name(o.kernel), o.vector_width);
+      expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT, what, "vector width");
+      TU_CHECK(out[0] == 0x5a5a5a5a, "%s: output untouched", what);
+    }
+    o.kernel = CLR_REDUCE_COARSE;
+    clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+    s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, in, 100, &v);
+    snprintf(what, sizeof what, "clr_reduce_host vec=%u", o.vector_width);
+    expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT, what, "vector width");
+  }
+  clr_options_init(&o);
+  o.layout = (clr_layout)7;
+  clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+  s = clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, in, out, 100);
+  expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT, "scan layout 7",
+                    "layout");
+  /* Partial overlap of a host scan's input and output. */
+  clr_options_init(&o);
+  const struct {
+    int in_at, out_at;
+  } overlaps[] = {{0, 1}, {1, 0}, {0, 999}, {999, 0}, {10, 500}};
+  for (size_t i = 0; i < sizeof overlaps / sizeof overlaps[0]; i++) {
+    for (int i2 = 0; i2 < 2000; i2++)
+      in[i2] = i2 % 7;
+    clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+    s = clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, in + overlaps[i].in_at,
+                      in + overlaps[i].out_at, 1000);
+    char what[96];
+    snprintf(what, sizeof what, "scan in=a+%d out=a+%d n=1000",
+             overlaps[i].in_at, overlaps[i].out_at);
+    expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT, what, "overlap");
+    int untouched = 1;
+    for (int i2 = 0; i2 < 2000; i2++)
+      untouched &= in[i2] == i2 % 7;
+    TU_CHECK(untouched, "%s: array untouched", what);
+  }
+  /* Adjacent (not overlapping) and exactly in place are fine. */
+  for (int i2 = 0; i2 < 2000; i2++)
+    in[i2] = i2 % 7;
+  s = clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, in, in + 1000, 1000);
+  TU_CHECK(s == CLR_OK && in[1999] == in[1998] + 999 % 7 && in[1000] == 0,
+           "adjacent scan: %s, last %d", clr_status_name(s), in[1999]);
+  s = clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, in + 1000, in + 1000, 1000);
+  TU_EXPECT_STATUS(s, CLR_OK, "in-place scan");
+
+  /* clr_scan_buffer: sub-buffers of one buffer that partially overlap. */
+  cl_context clc = clr_context_cl_context(ctx);
+  cl_device_id dev = NULL;
+  cl_uint align_bits = 0;
+  cl_int err = clGetCommandQueueInfo(clr_context_queue(ctx), CL_QUEUE_DEVICE,
+                                     sizeof dev, &dev, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                          &align_bits, NULL);
+  size_t align = align_bits / 8 ? align_bits / 8 : 1;
+  size_t n = 1000, bytes = n * sizeof(int32_t);
+  size_t step = (bytes / 2 + align - 1) / align * align; /* < bytes */
+  cl_mem parent = NULL, a = NULL, b = NULL, c = NULL;
+  if (err == CL_SUCCESS)
+    parent = clCreateBuffer(clc, CL_MEM_READ_WRITE, 4 * bytes + 4 * align, NULL,
+                            &err);
+  cl_buffer_region ra = {0, bytes}, rb = {step, bytes},
+                   rc = {(2 * bytes + align - 1) / align * align, bytes};
+  if (err == CL_SUCCESS)
+    a = clCreateSubBuffer(parent, CL_MEM_READ_WRITE,
+                          CL_BUFFER_CREATE_TYPE_REGION, &ra, &err);
+  if (err == CL_SUCCESS)
+    b = clCreateSubBuffer(parent, CL_MEM_READ_WRITE,
+                          CL_BUFFER_CREATE_TYPE_REGION, &rb, &err);
+  if (err == CL_SUCCESS)
+    c = clCreateSubBuffer(parent, CL_MEM_READ_WRITE,
+                          CL_BUFFER_CREATE_TYPE_REGION, &rc, &err);
+  if (TU_CHECK(err == CL_SUCCESS && step < bytes,
+               "sub-buffers (align %zu bytes): %d", align, (int)err)) {
+    clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+    s = clr_scan_buffer(ctx, &o, CLR_SUM, CLR_INT, a, b, n);
+    expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT,
+                      "clr_scan_buffer overlapping sub-buffers", "overlap");
+    clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+    s = clr_scan_buffer(ctx, &o, CLR_SUM, CLR_INT, b, parent, n);
+    expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT,
+                      "clr_scan_buffer sub-buffer inside its parent",
+                      "overlap");
+    /* Disjoint sub-buffers: a correct scan. */
+    for (int i2 = 0; i2 < 1000; i2++)
+      in[i2] = i2 % 5 - 2;
+    err = clEnqueueWriteBuffer(clr_context_queue(ctx), a, CL_TRUE, 0, bytes, in,
+                               0, NULL, NULL);
+    s = clr_scan_buffer(ctx, &o, CLR_SUM, CLR_INT, a, c, n);
+    int32_t got[1000];
+    if (s == CLR_OK && err == CL_SUCCESS)
+      err = clEnqueueReadBuffer(clr_context_queue(ctx), c, CL_TRUE, 0, bytes,
+                                got, 0, NULL, NULL);
+    int ok = s == CLR_OK && err == CL_SUCCESS;
+    int32_t run = 0;
+    for (int i2 = 0; ok && i2 < 1000; i2++) {
+      run += in[i2];
+      ok = got[i2] == run;
+    }
+    TU_CHECK(ok, "clr_scan_buffer between disjoint sub-buffers: %s (%d)",
+             clr_status_name(s), (int)err);
+  }
+  if (c)
+    clReleaseMemObject(c);
+  if (b)
+    clReleaseMemObject(b);
+  if (a)
+    clReleaseMemObject(a);
+  if (parent)
+    clReleaseMemObject(parent);
+
+  /* Each failing call names its own failure: alternate two different
+   * refusals through every entry point and the tuning and bandwidth
+   * calls. */
+  clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+  s = clr_set_tuning(ctx, NULL);
+  expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT, "clr_set_tuning(NULL)",
+                    "tuning");
+  clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+  double ms = 0;
+  s = clr_measure_read_bandwidth(ctx, 1 << 20, 0, &ms);
+  expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT,
+                    "clr_measure_read_bandwidth(repeats 0)", "repeats");
+  clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+  s = clr_reduce_host(ctx, NULL, CLR_AND, CLR_FLOAT, in, 10, &v);
+  expect_new_detail(ctx, s, CLR_ERR_UNSUPPORTED, "reduce and float", "integer");
+  s = clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, NULL, 0, 10, &v);
+  TU_CHECK(s == CLR_ERR_INVALID_ARGUMENT &&
+               strstr(clr_context_error(ctx), "integer") == NULL &&
+               clr_context_error(ctx)[0] != '\0',
+           "reduce_buffer(NULL) after 'and float': %s, detail '%s'",
+           clr_status_name(s), clr_context_error(ctx));
+  s = clr_scan_host(ctx, NULL, CLR_OR, CLR_INT, in, out, 10);
+  expect_new_detail(ctx, s, CLR_ERR_UNSUPPORTED, "scan or", "'or'");
+  s = clr_scan_buffer(ctx, NULL, CLR_SUM, CLR_INT, NULL, NULL, 10);
+  TU_CHECK(s == CLR_ERR_INVALID_ARGUMENT &&
+               strstr(clr_context_error(ctx), "'or'") == NULL &&
+               clr_context_error(ctx)[0] != '\0',
+           "scan_buffer(NULL) after 'scan or': %s, detail '%s'",
+           clr_status_name(s), clr_context_error(ctx));
+  s = clr_prepare(ctx, NULL, CLR_OR, CLR_DOUBLE);
+  expect_new_detail(ctx, s, CLR_ERR_UNSUPPORTED, "prepare or double",
+                    "integer");
+  check_usable(ctx, "option validation");
+}
+
 /* ------------------------------------------------------------ files */
 
 static int copy_file(const char *from, const char *to, const char *append) {
@@ -989,6 +1330,10 @@ int main(int argc, char **argv) {
   test_timing_shape(ctx);
   test_timing_after_failure(ctx);
   tu_section("timing shape");
+  test_launch_overflow(ctx);
+  tu_section("launch overflow");
+  test_option_validation(ctx);
+  tu_section("option validation");
   clr_context_release(ctx);
 
   test_build_failure();

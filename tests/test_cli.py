@@ -495,6 +495,64 @@ def test_errors():
     check(rc == 0, "the same wrong answer with --no-verify exits 0", show(rc, out, err))
 
 
+# ------------------------------------------------------------ overflow
+
+HUGE_COARSE = ["4611686018427387904", "4611686018427387905",
+               "72057594037927937", "18446744073709551615"]
+
+
+def test_overflow():
+    """Coarse factors that wrap the launch arithmetic (gid * per_item, the
+    scan tile wg * coarse): with --no-verify nothing checks the answer, so
+    a run must either print the right one (exit 0) or refuse with a
+    message (exit 2 or 3) -- never a wrong result with exit 0.  The answers are computed here."""
+    n = 1000
+    vals = [((i * 7919) % 2001) - 1000 for i in range(n)]
+    path = os.path.join(TMP, "overflow_int.bin")
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%di" % n, *vals))
+    total = sum(vals)
+    prefix, run_sum = [], 0
+    for v in vals:
+        run_sum += v
+        prefix.append(run_sum)  # |run_sum| < 2^31: no int32 wrap
+    for c in HUGE_COARSE:
+        for layout in ["contiguous", "strided"]:
+            what = "--coarse=%s --layout=%s --no-verify int sum" % (c, layout)
+            rc, out, err = run(["--input=" + path, "--type=int", "--coarse=" + c,
+                                "--layout=" + layout, "--no-verify", "--json",
+                                "--repeat=1"])
+            if rc == 0:
+                try:
+                    got = json.loads(out).get("result")
+                except ValueError:
+                    got = None
+                check(got == total, what + ": right answer with exit 0",
+                      "result %r, want %d; %s" % (got, total, show(rc, out, err)))
+            else:
+                check(rc in (2, 3) and "clreduce: " in err, what + ": refused",
+                      show(rc, out, err))
+        for k in ["kogge-stone", "kogge-stone-db", "brent-kung", "decoupled"]:
+            what = "--kernel=%s --coarse=%s --no-verify --output" % (k, c)
+            dest = os.path.join(TMP, "overflow_scan.bin")
+            if os.path.exists(dest):
+                os.unlink(dest)
+            rc, out, err = run(["--input=" + path, "--type=int", "--kernel=" + k,
+                                "--coarse=" + c, "--no-verify", "--repeat=1",
+                                "--output=" + dest])
+            if rc == 0:
+                try:
+                    with open(dest, "rb") as f:
+                        got = list(struct.unpack("<%di" % n, f.read()))
+                except (OSError, struct.error) as ex:
+                    got = repr(ex)
+                check(got == prefix, what + ": right scan written with exit 0",
+                      "%s; %s" % (str(got)[:200], show(rc, out, err)))
+            else:
+                check(rc in (2, 3) and "clreduce: " in err, what + ": refused",
+                      show(rc, out, err))
+
+
 def main():
     global EXE, KERNEL_DIR, DATA_DIR, TMP
     ap = argparse.ArgumentParser()
@@ -502,7 +560,7 @@ def main():
     ap.add_argument("--data-dir", required=True)
     ap.add_argument("--kernel-dir", required=True)
     ap.add_argument("--version", default="0.1.0")
-    ap.add_argument("--only", default=None, help="info, runs, input or errors")
+    ap.add_argument("--only", default=None, help="info, runs, input, errors or overflow")
     a = ap.parse_args()
     EXE = os.path.abspath(a.exe)
     KERNEL_DIR = a.kernel_dir
@@ -511,7 +569,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="clreduce-cli-") as tmp:
         TMP = tmp
         parts = {"info": lambda: test_info(a.version), "runs": test_runs,
-                 "input": test_input, "errors": test_errors}
+                 "input": test_input, "errors": test_errors,
+                 "overflow": test_overflow}
         for name, fn in parts.items():
             if a.only and a.only != name:
                 continue

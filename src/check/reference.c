@@ -25,6 +25,64 @@ double clr_gamma(double k, double u) {
   return ku / (1.0 - ku);
 }
 
+int clr_ref_device_flushes(cl_device_id dev, clr_type t) {
+  cl_device_fp_config cfg = 0;
+  cl_device_info what =
+      t == CLR_DOUBLE ? CL_DEVICE_DOUBLE_FP_CONFIG : CL_DEVICE_SINGLE_FP_CONFIG;
+  if (clGetDeviceInfo(dev, what, sizeof cfg, &cfg, NULL) != CL_SUCCESS)
+    return 1; /* unknown: assume the weaker arithmetic */
+  return (cfg & CL_FP_DENORM) == 0;
+}
+
+/* The absolute (underflow) term of the a-priori bound.
+ *
+ * Model (Higham, Accuracy and Stability of Numerical Algorithms, 2.1 and
+ * 2.7): one operation gives fl(a op b) = (a op b)(1 + d) + e with |d| <= u
+ * and |e| <= eta.  Under IEEE gradual underflow eta is half the smallest
+ * denormal (2^-150 float, 2^-1075 double); e is non-zero only when the
+ * result falls below the smallest normal, and for additions it is then in
+ * fact 0 (such sums are exact), so using eta for them too is a safe
+ * overestimate.  A device that flushes denormals to zero replaces any
+ * result below the smallest normal with 0, so eta becomes the smallest
+ * normal (2^-126, 2^-1022), and it may flush each input the same way:
+ * n more such errors.
+ *
+ * Sum: e enters the value of its node, and every later addition carries
+ * it with a factor (1 + d): at most (1 + u)^depth <= 1 + gamma_depth.  So
+ * the ops = n - 1 additions (2n - 1 events with flushed inputs) add at
+ * most ops * eta * (1 + gamma_depth) to gamma_depth * sum|x|.
+ *
+ * Product: write a subtree's computed value as v * theta + eps, theta a
+ * product of its m multiplications' (1 + d).  Multiplying two subtrees A
+ * and B gives eps = (1 + d)(eps_A v_B theta_B + eps_B v_A theta_A +
+ * eps_A eps_B) + e, so by induction |eps| <= k eta (1 + u)^m P, k the
+ * operations (and flushed inputs) of the subtree and P = prod max(1,
+ * |x_i|) over its elements (|v| <= P), as long as k^2 eta <= u, which
+ * absorbs the second-order eps_A eps_B term.  An underflow is multiplied
+ * by the factors combined after it, so P (amp), not |product|, is the
+ * right scale: 1e-30 * 1e-30 underflows in float and * 1e30 * 1e30 then
+ * gives 0, not 1.  Whole result: |got - prod| <= gamma_{n-1} |prod| +
+ * ops * eta * (1 + gamma_{n-1}) * amp. */
+double clr_underflow_term(clr_type t, size_t n, size_t depth, long double amp,
+                          int flush_to_zero) {
+  double u = clr_unit_roundoff(t);
+  double eta;
+  if (t == CLR_FLOAT)
+    eta = flush_to_zero ? ldexp(1.0, -126) : ldexp(1.0, -150);
+  else
+    eta = flush_to_zero ? ldexp(1.0, -1022) : ldexp(1.0, -1075);
+  if (n == 0)
+    return 0.0;
+  double ops = (double)(n - 1) + (flush_to_zero ? (double)n : 0.0);
+  if (ops == 0)
+    return 0.0;
+  if (ops * ops * eta > u)
+    return INFINITY;
+  long double term = (long double)ops * (long double)eta *
+                     (1.0L + (long double)clr_gamma((double)depth, u)) * amp;
+  return term > (long double)DBL_MAX ? INFINITY : (double)term;
+}
+
 static int is_float_type(clr_type t) {
   return t == CLR_FLOAT || t == CLR_DOUBLE;
 }
@@ -212,17 +270,26 @@ static void ref_float(clr_op op, clr_type type, const void *data, size_t n,
   }
   /* CLR_PROD: multiply in long double (x87 extended on x86-64). */
   long double p = 1.0L;
-  long double max_partial = 1.0L;
+  long double max_partial = 1.0L, amp = 1.0L;
   for (size_t i = 0; i < n; i++) {
-    p *= load_fp(type, data, i);
+    long double x = load_fp(type, data, i);
+    p *= x;
     if (fabsl(p) > max_partial && !isinf(p))
       max_partial = fabsl(p);
+    if (fabsl(x) > 1.0L)
+      amp *= fabsl(x); /* NaN never compares greater: skipped */
   }
   out->wide = p;
   out->value = fp_value(type, p);
   out->abs_sum = (double)fabsl(p);
+  out->amp = amp;
+  /* The reference's own rounding, and its own underflow (long double:
+   * eta = LDBL_TRUE_MIN / 2 per multiplication, amplified as above). */
+  long double own_uf =
+      (long double)n * (LDBL_TRUE_MIN / 2.0L) * 2.0L * amp; /* 2: 1 + gamma */
   out->ref_error =
-      clr_gamma((double)n, (double)LDBL_EPSILON / 2.0) * (double)fabsl(p);
+      clr_gamma((double)n, (double)LDBL_EPSILON / 2.0) * (double)fabsl(p) +
+      (own_uf > (long double)DBL_MAX ? INFINITY : (double)own_uf);
   out->may_overflow = max_partial > type_max || fabsl(p) > type_max;
 }
 
@@ -323,10 +390,14 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
   double u = clr_unit_roundoff(want->type);
   double bound;
   if (ref->op == CLR_SUM) {
-    bound = clr_gamma((double)error_depth, u) * ref->abs_sum;
+    bound = clr_gamma((double)error_depth, u) * ref->abs_sum +
+            clr_underflow_term(want->type, ref->n, error_depth, 1.0L,
+                               ref->flush_to_zero);
   } else {
     size_t mults = ref->n > 0 ? ref->n - 1 : 0;
-    bound = clr_gamma((double)mults, u) * (double)fabsl(w);
+    bound = clr_gamma((double)mults, u) * (double)fabsl(w) +
+            clr_underflow_term(want->type, ref->n, mults, ref->amp,
+                               ref->flush_to_zero);
   }
   /* Rounding the result to the type, and the reference's own error. */
   bound += u * (double)fabsl(w) + ref->ref_error;

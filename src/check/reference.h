@@ -15,6 +15,14 @@
  * - float / double prod: every one of the n-1 multiplications rounds once
  *   whatever the shape, so |got - ref| <= gamma_{n-1}(u) * |ref| (+ the
  *   reference's own error: it multiplies in double / long double).
+ * - underflow (sum and prod): the model of one operation is
+ *   fl(a op b) = (a op b)(1 + d) + e, |d| <= u, |e| <= eta, with eta half
+ *   the smallest denormal (2^-150, 2^-1075) under IEEE gradual underflow,
+ *   or the smallest normal (2^-126, 2^-1022) on a device that flushes
+ *   denormals to zero (which may flush every input too).  Each of the
+ *   operations' (and flushed inputs') e adds at most eta to a sum; in a
+ *   product it is multiplied by the factors combined after it, at most
+ *   prod max(1, |x_i|).  See clr_underflow_term in reference.c.
  * - NaN must match NaN, infinities must match exactly.  When sum|x| (or a
  *   product) exceeds the type's range an intermediate may overflow in an
  *   order-dependent way; then +-inf or NaN is accepted too.
@@ -34,8 +42,13 @@ typedef struct clr_reference {
   double ref_error; /* bound on the wide reference's own error           */
   size_t n;
   clr_op op;
-  clr_type type;    /* input type                                        */
-  int may_overflow; /* range exceeded somewhere: inf/NaN accepted        */
+  clr_type type;     /* input type                                        */
+  int may_overflow;  /* range exceeded somewhere: inf/NaN accepted        */
+  long double amp;   /* float/double prod: prod max(1, |x_i|), the most an
+                        underflow's absolute error can be multiplied by     */
+  int flush_to_zero; /* 0 after clr_ref_reduce (IEEE gradual underflow);
+                        set it when the device flushes denormals of the
+                        type (clr_ref_device_flushes)                      */
 } clr_reference;
 
 typedef struct clr_check {
@@ -52,6 +65,19 @@ void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
 /* Compare a device result; error_depth comes from clr_timing. */
 void clr_ref_check(const clr_reference *ref, const clr_value *got,
                    size_t error_depth, clr_check *out);
+
+/* 1 when dev flushes denormals of floating type t to zero (its
+ * CL_DEVICE_SINGLE_FP_CONFIG / CL_DEVICE_DOUBLE_FP_CONFIG lacks
+ * CL_FP_DENORM, or cannot be read); 0 otherwise. */
+int clr_ref_device_flushes(cl_device_id dev, clr_type t);
+
+/* The absolute (underflow) part of the error bound of a sum (amp = 1) or a
+ * product of n elements of floating type t computed in any order, with
+ * depth the longest chain of roundings: ops x eta x (1 + gamma_depth(u))
+ * x amp, ops = n - 1 operations (plus the n inputs when flush_to_zero).
+ * +inf when the model's second-order terms cannot be neglected. */
+double clr_underflow_term(clr_type t, size_t n, size_t depth, long double amp,
+                          int flush_to_zero);
 
 /* gamma_k(u) = k u / (1 - k u); +inf when k u >= 1. */
 double clr_gamma(double k, double u);

@@ -113,8 +113,8 @@ typedef struct rounded_ref {
    * the non-finite ones */
   double s, c, abs_sum;
   size_t nans, pos_inf, neg_inf;
-  /* prod */
-  long double p, max_partial;
+  /* prod, and prod max(1, |x|) (see clr_underflow_term) */
+  long double p, max_partial, amp;
   size_t count; /* elements covered */
 } rounded_ref;
 
@@ -143,6 +143,8 @@ static void sum_add(rounded_ref *r, double x) {
 static void prod_add(rounded_ref *r, long double x) {
   r->count++;
   r->p *= x;
+  if (fabsl(x) > 1.0L)
+    r->amp *= fabsl(x);
   if (fabsl(r->p) > r->max_partial && !isinf(r->p))
     r->max_partial = fabsl(r->p);
 }
@@ -158,10 +160,21 @@ static void ref_add(clr_op op, rounded_ref *r, const void *data, clr_type t,
 
 /* What the bounds need, computed once per scan. */
 typedef struct bound_consts {
+  clr_type type;
   double u;           /* unit roundoff of the type                  */
   double type_max;    /* largest finite value of the type           */
   double gamma_depth; /* gamma_k(u), k the scan's error depth (sum) */
+  int flush_to_zero;  /* the device flushes denormals                */
+  double uf_per_op;   /* sum: underflow term per operation           */
 } bound_consts;
+
+/* Operations (and flushed inputs) behind an element covering count
+ * elements: the ops of clr_underflow_term. */
+static double uf_ops(const bound_consts *bc, size_t count) {
+  if (count == 0)
+    return 0.0;
+  return (double)(count - 1) + (bc->flush_to_zero ? (double)count : 0.0);
+}
 
 /* The reference value, its bound and whether overflow is acceptable. */
 static long double ref_value(clr_op op, const bound_consts *bc,
@@ -173,7 +186,12 @@ static long double ref_value(clr_op op, const bound_consts *bc,
     double ap = (double)fabsl(p);
     size_t mults = r->count > 0 ? r->count - 1 : 0;
     double own = clr_gamma((double)r->count, (double)LDBL_EPSILON / 2.0) * ap;
-    *bound = clr_gamma((double)mults, bc->u) * ap + bc->u * ap + own;
+    long double own_uf = (long double)r->count * (LDBL_TRUE_MIN / 2.0L) * 2.0L *
+                         r->amp; /* the reference's own underflow */
+    own += own_uf > (long double)DBL_MAX ? INFINITY : (double)own_uf;
+    *bound = clr_gamma((double)mults, bc->u) * ap + bc->u * ap + own +
+             clr_underflow_term(bc->type, r->count, mults, r->amp,
+                                bc->flush_to_zero);
     *may_overflow = r->max_partial > bc->type_max || ap > bc->type_max;
     return p;
   }
@@ -187,22 +205,31 @@ static long double ref_value(clr_op op, const bound_consts *bc,
   double own = 2.0 * ud * fabs(r->s) +
                4.0 * (double)r->count * ud * ud * r->abs_sum + DBL_MIN;
   double aw = isfinite(w) ? (double)fabsl(w) : 0.0;
-  *bound = bc->gamma_depth * r->abs_sum + bc->u * aw + own;
+  *bound = bc->gamma_depth * r->abs_sum + bc->u * aw + own +
+           uf_ops(bc, r->count) * bc->uf_per_op;
   *may_overflow = r->abs_sum > bc->type_max;
   return w;
 }
 
 static void verify_rounded(clr_op op, clr_type type, int exclusive,
                            const void *in, const void *out, size_t n,
-                           size_t depth, clr_scan_check *res) {
+                           size_t depth, int flush_to_zero,
+                           clr_scan_check *res) {
   rounded_ref r;
   memset(&r, 0, sizeof r);
   r.p = 1.0L;
   r.max_partial = 1.0L;
+  r.amp = 1.0L;
   bound_consts bc;
+  bc.type = type;
   bc.u = clr_unit_roundoff(type);
   bc.type_max = type == CLR_FLOAT ? FLT_MAX : DBL_MAX;
   bc.gamma_depth = clr_gamma((double)depth, bc.u);
+  bc.flush_to_zero = flush_to_zero;
+  /* clr_underflow_term of 2 elements (one operation, or with flushed
+   * inputs 3 events): its value per event. */
+  bc.uf_per_op = clr_underflow_term(type, 2, depth, 1.0L, flush_to_zero) /
+                 (flush_to_zero ? 3.0 : 1.0);
   int have_worst = 0;
   for (size_t i = 0; i < n; i++) {
     if (!exclusive)
@@ -217,7 +244,8 @@ static void verify_rounded(clr_op op, clr_type type, int exclusive,
       double wd = r.s + r.c;
       bound = bc.gamma_depth * r.abs_sum + bc.u * fabs(wd) +
               2.0 * 0x1p-53 * fabs(r.s) +
-              4.0 * (double)r.count * 0x1p-106 * r.abs_sum + DBL_MIN;
+              4.0 * (double)r.count * 0x1p-106 * r.abs_sum + DBL_MIN +
+              uf_ops(&bc, r.count) * bc.uf_per_op;
       err = fabs((g - r.s) - r.c);
       ok = err <= bound;
       w = (long double)r.s + (long double)r.c;
@@ -262,9 +290,18 @@ static void verify_rounded(clr_op op, clr_type type, int exclusive,
 void clr_ref_scan_check(clr_op op, clr_type type, int exclusive, const void *in,
                         const void *out, size_t n, size_t error_depth,
                         clr_scan_check *res) {
+  clr_ref_scan_check_flush(op, type, exclusive, in, out, n, error_depth, 0,
+                           res);
+}
+
+void clr_ref_scan_check_flush(clr_op op, clr_type type, int exclusive,
+                              const void *in, const void *out, size_t n,
+                              size_t error_depth, int flush_to_zero,
+                              clr_scan_check *res) {
   memset(res, 0, sizeof *res);
   if (is_fp(type) && (op == CLR_SUM || op == CLR_PROD))
-    verify_rounded(op, type, exclusive, in, out, n, error_depth, res);
+    verify_rounded(op, type, exclusive, in, out, n, error_depth, flush_to_zero,
+                   res);
   else
     verify_exact(op, type, exclusive, in, out, n, res);
   res->ok = res->n_bad == 0;

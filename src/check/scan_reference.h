@@ -9,7 +9,9 @@
  * sum|x| (over the elements it covers) + u|ref| + the reference's own
  * error, k the scan's error depth from clr_timing.  Float/double prod: a
  * running product in long double, with the bound gamma_{m}(u) |ref| for m
- * multiplications.  Non-finite results follow clr_ref_check's rules. */
+ * multiplications.  Both bounds add the underflow term of reference.h
+ * (clr_underflow_term) for the elements covered.  Non-finite results
+ * follow clr_ref_check's rules. */
 #ifndef CLR_CHECK_SCAN_REFERENCE_H
 #define CLR_CHECK_SCAN_REFERENCE_H
 
@@ -34,5 +36,12 @@ typedef struct clr_scan_check {
 void clr_ref_scan_check(clr_op op, clr_type type, int exclusive, const void *in,
                         const void *out, size_t n, size_t error_depth,
                         clr_scan_check *res);
+/* The same for a device that flushes denormals of type to zero when
+ * flush_to_zero is set (clr_ref_device_flushes): the underflow term of
+ * the bounds then uses the smallest normal (see reference.h). */
+void clr_ref_scan_check_flush(clr_op op, clr_type type, int exclusive,
+                              const void *in, const void *out, size_t n,
+                              size_t error_depth, int flush_to_zero,
+                              clr_scan_check *res);
 
 #endif

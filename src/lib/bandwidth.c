@@ -22,9 +22,12 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
   clr_layout layout;
   size_t wg;
   clr_launch L;
-  if (!ctx || !median_ms || repeats == 0)
+  if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   clr_begin_call(ctx);
+  if (!median_ms || repeats == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "median_ms must not be NULL and repeats at least 1");
   clr_options_init(&opt);
   clr_choose_coarse_shape(ctx, &opt, CLR_UINT, CLR_UINT, &vec, &layout);
   size_t unit = (size_t)vec * 4;
@@ -48,8 +51,10 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
   st = clr_choose_wg(ctx, k, 0, ctx->tuning.reduce_wg, 0, 0, &wg);
   if (st != CLR_OK)
     return st;
-  clr_reduce_launch(ctx, CLR_REDUCE_COARSE, &opt, bytes / 4, wg, vec, layout,
-                    &L);
+  st = clr_reduce_launch(ctx, CLR_REDUCE_COARSE, &opt, bytes / 4, wg, vec,
+                         layout, &L);
+  if (st != CLR_OK)
+    return st;
   cl_int err;
   cl_uint zero = 0;
   cl_ulong nv = bytes / unit, per_item = L.per_item;

@@ -34,7 +34,12 @@ struct clr_context {
   cl_platform_id platform;
   cl_device_id device;
   cl_context cl;
-  cl_command_queue queue;
+  cl_command_queue queue; /* every command of the library goes here */
+  /* Adopted out-of-order queue (retained; clr_context_queue returns it):
+   * queue is then the context's own in-order queue on the same cl_context
+   * and device, and each call first waits for this one.  NULL otherwise. */
+  cl_command_queue caller_queue;
+  cl_int caller_err; /* of that wait in the call in progress */
   int profiling;
   int host_unified; /* CL_DEVICE_HOST_UNIFIED_MEMORY: zero-copy staging */
   clr_device_desc desc;
@@ -112,13 +117,26 @@ void clr_buffer_release(clr_buffer *buf);
 double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
 double clr_now_ms(void);
 /* Every public entry point that runs kernels brackets its work with these:
- * begin clears the error detail and the timing and trims the program cache;
- * end publishes the timing when the call succeeded and returns st. */
-void clr_begin_call(clr_context *ctx);
+ * begin clears the error detail and the timing, trims the program cache
+ * and, on an adopted out-of-order queue, waits for the caller's earlier
+ * commands (its status must be checked before caller buffers are used);
+ * end finishes the context's own queue, publishes the timing when the call
+ * succeeded and returns st (begin's failure, if any, wins). */
+clr_status clr_begin_call(clr_context *ctx);
 clr_status clr_end_call(clr_context *ctx, clr_status st);
 /* The caller's options, or *defaults filled in when it passed NULL. */
 const clr_options *clr_options_or_defaults(const clr_options *opt,
                                            clr_options *defaults);
+
+/* ---- buffer_check.c */
+#define CLR_ACCESS_READ 1u  /* a kernel of the call reads the buffer  */
+#define CLR_ACCESS_WRITE 2u /* a kernel of the call writes the buffer */
+/* A caller's cl_mem: a buffer of ctx->cl, with the kernel access the call
+ * needs, holding elements [offset, offset + n) of type (sizes unchecked for
+ * an invalid type).  CLR_OK or a refusal naming `what`. */
+clr_status clr_check_buffer(clr_context *ctx, cl_mem mem, size_t offset,
+                            size_t n, clr_type type, unsigned access,
+                            const char *what);
 
 /* ---- staging.c */
 typedef struct clr_staged {
@@ -192,13 +210,59 @@ clr_status clr_save_tuning(clr_context *ctx, const char *path);
  * work-item (a multiple of it). */
 void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
                            clr_type type, unsigned *vec, size_t *per_item);
-/* Launch shape of one reduction pass over n elements. */
-void clr_reduce_launch(const clr_context *ctx, clr_kernel kernel,
-                       const clr_options *opt, size_t n, size_t wg,
-                       unsigned vec, clr_layout layout, clr_launch *out);
+/* Launch shape of one reduction pass over n elements, every quantity
+ * computed with overflow checks: CLR_OK, or CLR_ERR_INVALID_ARGUMENT (with
+ * a detail) when the shape cannot be represented.  A coarse factor beyond
+ * n is clamped to n (see clr_options.coarse). */
+clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
+                             const clr_options *opt, size_t n, size_t wg,
+                             unsigned vec, clr_layout layout, clr_launch *out);
+
+/* ---- reduce.c */
+/* The one check of a call's options and arguments, for reductions and
+ * scans (scan != 0): kernel, op and type enums, n, vector width, layout.
+ * CLR_OK, or a refusal with its detail recorded. */
+clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
+                             clr_op op, clr_type type, size_t n, int scan);
 
 /* ---- scan.c */
 clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
                             clr_type type);
+
+/* ==== Hardening (issue 17): the on-disk readers' pure parts, which take
+ * bytes and need no OpenCL device, so they can be fuzzed
+ * (tests/fuzz/fuzz_cache_entry.c, tests/fuzz/fuzz_tuning.c). */
+
+/* ---- binary_cache.c: one cache entry (format in binary_cache.c) */
+#define CLR_CACHE_HEADER_SIZE 32
+#define CLR_CACHE_MAX_KEY 4096             /* bytes of key text, at most   */
+#define CLR_CACHE_MAX_PAYLOAD (1ULL << 30) /* bytes of program binary      */
+/* Fill the fixed header of an entry holding key and payload (checksum
+ * included); the entry is the header, then the key, then the payload. */
+void clr_cache_entry_header(unsigned char hdr[CLR_CACHE_HEADER_SIZE],
+                            const char *key, size_t key_len,
+                            const unsigned char *payload, size_t payload_len);
+/* Verify a whole entry of len bytes: magic, lengths within their limits
+ * and summing to len, checksum, and (unless expected_key is NULL) the key
+ * text.  1 with *payload pointing into buf; 0 with *payload NULL and *why
+ * (may be NULL) set to a static reason. */
+int clr_cache_entry_parse(const unsigned char *buf, size_t len,
+                          const char *expected_key,
+                          const unsigned char **payload, size_t *payload_len,
+                          const char **why);
+
+/* ---- tuning_files.c: tuning text (format in tuning_files.c) */
+#define CLR_TUNING_MAX_FILE 65536 /* bytes; larger files are refused */
+/* Apply the key=value lines of text (len bytes, NUL bytes allowed) to *t
+ * (may be NULL), each value checked against its key's limits; the last
+ * match= value goes to match (may be NULL; "" when none). */
+void clr_tuning_parse(const char *text, size_t len, clr_tuning *t, char *match,
+                      size_t match_size);
+/* 1 when every value of t is within its key's limits; else 0 and a
+ * message naming the first bad key in why (may be NULL). */
+int clr_tuning_check(const clr_tuning *t, char *why, size_t why_size);
+/* t as key=value lines that clr_tuning_parse reads back; like snprintf,
+ * returns the length the whole text needs. */
+size_t clr_tuning_format(const clr_tuning *t, char *buf, size_t size);
 
 #endif

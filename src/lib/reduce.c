@@ -38,19 +38,38 @@ static const char *source_of(clr_kernel k) {
   }
 }
 
-static clr_status validate(clr_context *ctx, const clr_options *opt, clr_op op,
-                           clr_type type, size_t n) {
-  if ((unsigned)opt->kernel >= CLR_KERNEL_COUNT ||
-      clr_kernel_is_scan(opt->kernel))
+/* The one validation of a call's arguments and options, shared by the
+ * reductions and the scans (scan != 0), before anything is built or
+ * launched.  Every refusal records its own detail. */
+clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
+                             clr_op op, clr_type type, size_t n, int scan) {
+  if ((unsigned)opt->kernel >= CLR_KERNEL_COUNT)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown kernel %d",
+                    (int)opt->kernel);
+  if (!scan && clr_kernel_is_scan(opt->kernel))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "kernel '%s' is not a reduction kernel",
                     clr_kernel_name(opt->kernel));
+  /* Scans: a scan kernel, or CLR_REDUCE_COARSE (clr_options_init's
+   * default) for the device's tuned scan; another reduction kernel is a
+   * mistake, not a request. */
+  if (scan && !clr_kernel_is_scan(opt->kernel) &&
+      opt->kernel != CLR_REDUCE_COARSE)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "kernel '%s' is a reduction kernel: a scan takes a scan "
+                    "kernel, or '%s' (the default) for the device's tuned scan",
+                    clr_kernel_name(opt->kernel),
+                    clr_kernel_name(CLR_REDUCE_COARSE));
   if ((unsigned)op >= CLR_OP_COUNT || (unsigned)type >= CLR_TYPE_COUNT)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown operation or type");
   if (clr_op_supports(op, type) != CLR_OK)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "operation '%s' needs an integer type, not '%s'",
                     clr_op_name(op), clr_type_name(type));
+  if (scan && (op == CLR_AND || op == CLR_OR))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "scans support sum, prod, min and max, not '%s'",
+                    clr_op_name(op));
   if (n == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
   if (n > SIZE_MAX / clr_type_size(type))
@@ -137,9 +156,11 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "reduction would need more than %d passes",
                       CLR_MAX_PASSES);
-    clr_reduce_launch(ctx, p->kernel, p->opt, m,
-                      use_first ? p->wg_first : p->wg_rest, p->vec, p->layout,
-                      &shapes[i]);
+    st = clr_reduce_launch(ctx, p->kernel, p->opt, m,
+                           use_first ? p->wg_first : p->wg_rest, p->vec,
+                           p->layout, &shapes[i]);
+    if (st != CLR_OK)
+      return st;
     total_depth += shapes[i].depth;
     if (i % 2 == 0 && shapes[i].groups > max_even)
       max_even = shapes[i].groups;
@@ -150,6 +171,10 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     if (m == 1)
       break;
   }
+  if (max_even > SIZE_MAX / acc_bytes || max_odd > SIZE_MAX / acc_bytes)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu partials of %zu bytes overflow size_t", max_even,
+                    acc_bytes);
   st = clr_buffer_reserve(ctx, &ctx->partial[0], max_even * acc_bytes,
                           CL_MEM_READ_WRITE);
   if (st == CLR_OK)
@@ -228,7 +253,7 @@ static clr_status prepare_call(clr_context *ctx, const clr_options *opt,
   opt = clr_options_or_defaults(opt, &defaults);
   if (clr_kernel_is_scan(opt->kernel))
     return clr_scan_prepare(ctx, opt, op, type);
-  clr_status st = validate(ctx, opt, op, type, 1);
+  clr_status st = clr_validate_call(ctx, opt, op, type, 1, 0);
   if (st != CLR_OK)
     return st;
   return make_plan(ctx, opt, op, type, 1, &plan);
@@ -248,7 +273,7 @@ static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
   if (!buf || !result)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "buffer and result must not be NULL");
-  clr_status st = validate(ctx, opt, op, type, n);
+  clr_status st = clr_validate_call(ctx, opt, op, type, n, 0);
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
@@ -296,7 +321,7 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
   if (!data || !result)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "data and result must not be NULL");
-  clr_status st = validate(ctx, opt, op, type, n);
+  clr_status st = clr_validate_call(ctx, opt, op, type, n, 0);
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
@@ -367,9 +392,12 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
                                      clr_value *result) {
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  clr_begin_call(ctx);
-  return clr_end_call(
-      ctx, reduce_buffer_call(ctx, opt, op, type, buf, offset, n, result));
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ, "buffer");
+  if (st == CLR_OK)
+    st = reduce_buffer_call(ctx, opt, op, type, buf, offset, n, result);
+  return clr_end_call(ctx, st);
 }
 
 CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,

@@ -54,25 +54,10 @@ static size_t ceil_log2(size_t x) {
   return k;
 }
 
-static clr_status validate(clr_context *ctx, clr_op op, clr_type type,
-                           size_t n) {
-  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)type >= CLR_TYPE_COUNT)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown operation or type");
-  if (op == CLR_AND || op == CLR_OR)
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "scans support sum, prod, min and max, not '%s'",
-                    clr_op_name(op));
-  if (n == 0)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
-  if (n > SIZE_MAX / clr_type_size(type))
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "%zu elements of %s exceed the address space", n,
-                    clr_type_name(type));
-  return CLR_OK;
-}
-
+/* n_max: the most elements one launch of the plan scans (SIZE_MAX when
+ * unknown): a coarse factor beyond it is clamped to it. */
 static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
-                            clr_type type, scan_plan *p) {
+                            clr_type type, size_t n_max, scan_plan *p) {
   clr_status st;
   memset(p, 0, sizeof *p);
   p->kernel =
@@ -114,7 +99,14 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     return clr_choose_wg(ctx, p->tile, opt->wg_size, ctx->tuning.decoupled_wg,
                          esize, p->local_per_item, &p->wg);
   }
-  clr_choose_scan_shape(ctx, opt, type, &p->vec, &p->per_item);
+  /* A coarse factor beyond what a launch scans means one work-item scans
+   * everything: clamped to n_max it gives that same tile, and keeps
+   * wg * per_item and the kernels' indices within n's range (as
+   * clr_reduce_launch does for the reductions). */
+  clr_options clamped = *opt;
+  if (clamped.coarse > n_max)
+    clamped.coarse = n_max;
+  clr_choose_scan_shape(ctx, &clamped, type, &p->vec, &p->per_item);
   p->local_per_item = p->kernel == CLR_SCAN_KOGGE_STONE_DB ? 2 : 1;
   clr_build_spec tile = {.source = scan_source(p->kernel),
                          .source2 = "scan_tile.cl",
@@ -184,6 +176,13 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p, cl_mem in,
                              size_t *depth) {
   clr_status st = CLR_OK;
   size_t esize = clr_type_size(p->type);
+  /* The tile, and the kernels' indices up to the end of the last tile
+   * (below n + tile), must not wrap. */
+  if (p->per_item > SIZE_MAX / p->wg || n > SIZE_MAX - p->wg * p->per_item)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu elements in scan tiles of %zu work-items x %zu "
+                    "elements overflow the index range",
+                    n, p->wg, p->per_item);
   size_t tile = p->wg * p->per_item;
   size_t tiles = ceil_div(n, tile);
   size_t tree = ceil_log2(p->wg);
@@ -369,13 +368,60 @@ static clr_status init_carry(clr_context *ctx, const clr_options *opt,
   return CLR_OK;
 }
 
+/* One buffer's place: its parent and byte origin for a sub-buffer, else
+ * itself from 0; and the host memory it uses (CL_MEM_USE_HOST_PTR), or
+ * NULL. */
+static cl_int buffer_place(cl_mem m, cl_mem *root, size_t *origin,
+                           void **host) {
+  cl_mem parent = NULL;
+  *origin = 0;
+  *host = NULL;
+  cl_int err = clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent,
+                                  &parent, NULL);
+  if (err == CL_SUCCESS && parent)
+    err = clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof *origin, origin, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof *host, host, NULL);
+  *root = parent ? parent : m;
+  return err;
+}
+
+/* Two distinct buffers of a scan may alias the same bytes exactly (like
+ * in place) but must not partially overlap: as sub-buffers of one buffer,
+ * or as buffers over overlapping host memory. */
+static clr_status check_buffer_overlap(clr_context *ctx, cl_mem in, cl_mem out,
+                                       size_t bytes) {
+  cl_mem ri, ro;
+  size_t oi, oo;
+  void *hi, *ho;
+  if (in == out)
+    return CLR_OK;
+  cl_int err = buffer_place(in, &ri, &oi, &hi);
+  if (err == CL_SUCCESS)
+    err = buffer_place(out, &ro, &oo, &ho);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clGetMemObjectInfo", err);
+  int overlap = 0;
+  if (ri == ro)
+    overlap = oi != oo && oi < oo + bytes && oo < oi + bytes;
+  else if (hi && ho) {
+    uintptr_t a = (uintptr_t)hi, b = (uintptr_t)ho;
+    overlap = a != b && a < b + bytes && b < a + bytes;
+  }
+  if (overlap)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "buffers in and out overlap without being the same "
+                    "elements; in place needs out == in");
+  return CLR_OK;
+}
+
 clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
                             clr_type type) {
   scan_plan plan;
-  clr_status st = validate(ctx, op, type, 1);
+  clr_status st = clr_validate_call(ctx, opt, op, type, 1, 1);
   if (st != CLR_OK)
     return st;
-  return make_plan(ctx, opt, op, type, &plan);
+  return make_plan(ctx, opt, op, type, SIZE_MAX, &plan);
 }
 
 static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
@@ -391,7 +437,7 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
   opt = clr_options_or_defaults(opt, &defaults);
   if (!in || !out)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "buffers must not be NULL");
-  clr_status st = validate(ctx, op, type, n);
+  clr_status st = clr_validate_call(ctx, opt, op, type, n, 1);
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
@@ -406,7 +452,9 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%zu elements exceed the buffers (%zu and %zu bytes)", n,
                     in_size, out_size);
-  st = make_plan(ctx, opt, op, type, &plan);
+  st = check_buffer_overlap(ctx, in, out, n * esize);
+  if (st == CLR_OK)
+    st = make_plan(ctx, opt, op, type, n, &plan);
   if (st == CLR_OK)
     st = init_carry(ctx, opt, type, &flags);
   if (st == CLR_OK)
@@ -431,12 +479,21 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
   if (!in || !out)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "input and output must not be NULL");
-  clr_status st = validate(ctx, op, type, n);
+  clr_status st = clr_validate_call(ctx, opt, op, type, n, 1);
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
+  /* In place means in == out: a partial overlap would have tiles read
+   * elements that other tiles have already overwritten. */
+  uintptr_t a = (uintptr_t)in, b = (uintptr_t)out, bytes = n * esize;
+  if (in != out && a < b + bytes && b < a + bytes)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "input and output overlap without being the same array "
+                    "(they start %zu bytes apart); in place needs out == in",
+                    (size_t)(a < b ? b - a : a - b));
   size_t chunk = clr_chunk_elems(ctx, esize);
-  st = make_plan(ctx, opt, op, type, &plan);
+  size_t n_max = n < chunk ? n : chunk;
+  st = make_plan(ctx, opt, op, type, n_max, &plan);
   /* Arrays used in place (unified memory) keep the vector loads of the
    * decoupled scan only when every chunk starts 16-byte aligned. */
   if (st == CLR_OK && plan.decoupled && plan.vec > 1 && ctx->host_unified &&
@@ -444,7 +501,7 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
        (chunk * esize) % 16 != 0)) {
     clr_options scalar = *opt;
     scalar.vector_width = 1;
-    st = make_plan(ctx, &scalar, op, type, &plan);
+    st = make_plan(ctx, &scalar, op, type, n_max, &plan);
   }
   if (st == CLR_OK)
     st = init_carry(ctx, opt, type, &flags);
@@ -503,8 +560,16 @@ CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
                                    cl_mem out, size_t n) {
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  clr_begin_call(ctx);
-  return clr_end_call(ctx, scan_buffer_call(ctx, opt, op, type, in, out, n));
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK) /* in place: in is written too */
+    st = clr_check_buffer(ctx, in, 0, n, type,
+                          CLR_ACCESS_READ | (in == out ? CLR_ACCESS_WRITE : 0),
+                          "in");
+  if (st == CLR_OK && in != out)
+    st = clr_check_buffer(ctx, out, 0, n, type, CLR_ACCESS_WRITE, "out");
+  if (st == CLR_OK)
+    st = scan_buffer_call(ctx, opt, op, type, in, out, n);
+  return clr_end_call(ctx, st);
 }
 
 CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
