@@ -82,11 +82,11 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
   ulong gid = get_global_id(0);
   ACCV_T acc = (ACCV_T)(IDENTITY);
 #if CLR_LAYOUT == 2
-  /* gid * per_item without wrapping: work-items past the input (the host
-   * keeps global * per_item in range, this is a second guard) read
-   * nothing, and end never passes nv. */
-  ulong begin = per_item && gid <= nv / per_item ? gid * per_item : nv;
-  ulong end = begin + min(per_item, nv - begin);
+  /* No product here wraps: clr_reduce_launch (src/lib/tuning.c) clamps the
+   * coarse factor to n and refuses a launch whose global size x per_item
+   * passes 2^64 - 1. */
+  ulong begin = gid * per_item;
+  ulong end = min(begin + per_item, nv);
   for (ulong v = begin; v < end; v++) {
     ACCV_T x = LOADV(v, p);
     acc = OP(acc, x);
@@ -104,8 +104,7 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
    * them to the work-item whose range they continue, so every work-group
    * reduces exactly its own contiguous tile (the scans rely on that). */
 #if CLR_LAYOUT == 2
-  ulong tail_owner =
-      min(per_item ? nv / per_item : 0, (ulong)get_global_size(0) - 1);
+  ulong tail_owner = min(nv / per_item, (ulong)get_global_size(0) - 1);
 #else
   ulong tail_owner = 0;
 #endif

@@ -76,11 +76,12 @@ __kernel void clr_scan(__global const IN_T *in, __global ACC_T *out, ulong n,
                        __local ACC_T *scratch) {
   ulong lid = get_local_id(0);
   ulong g = get_group_id(0);
-  /* (item * per_item) without wrapping: items past n own nothing (the
-   * host keeps the last tile's end in range; this is a second guard). */
-  ulong item = g * get_local_size(0) + lid;
-  ulong base = per_item && item <= n / per_item ? item * per_item : n;
-  ulong end = base + min(per_item, n - base);
+  /* No product here wraps: the scan driver (scan_level in src/lib/scan.c)
+   * refuses a launch whose last tile would end past 2^64 - 1.  (A guard
+   * here, with a 64-bit division per work-item, cost the H100's tiled
+   * scans 4.5%; with mul_hi 2.3%.) */
+  ulong base = (g * get_local_size(0) + lid) * per_item;
+  ulong end = base < n ? min(base + per_item, n) : base;
 #if CLR_VEC > 1
   ulong vend = base + (end - base) / CLR_VEC * CLR_VEC; /* whole vectors */
 #else

@@ -24,9 +24,8 @@ __kernel void clr_stream_read(__global const WORDS_T *in, ulong nv,
   ulong gid = get_global_id(0);
   WORDS_T acc = (WORDS_T)(0);
 #if CLR_LAYOUT == 2
-  ulong begin = per_item && gid <= nv / per_item ? gid * per_item : nv;
-  ulong end = begin + min(per_item, nv - begin);
-  for (ulong v = begin; v < end; v++)
+  ulong end = min(gid * per_item + per_item, nv);
+  for (ulong v = gid * per_item; v < end; v++)
     acc ^= in[v];
 #else
   (void)per_item;
