@@ -24,7 +24,9 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
   clr_launch L;
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  clr_begin_call(ctx);
+  st = clr_begin_call(ctx);
+  if (st != CLR_OK)
+    return st;
   if (!median_ms || repeats == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "median_ms must not be NULL and repeats at least 1");

@@ -382,8 +382,10 @@ CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt,
                                clr_op op, clr_type type) {
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  clr_begin_call(ctx);
-  return clr_end_call(ctx, prepare_call(ctx, opt, op, type));
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = prepare_call(ctx, opt, op, type);
+  return clr_end_call(ctx, st);
 }
 
 CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
@@ -405,7 +407,8 @@ CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
                                    size_t n, clr_value *result) {
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  clr_begin_call(ctx);
-  return clr_end_call(ctx,
-                      reduce_host_call(ctx, opt, op, type, data, n, result));
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = reduce_host_call(ctx, opt, op, type, data, n, result);
+  return clr_end_call(ctx, st);
 }

@@ -577,6 +577,8 @@ CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
                                  void *out, size_t n) {
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  clr_begin_call(ctx);
-  return clr_end_call(ctx, scan_host_call(ctx, opt, op, type, in, out, n));
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = scan_host_call(ctx, opt, op, type, in, out, n);
+  return clr_end_call(ctx, st);
 }
