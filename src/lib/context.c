@@ -78,9 +78,7 @@ static clr_status finish_context(clr_context *ctx,
     /* Without its memory and work-group limits the device is unusable. */
     snprintf(detail, detail_size, "clGetDeviceInfo failed: %s (%d)",
              clr_cl_error_name(err), (int)err);
-    return err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
-               ? CLR_ERR_OUT_OF_MEMORY
-               : CLR_ERR_OPENCL;
+    return clr_status_from_cl(err);
   }
   /* Keep the real platform / device indices for display. */
   cl_platform_id plats[16];
@@ -156,9 +154,7 @@ CLR_API clr_status clr_context_create(const clr_context_config *cfg,
   if (err != CL_SUCCESS) {
     snprintf(msg, sizeof msg, "clCreateContext failed: %s (%d)",
              clr_cl_error_name(err), (int)err);
-    st = err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
-             ? CLR_ERR_OUT_OF_MEMORY
-             : CLR_ERR_OPENCL;
+    st = clr_status_from_cl(err);
     goto fail;
   }
   ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device,
@@ -166,9 +162,7 @@ CLR_API clr_status clr_context_create(const clr_context_config *cfg,
   if (err != CL_SUCCESS) {
     snprintf(msg, sizeof msg, "clCreateCommandQueue failed: %s (%d)",
              clr_cl_error_name(err), (int)err);
-    st = err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
-             ? CLR_ERR_OUT_OF_MEMORY
-             : CLR_ERR_OPENCL;
+    st = clr_status_from_cl(err);
     goto fail;
   }
   st = finish_context(ctx, cfg, msg, sizeof msg);
@@ -238,9 +232,7 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
                "clCreateCommandQueue (in-order, beside the caller's "
                "out-of-order queue) failed: %s (%d)",
                clr_cl_error_name(err), (int)err);
-      st = err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
-               ? CLR_ERR_OUT_OF_MEMORY
-               : CLR_ERR_OPENCL;
+      st = clr_status_from_cl(err);
       goto fail;
     }
   }
@@ -378,25 +370,6 @@ clr_status clr_end_call(clr_context *ctx, clr_status st) {
   if (st != CLR_OK && ctx->detail[0] == '\0')
     clr_fail(ctx, st, "%s", clr_status_string(st));
   return st;
-}
-
-clr_status clr_fail(clr_context *ctx, clr_status status, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(ctx->detail, sizeof ctx->detail, fmt, ap);
-  va_end(ap);
-  return status;
-}
-
-void clr_log(clr_context *ctx, const char *fmt, ...) {
-  char line[512];
-  va_list ap;
-  if (!ctx->log)
-    return;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  ctx->log(ctx->log_user, line);
 }
 
 clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,

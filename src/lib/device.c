@@ -61,21 +61,6 @@ cl_int clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
   return CL_SUCCESS;
 }
 
-static int contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  if (n == 0)
-    return 1;
-  for (; *hay; hay++) {
-    size_t i = 0;
-    while (i < n && hay[i] &&
-           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      i++;
-    if (i == n)
-      return 1;
-  }
-  return 0;
-}
-
 /* A selector is an index when it is all digits. */
 static int parse_index(const char *s, unsigned *out) {
   if (!s || !*s)
@@ -145,7 +130,7 @@ static int platform_matches(cl_platform_id p, unsigned index, const char *sel) {
   char name[256] = "";
   clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, NULL);
   name[sizeof name - 1] = '\0';
-  return contains_nocase(name, sel);
+  return clr_contains_nocase(name, sel);
 }
 
 clr_status clr_select_device(const char *platform, const char *device,
@@ -179,7 +164,7 @@ clr_status clr_select_device(const char *platform, const char *device,
             char name[256] = "";
             clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name, NULL);
             name[sizeof name - 1] = '\0';
-            ok = contains_nocase(name, device);
+            ok = clr_contains_nocase(name, device);
           }
         } else if (round == 0) {
           cl_device_type type = 0;

@@ -71,8 +71,11 @@ struct clr_context {
   char *build_log;
 };
 
-/* ---- status.c */
+/* ---- error.c: the bottom of the library (every unit reports through it) */
 const char *clr_cl_error_name(cl_int err);
+/* The one mapping of an OpenCL error to a status: allocation and resource
+ * errors are CLR_ERR_OUT_OF_MEMORY, the rest CLR_ERR_OPENCL. */
+clr_status clr_status_from_cl(cl_int err);
 /* Record a formatted detail on the context and return status. */
 clr_status clr_fail(clr_context *ctx, clr_status status, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -81,7 +84,12 @@ clr_status clr_fail(clr_context *ctx, clr_status status, const char *fmt, ...)
     ;
 /* Map an OpenCL error from call `what` to a status and record it. */
 clr_status clr_cl_fail(clr_context *ctx, const char *what, cl_int err);
-int clr_type_is_float(clr_type t);
+/* A line to the context's log callback, if it has one. */
+void clr_log(clr_context *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* Evaluate an OpenCL call; on error record it and jump to `fail` with
  * `st` set.  Requires locals `clr_status st` and a label `fail`. */
@@ -94,6 +102,12 @@ int clr_type_is_float(clr_type t);
     }                                                                          \
   } while (0)
 
+/* ---- status.c */
+int clr_type_is_float(clr_type t);
+/* 1 when needle occurs in hay, ignoring ASCII case (an empty needle
+ * occurs everywhere: callers that want it to match nothing say so). */
+int clr_contains_nocase(const char *hay, const char *needle);
+
 /* ---- device.c */
 clr_status clr_select_device(const char *platform, const char *device,
                              cl_platform_id *out_platform,
@@ -105,11 +119,6 @@ cl_int clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
                            unsigned di, clr_device_desc *out);
 
 /* ---- context.c */
-void clr_log(clr_context *ctx, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 /* Make sure *buf holds at least bytes; CLR_OK or an error status. */
 clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
                               cl_mem_flags flags);

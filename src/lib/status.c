@@ -1,8 +1,9 @@
-/* Status codes, OpenCL error names, and the names of types, operations and
- * kernels. */
+/* Status codes and the names of types, operations and kernels (OpenCL
+ * errors and the failure detail: error.c). */
 #include "clr_config.h"
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,75 +29,6 @@ CLR_API const char *clr_status_string(clr_status s) {
   default:
     return "unknown status";
   }
-}
-
-const char *clr_cl_error_name(cl_int err) {
-  switch (err) {
-#define E(x)                                                                   \
-  case x:                                                                      \
-    return #x;
-    E(CL_SUCCESS)
-    E(CL_DEVICE_NOT_FOUND)
-    E(CL_DEVICE_NOT_AVAILABLE)
-    E(CL_COMPILER_NOT_AVAILABLE)
-    E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
-    E(CL_OUT_OF_RESOURCES)
-    E(CL_OUT_OF_HOST_MEMORY)
-    E(CL_PROFILING_INFO_NOT_AVAILABLE)
-    E(CL_MEM_COPY_OVERLAP)
-    E(CL_BUILD_PROGRAM_FAILURE)
-    E(CL_MAP_FAILURE)
-    E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-    E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-    E(CL_COMPILE_PROGRAM_FAILURE)
-    E(CL_LINKER_NOT_AVAILABLE)
-    E(CL_LINK_PROGRAM_FAILURE)
-    E(CL_INVALID_VALUE)
-    E(CL_INVALID_DEVICE_TYPE)
-    E(CL_INVALID_PLATFORM)
-    E(CL_INVALID_DEVICE)
-    E(CL_INVALID_CONTEXT)
-    E(CL_INVALID_QUEUE_PROPERTIES)
-    E(CL_INVALID_COMMAND_QUEUE)
-    E(CL_INVALID_HOST_PTR)
-    E(CL_INVALID_MEM_OBJECT)
-    E(CL_INVALID_BINARY)
-    E(CL_INVALID_BUILD_OPTIONS)
-    E(CL_INVALID_PROGRAM)
-    E(CL_INVALID_PROGRAM_EXECUTABLE)
-    E(CL_INVALID_KERNEL_NAME)
-    E(CL_INVALID_KERNEL)
-    E(CL_INVALID_ARG_INDEX)
-    E(CL_INVALID_ARG_VALUE)
-    E(CL_INVALID_ARG_SIZE)
-    E(CL_INVALID_KERNEL_ARGS)
-    E(CL_INVALID_WORK_DIMENSION)
-    E(CL_INVALID_WORK_GROUP_SIZE)
-    E(CL_INVALID_WORK_ITEM_SIZE)
-    E(CL_INVALID_GLOBAL_OFFSET)
-    E(CL_INVALID_EVENT_WAIT_LIST)
-    E(CL_INVALID_EVENT)
-    E(CL_INVALID_OPERATION)
-    E(CL_INVALID_BUFFER_SIZE)
-    E(CL_INVALID_GLOBAL_WORK_SIZE)
-    E(CL_INVALID_PROPERTY)
-#undef E
-  case -1001:
-    return "CL_PLATFORM_NOT_FOUND_KHR";
-  default:
-    return "CL_UNKNOWN_ERROR";
-  }
-}
-
-clr_status clr_cl_fail(clr_context *ctx, const char *what, cl_int err) {
-  clr_status st = CLR_ERR_OPENCL;
-  if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ||
-      err == CL_OUT_OF_RESOURCES || err == CL_INVALID_BUFFER_SIZE)
-    st = CLR_ERR_OUT_OF_MEMORY;
-  /* Keep the call's name only: "clEnqueueNDRangeKernel(...)" -> name. */
-  size_t len = strcspn(what, "(");
-  return clr_fail(ctx, st, "%.*s failed: %s (%d)", (int)len, what,
-                  clr_cl_error_name(err), (int)err);
 }
 
 static const char *const type_names[CLR_TYPE_COUNT] = {
@@ -154,6 +86,21 @@ CLR_API clr_status clr_kernel_from_name(const char *s, clr_kernel *out) {
 
 CLR_API int clr_kernel_is_scan(clr_kernel k) {
   return k >= CLR_SCAN_KOGGE_STONE && k < CLR_KERNEL_COUNT;
+}
+
+int clr_contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  if (n == 0)
+    return 1;
+  for (; *hay; hay++) {
+    size_t i = 0;
+    while (i < n && hay[i] &&
+           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      i++;
+    if (i == n)
+      return 1;
+  }
+  return 0;
 }
 
 int clr_type_is_float(clr_type t) { return t == CLR_FLOAT || t == CLR_DOUBLE; }

@@ -281,21 +281,6 @@ void clr_tuning_parse(const char *text, size_t len, clr_tuning *t, char *match,
 
 /* ------------------------------------------------------------ the files */
 
-static int contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  if (n == 0)
-    return 0;
-  for (; *hay; hay++) {
-    size_t i = 0;
-    while (i < n && hay[i] &&
-           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      i++;
-    if (i == n)
-      return 1;
-  }
-  return 0;
-}
-
 /* How specifically a match= value names the device: the length of its
  * longest '|'-separated alternative found in the name (case-insensitive),
  * 0 when none is ("pthread|cpu-": PoCL 3's and PoCL 5's CPU devices). */
@@ -307,7 +292,7 @@ static size_t match_length(const char *device_name, const char *match) {
     if (n > 0 && n < sizeof alt) {
       memcpy(alt, match, n);
       alt[n] = '\0';
-      if (n > best && contains_nocase(device_name, alt))
+      if (n > best && clr_contains_nocase(device_name, alt))
         best = n;
     }
     match += n;
