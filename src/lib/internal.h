@@ -188,7 +188,8 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
                           clr_program_entry **out);
 void clr_release_programs(clr_context *ctx);
 
-/* ---- tuning.c */
+/* ---- launch.c: launch shapes (explicit options, then the tuning, then
+ * the device type decide) */
 typedef struct clr_launch {
   size_t local;    /* work-group size                          */
   size_t global;   /* work-items                               */
@@ -207,14 +208,6 @@ void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
 clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
                          size_t requested, size_t preferred, size_t elem_bytes,
                          size_t local_elems_per_item, size_t *out);
-void clr_default_tuning(const clr_context *ctx, clr_tuning *t);
-
-/* ---- tuning_files.c */
-/* Defaults, then the shipped file matching the device, then the user's. */
-void clr_load_tuning(clr_context *ctx);
-/* The user's tuning file for this device; 0 when there is no cache dir. */
-int clr_user_tuning_path(const clr_context *ctx, char *path, size_t size);
-clr_status clr_save_tuning(clr_context *ctx, const char *path);
 /* Scan shape: vector width of the tile reduction and elements per
  * work-item (a multiple of it). */
 void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
@@ -226,6 +219,15 @@ void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
 clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
                              const clr_options *opt, size_t n, size_t wg,
                              unsigned vec, clr_layout layout, clr_launch *out);
+
+/* ---- tuning.c: the per-device tuning (built-in defaults, shipped and
+ * user files; the file format is described there) */
+void clr_default_tuning(const clr_context *ctx, clr_tuning *t);
+/* Defaults, then the shipped file matching the device, then the user's. */
+void clr_load_tuning(clr_context *ctx);
+/* The user's tuning file for this device; 0 when there is no cache dir. */
+int clr_user_tuning_path(const clr_context *ctx, char *path, size_t size);
+clr_status clr_save_tuning(clr_context *ctx, const char *path);
 
 /* ---- reduce.c */
 /* The one check of a call's options and arguments, for reductions and
@@ -260,7 +262,7 @@ int clr_cache_entry_parse(const unsigned char *buf, size_t len,
                           const unsigned char **payload, size_t *payload_len,
                           const char **why);
 
-/* ---- tuning_files.c: tuning text (format in tuning_files.c) */
+/* ---- tuning.c: tuning text (format in tuning.c) */
 #define CLR_TUNING_MAX_FILE 65536 /* bytes; larger files are refused */
 /* Apply the key=value lines of text (len bytes, NUL bytes allowed) to *t
  * (may be NULL), each value checked against its key's limits; the last

@@ -1,15 +1,287 @@
-/* Launch shapes chosen per device: work-group size, coarse factor, vector
- * width and access pattern.  Explicit options always win; then the
- * context's tuning (a tuning file, see tuning_files.c); then the device
- * type decides (a GPU wants coalesced, strided access and many work-groups
- * in flight; a CPU wants one contiguous stream per work-item and a few
- * work-groups per core). */
+/* Tuning files: small "key=value" text files, one per device.
+ *
+ *   # comment
+ *   match=H100              (shipped files: a substring of the device name;
+ *                            alternatives separated by |)
+ *   reduce.wg=256
+ *   reduce.vec_bytes=16
+ *   reduce.layout=strided   (or contiguous)
+ *   reduce.groups_per_cu=8
+ *   scan.wg=256
+ *   scan.per_item=1
+ *   scan.kernel=decoupled   (the scan used when none is named)
+ *   decoupled.items=8       (elements per work-item of the decoupled scan)
+ *   decoupled.wg=128        (its work-group size)
+ *
+ * Shipped files live in data/tuning/ (installed to share/clreduce/tuning,
+ * or $CLREDUCE_TUNING_DIR); the most specific match (longest match=) wins.
+ * The user's file, written by clr_autotune, is <cache dir>/tuning/<device
+ * name with every character but letters and digits replaced by _>.txt and
+ * overrides the shipped one.  Unknown keys are ignored; bad values are
+ * ignored key by key, so a damaged file cannot make a context unusable.
+ * Only regular files of at most 64 KiB are read (opened without blocking,
+ * so a FIFO or a device in their place is refused, not waited on).  Every
+ * key's limits are in one table (keys[] below), which the parser, the
+ * validator of clr_set_tuning and the writer of clr_save_tuning share. */
+#include "clr_config.h"
 #include "internal.h"
 
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+/* ------------------------------------------------------------ the keys */
+
+/* Every key, once: the parser, the validator (clr_set_tuning) and the
+ * writer (clr_save_tuning) all go through this table, so a key's limits
+ * live in one place. */
+typedef enum key_type {
+  KEY_SIZE,       /* size_t, min..max                */
+  KEY_UINT,       /* unsigned, min..max              */
+  KEY_LAYOUT,     /* clr_layout: strided, contiguous */
+  KEY_SCAN_KERNEL /* clr_kernel: a scan kernel       */
+} key_type;
+
+typedef struct tuning_key {
+  const char *name; /* in the file */
+  key_type type;
+  size_t offset; /* of the field in clr_tuning */
+  size_t min, max;
+  const char *doc;
+} tuning_key;
+
+#define KEY(name, type, field, lo, hi, doc)                                    \
+  { name, type, offsetof(clr_tuning, field), lo, hi, doc }
+
+static const tuning_key keys[] = {
+    KEY("reduce.wg", KEY_SIZE, reduce_wg, 1, 65536,
+        "coarse reduction work-group size"),
+    KEY("reduce.vec_bytes", KEY_UINT, reduce_vec_bytes, 1, 128,
+        "coarse reduction bytes per load"),
+    KEY("reduce.layout", KEY_LAYOUT, reduce_layout, 0, 0,
+        "coarse reduction layout, strided or contiguous"),
+    KEY("reduce.groups_per_cu", KEY_UINT, reduce_groups_per_cu, 1, 1024,
+        "coarse reduction work-groups per compute unit"),
+    KEY("scan.wg", KEY_SIZE, scan_wg, 1, 65536, "tiled scan work-group size"),
+    KEY("scan.per_item", KEY_SIZE, scan_per_item, 1, (size_t)1 << 20,
+        "tiled scan elements per work-item"),
+    KEY("scan.kernel", KEY_SCAN_KERNEL, scan_kernel, 0, 0,
+        "the scan used when none is named"),
+    KEY("decoupled.items", KEY_SIZE, decoupled_items, 1, 64,
+        "decoupled scan elements per work-item"),
+    KEY("decoupled.wg", KEY_SIZE, decoupled_wg, 1, 65536,
+        "decoupled scan work-group size"),
+};
+#define N_KEYS (sizeof keys / sizeof *keys)
+
+/* A field's value widened to size_t (a negative enum becomes huge, so
+ * out of range). */
+static size_t get_value(const clr_tuning *t, const tuning_key *k) {
+  const char *p = (const char *)t + k->offset;
+  switch (k->type) {
+  case KEY_SIZE:
+    return *(const size_t *)(const void *)p;
+  case KEY_UINT:
+    return *(const unsigned *)(const void *)p;
+  case KEY_LAYOUT:
+    return (size_t) * (const clr_layout *)(const void *)p;
+  default:
+    return (size_t) * (const clr_kernel *)(const void *)p;
+  }
+}
+
+/* Only called with values value_ok accepted. */
+static void set_value(clr_tuning *t, const tuning_key *k, size_t v) {
+  char *p = (char *)t + k->offset;
+  switch (k->type) {
+  case KEY_SIZE:
+    *(size_t *)(void *)p = v;
+    break;
+  case KEY_UINT:
+    *(unsigned *)(void *)p = (unsigned)v;
+    break;
+  case KEY_LAYOUT:
+    *(clr_layout *)(void *)p = (clr_layout)v;
+    break;
+  default:
+    *(clr_kernel *)(void *)p = (clr_kernel)v;
+    break;
+  }
+}
+
+static int value_ok(const tuning_key *k, size_t v) {
+  switch (k->type) {
+  case KEY_SIZE:
+  case KEY_UINT:
+    return v >= k->min && v <= k->max;
+  case KEY_LAYOUT:
+    return v == (size_t)CLR_LAYOUT_STRIDED ||
+           v == (size_t)CLR_LAYOUT_CONTIGUOUS;
+  default:
+    return v < (size_t)CLR_KERNEL_COUNT && clr_kernel_is_scan((clr_kernel)v);
+  }
+}
+
+/* The value text of a line (NUL-terminated, no NUL inside) into *v. */
+static int parse_value(const tuning_key *k, const char *text, size_t *v) {
+  switch (k->type) {
+  case KEY_SIZE:
+  case KEY_UINT: {
+    /* Decimal digits only: no sign, no blanks, no 0x, no suffix. */
+    if (!isdigit((unsigned char)text[0]))
+      return 0;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long x = strtoull(text, &end, 10);
+    if (errno || *end || x > SIZE_MAX)
+      return 0;
+    *v = (size_t)x;
+    break;
+  }
+  case KEY_LAYOUT:
+    if (strcmp(text, "strided") == 0)
+      *v = CLR_LAYOUT_STRIDED;
+    else if (strcmp(text, "contiguous") == 0)
+      *v = CLR_LAYOUT_CONTIGUOUS;
+    else
+      return 0;
+    break;
+  default: {
+    clr_kernel kk;
+    if (clr_kernel_from_name(text, &kk) != CLR_OK)
+      return 0;
+    *v = (size_t)kk;
+    break;
+  }
+  }
+  return value_ok(k, *v);
+}
+
+static const char *value_text(const tuning_key *k, size_t v, char *buf,
+                              size_t size) {
+  switch (k->type) {
+  case KEY_SIZE:
+  case KEY_UINT:
+    snprintf(buf, size, "%zu", v);
+    return buf;
+  case KEY_LAYOUT:
+    return v == (size_t)CLR_LAYOUT_STRIDED ? "strided" : "contiguous";
+  default:
+    return clr_kernel_name((clr_kernel)v);
+  }
+}
+
+int clr_tuning_check(const clr_tuning *t, char *why, size_t why_size) {
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const tuning_key *k = &keys[i];
+    size_t v = get_value(t, k);
+    if (value_ok(k, v))
+      continue;
+    if (why && why_size) {
+      if (k->type == KEY_SIZE || k->type == KEY_UINT)
+        snprintf(why, why_size, "tuning %s (%s) must be %zu to %zu, not %zu",
+                 k->name, k->doc, k->min, k->max, v);
+      else
+        snprintf(why, why_size, "tuning %s is not a %s", k->name, k->doc);
+    }
+    return 0;
+  }
+  return 1;
+}
+
+size_t clr_tuning_format(const clr_tuning *t, char *buf, size_t size) {
+  size_t off = 0;
+  for (size_t i = 0; i < N_KEYS; i++) {
+    char num[32];
+    const tuning_key *k = &keys[i];
+    const char *v = value_text(k, get_value(t, k), num, sizeof num);
+    int n = snprintf(off < size ? buf + off : NULL, off < size ? size - off : 0,
+                     "%s=%s\n", k->name, v ? v : "?");
+    if (n > 0)
+      off += (size_t)n;
+  }
+  if (size && off >= size)
+    buf[size - 1] = '\0';
+  return off;
+}
+
+/* ------------------------------------------------------------ the text */
+
+static int is_blank(char c) { return isspace((unsigned char)c) != 0; }
+
+/* [*b, *e) without leading and trailing blanks. */
+static void trim_span(const char **b, const char **e) {
+  while (*b < *e && is_blank(**b))
+    (*b)++;
+  while (*e > *b && is_blank((*e)[-1]))
+    (*e)--;
+}
+
+/* A span as a C string in buf: 0 when it does not fit or holds a NUL. */
+static int span_string(const char *b, const char *e, char *buf, size_t size) {
+  size_t n = (size_t)(e - b);
+  if (n >= size || memchr(b, '\0', n))
+    return 0;
+  memcpy(buf, b, n);
+  buf[n] = '\0';
+  return 1;
+}
+
+void clr_tuning_parse(const char *text, size_t len, clr_tuning *t, char *match,
+                      size_t match_size) {
+  const char *p = text, *end = text + len;
+  if (match && match_size)
+    match[0] = '\0';
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end;
+    const char *next = nl ? nl + 1 : end;
+    /* A comment runs to the end of its line, whatever it holds. */
+    const char *hash = memchr(p, '#', (size_t)(le - p));
+    if (hash)
+      le = hash;
+    const char *eq = memchr(p, '=', (size_t)(le - p));
+    if (!eq) {
+      p = next;
+      continue;
+    }
+    const char *kb = p, *ke = eq, *vb = eq + 1, *ve = le;
+    trim_span(&kb, &ke);
+    trim_span(&vb, &ve);
+    size_t klen = (size_t)(ke - kb);
+    p = next;
+    if (klen == 5 && memcmp(kb, "match", 5) == 0) {
+      if (match && match_size && !span_string(vb, ve, match, match_size))
+        match[0] = '\0'; /* too long or binary: matches nothing */
+      continue;
+    }
+    if (!t)
+      continue;
+    for (size_t i = 0; i < N_KEYS; i++) {
+      const tuning_key *k = &keys[i];
+      char val[64];
+      size_t v;
+      if (strlen(k->name) != klen || memcmp(kb, k->name, klen) != 0)
+        continue;
+      /* Bad values are ignored key by key. */
+      if (span_string(vb, ve, val, sizeof val) && parse_value(k, val, &v))
+        set_value(t, k, v);
+      break;
+    }
+  }
+}
+
+/* ------------------------------------------------------------ defaults */
+
+/* What a context starts from before any file: by device type. */
 void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   memset(t, 0, sizeof *t);
   t->reduce_wg = 256;
@@ -35,211 +307,222 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
            ctx->desc.is_gpu ? "GPU" : "CPU");
 }
 
-static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+/* ------------------------------------------------------------ the files */
 
-/* The smallest tile a tuned tiled scan uses: CLR_MAX_SCAN_LEVELS levels of
- * 64-element tiles scan 64^12 = 2^72 elements (2^48 should a kernel allow
- * only a quarter of the device's work-group size). */
-#define CLR_SCAN_MIN_TILE 64
-
-static size_t ceil_log2(size_t x) {
-  size_t k = 0;
-  while (((size_t)1 << k) < x)
-    k++;
-  return k;
+/* How specifically a match= value names the device: the length of its
+ * longest '|'-separated alternative found in the name (case-insensitive),
+ * 0 when none is ("pthread|cpu-": PoCL 3's and PoCL 5's CPU devices). */
+static size_t match_length(const char *device_name, const char *match) {
+  size_t best = 0;
+  char alt[256];
+  while (*match) {
+    size_t n = strcspn(match, "|");
+    if (n > 0 && n < sizeof alt) {
+      memcpy(alt, match, n);
+      alt[n] = '\0';
+      if (n > best && clr_contains_nocase(device_name, alt))
+        best = n;
+    }
+    match += n;
+    if (*match == '|')
+      match++;
+  }
+  return best;
 }
 
-static unsigned largest_pow2_dividing(size_t x, unsigned cap) {
-  unsigned v = 1;
-  while (v < cap && x % (2 * v) == 0)
-    v *= 2;
-  return v;
-}
-
-void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
-                             clr_type in, clr_type acc, unsigned *vec,
-                             clr_layout *layout) {
-  const clr_tuning *t = &ctx->tuning;
-  *layout = opt->layout != CLR_LAYOUT_AUTO ? opt->layout : t->reduce_layout;
-  if (opt->vector_width) {
-    *vec = opt->vector_width;
-    return;
+/* Apply one file to t (may be NULL); writes the match= value into match
+ * (may be NULL).  Returns 0 when the file cannot be read or is refused:
+ * anything but a regular file (a FIFO would block, a device never ends)
+ * or a file larger than CLR_TUNING_MAX_FILE. */
+static int read_file(clr_context *ctx, const char *path, clr_tuning *t,
+                     char *match, size_t match_size) {
+  const char *why = NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return 0; /* no such file: the usual case */
+  if (fstat(fd, &st) != 0)
+    why = "cannot be examined";
+  else if (!S_ISREG(st.st_mode))
+    why = "not a regular file";
+  else if (st.st_size > CLR_TUNING_MAX_FILE)
+    why = "larger than 64 KiB";
+  else if (!(buf = malloc(CLR_TUNING_MAX_FILE + 1)))
+    why = "out of host memory";
+  /* Read to the end, but never more than the limit (the file may grow
+   * while it is read). */
+  while (!why && len <= CLR_TUNING_MAX_FILE) {
+    ssize_t r = read(fd, buf + len, CLR_TUNING_MAX_FILE + 1 - len);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      why = "read error";
+    if (r <= 0)
+      break;
+    len += (size_t)r;
   }
-  /* Loads of reduce_vec_bytes, counted in the wider of the two types so
-   * the accumulator vector stays within a register's width. */
-  size_t wide = clr_type_size(in) > clr_type_size(acc) ? clr_type_size(in)
-                                                       : clr_type_size(acc);
-  unsigned v = (unsigned)(t->reduce_vec_bytes / wide);
-  if (v == 0)
-    v = 1;
-  if (v > 16)
-    v = 16;
-  v = largest_pow2_dividing(v, 16); /* a legal OpenCL vector width */
-  if (opt->coarse)
-    v = largest_pow2_dividing(opt->coarse, v);
-  *vec = v;
-}
-
-clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
-                         size_t requested, size_t preferred, size_t elem_bytes,
-                         size_t local_elems_per_item, size_t *out) {
-  size_t limit = k->max_wg;
-  if (ctx->desc.max_work_group_size < limit)
-    limit = ctx->desc.max_work_group_size;
-  if (local_elems_per_item && elem_bytes) {
-    cl_ulong avail = ctx->desc.local_mem_size > k->local_used
-                         ? ctx->desc.local_mem_size - k->local_used
-                         : 0;
-    size_t fit = (size_t)(avail / (elem_bytes * local_elems_per_item));
-    if (fit < limit)
-      limit = fit;
-  }
-  if (limit == 0)
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "kernel cannot run: no work-group size fits the device");
-  if (requested) {
-    if (requested > limit)
-      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                      "work-group size %zu exceeds this kernel's limit of %zu "
-                      "on '%s'",
-                      requested, limit, ctx->desc.device_name);
-    *out = requested;
-    return CLR_OK;
-  }
-  size_t want = preferred ? preferred : 256;
-  if (want > limit) {
-    /* Largest power of two within the limit, keeping the preferred
-     * multiple when possible. */
-    want = 1;
-    while (want * 2 <= limit)
-      want *= 2;
-  }
-  *out = want;
-  return CLR_OK;
-}
-
-void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
-                           clr_type type, unsigned *vec, size_t *per_item) {
-  /* GPU: one element per work-item, coalesced, as in the course notes.
-   * CPU: long contiguous runs per work-item (cache resident for the second
-   * read), tile totals with native vectors. */
-  unsigned v = ctx->desc.is_gpu ? 1 : ctx->native_vec[type];
-  size_t k = opt->coarse ? opt->coarse : ctx->tuning.scan_per_item;
-  if (!opt->coarse) {
-    /* Each level of the tiled scan divides n by its tile (work-group size
-     * x elements per work-item): with legal but tiny tuned values
-     * (scan.wg=1, scan.per_item=1) a tile of 1 never shrinks n and one of
-     * 2 needs log2 n levels, more than CLR_MAX_SCAN_LEVELS.  So the tuned
-     * run per work-item grows until the tile, at the work-group size the
-     * tuning asks for as the device allows it, holds CLR_SCAN_MIN_TILE
-     * elements. */
-    size_t wg = opt->wg_size ? opt->wg_size : ctx->tuning.scan_wg;
-    if (ctx->desc.max_work_group_size && wg > ctx->desc.max_work_group_size)
-      wg = ctx->desc.max_work_group_size;
-    if (wg == 0)
-      wg = 1;
-    if (k < ceil_div(CLR_SCAN_MIN_TILE, wg))
-      k = ceil_div(CLR_SCAN_MIN_TILE, wg);
-  }
-  if (opt->vector_width)
-    v = opt->vector_width;
-  if (v == 0)
-    v = 1;
-  if (k == 0)
-    k = 1;
-  v = largest_pow2_dividing(k, v > 8 ? 8 : v); /* scan_tile.cl: 1..8 */
-  *vec = v;
-  *per_item = k;
-}
-
-/* *out = a * b; 0 when the product does not fit in size_t. */
-static int mul_fits(size_t a, size_t b, size_t *out) {
-  if (b && a > SIZE_MAX / b)
+  if (!why && len > CLR_TUNING_MAX_FILE)
+    why = "larger than 64 KiB";
+  close(fd);
+  if (why) {
+    clr_log(ctx, "tuning: ignoring %s: %s", path, why);
+    free(buf);
     return 0;
-  *out = a * b;
+  }
+  clr_tuning_parse(buf, len, t, match, match_size);
+  free(buf);
   return 1;
 }
 
-clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
-                             const clr_options *opt, size_t n, size_t wg,
-                             unsigned vec, clr_layout layout, clr_launch *out) {
-  memset(out, 0, sizeof *out);
-  int coarse_kernel = kernel != CLR_REDUCE_INTERLEAVED &&
-                      kernel != CLR_REDUCE_SEQUENTIAL &&
-                      kernel != CLR_REDUCE_FIRST_ADD;
-  if (wg == 0 || n == 0 || (coarse_kernel && vec == 0))
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "internal: reduction pass of %zu elements, work-group "
-                    "size %zu, vector width %u",
-                    n, wg, vec);
-  size_t tree = ceil_log2(wg);
-  out->local = wg;
-  switch (kernel) {
-  case CLR_REDUCE_INTERLEAVED:
-  case CLR_REDUCE_SEQUENTIAL:
-    out->groups = ceil_div(n, wg);
-    out->depth = tree;
-    break;
-  case CLR_REDUCE_FIRST_ADD:
-    out->groups = ceil_div(ceil_div(n, 2), wg); /* 2 * wg elements a group */
-    out->depth = 1 + tree;
-    break;
-  default: { /* CLR_REDUCE_COARSE */
-    size_t nv = n / vec;
-    size_t per_item = 1; /* vectors per work-item */
-    /* A coarse factor beyond the pass's n means "one work-item reads
-     * everything": clamped to n, it gives the same shape and keeps
-     * gid * per_item (and every product below) within n's range. */
-    size_t coarse = opt->coarse < n ? opt->coarse : n;
-    if (coarse) {
-      per_item = ceil_div(coarse, vec);
-      size_t items = nv ? ceil_div(nv, per_item) : 1;
-      out->groups = ceil_div(items, wg);
-    } else {
-      /* Enough work-groups to fill the device, but at least 16 vectors a
-       * work-item, so small inputs (later passes) take one group. */
-      size_t target = 0;
-      if (!mul_fits((size_t)ctx->desc.compute_units,
-                    ctx->tuning.reduce_groups_per_cu
-                        ? ctx->tuning.reduce_groups_per_cu
-                        : 1,
-                    &target))
-        target = SIZE_MAX;
-      size_t by_size = ceil_div(ceil_div(nv ? nv : 1, 16), wg);
-      out->groups = by_size < target ? by_size : target;
+static const char *shipped_dir(void) {
+  const char *env = getenv("CLREDUCE_TUNING_DIR");
+  struct stat st;
+  if (env && *env)
+    return env;
+  if (stat(CLR_INSTALLED_TUNING_DIR, &st) == 0)
+    return CLR_INSTALLED_TUNING_DIR;
+  return CLR_SOURCE_TUNING_DIR;
+}
+
+static void load_shipped(clr_context *ctx) {
+  const char *dir = shipped_dir();
+  DIR *d = opendir(dir);
+  char best[4096] = "", path[4096], match[256];
+  size_t best_len = 0;
+  struct dirent *e;
+  if (!d)
+    return;
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len < 5 || strcmp(e->d_name + len - 4, ".txt") != 0)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (!read_file(ctx, path, NULL, match, sizeof match))
+      continue;
+    size_t ml = match_length(ctx->desc.device_name, match);
+    if (ml && (ml > best_len || (ml == best_len && strcmp(path, best) < 0))) {
+      best_len = ml;
+      snprintf(best, sizeof best, "%s", path);
     }
-    if (out->groups == 0)
-      out->groups = 1;
-    size_t items = 0, reach = 0;
-    if (!mul_fits(out->groups, wg, &items))
-      break; /* reported below */
-    if (layout == CLR_LAYOUT_CONTIGUOUS) {
-      if (!coarse)
-        per_item = ceil_div(nv ? nv : 1, items);
-    } else {
-      per_item = ceil_div(nv ? nv : 1, items); /* grid-stride iterations */
-    }
-    out->per_item = per_item;
-    /* The contiguous kernel starts work-item g at vector g * per_item: the
-     * last start must be representable (the kernel also clamps it). */
-    if (!mul_fits(items, per_item, &reach))
-      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                      "a pass of %zu work-items x %zu vectors overflows the "
-                      "index range",
-                      items, per_item);
-    /* lane chain (no longer than the input) + lane fold + tail on item 0
-     * + tree */
-    size_t chain = per_item < nv ? per_item : nv;
-    out->depth = chain + ceil_log2(vec) + (n % vec) + tree;
-    break;
   }
+  closedir(d);
+  if (best_len && read_file(ctx, best, &ctx->tuning, NULL, 0))
+    snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s", best);
+}
+
+int clr_user_tuning_path(const clr_context *ctx, char *path, size_t size) {
+  char name[128];
+  size_t i;
+  if (!ctx->cache_dir)
+    return 0;
+  for (i = 0; ctx->desc.device_name[i] && i + 1 < sizeof name; i++) {
+    unsigned char c = (unsigned char)ctx->desc.device_name[i];
+    name[i] = isalnum(c) ? (char)c : '_';
   }
-  if (out->groups == 0)
-    out->groups = 1;
-  if (!mul_fits(out->groups, wg, &out->global))
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "%zu work-groups of %zu work-items overflow the global "
-                    "size",
-                    out->groups, wg);
+  name[i] = '\0';
+  snprintf(path, size, "%s/tuning/%s.txt", ctx->cache_dir, name);
+  return 1;
+}
+
+void clr_load_tuning(clr_context *ctx) {
+  char path[4096];
+  clr_default_tuning(ctx, &ctx->tuning);
+  load_shipped(ctx);
+  if (clr_user_tuning_path(ctx, path, sizeof path) &&
+      read_file(ctx, path, &ctx->tuning, NULL, 0))
+    snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s", path);
+}
+
+CLR_API clr_status clr_get_tuning(const clr_context *ctx, clr_tuning *out) {
+  if (!ctx || !out)
+    return CLR_ERR_INVALID_ARGUMENT;
+  *out = ctx->tuning;
+  return CLR_OK;
+}
+
+CLR_API clr_status clr_set_tuning(clr_context *ctx, const clr_tuning *t) {
+  char why[256];
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (!t)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "tuning must not be NULL");
+  if (!clr_tuning_check(t, why, sizeof why))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s", why);
+  ctx->tuning = *t;
+  return CLR_OK;
+}
+
+/* mkdir -p of the directory part of path. */
+static int make_parent_dirs(const char *path) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+      return -1;
+    *p = '/';
+  }
+  return 0;
+}
+
+/* A comment line's text: control characters (a newline would end the
+ * comment and start a setting) become blanks. */
+static void comment_text(const char *s, char *out, size_t size) {
+  size_t i = 0;
+  for (; s[i] && i + 1 < size; i++)
+    out[i] = iscntrl((unsigned char)s[i]) ? ' ' : s[i];
+  if (size)
+    out[i] = '\0';
+}
+
+/* The file is written to a unique temporary beside it (mkstemp), flushed
+ * to disk and renamed over path, so a reader sees the old file or the new
+ * one, never a part. */
+clr_status clr_save_tuning(clr_context *ctx, const char *path) {
+  char tmp[4200], dev[256], drv[256], text[2048];
+  const clr_tuning *t = &ctx->tuning;
+  if (!clr_tuning_check(t, text, sizeof text))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s", text);
+  if (make_parent_dirs(path) != 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "cannot create %s: %s", path,
+                    strerror(errno));
+  comment_text(ctx->desc.device_name, dev, sizeof dev);
+  comment_text(ctx->desc.driver_version, drv, sizeof drv);
+  int n = snprintf(text, sizeof text,
+                   "# clreduce tuning, written by clr_autotune\n"
+                   "# device: %s\n# driver: %s\n",
+                   dev, drv);
+  if (n < 0 || (size_t)n >= sizeof text ||
+      clr_tuning_format(t, text + n, sizeof text - (size_t)n) >=
+          sizeof text - (size_t)n)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "tuning text too long");
+  n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+  if (n < 0 || (size_t)n >= sizeof tmp)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "path too long: %s", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "cannot write %s: %s", tmp,
+                    strerror(errno));
+  size_t len = strlen(text), done = 0;
+  int bad = 0;
+  while (done < len && !bad) {
+    ssize_t w = write(fd, text + done, len - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      bad = 1;
+    else
+      done += (size_t)w;
+  }
+  bad |= fsync(fd) != 0;
+  bad |= close(fd) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "cannot write %s", path);
+  }
   return CLR_OK;
 }

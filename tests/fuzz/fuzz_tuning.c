@@ -1,5 +1,5 @@
 /* libFuzzer harness: the tuning-file reader (clr_tuning_parse in
- * src/lib/tuning_files.c), which reads the shipped data/tuning files and
+ * src/lib/tuning.c), which reads the shipped data/tuning files and
  * the user's file.
  *
  * The input is the text of a file (any bytes, NULs included).  Parsed over
