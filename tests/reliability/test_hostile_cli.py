@@ -786,6 +786,91 @@ def test_unsized_inputs():
                       (err.splitlines() or ["read whole"])[0]))
 
 
+def test_cache_and_tuning():
+    """A damaged program cache and hostile tuning files, through the
+    command: every run gives a verified answer promptly, none crashes (the
+    library's own checks are in tests/test_cache_tuning.c)."""
+    cache = os.path.join(TMP, "cache")
+    env = {"CLREDUCE_CACHE_DIR": cache, "CLREDUCE_KERNEL_DIR": KERNEL_DIR}
+    args = ["--n=5000", "--type=int", "--repeat=1"]
+    rc, out, err = run(args, env=env, timeout=120)
+    check(rc == 0 and "verified: yes" in out, "cache: first run fills it",
+          show(rc, out, err))
+    entries = sorted(os.path.join(cache, n) for n in os.listdir(cache)
+                     if n.endswith(".clbin")) if os.path.isdir(cache) else []
+    if not check(entries, "cache: the first run stored entries",
+                 "nothing in %s" % cache):
+        return
+
+    def damage(kind):
+        for e in entries:
+            with open(e, "rb") as f:
+                data = bytearray(f.read())
+            if kind == "flip":
+                data[len(data) // 2] ^= 0x5A  # inside the payload
+            elif kind == "truncate":
+                data = data[:len(data) // 2]
+            elif kind == "empty":
+                data = bytearray()
+            os.unlink(e)
+            if kind == "fifo":
+                os.mkfifo(e)
+            else:
+                with open(e, "wb") as f:
+                    f.write(data)
+
+    for kind in ("flip", "truncate", "empty", "fifo"):
+        damage(kind)
+        what = "cache entries damaged (%s)" % kind
+        try:
+            rc, out, err = run(args, env=env, timeout=120)
+        except subprocess.TimeoutExpired:
+            check(False, "%s: the run returns" % what, "hung for 120 s")
+            continue
+        no_crash(rc, err, what)
+        check(rc == 0 and "verified: yes" in out,
+              "%s: rebuilt, verified, exit 0" % what, show(rc, out, err))
+        table.append((what, rc, (err.splitlines() or [""])[0]))
+        ok = all(os.path.isfile(e) and os.path.getsize(e) > 64
+                 for e in entries)
+        check(ok, "%s: every entry rewritten" % what,
+              str([(e, os.path.getsize(e) if os.path.isfile(e) else None)
+                   for e in entries]))
+
+    # Tuning: a FIFO among the shipped files (a reader would block on it)
+    # and a legal but useless file for this device (scan.wg=1,
+    # scan.per_item=1: a tile of one element never shrinks the input).
+    rc, out, err = run(["--list-devices", "--json"], env=env, timeout=60)
+    name = ""
+    try:
+        devs = json.loads(out).get("devices", [])
+        name = devs[0].get("device", "") if devs else ""
+    except ValueError:
+        pass
+    if not check(len(name) >= 3, "tuning: a device name to match",
+                 show(rc, out, err)):
+        return
+    tdir = os.path.join(TMP, "tuning")
+    os.mkdir(tdir)
+    os.mkfifo(os.path.join(tdir, "a-fifo.txt"))
+    with open(os.path.join(tdir, "tiny.txt"), "w") as f:
+        f.write("match=no-such-device|%s\nscan.wg=1\nscan.per_item=1\n"
+                "scan.kernel=kogge-stone\n" % name[:3])
+    tenv = dict(env, CLREDUCE_TUNING_DIR=tdir)
+    for k in ("kogge-stone", "kogge-stone-db", "brent-kung"):
+        what = "tuning dir with a FIFO and scan.wg=1 scan.per_item=1: %s" % k
+        try:
+            rc, out, err = run(["--kernel=" + k, "--n=100003", "--repeat=1"],
+                               env=tenv, timeout=120)
+        except subprocess.TimeoutExpired:
+            check(False, "%s: the run returns" % what, "hung for 120 s")
+            continue
+        no_crash(rc, err, what)
+        check(rc == 0 and "verified: yes" in out, "%s: verified" % what,
+              show(rc, out, err))
+        table.append((what, rc, (err.splitlines() or [""])[0]))
+
+
 def main():
     global EXE, BENCH, KERNEL_DIR, TMP
     ap = argparse.ArgumentParser()
@@ -805,7 +890,7 @@ def main():
         test_device_and_kernels()
         for part in (test_output_files, test_bench_files,
                      test_verification_message, test_device_limits,
-                     test_unsized_inputs):
+                     test_unsized_inputs, test_cache_and_tuning):
             try:
                 part()
             except (OSError, subprocess.SubprocessError) as ex:
