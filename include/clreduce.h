@@ -100,6 +100,8 @@ CLR_API const char *clr_type_name(clr_type t); /* "float", "uint", ...      */
 CLR_API size_t clr_type_size(clr_type t);      /* bytes, 0 if invalid       */
 CLR_API const char *clr_op_name(clr_op op);    /* "sum", "and", ...         */
 CLR_API const char *clr_kernel_name(clr_kernel k); /* "first-add", ...      */
+/* What the kernel teaches, one line ("" if invalid). */
+CLR_API const char *clr_kernel_description(clr_kernel k);
 /* Parse a name; return CLR_ERR_INVALID_ARGUMENT if unknown. */
 CLR_API clr_status clr_type_from_name(const char *s, clr_type *out);
 CLR_API clr_status clr_op_from_name(const char *s, clr_op *out);

@@ -32,8 +32,12 @@ KERNEL_DIR = None
 DATA_DIR = None
 TMP = None
 
-REDUCE_KERNELS = ["interleaved", "sequential", "first-add", "coarse"]
-ALL_KERNELS = REDUCE_KERNELS + ["kogge-stone", "kogge-stone-db", "brent-kung"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+
+# Filled in main() from `clreduce --list-kernels --json`.
+REDUCE_KERNELS = []
+ALL_KERNELS = []
 TYPES = ["float", "double", "int", "uint", "long", "ulong"]
 OPS = ["sum", "prod", "min", "max", "and", "or"]
 
@@ -165,13 +169,15 @@ def test_info(version):
     check(rc == 0 and out.strip() == "clreduce " + version and err == "",
           "--version prints 'clreduce %s'" % version, show(rc, out, err))
     rc, out, err = run(["--list-kernels"])
-    check(rc == 0 and all(k in out for k in ALL_KERNELS),
-          "--list-kernels names every kernel", show(rc, out, err))
+    known = clrtest.KNOWN_REDUCTIONS + clrtest.KNOWN_SCANS
+    check(rc == 0 and all(k in out for k in known),
+          "--list-kernels names every kernel of the course notes",
+          show(rc, out, err))
     doc = run_json(["--list-kernels"], "--list-kernels --json")
     if doc is not None:
         names = [k.get("name") for k in doc.get("kernels", [])]
         kinds = {k.get("name"): k.get("kind") for k in doc.get("kernels", [])}
-        check(names[:4] == REDUCE_KERNELS and set(ALL_KERNELS) <= set(names),
+        check(names[:4] == clrtest.KNOWN_REDUCTIONS and set(known) <= set(names),
               "--list-kernels --json: the reductions first, then the scans",
               repr(names))
         check(all(kinds[k] == "reduction" for k in REDUCE_KERNELS)
@@ -563,6 +569,9 @@ def main():
     ap.add_argument("--only", default=None, help="info, runs, input, errors or overflow")
     a = ap.parse_args()
     EXE = os.path.abspath(a.exe)
+    reductions, scans = clrtest.kernels(EXE)
+    REDUCE_KERNELS[:] = reductions
+    ALL_KERNELS[:] = reductions + scans
     KERNEL_DIR = a.kernel_dir
     DATA_DIR = a.data_dir
     os.environ.setdefault("CLREDUCE_KERNEL_DIR", KERNEL_DIR)

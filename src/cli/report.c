@@ -362,31 +362,6 @@ void cli_list_devices_json(FILE *f, const clr_device_desc *devs, size_t count) {
   fputs("]}\n", f);
 }
 
-static const char *kernel_description(clr_kernel k) {
-  switch (k) {
-  case CLR_REDUCE_INTERLEAVED:
-    return "interleaved addressing (tid % (2*s) == 0): divergent, the "
-           "baseline";
-  case CLR_REDUCE_SEQUENTIAL:
-    return "sequential addressing, stride halving: no divergence";
-  case CLR_REDUCE_FIRST_ADD:
-    return "two elements combined while loading: half the work-items";
-  case CLR_REDUCE_COARSE:
-    return "many elements per work-item in registers, then a tree "
-           "(default)";
-  case CLR_SCAN_KOGGE_STONE:
-    return "stride doubling, two barriers per step";
-  case CLR_SCAN_KOGGE_STONE_DB:
-    return "double-buffered Kogge-Stone, one barrier per step";
-  case CLR_SCAN_BRENT_KUNG:
-    return "work-efficient up-sweep / down-sweep";
-  case CLR_SCAN_DECOUPLED:
-    return "single pass, decoupled look-back: reads once, writes once";
-  default:
-    return "";
-  }
-}
-
 void cli_list_kernels(FILE *f, int json) {
   if (json)
     fputs("{\"kernels\":[", f);
@@ -399,11 +374,11 @@ void cli_list_kernels(FILE *f, int json) {
       fputs(",\"kind\":", f);
       json_string(f, kind);
       fputs(",\"description\":", f);
-      json_string(f, kernel_description(k));
+      json_string(f, clr_kernel_description(k));
       fputc('}', f);
     } else {
       fprintf(f, "%-15s %-10s %s\n", clr_kernel_name(k), kind,
-              kernel_description(k));
+              clr_kernel_description(k));
     }
   }
   if (json)

@@ -102,8 +102,10 @@ void clr_log(clr_context *ctx, const char *fmt, ...)
     }                                                                          \
   } while (0)
 
-/* ---- status.c */
+/* ---- status.c (the kernels' facts: kernel_table.h) */
 int clr_type_is_float(clr_type t);
+/* The file under cl/ with the kernel's own algorithm (kernel_table.h). */
+const char *clr_kernel_source(clr_kernel k);
 /* 1 when needle occurs in hay, ignoring ASCII case (an empty needle
  * occurs everywhere: callers that want it to match nothing say so). */
 int clr_contains_nocase(const char *hay, const char *needle);

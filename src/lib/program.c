@@ -48,6 +48,19 @@ static char *read_text(const char *dir, const char *name, size_t *len) {
   return buf;
 }
 
+/* The -D codes cl/common.cl decodes are the enums' values: CLR_IN and
+ * CLR_ACC 0..5 = float, double, int, uint, long, ulong; CLR_OP 0..5 = sum,
+ * prod, min, max, and, or; CLR_LAYOUT 1, 2 = strided, contiguous. */
+_Static_assert(CLR_FLOAT == 0 && CLR_DOUBLE == 1 && CLR_INT == 2 &&
+                   CLR_UINT == 3 && CLR_LONG == 4 && CLR_ULONG == 5 &&
+                   CLR_TYPE_COUNT == 6,
+               "cl/common.cl's CLR_IN / CLR_ACC codes");
+_Static_assert(CLR_SUM == 0 && CLR_PROD == 1 && CLR_MIN == 2 && CLR_MAX == 3 &&
+                   CLR_AND == 4 && CLR_OR == 5 && CLR_OP_COUNT == 6,
+               "cl/common.cl's CLR_OP codes");
+_Static_assert(CLR_LAYOUT_STRIDED == 1 && CLR_LAYOUT_CONTIGUOUS == 2,
+               "the kernels' CLR_LAYOUT codes");
+
 static void build_options(const clr_build_spec *s, char *buf, size_t size) {
   int n = snprintf(buf, size,
                    "-cl-std=CL1.2 -DCLR_IN=%d -DCLR_ACC=%d "

@@ -25,19 +25,6 @@ typedef struct reduce_plan {
   const clr_options *opt;
 } reduce_plan;
 
-static const char *source_of(clr_kernel k) {
-  switch (k) {
-  case CLR_REDUCE_INTERLEAVED:
-    return "reduce_interleaved.cl";
-  case CLR_REDUCE_SEQUENTIAL:
-    return "reduce_sequential.cl";
-  case CLR_REDUCE_FIRST_ADD:
-    return "reduce_first_add.cl";
-  default:
-    return "reduce_coarse.cl";
-  }
-}
-
 /* The one validation of a call's arguments and options, shared by the
  * reductions and the scans (scan != 0), before anything is built or
  * launched.  Every refusal records its own detail. */
@@ -107,7 +94,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->layout = CLR_LAYOUT_AUTO;
   if (p->kernel == CLR_REDUCE_COARSE)
     clr_choose_coarse_shape(ctx, opt, type, p->acc, &p->vec, &p->layout);
-  clr_build_spec spec = {.source = source_of(p->kernel),
+  clr_build_spec spec = {.source = clr_kernel_source(p->kernel),
                          .kernel = "clr_reduce",
                          .in = p->in,
                          .acc = p->acc,

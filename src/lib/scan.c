@@ -30,17 +30,6 @@ typedef struct scan_plan {
   size_t local_per_item;
 } scan_plan;
 
-static const char *scan_source(clr_kernel k) {
-  switch (k) {
-  case CLR_SCAN_KOGGE_STONE_DB:
-    return "scan_kogge_stone_db.cl";
-  case CLR_SCAN_BRENT_KUNG:
-    return "scan_brent_kung.cl";
-  default:
-    return "scan_kogge_stone.cl";
-  }
-}
-
 static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 
 /* Elements of the decoupled scan's padded local tile (PAD() in
@@ -84,7 +73,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     p->vec = v;
     snprintf(items, sizeof items, "-DCLR_ITEMS=%zu", p->per_item);
     clr_build_spec one = {.source = "scan_kogge_stone.cl",
-                          .source2 = "scan_decoupled.cl",
+                          .source2 = clr_kernel_source(CLR_SCAN_DECOUPLED),
                           .kernel = "clr_scan_decoupled",
                           .in = type,
                           .acc = type,
@@ -108,7 +97,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     clamped.coarse = n_max;
   clr_choose_scan_shape(ctx, &clamped, type, &p->vec, &p->per_item);
   p->local_per_item = p->kernel == CLR_SCAN_KOGGE_STONE_DB ? 2 : 1;
-  clr_build_spec tile = {.source = scan_source(p->kernel),
+  clr_build_spec tile = {.source = clr_kernel_source(p->kernel),
                          .source2 = "scan_tile.cl",
                          .kernel = "clr_scan",
                          .in = type,

@@ -2,6 +2,7 @@
  * errors and the failure detail: error.c). */
 #include "clr_config.h"
 #include "internal.h"
+#include "kernel_table.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -36,9 +37,31 @@ static const char *const type_names[CLR_TYPE_COUNT] = {
 static const size_t type_sizes[CLR_TYPE_COUNT] = {4, 8, 4, 4, 8, 8};
 static const char *const op_names[CLR_OP_COUNT] = {"sum", "prod", "min",
                                                    "max", "and",  "or"};
+
+typedef struct kernel_row {
+  const char *name;
+  int scan;
+  int logical;
+  const char *source;
+  const char *description;
+} kernel_row;
+
+static const kernel_row kernels[CLR_KERNEL_COUNT] = {
+#define CLR_X_ROW(id, name, scan, logical, source, what)                       \
+  [id] = {name, scan, logical, source, what},
+    CLR_KERNEL_TABLE(CLR_X_ROW)
+#undef CLR_X_ROW
+};
 static const char *const kernel_names[CLR_KERNEL_COUNT] = {
-    "interleaved", "sequential",     "first-add",  "coarse",
-    "kogge-stone", "kogge-stone-db", "brent-kung", "decoupled"};
+#define CLR_X_NAME(id, name, scan, logical, source, what) [id] = name,
+    CLR_KERNEL_TABLE(CLR_X_NAME)
+#undef CLR_X_NAME
+};
+/* Every clr_kernel has its row, in order. */
+#define CLR_X_COUNT(id, name, scan, logical, source, what) +1
+_Static_assert(0 CLR_KERNEL_TABLE(CLR_X_COUNT) == CLR_KERNEL_COUNT,
+               "kernel_table.h must have one row per clr_kernel");
+#undef CLR_X_COUNT
 
 CLR_API const char *clr_type_name(clr_type t) {
   return (unsigned)t < CLR_TYPE_COUNT ? type_names[t] : "?";
@@ -50,7 +73,13 @@ CLR_API const char *clr_op_name(clr_op op) {
   return (unsigned)op < CLR_OP_COUNT ? op_names[op] : "?";
 }
 CLR_API const char *clr_kernel_name(clr_kernel k) {
-  return (unsigned)k < CLR_KERNEL_COUNT ? kernel_names[k] : "?";
+  return (unsigned)k < CLR_KERNEL_COUNT ? kernels[k].name : "?";
+}
+CLR_API const char *clr_kernel_description(clr_kernel k) {
+  return (unsigned)k < CLR_KERNEL_COUNT ? kernels[k].description : "";
+}
+const char *clr_kernel_source(clr_kernel k) {
+  return (unsigned)k < CLR_KERNEL_COUNT ? kernels[k].source : NULL;
 }
 
 static int lookup(const char *s, const char *const *names, int count) {
@@ -85,7 +114,7 @@ CLR_API clr_status clr_kernel_from_name(const char *s, clr_kernel *out) {
 }
 
 CLR_API int clr_kernel_is_scan(clr_kernel k) {
-  return k >= CLR_SCAN_KOGGE_STONE && k < CLR_KERNEL_COUNT;
+  return (unsigned)k < CLR_KERNEL_COUNT && kernels[k].scan;
 }
 
 int clr_contains_nocase(const char *hay, const char *needle) {
@@ -129,7 +158,7 @@ CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t) {
   clr_status st = clr_op_supports(op, t);
   if (st != CLR_OK || (unsigned)k >= CLR_KERNEL_COUNT)
     return st != CLR_OK ? st : CLR_ERR_INVALID_ARGUMENT;
-  if (clr_kernel_is_scan(k) && (op == CLR_AND || op == CLR_OR))
+  if (!kernels[k].logical && (op == CLR_AND || op == CLR_OR))
     return CLR_ERR_UNSUPPORTED;
   return CLR_OK;
 }

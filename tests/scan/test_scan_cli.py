@@ -52,8 +52,13 @@ EXE = None
 KERNEL_DIR = None
 TMP = None
 
-SCAN_KERNELS = ["kogge-stone", "kogge-stone-db", "brent-kung", "decoupled"]
-REDUCE_KERNELS = ["interleaved", "sequential", "first-add", "coarse"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+
+# Filled in main() from `clreduce --list-kernels --json`.
+SCAN_KERNELS = []
+REDUCE_KERNELS = []
 SIZES = [1, 2, 7, 1000, 4099, 65537]
 
 # struct code, size in bytes, and for integers (bits, signed).
@@ -1059,6 +1064,11 @@ def main():
         print("usage: test_scan_cli.py CLREDUCE_EXE [PART...]", file=sys.stderr)
         return 2
     EXE = os.path.abspath(sys.argv[1])
+    REDUCE_KERNELS[:], SCAN_KERNELS[:] = clrtest.kernels(EXE)
+    check(set(clrtest.KNOWN_SCANS) <= set(SCAN_KERNELS) and
+          set(clrtest.KNOWN_REDUCTIONS) <= set(REDUCE_KERNELS),
+          "--list-kernels --json lists the course notes' kernels",
+          repr((REDUCE_KERNELS, SCAN_KERNELS)))
     here = os.path.dirname(os.path.abspath(__file__))
     KERNEL_DIR = os.environ.get("CLREDUCE_KERNEL_DIR") or os.path.join(
         here, "..", "..", "cl"
