@@ -180,6 +180,10 @@ typedef struct clr_context_config {
    * are wrapped in place (CL_MEM_USE_HOST_PTR, no copy) on devices that
    * share memory with the host, such as CPUs. */
   int copy_host_data;
+  /* Host arrays are streamed to the device in chunks of at most this many
+   * bytes (rounded down to 64 elements, at least 64).  0: the device's
+   * limit (one allocation, at most a quarter of its memory). */
+  uint64_t max_chunk_bytes;
 } clr_context_config;
 
 /* Create a context on the chosen device, with its own command queue (with
@@ -262,6 +266,14 @@ typedef struct clr_options {
   int exclusive;          /* scans: exclusive instead of inclusive          */
   const void *carry_in;   /* scans: optional value (of the input type)
                              combined before the first element             */
+  /* Nonzero: float and double sums are exact: the floating-point number
+   * nearest the true sum of the elements (ties to even), so the same bits
+   * on every device, shape, chunking and order of the elements; inf and
+   * NaN as IEEE addition gives them, +-inf when the exact sum overflows
+   * (docs/EXACT.md).  Reductions with the coarse kernel (the default)
+   * only.  Integer sums, min and max are exact anyway; prod and float
+   * scans give CLR_ERR_UNSUPPORTED. */
+  int exact;
 } clr_options;
 
 /* Defaults: coarse reduction, everything chosen for the device. */
@@ -359,6 +371,10 @@ typedef struct clr_tuning {
   clr_kernel scan_kernel;        /* the scan used when none is named     */
   size_t decoupled_items;        /* decoupled scan: elements per item    */
   size_t decoupled_wg;           /* decoupled scan: work-group size      */
+  unsigned exact_terms;          /* exact sums: floating-point expansion
+                                    terms, 1..8 (speed only, never bits) */
+  unsigned exact_int64_atomics;  /* exact sums: 1 uses 64-bit local atomics
+                                    where the device has them; 0: 32-bit */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

@@ -857,7 +857,9 @@ static int same_values(const clr_tuning *a, const clr_tuning *b) {
          a->scan_wg == b->scan_wg && a->scan_per_item == b->scan_per_item &&
          a->scan_kernel == b->scan_kernel &&
          a->decoupled_items == b->decoupled_items &&
-         a->decoupled_wg == b->decoupled_wg;
+         a->decoupled_wg == b->decoupled_wg &&
+         a->exact_terms == b->exact_terms &&
+         a->exact_int64_atomics == b->exact_int64_atomics;
 }
 
 static void describe(const clr_tuning *t, char *buf, size_t size) {

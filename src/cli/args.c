@@ -61,6 +61,9 @@ void cli_print_usage(FILE *f) {
         "  --layout=L         coarse kernel: strided, contiguous or auto\n"
         "  --narrow           32-bit int/uint sum and prod accumulate in 32 "
         "bits\n"
+        "  --exact            float/double sums exact (correctly rounded, the "
+        "same\n"
+        "                     bits on every device); verified by equality\n"
         "\n"
         "Measurement and output:\n"
         "  --repeat=R         timed runs after one warm-up (default 10); the "
@@ -238,6 +241,7 @@ enum {
   OPT_VEC,
   OPT_LAYOUT,
   OPT_NARROW,
+  OPT_EXACT,
   OPT_EXCLUSIVE,
   OPT_REPEAT,
   OPT_NO_VERIFY,
@@ -263,6 +267,7 @@ static const struct option long_options[] = {
     {"vec", required_argument, NULL, OPT_VEC},
     {"layout", required_argument, NULL, OPT_LAYOUT},
     {"narrow", no_argument, NULL, OPT_NARROW},
+    {"exact", no_argument, NULL, OPT_EXACT},
     {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
@@ -409,6 +414,9 @@ static int parse_option(int code, const char *val, cli_args *a) {
     return 0;
   case OPT_NARROW:
     a->narrow = 1;
+    return 0;
+  case OPT_EXACT:
+    a->exact = 1;
     return 0;
   case OPT_EXCLUSIVE:
     a->exclusive = 1;

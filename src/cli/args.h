@@ -39,6 +39,7 @@ typedef struct cli_args {
   unsigned vector_width; /* --vec; 0 = library's choice                  */
   clr_layout layout;     /* --layout                                     */
   int narrow;            /* --narrow                                     */
+  int exact;             /* --exact                                      */
   int exclusive;         /* --exclusive (scans)                          */
   unsigned repeat;       /* --repeat: timed runs                         */
   int verify;            /* 0 with --no-verify                           */

@@ -3,6 +3,7 @@
 #include "args.h"
 #include "cli.h"
 #include "datagen.h"
+#include "exact_sum.h"
 #include "fileio.h"
 #include "report.h"
 #include "scan_reference.h"
@@ -11,6 +12,7 @@
 #include "clreduce.h"
 #include "reference.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,7 @@ static void set_options(run_state *st) {
   st->opt.vector_width = a->vector_width;
   st->opt.layout = a->layout;
   st->opt.narrow_accumulator = a->narrow;
+  st->opt.exact = a->exact;
   st->opt.exclusive = a->exclusive;
 }
 
@@ -180,8 +183,16 @@ static int run_reduce(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
   clr_reference ref;
-  if (a->verify)
+  /* An exact sum has one right answer: checked by equality with the CPU's
+   * exact sum, not against an error bound. */
+  int exact = a->exact && a->op == CLR_SUM &&
+              (a->type == CLR_FLOAT || a->type == CLR_DOUBLE);
+  clr_value exact_ref;
+  if (a->verify) {
     clr_ref_reduce(a->op, a->type, a->narrow, st->data, st->n, &ref);
+    if (exact)
+      clr_ref_exact_sum(a->type, st->data, st->n, &exact_ref);
+  }
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_value result;
     clr_timing t;
@@ -199,7 +210,17 @@ static int run_reduce(run_state *st) {
     int keep = run == a->repeat && r->runs_failed == 0;
     if (a->verify) {
       clr_check chk;
-      clr_ref_check(&ref, &result, t.error_depth, &chk);
+      if (exact) {
+        memset(&chk, 0, sizeof chk);
+        chk.ok = clr_ref_exact_equal(&exact_ref, &result);
+        chk.exact = 1;
+        chk.error = chk.ok ? 0.0
+                           : fabs(clr_value_as_double(&result) -
+                                  clr_value_as_double(&exact_ref));
+        ref.value = exact_ref;
+      } else {
+        clr_ref_check(&ref, &result, t.error_depth, &chk);
+      }
       r->runs_checked++;
       if (!chk.ok && r->runs_failed++ == 0) {
         r->failed_run = run + 1;

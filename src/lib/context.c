@@ -113,6 +113,20 @@ static clr_status finish_context(clr_context *ctx,
     ctx->host_unified = unified == CL_TRUE;
   if (cfg && cfg->copy_host_data)
     ctx->host_unified = 0;
+  if (cfg)
+    ctx->max_chunk_bytes = cfg->max_chunk_bytes;
+  size_t ext_len = 0;
+  if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) ==
+          CL_SUCCESS &&
+      ext_len > 0) {
+    char *ext = malloc(ext_len + 1);
+    if (ext && clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext,
+                               NULL) == CL_SUCCESS) {
+      ext[ext_len] = '\0';
+      ctx->int64_atomics = strstr(ext, "cl_khr_int64_base_atomics") != NULL;
+    }
+    free(ext);
+  }
   if (clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props,
                             &props, NULL) == CL_SUCCESS)
     ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;

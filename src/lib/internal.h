@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CLR_DETAIL_SIZE 512
 #define CLR_MAX_PROGRAMS 64
@@ -44,6 +45,8 @@ struct clr_context {
   int host_unified; /* CL_DEVICE_HOST_UNIFIED_MEMORY: zero-copy staging */
   clr_device_desc desc;
   unsigned native_vec[CLR_TYPE_COUNT]; /* CL_DEVICE_NATIVE_VECTOR_WIDTH_* */
+  int int64_atomics;        /* cl_khr_int64_base_atomics               */
+  uint64_t max_chunk_bytes; /* clr_context_config's; 0: device's limit */
 
   char *kernel_dir; /* resolved at creation */
   char *cache_dir;  /* NULL: on-disk cache disabled */
@@ -237,6 +240,20 @@ clr_status clr_save_tuning(clr_context *ctx, const char *path);
  * CLR_OK, or a refusal with its detail recorded. */
 clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                              clr_op op, clr_type type, size_t n, int scan);
+
+/* ---- exact.c: exact float / double sums (clr_options.exact) */
+/* 1 when the call is an exact sum this unit computes. */
+int clr_exact_applies(const clr_options *opt, clr_op op, clr_type type);
+clr_status clr_exact_prepare(clr_context *ctx, const clr_options *opt,
+                             clr_type type);
+clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
+                          clr_type type, const void *data, size_t n,
+                          clr_value *result);
+clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
+                            clr_type type, cl_mem buf, size_t offset, size_t n,
+                            clr_value *result);
+/* A superaccumulator record (cl/reduce_exact.cl) rounded to nearest. */
+clr_value clr_exact_round(clr_type type, const int64_t *record);
 
 /* ---- scan.c */
 clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,

@@ -70,6 +70,22 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     "one element per work-item, groups of 1 never shrink the "
                     "input",
                     clr_kernel_name(opt->kernel));
+  if (opt->exact && clr_type_is_float(type) && op == CLR_PROD)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact mode covers sums (min and max are exact anyway), "
+                    "not '%s'",
+                    clr_op_name(op));
+  if (opt->exact && scan && clr_type_is_float(type) && op == CLR_SUM)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact %s scans are not implemented (exact sums are "
+                    "reductions)",
+                    clr_type_name(type));
+  if (opt->exact && !scan && opt->kernel != CLR_REDUCE_COARSE)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "exact mode has its own kernel: use it with the default "
+                    "kernel '%s', not '%s'",
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    clr_kernel_name(opt->kernel));
   unsigned v = opt->vector_width;
   if (v != 0 && v != 1 && v != 2 && v != 4 && v != 8 && v != 16)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -243,6 +259,8 @@ static clr_status prepare_call(clr_context *ctx, const clr_options *opt,
   clr_status st = clr_validate_call(ctx, opt, op, type, 1, 0);
   if (st != CLR_OK)
     return st;
+  if (clr_exact_applies(opt, op, type))
+    return clr_exact_prepare(ctx, opt, type);
   return make_plan(ctx, opt, op, type, 1, &plan);
 }
 
@@ -272,6 +290,11 @@ static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "elements [%zu, %zu + %zu) exceed the buffer's %zu bytes",
                     offset, offset, n, mem_size);
+  if (clr_exact_applies(opt, op, type)) {
+    st = clr_exact_buffer(ctx, opt, type, buf, offset, n, result);
+    ctx->timing.total_ms = clr_now_ms() - t0;
+    return st;
+  }
   st = make_plan(ctx, opt, op, type, 0, &plan);
   if (st != CLR_OK)
     return st;
@@ -311,6 +334,11 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
   clr_status st = clr_validate_call(ctx, opt, op, type, n, 0);
   if (st != CLR_OK)
     return st;
+  if (clr_exact_applies(opt, op, type)) {
+    st = clr_exact_host(ctx, opt, type, data, n, result);
+    ctx->timing.total_ms = clr_now_ms() - t0;
+    return st;
+  }
   size_t esize = clr_type_size(type);
   st = make_plan(ctx, opt, op, type, 0, &plan);
   /* Wide aligned loads need the array itself aligned when it is used in

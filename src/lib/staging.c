@@ -90,6 +90,8 @@ size_t clr_chunk_elems(const clr_context *ctx, size_t esize) {
   /* Leave room for partials and for what else lives on the device. */
   if (ctx->desc.global_mem_size / 4 < cap)
     cap = ctx->desc.global_mem_size / 4;
+  if (ctx->max_chunk_bytes && ctx->max_chunk_bytes < cap)
+    cap = ctx->max_chunk_bytes;
   size_t elems = (size_t)(cap / esize);
   /* A multiple of 64 elements keeps every chunk's vectors aligned. */
   elems -= elems % 64;

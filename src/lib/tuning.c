@@ -12,6 +12,8 @@
  *   scan.kernel=decoupled   (the scan used when none is named)
  *   decoupled.items=8       (elements per work-item of the decoupled scan)
  *   decoupled.wg=128        (its work-group size)
+ *   exact.terms=2           (exact sums: floating-point expansion terms)
+ *   exact.int64_atomics=1   (exact sums: 64-bit local atomics if present)
  *
  * Shipped files live in data/tuning/ (installed to share/clreduce/tuning,
  * or $CLREDUCE_TUNING_DIR); the most specific match (longest match=) wins.
@@ -79,6 +81,10 @@ static const tuning_key keys[] = {
         "decoupled scan elements per work-item"),
     KEY("decoupled.wg", KEY_SIZE, decoupled_wg, 1, 65536,
         "decoupled scan work-group size"),
+    KEY("exact.terms", KEY_UINT, exact_terms, 1, 8,
+        "exact sum floating-point expansion terms"),
+    KEY("exact.int64_atomics", KEY_UINT, exact_int64_atomics, 0, 1,
+        "exact sum: 1 uses 64-bit local atomics where the device has them"),
 };
 #define N_KEYS (sizeof keys / sizeof *keys)
 
@@ -303,6 +309,11 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   }
   t->decoupled_items = ctx->desc.is_gpu ? 32 : 8;
   t->decoupled_wg = 256;
+  /* Two terms catch nearly every rounding error of typical data on a CPU,
+   * where each term costs arithmetic the memory would wait for; a GPU has
+   * the arithmetic to spare for a third (docs/EXACT.md). */
+  t->exact_terms = ctx->desc.is_gpu ? 3 : 2;
+  t->exact_int64_atomics = 1;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");
 }

@@ -28,6 +28,8 @@ static void base_a(clr_tuning *t) {
   t->scan_kernel = CLR_SCAN_DECOUPLED;
   t->decoupled_items = 32;
   t->decoupled_wg = 256;
+  t->exact_terms = 2;
+  t->exact_int64_atomics = 1;
 }
 
 static void base_b(clr_tuning *t) {
@@ -41,6 +43,8 @@ static void base_b(clr_tuning *t) {
   t->scan_kernel = CLR_SCAN_BRENT_KUNG;
   t->decoupled_items = 1;
   t->decoupled_wg = 5;
+  t->exact_terms = 8;
+  t->exact_int64_atomics = 0;
 }
 
 static int same_values(const clr_tuning *a, const clr_tuning *b) {
@@ -51,7 +55,9 @@ static int same_values(const clr_tuning *a, const clr_tuning *b) {
          a->scan_wg == b->scan_wg && a->scan_per_item == b->scan_per_item &&
          a->scan_kernel == b->scan_kernel &&
          a->decoupled_items == b->decoupled_items &&
-         a->decoupled_wg == b->decoupled_wg;
+         a->decoupled_wg == b->decoupled_wg &&
+         a->exact_terms == b->exact_terms &&
+         a->exact_int64_atomics == b->exact_int64_atomics;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,0 +1,410 @@
+/* Exact sums of float and double (the ExBLAS scheme: Collange, Defour,
+ * Graillat, Iakymchuk, Parallel Computing 49, 2015; docs/EXACT.md says
+ * why this one).
+ *
+ * The result is the true sum of the inputs, held as a long fixed-point
+ * integer (the superaccumulator): bit 0 weighs the smallest denormal
+ * (2^-149, 2^-1074), every finite input is an integer multiple of it, and
+ * integer addition is associative, so the accumulator's value cannot
+ * depend on the order, the shape or the device.  The host rounds it once
+ * (src/lib/exact.c).
+ *
+ * The superaccumulator is EX_WORDS signed 64-bit words; word w weighs
+ * 2^(32 w) and receives 32-bit digits, so every word has 31 bits of
+ * headroom for carries and each is normalised (digit in [0, 2^32), the
+ * carry moved up) before a group's record leaves the work-group.
+ *
+ * Each work-item first filters its elements through a short floating-point
+ * expansion of EX_TERMS vectors (error-free TwoSum, Knuth): t[0] holds the
+ * running sum, t[1] its rounding errors, and so on; an error that falls
+ * out of the last term goes into the work-group's superaccumulator in
+ * local memory.  TwoSum is exact only without overflow or underflow, so
+ * elements are split on their magnitude:
+ *   EX_SMALL <= |x| < EX_LARGE   the expansion (every value there is a
+ *     multiple of ulp(EX_SMALL), so no sum or error is ever a denormal,
+ *     and a device that flushes denormals loses nothing; no partial sum of
+ *     fewer than 2^60 of them can overflow)
+ *   everything else              decomposed from its bits (sign, exponent,
+ *     mantissa) and added to the superaccumulator as integers: denormals,
+ *     zeros, huge values, infinities and NaN (recorded as flags) never
+ *     touch the device's floating-point arithmetic.
+ * At the end the work-items' expansions are merged pairwise down a tree in
+ * local memory (TwoSum again, errors out of the last term to the
+ * superaccumulator), and work-item 0 adds the group's expansion exactly.
+ *
+ * Build options beyond common.cl (CLR_IN: 0 float, 1 double):
+ *   -DCLR_VEC=<1..16>        elements per load; the expansion is a vector
+ *   -DCLR_LAYOUT=<1|2>       strided (GPUs) or contiguous (CPUs), as in
+ *                            reduce_coarse.cl
+ *   -DCLR_INT64_ATOMICS=1    local 64-bit atomics (cl_khr_int64_base_
+ *                            atomics); 0: pairs of core 32-bit atomics
+ *   -DCLR_TERMS=<n>          terms of the expansion (tuning exact.terms)
+ *
+ * A record (one per work-group, and the merged one) is EX_WORDS words,
+ * normalised, then one word of flags:
+ *   EX_POS_INF 1, EX_NEG_INF 2, EX_NAN 4, EX_NONZERO 8 (an element other
+ *   than -0.0 was seen: the sign of a zero sum).
+ */
+#ifndef CLR_VEC
+#define CLR_VEC 1
+#endif
+#ifndef CLR_LAYOUT
+#define CLR_LAYOUT 1
+#endif
+#ifndef CLR_INT64_ATOMICS
+#define CLR_INT64_ATOMICS 0
+#endif
+#ifndef CLR_TERMS
+#define CLR_TERMS 2
+#endif
+
+#if CLR_IN == 0
+#define EX_T float
+#define EX_BITS_T uint
+#define EX_AS_BITS(x) as_uint(x)
+#define EX_FRAC_BITS 23
+#define EX_EXP_MASK 0xffu
+#define EX_SIGN_SHIFT 31
+/* bits 0..276 hold any float (2^-149 .. 2^128), 64 more for carries */
+#ifndef CLR_EX_WORDS
+#define CLR_EX_WORDS 12
+#endif
+#define EX_SMALL 0x1p-100f
+#define EX_LARGE 0x1p64f
+#else
+#define EX_T double
+#define EX_BITS_T ulong
+#define EX_AS_BITS(x) as_ulong(x)
+#define EX_FRAC_BITS 52
+#define EX_EXP_MASK 0x7fful
+#define EX_SIGN_SHIFT 63
+/* bits 0..2098 hold any double (2^-1074 .. 2^1024), 64 more for carries */
+#ifndef CLR_EX_WORDS
+#define CLR_EX_WORDS 69
+#endif
+#define EX_SMALL 0x1p-900
+#define EX_LARGE 0x1p900
+#endif
+
+/* The host passes the count it reads back (src/lib/exact.c). */
+#define EX_WORDS CLR_EX_WORDS
+
+#define EX_POS_INF 1u
+#define EX_NEG_INF 2u
+#define EX_NAN 4u
+#define EX_NONZERO 8u
+
+/* EXM_T: what comparing two EXV_T gives (a lane mask). */
+#if CLR_VEC == 1
+#define EXV_T EX_T
+#if CLR_IN == 0
+#define EXM_T int
+#else
+#define EXM_T long
+#endif
+#define EX_ALL(c) (c)
+#define EX_ANY(c) (c)
+#define EX_LOADV(v, p) ((p)[v])
+#else
+#define EXV_T CLR_CAT(EX_T, CLR_VEC)
+#if CLR_IN == 0
+#define EXM_T CLR_CAT(int, CLR_VEC)
+#else
+#define EXM_T CLR_CAT(long, CLR_VEC)
+#endif
+#define EX_ALL(c) all(c)
+#define EX_ANY(c) any(c)
+#define EX_LOADV(v, p) CLR_CAT(vload, CLR_VEC)((v), (p))
+#endif
+
+/* ---- the superaccumulator in local memory */
+
+#if CLR_INT64_ATOMICS
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+typedef long ex_word_t; /* one word */
+#define EX_SLOTS EX_WORDS
+inline void ex_word_add(__local ex_word_t *acc, uint w, long piece) {
+  if (piece)
+    atom_add(&acc[w], piece);
+}
+inline long ex_word_get(__local const ex_word_t *acc, uint w) {
+  return acc[w];
+}
+#else
+/* A word as two 32-bit halves.  atomic_add returns the low half's old
+ * value, so a carry out of it is seen exactly and added to the high half:
+ * the pair always holds the sum of the pieces modulo 2^64. */
+typedef uint ex_word_t;
+#define EX_SLOTS (2 * EX_WORDS)
+inline void ex_word_add(__local ex_word_t *acc, uint w, long piece) {
+  if (!piece)
+    return;
+  ulong u = (ulong)piece;
+  uint lo = (uint)u, hi = (uint)(u >> 32);
+  uint old = atomic_add(&acc[2 * w], lo);
+  hi += (uint)(old + lo < old);
+  if (hi)
+    atomic_add(&acc[2 * w + 1], hi);
+}
+inline long ex_word_get(__local const ex_word_t *acc, uint w) {
+  return (long)(((ulong)acc[2 * w + 1] << 32) | (ulong)acc[2 * w]);
+}
+#endif
+
+/* Add a finite, non-zero x exactly, from its bits: x = +-m 2^(p - bias)
+ * with m below 2^(FRAC_BITS+1) becomes two (float) or three (double)
+ * 32-bit digits at word p / 32. */
+inline void ex_add_bits(__local ex_word_t *acc, EX_T x) {
+  EX_BITS_T b = EX_AS_BITS(x);
+  uint e = (uint)((b >> EX_FRAC_BITS) & EX_EXP_MASK);
+  ulong m = (ulong)(b & (((EX_BITS_T)1 << EX_FRAC_BITS) - 1));
+  uint p = 0;
+  if (e) {
+    m |= (ulong)1 << EX_FRAC_BITS;
+    p = e - 1;
+  }
+  uint w = p >> 5, s = p & 31;
+  long d0 = (long)((m << s) & 0xffffffffUL);
+  long d1 = (long)((m >> (32 - s)) & 0xffffffffUL);
+  if (b >> EX_SIGN_SHIFT) {
+    d0 = -d0;
+    d1 = -d1;
+  }
+  ex_word_add(acc, w, d0);
+  ex_word_add(acc, w + 1, d1);
+#if CLR_IN == 1
+  long d2 = (long)((m >> 1) >> (63 - s)); /* s = 0 gives 0 */
+  if (b >> EX_SIGN_SHIFT)
+    d2 = -d2;
+  ex_word_add(acc, w + 2, d2);
+#endif
+}
+
+/* An element outside the expansion's range: flags for zeros, infinities
+ * and NaN (from the bits, so a flushed denormal is not mistaken for 0),
+ * the superaccumulator for the rest. */
+inline uint ex_add_slow(__local ex_word_t *acc, EX_T x) {
+  EX_BITS_T b = EX_AS_BITS(x);
+  EX_BITS_T mag = b & ~((EX_BITS_T)1 << EX_SIGN_SHIFT);
+  EX_BITS_T inf = EX_EXP_MASK << EX_FRAC_BITS;
+  if (mag > inf)
+    return EX_NAN;
+  if (mag == inf)
+    return (b >> EX_SIGN_SHIFT) ? EX_NEG_INF : EX_POS_INF;
+  if (mag == 0)
+    return (b >> EX_SIGN_SHIFT) ? 0u : EX_NONZERO;
+  ex_add_bits(acc, x);
+  return EX_NONZERO;
+}
+
+/* ---- the expansion: t[0] + t[1] + ... + t[CLR_TERMS-1] */
+
+/* Knuth's TwoSum: s + e == a + b exactly (round to nearest, no overflow,
+ * no underflow: guaranteed by the ranges above). */
+#define EX_TWO_SUM(a, b, s, e)                                                 \
+  do {                                                                         \
+    s = (a) + (b);                                                             \
+    EXV_T bb_ = s - (a);                                                       \
+    e = ((a) - (s - bb_)) + ((b)-bb_);                                         \
+  } while (0)
+
+/* Add v (any lanes) into the expansion t; returns what fell out of the
+ * last term (zero almost always). */
+#define EX_ACCUMULATE(t, v)                                                    \
+  do {                                                                         \
+    for (int k_ = 0; k_ < CLR_TERMS; k_++) {                                   \
+      EXV_T s_, e_;                                                            \
+      EX_TWO_SUM(t[k_], v, s_, e_);                                            \
+      t[k_] = s_;                                                              \
+      v = e_;                                                                  \
+    }                                                                          \
+  } while (0)
+
+/* Scalar form for the lane fold and the tree. */
+inline EX_T ex_accumulate1(EX_T *t, EX_T v) {
+  for (int k = 0; k < CLR_TERMS; k++) {
+    EX_T s = t[k] + v;
+    EX_T bb = s - t[k];
+    EX_T e = (t[k] - (s - bb)) + (v - bb);
+    t[k] = s;
+    v = e;
+  }
+  return v;
+}
+
+/* Lanes of a vector as an array (vstore keeps it inline). */
+#if CLR_VEC == 1
+#define EX_LANES(x, arr) arr[0] = (x)
+#else
+#define EX_LANES(x, arr) CLR_CAT(vstore, CLR_VEC)((x), 0, arr)
+#endif
+
+/* One vector of elements into the expansion t; lanes out of range go the
+ * slow way.  *seen collects the lanes that took the expansion. */
+#define EX_ELEMENTS(acc, t, x, fl, seen)                                       \
+  do {                                                                         \
+    EXV_T ax_ = fabs(x);                                                       \
+    EXM_T ok_ = (ax_ >= (EXV_T)EX_SMALL) &                     \
+                                (ax_ < (EXV_T)EX_LARGE);                       \
+    if (!EX_ALL(ok_)) {                                                        \
+      EX_T l_[CLR_VEC];                                                        \
+      EX_LANES(x, l_);                                                         \
+      for (int j_ = 0; j_ < CLR_VEC; j_++) {                                   \
+        EX_T a_ = fabs(l_[j_]);                                                \
+        if (!(a_ >= EX_SMALL && a_ < EX_LARGE))                                \
+          fl |= ex_add_slow(acc, l_[j_]);                                      \
+      }                                                                        \
+      x = select((EXV_T)0, x, ok_);                                            \
+    }                                                                          \
+    seen |= ok_;                                                               \
+    EX_ACCUMULATE(t, x);                                                       \
+    if (EX_ANY(x != (EXV_T)0)) {                                               \
+      EX_T l_[CLR_VEC];                                                        \
+      EX_LANES(x, l_);                                                         \
+      for (int j_ = 0; j_ < CLR_VEC; j_++)                                     \
+        if (l_[j_] != 0)                                                       \
+          ex_add_bits(acc, l_[j_]);                                            \
+    }                                                                          \
+  } while (0)
+
+/* ---- normalisation: digits in [0, 2^32), the carry in the top word */
+
+#define EX_NORMALISE(get, out)                                                 \
+  do {                                                                         \
+    long carry_ = 0;                                                           \
+    for (uint w_ = 0; w_ < EX_WORDS; w_++) {                                   \
+      long v_ = (get(w_)) + carry_;                                            \
+      if (w_ + 1 < EX_WORDS) {                                                 \
+        (out)[w_] = v_ & 0xffffffffL;                                          \
+        carry_ = (v_ - (out)[w_]) / 4294967296L; /* exact */                                                     \
+      } else {                                                                 \
+        (out)[w_] = v_;                                                        \
+      }                                                                        \
+    }                                                                          \
+  } while (0)
+
+/* in: n elements from element offset.  out: one record per work-group.
+ * terms: CLR_TERMS elements of local memory per work-item. */
+__kernel void clr_exact_sum(__global const EX_T *in, ulong offset, ulong n,
+                            __global long *out, __local EX_T *terms,
+                            ulong per_item) {
+  __local ex_word_t acc[EX_SLOTS];
+  __local uint group_flags;
+  uint lid = (uint)get_local_id(0), wg = (uint)get_local_size(0);
+  for (uint i = lid; i < EX_SLOTS; i += wg)
+    acc[i] = 0;
+  if (lid == 0)
+    group_flags = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  __global const EX_T *p = in + offset;
+  ulong nv = n / CLR_VEC, gid = get_global_id(0);
+  EXV_T t[CLR_TERMS];
+  for (int k = 0; k < CLR_TERMS; k++)
+    t[k] = (EXV_T)0;
+  uint fl = 0;
+  EXM_T seen = 0;
+#if CLR_LAYOUT == 2
+  ulong begin = gid * per_item;
+  ulong end = min(begin + per_item, nv);
+  for (ulong v = begin; v < end; v++) {
+    EXV_T x = EX_LOADV(v, p);
+    EX_ELEMENTS(acc, t, x, fl, seen);
+  }
+  ulong tail_owner = min(nv / per_item, (ulong)get_global_size(0) - 1);
+#else
+  (void)per_item;
+  ulong stride = get_global_size(0);
+  for (ulong v = gid; v < nv; v += stride) {
+    EXV_T x = EX_LOADV(v, p);
+    EX_ELEMENTS(acc, t, x, fl, seen);
+  }
+  ulong tail_owner = 0;
+#endif
+  if (EX_ANY(seen))
+    fl |= EX_NONZERO;
+
+  /* Fold the lanes into one scalar expansion. */
+  EX_T u[CLR_TERMS], lanes[CLR_TERMS][CLR_VEC];
+  for (int k = 0; k < CLR_TERMS; k++) {
+    EX_LANES(t[k], lanes[k]);
+    u[k] = lanes[k][0];
+  }
+  for (int j = 1; j < CLR_VEC; j++)
+    for (int k = 0; k < CLR_TERMS; k++) {
+      EX_T r = ex_accumulate1(u, lanes[k][j]);
+      if (r != 0)
+        ex_add_bits(acc, r);
+    }
+  /* Fewer than CLR_VEC elements are left over. */
+  if (gid == tail_owner)
+    for (ulong i = nv * CLR_VEC; i < n; i++) {
+      EX_T x = p[i], a = fabs(x);
+      if (a >= EX_SMALL && a < EX_LARGE) {
+        fl |= EX_NONZERO;
+        EX_T r = ex_accumulate1(u, x);
+        if (r != 0)
+          ex_add_bits(acc, r);
+      } else {
+        fl |= ex_add_slow(acc, x);
+      }
+    }
+  if (fl)
+    atomic_or(&group_flags, fl);
+
+  /* Merge the work-items' expansions down a tree. */
+  for (int k = 0; k < CLR_TERMS; k++)
+    terms[lid * CLR_TERMS + k] = u[k];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = clr_pow2_below(wg); s > 0; s >>= 1) {
+    if (lid < s && lid + s < wg) {
+      for (int k = 0; k < CLR_TERMS; k++) {
+        EX_T r = ex_accumulate1(u, terms[(lid + s) * CLR_TERMS + k]);
+        if (r != 0)
+          ex_add_bits(acc, r);
+      }
+      for (int k = 0; k < CLR_TERMS; k++)
+        terms[lid * CLR_TERMS + k] = u[k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0)
+    for (int k = 0; k < CLR_TERMS; k++)
+      if (u[k] != 0)
+        ex_add_bits(acc, u[k]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  if (lid == 0) {
+    __global long *rec = out + get_group_id(0) * (EX_WORDS + 1);
+#define EX_GET_LOCAL(w) ex_word_get(acc, w)
+    EX_NORMALISE(EX_GET_LOCAL, rec);
+    rec[EX_WORDS] = (long)group_flags;
+  }
+}
+
+/* Merge `records` normalised records into record out_index of out, by one
+ * work-group: word w
+ * of the result is the sum of the records' words w (below 2^63 for fewer
+ * than 2^31 records), then normalised; the flags are or-ed. */
+__kernel void clr_exact_merge(__global const long *in, ulong records,
+                              __global long *out, ulong out_index) {
+  __local long sum[EX_WORDS + 1];
+  uint lid = (uint)get_local_id(0), wg = (uint)get_local_size(0);
+  for (uint w = lid; w <= EX_WORDS; w += wg) {
+    long s = 0;
+    if (w < EX_WORDS)
+      for (ulong r = 0; r < records; r++)
+        s += in[r * (EX_WORDS + 1) + w];
+    else
+      for (ulong r = 0; r < records; r++)
+        s |= in[r * (EX_WORDS + 1) + w];
+    sum[w] = s;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    out += out_index * (EX_WORDS + 1);
+#define EX_GET_SUM(w) sum[w]
+    EX_NORMALISE(EX_GET_SUM, out);
+    out[EX_WORDS] = sum[EX_WORDS];
+  }
+}

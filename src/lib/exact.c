@@ -1,0 +1,375 @@
+/* The exact-sum driver (clr_options.exact, float and double sums): one
+ * launch of cl/reduce_exact.cl leaves one superaccumulator record per
+ * work-group, one more launch merges them into one record, and the host
+ * rounds that record once, to nearest, ties to even.  Host arrays larger
+ * than one chunk leave one merged record per chunk, merged again at the
+ * end.  Integer additions all the way: the result does not depend on the
+ * device, the shape, the chunking or the order of the elements
+ * (docs/EXACT.md). */
+#include "internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The superaccumulator of one type: words of 32-bit digits from bit 0 =
+ * the smallest denormal, enough for any sum of 2^64 elements
+ * (cl/reduce_exact.cl receives the count as -DCLR_EX_WORDS). */
+typedef struct exact_format {
+  size_t words;  /* signed 64-bit words; a record has one more (flags) */
+  int precision; /* significand bits */
+  int bit0_exp;  /* exponent of bit 0: 2^-149, 2^-1074 */
+  int max_exp;   /* values of 2^max_exp and above overflow */
+} exact_format;
+
+static const exact_format formats[2] = {
+    [CLR_FLOAT] = {12, 24, -149, 128},
+    [CLR_DOUBLE] = {69, 53, -1074, 1024},
+};
+
+/* The record's flags word (cl/reduce_exact.cl). */
+#define EX_POS_INF 1u
+#define EX_NEG_INF 2u
+#define EX_NAN 4u
+#define EX_NONZERO 8u
+
+/* One work-group's slice stays below 2^26 elements, so no word of its
+ * local accumulator (at most 4 digits below 2^32 an element) nears 2^63;
+ * the merges add normalised records, fewer than 2^31 of them. */
+#define EX_MAX_GROUP_ELEMS ((size_t)1 << 26)
+#define EX_MAX_RECORDS ((size_t)1 << 30)
+
+typedef struct exact_plan {
+  clr_type type;
+  const exact_format *f;
+  size_t record_bytes;
+  unsigned vec, terms;
+  clr_layout layout;
+  clr_program_entry *sum, *merge;
+  size_t wg, merge_wg;
+  const clr_options *opt;
+} exact_plan;
+
+int clr_exact_applies(const clr_options *opt, clr_op op, clr_type type) {
+  return opt->exact && op == CLR_SUM && clr_type_is_float(type);
+}
+
+static clr_status make_plan(clr_context *ctx, const clr_options *opt,
+                            clr_type type, exact_plan *p) {
+  char extra[96];
+  clr_status st;
+  memset(p, 0, sizeof *p);
+  p->type = type;
+  p->f = &formats[type];
+  p->record_bytes = (p->f->words + 1) * sizeof(int64_t);
+  p->opt = opt;
+  clr_choose_coarse_shape(ctx, opt, type, type, &p->vec, &p->layout);
+  p->terms = ctx->tuning.exact_terms;
+  int atomics64 = ctx->int64_atomics && ctx->tuning.exact_int64_atomics;
+  snprintf(extra, sizeof extra,
+           "-DCLR_EX_WORDS=%zu -DCLR_TERMS=%u -DCLR_INT64_ATOMICS=%d",
+           p->f->words, p->terms, atomics64);
+  clr_build_spec spec = {.source = "reduce_exact.cl",
+                         .kernel = "clr_exact_sum",
+                         .in = type,
+                         .acc = type,
+                         .op = CLR_SUM,
+                         .vec = p->vec,
+                         .layout = (unsigned)p->layout,
+                         .extra = extra};
+  st = clr_get_kernel(ctx, &spec, &p->sum);
+  if (st != CLR_OK)
+    return st;
+  /* The merge needs neither the shape nor the atomics. */
+  snprintf(extra, sizeof extra, "-DCLR_EX_WORDS=%zu", p->f->words);
+  spec.kernel = "clr_exact_merge";
+  spec.vec = 0;
+  spec.layout = 0;
+  st = clr_get_kernel(ctx, &spec, &p->merge);
+  if (st != CLR_OK)
+    return st;
+  st = clr_choose_wg(ctx, p->sum, opt->wg_size, ctx->tuning.reduce_wg,
+                     clr_type_size(type), p->terms, &p->wg);
+  if (st != CLR_OK)
+    return st;
+  return clr_choose_wg(ctx, p->merge, 0, 64, 0, 0, &p->merge_wg);
+}
+
+static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+/* Work-groups for n elements: enough to fill the device (as the coarse
+ * sum), each at most EX_MAX_GROUP_ELEMS elements; vectors per work-item
+ * for the contiguous layout. */
+static clr_status exact_shape(clr_context *ctx, const exact_plan *p, size_t n,
+                              size_t *groups, cl_ulong *per_item) {
+  size_t nv = n / p->vec, items;
+  size_t target =
+      (size_t)ctx->desc.compute_units *
+      (ctx->tuning.reduce_groups_per_cu ? ctx->tuning.reduce_groups_per_cu : 1);
+  if (p->opt->coarse) {
+    size_t per = ceil_div(p->opt->coarse < n ? p->opt->coarse : n, p->vec);
+    target = ceil_div(nv ? ceil_div(nv, per) : 1, p->wg);
+  }
+  size_t by_size = ceil_div(ceil_div(nv ? nv : 1, 16), p->wg);
+  size_t g = by_size < target ? by_size : target;
+  size_t least = ceil_div(n, EX_MAX_GROUP_ELEMS);
+  if (g < least)
+    g = least;
+  if (g == 0)
+    g = 1;
+  if (g > EX_MAX_RECORDS || g > SIZE_MAX / p->wg)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "an exact sum of %zu elements needs %zu work-groups", n, g);
+  items = g * p->wg;
+  *groups = g;
+  *per_item = ceil_div(nv ? nv : 1, items);
+  return CLR_OK;
+}
+
+/* Merge `records` records of src into the record at index `dst_index` of
+ * dst.  *ev receives the launch's event. */
+static clr_status merge_records(clr_context *ctx, const exact_plan *p,
+                                cl_mem src, size_t records, cl_mem dst,
+                                size_t dst_index, cl_event *ev) {
+  clr_status st = CLR_OK;
+  cl_kernel k = p->merge->kernel;
+  cl_ulong count = records, index = dst_index;
+  size_t global = p->merge_wg, local = p->merge_wg;
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &src));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_ulong), &count));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_mem), &dst));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_ulong), &index));
+  CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global,
+                                           &local, 0, NULL, ev));
+fail:
+  return st;
+}
+
+/* The exact sum of n elements of src (from element offset) as one record
+ * at index dst_index of dst.  Adds the kernel time to timing.kernel_ms
+ * and, when record is set, describes the two launches. */
+static clr_status sum_to_record(clr_context *ctx, const exact_plan *p,
+                                cl_mem src, size_t offset, size_t n, cl_mem dst,
+                                size_t dst_index, int record) {
+  clr_status st;
+  size_t groups = 0;
+  cl_ulong per_item = 0, off = offset, count = n;
+  cl_event ev[2] = {NULL, NULL};
+  st = exact_shape(ctx, p, n, &groups, &per_item);
+  if (st != CLR_OK)
+    return st;
+  st = clr_buffer_reserve(ctx, &ctx->partial[0], groups * p->record_bytes,
+                          CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  cl_kernel k = p->sum->kernel;
+  size_t local = p->wg, global = groups * p->wg;
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &src));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_ulong), &off));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &count));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &ctx->partial[0].mem));
+  CLR_CL_CHECK(ctx, clSetKernelArg(
+                        k, 4, p->wg * p->terms * clr_type_size(p->type), NULL));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_ulong), &per_item));
+  CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global,
+                                           &local, 0, NULL, &ev[0]));
+  st = merge_records(ctx, p, ctx->partial[0].mem, groups, dst, dst_index,
+                     &ev[1]);
+  if (st != CLR_OK)
+    goto fail;
+  CLR_CL_CHECK(ctx, clWaitForEvents(2, ev));
+  ctx->timing.kernel_ms += clr_event_ms(ev[0], ev[1]);
+  if (record) {
+    ctx->timing.n_passes = 2;
+    ctx->timing.passes[0].n_in = n;
+    ctx->timing.passes[0].global_size = global;
+    ctx->timing.passes[0].local_size = local;
+    ctx->timing.passes[0].ms = clr_event_ms(ev[0], ev[0]);
+    ctx->timing.passes[1].n_in = groups;
+    ctx->timing.passes[1].global_size = p->merge_wg;
+    ctx->timing.passes[1].local_size = p->merge_wg;
+    ctx->timing.passes[1].ms = clr_event_ms(ev[1], ev[1]);
+  }
+fail:
+  for (int i = 0; i < 2; i++)
+    if (ev[i])
+      clReleaseEvent(ev[i]);
+  return st;
+}
+
+/* ---- rounding the record on the host */
+
+static int limb_bit(const uint32_t *limb, size_t i) {
+  return (int)((limb[i / 32] >> (i % 32)) & 1u);
+}
+
+/* The record's value rounded to nearest (ties to even) in the type.  The
+ * words are normalised: digits 0 .. words-2 in [0, 2^32), the last word
+ * signed. */
+clr_value clr_exact_round(clr_type type, const int64_t *rec) {
+  const exact_format *f = &formats[type];
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  v.type = type;
+  uint64_t flags = (uint64_t)rec[f->words];
+  double d;
+  if ((flags & EX_NAN) ||
+      (flags & (EX_POS_INF | EX_NEG_INF)) == (EX_POS_INF | EX_NEG_INF)) {
+    d = NAN;
+  } else if (flags & (EX_POS_INF | EX_NEG_INF)) {
+    d = (flags & EX_POS_INF) ? INFINITY : -INFINITY;
+  } else {
+    /* Two's complement limbs: the digits, then the top word's two
+     * halves. */
+    uint32_t limb[72];
+    size_t nl = f->words + 1;
+    for (size_t w = 0; w + 1 < f->words; w++)
+      limb[w] = (uint32_t)rec[w];
+    uint64_t top = (uint64_t)rec[f->words - 1];
+    limb[f->words - 1] = (uint32_t)top;
+    limb[f->words] = (uint32_t)(top >> 32);
+    int negative = rec[f->words - 1] < 0;
+    if (negative) { /* magnitude: invert and add one */
+      uint32_t carry = 1;
+      for (size_t i = 0; i < nl; i++) {
+        uint64_t s = (uint64_t)(uint32_t)~limb[i] + carry;
+        limb[i] = (uint32_t)s;
+        carry = (uint32_t)(s >> 32);
+      }
+    }
+    long h = -1; /* highest set bit */
+    for (size_t i = nl; i-- > 0 && h < 0;)
+      if (limb[i])
+        for (int b = 31; b >= 0 && h < 0; b--)
+          if ((limb[i] >> b) & 1u)
+            h = (long)(i * 32) + b;
+    if (h < 0) {
+      /* Zero: -0 only when every element was -0 (IEEE's x + -x is +0). */
+      d = (flags & EX_NONZERO) ? 0.0 : -0.0;
+    } else {
+      long lsb = h - f->precision + 1; /* lowest bit kept */
+      if (lsb < 0)
+        lsb = 0; /* fits the type exactly (denormal or small normal) */
+      uint64_t mant = 0;
+      for (long i = h; i >= lsb; i--)
+        mant = (mant << 1) | (uint64_t)limb_bit(limb, (size_t)i);
+      if (lsb > 0 && limb_bit(limb, (size_t)lsb - 1)) {
+        int sticky = 0;
+        for (long i = lsb - 2; i >= 0 && !sticky; i--)
+          sticky = limb_bit(limb, (size_t)i);
+        if (sticky || (mant & 1u))
+          mant++; /* may carry to 2^precision: still exact in a double */
+      }
+      long e = lsb + f->bit0_exp;
+      /* mant < 2^(precision+1), so mant * 2^e < 2^max_exp unless
+       * overflowing. */
+      if (e + (long)f->precision > f->max_exp ||
+          (e + (long)f->precision == f->max_exp &&
+           mant >= ((uint64_t)1 << f->precision)))
+        d = INFINITY;
+      else
+        d = ldexp((double)mant, (int)e);
+      if (negative)
+        d = -d;
+    }
+  }
+  if (type == CLR_FLOAT)
+    v.v.f = (float)d; /* exact: d already has float's precision */
+  else
+    v.v.d = d;
+  return v;
+}
+
+static clr_status read_round(clr_context *ctx, const exact_plan *p, cl_mem buf,
+                             clr_value *result) {
+  clr_status st = CLR_OK;
+  int64_t rec[72];
+  cl_event ev = NULL;
+  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
+                                        p->record_bytes, rec, 0, NULL, &ev));
+  ctx->timing.d2h_ms += clr_event_ms(ev, ev);
+  *result = clr_exact_round(p->type, rec);
+fail:
+  if (ev)
+    clReleaseEvent(ev);
+  return st;
+}
+
+clr_status clr_exact_prepare(clr_context *ctx, const clr_options *opt,
+                             clr_type type) {
+  exact_plan plan;
+  return make_plan(ctx, opt, type, &plan);
+}
+
+clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
+                            clr_type type, cl_mem buf, size_t offset, size_t n,
+                            clr_value *result) {
+  exact_plan plan;
+  clr_status st = make_plan(ctx, opt, type, &plan);
+  if (st == CLR_OK)
+    st = clr_buffer_reserve(ctx, &ctx->aux[0], plan.record_bytes,
+                            CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = sum_to_record(ctx, &plan, buf, offset, n, ctx->aux[0].mem, 0, 1);
+  if (st == CLR_OK)
+    st = read_round(ctx, &plan, ctx->aux[0].mem, result);
+  ctx->timing.chunks = 1;
+  return st;
+}
+
+clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
+                          clr_type type, const void *data, size_t n,
+                          clr_value *result) {
+  exact_plan plan;
+  size_t esize = clr_type_size(type);
+  clr_status st = make_plan(ctx, opt, type, &plan);
+  if (st != CLR_OK)
+    return st;
+  size_t chunk = clr_chunk_elems(ctx, esize);
+  size_t chunks = n / chunk + (n % chunk != 0);
+  if (chunks > EX_MAX_RECORDS)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu chunks are too many to merge", chunks);
+  st = clr_buffer_reserve(ctx, &ctx->aux[0], chunks * plan.record_bytes,
+                          CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  if (chunks > 1)
+    clr_log(ctx, "exact sum: streaming %zu elements in %zu chunks of %zu", n,
+            chunks, chunk);
+  for (size_t c = 0; c < chunks && st == CLR_OK; c++) {
+    size_t begin = c * chunk;
+    size_t len = n - begin < chunk ? n - begin : chunk;
+    clr_staged in;
+    st = clr_stage_in(ctx, &ctx->input, (char *)data + begin * esize,
+                      len * esize, 0, &in);
+    if (st == CLR_OK)
+      st =
+          sum_to_record(ctx, &plan, in.mem, 0, len, ctx->aux[0].mem, c, c == 0);
+    clr_stage_release(ctx, &in);
+  }
+  cl_mem final = ctx->aux[0].mem;
+  if (st == CLR_OK && chunks > 1) {
+    cl_event ev = NULL;
+    st = clr_buffer_reserve(ctx, &ctx->aux[1], plan.record_bytes,
+                            CL_MEM_READ_WRITE);
+    if (st == CLR_OK)
+      st = merge_records(ctx, &plan, ctx->aux[0].mem, chunks, ctx->aux[1].mem,
+                         0, &ev);
+    if (st == CLR_OK) {
+      cl_int err = clWaitForEvents(1, &ev);
+      if (err != CL_SUCCESS)
+        st = clr_cl_fail(ctx, "clWaitForEvents", err);
+      else
+        ctx->timing.kernel_ms += clr_event_ms(ev, ev);
+    }
+    if (ev)
+      clReleaseEvent(ev);
+    final = ctx->aux[1].mem;
+  }
+  if (st == CLR_OK)
+    st = read_round(ctx, &plan, final, result);
+  ctx->timing.chunks = chunks;
+  return st;
+}
