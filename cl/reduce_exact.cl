@@ -112,9 +112,45 @@
 #else
 #define EXM_T CLR_CAT(long, CLR_VEC)
 #endif
-#define EX_ALL(c) all(c)
-#define EX_ANY(c) any(c)
+/* all() and any() by halving: PoCL's builtins test lane by lane. */
+#define EX_ALL(c) (ex_and_lanes(c) != 0)
+#define EX_ANY(c) (ex_or_lanes(c) != 0)
 #define EX_LOADV(v, p) CLR_CAT(vload, CLR_VEC)((v), (p))
+#endif
+
+#if CLR_VEC > 1
+#if CLR_IN == 0
+#define EXS_T int
+#else
+#define EXS_T long
+#endif
+/* The lanes of a mask and-ed (or-ed) together, halving the vector. */
+#define EX_FOLD_LANES(name, OPR)                                               \
+  inline EXS_T name(EXM_T m) {                                                 \
+    EX_FOLD_STEPS(OPR)                                                         \
+  }
+#if CLR_VEC == 16
+#define EX_FOLD_STEPS(OPR)                                                     \
+  CLR_CAT(EXS_T, 8) m8 = m.lo OPR m.hi;                                        \
+  CLR_CAT(EXS_T, 4) m4 = m8.lo OPR m8.hi;                                      \
+  CLR_CAT(EXS_T, 2) m2 = m4.lo OPR m4.hi;                                      \
+  return m2.x OPR m2.y;
+#elif CLR_VEC == 8
+#define EX_FOLD_STEPS(OPR)                                                     \
+  CLR_CAT(EXS_T, 4) m4 = m.lo OPR m.hi;                                        \
+  CLR_CAT(EXS_T, 2) m2 = m4.lo OPR m4.hi;                                      \
+  return m2.x OPR m2.y;
+#elif CLR_VEC == 4
+#define EX_FOLD_STEPS(OPR)                                                     \
+  CLR_CAT(EXS_T, 2) m2 = m.lo OPR m.hi;                                        \
+  return m2.x OPR m2.y;
+#elif CLR_VEC == 3
+#define EX_FOLD_STEPS(OPR) return m.x OPR m.y OPR m.z;
+#else
+#define EX_FOLD_STEPS(OPR) return m.x OPR m.y;
+#endif
+EX_FOLD_LANES(ex_and_lanes, &)
+EX_FOLD_LANES(ex_or_lanes, |)
 #endif
 
 /* ---- the superaccumulator in local memory */
@@ -239,31 +275,28 @@ inline EX_T ex_accumulate1(EX_T *t, EX_T v) {
 #define EX_LANES(x, arr) CLR_CAT(vstore, CLR_VEC)((x), 0, arr)
 #endif
 
-/* One vector of elements into the expansion t; lanes out of range go the
- * slow way.  *seen collects the lanes that took the expansion. */
+/* One vector of elements into the expansion t.  Lanes out of the
+ * expansion's range enter it as 0 and go the slow way; what falls out of
+ * the last term goes to the superaccumulator.  One test covers both, as
+ * both are rare.  seen collects the lanes that took the expansion. */
 #define EX_ELEMENTS(acc, t, x, fl, seen)                                       \
   do {                                                                         \
     EXV_T ax_ = fabs(x);                                                       \
-    EXM_T ok_ = (ax_ >= (EXV_T)EX_SMALL) &                     \
-                                (ax_ < (EXV_T)EX_LARGE);                       \
-    if (!EX_ALL(ok_)) {                                                        \
-      EX_T l_[CLR_VEC];                                                        \
+    EXM_T ok_ = (ax_ >= (EXV_T)EX_SMALL) & (ax_ < (EXV_T)EX_LARGE);            \
+    EXV_T v_ = select((EXV_T)0, x, ok_);                                       \
+    seen |= ok_;                                                               \
+    EX_ACCUMULATE(t, v_);                                                      \
+    if (!EX_ALL(ok_ & (v_ == (EXV_T)0))) {                                     \
+      EX_T l_[CLR_VEC], r_[CLR_VEC];                                           \
       EX_LANES(x, l_);                                                         \
+      EX_LANES(v_, r_);                                                        \
       for (int j_ = 0; j_ < CLR_VEC; j_++) {                                   \
         EX_T a_ = fabs(l_[j_]);                                                \
         if (!(a_ >= EX_SMALL && a_ < EX_LARGE))                                \
           fl |= ex_add_slow(acc, l_[j_]);                                      \
+        if (r_[j_] != 0)                                                       \
+          ex_add_bits(acc, r_[j_]);                                            \
       }                                                                        \
-      x = select((EXV_T)0, x, ok_);                                            \
-    }                                                                          \
-    seen |= ok_;                                                               \
-    EX_ACCUMULATE(t, x);                                                       \
-    if (EX_ANY(x != (EXV_T)0)) {                                               \
-      EX_T l_[CLR_VEC];                                                        \
-      EX_LANES(x, l_);                                                         \
-      for (int j_ = 0; j_ < CLR_VEC; j_++)                                     \
-        if (l_[j_] != 0)                                                       \
-          ex_add_bits(acc, l_[j_]);                                            \
     }                                                                          \
   } while (0)
 

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "clreduce.h"
 #include "datagen.h"
+#include "exact_sum.h"
 #include "fileio.h"
 #include "plot.h"
 #include "reference.h"
@@ -19,9 +20,17 @@
 #include <string.h>
 
 #define MAX_SIZES 64
+/* What a row measures: a kernel (clr_kernel), or the exact sum (--exact:
+ * clr_options.exact, whose kernel is its own). */
+#define ENTRY_EXACT CLR_KERNEL_COUNT
+#define N_ENTRIES (CLR_KERNEL_COUNT + 1)
+
+static const char *entry_name(int e) {
+  return e == ENTRY_EXACT ? "exact" : clr_kernel_name((clr_kernel)e);
+}
 
 typedef struct row {
-  clr_kernel kernel;
+  int kernel; /* an entry */
   size_t n;
   double kernel_ms, kernel_ms_min, call_ms, h2d_ms, gbps, stream_gbps;
   int verified; /* 1 yes, 0 failed, -1 not checked */
@@ -30,7 +39,7 @@ typedef struct row {
 typedef struct bench_opts {
   clr_type type;
   clr_op op;
-  int kernels[CLR_KERNEL_COUNT];
+  int kernels[N_ENTRIES];
   uint64_t min_n, max_n;
   unsigned per_decade, repeat;
   const char *csv, *json, *svg, *platform, *device;
@@ -53,6 +62,8 @@ static void usage(FILE *f) {
         "  --csv=FILE --json=FILE --svg=FILE   write the results\n"
         "  --platform=P --device=D             choose the device\n"
         "  --no-verify      skip the CPU check of each kernel's first run\n"
+        "  --exact          float/double sum: add the exact sum (verified by\n"
+        "                   equality with the CPU's exact sum)\n"
         "  --autotune[=N]   search the launch parameters on N elements\n"
         "                   (default 2^25), store them, and exit\n"
         "  --help\n",
@@ -84,6 +95,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
       {"platform", required_argument, 0, 'P'},
       {"device", required_argument, 0, 'D'},
       {"no-verify", no_argument, 0, 'V'},
+      {"exact", no_argument, 0, 'E'},
       {"autotune", optional_argument, 0, 'A'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
@@ -172,6 +184,9 @@ static int parse(int argc, char **argv, bench_opts *o) {
     case 'V':
       o->verify = 0;
       break;
+    case 'E':
+      o->kernels[ENTRY_EXACT] = 1;
+      break;
     case 'h':
       usage(stdout);
       exit(finish_stdout(0));
@@ -188,6 +203,11 @@ static int parse(int argc, char **argv, bench_opts *o) {
     for (int k = 0; k < CLR_KERNEL_COUNT; k++)
       if (clr_kernel_is_scan((clr_kernel)k))
         o->kernels[k] = 0;
+  if (o->kernels[ENTRY_EXACT] &&
+      (o->op != CLR_SUM || (o->type != CLR_FLOAT && o->type != CLR_DOUBLE))) {
+    fprintf(stderr, "clreduce-bench: --exact is for float and double sums\n");
+    return 2;
+  }
   if (clr_op_supports(o->op, o->type) != CLR_OK) {
     fprintf(stderr, "clreduce-bench: '%s' needs an integer type\n",
             clr_op_name(o->op));
@@ -228,8 +248,10 @@ static void log_stderr(void *user, const char *msg) {
 }
 
 /* One kernel at one size: warm-up (verified), then timed runs. */
-static clr_status measure(clr_context *ctx, const bench_opts *o, clr_kernel k,
+static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
                           const void *data, void *out, size_t n, row *r) {
+  int exact = entry == ENTRY_EXACT;
+  clr_kernel k = exact ? CLR_REDUCE_COARSE : (clr_kernel)entry;
   clr_options opt;
   clr_value v;
   clr_timing t;
@@ -240,8 +262,9 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, clr_kernel k,
   int scan = clr_kernel_is_scan(k);
   clr_options_init(&opt);
   opt.kernel = k;
+  opt.exact = exact;
   memset(r, 0, sizeof *r);
-  r->kernel = k;
+  r->kernel = entry;
   r->n = n;
   r->verified = -1;
   for (unsigned i = 0; st == CLR_OK && i <= o->repeat; i++) {
@@ -258,6 +281,10 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, clr_kernel k,
         clr_ref_scan_check(o->op, o->type, 0, data, out, n, t.error_depth,
                            &chk);
         r->verified = chk.ok;
+      } else if (exact) {
+        clr_value want;
+        clr_ref_exact_sum(o->type, data, n, &want);
+        r->verified = clr_ref_exact_equal(&want, &v);
       } else {
         clr_reference ref;
         clr_check chk;
@@ -290,7 +317,7 @@ static void write_csv(FILE *f, const row *rows, size_t n) {
              "call_ms,h2d_ms,verified\n");
   for (size_t i = 0; i < n; i++)
     fprintf(f, "%s,%zu,%.6f,%.6f,%.3f,%.3f,%.1f,%.6f,%.6f,%s\n",
-            clr_kernel_name(rows[i].kernel), rows[i].n, rows[i].kernel_ms,
+            entry_name(rows[i].kernel), rows[i].n, rows[i].kernel_ms,
             rows[i].kernel_ms_min, rows[i].gbps, rows[i].stream_gbps,
             rows[i].stream_gbps > 0 ? 100.0 * rows[i].gbps / rows[i].stream_gbps
                                     : 0.0,
@@ -323,10 +350,10 @@ static void write_json(FILE *f, const clr_device_desc *dev, const bench_opts *o,
   fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\", \"repeat\": %u,\n",
           clr_type_name(o->type), clr_op_name(o->op), o->repeat);
   fputs(" \"build_ms\": {", f);
-  for (int k = 0, first = 1; k < CLR_KERNEL_COUNT; k++)
+  for (int k = 0, first = 1; k < N_ENTRIES; k++)
     if (o->kernels[k]) {
-      fprintf(f, "%s\"%s\": %.3f", first ? "" : ", ",
-              clr_kernel_name((clr_kernel)k), build_ms[k]);
+      fprintf(f, "%s\"%s\": %.3f", first ? "" : ", ", entry_name(k),
+              build_ms[k]);
       first = 0;
     }
   fputs("},\n \"rows\": [\n", f);
@@ -335,7 +362,7 @@ static void write_json(FILE *f, const clr_device_desc *dev, const bench_opts *o,
             "  {\"kernel\": \"%s\", \"n\": %zu, \"kernel_ms\": %.6f, "
             "\"kernel_ms_min\": %.6f, \"gbps\": %.3f, \"stream_gbps\": %.3f, "
             "\"call_ms\": %.6f, \"h2d_ms\": %.6f, \"verified\": %s}%s\n",
-            clr_kernel_name(rows[i].kernel), rows[i].n, rows[i].kernel_ms,
+            entry_name(rows[i].kernel), rows[i].n, rows[i].kernel_ms,
             rows[i].kernel_ms_min, rows[i].gbps, rows[i].stream_gbps,
             rows[i].call_ms, rows[i].h2d_ms,
             rows[i].verified < 0 ? "null"
@@ -348,21 +375,19 @@ static void write_json(FILE *f, const clr_device_desc *dev, const bench_opts *o,
 static void write_svg(FILE *f, const clr_device_desc *dev, const bench_opts *o,
                       const row *rows, size_t n_rows, const size_t *sizes,
                       const double *stream, size_t n_sizes) {
-  plot_series series[CLR_KERNEL_COUNT + 1];
-  double xs[CLR_KERNEL_COUNT + 1][MAX_SIZES],
-      ys[CLR_KERNEL_COUNT + 1][MAX_SIZES];
+  plot_series series[N_ENTRIES + 1];
+  double xs[N_ENTRIES + 1][MAX_SIZES], ys[N_ENTRIES + 1][MAX_SIZES];
   size_t ns = 0;
-  for (int k = 0; k < CLR_KERNEL_COUNT; k++) {
+  for (int k = 0; k < N_ENTRIES; k++) {
     if (!o->kernels[k])
       continue;
     size_t c = 0;
     for (size_t i = 0; i < n_rows; i++)
-      if (rows[i].kernel == (clr_kernel)k && c < MAX_SIZES) {
+      if (rows[i].kernel == k && c < MAX_SIZES) {
         xs[ns][c] = (double)rows[i].n;
         ys[ns][c++] = rows[i].gbps;
       }
-    series[ns] =
-        (plot_series){clr_kernel_name((clr_kernel)k), xs[ns], ys[ns], c, 0};
+    series[ns] = (plot_series){entry_name(k), xs[ns], ys[ns], c, 0};
     ns++;
   }
   for (size_t i = 0; i < n_sizes; i++) {
@@ -463,8 +488,8 @@ int main(int argc, char **argv) {
   }
   size_t max_n = sizes[n_sizes - 1];
   void *data = malloc(max_n * esize), *out = malloc(max_n * esize);
-  row *rows = calloc(n_sizes * CLR_KERNEL_COUNT, sizeof *rows);
-  double stream[MAX_SIZES] = {0}, build_ms[CLR_KERNEL_COUNT] = {0};
+  row *rows = calloc(n_sizes * N_ENTRIES, sizeof *rows);
+  double stream[MAX_SIZES] = {0}, build_ms[N_ENTRIES] = {0};
   size_t n_rows = 0;
   int failed = 0;
   if (!data || !out || !rows) {
@@ -480,30 +505,29 @@ int main(int argc, char **argv) {
          dev.platform_name, dev.device_version, tun.origin, desc);
   /* First-call costs: program build (or binary-cache load) per kernel. */
   printf("\nfirst-call costs (program build or cache load):\n");
-  for (int k = 0; k < CLR_KERNEL_COUNT; k++) {
+  for (int k = 0; k < N_ENTRIES; k++) {
     if (!o.kernels[k])
       continue;
     clr_options opt;
     clr_timing t;
     clr_options_init(&opt);
-    opt.kernel = (clr_kernel)k;
+    opt.kernel = k == ENTRY_EXACT ? CLR_REDUCE_COARSE : (clr_kernel)k;
+    opt.exact = k == ENTRY_EXACT;
     st = clr_prepare(ctx, &opt, o.op, o.type);
     if (st != CLR_OK) {
-      fprintf(stderr, "clreduce-bench: %s: %s: %s\n",
-              clr_kernel_name((clr_kernel)k), clr_status_string(st),
-              clr_context_error(ctx));
+      fprintf(stderr, "clreduce-bench: %s: %s: %s\n", entry_name(k),
+              clr_status_string(st), clr_context_error(ctx));
       rc = 3;
       goto done;
     }
     clr_last_timing(ctx, &t);
     build_ms[k] = t.build_ms;
-    printf("  %-15s build %8.1f ms\n", clr_kernel_name((clr_kernel)k),
-           t.build_ms);
+    printf("  %-15s build %8.1f ms\n", entry_name(k), t.build_ms);
   }
   printf("\n%-15s %12s %11s %9s %9s %11s %9s %s\n", "kernel", "n", "kernel ms",
          "GB/s", "% stream", "call ms", "h2d ms", "ok");
   size_t total = 0, done_count = 0;
-  for (int k = 0; k < CLR_KERNEL_COUNT; k++)
+  for (int k = 0; k < N_ENTRIES; k++)
     total += o.kernels[k] ? n_sizes : 0;
   for (size_t s = 0; s < n_sizes; s++) {
     size_t n = sizes[s];
@@ -513,24 +537,23 @@ int main(int argc, char **argv) {
       stream[s] = (double)n * (double)esize / ms / 1e6;
     printf("%-15s %12zu %11.4f %9.2f %9s %11s %9s\n", "(stream read)", n, ms,
            stream[s], "100", "", "");
-    for (int k = 0; k < CLR_KERNEL_COUNT; k++) {
+    for (int k = 0; k < N_ENTRIES; k++) {
       if (!o.kernels[k])
         continue;
       row *r = &rows[n_rows];
       fprintf(stderr, "[%zu/%zu] %s n=%zu\n", ++done_count, total,
-              clr_kernel_name((clr_kernel)k), n);
-      st = measure(ctx, &o, (clr_kernel)k, data, out, n, r);
+              entry_name(k), n);
+      st = measure(ctx, &o, k, data, out, n, r);
       if (st != CLR_OK) {
-        fprintf(stderr, "clreduce-bench: %s n=%zu: %s: %s\n",
-                clr_kernel_name((clr_kernel)k), n, clr_status_string(st),
-                clr_context_error(ctx));
+        fprintf(stderr, "clreduce-bench: %s n=%zu: %s: %s\n", entry_name(k), n,
+                clr_status_string(st), clr_context_error(ctx));
         rc = 3;
         goto done;
       }
       r->stream_gbps = stream[s];
       failed |= r->verified == 0;
       printf("%-15s %12zu %11.4f %9.2f %9.1f %11.4f %9.4f %s\n",
-             clr_kernel_name(r->kernel), n, r->kernel_ms, r->gbps,
+             entry_name(r->kernel), n, r->kernel_ms, r->gbps,
              stream[s] > 0 ? 100.0 * r->gbps / stream[s] : 0.0, r->call_ms,
              r->h2d_ms,
              r->verified < 0 ? "-"
