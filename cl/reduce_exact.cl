@@ -11,8 +11,10 @@
  *
  * The superaccumulator is EX_WORDS signed 64-bit words; word w weighs
  * 2^(32 w) and receives 32-bit digits, so every word has 31 bits of
- * headroom for carries and each is normalised (digit in [0, 2^32), the
- * carry moved up) before a group's record leaves the work-group.
+ * headroom for carries.  Each work-group keeps one in local memory and
+ * adds it to the call's, in global memory: word by word with atomics, the
+ * digit to its word and the carry to the next (a work-group adds below
+ * 2^33 to any word, the host allows fewer than 2^29 work-groups a call).
  *
  * Each work-item first filters its elements through a short floating-point
  * expansion of EX_TERMS vectors (error-free TwoSum, Knuth): t[0] holds the
@@ -40,8 +42,7 @@
  *                            atomics); 0: pairs of core 32-bit atomics
  *   -DCLR_TERMS=<n>          terms of the expansion (tuning exact.terms)
  *
- * A record (one per work-group, and the merged one) is EX_WORDS words,
- * normalised, then one word of flags:
+ * The call's superaccumulator is the words, then a 32-bit word of flags:
  *   EX_POS_INF 1, EX_NEG_INF 2, EX_NAN 4, EX_NONZERO 8 (an element other
  *   than -0.0 was seen: the sign of a zero sum).
  */
@@ -97,6 +98,7 @@
 /* EXM_T: what comparing two EXV_T gives (a lane mask). */
 #if CLR_VEC == 1
 #define EXV_T EX_T
+#define EX_AS_BITSV(x) EX_AS_BITS(x)
 #if CLR_IN == 0
 #define EXM_T int
 #else
@@ -109,8 +111,10 @@
 #define EXV_T CLR_CAT(EX_T, CLR_VEC)
 #if CLR_IN == 0
 #define EXM_T CLR_CAT(int, CLR_VEC)
+#define EX_AS_BITSV(x) CLR_CAT(as_uint, CLR_VEC)(x)
 #else
 #define EXM_T CLR_CAT(long, CLR_VEC)
+#define EX_AS_BITSV(x) CLR_CAT(as_ulong, CLR_VEC)(x)
 #endif
 /* all() and any() by halving: PoCL's builtins test lane by lane. */
 #define EX_ALL(c) (ex_and_lanes(c) != 0)
@@ -153,39 +157,47 @@ EX_FOLD_LANES(ex_and_lanes, &)
 EX_FOLD_LANES(ex_or_lanes, |)
 #endif
 
-/* ---- the superaccumulator in local memory */
+/* ---- the superaccumulators: the work-group's in local memory, the
+ * call's in global memory (the same words; the host zeroes it, every
+ * work-group of every launch of the call adds its own to it, and the host
+ * rounds it). */
 
 #if CLR_INT64_ATOMICS
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 typedef long ex_word_t; /* one word */
 #define EX_SLOTS EX_WORDS
-inline void ex_word_add(__local ex_word_t *acc, uint w, long piece) {
-  if (piece)
-    atom_add(&acc[w], piece);
-}
+#define EX_WORD_ADD(name, space)                                               \
+  inline void name(space ex_word_t *acc, uint w, long piece) {                 \
+    if (piece)                                                                 \
+      atom_add(&acc[w], piece);                                                \
+  }
 inline long ex_word_get(__local const ex_word_t *acc, uint w) {
   return acc[w];
 }
 #else
-/* A word as two 32-bit halves.  atomic_add returns the low half's old
- * value, so a carry out of it is seen exactly and added to the high half:
- * the pair always holds the sum of the pieces modulo 2^64. */
+/* A word as two 32-bit halves (core atomics only).  atomic_add returns the
+ * low half's old value, so a carry out of it is seen exactly and added to
+ * the high half: the pair always holds the sum of the pieces modulo 2^64,
+ * which is their sum, as no word's sum passes 2^62 in magnitude. */
 typedef uint ex_word_t;
 #define EX_SLOTS (2 * EX_WORDS)
-inline void ex_word_add(__local ex_word_t *acc, uint w, long piece) {
-  if (!piece)
-    return;
-  ulong u = (ulong)piece;
-  uint lo = (uint)u, hi = (uint)(u >> 32);
-  uint old = atomic_add(&acc[2 * w], lo);
-  hi += (uint)(old + lo < old);
-  if (hi)
-    atomic_add(&acc[2 * w + 1], hi);
-}
+#define EX_WORD_ADD(name, space)                                               \
+  inline void name(space ex_word_t *acc, uint w, long piece) {                 \
+    if (!piece)                                                                \
+      return;                                                                  \
+    ulong u = (ulong)piece;                                                    \
+    uint lo = (uint)u, hi = (uint)(u >> 32);                                   \
+    uint old = atomic_add(&acc[2 * w], lo);                                    \
+    hi += (uint)(old + lo < old);                                              \
+    if (hi)                                                                    \
+      atomic_add(&acc[2 * w + 1], hi);                                         \
+  }
 inline long ex_word_get(__local const ex_word_t *acc, uint w) {
   return (long)(((ulong)acc[2 * w + 1] << 32) | (ulong)acc[2 * w]);
 }
 #endif
+EX_WORD_ADD(ex_word_add, __local)
+EX_WORD_ADD(ex_global_add, __global)
 
 /* Add a finite, non-zero x exactly, from its bits: x = +-m 2^(p - bias)
  * with m below 2^(FRAC_BITS+1) becomes two (float) or three (double)
@@ -276,15 +288,14 @@ inline EX_T ex_accumulate1(EX_T *t, EX_T v) {
 #endif
 
 /* One vector of elements into the expansion t.  Lanes out of the
- * expansion's range enter it as 0 and go the slow way; what falls out of
- * the last term goes to the superaccumulator.  One test covers both, as
- * both are rare.  seen collects the lanes that took the expansion. */
-#define EX_ELEMENTS(acc, t, x, fl, seen)                                       \
+ * expansion's range enter it as -0.0 and go the slow way; what falls out
+ * of the last term goes to the superaccumulator.  One test covers both,
+ * as both are rare. */
+#define EX_ELEMENTS(acc, t, x, fl)                                             \
   do {                                                                         \
     EXV_T ax_ = fabs(x);                                                       \
     EXM_T ok_ = (ax_ >= (EXV_T)EX_SMALL) & (ax_ < (EXV_T)EX_LARGE);            \
-    EXV_T v_ = select((EXV_T)0, x, ok_);                                       \
-    seen |= ok_;                                                               \
+    EXV_T v_ = select((EXV_T)(-0.0), x, ok_);                                  \
     EX_ACCUMULATE(t, v_);                                                      \
     if (!EX_ALL(ok_ & (v_ == (EXV_T)0))) {                                     \
       EX_T l_[CLR_VEC], r_[CLR_VEC];                                           \
@@ -300,26 +311,11 @@ inline EX_T ex_accumulate1(EX_T *t, EX_T v) {
     }                                                                          \
   } while (0)
 
-/* ---- normalisation: digits in [0, 2^32), the carry in the top word */
-
-#define EX_NORMALISE(get, out)                                                 \
-  do {                                                                         \
-    long carry_ = 0;                                                           \
-    for (uint w_ = 0; w_ < EX_WORDS; w_++) {                                   \
-      long v_ = (get(w_)) + carry_;                                            \
-      if (w_ + 1 < EX_WORDS) {                                                 \
-        (out)[w_] = v_ & 0xffffffffL;                                          \
-        carry_ = (v_ - (out)[w_]) / 4294967296L; /* exact */                                                     \
-      } else {                                                                 \
-        (out)[w_] = v_;                                                        \
-      }                                                                        \
-    }                                                                          \
-  } while (0)
-
-/* in: n elements from element offset.  out: one record per work-group.
- * terms: CLR_TERMS elements of local memory per work-item. */
+/* in: n elements from element offset.  sum: the call's superaccumulator
+ * (EX_SLOTS words of ex_word_t, then a uint of flags).  terms: CLR_TERMS
+ * elements of local memory per work-item. */
 __kernel void clr_exact_sum(__global const EX_T *in, ulong offset, ulong n,
-                            __global long *out, __local EX_T *terms,
+                            __global ex_word_t *sum, __local EX_T *terms,
                             ulong per_item) {
   __local ex_word_t acc[EX_SLOTS];
   __local uint group_flags;
@@ -333,16 +329,19 @@ __kernel void clr_exact_sum(__global const EX_T *in, ulong offset, ulong n,
   __global const EX_T *p = in + offset;
   ulong nv = n / CLR_VEC, gid = get_global_id(0);
   EXV_T t[CLR_TERMS];
-  for (int k = 0; k < CLR_TERMS; k++)
+  /* t[0] starts at -0.0: it stays -0.0 (bits and all) until an element
+   * of the expansion's range, never a zero, enters it, and sums that
+   * cancel exactly give +0.0; so its bits tell whether one did. */
+  t[0] = (EXV_T)(-0.0);
+  for (int k = 1; k < CLR_TERMS; k++)
     t[k] = (EXV_T)0;
   uint fl = 0;
-  EXM_T seen = 0;
 #if CLR_LAYOUT == 2
   ulong begin = gid * per_item;
   ulong end = min(begin + per_item, nv);
   for (ulong v = begin; v < end; v++) {
     EXV_T x = EX_LOADV(v, p);
-    EX_ELEMENTS(acc, t, x, fl, seen);
+    EX_ELEMENTS(acc, t, x, fl);
   }
   ulong tail_owner = min(nv / per_item, (ulong)get_global_size(0) - 1);
 #else
@@ -350,11 +349,11 @@ __kernel void clr_exact_sum(__global const EX_T *in, ulong offset, ulong n,
   ulong stride = get_global_size(0);
   for (ulong v = gid; v < nv; v += stride) {
     EXV_T x = EX_LOADV(v, p);
-    EX_ELEMENTS(acc, t, x, fl, seen);
+    EX_ELEMENTS(acc, t, x, fl);
   }
   ulong tail_owner = 0;
 #endif
-  if (EX_ANY(seen))
+  if (EX_ANY(EX_AS_BITSV(t[0]) != EX_AS_BITSV((EXV_T)(-0.0))))
     fl |= EX_NONZERO;
 
   /* Fold the lanes into one scalar expansion. */
@@ -407,37 +406,19 @@ __kernel void clr_exact_sum(__global const EX_T *in, ulong offset, ulong n,
         ex_add_bits(acc, u[k]);
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  if (lid == 0) {
-    __global long *rec = out + get_group_id(0) * (EX_WORDS + 1);
-#define EX_GET_LOCAL(w) ex_word_get(acc, w)
-    EX_NORMALISE(EX_GET_LOCAL, rec);
-    rec[EX_WORDS] = (long)group_flags;
+  /* Into the call's superaccumulator: word w's low 32 bits to word w,
+   * the rest (the carry, below 2^31 in magnitude) to word w + 1, so each
+   * global word grows by less than 2^33 a work-group. */
+  for (uint w = lid; w < EX_WORDS; w += wg) {
+    long v = ex_word_get(acc, w);
+    if (w + 1 < EX_WORDS) {
+      long digit = v & 0xffffffffL;
+      ex_global_add(sum, w, digit);
+      ex_global_add(sum, w + 1, (v - digit) / 4294967296L); /* exact */
+    } else {
+      ex_global_add(sum, w, v);
+    }
   }
-}
-
-/* Merge `records` normalised records into record out_index of out, by one
- * work-group: word w
- * of the result is the sum of the records' words w (below 2^63 for fewer
- * than 2^31 records), then normalised; the flags are or-ed. */
-__kernel void clr_exact_merge(__global const long *in, ulong records,
-                              __global long *out, ulong out_index) {
-  __local long sum[EX_WORDS + 1];
-  uint lid = (uint)get_local_id(0), wg = (uint)get_local_size(0);
-  for (uint w = lid; w <= EX_WORDS; w += wg) {
-    long s = 0;
-    if (w < EX_WORDS)
-      for (ulong r = 0; r < records; r++)
-        s += in[r * (EX_WORDS + 1) + w];
-    else
-      for (ulong r = 0; r < records; r++)
-        s |= in[r * (EX_WORDS + 1) + w];
-    sum[w] = s;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) {
-    out += out_index * (EX_WORDS + 1);
-#define EX_GET_SUM(w) sum[w]
-    EX_NORMALISE(EX_GET_SUM, out);
-    out[EX_WORDS] = sum[EX_WORDS];
-  }
+  if (lid == 0 && group_flags)
+    atomic_or((__global uint *)(sum + EX_SLOTS), group_flags);
 }

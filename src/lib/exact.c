@@ -1,11 +1,10 @@
-/* The exact-sum driver (clr_options.exact, float and double sums): one
- * launch of cl/reduce_exact.cl leaves one superaccumulator record per
- * work-group, one more launch merges them into one record, and the host
- * rounds that record once, to nearest, ties to even.  Host arrays larger
- * than one chunk leave one merged record per chunk, merged again at the
- * end.  Integer additions all the way: the result does not depend on the
- * device, the shape, the chunking or the order of the elements
- * (docs/EXACT.md). */
+/* The exact-sum driver (clr_options.exact, float and double sums): the
+ * call zeroes one superaccumulator on the device, every launch of
+ * cl/reduce_exact.cl adds its elements to it (a host array streamed in
+ * chunks: one launch a chunk, all into the same one), and the host reads
+ * it back and rounds it once, to nearest, ties to even.  Integer
+ * additions all the way: the result does not depend on the device, the
+ * shape, the chunking or the order of the elements (docs/EXACT.md). */
 #include "internal.h"
 
 #include <math.h>
@@ -17,7 +16,7 @@
  * the smallest denormal, enough for any sum of 2^64 elements
  * (cl/reduce_exact.cl receives the count as -DCLR_EX_WORDS). */
 typedef struct exact_format {
-  size_t words;  /* signed 64-bit words; a record has one more (flags) */
+  size_t words;  /* signed 64-bit words, then one for the flags */
   int precision; /* significand bits */
   int bit0_exp;  /* exponent of bit 0: 2^-149, 2^-1074 */
   int max_exp;   /* values of 2^max_exp and above overflow */
@@ -28,26 +27,27 @@ static const exact_format formats[2] = {
     [CLR_DOUBLE] = {69, 53, -1074, 1024},
 };
 
-/* The record's flags word (cl/reduce_exact.cl). */
+/* The flags after the words (cl/reduce_exact.cl). */
 #define EX_POS_INF 1u
 #define EX_NEG_INF 2u
 #define EX_NAN 4u
 #define EX_NONZERO 8u
 
 /* One work-group's slice stays below 2^26 elements, so no word of its
- * local accumulator (at most 4 digits below 2^32 an element) nears 2^63;
- * the merges add normalised records, fewer than 2^31 of them. */
+ * local accumulator (at most 4 digits below 2^32 an element) nears 2^63
+ * and its carries stay below 2^31; each adds below 2^33 to a word of the
+ * call's accumulator, so a call may launch up to 2^29 work-groups. */
 #define EX_MAX_GROUP_ELEMS ((size_t)1 << 26)
-#define EX_MAX_RECORDS ((size_t)1 << 30)
+#define EX_MAX_GROUPS ((size_t)1 << 29)
 
 typedef struct exact_plan {
   clr_type type;
   const exact_format *f;
-  size_t record_bytes;
+  size_t acc_bytes; /* the words and the flags */
   unsigned vec, terms;
   clr_layout layout;
-  clr_program_entry *sum, *merge;
-  size_t wg, merge_wg;
+  clr_program_entry *sum;
+  size_t wg;
   const clr_options *opt;
 } exact_plan;
 
@@ -62,7 +62,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt,
   memset(p, 0, sizeof *p);
   p->type = type;
   p->f = &formats[type];
-  p->record_bytes = (p->f->words + 1) * sizeof(int64_t);
+  p->acc_bytes = (p->f->words + 1) * sizeof(int64_t);
   p->opt = opt;
   clr_choose_coarse_shape(ctx, opt, type, type, &p->vec, &p->layout);
   p->terms = ctx->tuning.exact_terms;
@@ -81,19 +81,8 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt,
   st = clr_get_kernel(ctx, &spec, &p->sum);
   if (st != CLR_OK)
     return st;
-  /* The merge needs neither the shape nor the atomics. */
-  snprintf(extra, sizeof extra, "-DCLR_EX_WORDS=%zu", p->f->words);
-  spec.kernel = "clr_exact_merge";
-  spec.vec = 0;
-  spec.layout = 0;
-  st = clr_get_kernel(ctx, &spec, &p->merge);
-  if (st != CLR_OK)
-    return st;
-  st = clr_choose_wg(ctx, p->sum, opt->wg_size, ctx->tuning.reduce_wg,
-                     clr_type_size(type), p->terms, &p->wg);
-  if (st != CLR_OK)
-    return st;
-  return clr_choose_wg(ctx, p->merge, 0, 64, 0, 0, &p->merge_wg);
+  return clr_choose_wg(ctx, p->sum, opt->wg_size, ctx->tuning.reduce_wg,
+                       clr_type_size(type), p->terms, &p->wg);
 }
 
 static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
@@ -101,9 +90,9 @@ static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 /* Work-groups for n elements: enough to fill the device (as the coarse
  * sum), each at most EX_MAX_GROUP_ELEMS elements; vectors per work-item
  * for the contiguous layout. */
-static clr_status exact_shape(clr_context *ctx, const exact_plan *p, size_t n,
-                              size_t *groups, cl_ulong *per_item) {
-  size_t nv = n / p->vec, items;
+static void exact_shape(clr_context *ctx, const exact_plan *p, size_t n,
+                        size_t *groups, cl_ulong *per_item) {
+  size_t nv = n / p->vec;
   size_t target =
       (size_t)ctx->desc.compute_units *
       (ctx->tuning.reduce_groups_per_cu ? ctx->tuning.reduce_groups_per_cu : 1);
@@ -118,101 +107,83 @@ static clr_status exact_shape(clr_context *ctx, const exact_plan *p, size_t n,
     g = least;
   if (g == 0)
     g = 1;
-  if (g > EX_MAX_RECORDS || g > SIZE_MAX / p->wg)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "an exact sum of %zu elements needs %zu work-groups", n, g);
-  items = g * p->wg;
   *groups = g;
-  *per_item = ceil_div(nv ? nv : 1, items);
-  return CLR_OK;
+  *per_item = ceil_div(nv ? nv : 1, g * p->wg);
 }
 
-/* Merge `records` records of src into the record at index `dst_index` of
- * dst.  *ev receives the launch's event. */
-static clr_status merge_records(clr_context *ctx, const exact_plan *p,
-                                cl_mem src, size_t records, cl_mem dst,
-                                size_t dst_index, cl_event *ev) {
+/* Add n elements of src (from element offset) to the superaccumulator in
+ * acc.  *groups_total counts the work-groups the call has launched.  Adds
+ * the kernel time to timing.kernel_ms and, when record is set, describes
+ * the launch. */
+static clr_status add_elements(clr_context *ctx, const exact_plan *p,
+                               cl_mem src, size_t offset, size_t n, cl_mem acc,
+                               size_t *groups_total, int record) {
   clr_status st = CLR_OK;
-  cl_kernel k = p->merge->kernel;
-  cl_ulong count = records, index = dst_index;
-  size_t global = p->merge_wg, local = p->merge_wg;
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &src));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_ulong), &count));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_mem), &dst));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_ulong), &index));
-  CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global,
-                                           &local, 0, NULL, ev));
-fail:
-  return st;
-}
-
-/* The exact sum of n elements of src (from element offset) as one record
- * at index dst_index of dst.  Adds the kernel time to timing.kernel_ms
- * and, when record is set, describes the two launches. */
-static clr_status sum_to_record(clr_context *ctx, const exact_plan *p,
-                                cl_mem src, size_t offset, size_t n, cl_mem dst,
-                                size_t dst_index, int record) {
-  clr_status st;
   size_t groups = 0;
   cl_ulong per_item = 0, off = offset, count = n;
-  cl_event ev[2] = {NULL, NULL};
-  st = exact_shape(ctx, p, n, &groups, &per_item);
-  if (st != CLR_OK)
-    return st;
-  st = clr_buffer_reserve(ctx, &ctx->partial[0], groups * p->record_bytes,
-                          CL_MEM_READ_WRITE);
-  if (st != CLR_OK)
-    return st;
+  cl_event ev = NULL;
+  exact_shape(ctx, p, n, &groups, &per_item);
+  if (groups > EX_MAX_GROUPS - *groups_total)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "an exact sum of %zu elements needs more than %zu "
+                    "work-groups",
+                    n, EX_MAX_GROUPS);
+  *groups_total += groups;
   cl_kernel k = p->sum->kernel;
   size_t local = p->wg, global = groups * p->wg;
   CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &src));
   CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_ulong), &off));
   CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &count));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &ctx->partial[0].mem));
+  CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &acc));
   CLR_CL_CHECK(ctx, clSetKernelArg(
                         k, 4, p->wg * p->terms * clr_type_size(p->type), NULL));
   CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_ulong), &per_item));
   CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global,
-                                           &local, 0, NULL, &ev[0]));
-  st = merge_records(ctx, p, ctx->partial[0].mem, groups, dst, dst_index,
-                     &ev[1]);
-  if (st != CLR_OK)
-    goto fail;
-  CLR_CL_CHECK(ctx, clWaitForEvents(2, ev));
-  ctx->timing.kernel_ms += clr_event_ms(ev[0], ev[1]);
+                                           &local, 0, NULL, &ev));
+  CLR_CL_CHECK(ctx, clWaitForEvents(1, &ev));
+  ctx->timing.kernel_ms += clr_event_ms(ev, ev);
   if (record) {
-    ctx->timing.n_passes = 2;
+    ctx->timing.n_passes = 1;
     ctx->timing.passes[0].n_in = n;
     ctx->timing.passes[0].global_size = global;
     ctx->timing.passes[0].local_size = local;
-    ctx->timing.passes[0].ms = clr_event_ms(ev[0], ev[0]);
-    ctx->timing.passes[1].n_in = groups;
-    ctx->timing.passes[1].global_size = p->merge_wg;
-    ctx->timing.passes[1].local_size = p->merge_wg;
-    ctx->timing.passes[1].ms = clr_event_ms(ev[1], ev[1]);
+    ctx->timing.passes[0].ms = clr_event_ms(ev, ev);
   }
 fail:
-  for (int i = 0; i < 2; i++)
-    if (ev[i])
-      clReleaseEvent(ev[i]);
+  if (ev)
+    clReleaseEvent(ev);
   return st;
 }
 
-/* ---- rounding the record on the host */
+/* ---- rounding on the host */
 
 static int limb_bit(const uint32_t *limb, size_t i) {
   return (int)((limb[i / 32] >> (i % 32)) & 1u);
 }
 
-/* The record's value rounded to nearest (ties to even) in the type.  The
- * words are normalised: digits 0 .. words-2 in [0, 2^32), the last word
- * signed. */
-clr_value clr_exact_round(clr_type type, const int64_t *rec) {
+/* The superaccumulator's value rounded to nearest (ties to even) in the
+ * type.  Its words are below 2^62 in magnitude; the flags are a 32-bit
+ * word at the start of acc[words]. */
+clr_value clr_exact_round(clr_type type, const int64_t *acc) {
   const exact_format *f = &formats[type];
   clr_value v;
+  int64_t rec[72];
   memset(&v, 0, sizeof v);
   v.type = type;
-  uint64_t flags = (uint64_t)rec[f->words];
+  uint32_t flags;
+  memcpy(&flags, &acc[f->words], sizeof flags);
+  /* Normalise: digits 0 .. words-2 in [0, 2^32), the carry in the last,
+   * signed word. */
+  int64_t carry = 0;
+  for (size_t w = 0; w < f->words; w++) {
+    int64_t t = acc[w] + carry;
+    if (w + 1 < f->words) {
+      rec[w] = t & 0xffffffff;
+      carry = (t - rec[w]) / 4294967296LL; /* exact */
+    } else {
+      rec[w] = t;
+    }
+  }
   double d;
   if ((flags & EX_NAN) ||
       (flags & (EX_POS_INF | EX_NEG_INF)) == (EX_POS_INF | EX_NEG_INF)) {
@@ -284,16 +255,30 @@ clr_value clr_exact_round(clr_type type, const int64_t *rec) {
 static clr_status read_round(clr_context *ctx, const exact_plan *p, cl_mem buf,
                              clr_value *result) {
   clr_status st = CLR_OK;
-  int64_t rec[72];
+  int64_t acc[72];
   cl_event ev = NULL;
   CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
-                                        p->record_bytes, rec, 0, NULL, &ev));
+                                        p->acc_bytes, acc, 0, NULL, &ev));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
-  *result = clr_exact_round(p->type, rec);
+  *result = clr_exact_round(p->type, acc);
 fail:
   if (ev)
     clReleaseEvent(ev);
   return st;
+}
+
+/* The call's superaccumulator, zeroed: ctx->aux[0]. */
+static clr_status zeroed_accumulator(clr_context *ctx, const exact_plan *p) {
+  static const cl_uint zero = 0;
+  clr_status st =
+      clr_buffer_reserve(ctx, &ctx->aux[0], p->acc_bytes, CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  cl_int err = clEnqueueFillBuffer(ctx->queue, ctx->aux[0].mem, &zero,
+                                   sizeof zero, 0, p->acc_bytes, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+  return CLR_OK;
 }
 
 clr_status clr_exact_prepare(clr_context *ctx, const clr_options *opt,
@@ -306,12 +291,12 @@ clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
                             clr_type type, cl_mem buf, size_t offset, size_t n,
                             clr_value *result) {
   exact_plan plan;
+  size_t groups = 0;
   clr_status st = make_plan(ctx, opt, type, &plan);
   if (st == CLR_OK)
-    st = clr_buffer_reserve(ctx, &ctx->aux[0], plan.record_bytes,
-                            CL_MEM_READ_WRITE);
+    st = zeroed_accumulator(ctx, &plan);
   if (st == CLR_OK)
-    st = sum_to_record(ctx, &plan, buf, offset, n, ctx->aux[0].mem, 0, 1);
+    st = add_elements(ctx, &plan, buf, offset, n, ctx->aux[0].mem, &groups, 1);
   if (st == CLR_OK)
     st = read_round(ctx, &plan, ctx->aux[0].mem, result);
   ctx->timing.chunks = 1;
@@ -322,19 +307,14 @@ clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
                           clr_type type, const void *data, size_t n,
                           clr_value *result) {
   exact_plan plan;
-  size_t esize = clr_type_size(type);
+  size_t esize = clr_type_size(type), groups = 0;
   clr_status st = make_plan(ctx, opt, type, &plan);
+  if (st == CLR_OK)
+    st = zeroed_accumulator(ctx, &plan);
   if (st != CLR_OK)
     return st;
   size_t chunk = clr_chunk_elems(ctx, esize);
   size_t chunks = n / chunk + (n % chunk != 0);
-  if (chunks > EX_MAX_RECORDS)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "%zu chunks are too many to merge", chunks);
-  st = clr_buffer_reserve(ctx, &ctx->aux[0], chunks * plan.record_bytes,
-                          CL_MEM_READ_WRITE);
-  if (st != CLR_OK)
-    return st;
   if (chunks > 1)
     clr_log(ctx, "exact sum: streaming %zu elements in %zu chunks of %zu", n,
             chunks, chunk);
@@ -345,31 +325,12 @@ clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
     st = clr_stage_in(ctx, &ctx->input, (char *)data + begin * esize,
                       len * esize, 0, &in);
     if (st == CLR_OK)
-      st =
-          sum_to_record(ctx, &plan, in.mem, 0, len, ctx->aux[0].mem, c, c == 0);
+      st = add_elements(ctx, &plan, in.mem, 0, len, ctx->aux[0].mem, &groups,
+                        c == 0);
     clr_stage_release(ctx, &in);
   }
-  cl_mem final = ctx->aux[0].mem;
-  if (st == CLR_OK && chunks > 1) {
-    cl_event ev = NULL;
-    st = clr_buffer_reserve(ctx, &ctx->aux[1], plan.record_bytes,
-                            CL_MEM_READ_WRITE);
-    if (st == CLR_OK)
-      st = merge_records(ctx, &plan, ctx->aux[0].mem, chunks, ctx->aux[1].mem,
-                         0, &ev);
-    if (st == CLR_OK) {
-      cl_int err = clWaitForEvents(1, &ev);
-      if (err != CL_SUCCESS)
-        st = clr_cl_fail(ctx, "clWaitForEvents", err);
-      else
-        ctx->timing.kernel_ms += clr_event_ms(ev, ev);
-    }
-    if (ev)
-      clReleaseEvent(ev);
-    final = ctx->aux[1].mem;
-  }
   if (st == CLR_OK)
-    st = read_round(ctx, &plan, final, result);
+    st = read_round(ctx, &plan, ctx->aux[0].mem, result);
   ctx->timing.chunks = chunks;
   return st;
 }

@@ -252,7 +252,7 @@ clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
 clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
                             clr_type type, cl_mem buf, size_t offset, size_t n,
                             clr_value *result);
-/* A superaccumulator record (cl/reduce_exact.cl) rounded to nearest. */
+/* A superaccumulator read back (cl/reduce_exact.cl) rounded to nearest. */
 clr_value clr_exact_round(clr_type type, const int64_t *record);
 
 /* ---- scan.c */
