@@ -373,6 +373,7 @@ typedef struct clr_tuning {
   size_t decoupled_wg;           /* decoupled scan: work-group size      */
   unsigned exact_terms;          /* exact sums: floating-point expansion
                                     terms, 1..8 (speed only, never bits) */
+  unsigned exact_vec_bytes;      /* exact sums: bytes per load           */
   unsigned exact_int64_atomics;  /* exact sums: 1 uses 64-bit local atomics
                                     where the device has them; 0: 32-bit */
   char origin[4096];             /* "built-in defaults" or the file path */

@@ -21,8 +21,9 @@ for t in float double; do
     grep -E "run:|pass|result|refer|error|kernel:|bandw|verified"
 done
 base=$(ls data/tuning/*.txt)
-for spec in ${SPECS:-"2 16" "3 16" "2 32"}; do
-  set -- $spec
+# SPECS: terms:vec_bytes pairs, comma-separated
+for spec in $(echo "${SPECS:-2:16,3:16,2:32}" | tr , ' '); do
+  set -- $(echo "$spec" | tr : ' ')
   d=$out/tuning-$1-$2; mkdir -p "$d"
   for f in $base; do
     (cat "$f"; echo "exact.terms=$1"; echo "reduce.vec_bytes=$2") >"$d/$(basename "$f")"

@@ -859,6 +859,7 @@ static int same_values(const clr_tuning *a, const clr_tuning *b) {
          a->decoupled_items == b->decoupled_items &&
          a->decoupled_wg == b->decoupled_wg &&
          a->exact_terms == b->exact_terms &&
+         a->exact_vec_bytes == b->exact_vec_bytes &&
          a->exact_int64_atomics == b->exact_int64_atomics;
 }
 

@@ -64,7 +64,16 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt,
   p->f = &formats[type];
   p->acc_bytes = (p->f->words + 1) * sizeof(int64_t);
   p->opt = opt;
+  /* The coarse sum's layout; its own vector width (exact.vec_bytes). */
   clr_choose_coarse_shape(ctx, opt, type, type, &p->vec, &p->layout);
+  if (!opt->vector_width) {
+    unsigned v = ctx->tuning.exact_vec_bytes / (unsigned)clr_type_size(type);
+    p->vec = 1;
+    while (p->vec * 2 <= v && p->vec < 16)
+      p->vec *= 2;
+    while (opt->coarse && opt->coarse % p->vec)
+      p->vec /= 2;
+  }
   p->terms = ctx->tuning.exact_terms;
   int atomics64 = ctx->int64_atomics && ctx->tuning.exact_int64_atomics;
   snprintf(extra, sizeof extra,

@@ -13,6 +13,7 @@
  *   decoupled.items=8       (elements per work-item of the decoupled scan)
  *   decoupled.wg=128        (its work-group size)
  *   exact.terms=2           (exact sums: floating-point expansion terms)
+ *   exact.vec_bytes=32      (exact sums: bytes per load)
  *   exact.int64_atomics=1   (exact sums: 64-bit local atomics if present)
  *
  * Shipped files live in data/tuning/ (installed to share/clreduce/tuning,
@@ -83,6 +84,8 @@ static const tuning_key keys[] = {
         "decoupled scan work-group size"),
     KEY("exact.terms", KEY_UINT, exact_terms, 1, 8,
         "exact sum floating-point expansion terms"),
+    KEY("exact.vec_bytes", KEY_UINT, exact_vec_bytes, 1, 128,
+        "exact sum bytes per load"),
     KEY("exact.int64_atomics", KEY_UINT, exact_int64_atomics, 0, 1,
         "exact sum: 1 uses 64-bit local atomics where the device has them"),
 };
@@ -309,10 +312,13 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   }
   t->decoupled_items = ctx->desc.is_gpu ? 32 : 8;
   t->decoupled_wg = 256;
-  /* Two terms catch nearly every rounding error of typical data on a CPU,
-   * where each term costs arithmetic the memory would wait for; a GPU has
-   * the arithmetic to spare for a third (docs/EXACT.md). */
-  t->exact_terms = ctx->desc.is_gpu ? 3 : 2;
+  /* Two terms catch nearly every rounding error of typical data; a third
+   * costs a CPU 30% and gains an H100 nothing, one spills constantly
+   * (docs/EXACT.md).  Wide loads: 32 bytes on GPUs (an H100 reads float4
+   * at 0.82 of its streaming read here, float8 at 0.96), a whole AVX-512
+   * register on CPUs. */
+  t->exact_terms = 2;
+  t->exact_vec_bytes = ctx->desc.is_gpu ? 32 : 64;
   t->exact_int64_atomics = 1;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");

@@ -29,6 +29,7 @@ static void base_a(clr_tuning *t) {
   t->decoupled_items = 32;
   t->decoupled_wg = 256;
   t->exact_terms = 2;
+  t->exact_vec_bytes = 32;
   t->exact_int64_atomics = 1;
 }
 
@@ -44,6 +45,7 @@ static void base_b(clr_tuning *t) {
   t->decoupled_items = 1;
   t->decoupled_wg = 5;
   t->exact_terms = 8;
+  t->exact_vec_bytes = 1;
   t->exact_int64_atomics = 0;
 }
 
@@ -57,6 +59,7 @@ static int same_values(const clr_tuning *a, const clr_tuning *b) {
          a->decoupled_items == b->decoupled_items &&
          a->decoupled_wg == b->decoupled_wg &&
          a->exact_terms == b->exact_terms &&
+         a->exact_vec_bytes == b->exact_vec_bytes &&
          a->exact_int64_atomics == b->exact_int64_atomics;
 }
 
