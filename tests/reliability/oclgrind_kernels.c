@@ -16,6 +16,7 @@
  *   oclgrind_kernels --part=PART --kernel-dir=DIR [--any-device]
  * PART: reduce-interleaved, reduce-sequential, reduce-first-add,
  *       reduce-coarse-strided, reduce-coarse-contiguous, reduce-buffer,
+ *       reduce-exact,
  *       scan-kogge-stone, scan-kogge-stone-db, scan-brent-kung,
  *       scan-decoupled, scan-buffer; or one-reduce-KERNEL / one-scan-KERNEL
  *       (a single call, for --uninitialized: see part_one)
@@ -26,6 +27,7 @@
  * it starts, so every tile it waits for has already finished and the spin
  * never waits.  Its coarse option is the elements per work-item.
  */
+#include "exact_sum.h"
 #include "rel_util.h"
 
 #include <CL/cl.h>
@@ -335,6 +337,73 @@ static void part_reduce_buffer(void) {
     }
 }
 
+/* Exact sums (cl/reduce_exact.cl): both accumulator paths (64-bit and
+ * pairs of 32-bit local atomics), both layouts, scalar and vector loads,
+ * partial groups and tails, against the CPU's exact sum by equality.  The
+ * data mixes denormals, cancelling huge values and ordinary ones, so the
+ * expansion, its spills and the bit-decomposing path all run. */
+static void part_exact(void) {
+  static const unsigned vecs[] = {1, 4};
+  static const size_t sizes[] = {1, 7, 301};
+  clr_tuning base, t;
+  if (clr_get_tuning(ctx, &base) != CLR_OK)
+    ru_die("clr_get_tuning: %s", clr_context_error(ctx));
+  for (unsigned atomics = 0; atomics < 2; atomics++)
+    for (int ty = CLR_FLOAT; ty <= CLR_DOUBLE; ty++)
+      for (int layout = CLR_LAYOUT_STRIDED; layout <= CLR_LAYOUT_CONTIGUOUS;
+           layout++)
+        for (size_t vi = 0; vi < 2; vi++)
+          for (size_t si = 0; si < 3; si++) {
+            clr_type type = (clr_type)ty;
+            size_t n = sizes[si], es = clr_type_size(type);
+            unsigned char *data = ru_xmalloc(n * es);
+            uint64_t seed = n * 31 + vi;
+            for (size_t i = 0; i < n; i++) {
+              double r = (double)(ru_next(&seed) >> 11) * 0x1p-53;
+              double big = type == CLR_FLOAT ? 0x1p100 : 0x1p950;
+              double tiny = type == CLR_FLOAT ? 0x1p-140 : 0x1p-1060;
+              double x = i % 4 == 0   ? tiny * (1 + (double)(i % 7))
+                         : i % 4 == 1 ? big
+                         : i % 4 == 2 ? -big
+                                      : r - 0.5;
+              if (type == CLR_FLOAT) {
+                float f = (float)x;
+                memcpy(data + i * es, &f, es);
+              } else {
+                memcpy(data + i * es, &x, es);
+              }
+            }
+            t = base;
+            t.exact_int64_atomics = atomics;
+            t.exact_terms = 2;
+            if (clr_set_tuning(ctx, &t) != CLR_OK)
+              ru_die("clr_set_tuning: %s", clr_context_error(ctx));
+            clr_options o;
+            clr_options_init(&o);
+            o.exact = 1;
+            o.wg_size = 4 + si % 2;
+            o.layout = (clr_layout)layout;
+            o.vector_width = vecs[vi];
+            clr_value got, want;
+            char a[64], b[64];
+            clr_ref_exact_sum(type, data, n, &want);
+            trace("exact sum %s n=%zu vec=%u layout=%d atomics=%u",
+                  clr_type_name(type), n, vecs[vi], layout, atomics);
+            clr_status st =
+                clr_reduce_host(ctx, &o, CLR_SUM, type, data, n, &got);
+            runs++;
+            ru_check(st == CLR_OK && clr_ref_exact_equal(&want, &got),
+                     "exact %s sum n=%zu vec=%u layout=%d int64 atomics=%u: "
+                     "%s, got %s, exact %s",
+                     clr_type_name(type), n, vecs[vi], layout, atomics,
+                     clr_status_name(st), ru_fmt(got, a, sizeof a),
+                     ru_fmt(want, b, sizeof b));
+            free(data);
+          }
+  if (clr_set_tuning(ctx, &base) != CLR_OK)
+    ru_die("clr_set_tuning: %s", clr_context_error(ctx));
+}
+
 static void part_scan(clr_kernel k) {
   static const size_t wgs[] = {4, 5};
   static const size_t coarses[] = {1, 3};
@@ -474,6 +543,8 @@ int main(int argc, char **argv) {
     part_coarse(CLR_LAYOUT_CONTIGUOUS);
   else if (strcmp(part, "reduce-buffer") == 0)
     part_reduce_buffer();
+  else if (strcmp(part, "reduce-exact") == 0)
+    part_exact();
   else if (strcmp(part, "scan-kogge-stone") == 0)
     part_scan(CLR_SCAN_KOGGE_STONE);
   else if (strcmp(part, "scan-kogge-stone-db") == 0)
