@@ -9,12 +9,14 @@
  *   flag 1: the tile's aggregate (its own total) is in agg[t];
  *   flag 2: its inclusive prefix (everything up to and including it) is in
  *           incl[t].
- * A tile publishes its aggregate as soon as it has it, looks back from t-1
- * combining aggregates until it meets an inclusive prefix, then publishes
- * its own inclusive prefix.  The whole work-group looks back together, wg
- * tiles at a time, so a look-back costs one round trip to memory, not one
- * per predecessor (a single work-item walking tile by tile serialised the
- * scan on an H100: 0.27 TB/s).
+ * A tile publishes its aggregate as soon as it has it, combines the
+ * aggregates of the tiles back to the last checkpoint (every wg-th tile)
+ * with that checkpoint's inclusive prefix, then publishes its own
+ * inclusive prefix.  The whole work-group looks back together, one
+ * predecessor per work-item, so a look-back costs one round trip to
+ * memory, not one per predecessor (a single work-item walking tile by
+ * tile serialised the scan on an H100: 0.27 TB/s), and the fixed window
+ * makes the rounding independent of the timing (see the look-back).
  *
  * Forward progress: OpenCL promises none between work-groups, so a
  * work-group must never wait for one that has not started.  The tile a
@@ -92,7 +94,6 @@ __kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
                                  __local ACC_T *scratch) {
   __local uint tile_index;
   __local ACC_T tile_prefix, tile_aggregate;
-  __local int stop;
   uint lid = (uint)get_local_id(0);
   uint wg = (uint)get_local_size(0);
   if (lid == 0)
@@ -134,10 +135,11 @@ __kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
   ACC_T item_prefix = clr_block_scan_exclusive(scratch, total);
 
   /* The last work-item holds the tile's aggregate and publishes it (tile
-   * 0, which has no predecessor, publishes its inclusive prefix). */
+   * 0, which has no predecessor, publishes its inclusive prefix too). */
   if (lid == wg - 1) {
     ACC_T aggregate = OP(item_prefix, total);
     tile_aggregate = aggregate;
+    clr_publish(agg, t, aggregate);
     if (t == 0) {
       ACC_T excl = (carry_flags & 1u) ? carry[0] : IDENTITY;
       ACC_T inclusive = OP(excl, aggregate);
@@ -146,49 +148,48 @@ __kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
       atomic_xchg(&state[1], epoch << 2 | 2u);
       tile_prefix = excl;
     } else {
-      clr_publish(agg, t, aggregate);
       write_mem_fence(CLK_GLOBAL_MEM_FENCE);
       atomic_xchg(&state[1 + t], epoch << 2 | 1u);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  /* Look-back, a window of wg predecessors at a time: work-item i waits
-   * for tile end - i to publish something, the nearest tile with an
-   * inclusive prefix bounds the window, and the work-group combines the
-   * window's values.  One round trip to memory per window, not per tile. */
+  /* Look-back over one window of at most wg predecessors, one round trip
+   * to memory: the inclusive prefix of the checkpoint tile
+   * k = floor(t / wg) * wg - 1 (none while t < wg: the carry-in instead)
+   * and the aggregates of tiles k+1 .. t-1, work-item i reading tile
+   * t-1-i, combined by the work-group's tree.  The window and the order of
+   * combination depend on t alone, never on which predecessors happen to
+   * have finished, so floating-point prefixes are the same bits from run
+   * to run (a look-back that stops at the nearest finished tile, as in
+   * Merrill & Garland, is faster to start but its rounding follows the
+   * timing).  Checkpoints are wg tiles apart, so the chain of waits on
+   * them is n / (wg^2 CLR_ITEMS) long. */
   if (t > 0) {
-    ACC_T back = IDENTITY; /* tiles after the windows seen, up to t-1 */
-    long end = (long)t - 1;
-    for (;;) {
-      if (lid == 0)
-        stop = (int)wg;
-      barrier(CLK_LOCAL_MEM_FENCE);
-      long j = end - (long)lid;
-      ACC_T v = IDENTITY;
-      if (j >= 0) {
-        uint f;
+    long k = (long)(t / wg) * (long)wg - 1;
+    long j = (long)t - 1 - (long)lid;
+    ACC_T v = IDENTITY;
+    if (j >= 0 && j >= k) {
+      uint f;
+      if (j == k) {
+        while (((f = atomic_or(&state[1 + j], 0u)) >> 2) != epoch ||
+               (f & 3u) != 2u)
+          ;
+        read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+        v = clr_fetch(incl, (uint)j);
+      } else {
         while (((f = atomic_or(&state[1 + j], 0u)) >> 2) != epoch)
           ;
         read_mem_fence(CLK_GLOBAL_MEM_FENCE);
-        if ((f & 3u) == 2u) {
-          v = clr_fetch(incl, (uint)j);
-          atomic_min(&stop, (int)lid);
-        } else {
-          v = clr_fetch(agg, (uint)j);
-        }
+        v = clr_fetch(agg, (uint)j);
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      int s = stop;
-      ACC_T x = (j >= 0 && (int)lid <= s) ? v : IDENTITY;
-      ACC_T w = clr_group_reduce(scratch, x);
-      back = OP(w, back);
-      barrier(CLK_LOCAL_MEM_FENCE); /* stop and scratch are reused */
-      if (s < (int)wg || end < (long)wg)
-        break; /* tile 0 always holds an inclusive prefix */
-      end -= (long)wg;
     }
+    ACC_T back = clr_group_reduce(scratch, v);
     if (lid == wg - 1) {
+      if (k < 0 && (carry_flags & 1u)) {
+        ACC_T c = carry[0];
+        back = OP(c, back);
+      }
       ACC_T aggregate = tile_aggregate;
       ACC_T inclusive = OP(back, aggregate);
       clr_publish(incl, t, inclusive);

@@ -2,7 +2,8 @@
  * tuning, the chunking, the order of the elements or the path (host array
  * or cl_mem), and that pattern is the CPU's exact sum
  * (src/check/exact_sum.c, itself checked against rational arithmetic by
- * test_exact_rational.py).
+ * test_exact_rational.py).  Also: every scan kernel repeats its float
+ * output bits from run to run.
  *
  * Data: float and double sets where a plain sum is wrong by far, over
  * sizes 1, 2, 3, primes, 2^k +- 1: values across the whole exponent range
@@ -234,6 +235,44 @@ static void check_rules(clr_context *ctx) {
                    "clr_prepare of an exact sum");
 }
 
+/* Every scan kernel gives the same output bits from run to run (one
+ * device, one tuning): float sums, where the order of combination shows in
+ * the last bits.  The decoupled scan's look-back used to stop at whichever
+ * predecessor had finished, so on a GPU its output followed the timing. */
+static void check_scan_repeats(clr_context *ctx) {
+  size_t n = 1000003;
+  float *in = tu_xmalloc(n * sizeof *in);
+  float *first = tu_xmalloc(n * sizeof *first);
+  float *again = tu_xmalloc(n * sizeof *again);
+  tu_rng r = {12345};
+  for (size_t i = 0; i < n; i++)
+    in[i] =
+        (float)((tu_unit(&r) - 0.25) * ldexp(1.0, (int)tu_below(&r, 40) - 20));
+  for (int k = 0; k < CLR_KERNEL_COUNT; k++) {
+    if (!clr_kernel_is_scan((clr_kernel)k))
+      continue;
+    clr_options o;
+    clr_options_init(&o);
+    o.kernel = (clr_kernel)k;
+    clr_status st = clr_scan_host(ctx, &o, CLR_SUM, CLR_FLOAT, in, first, n);
+    TU_EXPECT_STATUS(st, CLR_OK, clr_kernel_name((clr_kernel)k));
+    for (int run = 0; run < 4 && st == CLR_OK; run++) {
+      st = clr_scan_host(ctx, &o, CLR_SUM, CLR_FLOAT, in, again, n);
+      size_t diff = 0;
+      while (diff < n && memcmp(&first[diff], &again[diff], sizeof *first) == 0)
+        diff++;
+      TU_CHECK(st == CLR_OK && diff == n,
+               "%s float sum scan, run %d: %s, first differing element %zu "
+               "of %zu",
+               clr_kernel_name((clr_kernel)k), run + 2, clr_status_name(st),
+               diff, n);
+    }
+  }
+  free(in);
+  free(first);
+  free(again);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -249,6 +288,8 @@ int main(int argc, char **argv) {
     tu_die("clr_get_tuning failed");
   check_rules(ctx);
   tu_section("rules");
+  check_scan_repeats(ctx);
+  tu_section("scans repeat their bits");
   static const size_t sizes[] = {1, 2, 3, 31, 255, 257, 4097, 65537, 100003};
   for (int t = CLR_FLOAT; t <= CLR_DOUBLE; t++) {
     if (!tu_type_available((clr_type)t))
