@@ -12,9 +12,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LIMBS 80        /* 2560 bits: any double sum of up to 2^400 elements */
-#define FLUSH_EVERY 512 /* mantissas below 2^53: 512 of them stay below 2^62   \
-                         */
+#define LIMBS 80 /* 2560 bits: any double sum of up to 2^400 elements */
+#define FLUSH_EVERY                                                            \
+  512 /* mantissas below 2^53: 512 of them stay below 2^62                     \
+       */
 
 typedef struct big {
   uint32_t limb[LIMBS]; /* two's complement, little-endian */

@@ -108,8 +108,16 @@ static uint64_t load_bits(clr_type t, const void *data, size_t i) {
 
 static int is_signed_int(clr_type t) { return t == CLR_INT || t == CLR_LONG; }
 
-/* Store a wrapped 64-bit pattern as a value of integer type rt. */
-static clr_value int_value(clr_type rt, uint64_t bits) {
+clr_value clr_value_at(clr_type t, const void *data, size_t i) {
+  clr_value v;
+  size_t size = clr_type_size(t);
+  memset(&v, 0, sizeof v);
+  v.type = t;
+  memcpy(&v.v, (const unsigned char *)data + i * size, size);
+  return v;
+}
+
+clr_value clr_int_value(clr_type rt, uint64_t bits) {
   clr_value v;
   memset(&v, 0, sizeof v);
   v.type = rt;
@@ -130,7 +138,7 @@ static clr_value int_value(clr_type rt, uint64_t bits) {
   return v;
 }
 
-static clr_value fp_value(clr_type t, long double x) {
+clr_value clr_fp_value(clr_type t, long double x) {
   clr_value v;
   memset(&v, 0, sizeof v);
   v.type = t;
@@ -145,35 +153,35 @@ clr_value clr_identity(clr_op op, clr_type t) {
   switch (op) {
   case CLR_SUM:
   case CLR_OR:
-    return is_float_type(t) ? fp_value(t, 0.0L) : int_value(t, 0);
+    return is_float_type(t) ? clr_fp_value(t, 0.0L) : clr_int_value(t, 0);
   case CLR_PROD:
   case CLR_AND:
-    return is_float_type(t) ? fp_value(t, 1.0L) : int_value(t, 1);
+    return is_float_type(t) ? clr_fp_value(t, 1.0L) : clr_int_value(t, 1);
   case CLR_MIN:
     switch (t) {
     case CLR_FLOAT:
     case CLR_DOUBLE:
-      return fp_value(t, INFINITY);
+      return clr_fp_value(t, INFINITY);
     case CLR_INT:
-      return int_value(t, (uint64_t)INT32_MAX);
+      return clr_int_value(t, (uint64_t)INT32_MAX);
     case CLR_UINT:
-      return int_value(t, UINT32_MAX);
+      return clr_int_value(t, UINT32_MAX);
     case CLR_LONG:
-      return int_value(t, (uint64_t)INT64_MAX);
+      return clr_int_value(t, (uint64_t)INT64_MAX);
     default:
-      return int_value(t, UINT64_MAX);
+      return clr_int_value(t, UINT64_MAX);
     }
   default: /* CLR_MAX */
     switch (t) {
     case CLR_FLOAT:
     case CLR_DOUBLE:
-      return fp_value(t, -INFINITY);
+      return clr_fp_value(t, -INFINITY);
     case CLR_INT:
-      return int_value(t, (uint64_t)(int64_t)INT32_MIN);
+      return clr_int_value(t, (uint64_t)(int64_t)INT32_MIN);
     case CLR_LONG:
-      return int_value(t, (uint64_t)INT64_MIN);
+      return clr_int_value(t, (uint64_t)INT64_MIN);
     default:
-      return int_value(t, 0);
+      return clr_int_value(t, 0);
     }
   }
 }
@@ -221,7 +229,7 @@ static void ref_float(clr_op op, clr_type type, const void *data, size_t n,
       long double x = load_fp(type, data, i);
       acc = op == CLR_MIN ? fp_min(acc, x) : fp_max(acc, x);
     }
-    out->value = fp_value(type, acc);
+    out->value = clr_fp_value(type, acc);
     out->wide = acc;
     return;
   }
@@ -259,7 +267,7 @@ static void ref_float(clr_op op, clr_type type, const void *data, size_t n,
     else if (neg_inf)
       wide = -INFINITY;
     out->wide = wide;
-    out->value = fp_value(type, wide);
+    out->value = clr_fp_value(type, wide);
     out->abs_sum = abs_sum;
     /* Neumaier: |err| <= 2 u_d |S| + O(n u_d^2) sum|x|, u_d = 2^-53. */
     double ud = ldexp(1.0, -53);
@@ -280,7 +288,7 @@ static void ref_float(clr_op op, clr_type type, const void *data, size_t n,
       amp *= fabsl(x); /* NaN never compares greater: skipped */
   }
   out->wide = p;
-  out->value = fp_value(type, p);
+  out->value = clr_fp_value(type, p);
   out->abs_sum = (double)fabsl(p);
   out->amp = amp;
   /* The reference's own rounding, and its own underflow (long double:
@@ -334,7 +342,7 @@ void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
       acc = acc || load_bits(type, data, i) != 0;
     break;
   }
-  out->value = int_value(rt, acc);
+  out->value = clr_int_value(rt, acc);
   out->wide = (long double)acc;
 }
 
@@ -468,22 +476,22 @@ clr_value clr_combine(clr_op op, clr_value a, clr_value b) {
       r = fp_max(x, y);
       break;
     }
-    return fp_value(t, r);
+    return clr_fp_value(t, r);
   }
   uint64_t x = load_bits(t, &a.v, 0), y = load_bits(t, &b.v, 0);
   int sgn = is_signed_int(t);
   switch (op) {
   case CLR_SUM:
-    return int_value(t, x + y);
+    return clr_int_value(t, x + y);
   case CLR_PROD:
-    return int_value(t, x * y);
+    return clr_int_value(t, x * y);
   case CLR_MIN:
-    return int_value(t, int_minmax(0, sgn, x, y));
+    return clr_int_value(t, int_minmax(0, sgn, x, y));
   case CLR_MAX:
-    return int_value(t, int_minmax(1, sgn, x, y));
+    return clr_int_value(t, int_minmax(1, sgn, x, y));
   case CLR_AND:
-    return int_value(t, x != 0 && y != 0);
+    return clr_int_value(t, x != 0 && y != 0);
   default:
-    return int_value(t, x != 0 || y != 0);
+    return clr_int_value(t, x != 0 || y != 0);
   }
 }

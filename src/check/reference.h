@@ -34,6 +34,7 @@
 #include "clreduce.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct clr_reference {
   clr_value value;  /* the reference, in the result type                 */
@@ -88,6 +89,12 @@ double clr_unit_roundoff(clr_type t);
 void clr_value_format(const clr_value *v, char *buf, size_t size);
 /* Value as double (lossy for 64-bit integers beyond 2^53). */
 double clr_value_as_double(const clr_value *v);
+/* x rounded to floating type t, as a value. */
+clr_value clr_fp_value(clr_type t, long double x);
+/* A wrapped 64-bit pattern as a value of integer type t. */
+clr_value clr_int_value(clr_type t, uint64_t bits);
+/* Element i of an array of type t, as a value. */
+clr_value clr_value_at(clr_type t, const void *data, size_t i);
 
 /* The operation's identity as a value of type t (0 for sum, 1 for prod,
  * +inf / type max for min, -inf / type min for max, 1 for and, 0 for or). */

@@ -7,26 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-static clr_value value_at(clr_type t, const void *data, size_t i) {
-  clr_value v;
-  size_t size = clr_type_size(t);
-  memset(&v, 0, sizeof v);
-  v.type = t;
-  memcpy(&v.v, (const unsigned char *)data + i * size, size);
-  return v;
-}
-
-static clr_value fp_value(clr_type t, long double x) {
-  clr_value v;
-  memset(&v, 0, sizeof v);
-  v.type = t;
-  if (t == CLR_FLOAT)
-    v.v.f = (float)x;
-  else
-    v.v.d = (double)x;
-  return v;
-}
-
 static long double load_fp(clr_type t, const void *data, size_t i) {
   return t == CLR_FLOAT ? (long double)((const float *)data)[i]
                         : (long double)((const double *)data)[i];
@@ -52,7 +32,7 @@ static void verify_exact(clr_op op, clr_type type, int exclusive,
   res->exact = 1;
   for (size_t i = 0; i < n; i++) {
     clr_value want;
-    clr_value x = value_at(type, in, i);
+    clr_value x = clr_value_at(type, in, i);
     if (exclusive) {
       want = acc;
       acc = clr_combine(op, acc, x);
@@ -60,7 +40,7 @@ static void verify_exact(clr_op op, clr_type type, int exclusive,
       acc = clr_combine(op, acc, x);
       want = acc;
     }
-    clr_value got = value_at(type, out, i);
+    clr_value got = clr_value_at(type, out, i);
     if (!same_value(&got, &want)) {
       if (res->n_bad++ == 0) {
         res->worst_index = i;
@@ -274,13 +254,13 @@ static void verify_rounded(clr_op op, clr_type type, int exclusive,
         res->worst_ratio = ratio;
         res->worst_error = err;
         res->worst_bound = bound;
-        res->got_worst = value_at(type, out, i);
-        res->ref_worst = fp_value(type, w);
+        res->got_worst = clr_value_at(type, out, i);
+        res->ref_worst = clr_fp_value(type, w);
       }
     }
     if (i == n - 1) {
-      res->got_last = value_at(type, out, i);
-      res->ref_last = fp_value(type, w);
+      res->got_last = clr_value_at(type, out, i);
+      res->ref_last = clr_fp_value(type, w);
     }
     if (exclusive)
       ref_add(op, &r, in, type, i);

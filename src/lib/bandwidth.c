@@ -79,10 +79,10 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
   /* Touch every page first: the first pass must not pay for allocation. */
   CLR_CL_CHECK(ctx, clEnqueueFillBuffer(ctx->queue, in, &zero, sizeof zero, 0,
                                         bytes, 0, NULL, NULL));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k->kernel, 0, sizeof(cl_mem), &in));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k->kernel, 1, sizeof(cl_ulong), &nv));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k->kernel, 2, sizeof(cl_mem), &out));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k->kernel, 3, sizeof(cl_ulong), &per_item));
+  st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(nv), CLR_ARG(out),
+                    CLR_ARG(per_item));
+  if (st != CLR_OK)
+    goto fail;
   for (unsigned r = 0; r < repeats + 2; r++) { /* two warm-up runs */
     cl_event ev = NULL;
     CLR_CL_CHECK(ctx,

@@ -144,50 +144,70 @@ static clr_status finish_context(clr_context *ctx,
   return CLR_OK;
 }
 
+/* msg := "<what> failed: <error name> (<code>)"; returns err's status. */
+static clr_status creation_failed(char *msg, size_t size, const char *what,
+                                  cl_int err) {
+  snprintf(msg, size, "%s failed: %s (%d)", what, clr_cl_error_name(err),
+           (int)err);
+  return clr_status_from_cl(err);
+}
+
+/* A new, zeroed context, or NULL with the reason in detail. */
+static clr_context *new_context(clr_context **out, char *detail,
+                                size_t detail_size, const char *null_out) {
+  if (!out) {
+    set_detail(detail, detail_size, null_out);
+    return NULL;
+  }
+  *out = NULL;
+  clr_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx)
+    set_detail(detail, detail_size, "out of host memory");
+  return ctx;
+}
+
+/* The common end of both constructors: when st is CLR_OK, finish the
+ * context and hand it over; otherwise (or if finishing fails) release it
+ * and say why. */
+static clr_status hand_over(clr_context *ctx, const clr_context_config *cfg,
+                            clr_status st, char *msg, size_t msg_size,
+                            clr_context **out, char *detail,
+                            size_t detail_size) {
+  if (st == CLR_OK)
+    st = finish_context(ctx, cfg, msg, msg_size);
+  if (st == CLR_OK) {
+    *out = ctx;
+    return CLR_OK;
+  }
+  set_detail(detail, detail_size, msg[0] ? msg : clr_status_string(st));
+  clr_context_release(ctx);
+  return st;
+}
+
 CLR_API clr_status clr_context_create(const clr_context_config *cfg,
                                       clr_context **out, char *detail,
                                       size_t detail_size) {
   char msg[CLR_DETAIL_SIZE] = "";
   cl_int err = CL_SUCCESS;
-  clr_status st;
-  if (!out) {
-    set_detail(detail, detail_size, "clr_context_create: out is NULL");
-    return CLR_ERR_INVALID_ARGUMENT;
+  clr_context *ctx =
+      new_context(out, detail, detail_size, "clr_context_create: out is NULL");
+  if (!ctx)
+    return out ? CLR_ERR_OUT_OF_MEMORY : CLR_ERR_INVALID_ARGUMENT;
+  clr_status st =
+      clr_select_device(cfg ? cfg->platform : NULL, cfg ? cfg->device : NULL,
+                        &ctx->platform, &ctx->device, msg, sizeof msg);
+  if (st == CLR_OK) {
+    ctx->cl = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+      st = creation_failed(msg, sizeof msg, "clCreateContext", err);
   }
-  *out = NULL;
-  clr_context *ctx = calloc(1, sizeof *ctx);
-  if (!ctx) {
-    set_detail(detail, detail_size, "out of host memory");
-    return CLR_ERR_OUT_OF_MEMORY;
+  if (st == CLR_OK) {
+    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device,
+                                      CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err != CL_SUCCESS)
+      st = creation_failed(msg, sizeof msg, "clCreateCommandQueue", err);
   }
-  st = clr_select_device(cfg ? cfg->platform : NULL, cfg ? cfg->device : NULL,
-                         &ctx->platform, &ctx->device, msg, sizeof msg);
-  if (st != CLR_OK)
-    goto fail;
-  ctx->cl = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &err);
-  if (err != CL_SUCCESS) {
-    snprintf(msg, sizeof msg, "clCreateContext failed: %s (%d)",
-             clr_cl_error_name(err), (int)err);
-    st = clr_status_from_cl(err);
-    goto fail;
-  }
-  ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device,
-                                    CL_QUEUE_PROFILING_ENABLE, &err);
-  if (err != CL_SUCCESS) {
-    snprintf(msg, sizeof msg, "clCreateCommandQueue failed: %s (%d)",
-             clr_cl_error_name(err), (int)err);
-    st = clr_status_from_cl(err);
-    goto fail;
-  }
-  st = finish_context(ctx, cfg, msg, sizeof msg);
-  if (st != CLR_OK)
-    goto fail;
-  *out = ctx;
-  return CLR_OK;
-fail:
-  set_detail(detail, detail_size, msg[0] ? msg : clr_status_string(st));
-  clr_context_release(ctx);
-  return st;
+  return hand_over(ctx, cfg, st, msg, sizeof msg, out, detail, detail_size);
 }
 
 CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
@@ -197,18 +217,17 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
                                                  size_t detail_size) {
   char msg[CLR_DETAIL_SIZE] = "";
   cl_command_queue_properties props = 0;
-  clr_status st;
-  if (!out || !queue) {
+  if (!queue) {
     set_detail(detail, detail_size,
                "clr_context_create_from_queue: NULL argument");
     return CLR_ERR_INVALID_ARGUMENT;
   }
-  *out = NULL;
-  clr_context *ctx = calloc(1, sizeof *ctx);
-  if (!ctx) {
-    set_detail(detail, detail_size, "out of host memory");
-    return CLR_ERR_OUT_OF_MEMORY;
-  }
+  clr_context *ctx = new_context(out, detail, detail_size,
+                                 "clr_context_create_from_queue: NULL "
+                                 "argument");
+  if (!ctx)
+    return out ? CLR_ERR_OUT_OF_MEMORY : CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = CLR_OK;
   cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl,
                                      &ctx->cl, NULL);
   if (err == CL_SUCCESS)
@@ -221,11 +240,10 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
     err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props,
                                 &props, NULL);
   if (err != CL_SUCCESS) {
-    snprintf(msg, sizeof msg, "clGetCommandQueueInfo failed: %s (%d)",
-             clr_cl_error_name(err), (int)err);
+    creation_failed(msg, sizeof msg, "clGetCommandQueueInfo", err);
     ctx->cl = NULL;
-    st = CLR_ERR_INVALID_ARGUMENT;
-    goto fail;
+    return hand_over(ctx, cfg, CLR_ERR_INVALID_ARGUMENT, msg, sizeof msg, out,
+                     detail, detail_size);
   }
   /* Retain both so release is symmetric with clr_context_create. */
   clRetainContext(ctx->cl);
@@ -242,23 +260,13 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
                                       props & CL_QUEUE_PROFILING_ENABLE, &err);
     if (err != CL_SUCCESS) {
       ctx->queue = NULL;
-      snprintf(msg, sizeof msg,
-               "clCreateCommandQueue (in-order, beside the caller's "
-               "out-of-order queue) failed: %s (%d)",
-               clr_cl_error_name(err), (int)err);
-      st = clr_status_from_cl(err);
-      goto fail;
+      st = creation_failed(msg, sizeof msg,
+                           "clCreateCommandQueue (in-order, beside the "
+                           "caller's out-of-order queue)",
+                           err);
     }
   }
-  st = finish_context(ctx, cfg, msg, sizeof msg);
-  if (st != CLR_OK)
-    goto fail;
-  *out = ctx;
-  return CLR_OK;
-fail:
-  set_detail(detail, detail_size, msg[0] ? msg : clr_status_string(st));
-  clr_context_release(ctx);
-  return st;
+  return hand_over(ctx, cfg, st, msg, sizeof msg, out, detail, detail_size);
 }
 
 void clr_buffer_release(clr_buffer *buf) {

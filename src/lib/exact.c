@@ -140,13 +140,11 @@ static clr_status add_elements(clr_context *ctx, const exact_plan *p,
   *groups_total += groups;
   cl_kernel k = p->sum->kernel;
   size_t local = p->wg, global = groups * p->wg;
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &src));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_ulong), &off));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &count));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &acc));
-  CLR_CL_CHECK(ctx, clSetKernelArg(
-                        k, 4, p->wg * p->terms * clr_type_size(p->type), NULL));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_ulong), &per_item));
+  st = CLR_SET_ARGS(
+      ctx, k, CLR_ARG(src), CLR_ARG(off), CLR_ARG(count), CLR_ARG(acc),
+      CLR_LOCAL(p->wg * p->terms * clr_type_size(p->type)), CLR_ARG(per_item));
+  if (st != CLR_OK)
+    goto fail;
   CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global,
                                            &local, 0, NULL, &ev));
   CLR_CL_CHECK(ctx, clWaitForEvents(1, &ev));
@@ -312,34 +310,31 @@ clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
+/* Every streamed chunk adds to the one accumulator, aux[0]. */
+typedef struct exact_run {
+  const exact_plan *plan;
+  size_t groups; /* launched so far in the call */
+} exact_run;
+
+static clr_status exact_chunk(clr_context *ctx, void *user, cl_mem mem,
+                              size_t index, size_t len) {
+  exact_run *run = user;
+  return add_elements(ctx, run->plan, mem, 0, len, ctx->aux[0].mem,
+                      &run->groups, index == 0);
+}
+
 clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
                           clr_type type, const void *data, size_t n,
                           clr_value *result) {
   exact_plan plan;
-  size_t esize = clr_type_size(type), groups = 0;
   clr_status st = make_plan(ctx, opt, type, &plan);
   if (st == CLR_OK)
     st = zeroed_accumulator(ctx, &plan);
   if (st != CLR_OK)
     return st;
-  size_t chunk = clr_chunk_elems(ctx, esize);
-  size_t chunks = n / chunk + (n % chunk != 0);
-  if (chunks > 1)
-    clr_log(ctx, "exact sum: streaming %zu elements in %zu chunks of %zu", n,
-            chunks, chunk);
-  for (size_t c = 0; c < chunks && st == CLR_OK; c++) {
-    size_t begin = c * chunk;
-    size_t len = n - begin < chunk ? n - begin : chunk;
-    clr_staged in;
-    st = clr_stage_in(ctx, &ctx->input, (char *)data + begin * esize,
-                      len * esize, 0, &in);
-    if (st == CLR_OK)
-      st = add_elements(ctx, &plan, in.mem, 0, len, ctx->aux[0].mem, &groups,
-                        c == 0);
-    clr_stage_release(ctx, &in);
-  }
+  exact_run run = {&plan, 0};
+  st = clr_stream_chunks(ctx, data, n, clr_type_size(type), exact_chunk, &run);
   if (st == CLR_OK)
     st = read_round(ctx, &plan, ctx->aux[0].mem, result);
-  ctx->timing.chunks = chunks;
   return st;
 }

@@ -170,6 +170,16 @@ void clr_stage_release(clr_context *ctx, clr_staged *s);
 int clr_is_aligned(const void *p, size_t bytes);
 /* Largest chunk, in elements, a host array is streamed in. */
 size_t clr_chunk_elems(const clr_context *ctx, size_t esize);
+/* The number of chunks n elements are streamed in. */
+size_t clr_chunk_count(const clr_context *ctx, size_t n, size_t esize);
+/* Stream n elements of esize bytes at data to the device, chunk by chunk
+ * (staged as clr_stage_in does), calling fn with each chunk's buffer, its
+ * index and its length; stops at the first failure.  Sets
+ * timing.chunks. */
+typedef clr_status (*clr_chunk_fn)(clr_context *ctx, void *user, cl_mem mem,
+                                   size_t index, size_t len);
+clr_status clr_stream_chunks(clr_context *ctx, const void *data, size_t n,
+                             size_t esize, clr_chunk_fn fn, void *user);
 
 /* ---- program.c */
 /* Options for one specialisation of a kernel source. */
@@ -186,6 +196,22 @@ typedef struct clr_build_spec {
   const char *extra;   /* further -D options, or NULL */
   const char *source2; /* appended after source, or NULL */
 } clr_build_spec;
+
+/* A kernel's arguments are listed in one place per kernel, in the
+ * kernel's order, and set together: CLR_ARG(variable) passes a value,
+ * CLR_LOCAL(bytes) local memory. */
+typedef struct clr_arg {
+  size_t size;
+  const void *value; /* NULL: local memory of size bytes */
+} clr_arg;
+#define CLR_ARG(x) ((clr_arg){sizeof(x), &(x)})
+#define CLR_LOCAL(bytes) ((clr_arg){(bytes), NULL})
+#define CLR_SET_ARGS(ctx, kernel, ...)                                         \
+  clr_set_args((ctx), (kernel), (const clr_arg[]){__VA_ARGS__},                \
+               sizeof((const clr_arg[]){__VA_ARGS__}) / sizeof(clr_arg))
+/* Set args[0 .. count) of k; CLR_OK or the first failure, recorded. */
+clr_status clr_set_args(clr_context *ctx, cl_kernel k, const clr_arg *args,
+                        size_t count);
 
 /* Build (or fetch) the program for spec; *out points into the context's
  * cache.  Adds build time to ctx->timing.build_ms. */

@@ -244,3 +244,15 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
   *out = e;
   return CLR_OK;
 }
+
+clr_status clr_set_args(clr_context *ctx, cl_kernel k, const clr_arg *args,
+                        size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    cl_int err = clSetKernelArg(k, (cl_uint)i, args[i].size, args[i].value);
+    if (err != CL_SUCCESS)
+      return clr_fail(ctx, clr_status_from_cl(err),
+                      "clSetKernelArg (argument %zu) failed: %s (%d)", i,
+                      clr_cl_error_name(err), (int)err);
+  }
+  return CLR_OK;
+}

@@ -97,8 +97,30 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
   return CLR_OK;
 }
 
+/* Where the elements are, for the one decision that depends on it: wide
+ * aligned loads (CLR_ALIGNED) need the first element aligned to a whole
+ * vector. */
+typedef struct reduce_input {
+  const void *host; /* a host array, or NULL for a buffer at offset */
+  size_t offset;
+} reduce_input;
+
+static int input_aligned(const clr_context *ctx, const reduce_input *in,
+                         unsigned vec, size_t esize) {
+  if (vec <= 1)
+    return 0;
+  if (!in->host)
+    return in->offset % vec == 0;
+  /* A host array used in place must be aligned itself; copies into
+   * device buffers always are. */
+  return !ctx->host_unified || clr_is_aligned(in->host, vec * esize);
+}
+
+/* Plan once: the shape first (vector width, layout), then the kernels for
+ * it, then the work-group sizes they allow. */
 static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
-                            clr_type type, int aligned, reduce_plan *p) {
+                            clr_type type, const reduce_input *where,
+                            reduce_plan *p) {
   clr_status st;
   memset(p, 0, sizeof *p);
   p->kernel = opt->kernel;
@@ -110,6 +132,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->layout = CLR_LAYOUT_AUTO;
   if (p->kernel == CLR_REDUCE_COARSE)
     clr_choose_coarse_shape(ctx, opt, type, p->acc, &p->vec, &p->layout);
+  int aligned = input_aligned(ctx, where, p->vec, clr_type_size(type));
   clr_build_spec spec = {.source = clr_kernel_source(p->kernel),
                          .kernel = "clr_reduce",
                          .in = p->in,
@@ -117,7 +140,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                          .op = op,
                          .vec = p->vec,
                          .layout = (unsigned)p->layout,
-                         .aligned = aligned && p->vec > 1};
+                         .aligned = aligned};
   st = clr_get_kernel(ctx, &spec, &p->first);
   if (st != CLR_OK)
     return st;
@@ -194,12 +217,11 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
         (i == 0 && first_is_input) ? p->first->kernel : p->rest->kernel;
     cl_mem out = ctx->partial[i % 2].mem;
     cl_ulong per_item = L->per_item;
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &in));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_ulong), &in_offset));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &m));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &out));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 4, L->local * acc_bytes, NULL));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_ulong), &per_item));
+    st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(in_offset), CLR_ARG(m),
+                      CLR_ARG(out), CLR_LOCAL(L->local * acc_bytes),
+                      CLR_ARG(per_item));
+    if (st != CLR_OK)
+      goto fail;
     CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &L->global,
                                              &L->local, 0, NULL, &events[i]));
     if (record && i < CLR_MAX_PASSES) {
@@ -261,7 +283,8 @@ static clr_status prepare_call(clr_context *ctx, const clr_options *opt,
     return st;
   if (clr_exact_applies(opt, op, type))
     return clr_exact_prepare(ctx, opt, type);
-  return make_plan(ctx, opt, op, type, 1, &plan);
+  reduce_input aligned_input = {NULL, 0};
+  return make_plan(ctx, opt, op, type, &aligned_input, &plan);
 }
 
 static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
@@ -295,16 +318,10 @@ static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
     ctx->timing.total_ms = clr_now_ms() - t0;
     return st;
   }
-  st = make_plan(ctx, opt, op, type, 0, &plan);
+  reduce_input where = {NULL, offset};
+  st = make_plan(ctx, opt, op, type, &where, &plan);
   if (st != CLR_OK)
     return st;
-  /* The aligned variant is only valid when the offset keeps vectors
-   * aligned; rebuild the plan if so (it is cached after the first time). */
-  if (plan.vec > 1 && offset % plan.vec == 0) {
-    st = make_plan(ctx, opt, op, type, 1, &plan);
-    if (st != CLR_OK)
-      return st;
-  }
   st = clr_buffer_reserve(ctx, &ctx->aux[0], clr_type_size(plan.acc),
                           CL_MEM_READ_WRITE);
   if (st == CLR_OK)
@@ -318,12 +335,29 @@ static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
+/* One streamed chunk reduced to its value, element `index` of aux[0]. */
+typedef struct chunk_run {
+  const reduce_plan *plan;
+  size_t depth; /* the deepest chunk's */
+} chunk_run;
+
+static clr_status reduce_chunk(clr_context *ctx, void *user, cl_mem mem,
+                               size_t index, size_t len) {
+  chunk_run *run = user;
+  size_t depth = 0;
+  clr_status st = run_passes(ctx, run->plan, 1, mem, 0, len, ctx->aux[0].mem,
+                             index, index == 0, &ctx->timing.kernel_ms, &depth);
+  if (depth > run->depth)
+    run->depth = depth;
+  return st;
+}
+
 static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, const void *data,
                                    size_t n, clr_value *result) {
   clr_options defaults;
   reduce_plan plan;
-  size_t depth = 0, chunk_depth = 0;
+  size_t depth = 0;
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
@@ -340,38 +374,18 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
     return st;
   }
   size_t esize = clr_type_size(type);
-  st = make_plan(ctx, opt, op, type, 0, &plan);
-  /* Wide aligned loads need the array itself aligned when it is used in
-   * place; copies into device buffers always are. */
-  if (st == CLR_OK && plan.vec > 1 &&
-      (!ctx->host_unified || clr_is_aligned(data, plan.vec * esize)))
-    st = make_plan(ctx, opt, op, type, 1, &plan);
+  reduce_input where = {data, 0};
+  st = make_plan(ctx, opt, op, type, &where, &plan);
   if (st != CLR_OK)
     return st;
-  size_t chunk = clr_chunk_elems(ctx, esize);
-  size_t chunks = n / chunk + (n % chunk != 0);
+  size_t chunks = clr_chunk_count(ctx, n, esize);
   st = clr_buffer_reserve(ctx, &ctx->aux[0], chunks * clr_type_size(plan.acc),
                           CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
-  if (chunks > 1)
-    clr_log(ctx, "streaming %zu elements in %zu chunks of %zu", n, chunks,
-            chunk);
-  for (size_t c = 0; c < chunks && st == CLR_OK; c++) {
-    size_t begin = c * chunk;
-    size_t len = n - begin < chunk ? n - begin : chunk;
-    clr_staged in;
-    st = clr_stage_in(ctx, &ctx->input, (char *)data + begin * esize,
-                      len * esize, 0, &in);
-    if (st == CLR_OK)
-      st = run_passes(ctx, &plan, 1, in.mem, 0, len, ctx->aux[0].mem, c, c == 0,
-                      &ctx->timing.kernel_ms, &chunk_depth);
-    clr_stage_release(ctx, &in);
-    if (chunk_depth > depth)
-      depth = chunk_depth;
-    if (chunks > 1)
-      clr_log(ctx, "chunk %zu/%zu reduced", c + 1, chunks);
-  }
+  chunk_run run = {&plan, 0};
+  st = clr_stream_chunks(ctx, data, n, esize, reduce_chunk, &run);
+  depth = run.depth;
   if (st == CLR_OK && chunks > 1) {
     /* Reduce the per-chunk values (accumulator type). */
     size_t final_depth = 0;
@@ -387,7 +401,6 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
   } else if (st == CLR_OK) {
     st = read_result(ctx, ctx->aux[0].mem, plan.acc, result);
   }
-  ctx->timing.chunks = chunks;
   ctx->timing.error_depth = depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;

@@ -193,12 +193,11 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p, cl_mem in,
     /* 1. tile totals */
     cl_kernel k = p->sum->kernel;
     cl_ulong zero = 0, vectors = p->per_item / p->vec;
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &in));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_ulong), &zero));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &n_arg));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &totals->mem));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 4, p->wg * esize, NULL));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_ulong), &vectors));
+    st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(zero), CLR_ARG(n_arg),
+                      CLR_ARG(totals->mem), CLR_LOCAL(p->wg * esize),
+                      CLR_ARG(vectors));
+    if (st != CLR_OK)
+      goto fail;
     st = launch(ctx, k, tiles * p->wg, p->wg, n, E);
     if (st != CLR_OK)
       return st;
@@ -213,17 +212,13 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p, cl_mem in,
   /* 3. scan every tile from its prefix */
   {
     cl_kernel k = p->tile->kernel;
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &in));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_mem), &out));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &n_arg));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_ulong), &per_item));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 4, sizeof(cl_mem), &prefix));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_uint), &use_tiles));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 6, sizeof(cl_mem), &ctx->carry.mem));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 7, sizeof(cl_uint), &carry_flags));
-    CLR_CL_CHECK(ctx, clSetKernelArg(k, 8, sizeof(cl_uint), &exclusive));
-    CLR_CL_CHECK(ctx,
-                 clSetKernelArg(k, 9, p->wg * p->local_per_item * esize, NULL));
+    st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(out), CLR_ARG(n_arg),
+                      CLR_ARG(per_item), CLR_ARG(prefix), CLR_ARG(use_tiles),
+                      CLR_ARG(ctx->carry.mem), CLR_ARG(carry_flags),
+                      CLR_ARG(exclusive),
+                      CLR_LOCAL(p->wg * p->local_per_item * esize));
+    if (st != CLR_OK)
+      goto fail;
     st = launch(ctx, k, tiles * p->wg, p->wg, n, E);
   }
 fail:
@@ -282,20 +277,14 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   }
   cl_uint epoch = ctx->scan_epoch + 1, ticket = ctx->scan_ticket;
   cl_kernel k = p->tile->kernel;
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &in));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 1, sizeof(cl_mem), &out));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 2, sizeof(cl_ulong), &n_arg));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &state->mem));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 4, sizeof(cl_uint), &ticket));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 5, sizeof(cl_uint), &epoch));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 6, sizeof(cl_mem), &agg->mem));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 7, sizeof(cl_mem), &incl->mem));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 8, sizeof(cl_mem), &ctx->carry.mem));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 9, sizeof(cl_uint), &carry_flags));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 10, sizeof(cl_uint), &exclusive));
-  CLR_CL_CHECK(
-      ctx, clSetKernelArg(k, 11, PAD_ELEMS(p->wg * p->per_item) * esize, NULL));
-  CLR_CL_CHECK(ctx, clSetKernelArg(k, 12, p->wg * esize, NULL));
+  st = CLR_SET_ARGS(
+      ctx, k, CLR_ARG(in), CLR_ARG(out), CLR_ARG(n_arg), CLR_ARG(state->mem),
+      CLR_ARG(ticket), CLR_ARG(epoch), CLR_ARG(agg->mem), CLR_ARG(incl->mem),
+      CLR_ARG(ctx->carry.mem), CLR_ARG(carry_flags), CLR_ARG(exclusive),
+      CLR_LOCAL(PAD_ELEMS(p->wg * p->per_item) * esize),
+      CLR_LOCAL(p->wg * esize));
+  if (st != CLR_OK)
+    goto fail;
   st = launch(ctx, k, tiles * p->wg, p->wg, n, E);
   if (st == CLR_OK) {
     ctx->scan_epoch = epoch;

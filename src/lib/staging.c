@@ -97,3 +97,32 @@ size_t clr_chunk_elems(const clr_context *ctx, size_t esize) {
   elems -= elems % 64;
   return elems ? elems : 64;
 }
+
+size_t clr_chunk_count(const clr_context *ctx, size_t n, size_t esize) {
+  size_t chunk = clr_chunk_elems(ctx, esize);
+  return n / chunk + (n % chunk != 0);
+}
+
+clr_status clr_stream_chunks(clr_context *ctx, const void *data, size_t n,
+                             size_t esize, clr_chunk_fn fn, void *user) {
+  size_t chunk = clr_chunk_elems(ctx, esize);
+  size_t chunks = clr_chunk_count(ctx, n, esize);
+  clr_status st = CLR_OK;
+  if (chunks > 1)
+    clr_log(ctx, "streaming %zu elements in %zu chunks of %zu", n, chunks,
+            chunk);
+  for (size_t c = 0; c < chunks && st == CLR_OK; c++) {
+    size_t begin = c * chunk;
+    size_t len = n - begin < chunk ? n - begin : chunk;
+    clr_staged in;
+    st = clr_stage_in(ctx, &ctx->input, (char *)data + begin * esize,
+                      len * esize, 0, &in);
+    if (st == CLR_OK)
+      st = fn(ctx, user, in.mem, c, len);
+    clr_stage_release(ctx, &in);
+    if (chunks > 1 && st == CLR_OK)
+      clr_log(ctx, "chunk %zu/%zu done", c + 1, chunks);
+  }
+  ctx->timing.chunks = chunks;
+  return st;
+}
