@@ -29,6 +29,16 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+/* Shape options some kernels take (each file says which): elements per
+ * load or per vector (CLR_VEC), strided or contiguous access (CLR_LAYOUT:
+ * 1 strided, 2 contiguous). */
+#ifndef CLR_VEC
+#define CLR_VEC 1
+#endif
+#ifndef CLR_LAYOUT
+#define CLR_LAYOUT 1
+#endif
+
 #define CLR_CAT_(a, b) a##b
 #define CLR_CAT(a, b) CLR_CAT_(a, b)
 
@@ -125,6 +135,37 @@
 #define IDENTITY ((ACC_T)0)
 #endif
 
+/* CLR_DEFINE_FOLD(name, T, COMBINE) defines `T name(vector of CLR_VEC T)`:
+ * the lanes combined pairwise by halving the vector (log2(CLR_VEC) steps,
+ * a tree, so the rounding chain stays short).  COMBINE(a, b) is a macro
+ * given plain variables, such as OP. */
+#if CLR_VEC == 1
+#define CLR_DEFINE_FOLD(name, T, COMBINE)                                      \
+  inline T name(T v) { return v; }
+#else
+#define CLR_FOLD_HALVE(T, C, w, from, to)                                      \
+  CLR_CAT(T, w) to##a = from.lo, to##b = from.hi;                              \
+  CLR_CAT(T, w) to = C(to##a, to##b);
+#if CLR_VEC == 16
+#define CLR_FOLD_STEPS(T, C)                                                   \
+  CLR_FOLD_HALVE(T, C, 8, v, v8)                                               \
+  CLR_FOLD_HALVE(T, C, 4, v8, v4) CLR_FOLD_HALVE(T, C, 2, v4, v2)
+#elif CLR_VEC == 8
+#define CLR_FOLD_STEPS(T, C)                                                   \
+  CLR_FOLD_HALVE(T, C, 4, v, v4) CLR_FOLD_HALVE(T, C, 2, v4, v2)
+#elif CLR_VEC == 4
+#define CLR_FOLD_STEPS(T, C) CLR_FOLD_HALVE(T, C, 2, v, v2)
+#else
+#define CLR_FOLD_STEPS(T, C) CLR_CAT(T, 2) v2 = v;
+#endif
+#define CLR_DEFINE_FOLD(name, T, COMBINE)                                      \
+  inline T name(CLR_CAT(T, CLR_VEC) v) {                                       \
+    CLR_FOLD_STEPS(T, COMBINE)                                                 \
+    T a = v2.x, b = v2.y;                                                      \
+    return COMBINE(a, b);                                                      \
+  }
+#endif
+
 /* LOAD(x): an input element as an accumulator value.  For and/or only
  * "non-zero" matters, so the partials passed between passes stay 0/1. */
 #if CLR_OP >= 4
@@ -141,6 +182,16 @@ inline uint clr_pow2_below(uint x) {
   return x < 2 ? 0 : p;
 }
 
+/* Every work-item's x into slot lid of s, visible to the whole
+ * work-group on return; returns lid.  Where the work-group primitives
+ * start. */
+inline uint clr_local_put(__local ACC_T *s, ACC_T x) {
+  uint lid = (uint)get_local_id(0);
+  s[lid] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return lid;
+}
+
 /* Work-group tree reduction with sequential addressing (course notes,
  * seed 003): the stride halves each step and the active work-items stay
  * contiguous, so whole warps retire and local-memory accesses do not
@@ -148,10 +199,8 @@ inline uint clr_pow2_below(uint x) {
  * result in work-item 0 (others get garbage).  Any work-group size works:
  * the first stride is the largest power of two below it. */
 inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
-  uint lid = (uint)get_local_id(0);
+  uint lid = clr_local_put(scratch, x);
   uint wg = (uint)get_local_size(0);
-  scratch[lid] = x;
-  barrier(CLK_LOCAL_MEM_FENCE);
   for (uint s = clr_pow2_below(wg); s > 0; s >>= 1) {
     if (lid < s && lid + s < wg) {
       ACC_T a = scratch[lid];

@@ -18,12 +18,6 @@
  *                           whole vector, so vector pointers can be used
  *                           (wide loads on GPUs); otherwise vloadN
  */
-#ifndef CLR_VEC
-#define CLR_VEC 1
-#endif
-#ifndef CLR_LAYOUT
-#define CLR_LAYOUT 1
-#endif
 #ifndef CLR_ALIGNED
 #define CLR_ALIGNED 0
 #endif
@@ -47,32 +41,7 @@
 #endif
 
 /* Fold the lanes of the private vector accumulator into one value. */
-inline ACC_T clr_fold_lanes(ACCV_T v) {
-#if CLR_VEC == 1
-  return v;
-#else
-#if CLR_VEC == 16
-  CLR_CAT(ACC_T, 8) h8a = v.lo, h8b = v.hi;
-  CLR_CAT(ACC_T, 8) v8 = OP(h8a, h8b);
-#elif CLR_VEC == 8
-  CLR_CAT(ACC_T, 8) v8 = v;
-#endif
-#if CLR_VEC >= 8
-  CLR_CAT(ACC_T, 4) h4a = v8.lo, h4b = v8.hi;
-  CLR_CAT(ACC_T, 4) v4 = OP(h4a, h4b);
-#elif CLR_VEC == 4
-  CLR_CAT(ACC_T, 4) v4 = v;
-#endif
-#if CLR_VEC >= 4
-  CLR_CAT(ACC_T, 2) h2a = v4.lo, h2b = v4.hi;
-  CLR_CAT(ACC_T, 2) v2 = OP(h2a, h2b);
-#else
-  CLR_CAT(ACC_T, 2) v2 = v;
-#endif
-  ACC_T a = v2.x, b = v2.y;
-  return OP(a, b);
-#endif
-}
+CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 
 __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
                          __global ACC_T *out, __local ACC_T *scratch,

@@ -46,12 +46,6 @@
  *   EX_POS_INF 1, EX_NEG_INF 2, EX_NAN 4, EX_NONZERO 8 (an element other
  *   than -0.0 was seen: the sign of a zero sum).
  */
-#ifndef CLR_VEC
-#define CLR_VEC 1
-#endif
-#ifndef CLR_LAYOUT
-#define CLR_LAYOUT 1
-#endif
 #ifndef CLR_INT64_ATOMICS
 #define CLR_INT64_ATOMICS 0
 #endif
@@ -123,38 +117,16 @@
 #endif
 
 #if CLR_VEC > 1
+/* Lane masks and-ed and or-ed together, by halving (common.cl). */
+#define EX_AND(a, b) ((a) & (b))
+#define EX_OR(a, b) ((a) | (b))
 #if CLR_IN == 0
-#define EXS_T int
+CLR_DEFINE_FOLD(ex_and_lanes, int, EX_AND)
+CLR_DEFINE_FOLD(ex_or_lanes, int, EX_OR)
 #else
-#define EXS_T long
+CLR_DEFINE_FOLD(ex_and_lanes, long, EX_AND)
+CLR_DEFINE_FOLD(ex_or_lanes, long, EX_OR)
 #endif
-/* The lanes of a mask and-ed (or-ed) together, halving the vector. */
-#define EX_FOLD_LANES(name, OPR)                                               \
-  inline EXS_T name(EXM_T m) {                                                 \
-    EX_FOLD_STEPS(OPR)                                                         \
-  }
-#if CLR_VEC == 16
-#define EX_FOLD_STEPS(OPR)                                                     \
-  CLR_CAT(EXS_T, 8) m8 = m.lo OPR m.hi;                                        \
-  CLR_CAT(EXS_T, 4) m4 = m8.lo OPR m8.hi;                                      \
-  CLR_CAT(EXS_T, 2) m2 = m4.lo OPR m4.hi;                                      \
-  return m2.x OPR m2.y;
-#elif CLR_VEC == 8
-#define EX_FOLD_STEPS(OPR)                                                     \
-  CLR_CAT(EXS_T, 4) m4 = m.lo OPR m.hi;                                        \
-  CLR_CAT(EXS_T, 2) m2 = m4.lo OPR m4.hi;                                      \
-  return m2.x OPR m2.y;
-#elif CLR_VEC == 4
-#define EX_FOLD_STEPS(OPR)                                                     \
-  CLR_CAT(EXS_T, 2) m2 = m.lo OPR m.hi;                                        \
-  return m2.x OPR m2.y;
-#elif CLR_VEC == 3
-#define EX_FOLD_STEPS(OPR) return m.x OPR m.y OPR m.z;
-#else
-#define EX_FOLD_STEPS(OPR) return m.x OPR m.y;
-#endif
-EX_FOLD_LANES(ex_and_lanes, &)
-EX_FOLD_LANES(ex_or_lanes, |)
 #endif
 
 /* ---- the superaccumulators: the work-group's in local memory, the

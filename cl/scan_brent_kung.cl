@@ -11,10 +11,7 @@
 #define CLR_SCAN_LOCAL_PER_ITEM 1
 
 inline ACC_T clr_block_scan_exclusive(__local ACC_T *s, ACC_T x) {
-  uint lid = (uint)get_local_id(0);
-  uint wg = (uint)get_local_size(0);
-  s[lid] = x;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  uint lid = clr_local_put(s, x), wg = (uint)get_local_size(0);
   /* up-sweep */
   for (uint stride = 1; stride < wg; stride *= 2) {
     uint i = (lid + 1) * 2 * stride - 1;

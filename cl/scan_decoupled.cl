@@ -43,13 +43,12 @@
 #ifndef CLR_ITEMS
 #define CLR_ITEMS 8
 #endif
-#ifndef CLR_VEC
-#define CLR_VEC 1
-#endif
 #if CLR_VEC > 1
 #define VEC_T CLR_CAT(IN_T, CLR_VEC)
-#define VLOAD CLR_CAT(vload, CLR_VEC)
-#define VSTORE CLR_CAT(vstore, CLR_VEC)
+/* A global vector spread into a private array of CLR_VEC elements, and
+ * back (vstoreN into the array, vloadN out of it). */
+#define VEC_TO_ARRAY(vec, arr) CLR_CAT(vstore, CLR_VEC)((vec), 0, (arr))
+#define ARRAY_TO_VEC(arr) CLR_CAT(vload, CLR_VEC)(0, (arr))
 #endif
 /* Published values travel through 32-bit atomics, one per word, so the
  * exchange needs no 64-bit atomics and no memory model beyond OpenCL 1.2's
@@ -110,7 +109,7 @@ __kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
     ulong i = base + j;
     IN_T v[CLR_VEC];
     if (i + CLR_VEC <= n) {
-      VSTORE(((__global const VEC_T *)in)[i / CLR_VEC], 0, v);
+      VEC_TO_ARRAY(((__global const VEC_T *)in)[i / CLR_VEC], v);
     } else {
       for (uint c = 0; c < CLR_VEC; c++)
         v[c] = i + c < n ? in[i + c] : IDENTITY;
@@ -221,7 +220,7 @@ __kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
     for (uint c = 0; c < CLR_VEC; c++)
       v[c] = tile[PAD(j + c)];
     if (i + CLR_VEC <= n) {
-      ((__global VEC_T *)out)[i / CLR_VEC] = VLOAD(0, v);
+      ((__global VEC_T *)out)[i / CLR_VEC] = ARRAY_TO_VEC(v);
     } else {
       for (uint c = 0; c < CLR_VEC && i + c < n; c++)
         out[i + c] = v[c];

@@ -27,9 +27,6 @@
  * 1); with flag bit 2 the work-item owning element n-1 writes the running
  * total through it to carry[1], so a long input can be scanned chunk by
  * chunk and stay one continuous scan. */
-#ifndef CLR_VEC
-#define CLR_VEC 1
-#endif
 
 #if CLR_VEC > 1
 #define ACCV_T CLR_CAT(ACC_T, CLR_VEC)

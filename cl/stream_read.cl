@@ -7,12 +7,6 @@
  *
  * Build options: -DCLR_IN=3 (uint), -DCLR_VEC, -DCLR_LAYOUT as in
  * reduce_coarse.cl. */
-#ifndef CLR_VEC
-#define CLR_VEC 1
-#endif
-#ifndef CLR_LAYOUT
-#define CLR_LAYOUT 1
-#endif
 #if CLR_VEC == 1
 #define WORDS_T uint
 #else
