@@ -177,6 +177,18 @@ static int record_timing(run_state *st, unsigned i, clr_timing *t) {
   return 0;
 }
 
+/* After run `run` of a call that returned s: the failure, or the timing
+ * (timed runs, 1-based, are recorded; the warm-up, run 0, is only read). */
+static int after_run(run_state *st, unsigned run, clr_status s, clr_timing *t) {
+  if (s != CLR_OK)
+    return library_error(st, "running", s);
+  if (run > 0)
+    return record_timing(st, run - 1, t);
+  if ((s = clr_last_timing(st->ctx, t)) != CLR_OK)
+    return library_error(st, "reading the timing of", s);
+  return 0;
+}
+
 /* One warm-up and --repeat timed reductions, each checked against the
  * reference (when verifying). */
 static int run_reduce(run_state *st) {
@@ -198,15 +210,9 @@ static int run_reduce(run_state *st) {
     clr_timing t;
     clr_status s = clr_reduce_host(st->ctx, &st->opt, a->op, a->type, st->data,
                                    st->n, &result);
-    if (s != CLR_OK)
-      return library_error(st, "running", s);
-    if (run > 0) {
-      int rc = record_timing(st, run - 1, &t);
-      if (rc != 0)
-        return rc;
-    } else if ((s = clr_last_timing(st->ctx, &t)) != CLR_OK) {
-      return library_error(st, "reading the timing of", s);
-    }
+    int rc = after_run(st, run, s, &t);
+    if (rc != 0)
+      return rc;
     int keep = run == a->repeat && r->runs_failed == 0;
     if (a->verify) {
       clr_check chk;
@@ -253,14 +259,11 @@ static int run_scan(run_state *st) {
     clr_timing t;
     clr_status s = clr_scan_host(st->ctx, &st->opt, a->op, a->type, st->data,
                                  st->out, st->n);
-    if (s != CLR_OK)
-      return library_error(st, "running", s);
-    if (run > 0) {
-      int rc = record_timing(st, run - 1, &t);
-      if (rc != 0)
-        return rc;
+    int rc = after_run(st, run, s, &t);
+    if (rc != 0)
+      return rc;
+    if (run > 0)
       r->timing = t;
-    }
   }
   /* The result is the last element: the scan's total (inclusive). */
   memset(&r->result, 0, sizeof r->result);

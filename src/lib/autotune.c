@@ -60,6 +60,25 @@ static void search(clr_context *ctx, const float *in, float *out, size_t n,
   *field = keep;
 }
 
+/* One scan kernel's search: its starting time, then its elements per
+ * work-item and its work-group size in turn; its best time (negative when
+ * it cannot run). */
+static double search_scan(clr_context *ctx, const float *in, float *out,
+                          size_t n, clr_kernel kernel, const char *what,
+                          const char *items_key, size_t *items_field,
+                          const size_t *items, size_t n_items,
+                          const char *wg_key, size_t *wg_field,
+                          const size_t *wgs, size_t n_wgs) {
+  ctx->tuning.scan_kernel = kernel;
+  double best = trial(ctx, in, out, n);
+  if (best >= 0) {
+    clr_log(ctx, "autotune: %s, starting from %.3f ms", what, best);
+    search(ctx, in, out, n, items_key, items_field, items, n_items, &best);
+    search(ctx, in, out, n, wg_key, wg_field, wgs, n_wgs, &best);
+  }
+  return best;
+}
+
 CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
                                 size_t path_size) {
   static const size_t wgs[] = {32, 64, 128, 256, 512, 1024};
@@ -120,24 +139,14 @@ CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
    * size) and the single-pass decoupled scan (elements per work-item);
    * the faster becomes scan.kernel, the scan used when none is named. */
   static const size_t items[] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64};
-  ctx->tuning.scan_kernel = CLR_SCAN_KOGGE_STONE;
-  double tiled = trial(ctx, in, out, n);
-  if (tiled >= 0) {
-    clr_log(ctx, "autotune: tiled scan, starting from %.3f ms", tiled);
-    search(ctx, in, out, n, "scan.per_item", &ctx->tuning.scan_per_item,
-           per_item, sizeof per_item / sizeof *per_item, &tiled);
-    search(ctx, in, out, n, "scan.wg", &ctx->tuning.scan_wg, wgs,
-           sizeof wgs / sizeof *wgs, &tiled);
-  }
-  ctx->tuning.scan_kernel = CLR_SCAN_DECOUPLED;
-  double single = trial(ctx, in, out, n);
-  if (single >= 0) {
-    clr_log(ctx, "autotune: decoupled scan, starting from %.3f ms", single);
-    search(ctx, in, out, n, "decoupled.items", &ctx->tuning.decoupled_items,
-           items, sizeof items / sizeof *items, &single);
-    search(ctx, in, out, n, "decoupled.wg", &ctx->tuning.decoupled_wg, wgs,
-           sizeof wgs / sizeof *wgs, &single);
-  }
+  double tiled = search_scan(
+      ctx, in, out, n, CLR_SCAN_KOGGE_STONE, "tiled scan", "scan.per_item",
+      &ctx->tuning.scan_per_item, per_item, sizeof per_item / sizeof *per_item,
+      "scan.wg", &ctx->tuning.scan_wg, wgs, sizeof wgs / sizeof *wgs);
+  double single = search_scan(
+      ctx, in, out, n, CLR_SCAN_DECOUPLED, "decoupled scan", "decoupled.items",
+      &ctx->tuning.decoupled_items, items, sizeof items / sizeof *items,
+      "decoupled.wg", &ctx->tuning.decoupled_wg, wgs, sizeof wgs / sizeof *wgs);
   if (tiled >= 0 || single >= 0) {
     int use_single = single >= 0 && (tiled < 0 || single < tiled);
     double ms = use_single ? single : tiled;

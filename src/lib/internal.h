@@ -266,6 +266,13 @@ clr_status clr_save_tuning(clr_context *ctx, const char *path);
  * CLR_OK, or a refusal with its detail recorded. */
 clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                              clr_op op, clr_type type, size_t n, int scan);
+/* The start of every reduction and scan: *opt replaced by *defaults when
+ * NULL, the two pointers a and b (named by names) present, then
+ * clr_validate_call. */
+clr_status clr_start_work(clr_context *ctx, const clr_options **opt,
+                          clr_options *defaults, const void *a, const void *b,
+                          const char *names, clr_op op, clr_type type, size_t n,
+                          int scan);
 
 /* ---- exact.c: exact float / double sums (clr_options.exact) */
 /* 1 when the call is an exact sum this unit computes. */

@@ -105,6 +105,17 @@ typedef struct reduce_input {
   size_t offset;
 } reduce_input;
 
+clr_status clr_start_work(clr_context *ctx, const clr_options **opt,
+                          clr_options *defaults, const void *a, const void *b,
+                          const char *names, clr_op op, clr_type type, size_t n,
+                          int scan) {
+  *opt = clr_options_or_defaults(*opt, defaults);
+  if (!a || !b)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s must not be NULL",
+                    names);
+  return clr_validate_call(ctx, *opt, op, type, n, scan);
+}
+
 static int input_aligned(const clr_context *ctx, const reduce_input *in,
                          unsigned vec, size_t esize) {
   if (vec <= 1)
@@ -297,11 +308,8 @@ static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
-  opt = clr_options_or_defaults(opt, &defaults);
-  if (!buf || !result)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "buffer and result must not be NULL");
-  clr_status st = clr_validate_call(ctx, opt, op, type, n, 0);
+  clr_status st = clr_start_work(ctx, &opt, &defaults, buf, result,
+                                 "buffer and result", op, type, n, 0);
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
@@ -361,11 +369,8 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
-  opt = clr_options_or_defaults(opt, &defaults);
-  if (!data || !result)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "data and result must not be NULL");
-  clr_status st = clr_validate_call(ctx, opt, op, type, n, 0);
+  clr_status st = clr_start_work(ctx, &opt, &defaults, data, result,
+                                 "data and result", op, type, n, 0);
   if (st != CLR_OK)
     return st;
   if (clr_exact_applies(opt, op, type)) {

@@ -412,10 +412,8 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
-  opt = clr_options_or_defaults(opt, &defaults);
-  if (!in || !out)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "buffers must not be NULL");
-  clr_status st = clr_validate_call(ctx, opt, op, type, n, 1);
+  clr_status st =
+      clr_start_work(ctx, &opt, &defaults, in, out, "buffers", op, type, n, 1);
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
@@ -453,11 +451,8 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
-  opt = clr_options_or_defaults(opt, &defaults);
-  if (!in || !out)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "input and output must not be NULL");
-  clr_status st = clr_validate_call(ctx, opt, op, type, n, 1);
+  clr_status st = clr_start_work(ctx, &opt, &defaults, in, out,
+                                 "input and output", op, type, n, 1);
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
