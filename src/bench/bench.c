@@ -199,10 +199,13 @@ static int parse(int argc, char **argv, bench_opts *o) {
   if (!any_kernel)
     for (int k = 0; k < CLR_KERNEL_COUNT; k++)
       o->kernels[k] = 1;
-  if (o->op == CLR_AND || o->op == CLR_OR) /* no scans of and/or */
-    for (int k = 0; k < CLR_KERNEL_COUNT; k++)
-      if (clr_kernel_is_scan((clr_kernel)k))
-        o->kernels[k] = 0;
+  /* Only the kernels that can compute the op on the type (the library's
+   * rule: no scans of and / or). */
+  for (int k = 0; k < CLR_KERNEL_COUNT; k++)
+    if (clr_kernel_supports((clr_kernel)k, o->op, o->type) ==
+            CLR_ERR_UNSUPPORTED &&
+        clr_op_supports(o->op, o->type) == CLR_OK)
+      o->kernels[k] = 0;
   if (o->kernels[ENTRY_EXACT] &&
       (o->op != CLR_SUM || (o->type != CLR_FLOAT && o->type != CLR_DOUBLE))) {
     fprintf(stderr, "clreduce-bench: --exact is for float and double sums\n");

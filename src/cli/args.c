@@ -9,6 +9,23 @@
 
 #define HINT " (try 'clreduce --help')"
 
+static const char *kernel_name_at(int i);
+static const char *op_name_at(int i);
+static const char *type_name_at(int i);
+
+/* ", "-separated names of the count items that keep (NULL: all) accepts,
+ * from the library's own tables. */
+static void print_names(FILE *f, int count, const char *(*name)(int),
+                        int (*keep)(int)) {
+  for (int i = 0, first = 1; i < count; i++)
+    if (!keep || keep(i)) {
+      fprintf(f, "%s%s", first ? "" : ", ", name(i));
+      first = 0;
+    }
+}
+static int is_scan_at(int i) { return clr_kernel_is_scan((clr_kernel)i); }
+static int is_reduction_at(int i) { return !is_scan_at(i); }
+
 void cli_print_usage(FILE *f) {
   fputs("Usage: clreduce [OPTION]...\n"
         "Generate (or read) data, reduce or scan it on an OpenCL device, time "
@@ -16,17 +33,25 @@ void cli_print_usage(FILE *f) {
         "verify the result against a CPU reference.\n"
         "\n"
         "What to run:\n"
-        "  --kernel=NAME      reduction: interleaved, sequential, first-add, "
-        "coarse\n"
-        "                     scan: kogge-stone, kogge-stone-db, brent-kung,\n"
-        "                     decoupled\n"
-        "                     (default coarse; see --list-kernels)\n"
-        "  --op=OP            sum, prod, min, max, and, or (default sum;\n"
-        "                     and/or need an integer type and a reduction\n"
-        "                     kernel)\n"
-        "  --type=TYPE        float, double, int, uint, long, ulong (default "
-        "float)\n"
-        "  --exclusive        scans: exclusive instead of inclusive\n"
+        "  --kernel=NAME      reduction: ",
+        f);
+  print_names(f, CLR_KERNEL_COUNT, kernel_name_at, is_reduction_at);
+  fputs("\n                     scan: ", f);
+  print_names(f, CLR_KERNEL_COUNT, kernel_name_at, is_scan_at);
+  fprintf(f, "\n                     (default %s; see --list-kernels)\n",
+          clr_kernel_name(CLR_REDUCE_COARSE));
+  fputs("  --op=OP            ", f);
+  print_names(f, CLR_OP_COUNT, op_name_at, NULL);
+  fprintf(f,
+          " (default %s;\n"
+          "                     and/or need an integer type and a "
+          "reduction\n"
+          "                     kernel)\n"
+          "  --type=TYPE        ",
+          clr_op_name(CLR_SUM));
+  print_names(f, CLR_TYPE_COUNT, type_name_at, NULL);
+  fprintf(f, " (default %s)\n", clr_type_name(CLR_FLOAT));
+  fputs("  --exclusive        scans: exclusive instead of inclusive\n"
         "\n"
         "Data:\n"
         "  --n=N              element count: 100000000, 1e8, 2.5e6 (an exact "
