@@ -235,6 +235,10 @@ CLR_API cl_command_queue clr_context_queue(const clr_context *ctx);
 CLR_API const char *clr_context_error(const clr_context *ctx);
 /* OpenCL build log of the last failed build ("" if none). */
 CLR_API const char *clr_context_build_log(const clr_context *ctx);
+/* The directory the kernel sources are read from ("" for NULL):
+ * clr_context_config.kernel_dir, $CLREDUCE_KERNEL_DIR, or the installed
+ * copy, found also when the install prefix was moved. */
+CLR_API const char *clr_context_kernel_dir(const clr_context *ctx);
 
 /* ---------------------------------------------------------------- options */
 

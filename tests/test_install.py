@@ -17,10 +17,14 @@
    T/P/D/clreduce/cl for this run.
 5. The installed clreduce command verifies a small run with the installed
    kernels.
+6. The installed prefix, moved elsewhere, still works without any
+   environment: clreduce and clreduce-bench find their library (rpath),
+   the kernels and the shipped tuning under the new prefix.
 Each step prints ok / FAIL; the last line is "N passed, N failed".
 """
 import argparse
 import filecmp
+import json
 import os
 import shutil
 import subprocess
@@ -133,6 +137,38 @@ def main():
         rc, out, err = sh([exe, "--n=2.5e3", "--repeat=1", "--type=int"], env=renv, cwd="/")
         check(rc == 0 and "verified: yes" in out,
               "installed clreduce verifies a run with the installed kernels",
+              "exit %d\n%s%s" % (rc, out, err))
+        # A moved prefix: the installed tree, renamed, with no
+        # CLREDUCE_KERNEL_DIR and no LD_LIBRARY_PATH.  The command finds
+        # its library through its rpath ($ORIGIN/../<libdir>) and the
+        # library finds the kernels and the shipped tuning beside itself.
+        moved = os.path.join(tmp, "moved")
+        shutil.move(root, moved)
+        mexe = os.path.join(moved, "bin", "clreduce")
+        menv = {"LD_LIBRARY_PATH": None, "CLREDUCE_KERNEL_DIR": None,
+                "CLREDUCE_TUNING_DIR": None,
+                "CLREDUCE_CACHE_DIR": os.path.join(tmp, "cache-moved")}
+        rc, out, err = sh([mexe, "--n=2.5e3", "--repeat=1", "--json"], env=menv,
+                          cwd="/")
+        try:
+            report = json.loads(out)
+        except ValueError:
+            report = {}
+        kd = report.get("kernel_dir", "")
+        check(rc == 0 and report.get("verified") is True and
+              os.path.realpath(kd).startswith(os.path.realpath(moved)),
+              "the installed clreduce, its prefix moved, verifies a run with "
+              "the kernels under the new prefix (kernel_dir %r)" % kd,
+              "exit %d\n%s%s" % (rc, out, err))
+        bench = os.path.join(moved, "bin", "clreduce-bench")
+        rc, out, err = sh([bench, "--kernels=coarse", "--min-n=1e3",
+                           "--max-n=1e3", "--repeat=2"], env=menv, cwd="/")
+        tuning = [l for l in out.splitlines() if l.startswith("tuning:")]
+        check(rc == 0 and tuning and os.path.realpath(
+                  tuning[0].split(":", 1)[1].strip()).startswith(
+                      os.path.realpath(moved)),
+              "clreduce-bench in the moved prefix reads the shipped tuning "
+              "there: %s" % (tuning[0] if tuning else "no tuning line"),
               "exit %d\n%s%s" % (rc, out, err))
         shutil.rmtree(dest, ignore_errors=True)
     return finish()

@@ -121,6 +121,7 @@ static int create_context(run_state *st) {
     st->ctx = NULL;
     return cli_status_error("creating the OpenCL context", s, detail);
   }
+  st->rep.kernel_dir = clr_context_kernel_dir(st->ctx);
   s = clr_context_device(st->ctx, &st->rep.device);
   if (s != CLR_OK)
     return cli_status_error("querying the device", s,

@@ -244,6 +244,8 @@ void cli_report_json(FILE *f, const cli_report *r) {
   json_string_n(f, d->platform_name, FIELD_LEN(d->platform_name));
   fputs(",\"device_version\":", f);
   json_string_n(f, d->device_version, FIELD_LEN(d->device_version));
+  fputs(",\"kernel_dir\":", f);
+  json_string(f, r->kernel_dir ? r->kernel_dir : "");
   fputs(",\"result\":", f);
   json_value(f, &r->result);
   fputs(",\"reference\":", f);

@@ -30,6 +30,7 @@ typedef struct cli_report {
   const char *data;   /* "100000000 float uniform in [0,1) (seed 42)"   */
   const char *output; /* scans: --output file written, or NULL          */
   clr_device_desc device;
+  const char *kernel_dir; /* where the kernel sources were read from   */
 
   /* shape and times */
   clr_timing timing; /* the reported run: passes, chunks, error depth  */

@@ -1,13 +1,11 @@
 /* The opaque context: device, OpenCL context and queue, resolved kernel
  * and cache directories, built programs, reusable buffers, the last
  * call's timing and the detail of the last failure. */
-#include "clr_config.h"
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 static char *dup_string(const char *s) {
@@ -18,27 +16,19 @@ static char *dup_string(const char *s) {
   return p;
 }
 
-static int file_exists(const char *dir, const char *name) {
-  char path[4096];
-  struct stat st;
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  return stat(path, &st) == 0;
-}
 
 /* Explicit configuration, then $CLREDUCE_KERNEL_DIR (no fallback past an
  * explicit choice, so a wrong path is reported, not papered over), then the
- * installed directory, then this source tree's cl/. */
+ * installed directory, found even in a moved prefix (install_paths.c). */
 static char *resolve_kernel_dir(const char *configured) {
+  char dir[4096];
   if (configured && *configured)
     return dup_string(configured);
   const char *env = getenv("CLREDUCE_KERNEL_DIR");
   if (env && *env)
     return dup_string(env);
-  if (file_exists(CLR_INSTALLED_KERNEL_DIR, "common.cl"))
-    return dup_string(CLR_INSTALLED_KERNEL_DIR);
-  if (file_exists(CLR_SOURCE_KERNEL_DIR, "common.cl"))
-    return dup_string(CLR_SOURCE_KERNEL_DIR);
-  return dup_string(CLR_INSTALLED_KERNEL_DIR);
+  clr_installed_dir("cl", "common.cl", dir, sizeof dir);
+  return dup_string(dir);
 }
 
 /* NULL result: the on-disk cache is disabled. */
@@ -329,6 +319,10 @@ CLR_API const char *clr_context_error(const clr_context *ctx) {
 
 CLR_API const char *clr_context_build_log(const clr_context *ctx) {
   return ctx && ctx->build_log ? ctx->build_log : "";
+}
+
+CLR_API const char *clr_context_kernel_dir(const clr_context *ctx) {
+  return ctx && ctx->kernel_dir ? ctx->kernel_dir : "";
 }
 
 CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out) {

@@ -113,6 +113,15 @@ const char *clr_kernel_source(clr_kernel k);
  * occurs everywhere: callers that want it to match nothing say so). */
 int clr_contains_nocase(const char *hay, const char *needle);
 
+/* ---- install_paths.c: the installed data files */
+/* The directory of leaf ("cl": the kernel sources, "tuning": the shipped
+ * tuning files) holding the file probe: under the compiled-in prefix,
+ * else under the prefix the loaded library sits in (a moved install),
+ * else in the source tree.  1 with out filled; 0 with out set to the
+ * compiled-in directory when none holds it. */
+int clr_installed_dir(const char *leaf, const char *probe, char *out,
+                      size_t size);
+
 /* ---- device.c */
 clr_status clr_select_device(const char *platform, const char *device,
                              cl_platform_id *out_platform,

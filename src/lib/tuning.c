@@ -26,7 +26,6 @@
  * so a FIFO or a device in their place is refused, not waited on).  Every
  * key's limits are in one table (keys[] below), which the parser, the
  * validator of clr_set_tuning and the writer of clr_save_tuning share. */
-#include "clr_config.h"
 #include "internal.h"
 
 #include <ctype.h>
@@ -393,18 +392,18 @@ static int read_file(clr_context *ctx, const char *path, clr_tuning *t,
   return 1;
 }
 
-static const char *shipped_dir(void) {
+/* $CLREDUCE_TUNING_DIR, else the installed files (install_paths.c). */
+static const char *shipped_dir(char *buf, size_t size) {
   const char *env = getenv("CLREDUCE_TUNING_DIR");
-  struct stat st;
   if (env && *env)
     return env;
-  if (stat(CLR_INSTALLED_TUNING_DIR, &st) == 0)
-    return CLR_INSTALLED_TUNING_DIR;
-  return CLR_SOURCE_TUNING_DIR;
+  clr_installed_dir("tuning", ".", buf, size);
+  return buf;
 }
 
 static void load_shipped(clr_context *ctx) {
-  const char *dir = shipped_dir();
+  char dirbuf[4096];
+  const char *dir = shipped_dir(dirbuf, sizeof dirbuf);
   DIR *d = opendir(dir);
   char best[4096] = "", path[4096], match[256];
   size_t best_len = 0;
@@ -415,8 +414,9 @@ static void load_shipped(clr_context *ctx) {
     size_t len = strlen(e->d_name);
     if (len < 5 || strcmp(e->d_name + len - 4, ".txt") != 0)
       continue;
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    if (!read_file(ctx, path, NULL, match, sizeof match))
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
+            sizeof path ||
+        !read_file(ctx, path, NULL, match, sizeof match))
       continue;
     size_t ml = match_length(ctx->desc.device_name, match);
     if (ml && (ml > best_len || (ml == best_len && strcmp(path, best) < 0))) {

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""clreduce as a meson subproject, as README's recipe has it.
+
+    test_subproject.py SOURCE_ROOT EXAMPLE.c
+
+A throw-away parent project with subprojects/clreduce pointing at this
+source tree and `dependency('clreduce', fallback : ...)`: it configures,
+builds only the library (no clreduce command, no benchmark, no tests in
+the parent's `meson test`), and its program, examples/embed_sum.c, runs
+and prints "embed_sum: OK".  The last line is "N passed, N failed".
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PASSED = FAILED = 0
+
+
+def check(ok, what, detail=""):
+    global PASSED, FAILED
+    if ok:
+        PASSED += 1
+        print("ok:   " + what)
+    else:
+        FAILED += 1
+        print("FAIL: " + what + ("\n      " + detail[-3000:] if detail else ""))
+    sys.stdout.flush()
+    return ok
+
+
+def run(cmd, cwd, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(cmd, cwd=cwd, env=e, capture_output=True, text=True,
+                       timeout=600)
+    return p.returncode, p.stdout + p.stderr
+
+
+PARENT = """project('consumer', 'c', default_options : ['c_std=c11'])
+clreduce_dep = dependency('clreduce', fallback : ['clreduce', 'clreduce_dep'])
+executable('consumer', 'consumer.c', dependencies : clreduce_dep)
+"""
+
+
+def main():
+    source, example = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory(prefix="clreduce-subproject-") as tmp:
+        os.mkdir(os.path.join(tmp, "subprojects"))
+        os.symlink(os.path.abspath(source),
+                   os.path.join(tmp, "subprojects", "clreduce"))
+        with open(os.path.join(tmp, "meson.build"), "w") as f:
+            f.write(PARENT)
+        shutil.copy(example, os.path.join(tmp, "consumer.c"))
+        # Only the system's pkg-config could shadow the fallback: hide it.
+        env = {"PKG_CONFIG_PATH": "", "PKG_CONFIG_LIBDIR": tmp}
+        rc, out = run(["meson", "setup", "b"], tmp, env)
+        if not check(rc == 0, "meson setup of a parent using clreduce as a "
+                     "subproject", out):
+            return finish()
+        rc, out = run(["ninja", "-C", "b"], tmp, env)
+        if not check(rc == 0, "ninja builds the parent and the library", out):
+            return finish()
+        sub = os.path.join(tmp, "b", "subprojects", "clreduce")
+        built = [os.path.relpath(os.path.join(d, f), sub)
+                 for d, _, files in os.walk(sub) for f in files
+                 if f in ("clreduce", "clreduce-bench", "test_api")]
+        check(not built, "only the library is built in the subproject",
+              "also built: %s" % built)
+        rc, out = run(["meson", "test", "-C", "b", "--list"], tmp, env)
+        # (meson exits 1 with "No tests defined." when there are none)
+        check("No tests defined" in out or
+              (rc == 0 and "clreduce:" not in out),
+              "the parent's meson test lists no clreduce test", out)
+        rc, out = run([os.path.join(tmp, "b", "consumer")], "/",
+                      {"CLREDUCE_CACHE_DIR": os.path.join(tmp, "cache")})
+        check(rc == 0 and "embed_sum: OK" in out,
+              "the parent's program reduces through the subproject's library",
+              "exit %d\n%s" % (rc, out))
+    return finish()
+
+
+def finish():
+    print("test_subproject: %d passed, %d failed" % (PASSED, FAILED))
+    return 0 if FAILED == 0 and PASSED > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
