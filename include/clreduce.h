@@ -306,6 +306,24 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
                                      size_t offset, size_t n,
                                      clr_value *result);
 
+/* The asynchronous form of clr_reduce_buffer: enqueue the reduction and
+ * return without waiting.  Its first command waits for the num_events
+ * events of wait_list (may be 0 / NULL); the result (one value of
+ * clr_result_type) is written to element result_index of the caller's
+ * buffer result, which its next kernels can read; *event (when event is
+ * not NULL) completes when it is there (release it with clReleaseEvent).
+ * Nothing is read back to the host, so a GPU pipeline chains calls with no
+ * host sync.  On an in-order queue the call is ordered after the caller's
+ * earlier commands anyway; beside an out-of-order queue
+ * (clr_context_create_from_queue) only the wait list orders it.  Buffers
+ * must stay alive and unwritten until the event completes.  clr_last_timing
+ * then has the passes' shapes but no times.  Exact sums (rounded on the
+ * host) give CLR_ERR_UNSUPPORTED. */
+CLR_API clr_status clr_reduce_buffer_async(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem buf, size_t offset, size_t n, cl_mem result, size_t result_index,
+    cl_uint num_events, const cl_event *wait_list, cl_event *event);
+
 /* Prefix scan of n elements from in to out (out == in scans in place).
  * Output has the input type (integer sums wrap).  Sum, prod, min and max.
  * opt->kernel names the scan; CLR_REDUCE_COARSE there (the default of

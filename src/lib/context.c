@@ -16,7 +16,6 @@ static char *dup_string(const char *s) {
   return p;
 }
 
-
 /* Explicit configuration, then $CLREDUCE_KERNEL_DIR (no fallback past an
  * explicit choice, so a wrong path is reported, not papered over), then the
  * installed directory, found even in a moved prefix (install_paths.c). */
@@ -341,12 +340,19 @@ static clr_status caller_queue_fail(clr_context *ctx) {
                   clr_cl_error_name(ctx->caller_err), (int)ctx->caller_err);
 }
 
-clr_status clr_begin_call(clr_context *ctx) {
+/* What every call starts with: no timing, no detail, room in the
+ * program cache. */
+static void start_call(clr_context *ctx, int async) {
   memset(&ctx->timing, 0, sizeof ctx->timing);
   ctx->detail[0] = '\0';
   ctx->caller_err = CL_SUCCESS;
+  ctx->async_call = async;
   if (ctx->n_programs > CLR_MAX_PROGRAMS - CLR_PROGRAMS_PER_CALL)
     clr_release_programs(ctx); /* rare: start the in-memory cache over */
+}
+
+clr_status clr_begin_call(clr_context *ctx) {
+  start_call(ctx, 0);
   /* On an in-order queue the caller's earlier commands precede ours by
    * the queue's order; beside an out-of-order one, wait for all of them
    * (the calls are blocking, so a host wait costs no overlap). */
@@ -358,6 +364,11 @@ clr_status clr_begin_call(clr_context *ctx) {
   return CLR_OK;
 }
 
+clr_status clr_begin_async_call(clr_context *ctx) {
+  start_call(ctx, 1);
+  return CLR_OK;
+}
+
 const clr_options *clr_options_or_defaults(const clr_options *opt,
                                            clr_options *defaults) {
   if (opt)
@@ -366,8 +377,20 @@ const clr_options *clr_options_or_defaults(const clr_options *opt,
   return defaults;
 }
 
+clr_status clr_end_async_call(clr_context *ctx, clr_status st) {
+  if (st == CLR_OK) {
+    /* Flushed, so the commands start without a later call or wait. */
+    cl_int err = clFlush(ctx->queue);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clFlush", err);
+  }
+  st = clr_end_call(ctx, st);
+  ctx->async_call = 0;
+  return st;
+}
+
 clr_status clr_end_call(clr_context *ctx, clr_status st) {
-  if (ctx->caller_queue && ctx->queue) {
+  if (ctx->caller_queue && ctx->queue && !(st == CLR_OK && ctx->async_call)) {
     /* The context's own queue: complete this call's commands before the
      * caller's next ones, which may use what it wrote. */
     cl_int err = clFinish(ctx->queue);

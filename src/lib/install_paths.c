@@ -50,8 +50,8 @@ static int beside_library(const char *installed_in, const char *leaf,
                           const char *probe, char *out, size_t size) {
   Dl_info info;
   int depth = depth_of(installed_in);
-  if (depth < 0 || !dladdr(&anchor, &info) ||
-      !info.dli_fname || !strchr(info.dli_fname, '/'))
+  if (depth < 0 || !dladdr(&anchor, &info) || !info.dli_fname ||
+      !strchr(info.dli_fname, '/'))
     return 0;
   char dir[4096];
   if ((size_t)snprintf(dir, sizeof dir, "%s", info.dli_fname) >= sizeof dir)
@@ -77,8 +77,8 @@ int clr_installed_dir(const char *leaf, const char *probe, char *out,
                       size_t size) {
   const char *compiled = strcmp(leaf, "cl") == 0 ? CLR_INSTALLED_KERNEL_DIR
                                                  : CLR_INSTALLED_TUNING_DIR;
-  const char *source = strcmp(leaf, "cl") == 0 ? CLR_SOURCE_KERNEL_DIR
-                                               : CLR_SOURCE_TUNING_DIR;
+  const char *source =
+      strcmp(leaf, "cl") == 0 ? CLR_SOURCE_KERNEL_DIR : CLR_SOURCE_TUNING_DIR;
   if (holds(compiled, probe) &&
       (size_t)snprintf(out, size, "%s", compiled) < size)
     return 1;

@@ -41,6 +41,7 @@ struct clr_context {
    * and device, and each call first waits for this one.  NULL otherwise. */
   cl_command_queue caller_queue;
   cl_int caller_err; /* of that wait in the call in progress */
+  int async_call;    /* the call in progress returns without waiting */
   int profiling;
   int host_unified; /* CL_DEVICE_HOST_UNIFIED_MEMORY: zero-copy staging */
   clr_device_desc desc;
@@ -147,6 +148,18 @@ double clr_now_ms(void);
  * succeeded and returns st (begin's failure, if any, wins). */
 clr_status clr_begin_call(clr_context *ctx);
 clr_status clr_end_call(clr_context *ctx, clr_status st);
+/* The same for asynchronous entry points: the caller's queue is not
+ * waited for (its wait list orders the call) and, on success, nothing is
+ * finished; a failed call finishes what it enqueued. */
+clr_status clr_begin_async_call(clr_context *ctx);
+clr_status clr_end_async_call(clr_context *ctx, clr_status st);
+/* An asynchronous call's events: the first command waits for wait_list,
+ * the last returns *done (when done is not NULL). */
+typedef struct clr_async {
+  cl_uint num_events;
+  const cl_event *wait_list;
+  cl_event *done;
+} clr_async;
 /* The caller's options, or *defaults filled in when it passed NULL. */
 const clr_options *clr_options_or_defaults(const clr_options *opt,
                                            clr_options *defaults);

@@ -178,7 +178,8 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
 static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
                              int first_is_input, cl_mem src, size_t offset,
                              size_t n, cl_mem dst, size_t dst_index, int record,
-                             double *kernel_ms, size_t *depth) {
+                             const clr_async *async, double *kernel_ms,
+                             size_t *depth) {
   clr_status st = CLR_OK;
   clr_launch shapes[CLR_MAX_PASSES];
   cl_event events[CLR_MAX_PASSES];
@@ -233,8 +234,12 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
                       CLR_ARG(per_item));
     if (st != CLR_OK)
       goto fail;
-    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &L->global,
-                                             &L->local, 0, NULL, &events[i]));
+    /* An asynchronous call's first pass waits for the caller's events. */
+    int waits = i == 0 && async && async->num_events;
+    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(
+                          ctx->queue, k, 1, NULL, &L->global, &L->local,
+                          waits ? async->num_events : 0,
+                          waits ? async->wait_list : NULL, &events[i]));
     if (record && i < CLR_MAX_PASSES) {
       ctx->timing.passes[i].n_in = (size_t)m;
       ctx->timing.passes[i].global_size = L->global;
@@ -246,7 +251,12 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
   }
   CLR_CL_CHECK(ctx, clEnqueueCopyBuffer(ctx->queue, in, dst, 0,
                                         dst_index * acc_bytes, acc_bytes, 0,
-                                        NULL, NULL));
+                                        NULL, async ? async->done : NULL));
+  if (async) { /* nothing waits: no timing but the shapes */
+    ctx->timing.n_passes = n_passes;
+    *depth = total_depth;
+    goto fail;
+  }
   CLR_CL_CHECK(ctx, clWaitForEvents((cl_uint)n_passes, events));
   *kernel_ms += clr_event_ms(events[0], events[n_passes - 1]);
   if (record) {
@@ -333,7 +343,7 @@ static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
   st = clr_buffer_reserve(ctx, &ctx->aux[0], clr_type_size(plan.acc),
                           CL_MEM_READ_WRITE);
   if (st == CLR_OK)
-    st = run_passes(ctx, &plan, 1, buf, offset, n, ctx->aux[0].mem, 0, 1,
+    st = run_passes(ctx, &plan, 1, buf, offset, n, ctx->aux[0].mem, 0, 1, NULL,
                     &ctx->timing.kernel_ms, &depth);
   if (st == CLR_OK)
     st = read_result(ctx, ctx->aux[0].mem, plan.acc, result);
@@ -353,8 +363,9 @@ static clr_status reduce_chunk(clr_context *ctx, void *user, cl_mem mem,
                                size_t index, size_t len) {
   chunk_run *run = user;
   size_t depth = 0;
-  clr_status st = run_passes(ctx, run->plan, 1, mem, 0, len, ctx->aux[0].mem,
-                             index, index == 0, &ctx->timing.kernel_ms, &depth);
+  clr_status st =
+      run_passes(ctx, run->plan, 1, mem, 0, len, ctx->aux[0].mem, index,
+                 index == 0, NULL, &ctx->timing.kernel_ms, &depth);
   if (depth > run->depth)
     run->depth = depth;
   return st;
@@ -399,7 +410,7 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
     if (st == CLR_OK)
       st =
           run_passes(ctx, &plan, 0, ctx->aux[0].mem, 0, chunks, ctx->aux[1].mem,
-                     0, 0, &ctx->timing.kernel_ms, &final_depth);
+                     0, 0, NULL, &ctx->timing.kernel_ms, &final_depth);
     if (st == CLR_OK)
       st = read_result(ctx, ctx->aux[1].mem, plan.acc, result);
     depth += final_depth;
@@ -444,4 +455,58 @@ CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = reduce_host_call(ctx, opt, op, type, data, n, result);
   return clr_end_call(ctx, st);
+}
+
+/* The asynchronous reduction: enqueue and return, the result left in
+ * element result_index of the caller's result buffer. */
+static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
+                                    clr_op op, clr_type type, cl_mem buf,
+                                    size_t offset, size_t n, cl_mem result,
+                                    size_t result_index,
+                                    const clr_async *async) {
+  clr_options defaults;
+  reduce_plan plan;
+  size_t depth = 0;
+  clr_status st = clr_start_work(ctx, &opt, &defaults, buf, result,
+                                 "buffer and result", op, type, n, 0);
+  if (st != CLR_OK)
+    return st;
+  if (clr_exact_applies(opt, op, type))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "an exact sum is rounded on the host: use "
+                    "clr_reduce_buffer");
+  if (async->num_events && !async->wait_list)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%u events to wait for, but no wait list",
+                    (unsigned)async->num_events);
+  clr_type rt = clr_result_type(op, type, opt->narrow_accumulator);
+  st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ, "buffer");
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, result, result_index, 1, rt, CLR_ACCESS_WRITE,
+                          "result buffer");
+  reduce_input where = {NULL, offset};
+  if (st == CLR_OK)
+    st = make_plan(ctx, opt, op, type, &where, &plan);
+  if (st == CLR_OK)
+    st = run_passes(ctx, &plan, 1, buf, offset, n, result, result_index, 1,
+                    async, &ctx->timing.kernel_ms, &depth);
+  ctx->timing.chunks = 1;
+  ctx->timing.error_depth = depth;
+  return st;
+}
+
+CLR_API clr_status clr_reduce_buffer_async(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem buf, size_t offset, size_t n, cl_mem result, size_t result_index,
+    cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (event)
+    *event = NULL;
+  clr_async async = {num_events, wait_list, event};
+  clr_status st = clr_begin_async_call(ctx);
+  if (st == CLR_OK)
+    st = reduce_async_call(ctx, opt, op, type, buf, offset, n, result,
+                           result_index, &async);
+  return clr_end_async_call(ctx, st);
 }

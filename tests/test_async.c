@@ -1,0 +1,150 @@
+/* clr_reduce_buffer_async: calls chained on the device with no host sync
+ * between them (each waits for the previous one's event and reads what it
+ * wrote), on the context's own in-order queue and beside an adopted
+ * out-of-order queue, where only the wait lists order them; the results
+ * equal the blocking calls' and exact CPU loops; refused arguments. */
+#include "test_util.h"
+
+#include <CL/cl.h>
+
+#define N 1000003
+
+static void expect_cl(cl_int err, const char *what) {
+  if (err != CL_SUCCESS)
+    tu_die("%s failed: %d", what, (int)err);
+}
+
+/* Three chained calls: max of A into R[0], sum of A into R[1] (after the
+ * first), min of R[0..1] into R[2] (after the second: it reads both). */
+static void chain(clr_context *ctx, cl_command_queue q, const int64_t *host,
+                  cl_mem a, cl_event ready, const char *label) {
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_int err;
+  cl_mem r = clCreateBuffer(cl, CL_MEM_READ_WRITE, 3 * sizeof(int64_t), NULL,
+                            &err);
+  expect_cl(err, "clCreateBuffer");
+  cl_event e1 = NULL, e2 = NULL, e3 = NULL;
+  clr_status s = clr_reduce_buffer_async(ctx, NULL, CLR_MAX, CLR_LONG, a, 0, N,
+                                         r, 0, ready ? 1 : 0,
+                                         ready ? &ready : NULL, &e1);
+  TU_EXPECT_STATUS(s, CLR_OK, "async max");
+  s = clr_reduce_buffer_async(ctx, NULL, CLR_SUM, CLR_LONG, a, 0, N, r, 1, 1,
+                              &e1, &e2);
+  TU_EXPECT_STATUS(s, CLR_OK, "async sum");
+  s = clr_reduce_buffer_async(ctx, NULL, CLR_MIN, CLR_LONG, r, 0, 2, r, 2, 1,
+                              &e2, &e3);
+  TU_EXPECT_STATUS(s, CLR_OK, "async min of the two results");
+  TU_CHECK(e1 && e2 && e3, "%s: every async call returns an event", label);
+  int64_t got[3] = {0, 0, 0};
+  if (e3)
+    expect_cl(clEnqueueReadBuffer(q, r, CL_TRUE, 0, sizeof got, got, 1, &e3,
+                                  NULL),
+              "clEnqueueReadBuffer");
+  int64_t mx = host[0], sum = 0;
+  for (size_t i = 0; i < N; i++) {
+    mx = host[i] > mx ? host[i] : mx;
+    sum += host[i];
+  }
+  int64_t mn = mx < sum ? mx : sum;
+  TU_CHECK(got[0] == mx && got[1] == sum && got[2] == mn,
+           "%s: max %lld (want %lld), sum %lld (want %lld), min of both %lld "
+           "(want %lld)",
+           label, (long long)got[0], (long long)mx, (long long)got[1],
+           (long long)sum, (long long)got[2], (long long)mn);
+  /* The blocking call agrees. */
+  clr_value v;
+  s = clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_LONG, a, 0, N, &v);
+  TU_CHECK(s == CLR_OK && v.v.l == sum, "%s: blocking sum %lld", label,
+           (long long)v.v.l);
+  cl_event evs[3] = {e1, e2, e3};
+  for (int i = 0; i < 3; i++)
+    if (evs[i])
+      clReleaseEvent(evs[i]);
+  clReleaseMemObject(r);
+}
+
+static void refusals(clr_context *ctx, cl_mem a) {
+  cl_int err;
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_mem ro = clCreateBuffer(cl, CL_MEM_READ_ONLY, 16, NULL, &err);
+  expect_cl(err, "clCreateBuffer");
+  cl_mem r = clCreateBuffer(cl, CL_MEM_READ_WRITE, 16, NULL, &err);
+  expect_cl(err, "clCreateBuffer");
+  cl_event ev = NULL;
+  TU_EXPECT_STATUS(clr_reduce_buffer_async(ctx, NULL, CLR_SUM, CLR_LONG, a, 0,
+                                           N, ro, 0, 0, NULL, &ev),
+                   CLR_ERR_INVALID_ARGUMENT, "async into a read-only buffer");
+  TU_CHECK(ev == NULL, "a refused call returns no event");
+  TU_EXPECT_STATUS(clr_reduce_buffer_async(ctx, NULL, CLR_SUM, CLR_LONG, a, 0,
+                                           N, r, 2, 0, NULL, NULL),
+                   CLR_ERR_INVALID_ARGUMENT,
+                   "async into element 2 of a 2-element buffer");
+  TU_EXPECT_STATUS(clr_reduce_buffer_async(ctx, NULL, CLR_SUM, CLR_LONG, a, 0,
+                                           N, r, 0, 1, NULL, NULL),
+                   CLR_ERR_INVALID_ARGUMENT, "one event, no wait list");
+  clr_options o;
+  clr_options_init(&o);
+  o.exact = 1;
+  TU_EXPECT_STATUS(clr_reduce_buffer_async(ctx, &o, CLR_SUM, CLR_DOUBLE, r, 0,
+                                           2, r, 0, 0, NULL, NULL),
+                   CLR_ERR_UNSUPPORTED, "async exact sum");
+  TU_EXPECT_STATUS(clr_reduce_buffer_async(NULL, NULL, CLR_SUM, CLR_LONG, a, 0,
+                                           N, r, 0, 0, NULL, NULL),
+                   CLR_ERR_INVALID_ARGUMENT, "async with no context");
+  clReleaseMemObject(ro);
+  clReleaseMemObject(r);
+}
+
+int main(void) {
+  int64_t *host = tu_xmalloc(N * sizeof *host);
+  tu_rng rng = {77};
+  for (size_t i = 0; i < N; i++)
+    host[i] = (int64_t)(tu_next(&rng) % 2000001) - 1000000;
+  clr_context *ctx = tu_context();
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_command_queue q = clr_context_queue(ctx);
+  cl_int err;
+  cl_mem a = clCreateBuffer(cl, CL_MEM_READ_ONLY, N * sizeof *host, NULL, &err);
+  expect_cl(err, "clCreateBuffer");
+  expect_cl(clEnqueueWriteBuffer(q, a, CL_TRUE, 0, N * sizeof *host, host, 0,
+                                 NULL, NULL),
+            "clEnqueueWriteBuffer");
+  chain(ctx, q, host, a, NULL, "own in-order queue");
+  refusals(ctx, a);
+  tu_section("in-order queue");
+
+  /* Beside an out-of-order queue: the caller's write and the calls are
+   * ordered by events only. */
+  cl_device_id dev;
+  expect_cl(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL),
+            "clGetCommandQueueInfo");
+  cl_command_queue ooo = clCreateCommandQueue(
+      cl, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  if (err == CL_SUCCESS) {
+    clr_context *octx = NULL;
+    char detail[256];
+    if (clr_context_create_from_queue(ooo, NULL, &octx, detail,
+                                      sizeof detail) != CLR_OK)
+      tu_die("clr_context_create_from_queue: %s", detail);
+    cl_mem b = clCreateBuffer(cl, CL_MEM_READ_ONLY, N * sizeof *host, NULL,
+                              &err);
+    expect_cl(err, "clCreateBuffer");
+    cl_event written = NULL;
+    expect_cl(clEnqueueWriteBuffer(ooo, b, CL_FALSE, 0, N * sizeof *host, host,
+                                   0, NULL, &written),
+              "clEnqueueWriteBuffer");
+    chain(octx, ooo, host, b, written, "beside an out-of-order queue");
+    clReleaseEvent(written);
+    clReleaseMemObject(b);
+    clr_context_release(octx);
+    clReleaseCommandQueue(ooo);
+    tu_section("out-of-order queue");
+  } else {
+    printf("out-of-order queues: not supported by this device (%d)\n",
+           (int)err);
+  }
+  clReleaseMemObject(a);
+  clr_context_release(ctx);
+  free(host);
+  return tu_finish("test_async");
+}
