@@ -7,7 +7,10 @@ A throw-away parent project with subprojects/clreduce pointing at this
 source tree and `dependency('clreduce', fallback : ...)`: it configures,
 builds only the library (no clreduce command, no benchmark, no tests in
 the parent's `meson test`), and its program, examples/embed_sum.c, runs
-and prints "embed_sum: OK".  The last line is "N passed, N failed".
+and prints "embed_sum: OK".  Then again with the kernels built into a
+static library (-Dclreduce:embed_kernels=true): the program runs with no
+kernel files, and $CLREDUCE_KERNEL_DIR still wins.  The last line is
+"N passed, N failed".
 """
 import os
 import shutil
@@ -78,6 +81,35 @@ def main():
         check(rc == 0 and "embed_sum: OK" in out,
               "the parent's program reduces through the subproject's library",
               "exit %d\n%s" % (rc, out))
+        # The kernels built into a static library: the program needs no
+        # file; $CLREDUCE_KERNEL_DIR still wins over them.
+        rc, out = run(["meson", "setup", "b2", "-Dclreduce:embed_kernels=true",
+                       "-Dclreduce:default_library=static"], tmp, env)
+        if check(rc == 0, "meson setup with -Dclreduce:embed_kernels=true and "
+                 "a static library", out):
+            rc, out = run(["ninja", "-C", "b2"], tmp, env)
+            check(rc == 0, "ninja builds it", out)
+            prog = os.path.join(tmp, "b2", "consumer")
+            rc, out = run(["nm", prog], tmp)
+            check(rc == 0 and "clr_embedded_kernels" in out and
+                  "clr_reduce_host" in out,
+                  "the program carries the library and its kernel sources",
+                  out[-500:])
+            rc, out = run(["ldd", prog], tmp)
+            check("libclreduce" not in out, "no shared libclreduce is loaded",
+                  out)
+            cache = os.path.join(tmp, "cache2")
+            rc, out = run([prog], "/", {"CLREDUCE_CACHE_DIR": cache})
+            check(rc == 0 and "embed_sum: OK" in out,
+                  "the static program runs with the built-in kernels",
+                  "exit %d\n%s" % (rc, out))
+            empty = os.path.join(tmp, "no-kernels")
+            os.mkdir(empty)
+            rc, out = run([prog], "/", {"CLREDUCE_CACHE_DIR": cache,
+                                        "CLREDUCE_KERNEL_DIR": empty})
+            check(rc != 0 and "embed_sum: OK" not in out,
+                  "$CLREDUCE_KERNEL_DIR wins over the built-in kernels (an "
+                  "empty one fails)", "exit %d\n%s" % (rc, out))
     return finish()
 
 

@@ -18,6 +18,7 @@ static char *dup_string(const char *s) {
 
 /* Explicit configuration, then $CLREDUCE_KERNEL_DIR (no fallback past an
  * explicit choice, so a wrong path is reported, not papered over), then the
+ * sources built into the library (-Dembed_kernels=true), else the
  * installed directory, found even in a moved prefix (install_paths.c). */
 static char *resolve_kernel_dir(const char *configured) {
   char dir[4096];
@@ -26,6 +27,9 @@ static char *resolve_kernel_dir(const char *configured) {
   const char *env = getenv("CLREDUCE_KERNEL_DIR");
   if (env && *env)
     return dup_string(env);
+#if CLR_EMBEDDED_KERNELS
+  return dup_string(CLR_EMBEDDED_KERNEL_DIR);
+#endif
   clr_installed_dir("cl", "common.cl", dir, sizeof dir);
   return dup_string(dir);
 }

@@ -10,8 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Read a whole file; NULL with errno set on failure. */
+/* Read a whole file; NULL with errno set on failure.  From the sources
+ * built into the library when dir says so. */
 static char *read_text(const char *dir, const char *name, size_t *len) {
+#if CLR_EMBEDDED_KERNELS
+  if (strcmp(dir, CLR_EMBEDDED_KERNEL_DIR) == 0) {
+    for (const clr_embedded_kernel *k = clr_embedded_kernels; k->name; k++)
+      if (strcmp(k->name, name) == 0) {
+        size_t n = strlen(k->text);
+        char *copy = malloc(n + 1);
+        if (!copy) {
+          errno = ENOMEM;
+          return NULL;
+        }
+        memcpy(copy, k->text, n + 1);
+        *len = n;
+        return copy;
+      }
+    errno = ENOENT;
+    return NULL;
+  }
+#endif
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *f = fopen(path, "rb");
