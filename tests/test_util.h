@@ -555,4 +555,114 @@ static TU_UNUSED const clr_op tu_ops[] = {CLR_SUM, CLR_PROD, CLR_MIN,
                                           CLR_MAX, CLR_AND,  CLR_OR};
 #define TU_N_OPS (sizeof tu_ops / sizeof tu_ops[0])
 
+/* ------------------------------------------------------------ reliability
+ * (tests/reliability/: Oclgrind, fault injection, concurrency) */
+
+/* A check tied to a known bug: a failure of a bug listed in
+ * $CLR_KNOWN_BUGS (comma-separated ids) is reported but tolerated. */
+static TU_PRINTF(3, 4) TU_UNUSED
+    int tu_known(const char *id, int ok, const char *fmt, ...) {
+  va_list ap;
+  if (ok) {
+    tu_passed++;
+    return 1;
+  }
+  const char *list = getenv("CLR_KNOWN_BUGS");
+  size_t len = strlen(id);
+  int tolerated = 0;
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n == len && strncmp(p, id, len) == 0)
+      tolerated = 1;
+    p = end ? end + 1 : p + n;
+  }
+  if (tolerated)
+    tu_passed++;
+  else
+    tu_failed++;
+  va_start(ap, fmt);
+  printf("%s (known bug %s): ", tolerated ? "TOLERATED" : "FAIL", id);
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+  fflush(stdout);
+  return 0;
+}
+
+/* The value of --name=VALUE among argv, or NULL. */
+static TU_UNUSED const char *tu_arg_value(int argc, char **argv,
+                                          const char *name) {
+  const char *v;
+  for (int i = 1; i < argc; i++)
+    if (tu_arg(argv[i], name, &v))
+      return v;
+  return NULL;
+}
+
+/* Small values whose every sum, product and prefix is exact in every type
+ * (seeded): products of 2, -1, 1 and 0.5; and/or with some zeros; sums of
+ * integers in [-1000, 1000] ([0, 2000] unsigned). */
+static TU_UNUSED void tu_fill_exact(clr_type t, clr_op op, void *data, size_t n,
+                                    uint64_t seed) {
+  tu_rng r = {seed * 0x2545F4914F6CDD1Dull + 12345u};
+  for (size_t i = 0; i < n; i++) {
+    uint64_t u = tu_next(&r);
+    double x;
+    if (op == CLR_PROD) {
+      unsigned k = (unsigned)(u % 64);
+      x = k == 0 ? 2.0 : k == 1 ? -1.0 : 1.0;
+      if (k == 2 && tu_is_float(t))
+        x = 0.5;
+    } else if (op == CLR_AND || op == CLR_OR) {
+      x = (op == CLR_AND ? u % 97 != 0 : u % 97 == 0) ? (double)(u % 5 + 1) : 0;
+    } else {
+      x = (double)(int64_t)(u % 2001) - 1000.0;
+      if (t == CLR_UINT || t == CLR_ULONG)
+        x = (double)(u % 2001);
+    }
+    if (tu_is_float(t))
+      tu_store_f(t, data, i, x);
+    else
+      tu_store_i(t, data, i, (int64_t)x);
+  }
+}
+
+/* Exact reference scan (the tu_fill_exact data keeps every prefix
+ * exact). */
+static TU_UNUSED void tu_scan_ref(clr_op op, clr_type t, int exclusive,
+                                  const void *carry_in, const void *in,
+                                  void *out, size_t n) {
+  size_t es = clr_type_size(t);
+  clr_value run = clr_identity(op, t);
+  if (carry_in)
+    run = clr_combine(op, run, clr_value_at(t, carry_in, 0));
+  for (size_t i = 0; i < n; i++) {
+    clr_value x = clr_value_at(t, in, i);
+    if (exclusive) {
+      memcpy((char *)out + i * es, &run.v, es);
+      run = clr_combine(op, run, x);
+    } else {
+      run = clr_combine(op, run, x);
+      memcpy((char *)out + i * es, &run.v, es);
+    }
+  }
+}
+
+/* Index of the first element where two arrays differ, or n. */
+static TU_UNUSED size_t tu_first_diff(clr_type t, const void *a, const void *b,
+                                      size_t n) {
+  size_t es = clr_type_size(t);
+  for (size_t i = 0; i < n; i++)
+    if (memcmp((const char *)a + i * es, (const char *)b + i * es, es) != 0)
+      return i;
+  return n;
+}
+
+/* tu_fmt of a value passed by value. */
+static TU_UNUSED const char *tu_fmtv(clr_value v, char *buf, size_t size) {
+  clr_value_format(&v, buf, size);
+  return buf;
+}
+
 #endif

@@ -28,7 +28,7 @@
  * never waits.  Its coarse option is the elements per work-item.
  */
 #include "exact_sum.h"
-#include "rel_util.h"
+#include "test_util.h"
 
 #include <CL/cl.h>
 
@@ -42,7 +42,7 @@ static const clr_type all_types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_INT,
 
 /* OCLGRIND_TRACE=1: name every call on stderr before it runs, so that
  * Oclgrind's messages (on stderr too without --log) can be attributed. */
-static RU_PRINTF(1, 2) void trace(const char *fmt, ...) {
+static TU_PRINTF(1, 2) void trace(const char *fmt, ...) {
   static int on = -1;
   if (on < 0)
     on = getenv("OCLGRIND_TRACE") != NULL;
@@ -67,11 +67,11 @@ static clr_context *make_context(const char *kernel_dir, int copy,
   cfg.copy_host_data = copy;
   clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
   if (s != CLR_OK)
-    ru_die("clr_context_create: %s: %s", clr_status_name(s), detail);
+    tu_die("clr_context_create: %s: %s", clr_status_name(s), detail);
   clr_device_desc d;
   clr_context_device(c, &d);
   if (!any_device && !strstr(d.platform_name, "Oclgrind"))
-    ru_die("the device is '%s' on '%s', not Oclgrind: run this program "
+    tu_die("the device is '%s' on '%s', not Oclgrind: run this program "
            "under oclgrind (tests/reliability/run_oclgrind.py)",
            d.device_name, d.platform_name);
   return c;
@@ -90,8 +90,8 @@ static void check_reduce(clr_context *c, const clr_options *o, clr_op op,
                          clr_type t, size_t n, size_t skip) {
   char sh[160], a[64], b[64];
   size_t es = clr_type_size(t);
-  unsigned char *buf = ru_xmalloc((n + skip) * es);
-  ru_fill(t, op, buf, n + skip, n * 31 + (size_t)op * 7 + (size_t)t);
+  unsigned char *buf = tu_xmalloc((n + skip) * es);
+  tu_fill_exact(t, op, buf, n + skip, n * 31 + (size_t)op * 7 + (size_t)t);
   const void *data = buf + skip * es;
   clr_reference ref;
   clr_ref_reduce(op, t, o->narrow_accumulator, data, n, &ref);
@@ -102,16 +102,16 @@ static void check_reduce(clr_context *c, const clr_options *o, clr_op op,
         clr_op_name(op), clr_type_name(t), n, skip);
   clr_status s = clr_reduce_host(c, o, op, t, data, n, &got);
   runs++;
-  if (ru_check(s == CLR_OK, "reduce %s %s of %s n=%zu skip=%zu: %s: %s",
+  if (tu_check(s == CLR_OK, "reduce %s %s of %s n=%zu skip=%zu: %s: %s",
                shape(o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n,
                skip, clr_status_name(s), clr_context_error(c))) {
     clr_check chk;
     clr_last_timing(c, &tm);
     clr_ref_check(&ref, &got, tm.error_depth, &chk);
-    ru_check(chk.ok && got.type == ref.value.type,
+    tu_check(chk.ok && got.type == ref.value.type,
              "reduce %s %s of %s n=%zu skip=%zu: got %s, want %s",
              shape(o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n,
-             skip, ru_fmt(got, a, sizeof a), ru_fmt(ref.value, b, sizeof b));
+             skip, tu_fmtv(got, a, sizeof a), tu_fmtv(ref.value, b, sizeof b));
   }
   free(buf);
 }
@@ -121,14 +121,14 @@ static void check_reduce_buffer(clr_context *c, const clr_options *o, clr_op op,
                                 clr_type t, size_t n, size_t offset) {
   char sh[160], a[64], b[64];
   size_t es = clr_type_size(t), total = n + offset + 3;
-  unsigned char *host = ru_xmalloc(total * es);
-  ru_fill(t, op, host, total, n * 17 + offset);
+  unsigned char *host = tu_xmalloc(total * es);
+  tu_fill_exact(t, op, host, total, n * 17 + offset);
   cl_int err;
   cl_mem m = clCreateBuffer(clr_context_cl_context(c),
                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, total * es,
                             host, &err);
   if (err != CL_SUCCESS)
-    ru_die("clCreateBuffer: %d", (int)err);
+    tu_die("clCreateBuffer: %d", (int)err);
   clr_reference ref;
   clr_ref_reduce(op, t, o->narrow_accumulator, host + offset * es, n, &ref);
   clr_value got;
@@ -137,7 +137,7 @@ static void check_reduce_buffer(clr_context *c, const clr_options *o, clr_op op,
         clr_op_name(op), clr_type_name(t), n, offset);
   clr_status s = clr_reduce_buffer(c, o, op, t, m, offset, n, &got);
   runs++;
-  if (ru_check(s == CLR_OK,
+  if (tu_check(s == CLR_OK,
                "reduce_buffer %s %s of %s n=%zu offset=%zu: %s: %s",
                shape(o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n,
                offset, clr_status_name(s), clr_context_error(c))) {
@@ -145,10 +145,10 @@ static void check_reduce_buffer(clr_context *c, const clr_options *o, clr_op op,
     clr_timing tm;
     clr_last_timing(c, &tm);
     clr_ref_check(&ref, &got, tm.error_depth, &chk);
-    ru_check(chk.ok,
-             "reduce_buffer %s %s of %s n=%zu offset=%zu: got %s, want %s",
-             shape(o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n,
-             offset, ru_fmt(got, a, sizeof a), ru_fmt(ref.value, b, sizeof b));
+    tu_check(
+        chk.ok, "reduce_buffer %s %s of %s n=%zu offset=%zu: got %s, want %s",
+        shape(o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n, offset,
+        tu_fmtv(got, a, sizeof a), tu_fmtv(ref.value, b, sizeof b));
   }
   clReleaseMemObject(m);
   free(host);
@@ -159,12 +159,12 @@ static void check_scan(clr_context *c, clr_options o, clr_op op, clr_type t,
                        size_t n, int in_place, int carry) {
   char sh[160], a[64], b[64];
   size_t es = clr_type_size(t);
-  unsigned char *in = ru_xmalloc(n * es), *out = ru_xmalloc(n * es);
-  unsigned char *want = ru_xmalloc(n * es), cin[8];
-  ru_fill(t, op, in, n, n * 13 + (size_t)op);
-  ru_fill(t, op, cin, 1, 99);
+  unsigned char *in = tu_xmalloc(n * es), *out = tu_xmalloc(n * es);
+  unsigned char *want = tu_xmalloc(n * es), cin[8];
+  tu_fill_exact(t, op, in, n, n * 13 + (size_t)op);
+  tu_fill_exact(t, op, cin, 1, 99);
   o.carry_in = carry ? cin : NULL;
-  ru_scan_ref(op, t, o.exclusive, o.carry_in, in, want, n);
+  tu_scan_ref(op, t, o.exclusive, o.carry_in, in, want, n);
   if (in_place)
     memcpy(out, in, n * es);
   trace("scan %s %s of %s n=%zu%s%s", shape(&o, sh, sizeof sh), clr_op_name(op),
@@ -172,16 +172,16 @@ static void check_scan(clr_context *c, clr_options o, clr_op op, clr_type t,
         carry ? " carry" : "");
   clr_status s = clr_scan_host(c, &o, op, t, in_place ? out : in, out, n);
   runs++;
-  if (ru_check(s == CLR_OK, "scan %s %s of %s n=%zu%s%s: %s: %s",
+  if (tu_check(s == CLR_OK, "scan %s %s of %s n=%zu%s%s: %s: %s",
                shape(&o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n,
                in_place ? " in place" : "", carry ? " carry" : "",
                clr_status_name(s), clr_context_error(c))) {
-    size_t i = ru_first_diff(t, out, want, n);
-    ru_check(i == n, "scan %s %s of %s n=%zu%s%s: element %zu is %s, want %s",
+    size_t i = tu_first_diff(t, out, want, n);
+    tu_check(i == n, "scan %s %s of %s n=%zu%s%s: element %zu is %s, want %s",
              shape(&o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n,
              in_place ? " in place" : "", carry ? " carry" : "", i,
-             i < n ? ru_fmt(ru_get(t, out, i), a, sizeof a) : "",
-             i < n ? ru_fmt(ru_get(t, want, i), b, sizeof b) : "");
+             i < n ? tu_fmtv(clr_value_at(t, out, i), a, sizeof a) : "",
+             i < n ? tu_fmtv(clr_value_at(t, want, i), b, sizeof b) : "");
   }
   free(in);
   free(out);
@@ -193,41 +193,41 @@ static void check_scan_buffer(clr_context *c, const clr_options *o, clr_op op,
                               clr_type t, size_t n, int in_place) {
   char sh[160], a[64], b[64];
   size_t es = clr_type_size(t);
-  unsigned char *in = ru_xmalloc(n * es), *out = ru_xmalloc(n * es);
-  unsigned char *want = ru_xmalloc(n * es);
-  ru_fill(t, op, in, n, n * 5 + 1);
-  ru_scan_ref(op, t, o->exclusive, NULL, in, want, n);
+  unsigned char *in = tu_xmalloc(n * es), *out = tu_xmalloc(n * es);
+  unsigned char *want = tu_xmalloc(n * es);
+  tu_fill_exact(t, op, in, n, n * 5 + 1);
+  tu_scan_ref(op, t, o->exclusive, NULL, in, want, n);
   cl_int err;
   cl_context cl = clr_context_cl_context(c);
   cl_mem mi = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                              n * es, in, &err);
   if (err != CL_SUCCESS)
-    ru_die("clCreateBuffer: %d", (int)err);
+    tu_die("clCreateBuffer: %d", (int)err);
   cl_mem mo = mi;
   if (!in_place) {
     mo = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * es, NULL, &err);
     if (err != CL_SUCCESS)
-      ru_die("clCreateBuffer: %d", (int)err);
+      tu_die("clCreateBuffer: %d", (int)err);
   }
   trace("scan_buffer %s %s of %s n=%zu%s", shape(o, sh, sizeof sh),
         clr_op_name(op), clr_type_name(t), n, in_place ? " in place" : "");
   clr_status s = clr_scan_buffer(c, o, op, t, mi, mo, n);
   runs++;
-  if (ru_check(s == CLR_OK, "scan_buffer %s %s of %s n=%zu%s: %s: %s",
+  if (tu_check(s == CLR_OK, "scan_buffer %s %s of %s n=%zu%s: %s: %s",
                shape(o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n,
                in_place ? " in place" : "", clr_status_name(s),
                clr_context_error(c))) {
     err = clEnqueueReadBuffer(clr_context_queue(c), mo, CL_TRUE, 0, n * es, out,
                               0, NULL, NULL);
     if (err != CL_SUCCESS)
-      ru_die("clEnqueueReadBuffer: %d", (int)err);
-    size_t i = ru_first_diff(t, out, want, n);
-    ru_check(i == n,
+      tu_die("clEnqueueReadBuffer: %d", (int)err);
+    size_t i = tu_first_diff(t, out, want, n);
+    tu_check(i == n,
              "scan_buffer %s %s of %s n=%zu%s: element %zu is %s, want %s",
              shape(o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n,
              in_place ? " in place" : "", i,
-             i < n ? ru_fmt(ru_get(t, out, i), a, sizeof a) : "",
-             i < n ? ru_fmt(ru_get(t, want, i), b, sizeof b) : "");
+             i < n ? tu_fmtv(clr_value_at(t, out, i), a, sizeof a) : "",
+             i < n ? tu_fmtv(clr_value_at(t, want, i), b, sizeof b) : "");
   }
   if (mo != mi)
     clReleaseMemObject(mo);
@@ -347,7 +347,7 @@ static void part_exact(void) {
   static const size_t sizes[] = {1, 7, 301};
   clr_tuning base, t;
   if (clr_get_tuning(ctx, &base) != CLR_OK)
-    ru_die("clr_get_tuning: %s", clr_context_error(ctx));
+    tu_die("clr_get_tuning: %s", clr_context_error(ctx));
   for (unsigned atomics = 0; atomics < 2; atomics++)
     for (int ty = CLR_FLOAT; ty <= CLR_DOUBLE; ty++)
       for (int layout = CLR_LAYOUT_STRIDED; layout <= CLR_LAYOUT_CONTIGUOUS;
@@ -356,10 +356,10 @@ static void part_exact(void) {
           for (size_t si = 0; si < 3; si++) {
             clr_type type = (clr_type)ty;
             size_t n = sizes[si], es = clr_type_size(type);
-            unsigned char *data = ru_xmalloc(n * es);
-            uint64_t seed = n * 31 + vi;
+            unsigned char *data = tu_xmalloc(n * es);
+            tu_rng rng = {n * 31 + vi};
             for (size_t i = 0; i < n; i++) {
-              double r = (double)(ru_next(&seed) >> 11) * 0x1p-53;
+              double r = tu_unit(&rng);
               double big = type == CLR_FLOAT ? 0x1p100 : 0x1p950;
               double tiny = type == CLR_FLOAT ? 0x1p-140 : 0x1p-1060;
               double x = i % 4 == 0   ? tiny * (1 + (double)(i % 7))
@@ -377,7 +377,7 @@ static void part_exact(void) {
             t.exact_int64_atomics = atomics;
             t.exact_terms = 2;
             if (clr_set_tuning(ctx, &t) != CLR_OK)
-              ru_die("clr_set_tuning: %s", clr_context_error(ctx));
+              tu_die("clr_set_tuning: %s", clr_context_error(ctx));
             clr_options o;
             clr_options_init(&o);
             o.exact = 1;
@@ -392,16 +392,16 @@ static void part_exact(void) {
             clr_status st =
                 clr_reduce_host(ctx, &o, CLR_SUM, type, data, n, &got);
             runs++;
-            ru_check(st == CLR_OK && clr_ref_exact_equal(&want, &got),
+            tu_check(st == CLR_OK && clr_ref_exact_equal(&want, &got),
                      "exact %s sum n=%zu vec=%u layout=%d int64 atomics=%u: "
                      "%s, got %s, exact %s",
                      clr_type_name(type), n, vecs[vi], layout, atomics,
-                     clr_status_name(st), ru_fmt(got, a, sizeof a),
-                     ru_fmt(want, b, sizeof b));
+                     clr_status_name(st), tu_fmtv(got, a, sizeof a),
+                     tu_fmtv(want, b, sizeof b));
             free(data);
           }
   if (clr_set_tuning(ctx, &base) != CLR_OK)
-    ru_die("clr_set_tuning: %s", clr_context_error(ctx));
+    tu_die("clr_set_tuning: %s", clr_context_error(ctx));
 }
 
 static void part_scan(clr_kernel k) {
@@ -515,20 +515,20 @@ static int part_one(const char *what) {
 }
 
 int main(int argc, char **argv) {
-  const char *part = ru_arg(argc, argv, "--part");
-  const char *kdir = ru_arg(argc, argv, "--kernel-dir");
+  const char *part = tu_arg_value(argc, argv, "--part");
+  const char *kdir = tu_arg_value(argc, argv, "--kernel-dir");
   int any = 0;
   for (int i = 1; i < argc; i++)
     any |= strcmp(argv[i], "--any-device") == 0;
   if (!part || !kdir)
-    ru_die("usage: oclgrind_kernels --part=PART --kernel-dir=DIR "
+    tu_die("usage: oclgrind_kernels --part=PART --kernel-dir=DIR "
            "[--any-device]");
   ctx = make_context(kdir, 0, any);
   if (strncmp(part, "one-", 4) == 0) {
     if (!part_one(part))
-      ru_die("unknown --part '%s'", part);
+      tu_die("unknown --part '%s'", part);
     clr_context_release(ctx);
-    return ru_finish("oclgrind_kernels");
+    return tu_finish("oclgrind_kernels");
   }
   ctx_copy = make_context(kdir, 1, any);
   if (strcmp(part, "reduce-interleaved") == 0)
@@ -556,9 +556,9 @@ int main(int argc, char **argv) {
   else if (strcmp(part, "scan-buffer") == 0)
     part_scan_buffer();
   else
-    ru_die("unknown --part '%s'", part);
+    tu_die("unknown --part '%s'", part);
   clr_context_release(ctx);
   clr_context_release(ctx_copy);
   printf("%s: %lu library calls checked\n", part, runs);
-  return ru_finish("oclgrind_kernels");
+  return tu_finish("oclgrind_kernels");
 }

@@ -13,12 +13,12 @@
  *     scans, and calls that fail.
  *
  * Every result is checked against the CPU reference (src/check): exactly
- * for scans (ru_fill's data keeps every prefix exact) and with
+ * for scans (tu_fill_exact's data keeps every prefix exact) and with
  * clr_ref_check for reductions.
  *
  *   test_concurrency --part=distinct|shared --kernel-dir=DIR --work-dir=DIR
  */
-#include "rel_util.h"
+#include "test_util.h"
 
 #include <ftw.h>
 #include <pthread.h>
@@ -38,18 +38,18 @@ static const clr_kernel kernels[] = {
 static const clr_type types[] = {CLR_FLOAT, CLR_INT, CLR_LONG, CLR_DOUBLE};
 static const clr_op ops[] = {CLR_SUM, CLR_MAX, CLR_PROD, CLR_MIN};
 
-/* A failure inside a thread: counted and printed under a lock (ru_check's
+/* A failure inside a thread: counted and printed under a lock (tu_check's
  * counters are not atomic). */
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static RU_PRINTF(2, 3) int tcheck(int ok, const char *fmt, ...) {
+static TU_PRINTF(2, 3) int tcheck(int ok, const char *fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   pthread_mutex_lock(&report_lock);
-  ru_check(ok, "%s", msg);
+  tu_check(ok, "%s", msg);
   pthread_mutex_unlock(&report_lock);
   return ok;
 }
@@ -89,12 +89,12 @@ static void job_init(job *j, unsigned thread, unsigned round, unsigned k) {
   j->exclusive = (int)((thread + k) % 2);
   j->use_buffer = (int)((round + k) % 3 == 2);
   size_t es = clr_type_size(j->type);
-  j->in = ru_xmalloc(j->n * es);
-  j->out = ru_xmalloc(j->n * es);
-  j->want = ru_xmalloc(j->n * es);
-  ru_fill(j->type, j->op, j->in, j->n, thread * 1000u + round * 10u + k);
+  j->in = tu_xmalloc(j->n * es);
+  j->out = tu_xmalloc(j->n * es);
+  j->want = tu_xmalloc(j->n * es);
+  tu_fill_exact(j->type, j->op, j->in, j->n, thread * 1000u + round * 10u + k);
   if (clr_kernel_is_scan(j->kernel))
-    ru_scan_ref(j->op, j->type, j->exclusive, NULL, j->in, j->want, j->n);
+    tu_scan_ref(j->op, j->type, j->exclusive, NULL, j->in, j->want, j->n);
   else
     clr_ref_reduce(j->op, j->type, 0, j->in, j->n, &j->ref);
 }
@@ -139,12 +139,14 @@ static int job_run(clr_context *ctx, job *j, const char *who) {
     if (tcheck(s == CLR_OK, "%s: %s %s of %zu %s: %s: %s", who, what,
                clr_op_name(j->op), j->n, clr_type_name(j->type),
                clr_status_name(s), clr_context_error(ctx))) {
-      size_t i = ru_first_diff(j->type, j->out, j->want, j->n);
+      size_t i = tu_first_diff(j->type, j->out, j->want, j->n);
       ok = tcheck(
           i == j->n, "%s: %s %s of %zu %s: element %zu is %s, want %s", who,
           what, clr_op_name(j->op), j->n, clr_type_name(j->type), i,
-          i < j->n ? ru_fmt(ru_get(j->type, j->out, i), a, sizeof a) : "",
-          i < j->n ? ru_fmt(ru_get(j->type, j->want, i), b, sizeof b) : "");
+          i < j->n ? tu_fmtv(clr_value_at(j->type, j->out, i), a, sizeof a)
+                   : "",
+          i < j->n ? tu_fmtv(clr_value_at(j->type, j->want, i), b, sizeof b)
+                   : "");
     }
   } else {
     clr_value got;
@@ -160,10 +162,11 @@ static int job_run(clr_context *ctx, job *j, const char *who) {
       clr_check chk;
       clr_last_timing(ctx, &t);
       clr_ref_check(&j->ref, &got, t.error_depth, &chk);
-      ok = tcheck(chk.ok && got.type == j->ref.value.type,
-                  "%s: %s %s of %zu %s: got %s, want %s", who, what,
-                  clr_op_name(j->op), j->n, clr_type_name(j->type),
-                  ru_fmt(got, a, sizeof a), ru_fmt(j->ref.value, b, sizeof b));
+      ok =
+          tcheck(chk.ok && got.type == j->ref.value.type,
+                 "%s: %s %s of %zu %s: got %s, want %s", who, what,
+                 clr_op_name(j->op), j->n, clr_type_name(j->type),
+                 tu_fmtv(got, a, sizeof a), tu_fmtv(j->ref.value, b, sizeof b));
     }
   }
   if (mi)
@@ -207,11 +210,11 @@ static void part_distinct(void) {
   worker ws[THREADS];
   memset(ws, 0, sizeof ws);
   if (pthread_barrier_init(&start_line, NULL, THREADS) != 0)
-    ru_die("pthread_barrier_init failed");
+    tu_die("pthread_barrier_init failed");
   for (unsigned i = 0; i < THREADS; i++) {
     ws[i].id = i;
     if (pthread_create(&th[i], NULL, distinct_main, &ws[i]) != 0)
-      ru_die("pthread_create failed");
+      tu_die("pthread_create failed");
   }
   unsigned long calls = 0, right = 0;
   for (unsigned i = 0; i < THREADS; i++) {
@@ -220,7 +223,7 @@ static void part_distinct(void) {
     right += ws[i].right;
   }
   pthread_barrier_destroy(&start_line);
-  ru_check(calls == (unsigned long)THREADS * ROUNDS * N_KERNELS,
+  tu_check(calls == (unsigned long)THREADS * ROUNDS * N_KERNELS,
            "[distinct] %lu calls made, want %lu", calls,
            (unsigned long)THREADS * ROUNDS * N_KERNELS);
   printf("[distinct] %u threads, own contexts: %lu of %lu calls right\n",
@@ -269,11 +272,11 @@ static void part_shared(void) {
   if (!shared_ctx)
     return;
   if (pthread_barrier_init(&start_line, NULL, THREADS) != 0)
-    ru_die("pthread_barrier_init failed");
+    tu_die("pthread_barrier_init failed");
   for (unsigned i = 0; i < THREADS; i++) {
     ws[i].id = i;
     if (pthread_create(&th[i], NULL, shared_main, &ws[i]) != 0)
-      ru_die("pthread_create failed");
+      tu_die("pthread_create failed");
   }
   unsigned long calls = 0, right = 0;
   for (unsigned i = 0; i < THREADS; i++) {
@@ -283,7 +286,7 @@ static void part_shared(void) {
   }
   pthread_barrier_destroy(&start_line);
   clr_context_release(shared_ctx);
-  ru_check(calls == (unsigned long)THREADS * ROUNDS * N_KERNELS,
+  tu_check(calls == (unsigned long)THREADS * ROUNDS * N_KERNELS,
            "[shared] %lu calls made, want %lu", calls,
            (unsigned long)THREADS * ROUNDS * N_KERNELS);
   printf("[shared] %u threads, one context in turn: %lu of %lu calls right\n",
@@ -300,18 +303,18 @@ static int remove_entry(const char *path, const struct stat *sb, int flag,
 }
 
 int main(int argc, char **argv) {
-  const char *part = ru_arg(argc, argv, "--part");
-  const char *work_dir = ru_arg(argc, argv, "--work-dir");
+  const char *part = tu_arg_value(argc, argv, "--part");
+  const char *work_dir = tu_arg_value(argc, argv, "--work-dir");
   char cache[4096];
-  kernel_dir = ru_arg(argc, argv, "--kernel-dir");
+  kernel_dir = tu_arg_value(argc, argv, "--kernel-dir");
   if (!part || !kernel_dir || !work_dir)
-    ru_die("usage: test_concurrency --part=distinct|shared --kernel-dir=DIR "
+    tu_die("usage: test_concurrency --part=distinct|shared --kernel-dir=DIR "
            "--work-dir=DIR");
   /* A program cache of this run's own, empty: the threads of 'distinct'
    * store and load the same binaries at the same time. */
   int w = snprintf(cache, sizeof cache, "%s/program-cache", work_dir);
   if (w < 0 || (size_t)w >= sizeof cache)
-    ru_die("--work-dir too long");
+    tu_die("--work-dir too long");
   nftw(cache, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   mkdir(work_dir, 0755);
   cache_dir = cache;
@@ -320,6 +323,6 @@ int main(int argc, char **argv) {
   else if (strcmp(part, "shared") == 0)
     part_shared();
   else
-    ru_die("unknown --part '%s'", part);
-  return ru_finish("test_concurrency");
+    tu_die("unknown --part '%s'", part);
+  return tu_finish("test_concurrency");
 }

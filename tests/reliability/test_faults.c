@@ -28,7 +28,7 @@
  *   program-cache more distinct programs than the context keeps (64)
  */
 #include "faultshim.h"
-#include "rel_util.h"
+#include "test_util.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -93,15 +93,15 @@ static void prepare_case(const fcase *c, prepared *p) {
   size_t es = clr_type_size(c->type), total = c->n + c->offset;
   memset(p, 0, sizeof *p);
   p->c = c;
-  p->in = ru_xmalloc(total * es);
-  p->out = ru_xmalloc(total * es);
-  p->want = ru_xmalloc(total * es);
-  ru_fill(c->type, c->op, p->in, total, (uint64_t)c->n);
-  ru_fill(c->type, c->op, p->carry, 1, 7);
+  p->in = tu_xmalloc(total * es);
+  p->out = tu_xmalloc(total * es);
+  p->want = tu_xmalloc(total * es);
+  tu_fill_exact(c->type, c->op, p->in, total, (uint64_t)c->n);
+  tu_fill_exact(c->type, c->op, p->carry, 1, 7);
   if (c->call == CALL_REDUCE_HOST || c->call == CALL_REDUCE_BUFFER)
     clr_ref_reduce(c->op, c->type, 0, p->in + c->offset * es, c->n, &p->ref);
   else
-    ru_scan_ref(c->op, c->type, c->exclusive, c->carry ? p->carry : NULL, p->in,
+    tu_scan_ref(c->op, c->type, c->exclusive, c->carry ? p->carry : NULL, p->in,
                 p->want, c->n);
 }
 
@@ -134,12 +134,12 @@ static void make_buffers(clr_context *ctx, prepared *p) {
                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                              p->in, &err);
   if (err != CL_SUCCESS)
-    ru_die("clCreateBuffer (test data): %d", (int)err);
+    tu_die("clCreateBuffer (test data): %d", (int)err);
   if (c->call == CALL_SCAN_BUFFER) {
     p->mem_out = clCreateBuffer(clr_context_cl_context(ctx), CL_MEM_READ_WRITE,
                                 bytes, NULL, &err);
     if (err != CL_SUCCESS)
-      ru_die("clCreateBuffer (test output): %d", (int)err);
+      tu_die("clCreateBuffer (test output): %d", (int)err);
   }
 }
 
@@ -188,8 +188,8 @@ static int answer_ok(clr_context *ctx, prepared *p, const clr_value *got,
     clr_timing t;
     clr_last_timing(ctx, &t);
     clr_ref_check(&p->ref, got, t.error_depth, &chk);
-    snprintf(why, size, "got %s, want %s", ru_fmt(*got, a, sizeof a),
-             ru_fmt(p->ref.value, b, sizeof b));
+    snprintf(why, size, "got %s, want %s", tu_fmtv(*got, a, sizeof a),
+             tu_fmtv(p->ref.value, b, sizeof b));
     return chk.ok && got->type == p->ref.value.type;
   }
   if (c->call == CALL_SCAN_BUFFER) {
@@ -201,11 +201,11 @@ static int answer_ok(clr_context *ctx, prepared *p, const clr_value *got,
       return 0;
     }
   }
-  size_t i = ru_first_diff(c->type, p->out, p->want, c->n);
+  size_t i = tu_first_diff(c->type, p->out, p->want, c->n);
   if (i < c->n)
     snprintf(why, size, "element %zu is %s, want %s", i,
-             ru_fmt(ru_get(c->type, p->out, i), a, sizeof a),
-             ru_fmt(ru_get(c->type, p->want, i), b, sizeof b));
+             tu_fmtv(clr_value_at(c->type, p->out, i), a, sizeof a),
+             tu_fmtv(clr_value_at(c->type, p->want, i), b, sizeof b));
   return i == c->n;
 }
 
@@ -221,7 +221,7 @@ static clr_context *new_context(int copy, const char *cache_dir) {
   cfg.copy_host_data = copy;
   clr_status s = clr_context_create(&cfg, &ctx, detail, sizeof detail);
   if (s != CLR_OK)
-    ru_die("clr_context_create: %s: %s (is an OpenCL platform installed?)",
+    tu_die("clr_context_create: %s: %s (is an OpenCL platform installed?)",
            clr_status_name(s), detail);
   return ctx;
 }
@@ -327,35 +327,35 @@ static int judge(clr_context *ctx, prepared *p, fs_fn fn, unsigned long k,
    * after the caller has reused or freed them. */
   if (p->c->call == CALL_REDUCE_HOST || p->c->call == CALL_SCAN_HOST) {
     if (st == CLR_OK)
-      ru_check(!pending, "%s: returned CLR_OK with commands still queued",
+      tu_check(!pending, "%s: returned CLR_OK with commands still queued",
                what);
     else
-      ru_known("inflight-on-error", !pending,
+      tu_known("inflight-on-error", !pending,
                "%s: returned %s with commands it enqueued still queued (they "
                "use the caller's host arrays after the call returned)",
                what, clr_status_name(st));
   }
   if (st == CLR_OK) {
     int right = answer_ok(ctx, p, got, why, sizeof why);
-    if (!ru_check(right, "%s: CLR_OK with a wrong answer (%s)", what, why))
+    if (!tu_check(right, "%s: CLR_OK with a wrong answer (%s)", what, why))
       return 0;
-    return ru_check(pol != MUST_FAIL,
+    return tu_check(pol != MUST_FAIL,
                     "%s: the failure was ignored (CLR_OK, right answer)", what);
   }
-  if (!ru_check(pol != MUST_SUCCEED,
+  if (!tu_check(pol != MUST_SUCCEED,
                 "%s: returned %s (%s), but this call is optional", what,
                 clr_status_name(st), detail))
     return 0;
-  if (!ru_check(st == want, "%s: returned %s, want %s (detail: %s)", what,
+  if (!tu_check(st == want, "%s: returned %s, want %s (detail: %s)", what,
                 clr_status_name(st), clr_status_name(want), detail))
     return 0;
   /* The detail names the call (or, for a failed build, says so). */
   const char *needle = want == CLR_ERR_BUILD ? "build" : fs_name(fn);
   if (fn == FS_clFinish)
-    return ru_known("finish-detail", strstr(detail, needle) != NULL,
+    return tu_known("finish-detail", strstr(detail, needle) != NULL,
                     "%s: detail '%s' does not mention '%s'", what, detail,
                     needle);
-  return ru_check(strstr(detail, needle) != NULL,
+  return tu_check(strstr(detail, needle) != NULL,
                   "%s: detail '%s' does not mention '%s'", what, detail,
                   needle);
 }
@@ -370,10 +370,10 @@ static void count_calls(clr_context *ctx, prepared *p,
   for (int f = 0; f < FS_COUNT; f++)
     counts[f] = fs_calls((fs_fn)f);
   if (st != CLR_OK)
-    ru_die("%s: unfaulted run failed: %s: %s", p->c->name, clr_status_name(st),
+    tu_die("%s: unfaulted run failed: %s: %s", p->c->name, clr_status_name(st),
            clr_context_error(ctx));
   if (!answer_ok(ctx, p, &got, why, sizeof why))
-    ru_die("%s: unfaulted run gave a wrong answer: %s", p->c->name, why);
+    tu_die("%s: unfaulted run gave a wrong answer: %s", p->c->name, why);
 }
 
 static unsigned long n_faults;
@@ -421,7 +421,7 @@ static void sweep_fresh(int copy, const char *cache_dir, const char *mode) {
     count_calls(ctx, &p, counts);
     free_buffers(&p);
     clr_context_release(ctx);
-    ru_check(fs_live() == 0,
+    tu_check(fs_live() == 0,
              "[%s] %s: %zu OpenCL objects alive after an "
              "unfaulted run and clr_context_release",
              mode, p.c->name, fs_live());
@@ -446,7 +446,7 @@ static void sweep_fresh(int copy, const char *cache_dir, const char *mode) {
           unsigned long fired = fs_fired();
           fs_disarm();
           n_faults++;
-          if (!ru_check(fired == 1,
+          if (!tu_check(fired == 1,
                         "[%s] %s: %s call #%lu never came (the "
                         "calls differ from run to run)",
                         mode, p.c->name, fs_name((fs_fn)f), k)) {
@@ -458,25 +458,25 @@ static void sweep_fresh(int copy, const char *cache_dir, const char *mode) {
                 mode);
           /* The context is still usable. */
           st = run_call(ctx, &p, &got);
-          if (ru_check(st == CLR_OK,
+          if (tu_check(st == CLR_OK,
                        "[%s] %s: after %s call #%lu failed, "
                        "the next call returned %s: %s",
                        mode, p.c->name, fs_name((fs_fn)f), k,
                        clr_status_name(st), clr_context_error(ctx)))
-            ru_check(answer_ok(ctx, &p, &got, why, sizeof why),
+            tu_check(answer_ok(ctx, &p, &got, why, sizeof why),
                      "[%s] %s: after %s call #%lu failed, the next call "
                      "gave a wrong answer: %s",
                      mode, p.c->name, fs_name((fs_fn)f), k, why);
           free_buffers(&p);
           clr_context_release(ctx);
           size_t n = fs_describe_live(live, sizeof live);
-          ru_check(n == 0,
+          tu_check(n == 0,
                    "[%s] %s: %s call #%lu failed with %s: %zu "
                    "OpenCL objects leaked after clr_context_release:\n%s",
                    mode, p.c->name, fs_name((fs_fn)f), k, cl_err_name(err), n,
                    live);
         }
-    ru_check(fs_bad_releases() == 0,
+    tu_check(fs_bad_releases() == 0,
              "[%s] %s: %zu releases of objects not "
              "alive (double releases)",
              mode, p.c->name, fs_bad_releases());
@@ -516,22 +516,22 @@ static void sweep_warm(int copy, const char *mode) {
           unsigned long fired = fs_fired();
           fs_disarm();
           n_faults++;
-          if (!ru_check(fired == 1, "[%s] %s: %s call #%lu never came", mode,
+          if (!tu_check(fired == 1, "[%s] %s: %s call #%lu never came", mode,
                         p.c->name, fs_name((fs_fn)f), k))
             continue;
           judge(ctx, &p, (fs_fn)f, k, err, 0, st, &got, pending, mode);
           st = run_call(ctx, &p, &got);
-          if (ru_check(st == CLR_OK,
+          if (tu_check(st == CLR_OK,
                        "[%s] %s: after %s call #%lu failed, "
                        "the next call returned %s: %s",
                        mode, p.c->name, fs_name((fs_fn)f), k,
                        clr_status_name(st), clr_context_error(ctx)))
-            ru_check(answer_ok(ctx, &p, &got, why, sizeof why),
+            tu_check(answer_ok(ctx, &p, &got, why, sizeof why),
                      "[%s] %s: after %s call #%lu failed, the next call "
                      "gave a wrong answer: %s",
                      mode, p.c->name, fs_name((fs_fn)f), k, why);
           size_t n = fs_live();
-          if (!ru_check(n == steady,
+          if (!tu_check(n == steady,
                         "[%s] %s: %s call #%lu failed with %s: "
                         "%zu OpenCL objects alive afterwards, %zu before",
                         mode, p.c->name, fs_name((fs_fn)f), k, cl_err_name(err),
@@ -544,11 +544,11 @@ static void sweep_warm(int copy, const char *mode) {
     free_buffers(&p);
     clr_context_release(ctx);
     size_t n = fs_describe_live(live, sizeof live);
-    ru_check(n == 0,
+    tu_check(n == 0,
              "[%s] %s: %zu OpenCL objects alive after "
              "clr_context_release:\n%s",
              mode, p.c->name, n, live);
-    ru_check(fs_bad_releases() == 0, "[%s] %s: %zu double releases", mode,
+    tu_check(fs_bad_releases() == 0, "[%s] %s: %zu double releases", mode,
              p.c->name, fs_bad_releases());
     free_case(&p);
   }
@@ -565,7 +565,7 @@ static void part_create(void) {
   cfg.cache_dir = "";
   fs_reset_counts();
   if (clr_context_create(&cfg, &ctx, detail, sizeof detail) != CLR_OK)
-    ru_die("clr_context_create: %s", detail);
+    tu_die("clr_context_create: %s", detail);
   for (int f = 0; f < FS_COUNT; f++)
     counts[f] = fs_calls((fs_fn)f);
   clr_context_release(ctx);
@@ -588,7 +588,7 @@ static void part_create(void) {
         if (st == CLR_OK) {
           /* Only lookups with a fallback (or a retry: device selection
            * makes a second round) may fail unnoticed. */
-          ru_check(f == FS_clGetDeviceInfo || f == FS_clGetPlatformInfo ||
+          tu_check(f == FS_clGetDeviceInfo || f == FS_clGetPlatformInfo ||
                        f == FS_clGetCommandQueueInfo ||
                        f == FS_clGetDeviceIDs ||
                        (f == FS_clGetPlatformIDs && k > 1),
@@ -597,11 +597,11 @@ static void part_create(void) {
           clr_value got;
           char why[256];
           st = run_call(ctx, &p, &got);
-          if (ru_known("device-info-ignored", st == CLR_OK,
+          if (tu_known("device-info-ignored", st == CLR_OK,
                        "%s: clr_context_create returned CLR_OK, but a "
                        "reduction on the context returned %s: %s",
                        what, clr_status_name(st), clr_context_error(ctx)))
-            ru_check(answer_ok(ctx, &p, &got, why, sizeof why),
+            tu_check(answer_ok(ctx, &p, &got, why, sizeof why),
                      "%s: wrong answer afterwards: %s", what, why);
           clr_context_release(ctx);
         } else {
@@ -612,20 +612,20 @@ static void part_create(void) {
             want = CLR_ERR_NO_DEVICE;
           else if (is_oom_error(err))
             want = CLR_ERR_OUT_OF_MEMORY;
-          ru_check(ctx == NULL, "%s: *out not reset to NULL", what);
+          tu_check(ctx == NULL, "%s: *out not reset to NULL", what);
           if (f == FS_clCreateContext && want == CLR_ERR_OUT_OF_MEMORY)
-            ru_known("create-context-oom", st == want,
+            tu_known("create-context-oom", st == want,
                      "%s: returned %s, want %s (detail: %s)", what,
                      clr_status_name(st), clr_status_name(want), detail);
           else
-            ru_check(st == want, "%s: returned %s, want %s (detail: %s)", what,
+            tu_check(st == want, "%s: returned %s, want %s (detail: %s)", what,
                      clr_status_name(st), clr_status_name(want), detail);
-          ru_check(detail[0] != '\0', "%s: empty detail", what);
+          tu_check(detail[0] != '\0', "%s: empty detail", what);
         }
         size_t n = fs_describe_live(live, sizeof live);
-        ru_check(n == 0, "%s: %zu OpenCL objects leaked:\n%s", what, n, live);
+        tu_check(n == 0, "%s: %zu OpenCL objects leaked:\n%s", what, n, live);
       }
-  ru_check(fs_bad_releases() == 0, "[create] %zu double releases",
+  tu_check(fs_bad_releases() == 0, "[create] %zu double releases",
            fs_bad_releases());
   free_case(&p);
 }
@@ -637,7 +637,7 @@ static void join_path(char *buf, size_t size, const char *dir,
                       const char *name) {
   int w = snprintf(buf, size, "%s/%s", dir, name);
   if (w < 0 || (size_t)w >= size)
-    ru_die("path too long: %s/%s", dir, name);
+    tu_die("path too long: %s/%s", dir, name);
 }
 
 static void copy_file(const char *from, const char *to) {
@@ -645,19 +645,19 @@ static void copy_file(const char *from, const char *to) {
   char buf[8192];
   size_t got;
   if (!a || !b)
-    ru_die("cannot copy %s to %s: %s", from, to, strerror(errno));
+    tu_die("cannot copy %s to %s: %s", from, to, strerror(errno));
   while ((got = fread(buf, 1, sizeof buf, a)) > 0)
     if (fwrite(buf, 1, got, b) != got)
-      ru_die("cannot write %s", to);
+      tu_die("cannot write %s", to);
   fclose(a);
   if (fclose(b) != 0)
-    ru_die("cannot write %s", to);
+    tu_die("cannot write %s", to);
 }
 
 static void write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
   if (!f || fputs(text, f) < 0 || fclose(f) != 0)
-    ru_die("cannot write %s", path);
+    tu_die("cannot write %s", path);
 }
 
 static void part_build_errors(void) {
@@ -688,7 +688,7 @@ static void part_build_errors(void) {
   cfg.kernel_dir = dir;
   cfg.cache_dir = "";
   if (clr_context_create(&cfg, &ctx, detail, sizeof detail) != CLR_OK)
-    ru_die("clr_context_create: %s", detail);
+    tu_die("clr_context_create: %s", detail);
   prepared p;
   fcase c = cases[1]; /* sequential float max */
   clr_value got;
@@ -701,14 +701,14 @@ static void part_build_errors(void) {
                  "  this is not OpenCL C;\n}\n");
   size_t before = fs_live();
   clr_status st = run_call(ctx, &p, &got);
-  ru_check(st == CLR_ERR_BUILD, "broken kernel: got %s, want CLR_ERR_BUILD",
+  tu_check(st == CLR_ERR_BUILD, "broken kernel: got %s, want CLR_ERR_BUILD",
            clr_status_name(st));
-  ru_check(strstr(clr_context_error(ctx), "reduce_sequential.cl") != NULL,
+  tu_check(strstr(clr_context_error(ctx), "reduce_sequential.cl") != NULL,
            "broken kernel: detail '%s' does not name the file",
            clr_context_error(ctx));
-  ru_check(strlen(clr_context_build_log(ctx)) > 0,
+  tu_check(strlen(clr_context_build_log(ctx)) > 0,
            "broken kernel: empty build log");
-  ru_check(fs_live() == before,
+  tu_check(fs_live() == before,
            "broken kernel: %zu OpenCL objects alive, "
            "%zu before",
            fs_live(), before);
@@ -717,7 +717,7 @@ static void part_build_errors(void) {
   prepared p2;
   prepare_case(&c2, &p2);
   st = run_call(ctx, &p2, &got);
-  ru_check(st == CLR_OK && answer_ok(ctx, &p2, &got, why, sizeof why),
+  tu_check(st == CLR_OK && answer_ok(ctx, &p2, &got, why, sizeof why),
            "after a failed build, another kernel: %s %s", clr_status_name(st),
            clr_context_error(ctx));
   /* the fixed source builds on the same context (failures are not
@@ -725,7 +725,7 @@ static void part_build_errors(void) {
   join_path(from, sizeof from, kernel_dir, "reduce_sequential.cl");
   copy_file(from, to);
   st = run_call(ctx, &p, &got);
-  ru_check(st == CLR_OK && answer_ok(ctx, &p, &got, why, sizeof why),
+  tu_check(st == CLR_OK && answer_ok(ctx, &p, &got, why, sizeof why),
            "after fixing the kernel source: %s %s", clr_status_name(st),
            clr_context_error(ctx));
 
@@ -738,27 +738,27 @@ static void part_build_errors(void) {
   remove(to);
   before = fs_live();
   st = run_call(ctx, &p3, &got);
-  ru_check(st == CLR_ERR_KERNEL_SOURCE,
+  tu_check(st == CLR_ERR_KERNEL_SOURCE,
            "missing kernel source: got %s, want CLR_ERR_KERNEL_SOURCE",
            clr_status_name(st));
-  ru_check(strstr(clr_context_error(ctx), "reduce_first_add.cl") != NULL,
+  tu_check(strstr(clr_context_error(ctx), "reduce_first_add.cl") != NULL,
            "missing kernel source: detail '%s' does not name the file",
            clr_context_error(ctx));
-  ru_check(fs_live() == before, "missing kernel source: objects leaked");
+  tu_check(fs_live() == before, "missing kernel source: objects leaked");
 
   /* 3. an unreadable kernel source (a directory in its place: reading it
    * fails even for root, who ignores file permissions) */
   mkdir(to, 0755);
   st = run_call(ctx, &p3, &got);
-  ru_check(st == CLR_ERR_KERNEL_SOURCE,
+  tu_check(st == CLR_ERR_KERNEL_SOURCE,
            "unreadable kernel source: got %s, want CLR_ERR_KERNEL_SOURCE",
            clr_status_name(st));
-  ru_check(fs_live() == before, "unreadable kernel source: objects leaked");
+  tu_check(fs_live() == before, "unreadable kernel source: objects leaked");
   rmdir(to);
   join_path(from, sizeof from, kernel_dir, "reduce_first_add.cl");
   copy_file(from, to);
   st = run_call(ctx, &p3, &got);
-  ru_check(st == CLR_OK && answer_ok(ctx, &p3, &got, why, sizeof why),
+  tu_check(st == CLR_OK && answer_ok(ctx, &p3, &got, why, sizeof why),
            "after restoring the kernel source: %s %s", clr_status_name(st),
            clr_context_error(ctx));
   clr_context_release(ctx);
@@ -767,19 +767,19 @@ static void part_build_errors(void) {
   join_path(to, sizeof to, work_dir, "no-such-dir");
   cfg.kernel_dir = to;
   st = clr_context_create(&cfg, &ctx, detail, sizeof detail);
-  if (ru_check(st == CLR_OK, "context on a missing kernel dir: %s %s",
+  if (tu_check(st == CLR_OK, "context on a missing kernel dir: %s %s",
                clr_status_name(st), detail)) {
     st = run_call(ctx, &p, &got);
-    ru_check(st == CLR_ERR_KERNEL_SOURCE,
+    tu_check(st == CLR_ERR_KERNEL_SOURCE,
              "missing kernel dir: got %s, want CLR_ERR_KERNEL_SOURCE",
              clr_status_name(st));
-    ru_check(strstr(clr_context_error(ctx), "no-such-dir") != NULL,
+    tu_check(strstr(clr_context_error(ctx), "no-such-dir") != NULL,
              "missing kernel dir: detail '%s' does not name it",
              clr_context_error(ctx));
     clr_context_release(ctx);
   }
   size_t n = fs_describe_live(live, sizeof live);
-  ru_check(n == 0, "build errors: %zu OpenCL objects leaked:\n%s", n, live);
+  tu_check(n == 0, "build errors: %zu OpenCL objects leaked:\n%s", n, live);
   free_case(&p);
   free_case(&p2);
   free_case(&p3);
@@ -807,11 +807,11 @@ static int checked_call(clr_context *ctx, clr_kernel kernel, clr_op op,
   clr_status st = run_call(ctx, &p, &got);
   (*calls)++;
   int ok =
-      ru_known("program-cache-overflow", st == CLR_OK,
+      tu_known("program-cache-overflow", st == CLR_OK,
                "program cache: call %lu (%s %s of %s): %s: %s", *calls,
                clr_kernel_name(kernel), clr_op_name(op), clr_type_name(type),
                clr_status_name(st), clr_context_error(ctx)) &&
-      ru_check(answer_ok(ctx, &p, &got, why, sizeof why),
+      tu_check(answer_ok(ctx, &p, &got, why, sizeof why),
                "program cache: call %lu (%s %s of %s): %s", *calls,
                clr_kernel_name(kernel), clr_op_name(op), clr_type_name(type),
                why);
@@ -850,21 +850,21 @@ static void part_program_cache(void) {
   clr_context_release(ctx);
   char live[4096];
   size_t n = fs_describe_live(live, sizeof live);
-  ru_check(n == 0, "program cache: %zu OpenCL objects leaked:\n%s", n, live);
+  tu_check(n == 0, "program cache: %zu OpenCL objects leaked:\n%s", n, live);
 }
 
 int main(int argc, char **argv) {
-  const char *part = ru_arg(argc, argv, "--part");
-  kernel_dir = ru_arg(argc, argv, "--kernel-dir");
-  work_dir = ru_arg(argc, argv, "--work-dir");
+  const char *part = tu_arg_value(argc, argv, "--part");
+  kernel_dir = tu_arg_value(argc, argv, "--kernel-dir");
+  work_dir = tu_arg_value(argc, argv, "--work-dir");
   if (!part || !kernel_dir || !work_dir)
-    ru_die("usage: test_faults --part=PART --kernel-dir=DIR --work-dir=DIR");
+    tu_die("usage: test_faults --part=PART --kernel-dir=DIR --work-dir=DIR");
   /* The shim must be the one the library calls. */
   fs_reset_counts();
   clr_context *probe = new_context(0, "");
   clr_context_release(probe);
   if (fs_calls(FS_clCreateContext) == 0)
-    ru_die("the fault shim does not see the library's OpenCL calls (was "
+    tu_die("the fault shim does not see the library's OpenCL calls (was "
            "test_faults linked with export_dynamic?)");
   mkdir(work_dir, 0755);
   if (strcmp(part, "create") == 0) {
@@ -883,8 +883,8 @@ int main(int argc, char **argv) {
   } else if (strcmp(part, "program-cache") == 0) {
     part_program_cache();
   } else {
-    ru_die("unknown --part '%s'", part);
+    tu_die("unknown --part '%s'", part);
   }
   printf("%s: %lu faults injected\n", part, n_faults);
-  return ru_finish("test_faults");
+  return tu_finish("test_faults");
 }
