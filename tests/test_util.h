@@ -20,9 +20,11 @@
 #if defined(__GNUC__)
 #define TU_UNUSED __attribute__((unused))
 #define TU_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define TU_NORETURN __attribute__((noreturn))
 #else
 #define TU_UNUSED
 #define TU_PRINTF(a, b)
+#define TU_NORETURN
 #endif
 
 /* ------------------------------------------------------------ counting */
@@ -78,7 +80,7 @@ static TU_UNUSED void tu_section(const char *name) {
 }
 
 /* Fatal setup error: the suite must fail, never skip. */
-static TU_PRINTF(1, 2) TU_UNUSED void tu_die(const char *fmt, ...) {
+static TU_NORETURN TU_PRINTF(1, 2) TU_UNUSED void tu_die(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   printf("FATAL: ");

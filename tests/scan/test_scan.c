@@ -1,6 +1,6 @@
 /* Tests of the prefix scans: clr_scan_host and clr_scan_buffer.
  *
- *   test_scan --part=PART [--kernel=NAME] [--verbose]
+ *   test_scan --part=PART [--kernel=NAME] [--tu_verbose]
  *
  * Parts (meson runs each as its own test, the matrix once per kernel):
  *   matrix       one scan kernel (--kernel): every op x type x inclusive /
@@ -35,9 +35,8 @@
  * scan of e0 .. e(n-1).  clr_ref_scan_check's rules apply unchanged.
  *
  * A missing OpenCL platform or device fails the program (exit 1). */
-#include "clreduce.h"
-#include "reference.h"
 #include "scan_reference.h"
+#include "test_util.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -48,64 +47,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__)
-#define TS_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#define TS_NORETURN __attribute__((noreturn))
-#else
-#define TS_PRINTF(a, b)
-#define TS_NORETURN
-#endif
-
-/* ------------------------------------------------------------ counting */
-
-static size_t n_passed, n_failed;
-static int verbose;
-
-static TS_PRINTF(2, 3) int check(int ok, const char *fmt, ...) {
-  va_list ap;
-  if (ok) {
-    n_passed++;
-    if (!verbose)
-      return 1;
-    printf("ok: ");
-  } else {
-    n_failed++;
-    printf("FAIL: ");
-  }
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  printf("\n");
-  fflush(stdout);
-  return ok;
-}
-
-static TS_NORETURN TS_PRINTF(1, 2) void die(const char *fmt, ...) {
-  va_list ap;
-  printf("FATAL: ");
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  printf("\n");
-  fflush(stdout);
-  exit(1);
-}
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes ? bytes : 1);
-  if (!p)
-    die("out of host memory (%zu bytes)", bytes);
-  return p;
-}
-
-/* Print "<name>: ok" or "<name>: FAILED" for the checks since the last
- * section. */
-static void section(const char *name) {
-  static size_t failed_before;
-  printf("%s: %s\n", name, n_failed > failed_before ? "FAILED" : "ok");
-  fflush(stdout);
-  failed_before = n_failed;
-}
+/* Integer types: the low bits of a 64-bit pattern (so this wraps);
+ * floating types: the signed value. */
+#define put_bits(t, d, i, b)                                                   \
+  (tu_is_float(t) ? tu_store_f((t), (d), (i), (double)(int64_t)(b))            \
+                  : tu_store_bits((t), (d), (i), (b)))
 
 /* ------------------------------------------------------------ the matrix */
 
@@ -138,69 +84,12 @@ static const void *cat(const void *base, clr_type t, size_t i) {
   return (const unsigned char *)base + i * esz(t);
 }
 
-static clr_value value_at(clr_type t, const void *data, size_t i) {
-  clr_value v;
-  memset(&v, 0, sizeof v);
-  v.type = t;
-  memcpy(&v.v, cat(data, t, i), esz(t));
-  return v;
-}
-
 static void value_put(void *data, size_t i, const clr_value *v) {
   memcpy(at(data, v->type, i), &v->v, esz(v->type));
 }
 
 static double fp_of(const clr_value *v) {
   return v->type == CLR_FLOAT ? (double)v->v.f : v->v.d;
-}
-
-/* Bit-for-bit equality, except that any NaN equals any NaN. */
-static int same_value(const clr_value *a, const clr_value *b) {
-  if (is_fp(a->type) && isnan(fp_of(a)) && isnan(fp_of(b)))
-    return 1;
-  return memcmp(&a->v, &b->v, esz(a->type)) == 0;
-}
-
-static const char *fmt_value(const clr_value *v, char *buf, size_t size) {
-  clr_value_format(v, buf, size);
-  if (is_fp(v->type) && fp_of(v) == 0 && signbit(fp_of(v)) &&
-      strchr(buf, '-') == NULL)
-    snprintf(buf, size, "-0");
-  return buf;
-}
-
-/* Stores into element i of an array of type t. */
-static void put_f(clr_type t, void *d, size_t i, double x) {
-  if (t == CLR_FLOAT)
-    ((float *)d)[i] = (float)x;
-  else if (t == CLR_DOUBLE)
-    ((double *)d)[i] = x;
-  else
-    die("put_f on %s", clr_type_name(t));
-}
-
-/* Integer types: the low bits_of(t) bits of a 64-bit pattern (so this
- * wraps); floating types: the signed value. */
-static void put_bits(clr_type t, void *d, size_t i, uint64_t bits) {
-  switch (t) {
-  case CLR_INT:
-  case CLR_UINT: {
-    uint32_t u = (uint32_t)bits;
-    memcpy(at(d, t, i), &u, 4);
-    break;
-  }
-  case CLR_LONG:
-  case CLR_ULONG:
-    memcpy(at(d, t, i), &bits, 8);
-    break;
-  default:
-    put_f(t, d, i, (double)(int64_t)bits);
-    break;
-  }
-}
-
-static void put_i(clr_type t, void *d, size_t i, int64_t x) {
-  put_bits(t, d, i, (uint64_t)x);
 }
 
 /* The extremes of an integer type as 64-bit patterns. */
@@ -230,31 +119,6 @@ static uint64_t type_min_bits(clr_type t) {
 
 /* ------------------------------------------------------------ PRNG */
 
-typedef struct rng {
-  uint64_t s;
-} rng;
-
-static uint64_t next64(rng *r) {
-  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static double unit(rng *r) { /* [0, 1) */
-  return (double)(next64(r) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static uint64_t below(rng *r, uint64_t bound) {
-  return bound ? next64(r) % bound : 0;
-}
-
-/* A fixed seed per case, so every case has its own reproducible data. */
-static uint64_t seed_of(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-  rng r = {a * 1000003u ^ b * 10007u ^ c * 101u ^ d * 7919u ^ 0x5eedu};
-  return next64(&r);
-}
-
 /* ------------------------------------------------------------ data */
 
 typedef enum data_kind {
@@ -273,13 +137,13 @@ typedef enum data_kind {
  * running min / max changes all along the array. */
 static void fill_data(clr_op op, clr_type t, data_kind kind, void *d, size_t n,
                       uint64_t seed) {
-  rng r = {seed};
+  tu_rng r = {seed};
   int fp = is_fp(t);
   if (kind == DATA_TREND && (op == CLR_MIN || op == CLR_MAX)) {
     int64_t base = is_signed(t) || fp ? -(int64_t)n : 0;
     for (size_t i = 0; i < n; i++) {
       int64_t step = (int64_t)(op == CLR_MIN ? n - i : i);
-      put_i(t, d, i, base + 2 * step + (int64_t)below(&r, 5));
+      tu_store_i(t, d, i, base + 2 * step + (int64_t)tu_below(&r, 5));
     }
     return;
   }
@@ -287,23 +151,23 @@ static void fill_data(clr_op op, clr_type t, data_kind kind, void *d, size_t n,
     switch (op) {
     case CLR_SUM:
       if (fp)
-        put_f(t, d, i, 2.0 * unit(&r) - 0.75);
+        tu_store_f(t, d, i, 2.0 * tu_unit(&r) - 0.75);
       else
-        put_bits(t, d, i, next64(&r));
+        put_bits(t, d, i, tu_next(&r));
       break;
     case CLR_PROD:
       if (fp)
-        put_f(t, d, i, 1.0 + (unit(&r) - 0.5) / 256.0);
+        tu_store_f(t, d, i, 1.0 + (tu_unit(&r) - 0.5) / 256.0);
       else
-        put_bits(t, d, i, next64(&r) | 1u);
+        put_bits(t, d, i, tu_next(&r) | 1u);
       break;
     default:
-      if (i > 0 && below(&r, 8) == 0) {
-        memcpy(at(d, t, i), cat(d, t, (size_t)below(&r, i)), esz(t));
+      if (i > 0 && tu_below(&r, 8) == 0) {
+        memcpy(at(d, t, i), cat(d, t, (size_t)tu_below(&r, i)), esz(t));
       } else if (fp) {
-        put_f(t, d, i, 2000.0 * unit(&r) - 1000.0);
+        tu_store_f(t, d, i, 2000.0 * tu_unit(&r) - 1000.0);
       } else {
-        put_bits(t, d, i, next64(&r));
+        put_bits(t, d, i, tu_next(&r));
       }
       break;
     }
@@ -314,7 +178,7 @@ static void fill_data(clr_op op, clr_type t, data_kind kind, void *d, size_t n,
 static clr_value random_value(clr_op op, clr_type t, uint64_t seed) {
   unsigned char buf[8];
   fill_data(op, t, DATA_RANDOM, buf, 1, seed);
-  return value_at(t, buf, 0);
+  return clr_value_at(t, buf, 0);
 }
 
 /* ------------------------------------------------------------ context */
@@ -331,10 +195,10 @@ static clr_context *make_context(int copy_host_data) {
   cfg.copy_host_data = copy_host_data;
   clr_status s = clr_context_create(&cfg, &ctx, detail, sizeof detail);
   if (s != CLR_OK || !ctx)
-    die("clr_context_create(copy_host_data=%d): %s (%s): %s", copy_host_data,
-        clr_status_name(s), clr_status_string(s), detail);
+    tu_die("clr_context_create(copy_host_data=%d): %s (%s): %s", copy_host_data,
+           clr_status_name(s), clr_status_string(s), detail);
   if (clr_context_device(ctx, &device) != CLR_OK)
-    die("clr_context_device: %s", clr_context_error(ctx));
+    tu_die("clr_context_device: %s", clr_context_error(ctx));
   return ctx;
 }
 
@@ -374,9 +238,9 @@ static clr_options options_of(const scase *c) {
 static void describe(const scase *c, size_t n, char *buf, size_t size) {
   char cb[64] = "";
   if (c->carry) {
-    clr_value cv = value_at(c->type, c->carry, 0);
+    clr_value cv = clr_value_at(c->type, c->carry, 0);
     char vb[48];
-    snprintf(cb, sizeof cb, " carry=%s", fmt_value(&cv, vb, sizeof vb));
+    snprintf(cb, sizeof cb, " carry=%s", tu_fmt(&cv, vb, sizeof vb));
   }
   snprintf(buf, size, "%s %s %s %s n=%zu wg=%zu coarse=%zu vec=%u%s [%s]",
            clr_kernel_name(c->kernel), clr_op_name(c->op),
@@ -391,13 +255,14 @@ static int check_ref(const char *desc, clr_op op, clr_type t, int exclusive,
   clr_scan_check chk;
   char gb[64], wb[64];
   clr_ref_scan_check(op, t, exclusive, in, out, n, depth, &chk);
-  return check(chk.ok,
-               "%s: %zu of %zu elements wrong; worst index %zu: got %s, want "
-               "%s (error %g, bound %g, ratio %g, depth %zu)",
-               desc, chk.n_bad, n, chk.worst_index,
-               fmt_value(&chk.got_worst, gb, sizeof gb),
-               fmt_value(&chk.ref_worst, wb, sizeof wb), chk.worst_error,
-               chk.worst_bound, chk.worst_ratio, depth);
+  return tu_check(
+      chk.ok,
+      "%s: %zu of %zu elements wrong; worst index %zu: got %s, want "
+      "%s (error %g, bound %g, ratio %g, depth %zu)",
+      desc, chk.n_bad, n, chk.worst_index,
+      tu_fmt(&chk.got_worst, gb, sizeof gb),
+      tu_fmt(&chk.ref_worst, wb, sizeof wb), chk.worst_error, chk.worst_bound,
+      chk.worst_ratio, depth);
 }
 
 /* out must equal want element for element (NaN matches NaN). */
@@ -405,20 +270,20 @@ static int check_equal(const char *desc, const char *what, clr_type t,
                        const void *out, const void *want, size_t n) {
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < n; i++) {
-    clr_value g = value_at(t, out, i), w = value_at(t, want, i);
-    if (!same_value(&g, &w) && bad++ == 0)
+    clr_value g = clr_value_at(t, out, i), w = clr_value_at(t, want, i);
+    if (!tu_same(&g, &w) && bad++ == 0)
       first = i;
   }
   char gb[64] = "", wb[64] = "";
   if (bad) {
-    clr_value g = value_at(t, out, first), w = value_at(t, want, first);
-    fmt_value(&g, gb, sizeof gb);
-    fmt_value(&w, wb, sizeof wb);
+    clr_value g = clr_value_at(t, out, first), w = clr_value_at(t, want, first);
+    tu_fmt(&g, gb, sizeof gb);
+    tu_fmt(&w, wb, sizeof wb);
   }
-  return check(bad == 0,
-               "%s: %s: %zu of %zu elements differ, first at %zu: "
-               "got %s, want %s",
-               desc, what, bad, n, first, gb, wb);
+  return tu_check(bad == 0,
+                  "%s: %s: %zu of %zu elements differ, first at %zu: "
+                  "got %s, want %s",
+                  desc, what, bad, n, first, gb, wb);
 }
 
 /* check_equal where the kernel promises repeatable bits: the decoupled
@@ -444,7 +309,7 @@ static int guard_intact(const void *out, size_t n, clr_type t) {
 
 /* An output array of n elements plus GUARD guard elements. */
 static void *new_output(clr_type t, size_t n) {
-  void *out = xmalloc((n + GUARD) * esz(t));
+  void *out = tu_xmalloc((n + GUARD) * esz(t));
   memset(out, GUARD_BYTE, (n + GUARD) * esz(t));
   return out;
 }
@@ -454,8 +319,8 @@ static int check_depth(const char *desc, const scase *c, size_t depth) {
   if (!is_fp(c->type) || c->op != CLR_SUM)
     return 1;
   double u = clr_unit_roundoff(c->type);
-  return check(depth >= 1 && clr_gamma((double)depth, u) <= 0.01,
-               "%s: implausible error_depth %zu", desc, depth);
+  return tu_check(depth >= 1 && clr_gamma((double)depth, u) <= 0.01,
+                  "%s: implausible error_depth %zu", desc, depth);
 }
 
 /* Run clr_scan_host(in -> out) and check what the call itself promises:
@@ -471,32 +336,32 @@ static int run_host(clr_context *ctx, const scase *c, const void *in, void *out,
   size_t bytes = n * esz(c->type);
   void *copy = NULL;
   if (out != in) {
-    copy = xmalloc(bytes);
+    copy = tu_xmalloc(bytes);
     memcpy(copy, in, bytes);
   }
   clr_status s = clr_scan_host(ctx, &o, c->op, c->type, in, out, n);
   int ok;
   if (!available(c->type)) {
-    check(s == CLR_ERR_NO_FP64, "%s: no fp64: got %s, want CLR_ERR_NO_FP64",
-          desc, clr_status_name(s));
+    tu_check(s == CLR_ERR_NO_FP64, "%s: no fp64: got %s, want CLR_ERR_NO_FP64",
+             desc, clr_status_name(s));
     ok = 0;
   } else {
-    ok = check(s == CLR_OK, "%s: clr_scan_host returned %s: %s", desc,
-               clr_status_name(s), clr_context_error(ctx));
+    ok = tu_check(s == CLR_OK, "%s: clr_scan_host returned %s: %s", desc,
+                  clr_status_name(s), clr_context_error(ctx));
   }
   if (ok) {
     clr_timing tm;
     memset(&tm, 0, sizeof tm);
-    ok =
-        check(clr_last_timing(ctx, &tm) == CLR_OK, "%s: clr_last_timing", desc);
+    ok = tu_check(clr_last_timing(ctx, &tm) == CLR_OK, "%s: clr_last_timing",
+                  desc);
     *depth = tm.error_depth;
     ok &= check_depth(desc, c, *depth);
   }
   if (copy) {
-    ok &=
-        check(memcmp(copy, in, bytes) == 0, "%s: the input was modified", desc);
-    ok &= check(guard_intact(out, n, c->type),
-                "%s: elements after n were written", desc);
+    ok &= tu_check(memcmp(copy, in, bytes) == 0, "%s: the input was modified",
+                   desc);
+    ok &= tu_check(guard_intact(out, n, c->type),
+                   "%s: elements after n were written", desc);
     free(copy);
   }
   return ok;
@@ -544,7 +409,7 @@ static cl_mem new_buffer(clr_context *ctx, size_t bytes, const void *init) {
                                 (init ? CL_MEM_COPY_HOST_PTR : (cl_mem_flags)0),
                             bytes, (void *)init, &err);
   if (!m || err != CL_SUCCESS)
-    die("clCreateBuffer(%zu bytes) failed: %d", bytes, (int)err);
+    tu_die("clCreateBuffer(%zu bytes) failed: %d", bytes, (int)err);
   return m;
 }
 
@@ -552,7 +417,7 @@ static void read_buffer(clr_context *ctx, cl_mem m, size_t bytes, void *dst) {
   cl_int err = clEnqueueReadBuffer(clr_context_queue(ctx), m, CL_TRUE, 0, bytes,
                                    dst, 0, NULL, NULL);
   if (err != CL_SUCCESS)
-    die("clEnqueueReadBuffer(%zu bytes) failed: %d", bytes, (int)err);
+    tu_die("clEnqueueReadBuffer(%zu bytes) failed: %d", bytes, (int)err);
 }
 
 /* ------------------------------------------------------------ matrix */
@@ -602,11 +467,11 @@ static int shape_fits(clr_context *ctx, clr_kernel k, clr_op op, clr_type type,
   clr_status s = clr_prepare(ctx, &o, op, type);
   if (s == CLR_OK)
     return 1;
-  check(s == CLR_ERR_INVALID_ARGUMENT &&
-            strstr(clr_context_error(ctx), "exceeds this kernel's limit"),
-        "%s %s %s wg=%zu: clr_prepare returned %s: %s", clr_kernel_name(k),
-        clr_op_name(op), clr_type_name(type), sh->wg, clr_status_name(s),
-        clr_context_error(ctx));
+  tu_check(s == CLR_ERR_INVALID_ARGUMENT &&
+               strstr(clr_context_error(ctx), "exceeds this kernel's limit"),
+           "%s %s %s wg=%zu: clr_prepare returned %s: %s", clr_kernel_name(k),
+           clr_op_name(op), clr_type_name(type), sh->wg, clr_status_name(s),
+           clr_context_error(ctx));
   printf("note: %s %s %s wg=%zu skipped on this device: %s\n",
          clr_kernel_name(k), clr_op_name(op), clr_type_name(type), sh->wg,
          clr_context_error(ctx));
@@ -619,7 +484,7 @@ static void part_matrix(clr_context *ctx, clr_kernel k) {
     for (size_t i = 0; i < matrix_shapes[s].count; i++)
       if (matrix_shapes[s].sizes[i] > max_n)
         max_n = matrix_shapes[s].sizes[i];
-  void *in = xmalloc(max_n * 8);
+  void *in = tu_xmalloc(max_n * 8);
   for (size_t o = 0; o < N_OPS; o++) {
     for (size_t t = 0; t < N_TYPES; t++) {
       clr_op op = scan_ops[o];
@@ -641,7 +506,7 @@ static void part_matrix(clr_context *ctx, clr_kernel k) {
           data_kind kind = (op == CLR_MIN || op == CLR_MAX) && i % 2
                                ? DATA_TREND
                                : DATA_RANDOM;
-          fill_data(op, type, kind, in, n, seed_of(op, type, n, s));
+          fill_data(op, type, kind, in, n, tu_seed(op, type, n, s));
           for (int ex = 0; ex < 2; ex++) {
             scase c = {k,
                        op,
@@ -657,7 +522,7 @@ static void part_matrix(clr_context *ctx, clr_kernel k) {
       char name[96];
       snprintf(name, sizeof name, "matrix %s %s %s", clr_kernel_name(k),
                clr_op_name(op), clr_type_name(type));
-      section(name);
+      tu_section(name);
     }
   }
   free(in);
@@ -670,21 +535,22 @@ static void check_passes(clr_context *ctx, const scase *c, size_t n) {
   clr_timing tm;
   describe(c, n, desc, sizeof desc);
   memset(&tm, 0, sizeof tm);
-  if (!check(clr_last_timing(ctx, &tm) == CLR_OK, "%s: clr_last_timing", desc))
+  if (!tu_check(clr_last_timing(ctx, &tm) == CLR_OK, "%s: clr_last_timing",
+                desc))
     return;
   size_t tile = c->sh.wg * c->sh.coarse;
   /* The decoupled scan is one pass whatever n: tiles chain through the
    * look-back, not through levels of block sums. */
   size_t want = c->kernel == CLR_SCAN_DECOUPLED ? 1 : expected_passes(n, tile);
   size_t groups = n / tile + (n % tile != 0);
-  check(tm.n_passes == want && tm.chunks == 1 && tm.passes[0].n_in == n &&
-            tm.passes[0].local_size == c->sh.wg &&
-            tm.passes[0].global_size == groups * c->sh.wg,
-        "%s: %zu passes (want %zu), chunks %zu, first pass n_in %zu local "
-        "%zu global %zu (want %zu, %zu, %zu)",
-        desc, tm.n_passes, want, tm.chunks, tm.passes[0].n_in,
-        tm.passes[0].local_size, tm.passes[0].global_size, n, c->sh.wg,
-        groups * c->sh.wg);
+  tu_check(tm.n_passes == want && tm.chunks == 1 && tm.passes[0].n_in == n &&
+               tm.passes[0].local_size == c->sh.wg &&
+               tm.passes[0].global_size == groups * c->sh.wg,
+           "%s: %zu passes (want %zu), chunks %zu, first pass n_in %zu local "
+           "%zu global %zu (want %zu, %zu, %zu)",
+           desc, tm.n_passes, want, tm.chunks, tm.passes[0].n_in,
+           tm.passes[0].local_size, tm.passes[0].global_size, n, c->sh.wg,
+           groups * c->sh.wg);
 }
 
 static void part_levels(clr_context *ctx) {
@@ -696,9 +562,9 @@ static void part_levels(clr_context *ctx) {
                                   65, 511, 512, 513, 1000, 4097};
   static const shape sh8 = {4, 2, 1};
   size_t max_n = 70000;
-  void *in = xmalloc(max_n * 8);
-  check(expected_passes(1000, 8) == 7, "1000 elements in tiles of 8 need "
-                                       "three levels of block sums");
+  void *in = tu_xmalloc(max_n * 8);
+  tu_check(expected_passes(1000, 8) == 7, "1000 elements in tiles of 8 need "
+                                          "three levels of block sums");
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (size_t o = 0; o < N_OPS; o++) {
       for (size_t t = 0; t < N_TYPES; t++) {
@@ -708,7 +574,7 @@ static void part_levels(clr_context *ctx) {
         for (size_t i = 0; i < COUNT(sizes8); i++) {
           size_t n = sizes8[i];
           fill_data(scan_ops[o], all_types[t], DATA_RANDOM, in, n,
-                    seed_of(k, o * 8 + t, n, 8));
+                    tu_seed(k, o * 8 + t, n, 8));
           for (int ex = 0; ex < 2; ex++) {
             scase c = {
                 scan_kernels[k],     scan_ops[o], all_types[t], ex, sh8, NULL,
@@ -722,7 +588,7 @@ static void part_levels(clr_context *ctx) {
     char name[64];
     snprintf(name, sizeof name, "levels tiles-of-8 %s",
              clr_kernel_name(scan_kernels[k]));
-    section(name);
+    tu_section(name);
   }
 
   /* Other shapes with three or more levels; odd tiles; vec 2. */
@@ -754,7 +620,7 @@ static void part_levels(clr_context *ctx) {
           continue;
         size_t n = more[m].n;
         fill_data(subset[j].op, subset[j].type, DATA_RANDOM, in, n,
-                  seed_of(k, m, n, j));
+                  tu_seed(k, m, n, j));
         for (int ex = 0; ex < 2; ex++) {
           scase c = {scan_kernels[k], subset[j].op, subset[j].type,       ex,
                      more[m].sh,      NULL,         "random, many levels"};
@@ -766,7 +632,7 @@ static void part_levels(clr_context *ctx) {
     char name[64];
     snprintf(name, sizeof name, "levels other shapes %s",
              clr_kernel_name(scan_kernels[k]));
-    section(name);
+    tu_section(name);
   }
 
   /* Far more levels than any real input needs (tiles of 2): the call must
@@ -784,15 +650,15 @@ static void part_levels(clr_context *ctx) {
     if (s == CLR_OK) {
       check_ref(desc, c.op, c.type, 0, in, out, n, 0);
     } else {
-      check(s == CLR_ERR_INVALID_ARGUMENT || s == CLR_ERR_UNSUPPORTED,
-            "%s: failed with %s (%s), want success or a clean "
-            "CLR_ERR_INVALID_ARGUMENT",
-            desc, clr_status_name(s), clr_context_error(ctx));
-      check(clr_context_error(ctx)[0] != '\0', "%s: a failure leaves a detail",
-            desc);
+      tu_check(s == CLR_ERR_INVALID_ARGUMENT || s == CLR_ERR_UNSUPPORTED,
+               "%s: failed with %s (%s), want success or a clean "
+               "CLR_ERR_INVALID_ARGUMENT",
+               desc, clr_status_name(s), clr_context_error(ctx));
+      tu_check(clr_context_error(ctx)[0] != '\0',
+               "%s: a failure leaves a detail", desc);
     }
     free(out);
-    section("levels deep recursion");
+    tu_section("levels deep recursion");
   }
   free(in);
 }
@@ -808,7 +674,7 @@ static const size_t inplace_sizes[] = {1, 7, 1000, 4097, 65537, 100003};
 static void inplace_host(clr_context *ctx, const char *ctx_name,
                          clr_context *ctx_other) {
   size_t max_n = 100003;
-  void *in = xmalloc(max_n * 8);
+  void *in = tu_xmalloc(max_n * 8);
   void *work = new_output(CLR_LONG, max_n);
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (size_t o = 0; o < N_OPS; o++) {
@@ -828,7 +694,7 @@ static void inplace_host(clr_context *ctx, const char *ctx_name,
                        inplace_shapes[s], NULL, ctx_name};
             char desc[320];
             describe(&c, n, desc, sizeof desc);
-            fill_data(op, type, DATA_RANDOM, in, n, seed_of(k, o, t, n));
+            fill_data(op, type, DATA_RANDOM, in, n, tu_seed(k, o, t, n));
             /* out of place, on this context */
             void *ref_out = NULL;
             if (!scan_check(ctx, &c, in, n, &ref_out, NULL))
@@ -843,8 +709,8 @@ static void inplace_host(clr_context *ctx, const char *ctx_name,
               check_ref(d2, op, type, ex, in, work, n, depth);
               check_same(&c, d2, "in place against out of place", type, work,
                          ref_out, n);
-              check(guard_intact(work, n, type),
-                    "%s: elements after n were written", d2);
+              tu_check(guard_intact(work, n, type),
+                       "%s: elements after n were written", d2);
             }
             /* the other context (zero-copy against copy) gives the same */
             if (ctx_other && s % 2 == 0) {
@@ -873,11 +739,11 @@ static void unaligned_host(clr_context *ctx, const char *ctx_name) {
     for (size_t t = 0; t < N_TYPES; t++) {
       clr_type type = all_types[t];
       clr_op op = t % 2 ? CLR_SUM : CLR_MAX;
-      unsigned char *inb = xmalloc((n + 1) * esz(type));
-      unsigned char *outb = xmalloc((n + 3 + GUARD) * esz(type));
+      unsigned char *inb = tu_xmalloc((n + 1) * esz(type));
+      unsigned char *outb = tu_xmalloc((n + 3 + GUARD) * esz(type));
       memset(outb, GUARD_BYTE, (n + 3 + GUARD) * esz(type));
       void *in = at(inb, type, 1), *out = at(outb, type, 3);
-      fill_data(op, type, DATA_RANDOM, in, n, seed_of(k, t, n, 13));
+      fill_data(op, type, DATA_RANDOM, in, n, tu_seed(k, t, n, 13));
       for (int ex = 0; ex < 2; ex++) {
         shape sh = {0, 0, 0};
         scase c = {scan_kernels[k], op, type, ex, sh, NULL, ctx_name};
@@ -887,8 +753,8 @@ static void unaligned_host(clr_context *ctx, const char *ctx_name) {
         size_t depth = 0;
         if (run_host(ctx, &c, in, out, n, &depth))
           check_ref(d2, op, type, ex, in, out, n, depth);
-        check(outb[0] == GUARD_BYTE && outb[3 * esz(type) - 1] == GUARD_BYTE,
-              "%s: elements before out were written", d2);
+        tu_check(outb[0] == GUARD_BYTE && outb[3 * esz(type) - 1] == GUARD_BYTE,
+                 "%s: elements before out were written", d2);
       }
       free(inb);
       free(outb);
@@ -913,9 +779,9 @@ static void inplace_buffers(clr_context *ctx) {
         size_t n = sizes[(k + o + t) % COUNT(sizes)];
         shape sh = shapes[(o + t) % COUNT(shapes)];
         size_t es = esz(type), bytes = n * es, gbytes = (n + GUARD) * es;
-        unsigned char *in = xmalloc(gbytes);
-        fill_data(op, type, DATA_RANDOM, in, n + GUARD, seed_of(k, o, t, 99));
-        unsigned char *got = xmalloc(gbytes);
+        unsigned char *in = tu_xmalloc(gbytes);
+        fill_data(op, type, DATA_RANDOM, in, n + GUARD, tu_seed(k, o, t, 99));
+        unsigned char *got = tu_xmalloc(gbytes);
         for (int ex = 0; ex < 2; ex++) {
           scase c = {scan_kernels[k], op, type, ex, sh, NULL, "cl_mem"};
           char desc[320], d2[400];
@@ -928,14 +794,14 @@ static void inplace_buffers(clr_context *ctx) {
             continue;
           /* in != out; both buffers GUARD elements longer than n */
           cl_mem bin = new_buffer(ctx, gbytes, in);
-          unsigned char *sentinel = xmalloc(gbytes);
+          unsigned char *sentinel = tu_xmalloc(gbytes);
           memset(sentinel, GUARD_BYTE, gbytes);
           cl_mem bout = new_buffer(ctx, gbytes, sentinel);
           clr_status s = clr_scan_buffer(ctx, &opt, op, type, bin, bout, n);
           snprintf(d2, sizeof d2, "%s buffer in != out", desc);
-          if (check(s == (available(type) ? CLR_OK : CLR_ERR_NO_FP64),
-                    "%s: clr_scan_buffer returned %s: %s", d2,
-                    clr_status_name(s), clr_context_error(ctx)) &&
+          if (tu_check(s == (available(type) ? CLR_OK : CLR_ERR_NO_FP64),
+                       "%s: clr_scan_buffer returned %s: %s", d2,
+                       clr_status_name(s), clr_context_error(ctx)) &&
               s == CLR_OK) {
             clr_timing tm;
             clr_last_timing(ctx, &tm);
@@ -944,20 +810,20 @@ static void inplace_buffers(clr_context *ctx) {
             check_ref(d2, op, type, ex, in, got, n, depth);
             check_same(&c, d2, "buffer against host path", type, got, host_out,
                        n);
-            check(memcmp(got + bytes, sentinel, GUARD * es) == 0,
-                  "%s: out's elements past n were written", d2);
+            tu_check(memcmp(got + bytes, sentinel, GUARD * es) == 0,
+                     "%s: out's elements past n were written", d2);
             read_buffer(ctx, bin, gbytes, got);
-            check(memcmp(got, in, gbytes) == 0, "%s: the input buffer changed",
-                  d2);
+            tu_check(memcmp(got, in, gbytes) == 0,
+                     "%s: the input buffer changed", d2);
           }
           clReleaseMemObject(bout);
           free(sentinel);
           /* in == out */
           snprintf(d2, sizeof d2, "%s buffer in == out", desc);
           s = clr_scan_buffer(ctx, &opt, op, type, bin, bin, n);
-          if (check(s == (available(type) ? CLR_OK : CLR_ERR_NO_FP64),
-                    "%s: clr_scan_buffer returned %s: %s", d2,
-                    clr_status_name(s), clr_context_error(ctx)) &&
+          if (tu_check(s == (available(type) ? CLR_OK : CLR_ERR_NO_FP64),
+                       "%s: clr_scan_buffer returned %s: %s", d2,
+                       clr_status_name(s), clr_context_error(ctx)) &&
               s == CLR_OK) {
             clr_timing tm;
             clr_last_timing(ctx, &tm);
@@ -966,8 +832,8 @@ static void inplace_buffers(clr_context *ctx) {
             check_ref(d2, op, type, ex, in, got, n, depth);
             check_same(&c, d2, "in place buffer against host path", type, got,
                        host_out, n);
-            check(memcmp(got + bytes, in + bytes, GUARD * es) == 0,
-                  "%s: elements past n were written", d2);
+            tu_check(memcmp(got + bytes, in + bytes, GUARD * es) == 0,
+                     "%s: elements past n were written", d2);
           }
           clReleaseMemObject(bin);
           free(host_out);
@@ -982,14 +848,14 @@ static void inplace_buffers(clr_context *ctx) {
 static void part_inplace(clr_context *ctx) {
   clr_context *copy_ctx = make_context(1);
   inplace_host(ctx, "zero-copy context", copy_ctx);
-  section("in place host arrays (and against the copy path)");
+  tu_section("in place host arrays (and against the copy path)");
   inplace_host(copy_ctx, "copy_host_data context", NULL);
-  section("in place host arrays, copy_host_data context");
+  tu_section("in place host arrays, copy_host_data context");
   unaligned_host(ctx, "zero-copy context");
   unaligned_host(copy_ctx, "copy_host_data context");
-  section("unaligned host arrays");
+  tu_section("unaligned host arrays");
   inplace_buffers(ctx);
-  section("cl_mem buffers in != out and in == out");
+  tu_section("cl_mem buffers in != out and in == out");
   clr_context_release(copy_ctx);
 }
 
@@ -1001,7 +867,7 @@ static int check_carry(const char *desc, clr_op op, clr_type t, int exclusive,
                        const void *carry, const void *in, const void *out,
                        size_t n, size_t depth) {
   size_t es = esz(t);
-  unsigned char *e = xmalloc((n + 1) * es), *g = xmalloc((n + 1) * es);
+  unsigned char *e = tu_xmalloc((n + 1) * es), *g = tu_xmalloc((n + 1) * es);
   size_t m;
   memcpy(e, carry, es);
   memcpy(e + es, in, n * es);
@@ -1033,16 +899,16 @@ static int carry_values(clr_op op, clr_type t, uint64_t seed, clr_value *v,
   if (is_fp(t)) {
     switch (op) {
     case CLR_SUM:
-      put_f(t, buf, 0, -1.0e6);
+      tu_store_f(t, buf, 0, -1.0e6);
       break;
     case CLR_PROD:
-      put_f(t, buf, 0, -0.5);
+      tu_store_f(t, buf, 0, -0.5);
       break;
     case CLR_MIN:
-      put_f(t, buf, 0, NAN);
+      tu_store_f(t, buf, 0, NAN);
       break;
     default:
-      put_f(t, buf, 0, INFINITY);
+      tu_store_f(t, buf, 0, INFINITY);
       break;
     }
   } else {
@@ -1061,7 +927,7 @@ static int carry_values(clr_op op, clr_type t, uint64_t seed, clr_value *v,
       break;
     }
   }
-  v[c] = value_at(t, buf, 0);
+  v[c] = clr_value_at(t, buf, 0);
   names[c++] = "extreme carry";
   return c;
 }
@@ -1072,7 +938,7 @@ static void carry_in_scans(clr_context *ctx) {
     size_t n;
   } cases[] = {{{0, 0, 0}, 1},    {{0, 0, 0}, 2},    {{64, 1, 0}, 7},
                {{4, 2, 1}, 1000}, {{0, 0, 0}, 4097}, {{64, 8, 0}, 4097}};
-  void *in = xmalloc(4097 * 8);
+  void *in = tu_xmalloc(4097 * 8);
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (size_t o = 0; o < N_OPS; o++) {
       for (size_t t = 0; t < N_TYPES; t++) {
@@ -1085,8 +951,8 @@ static void carry_in_scans(clr_context *ctx) {
           size_t n = cases[i].n;
           clr_value cv[4];
           const char *cn[4];
-          int nc = carry_values(op, type, seed_of(k, o, t, i), cv, cn);
-          fill_data(op, type, DATA_RANDOM, in, n, seed_of(o, t, i, 3));
+          int nc = carry_values(op, type, tu_seed(k, o, t, i), cv, cn);
+          fill_data(op, type, DATA_RANDOM, in, n, tu_seed(o, t, i, 3));
           for (int ex = 0; ex < 2; ex++) {
             scase plain = {scan_kernels[k], op,   type,      ex,
                            cases[i].sh,     NULL, "no carry"};
@@ -1126,7 +992,7 @@ static void carry_in_scans(clr_context *ctx) {
     char name[64];
     snprintf(name, sizeof name, "carry-in %s",
              clr_kernel_name(scan_kernels[k]));
-    section(name);
+    tu_section(name);
   }
   free(in);
 }
@@ -1146,7 +1012,7 @@ static void carry_halves(clr_context *ctx) {
       {{64, 1, 0}, 65537, {64, 4096, 32769, 65536}},
   };
   size_t max_n = 65537;
-  void *in = xmalloc(max_n * 8);
+  void *in = tu_xmalloc(max_n * 8);
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (size_t o = 0; o < N_OPS; o++) {
       for (size_t t = 0; t < N_TYPES; t++) {
@@ -1159,7 +1025,7 @@ static void carry_halves(clr_context *ctx) {
         int exact = !is_fp(type) || op == CLR_MIN || op == CLR_MAX;
         for (size_t i = 0; i < COUNT(cases); i++) {
           size_t n = cases[i].n;
-          fill_data(op, type, DATA_RANDOM, in, n, seed_of(k, o, t, i + 40));
+          fill_data(op, type, DATA_RANDOM, in, n, tu_seed(k, o, t, i + 40));
           /* the first half's inclusive scans, one per split */
           for (int ex = 0; ex < 2; ex++) {
             scase whole = {scan_kernels[k], op,   type,        ex,
@@ -1220,7 +1086,7 @@ static void carry_halves(clr_context *ctx) {
     char name[64];
     snprintf(name, sizeof name, "carry halves %s",
              clr_kernel_name(scan_kernels[k]));
-    section(name);
+    tu_section(name);
   }
   free(in);
 }
@@ -1235,9 +1101,9 @@ static void carry_buffers(clr_context *ctx) {
         clr_op op = scan_ops[o];
         clr_type type = all_types[t];
         size_t bytes = n * esz(type);
-        void *in = xmalloc(bytes), *got = xmalloc(bytes);
-        fill_data(op, type, DATA_RANDOM, in, n, seed_of(k, o, t, 55));
-        clr_value cv = random_value(op, type, seed_of(k, o, t, 56));
+        void *in = tu_xmalloc(bytes), *got = tu_xmalloc(bytes);
+        fill_data(op, type, DATA_RANDOM, in, n, tu_seed(k, o, t, 55));
+        clr_value cv = random_value(op, type, tu_seed(k, o, t, 56));
         unsigned char carry[8];
         value_put(carry, 0, &cv);
         for (int ex = 0; ex < 2; ex++) {
@@ -1255,9 +1121,9 @@ static void carry_buffers(clr_context *ctx) {
             cl_mem bin = new_buffer(ctx, bytes, in);
             cl_mem bout = same ? bin : new_buffer(ctx, bytes, NULL);
             clr_status s = clr_scan_buffer(ctx, &opt, op, type, bin, bout, n);
-            if (check(s == (available(type) ? CLR_OK : CLR_ERR_NO_FP64),
-                      "%s: clr_scan_buffer returned %s: %s", desc,
-                      clr_status_name(s), clr_context_error(ctx)) &&
+            if (tu_check(s == (available(type) ? CLR_OK : CLR_ERR_NO_FP64),
+                         "%s: clr_scan_buffer returned %s: %s", desc,
+                         clr_status_name(s), clr_context_error(ctx)) &&
                 s == CLR_OK) {
               clr_timing tm;
               clr_last_timing(ctx, &tm);
@@ -1275,7 +1141,7 @@ static void carry_buffers(clr_context *ctx) {
       }
     }
   }
-  section("carry-in with cl_mem buffers");
+  tu_section("carry-in with cl_mem buffers");
 }
 
 /* In place with a carry; and a carry that the call must only read. */
@@ -1286,10 +1152,10 @@ static void carry_inplace(clr_context *ctx) {
       clr_type type = all_types[t];
       clr_op op = scan_ops[(k + t) % N_OPS];
       size_t es = esz(type);
-      void *in = xmalloc(n * es), *work = new_output(type, n);
-      fill_data(op, type, DATA_RANDOM, in, n, seed_of(k, t, 1, 2));
+      void *in = tu_xmalloc(n * es), *work = new_output(type, n);
+      fill_data(op, type, DATA_RANDOM, in, n, tu_seed(k, t, 1, 2));
       memcpy(work, in, n * es);
-      clr_value cv = random_value(op, type, seed_of(k, t, 3, 4));
+      clr_value cv = random_value(op, type, tu_seed(k, t, 3, 4));
       unsigned char carry[8], carry_copy[8];
       value_put(carry, 0, &cv);
       memcpy(carry_copy, carry, es);
@@ -1300,13 +1166,13 @@ static void carry_inplace(clr_context *ctx) {
       size_t depth = 0;
       if (run_host(ctx, &c, work, work, n, &depth))
         check_carry(desc, op, type, 1, carry, in, work, n, depth);
-      check(memcmp(carry, carry_copy, es) == 0, "%s: carry_in was modified",
-            desc);
+      tu_check(memcmp(carry, carry_copy, es) == 0, "%s: carry_in was modified",
+               desc);
       free(in);
       free(work);
     }
   }
-  section("carry-in in place");
+  tu_section("carry-in in place");
 }
 
 static void part_carry(clr_context *ctx) {
@@ -1324,7 +1190,7 @@ static void sequential_scan(clr_op op, clr_type t, const void *in, void *want,
                             size_t n) {
   clr_value acc = clr_identity(op, t);
   for (size_t i = 0; i < n; i++) {
-    acc = clr_combine(op, acc, value_at(t, in, i));
+    acc = clr_combine(op, acc, clr_value_at(t, in, i));
     value_put(want, i, &acc);
   }
 }
@@ -1344,7 +1210,7 @@ static void adv_run(clr_context *ctx, const adv *a, size_t n) {
   size_t es = esz(a->type);
   void *want_ex = NULL;
   if (a->want) {
-    want_ex = xmalloc(n * es);
+    want_ex = tu_xmalloc(n * es);
     clr_value id = clr_identity(a->op, a->type);
     value_put(want_ex, 0, &id);
     memcpy(at(want_ex, a->type, 1), a->want, (n - 1) * es);
@@ -1383,8 +1249,8 @@ static void adv_integers(clr_context *ctx, clr_type t, size_t n) {
   unsigned bits = bits_of(t);
   uint64_t mask = bits == 32 ? 0xffffffffu : UINT64_MAX;
   a.type = t;
-  a.in = xmalloc(n * es);
-  a.want = xmalloc(n * es);
+  a.in = tu_xmalloc(n * es);
+  a.want = tu_xmalloc(n * es);
 
   /* sum of the type's maximum, n times: (i+1) * max wraps */
   a.op = CLR_SUM;
@@ -1443,8 +1309,8 @@ static void adv_integers(clr_context *ctx, clr_type t, size_t n) {
       put_bits(t, a.want, i, p);
     }
     if (n > bits) {
-      clr_value last = value_at(t, a.want, n - 1);
-      check(last.v.ul == 0, "2^%zu wraps to 0 in %u bits", n, bits);
+      clr_value last = clr_value_at(t, a.want, n - 1);
+      tu_check(last.v.ul == 0, "2^%zu wraps to 0 in %u bits", n, bits);
     }
   }
   adv_run(ctx, &a, n);
@@ -1472,14 +1338,14 @@ static void adv_integers(clr_context *ctx, clr_type t, size_t n) {
     /* the expectation: at and after `first` it is the extreme */
     sequential_scan(a.op, t, a.in, a.want, n);
     {
-      clr_value e = value_at(t, a.want, first);
+      clr_value e = clr_value_at(t, a.want, first);
       unsigned char eb[8];
       put_bits(t, eb, 0, ext);
-      clr_value ev = value_at(t, eb, 0);
-      check(same_value(&e, &ev),
-            "%s: the sequential scan reaches the "
-            "extreme at %zu",
-            a.name, first);
+      clr_value ev = clr_value_at(t, eb, 0);
+      tu_check(tu_same(&e, &ev),
+               "%s: the sequential scan reaches the "
+               "extreme at %zu",
+               a.name, first);
     }
     adv_run(ctx, &a, n);
   }
@@ -1503,20 +1369,20 @@ static void adv_floats(clr_context *ctx, clr_type t, size_t n) {
   size_t es = esz(t);
   double big = t == CLR_FLOAT ? FLT_MAX : DBL_MAX;
   a.type = t;
-  a.in = xmalloc(n * es);
-  a.want = xmalloc(n * es);
+  a.in = tu_xmalloc(n * es);
+  a.want = tu_xmalloc(n * es);
 
   /* sums exact in any order (small integers; +-(1 + i/1024)) */
   a.op = CLR_SUM;
   snprintf(a.name, sizeof a.name, "all equal: 1.0, exact");
   for (size_t i = 0; i < n; i++) {
-    put_f(t, a.in, i, 1.0);
-    put_f(t, a.want, i, (double)(i + 1));
+    tu_store_f(t, a.in, i, 1.0);
+    tu_store_f(t, a.want, i, (double)(i + 1));
   }
   adv_run(ctx, &a, n);
   snprintf(a.name, sizeof a.name, "alternating +-(1 + i/1024), exact");
   for (size_t i = 0; i < n; i++)
-    put_f(t, a.in, i, (i % 2 ? -1.0 : 1.0) * (1.0 + (double)i / 1024.0));
+    tu_store_f(t, a.in, i, (i % 2 ? -1.0 : 1.0) * (1.0 + (double)i / 1024.0));
   sequential_scan(CLR_SUM, t, a.in, a.want, n);
   adv_run(ctx, &a, n);
   /* all equal 0.1 and alternating large values: the bound */
@@ -1524,19 +1390,19 @@ static void adv_floats(clr_context *ctx, clr_type t, size_t n) {
   a.want = NULL;
   snprintf(a.name, sizeof a.name, "all equal: 0.1");
   for (size_t i = 0; i < n; i++)
-    put_f(t, a.in, i, 0.1);
+    tu_store_f(t, a.in, i, 0.1);
   adv_run(ctx, &a, n);
   snprintf(a.name, sizeof a.name, "alternating +-1e6 plus small values");
   for (size_t i = 0; i < n; i++)
-    put_f(t, a.in, i, (i % 2 ? -1.0e6 : 1.0e6) + (double)(i % 11) * 0.37);
+    tu_store_f(t, a.in, i, (i % 2 ? -1.0e6 : 1.0e6) + (double)(i % 11) * 0.37);
   adv_run(ctx, &a, n);
   a.want = saved_want;
 
   /* overflow: the largest finite value twice is +inf in any order */
   snprintf(a.name, sizeof a.name, "all equal: the largest finite value");
   for (size_t i = 0; i < n; i++) {
-    put_f(t, a.in, i, big);
-    put_f(t, a.want, i, i == 0 ? big : INFINITY);
+    tu_store_f(t, a.in, i, big);
+    tu_store_f(t, a.want, i, i == 0 ? big : INFINITY);
   }
   adv_run(ctx, &a, n);
 
@@ -1544,19 +1410,19 @@ static void adv_floats(clr_context *ctx, clr_type t, size_t n) {
   {
     size_t p = n / 3, m = 2 * n / 3;
     snprintf(a.name, sizeof a.name, "+inf at %zu, -inf at %zu", p, m);
-    rng r = {17};
+    tu_rng r = {17};
     for (size_t i = 0; i < n; i++)
-      put_f(t, a.in, i, (double)((int64_t)below(&r, 17) - 8));
-    put_f(t, a.in, p, INFINITY);
-    put_f(t, a.in, m, -INFINITY);
+      tu_store_f(t, a.in, i, (double)((int64_t)tu_below(&r, 17) - 8));
+    tu_store_f(t, a.in, p, INFINITY);
+    tu_store_f(t, a.in, m, -INFINITY);
     sequential_scan(CLR_SUM, t, a.in, a.want, n);
-    clr_value vp = value_at(t, a.want, p), vm = value_at(t, a.want, m);
-    check(isinf(fp_of(&vp)) && isnan(fp_of(&vm)),
-          "the expected sums are +inf at %zu and NaN at %zu", p, m);
+    clr_value vp = clr_value_at(t, a.want, p), vm = clr_value_at(t, a.want, m);
+    tu_check(isinf(fp_of(&vp)) && isnan(fp_of(&vm)),
+             "the expected sums are +inf at %zu and NaN at %zu", p, m);
     adv_run(ctx, &a, n);
     snprintf(a.name, sizeof a.name, "NaN at %zu", p);
-    put_f(t, a.in, m, 3.0);
-    put_f(t, a.in, p, NAN);
+    tu_store_f(t, a.in, m, 3.0);
+    tu_store_f(t, a.in, p, NAN);
     sequential_scan(CLR_SUM, t, a.in, a.want, n);
     adv_run(ctx, &a, n);
   }
@@ -1565,16 +1431,16 @@ static void adv_floats(clr_context *ctx, clr_type t, size_t n) {
   a.op = CLR_PROD;
   snprintf(a.name, sizeof a.name, "alternating signs, powers of two, exact");
   for (size_t i = 0; i < n; i++)
-    put_f(t, a.in, i,
-          (i % 2 ? -1.0 : 1.0) * (i % 3 == 0   ? 2.0
-                                  : i % 3 == 1 ? 0.5
-                                               : 1.0));
+    tu_store_f(t, a.in, i,
+               (i % 2 ? -1.0 : 1.0) * (i % 3 == 0   ? 2.0
+                                       : i % 3 == 1 ? 0.5
+                                                    : 1.0));
   sequential_scan(CLR_PROD, t, a.in, a.want, n);
   adv_run(ctx, &a, n);
   snprintf(a.name, sizeof a.name, "all equal: -1, exact");
   for (size_t i = 0; i < n; i++) {
-    put_f(t, a.in, i, -1.0);
-    put_f(t, a.want, i, i % 2 ? 1.0 : -1.0);
+    tu_store_f(t, a.in, i, -1.0);
+    tu_store_f(t, a.want, i, i % 2 ? 1.0 : -1.0);
   }
   adv_run(ctx, &a, n);
 
@@ -1586,25 +1452,25 @@ static void adv_floats(clr_context *ctx, clr_type t, size_t n) {
     /* the infinity at p, the NaN at q */
     snprintf(a.name, sizeof a.name, "%s at %zu, NaN at %zu",
              is_max ? "+inf" : "-inf", p, q);
-    rng r = {23};
+    tu_rng r = {23};
     for (size_t i = 0; i < n; i++)
-      put_f(t, a.in, i, 2000.0 * unit(&r) - 1000.0);
-    put_f(t, a.in, p, inf);
-    put_f(t, a.in, q, NAN);
+      tu_store_f(t, a.in, i, 2000.0 * tu_unit(&r) - 1000.0);
+    tu_store_f(t, a.in, p, inf);
+    tu_store_f(t, a.in, q, NAN);
     sequential_scan(a.op, t, a.in, a.want, n);
     {
       int ok = 1;
       for (size_t i = 0; i < n; i++) {
-        clr_value w = value_at(t, a.want, i);
+        clr_value w = clr_value_at(t, a.want, i);
         double x = fp_of(&w);
         ok &= i < p ? isfinite(x) : i < q ? x == inf : isnan(x);
       }
-      check(ok, "%s: expectation finite, then infinite, then NaN", a.name);
+      tu_check(ok, "%s: expectation finite, then infinite, then NaN", a.name);
     }
     adv_run(ctx, &a, n);
     /* NaN in the first element */
     snprintf(a.name, sizeof a.name, "NaN first");
-    put_f(t, a.in, 0, NAN);
+    tu_store_f(t, a.in, 0, NAN);
     sequential_scan(a.op, t, a.in, a.want, n);
     adv_run(ctx, &a, n);
 
@@ -1614,16 +1480,16 @@ static void adv_floats(clr_context *ctx, clr_type t, size_t n) {
     double base = is_max ? -0.0 : 0.0, flip = is_max ? 0.0 : -0.0;
     for (size_t i = 0; i < n; i++) {
       int after = i >= p;
-      put_f(t, a.in, i, i == p || (after && i % 3 == 0) ? flip : base);
-      put_f(t, a.want, i, after ? flip : base);
+      tu_store_f(t, a.in, i, i == p || (after && i % 3 == 0) ? flip : base);
+      tu_store_f(t, a.want, i, after ? flip : base);
     }
     adv_run(ctx, &a, n);
 
     /* all equal */
     snprintf(a.name, sizeof a.name, "all equal: -42.5");
     for (size_t i = 0; i < n; i++) {
-      put_f(t, a.in, i, -42.5);
-      put_f(t, a.want, i, -42.5);
+      tu_store_f(t, a.in, i, -42.5);
+      tu_store_f(t, a.want, i, -42.5);
     }
     adv_run(ctx, &a, n);
   }
@@ -1642,7 +1508,7 @@ static void part_adversarial(clr_context *ctx) {
     }
     char name[64];
     snprintf(name, sizeof name, "adversarial %s", clr_type_name(all_types[t]));
-    section(name);
+    tu_section(name);
   }
 }
 
@@ -1672,39 +1538,39 @@ static void part_errors(clr_context *ctx) {
                  clr_type_name(type));
         memcpy(out, sentinel, sizeof out);
         clr_status s = clr_scan_host(ctx, &opt, op, type, in, out, 10);
-        check(s == CLR_ERR_UNSUPPORTED,
-              "clr_scan_host %s: got %s, want CLR_ERR_UNSUPPORTED", what,
-              clr_status_name(s));
-        check(memcmp(out, sentinel, sizeof out) == 0,
-              "clr_scan_host %s: output written on failure", what);
-        check(clr_context_error(ctx)[0] != '\0',
-              "clr_scan_host %s: no error detail", what);
+        tu_check(s == CLR_ERR_UNSUPPORTED,
+                 "clr_scan_host %s: got %s, want CLR_ERR_UNSUPPORTED", what,
+                 clr_status_name(s));
+        tu_check(memcmp(out, sentinel, sizeof out) == 0,
+                 "clr_scan_host %s: output written on failure", what);
+        tu_check(clr_context_error(ctx)[0] != '\0',
+                 "clr_scan_host %s: no error detail", what);
         s = clr_scan_buffer(ctx, &opt, op, type, bin, bout, 10);
-        check(s == CLR_ERR_UNSUPPORTED,
-              "clr_scan_buffer %s: got %s, want CLR_ERR_UNSUPPORTED", what,
-              clr_status_name(s));
+        tu_check(s == CLR_ERR_UNSUPPORTED,
+                 "clr_scan_buffer %s: got %s, want CLR_ERR_UNSUPPORTED", what,
+                 clr_status_name(s));
         s = clr_kernel_supports(scan_kernels[k], op, type);
-        check(s == CLR_ERR_UNSUPPORTED,
-              "clr_kernel_supports %s: got %s, want CLR_ERR_UNSUPPORTED", what,
-              clr_status_name(s));
+        tu_check(s == CLR_ERR_UNSUPPORTED,
+                 "clr_kernel_supports %s: got %s, want CLR_ERR_UNSUPPORTED",
+                 what, clr_status_name(s));
         s = clr_prepare(ctx, &opt, op, type);
-        check(s == CLR_ERR_UNSUPPORTED,
-              "clr_prepare %s: got %s, want CLR_ERR_UNSUPPORTED", what,
-              clr_status_name(s));
+        tu_check(s == CLR_ERR_UNSUPPORTED,
+                 "clr_prepare %s: got %s, want CLR_ERR_UNSUPPORTED", what,
+                 clr_status_name(s));
       }
     }
     for (size_t o = 0; o < N_OPS; o++)
       for (size_t t = 0; t < N_TYPES; t++)
-        check(clr_kernel_supports(scan_kernels[k], scan_ops[o], all_types[t]) ==
-                  CLR_OK,
-              "clr_kernel_supports %s %s %s is CLR_OK",
-              clr_kernel_name(scan_kernels[k]), clr_op_name(scan_ops[o]),
-              clr_type_name(all_types[t]));
+        tu_check(clr_kernel_supports(scan_kernels[k], scan_ops[o],
+                                     all_types[t]) == CLR_OK,
+                 "clr_kernel_supports %s %s %s is CLR_OK",
+                 clr_kernel_name(scan_kernels[k]), clr_op_name(scan_ops[o]),
+                 clr_type_name(all_types[t]));
   }
   read_buffer(ctx, bout, sizeof out, out);
-  check(memcmp(out, sentinel, sizeof out) == 0,
-        "the output buffer is untouched after the and/or failures");
-  section("errors: and / or are unsupported");
+  tu_check(memcmp(out, sentinel, sizeof out) == 0,
+           "the output buffer is untouched after the and/or failures");
+  tu_section("errors: and / or are unsupported");
 
   /* n == 0, NULL pointers, NULL context, bad enums */
   clr_options_init(&opt);
@@ -1729,11 +1595,11 @@ static void part_errors(clr_context *ctx) {
        clr_scan_host(ctx, &opt, (clr_op)-1, CLR_INT, in, out, n)},
   };
   for (size_t i = 0; i < COUNT(host_cases); i++)
-    check(host_cases[i].s == CLR_ERR_INVALID_ARGUMENT,
-          "clr_scan_host %s: got %s, want CLR_ERR_INVALID_ARGUMENT",
-          host_cases[i].what, clr_status_name(host_cases[i].s));
-  check(memcmp(out, sentinel, sizeof out) == 0,
-        "clr_scan_host: output untouched by the invalid calls");
+    tu_check(host_cases[i].s == CLR_ERR_INVALID_ARGUMENT,
+             "clr_scan_host %s: got %s, want CLR_ERR_INVALID_ARGUMENT",
+             host_cases[i].what, clr_status_name(host_cases[i].s));
+  tu_check(memcmp(out, sentinel, sizeof out) == 0,
+           "clr_scan_host: output untouched by the invalid calls");
 
   /* buffers: NULL, n == 0, too small (in, out, both), n exactly fitting */
   cl_mem small = new_buffer(ctx, (n - 1) * sizeof(int32_t), in);
@@ -1766,26 +1632,27 @@ static void part_errors(clr_context *ctx) {
        clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_TYPE_COUNT, bin, bout, n)},
   };
   for (size_t i = 0; i < COUNT(buf_cases); i++) {
-    check(buf_cases[i].s == CLR_ERR_INVALID_ARGUMENT,
-          "clr_scan_buffer %s: got %s, want CLR_ERR_INVALID_ARGUMENT",
-          buf_cases[i].what, clr_status_name(buf_cases[i].s));
+    tu_check(buf_cases[i].s == CLR_ERR_INVALID_ARGUMENT,
+             "clr_scan_buffer %s: got %s, want CLR_ERR_INVALID_ARGUMENT",
+             buf_cases[i].what, clr_status_name(buf_cases[i].s));
   }
   read_buffer(ctx, bout, sizeof out, out);
-  check(memcmp(out, sentinel, sizeof out) == 0,
-        "clr_scan_buffer: the output untouched by the invalid calls");
+  tu_check(memcmp(out, sentinel, sizeof out) == 0,
+           "clr_scan_buffer: the output untouched by the invalid calls");
   /* the small buffer holds the first n - 1 inputs, unchanged */
   {
     int32_t back[100];
     read_buffer(ctx, small, (n - 1) * sizeof(int32_t), back);
-    check(memcmp(back, in, (n - 1) * sizeof(int32_t)) == 0,
-          "clr_scan_buffer: a too-small in-place buffer is untouched");
+    tu_check(memcmp(back, in, (n - 1) * sizeof(int32_t)) == 0,
+             "clr_scan_buffer: a too-small in-place buffer is untouched");
   }
   /* a buffer of exactly n elements is enough */
   {
     clr_status s = clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_INT, bin, exact, n);
     int32_t back[100];
-    if (check(s == CLR_OK, "clr_scan_buffer with buffers of exactly n: %s: %s",
-              clr_status_name(s), clr_context_error(ctx))) {
+    if (tu_check(s == CLR_OK,
+                 "clr_scan_buffer with buffers of exactly n: %s: %s",
+                 clr_status_name(s), clr_context_error(ctx))) {
       read_buffer(ctx, exact, sizeof back, back);
       check_ref("clr_scan_buffer, buffers of exactly n", CLR_SUM, CLR_INT, 0,
                 in, back, n, 0);
@@ -1794,7 +1661,7 @@ static void part_errors(clr_context *ctx) {
   clReleaseMemObject(small);
   clReleaseMemObject(exact);
   clReleaseMemObject(tiny);
-  section("errors: n == 0, NULL, small buffers, bad enums");
+  tu_section("errors: n == 0, NULL, small buffers, bad enums");
 
   /* a work-group size beyond the device's limit */
   {
@@ -1804,13 +1671,13 @@ static void part_errors(clr_context *ctx) {
     big.wg_size = (size_t)1 << 30;
     memcpy(out, sentinel, sizeof out);
     clr_status s = clr_scan_host(ctx, &big, CLR_SUM, CLR_INT, in, out, n);
-    check(s == CLR_ERR_INVALID_ARGUMENT,
-          "wg_size 2^30: got %s, want CLR_ERR_INVALID_ARGUMENT",
-          clr_status_name(s));
-    check(memcmp(out, sentinel, sizeof out) == 0,
-          "wg_size 2^30: output untouched");
+    tu_check(s == CLR_ERR_INVALID_ARGUMENT,
+             "wg_size 2^30: got %s, want CLR_ERR_INVALID_ARGUMENT",
+             clr_status_name(s));
+    tu_check(memcmp(out, sentinel, sizeof out) == 0,
+             "wg_size 2^30: output untouched");
   }
-  section("errors: work-group size too large");
+  tu_section("errors: work-group size too large");
 
   /* the context still works after all that; defaults */
   {
@@ -1818,20 +1685,21 @@ static void part_errors(clr_context *ctx) {
     clr_timing tm;
     memcpy(got, sentinel, sizeof got);
     clr_status s = clr_scan_host(ctx, NULL, CLR_SUM, CLR_INT, in, got, n);
-    if (check(s == CLR_OK, "opt == NULL: %s: %s", clr_status_name(s),
-              clr_context_error(ctx))) {
+    if (tu_check(s == CLR_OK, "opt == NULL: %s: %s", clr_status_name(s),
+                 clr_context_error(ctx))) {
       check_ref("opt == NULL (inclusive by default)", CLR_SUM, CLR_INT, 0, in,
                 got, n, 0);
-      check(clr_last_timing(ctx, &tm) == CLR_OK && tm.chunks == 1 &&
-                tm.n_passes >= 1 && tm.error_depth >= 1,
-            "clr_last_timing after a scan: chunks %zu, passes %zu, depth %zu",
-            tm.chunks, tm.n_passes, tm.error_depth);
+      tu_check(
+          clr_last_timing(ctx, &tm) == CLR_OK && tm.chunks == 1 &&
+              tm.n_passes >= 1 && tm.error_depth >= 1,
+          "clr_last_timing after a scan: chunks %zu, passes %zu, depth %zu",
+          tm.chunks, tm.n_passes, tm.error_depth);
     }
     /* a reduction kernel selects the device's default scan (tuning) */
     float fin[1000], fks[1000], fred[1000];
-    rng r = {5};
+    tu_rng r = {5};
     for (size_t i = 0; i < 1000; i++)
-      fin[i] = (float)(2.0 * unit(&r) - 1.0);
+      fin[i] = (float)(2.0 * tu_unit(&r) - 1.0);
     clr_tuning tuning;
     clr_get_tuning(ctx, &tuning);
     clr_options_init(&opt);
@@ -1841,10 +1709,11 @@ static void part_errors(clr_context *ctx) {
     opt.kernel = CLR_REDUCE_COARSE;
     clr_status s2 =
         clr_scan_host(ctx, &opt, CLR_SUM, CLR_FLOAT, fin, fred, 1000);
-    if (check(s == CLR_OK && s2 == CLR_OK,
-              "float sums with the default scan and with a reduction kernel: "
-              "%s, %s",
-              clr_status_name(s), clr_status_name(s2)))
+    if (tu_check(
+            s == CLR_OK && s2 == CLR_OK,
+            "float sums with the default scan and with a reduction kernel: "
+            "%s, %s",
+            clr_status_name(s), clr_status_name(s2)))
       check_same(&(scase){tuning.scan_kernel,
                           CLR_SUM,
                           CLR_FLOAT,
@@ -1855,7 +1724,7 @@ static void part_errors(clr_context *ctx) {
                  "a reduction kernel in clr_scan_host",
                  "against the default scan kernel", CLR_FLOAT, fred, fks, 1000);
   }
-  section("errors: the context still works; defaults");
+  tu_section("errors: the context still works; defaults");
   clReleaseMemObject(bin);
   clReleaseMemObject(bout);
 }
@@ -1872,13 +1741,13 @@ static void part_big(clr_context *ctx) {
                 {CLR_MAX, CLR_FLOAT},  {CLR_MIN, CLR_LONG},
                 {CLR_PROD, CLR_FLOAT}, {CLR_MIN, CLR_UINT}};
   static const shape shapes[] = {{0, 0, 0}, {64, 1, 0}};
-  void *in = xmalloc(n * 8);
+  void *in = tu_xmalloc(n * 8);
   clr_context *copy_ctx = make_context(1);
   for (size_t j = 0; j < COUNT(subset); j++) {
     clr_op op = subset[j].op;
     clr_type type = subset[j].type;
     fill_data(op, type, j % 2 ? DATA_TREND : DATA_RANDOM, in, n,
-              seed_of(j, 3000001, 0, 0));
+              tu_seed(j, 3000001, 0, 0));
     for (size_t k = 0; k < N_KERNELS; k++) {
       for (size_t s = 0; s < COUNT(shapes); s++) {
         for (int ex = 0; ex < 2; ex++) {
@@ -1905,8 +1774,8 @@ static void part_big(clr_context *ctx) {
         describe(&c, n, desc, sizeof desc);
         check_same(&c, desc, "in place against out of place", type, work, res,
                    n);
-        check(guard_intact(work, n, type), "%s: elements after n written",
-              desc);
+        tu_check(guard_intact(work, n, type), "%s: elements after n written",
+                 desc);
       }
       free(work);
       free(res);
@@ -1914,7 +1783,7 @@ static void part_big(clr_context *ctx) {
     char name[64];
     snprintf(name, sizeof name, "big %s %s", clr_op_name(op),
              clr_type_name(type));
-    section(name);
+    tu_section(name);
   }
   clr_context_release(copy_ctx);
   free(in);
@@ -1937,12 +1806,12 @@ int main(int argc, char **argv) {
     if (arg_value(argv[i], "--part", &part) ||
         arg_value(argv[i], "--kernel", &kname))
       continue;
-    if (strcmp(argv[i], "--verbose") == 0) {
-      verbose = 1;
+    if (strcmp(argv[i], "--tu_verbose") == 0) {
+      tu_verbose = 1;
       continue;
     }
     fprintf(stderr, "usage: test_scan --part=matrix|levels|inplace|carry|"
-                    "adversarial|errors|big [--kernel=NAME] [--verbose]\n");
+                    "adversarial|errors|big [--kernel=NAME] [--tu_verbose]\n");
     return 2;
   }
   if (!part) {
@@ -1956,7 +1825,8 @@ int main(int argc, char **argv) {
     clr_kernel k;
     if (!kname || clr_kernel_from_name(kname, &k) != CLR_OK ||
         !clr_kernel_is_scan(k))
-      die("--part=matrix needs --kernel=kogge-stone|kogge-stone-db|brent-kung");
+      tu_die(
+          "--part=matrix needs --kernel=kogge-stone|kogge-stone-db|brent-kung");
     part_matrix(ctx, k);
   } else if (strcmp(part, "levels") == 0) {
     part_levels(ctx);
@@ -1971,10 +1841,10 @@ int main(int argc, char **argv) {
   } else if (strcmp(part, "big") == 0) {
     part_big(ctx);
   } else {
-    die("unknown part '%s'", part);
+    tu_die("unknown part '%s'", part);
   }
   clr_context_release(ctx);
   printf("test_scan --part=%s%s%s: %zu passed, %zu failed\n", part,
-         kname ? " --kernel=" : "", kname ? kname : "", n_passed, n_failed);
-  return n_failed == 0 && n_passed > 0 ? 0 : 1;
+         kname ? " --kernel=" : "", kname ? kname : "", tu_passed, tu_failed);
+  return tu_failed == 0 && tu_passed > 0 ? 0 : 1;
 }
