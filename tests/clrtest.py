@@ -1,23 +1,141 @@
-"""Shared by the Python tests: facts read from the program itself, so no
-test keeps its own copy of them.
+"""The one Python test harness: every Python test imports it.
 
+    check(ok, what, detail="")   count a check; print "ok:   what" (quiet=True:
+                                 only failures) or "FAIL: what" and detail
+    finish(program)              print "<program>: N passed, N failed"; the
+                                 exit status (1 when a check failed or none
+                                 ran)
+    run(cmd, env=None, ...)      run a command, return (exit status, stdout,
+                                 stderr) as text; env values of None remove
+                                 the variable; the OpenCL compiler's own
+                                 "N errors generated." lines and ASan's
+                                 allocation warnings are taken out of stderr
+    show(rc, out, err)           the three in one line, for a failure's detail
+    expect_error(exe, args, ...) a failing run: exit code, nothing on stdout,
+                                 one "<program>: " line naming every needle
+    run_json(exe, args, what)    run with --json, parse the report
+    is_number(x)
     kernels(exe) -> (reductions, scans): the kernel names in the order
-    `clreduce --list-kernels --json` gives them (src/lib/kernel_table.h).
+                                 `clreduce --list-kernels --json` gives them
+                                 (src/lib/kernel_table.h)
 """
 import json
+import os
+import re
 import subprocess
+import sys
+
+PASSED = 0
+FAILED = 0
+QUIET = False  # print only the failures
 
 # The kernels the course notes teach: a listing must hold at least these
 # (a floor against a table that lost a row; loops use kernels()).
 KNOWN_REDUCTIONS = ["interleaved", "sequential", "first-add", "coarse"]
 KNOWN_SCANS = ["kogge-stone", "kogge-stone-db", "brent-kung", "decoupled"]
 
+# PoCL's compiler prints clang's summary ("2 errors generated.") on stderr
+# by itself when a kernel fails to build; that line is not clreduce's.
+COMPILER_NOISE = re.compile(r"^[0-9]+ (errors?|warnings?) generated\.\n", re.M)
+# Under AddressSanitizer (allocator_may_return_null=1, .ci/sanitize) a
+# refused huge malloc returns NULL after this warning of ASan's own.
+ASAN_ALLOC = re.compile(r"^==\d+==WARNING: AddressSanitizer failed to "
+                        r"allocate.*\n", re.M)
+
+
+def check(ok, what, detail=""):
+    global PASSED, FAILED
+    if ok:
+        PASSED += 1
+        if not QUIET:
+            print("ok:   " + what)
+    else:
+        FAILED += 1
+        print("FAIL: " + what + ("\n      " + detail if detail else ""))
+    sys.stdout.flush()
+    return ok
+
+
+def finish(program):
+    print("%s: %d passed, %d failed" % (program, PASSED, FAILED))
+    sys.stdout.flush()
+    return 0 if FAILED == 0 and PASSED > 0 else 1
+
+
+def run(cmd, env=None, cwd=None, timeout=300, stdin=None, preexec=None):
+    e = dict(os.environ)
+    for k, v in (env or {}).items():
+        if v is None:
+            e.pop(k, None)
+        else:
+            e[k] = v
+    p = subprocess.run(cmd, env=e, cwd=cwd, input=stdin,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout, preexec_fn=preexec)
+    out = p.stdout.decode("utf-8", "replace")
+    err = p.stderr.decode("utf-8", "replace")
+    return p.returncode, out, ASAN_ALLOC.sub("", COMPILER_NOISE.sub("", err))
+
+
+def show(rc, out, err):
+    return "exit %d, stdout %r, stderr %r" % (rc, out[-600:], err[-600:])
+
+
+def expect_error(exe, args, code, needles, what, env=None, one_line=True):
+    """A failing run: exit code, nothing on stdout, one '<program>: ' line
+    on stderr containing every needle (case-insensitive)."""
+    rc, out, err = run([exe] + args, env=env)
+    program = os.path.basename(exe)
+    lines = err.strip("\n").split("\n")
+    low = err.lower()
+    missing = [n for n in needles if n.lower() not in low]
+    ok = (rc == code and out == "" and err.startswith(program + ": ")
+          and not missing and (not one_line or len(lines) == 1))
+    check(ok, "%s -> exit %d, message %s" % (what, code, needles),
+          show(rc, out, err) + (" missing %s" % missing if missing else ""))
+    return rc, out, err
+
+
+def run_json(exe, args, what, env=None, code=0):
+    rc, out, err = run([exe] + args + ["--json"], env=env)
+    try:
+        doc = json.loads(out)
+    except ValueError as ex:
+        check(False, what + ": JSON output parses",
+              "%s; %s" % (ex, show(rc, out, err)))
+        return None
+    if not check(rc == code, "%s: exit %d" % (what, code), show(rc, out, err)):
+        return None
+    return doc
+
+
+def is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
 
 def kernels(exe):
-    p = subprocess.run([exe, "--list-kernels", "--json"],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=120, check=True)
-    listed = json.loads(p.stdout.decode("utf-8"))["kernels"]
+    rc, out, err = run([exe, "--list-kernels", "--json"], timeout=120)
+    if rc != 0:
+        raise RuntimeError("clreduce --list-kernels --json: " + show(rc, out, err))
+    listed = json.loads(out)["kernels"]
     reductions = [k["name"] for k in listed if k["kind"] == "reduction"]
     scans = [k["name"] for k in listed if k["kind"] == "scan"]
     return reductions, scans
+
+
+def bind(get_exe):
+    """run, expect_error and run_json for one program, whose path get_exe()
+    gives when called (scripts set it in main):
+        run, expect_error, run_json = clrtest.bind(lambda: EXE)"""
+    def run_exe(args, env=None, cwd=None, timeout=300, stdin=None,
+                preexec=None, exe=None):
+        return run([exe or get_exe()] + args, env=env, cwd=cwd,
+                   timeout=timeout, stdin=stdin, preexec=preexec)
+
+    def expect(args, code, needles, what, env=None, one_line=True):
+        return expect_error(get_exe(), args, code, needles, what, env,
+                            one_line)
+
+    def run_json_exe(args, what, env=None, code=0):
+        return run_json(get_exe(), args, what, env, code)
+    return run_exe, expect, run_json_exe

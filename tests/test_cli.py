@@ -25,8 +25,6 @@ import subprocess
 import sys
 import tempfile
 
-PASSED = 0
-FAILED = 0
 EXE = None
 KERNEL_DIR = None
 DATA_DIR = None
@@ -34,78 +32,16 @@ TMP = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clrtest  # noqa: E402  (tests/clrtest.py)
+check = clrtest.check
+show = clrtest.show
+is_number = clrtest.is_number
+run, expect_error, run_json = clrtest.bind(lambda: EXE)
 
 # Filled in main() from `clreduce --list-kernels --json`.
 REDUCE_KERNELS = []
 ALL_KERNELS = []
 TYPES = ["float", "double", "int", "uint", "long", "ulong"]
 OPS = ["sum", "prod", "min", "max", "and", "or"]
-
-
-def check(ok, what, detail=""):
-    global PASSED, FAILED
-    if ok:
-        PASSED += 1
-        print("ok:   " + what)
-    else:
-        FAILED += 1
-        print("FAIL: " + what + ("\n      " + detail if detail else ""))
-    sys.stdout.flush()
-    return ok
-
-
-# PoCL's compiler prints clang's summary ("2 errors generated.") on stderr
-# by itself when a kernel fails to build; that line is not clreduce's.
-COMPILER_NOISE = re.compile(r"^[0-9]+ (errors?|warnings?) generated\.\n", re.M)
-
-
-def run(args, env=None, cwd=None, timeout=300):
-    """Run clreduce; returns (exit code, stdout, stderr less the OpenCL
-    compiler's own summary lines)."""
-    e = dict(os.environ)
-    if env:
-        for k, v in env.items():
-            if v is None:
-                e.pop(k, None)
-            else:
-                e[k] = v
-    p = subprocess.run([EXE] + args, env=e, cwd=cwd, capture_output=True,
-                       text=True, timeout=timeout)
-    return p.returncode, p.stdout, COMPILER_NOISE.sub("", p.stderr)
-
-
-def show(rc, out, err):
-    return "exit %d, stdout %r, stderr %r" % (rc, out[-600:], err[-600:])
-
-
-def expect_error(args, code, needles, what, env=None, one_line=True):
-    """A failing run: exit code, nothing on stdout, one 'clreduce: ' line
-    on stderr containing every needle (case-insensitive)."""
-    rc, out, err = run(args, env=env)
-    lines = err.strip("\n").split("\n")
-    low = err.lower()
-    missing = [n for n in needles if n.lower() not in low]
-    ok = (rc == code and out == "" and err.startswith("clreduce: ")
-          and not missing and (not one_line or len(lines) == 1))
-    check(ok, "%s -> exit %d, message %s" % (what, code, needles),
-          show(rc, out, err) + (" missing %s" % missing if missing else ""))
-    return rc, out, err
-
-
-def run_json(args, what, env=None, code=0):
-    rc, out, err = run(args + ["--json"], env=env)
-    try:
-        doc = json.loads(out)
-    except ValueError as ex:
-        check(False, what + ": JSON output parses", "%s; %s" % (ex, show(rc, out, err)))
-        return None
-    if not check(rc == code, "%s: exit %d" % (what, code), show(rc, out, err)):
-        return None
-    return doc
-
-
-def is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def check_report(doc, what, kernel, op, typ, n, verified=True):
@@ -585,8 +521,7 @@ def main():
                 continue
             print("== " + name)
             fn()
-    print("test_cli: %d passed, %d failed" % (PASSED, FAILED))
-    return 0 if FAILED == 0 and PASSED > 0 else 1
+    return clrtest.finish("test_cli")
 
 
 if __name__ == "__main__":

@@ -31,32 +31,15 @@ import subprocess
 import sys
 import tempfile
 
-PASSED = 0
-FAILED = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+check = clrtest.check
+sh = clrtest.run
 
 
-def check(ok, what, detail=""):
-    global PASSED, FAILED
-    if ok:
-        PASSED += 1
-        print("ok:   " + what)
-    else:
-        FAILED += 1
-        print("FAIL: " + what + ("\n      " + detail[-2000:] if detail else ""))
-    sys.stdout.flush()
-    return ok
+def finish():
+    return clrtest.finish("test_install")
 
-
-def sh(cmd, env=None, cwd=None):
-    e = dict(os.environ)
-    for k, v in (env or {}).items():
-        if v is None:
-            e.pop(k, None)
-        else:
-            e[k] = v
-    p = subprocess.run(cmd, env=e, cwd=cwd, capture_output=True, text=True,
-                       timeout=240)
-    return p.returncode, p.stdout, p.stderr
 
 
 def find(root, name):
@@ -172,11 +155,6 @@ def main():
               "exit %d\n%s%s" % (rc, out, err))
         shutil.rmtree(dest, ignore_errors=True)
     return finish()
-
-
-def finish():
-    print("test_install: %d passed, %d failed" % (PASSED, FAILED))
-    return 0 if FAILED == 0 and PASSED > 0 else 1
 
 
 if __name__ == "__main__":

@@ -18,27 +18,20 @@ import subprocess
 import sys
 import tempfile
 
-PASSED = FAILED = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+check = clrtest.check
 
 
-def check(ok, what, detail=""):
-    global PASSED, FAILED
-    if ok:
-        PASSED += 1
-        print("ok:   " + what)
-    else:
-        FAILED += 1
-        print("FAIL: " + what + ("\n      " + detail[-3000:] if detail else ""))
-    sys.stdout.flush()
-    return ok
+def finish():
+    return clrtest.finish("test_subproject")
+
 
 
 def run(cmd, cwd, env=None):
-    e = dict(os.environ)
-    e.update(env or {})
-    p = subprocess.run(cmd, cwd=cwd, env=e, capture_output=True, text=True,
-                       timeout=600)
-    return p.returncode, p.stdout + p.stderr
+    """(exit status, stdout and stderr together)."""
+    rc, out, err = clrtest.run(cmd, env=env, cwd=cwd, timeout=600)
+    return rc, out + err
 
 
 PARENT = """project('consumer', 'c', default_options : ['c_std=c11'])
@@ -111,11 +104,6 @@ def main():
                   "$CLREDUCE_KERNEL_DIR wins over the built-in kernels (an "
                   "empty one fails)", "exit %d\n%s" % (rc, out))
     return finish()
-
-
-def finish():
-    print("test_subproject: %d passed, %d failed" % (PASSED, FAILED))
-    return 0 if FAILED == 0 and PASSED > 0 else 1
 
 
 if __name__ == "__main__":

@@ -16,26 +16,19 @@ import math
 import os
 import random
 import struct
-import subprocess
 import sys
 from fractions import Fraction
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+check = clrtest.check
+clrtest.QUIET = True  # print only the failures
 
 FLT_MAX = struct.unpack("<f", struct.pack("<I", 0x7F7FFFFF))[0]
 FLT_TRUE_MIN = 2.0 ** -149
 DBL_MAX = sys.float_info.max
 DBL_TRUE_MIN = 2.0 ** -1074
-
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: " + what)
-
 
 def round_to(q, precision, bit0_exp, max_exp):
     """The float of `precision` bits nearest to the rational q (ties to
@@ -135,14 +128,11 @@ def main():
             path = os.path.join(workdir, "%s-%s.bin" % (typ, name))
             with open(path, "wb") as f:
                 f.write(pack(values, typ))
-            p = subprocess.run([exe, "--exact", "--type=" + typ,
-                                "--input=" + path, "--repeat=1", "--json"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               timeout=300)
+            rc, out, err = clrtest.run([exe, "--exact", "--type=" + typ,
+                                        "--input=" + path, "--repeat=1",
+                                        "--json"])
             what = "%s %s (%d values)" % (typ, name, len(values))
-            out = p.stdout.decode("utf-8", "replace")
-            check(p.returncode == 0, "%s: exit %d, %s" % (
-                what, p.returncode, p.stderr.decode("utf-8", "replace")))
+            check(rc == 0, "%s: exit %d, %s" % (what, rc, err))
             try:
                 # "-0" must stay a negative zero, not the integer 0
                 rep = json.loads(out, parse_int=float)
@@ -158,8 +148,7 @@ def main():
             check(rep.get("verified") is True,
                   "%s: the CLI's own check says %r" % (what,
                                                        rep.get("verified")))
-    print("%d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return clrtest.finish("test_exact_rational")
 
 
 if __name__ == "__main__":

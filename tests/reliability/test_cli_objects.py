@@ -18,17 +18,12 @@ import subprocess
 import sys
 import tempfile
 
-passed = failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+check = clrtest.check
+clrtest.QUIET = True  # print only the failures
 
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s%s" % (what, ("\n      " + detail) if detail else ""))
-    return ok
 
 
 def main():
@@ -141,8 +136,7 @@ def main():
                   (what, p.returncode, creates, fields.get("live")))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("test_cli_objects: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return clrtest.finish("test_cli_objects")
 
 
 if __name__ == "__main__":

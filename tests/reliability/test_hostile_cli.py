@@ -42,43 +42,20 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+check = clrtest.check
+show = clrtest.show
+clrtest.QUIET = True  # print only the failures
+run = clrtest.bind(lambda: EXE)[0]
+
 EXE = None
 BENCH = None
 KERNEL_DIR = None
 TMP = None
-passed = 0
-failed = 0
 # (case, exit status, first stderr line) for the table in the log
 table = []
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s%s" % (what, ("\n      " + detail) if detail else ""))
-    return ok
-
-
-def run(args, env=None, stdin=None, timeout=300, exe=None, preexec=None):
-    e = dict(os.environ)
-    e.update(env or {})
-    p = subprocess.run([exe or EXE] + args, env=e, input=stdin,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout, preexec_fn=preexec)
-    err = p.stderr.decode("utf-8", "replace")
-    # Under AddressSanitizer (allocator_may_return_null=1, .ci/sanitize) a
-    # refused huge malloc returns NULL after this warning of ASan's own.
-    err = "".join(l for l in err.splitlines(True)
-                  if not re.match(r"==\d+==WARNING: AddressSanitizer failed "
-                                  r"to allocate", l))
-    return (p.returncode, p.stdout.decode("utf-8", "replace"), err)
-
-
-def show(rc, out, err):
-    return "exit %d, stdout %r, stderr %r" % (rc, out[-400:], err[-600:])
 
 
 def no_crash(rc, err, what):
@@ -902,8 +879,8 @@ def main():
     print("\ncase | exit | message")
     for what, rc, first in table:
         print("%s | %d | %s" % (what, rc, first[:160]))
-    print("\ntest_hostile_cli: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    print()
+    return clrtest.finish("test_hostile_cli")
 
 
 if __name__ == "__main__":

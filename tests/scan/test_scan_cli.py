@@ -46,8 +46,6 @@ import sys
 import tempfile
 import time
 
-PASSED = 0
-FAILED = 0
 EXE = None
 KERNEL_DIR = None
 TMP = None
@@ -55,6 +53,10 @@ TMP = None
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 import clrtest  # noqa: E402  (tests/clrtest.py)
+check = clrtest.check
+show = clrtest.show
+is_number = clrtest.is_number
+run, expect_error, run_json = clrtest.bind(lambda: EXE)
 
 # Filled in main() from `clreduce --list-kernels --json`.
 SCAN_KERNELS = []
@@ -72,80 +74,6 @@ TYPES = {
 }
 UNIT_ROUNDOFF = {"float": 2.0**-24, "double": 2.0**-53}
 TINY = 2.0**-1022  # covers a denormal result's absolute rounding
-
-
-def check(ok, what, detail=""):
-    global PASSED, FAILED
-    if ok:
-        PASSED += 1
-        print("ok:   " + what)
-    else:
-        FAILED += 1
-        print("FAIL: " + what + ("\n      " + detail if detail else ""))
-    sys.stdout.flush()
-    return ok
-
-
-# PoCL's compiler prints clang's summary ("2 errors generated.") on stderr
-# by itself when a kernel fails to build; that line is not clreduce's.
-COMPILER_NOISE = re.compile(r"^[0-9]+ (errors?|warnings?) generated\.\n", re.M)
-
-
-def run(args, env=None, timeout=120):
-    """Run clreduce; returns (exit code, stdout, stderr less the OpenCL
-    compiler's own summary lines)."""
-    e = dict(os.environ)
-    for k, v in (env or {}).items():
-        if v is None:
-            e.pop(k, None)
-        else:
-            e[k] = v
-    p = subprocess.run(
-        [EXE] + args, env=e, capture_output=True, text=True, timeout=timeout
-    )
-    return p.returncode, p.stdout, COMPILER_NOISE.sub("", p.stderr)
-
-
-def show(rc, out, err):
-    return "exit %d, stdout %r, stderr %r" % (rc, out[-600:], err[-600:])
-
-
-def expect_error(args, code, needles, what, env=None):
-    """A failing run: the exit code, nothing on stdout, exactly one
-    'clreduce: ' line on stderr containing every needle (case-insensitive)."""
-    rc, out, err = run(args, env=env)
-    lines = err.strip("\n").split("\n")
-    low = err.lower()
-    missing = [n for n in needles if n.lower() not in low]
-    ok = (
-        rc == code
-        and out == ""
-        and err.startswith("clreduce: ")
-        and len(lines) == 1
-        and not missing
-    )
-    check(
-        ok,
-        "%s -> exit %d, message %s" % (what, code, needles),
-        show(rc, out, err) + (" missing %s" % missing if missing else ""),
-    )
-    return rc, out, err
-
-
-def run_json(args, what, env=None, code=0):
-    rc, out, err = run(args + ["--json"], env=env)
-    try:
-        doc = json.loads(out)
-    except ValueError as ex:
-        check(False, what + ": JSON output parses", "%s; %s" % (ex, show(rc, out, err)))
-        return None
-    if not check(rc == code, "%s: exit %d" % (what, code), show(rc, out, err)):
-        return None
-    return doc
-
-
-def is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def json_value(v):
@@ -1093,8 +1021,7 @@ def main():
             fn()
             print("   (%s: %.1f s)" % (name, time.monotonic() - t0))
     print("run time: %.1f s" % (time.monotonic() - start))
-    print("test_scan_cli: %d passed, %d failed" % (PASSED, FAILED))
-    return 0 if FAILED == 0 and PASSED > 0 else 1
+    return clrtest.finish("test_scan_cli")
 
 
 if __name__ == "__main__":
