@@ -143,9 +143,7 @@ typedef long ex_word_t; /* one word */
     if (piece)                                                                 \
       atom_add(&acc[w], piece);                                                \
   }
-inline long ex_word_get(__local const ex_word_t *acc, uint w) {
-  return acc[w];
-}
+inline long ex_word_get(__local const ex_word_t *acc, uint w) { return acc[w]; }
 #else
 /* A word as two 32-bit halves (core atomics only).  atomic_add returns the
  * low half's old value, so a carry out of it is seen exactly and added to

@@ -33,8 +33,8 @@
  * as "nothing published yet".  The host zeroes state[] once, when it
  * allocates it, and again before the epoch would wrap.
  *
- * The host appends this file to scan_kogge_stone.cl, whose clr_block_scan_exclusive
- * scans the work-items' totals inside the tile.
+ * The host appends this file to scan_kogge_stone.cl, whose
+ * clr_block_scan_exclusive scans the work-items' totals inside the tile.
  *
  * Build options beyond common.cl: -DCLR_ITEMS=<elements per work-item>;
  * -DCLR_VEC=<2|4>, dividing CLR_ITEMS: global loads and stores of CLR_VEC
@@ -83,16 +83,19 @@ inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
  * blocked <-> striped transposes free of bank conflicts. */
 #define PAD(i) ((i) + ((i) >> 5))
 
-__kernel void clr_scan_decoupled(__global const IN_T *in, __global ACC_T *out,
-                                 ulong n, volatile __global uint *state,
-                                 uint ticket_base, uint epoch,
-                                 volatile __global uint *agg,
-                                 volatile __global uint *incl,
-                                 __global ACC_T *carry, uint carry_flags,
-                                 uint exclusive, __local ACC_T *tile,
-                                 __local ACC_T *scratch) {
+__kernel void
+clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
+                   __global ACC_T *out, ulong out_offset, ulong n,
+                   volatile __global uint *state, uint ticket_base, uint epoch,
+                   volatile __global uint *agg, volatile __global uint *incl,
+                   __global ACC_T *carry, uint carry_flags, uint exclusive,
+                   __local ACC_T *tile, __local ACC_T *scratch) {
   __local uint tile_index;
   __local ACC_T tile_prefix, tile_aggregate;
+  in += in_offset; /* elements [offset, offset + n) of the buffers; the
+                      host keeps vector loads for offsets that keep them
+                      aligned */
+  out += out_offset;
   uint lid = (uint)get_local_id(0);
   uint wg = (uint)get_local_size(0);
   if (lid == 0)

@@ -30,7 +30,8 @@
 
 #if CLR_VEC > 1
 #define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
-#define VLOAD(i, p) CLR_CAT(convert_, ACCV_T)(CLR_CAT(vload, CLR_VEC)(0, (p) + (i)))
+#define VLOAD(i, p)                                                            \
+  CLR_CAT(convert_, ACCV_T)(CLR_CAT(vload, CLR_VEC)(0, (p) + (i)))
 #define VSTORE(v, i, p) CLR_CAT(vstore, CLR_VEC)((v), 0, (p) + (i))
 #define ID IDENTITY
 #if CLR_VEC == 2
@@ -42,8 +43,10 @@
 #define SHIFT2(v) ((ACCV_T)(ID, ID, (v).s0, (v).s1))
 #define LAST(v) ((v).s3)
 #elif CLR_VEC == 8
-#define SHIFT1(v) ((ACCV_T)(ID, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5, (v).s6))
-#define SHIFT2(v) ((ACCV_T)(ID, ID, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5))
+#define SHIFT1(v)                                                              \
+  ((ACCV_T)(ID, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5, (v).s6))
+#define SHIFT2(v)                                                              \
+  ((ACCV_T)(ID, ID, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5))
 #define SHIFT4(v) ((ACCV_T)(ID, ID, ID, ID, (v).s0, (v).s1, (v).s2, (v).s3))
 #define LAST(v) ((v).s7)
 #else
@@ -66,11 +69,13 @@ inline ACCV_T clr_scan_lanes(ACCV_T v) {
 }
 #endif
 
-__kernel void clr_scan(__global const IN_T *in, __global ACC_T *out, ulong n,
+__kernel void clr_scan(__global const IN_T *in, ulong in_offset,
+                       __global ACC_T *out, ulong out_offset, ulong n,
                        ulong per_item, __global const ACC_T *tile_prefix,
-                       uint use_tiles, __global ACC_T *carry,
-                       uint carry_flags, uint exclusive,
-                       __local ACC_T *scratch) {
+                       uint use_tiles, __global ACC_T *carry, uint carry_flags,
+                       uint exclusive, __local ACC_T *scratch) {
+  in += in_offset; /* elements [offset, offset + n) of the buffers */
+  out += out_offset;
   ulong lid = get_local_id(0);
   ulong g = get_group_id(0);
   /* No product here wraps: the scan driver (scan_level in src/lib/scan.c)

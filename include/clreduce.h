@@ -342,6 +342,16 @@ CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
 CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, cl_mem in,
                                    cl_mem out, size_t n);
+/* clr_scan_buffer over elements [in_offset, in_offset + n) of in, written
+ * to [out_offset, out_offset + n) of out: the same buffer with equal
+ * offsets scans in place, ranges of one buffer that do not overlap are
+ * two arrays, and a partial overlap gives CLR_ERR_INVALID_ARGUMENT (as
+ * does a range past a buffer's end). */
+CLR_API clr_status clr_scan_buffer_range(clr_context *ctx,
+                                         const clr_options *opt, clr_op op,
+                                         clr_type type, cl_mem in,
+                                         size_t in_offset, cl_mem out,
+                                         size_t out_offset, size_t n);
 
 /* ----------------------------------------------------------------- timing */
 

@@ -159,10 +159,18 @@ static clr_status launch(clr_context *ctx, cl_kernel k, size_t global,
 
 /* Scan n elements of in into out (may be the same buffer).  Returns the
  * error depth of this level and below in *depth. */
-static clr_status scan_level(clr_context *ctx, const scan_plan *p, cl_mem in,
-                             cl_mem out, size_t n, int level, cl_uint exclusive,
-                             cl_uint carry_flags, scan_events *E,
-                             size_t *depth) {
+/* Where a scan reads and writes: elements [in_offset, in_offset + n) of
+ * in and [out_offset, out_offset + n) of out. */
+typedef struct scan_io {
+  cl_mem in, out;
+  cl_ulong in_offset, out_offset;
+} scan_io;
+
+static clr_status scan_level(clr_context *ctx, const scan_plan *p,
+                             const scan_io *io, size_t n, int level,
+                             cl_uint exclusive, cl_uint carry_flags,
+                             scan_events *E, size_t *depth) {
+  cl_mem in = io->in, out = io->out;
   clr_status st = CLR_OK;
   size_t esize = clr_type_size(p->type);
   /* The tile, and the kernels' indices up to the end of the last tile
@@ -192,18 +200,18 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p, cl_mem in,
       return st;
     /* 1. tile totals */
     cl_kernel k = p->sum->kernel;
-    cl_ulong zero = 0, vectors = p->per_item / p->vec;
-    st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(zero), CLR_ARG(n_arg),
-                      CLR_ARG(totals->mem), CLR_LOCAL(p->wg * esize),
-                      CLR_ARG(vectors));
+    cl_ulong vectors = p->per_item / p->vec;
+    st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(io->in_offset),
+                      CLR_ARG(n_arg), CLR_ARG(totals->mem),
+                      CLR_LOCAL(p->wg * esize), CLR_ARG(vectors));
     if (st != CLR_OK)
       goto fail;
     st = launch(ctx, k, tiles * p->wg, p->wg, n, E);
     if (st != CLR_OK)
       return st;
     /* 2. exclusive scan of the totals, in place, one level down */
-    st = scan_level(ctx, p, totals->mem, totals->mem, tiles, level + 1, 1, 0, E,
-                    &below);
+    scan_io down = {totals->mem, totals->mem, 0, 0};
+    st = scan_level(ctx, p, &down, tiles, level + 1, 1, 0, E, &below);
     if (st != CLR_OK)
       return st;
     prefix = totals->mem;
@@ -212,7 +220,8 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p, cl_mem in,
   /* 3. scan every tile from its prefix */
   {
     cl_kernel k = p->tile->kernel;
-    st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(out), CLR_ARG(n_arg),
+    st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(io->in_offset), CLR_ARG(out),
+                      CLR_ARG(io->out_offset), CLR_ARG(n_arg),
                       CLR_ARG(per_item), CLR_ARG(prefix), CLR_ARG(use_tiles),
                       CLR_ARG(ctx->carry.mem), CLR_ARG(carry_flags),
                       CLR_ARG(exclusive),
@@ -228,9 +237,9 @@ fail:
 /* The single-pass scan: one launch, nothing to clear (see the epoch and
  * ticket scheme in scan_decoupled.cl). */
 static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
-                                 cl_mem in, cl_mem out, size_t n,
-                                 cl_uint exclusive, cl_uint carry_flags,
-                                 scan_events *E, size_t *depth) {
+                                 const scan_io *io, size_t n, cl_uint exclusive,
+                                 cl_uint carry_flags, scan_events *E,
+                                 size_t *depth) {
   clr_status st = CLR_OK;
   size_t esize = clr_type_size(p->type);
   size_t tile = p->wg * p->per_item;
@@ -278,7 +287,8 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   cl_uint epoch = ctx->scan_epoch + 1, ticket = ctx->scan_ticket;
   cl_kernel k = p->tile->kernel;
   st = CLR_SET_ARGS(
-      ctx, k, CLR_ARG(in), CLR_ARG(out), CLR_ARG(n_arg), CLR_ARG(state->mem),
+      ctx, k, CLR_ARG(io->in), CLR_ARG(io->in_offset), CLR_ARG(io->out),
+      CLR_ARG(io->out_offset), CLR_ARG(n_arg), CLR_ARG(state->mem),
       CLR_ARG(ticket), CLR_ARG(epoch), CLR_ARG(agg->mem), CLR_ARG(incl->mem),
       CLR_ARG(ctx->carry.mem), CLR_ARG(carry_flags), CLR_ARG(exclusive),
       CLR_LOCAL(PAD_ELEMS(p->wg * p->per_item) * esize),
@@ -301,16 +311,16 @@ fail:
 }
 
 /* Run one whole scan (all levels) of n elements and time it. */
-static clr_status scan_once(clr_context *ctx, const scan_plan *p, cl_mem in,
-                            cl_mem out, size_t n, cl_uint exclusive,
+static clr_status scan_once(clr_context *ctx, const scan_plan *p,
+                            const scan_io *io, size_t n, cl_uint exclusive,
                             cl_uint carry_flags, int record, size_t *depth) {
   scan_events E;
   memset(&E, 0, sizeof E);
   E.record = record;
-  clr_status st = p->decoupled ? scan_decoupled(ctx, p, in, out, n, exclusive,
-                                                carry_flags, &E, depth)
-                               : scan_level(ctx, p, in, out, n, 0, exclusive,
-                                            carry_flags, &E, depth);
+  clr_status st =
+      p->decoupled
+          ? scan_decoupled(ctx, p, io, n, exclusive, carry_flags, &E, depth)
+          : scan_level(ctx, p, io, n, 0, exclusive, carry_flags, &E, depth);
   if (st == CLR_OK && E.count) {
     cl_int err = clWaitForEvents((cl_uint)E.count, E.ev);
     if (err != CL_SUCCESS)
@@ -367,23 +377,24 @@ static cl_int buffer_place(cl_mem m, cl_mem *root, size_t *origin,
 /* Two distinct buffers of a scan may alias the same bytes exactly (like
  * in place) but must not partially overlap: as sub-buffers of one buffer,
  * or as buffers over overlapping host memory. */
-static clr_status check_buffer_overlap(clr_context *ctx, cl_mem in, cl_mem out,
-                                       size_t bytes) {
+static clr_status check_buffer_overlap(clr_context *ctx, const scan_io *io,
+                                       size_t esize, size_t bytes) {
   cl_mem ri, ro;
   size_t oi, oo;
   void *hi, *ho;
-  if (in == out)
-    return CLR_OK;
-  cl_int err = buffer_place(in, &ri, &oi, &hi);
+  cl_int err = buffer_place(io->in, &ri, &oi, &hi);
   if (err == CL_SUCCESS)
-    err = buffer_place(out, &ro, &oo, &ho);
+    err = buffer_place(io->out, &ro, &oo, &ho);
   if (err != CL_SUCCESS)
     return clr_cl_fail(ctx, "clGetMemObjectInfo", err);
+  oi += (size_t)io->in_offset * esize;
+  oo += (size_t)io->out_offset * esize;
   int overlap = 0;
   if (ri == ro)
     overlap = oi != oo && oi < oo + bytes && oo < oi + bytes;
   else if (hi && ho) {
-    uintptr_t a = (uintptr_t)hi, b = (uintptr_t)ho;
+    uintptr_t a = (uintptr_t)hi + (uintptr_t)(io->in_offset * esize),
+              b = (uintptr_t)ho + (uintptr_t)(io->out_offset * esize);
     overlap = a != b && a < b + bytes && b < a + bytes;
   }
   if (overlap)
@@ -403,39 +414,33 @@ clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
 }
 
 static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
-                                   clr_op op, clr_type type, cl_mem in,
-                                   cl_mem out, size_t n) {
+                                   clr_op op, clr_type type, const scan_io *io,
+                                   size_t n) {
   clr_options defaults;
   scan_plan plan;
-  size_t depth = 0, in_size = 0, out_size = 0;
+  size_t depth = 0;
   cl_uint flags = 0;
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
-  clr_status st =
-      clr_start_work(ctx, &opt, &defaults, in, out, "buffers", op, type, n, 1);
+  clr_status st = clr_start_work(ctx, &opt, &defaults, io->in, io->out,
+                                 "buffers", op, type, n, 1);
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
-  cl_int err =
-      clGetMemObjectInfo(in, CL_MEM_SIZE, sizeof in_size, &in_size, NULL);
-  if (err == CL_SUCCESS)
-    err =
-        clGetMemObjectInfo(out, CL_MEM_SIZE, sizeof out_size, &out_size, NULL);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clGetMemObjectInfo", err);
-  if (n > in_size / esize || n > out_size / esize)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "%zu elements exceed the buffers (%zu and %zu bytes)", n,
-                    in_size, out_size);
-  st = check_buffer_overlap(ctx, in, out, n * esize);
+  st = check_buffer_overlap(ctx, io, esize, n * esize);
   if (st == CLR_OK)
     st = make_plan(ctx, opt, op, type, n, &plan);
+  /* The decoupled scan's vector loads need offsets that keep them
+   * aligned (the buffers themselves are). */
+  if (st == CLR_OK && plan.decoupled && plan.vec > 1 &&
+      (io->in_offset % plan.vec || io->out_offset % plan.vec)) {
+    clr_options scalar = *opt;
+    scalar.vector_width = 1;
+    st = make_plan(ctx, &scalar, op, type, n, &plan);
+  }
   if (st == CLR_OK)
     st = init_carry(ctx, opt, type, &flags);
   if (st == CLR_OK)
-    st = scan_once(ctx, &plan, in, out, n, opt->exclusive != 0, flags, 1,
-                   &depth);
+    st = scan_once(ctx, &plan, io, n, opt->exclusive != 0, flags, 1, &depth);
   ctx->timing.chunks = 1;
   ctx->timing.error_depth = depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
@@ -502,8 +507,9 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
     if (st == CLR_OK) {
       clr_staged *res = separate ? &sout : &sin;
       res->host = dst;
-      st = scan_once(ctx, &plan, sin.mem, res->mem, len, opt->exclusive != 0,
-                     cflags, c == 0, &level_depth);
+      scan_io io = {sin.mem, res->mem, 0, 0};
+      st = scan_once(ctx, &plan, &io, len, opt->exclusive != 0, cflags, c == 0,
+                     &level_depth);
       if (st == CLR_OK)
         st = clr_stage_out(ctx, res);
     }
@@ -528,21 +534,34 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
-CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
-                                   clr_op op, clr_type type, cl_mem in,
-                                   cl_mem out, size_t n) {
+CLR_API clr_status clr_scan_buffer_range(clr_context *ctx,
+                                         const clr_options *opt, clr_op op,
+                                         clr_type type, cl_mem in,
+                                         size_t in_offset, cl_mem out,
+                                         size_t out_offset, size_t n) {
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
+  scan_io io = {in, out, in_offset, out_offset};
   clr_status st = clr_begin_call(ctx);
   if (st == CLR_OK) /* in place: in is written too */
-    st = clr_check_buffer(ctx, in, 0, n, type,
+    st = clr_check_buffer(ctx, in, in_offset, n, type,
                           CLR_ACCESS_READ | (in == out ? CLR_ACCESS_WRITE : 0),
                           "in");
   if (st == CLR_OK && in != out)
-    st = clr_check_buffer(ctx, out, 0, n, type, CLR_ACCESS_WRITE, "out");
+    st = clr_check_buffer(ctx, out, out_offset, n, type, CLR_ACCESS_WRITE,
+                          "out");
+  if (st == CLR_OK && in == out)
+    st = clr_check_buffer(ctx, out, out_offset, n, type, CLR_ACCESS_WRITE,
+                          "out");
   if (st == CLR_OK)
-    st = scan_buffer_call(ctx, opt, op, type, in, out, n);
+    st = scan_buffer_call(ctx, opt, op, type, &io, n);
   return clr_end_call(ctx, st);
+}
+
+CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
+                                   clr_op op, clr_type type, cl_mem in,
+                                   cl_mem out, size_t n) {
+  return clr_scan_buffer_range(ctx, opt, op, type, in, 0, out, 0, n);
 }
 
 CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
