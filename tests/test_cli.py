@@ -376,9 +376,12 @@ def test_errors():
                  "--input of 10 bytes as double")
     expect_error(["--input="], 2, ["--input"], "--input with an empty value")
 
-    # No OpenCL platform: an ICD loader with an empty vendor directory.
+    # No OpenCL platform: an ICD loader with an empty vendor directory, and
+    # no extra ICDs named through OCL_ICD_FILENAMES (the lent GPU machine
+    # sets it).
     empty_vendors = tempfile.mkdtemp(prefix="clreduce-no-icd-", dir=TMP)
-    env = {"OCL_ICD_VENDORS": empty_vendors, "OPENCL_VENDOR_PATH": empty_vendors}
+    env = {"OCL_ICD_VENDORS": empty_vendors, "OPENCL_VENDOR_PATH": empty_vendors,
+           "OCL_ICD_FILENAMES": None}
     expect_error(["--n=100"], 3, ["platform"], "no OpenCL platform (run)", env=env)
     expect_error(["--list-devices"], 3, ["platform"], "no OpenCL platform (--list-devices)",
                  env=env)
