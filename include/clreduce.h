@@ -278,10 +278,23 @@ typedef struct clr_options {
    * only.  Integer sums, min and max are exact anyway; prod and float
    * scans give CLR_ERR_UNSUPPORTED. */
   int exact;
+  /* Reductions: 0 for the default rule (clr_result_type), else
+   * CLR_ACCUMULATE_IN(type): accumulate and return the result in that
+   * type, of the input's kind and at least as wide (float data summed in
+   * double; int in int or long; uint in uint or ulong).  Another type,
+   * and/or, a scan or an exact sum with it: CLR_ERR_UNSUPPORTED. */
+  unsigned accumulate_in;
 } clr_options;
+
+/* clr_options.accumulate_in for type t. */
+#define CLR_ACCUMULATE_IN(t) ((unsigned)(t) + 1u)
 
 /* Defaults: coarse reduction, everything chosen for the device. */
 CLR_API void clr_options_init(clr_options *o);
+/* The type a reduction with these options returns: clr_result_type, or
+ * opt->accumulate_in when set (opt may be NULL: the defaults). */
+CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
+                                         clr_type t);
 
 /* ---------------------------------------------------------- entry points */
 

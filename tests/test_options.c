@@ -359,6 +359,69 @@ static void test_narrow(clr_context *ctx) {
   }
 }
 
+/* clr_options.accumulate_in: every type with every accumulator of its
+ * kind that is at least as wide, for sum, prod, min and max, against the
+ * CPU reference computed in that type; everything else refused. */
+static void test_accumulate_in(clr_context *ctx) {
+  static const size_t sizes[] = {1, 1000, 100003};
+  for (int t = 0; t < CLR_TYPE_COUNT; t++)
+    for (int a = 0; a < CLR_TYPE_COUNT; a++)
+      for (int op = 0; op < CLR_OP_COUNT; op++) {
+        clr_type type = (clr_type)t, acc = (clr_type)a;
+        if (!tu_type_available(type) || !tu_type_available(acc) ||
+            clr_op_supports((clr_op)op, type) != CLR_OK)
+          continue;
+        int fits = (type == acc || (type == CLR_FLOAT && acc == CLR_DOUBLE) ||
+                    (type == CLR_INT && acc == CLR_LONG) ||
+                    (type == CLR_UINT && acc == CLR_ULONG)) &&
+                   op != CLR_AND && op != CLR_OR;
+        clr_options o;
+        clr_options_init(&o);
+        o.accumulate_in = CLR_ACCUMULATE_IN(acc);
+        if (!fits) {
+          clr_value v;
+          char what[128];
+          snprintf(what, sizeof what, "%s of %s accumulated in %s",
+                   clr_op_name((clr_op)op), clr_type_name(type),
+                   clr_type_name(acc));
+          TU_EXPECT_STATUS(
+              clr_reduce_host(ctx, &o, (clr_op)op, type, buf, 10, &v),
+              CLR_ERR_UNSUPPORTED, what);
+          continue;
+        }
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+          tu_case c;
+          memset(&c, 0, sizeof c);
+          c.opt = o;
+          c.op = (clr_op)op;
+          c.type = type;
+          c.n = sizes[i];
+          c.data = buf;
+          c.label = "accumulate_in";
+          tu_fill(c.op, type, TU_RANDOM, buf, c.n,
+                  tu_seed(31, (uint64_t)op, (uint64_t)t, c.n));
+          tu_run_host(ctx, &c);
+        }
+      }
+  /* Not for scans, and/or or exact sums. */
+  clr_options o;
+  clr_options_init(&o);
+  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+  o.kernel = CLR_SCAN_KOGGE_STONE;
+  TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, buf, buf, 10),
+                   CLR_ERR_UNSUPPORTED, "a scan with accumulate_in");
+  clr_options_init(&o);
+  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+  o.exact = 1;
+  clr_value v;
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, buf, 10, &v),
+                   CLR_ERR_UNSUPPORTED, "an exact sum with accumulate_in");
+  o.exact = 0;
+  o.accumulate_in = CLR_TYPE_COUNT + 1;
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, buf, 10, &v),
+                   CLR_ERR_INVALID_ARGUMENT, "accumulate_in past the types");
+}
+
 int main(int argc, char **argv) {
   const char *part = "all";
   for (int i = 1; i < argc; i++) {
@@ -384,6 +447,8 @@ int main(int argc, char **argv) {
     test_invalid_options(ctx);
     tu_section("invalid options");
     test_narrow(ctx);
+    test_accumulate_in(ctx);
+    tu_section("accumulate_in");
   }
   free(buf);
   clr_context_release(ctx);

@@ -293,13 +293,12 @@ static TU_UNUSED int tu_verify(const tu_case *c, const clr_value *got,
                                const clr_timing *tm) {
   char desc[256], gb[64], wb[64];
   tu_describe(c, desc, sizeof desc);
-  clr_type rt = clr_result_type(c->op, c->type, c->opt.narrow_accumulator);
+  clr_type rt = clr_options_result_type(&c->opt, c->op, c->type);
   if (!tu_check(got->type == rt, "%s: result type %s, want %s", desc,
                 clr_type_name(got->type), clr_type_name(rt)))
     return 0;
   clr_reference ref;
-  clr_ref_reduce(c->op, c->type, c->opt.narrow_accumulator, c->data, c->n,
-                 &ref);
+  clr_ref_reduce_to(c->op, c->type, rt, c->data, c->n, &ref);
   size_t depth = tm ? tm->error_depth : 0;
   int ok = 1;
   if (tu_is_float(c->type) && c->op == CLR_SUM && c->n > 1) {

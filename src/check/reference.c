@@ -220,16 +220,16 @@ static uint64_t int_minmax(int is_max, int sgn, uint64_t a, uint64_t b) {
   return a_less ? a : b;
 }
 
-static void ref_float(clr_op op, clr_type type, const void *data, size_t n,
-                      clr_reference *out) {
-  double type_max = type == CLR_FLOAT ? FLT_MAX : DBL_MAX;
+static void ref_float(clr_op op, clr_type type, clr_type rt, const void *data,
+                      size_t n, clr_reference *out) {
+  double type_max = rt == CLR_FLOAT ? FLT_MAX : DBL_MAX;
   if (op == CLR_MIN || op == CLR_MAX) {
     long double acc = op == CLR_MIN ? INFINITY : -INFINITY;
     for (size_t i = 0; i < n; i++) {
       long double x = load_fp(type, data, i);
       acc = op == CLR_MIN ? fp_min(acc, x) : fp_max(acc, x);
     }
-    out->value = clr_fp_value(type, acc);
+    out->value = clr_fp_value(rt, acc);
     out->wide = acc;
     return;
   }
@@ -267,7 +267,7 @@ static void ref_float(clr_op op, clr_type type, const void *data, size_t n,
     else if (neg_inf)
       wide = -INFINITY;
     out->wide = wide;
-    out->value = clr_fp_value(type, wide);
+    out->value = clr_fp_value(rt, wide);
     out->abs_sum = abs_sum;
     /* Neumaier: |err| <= 2 u_d |S| + O(n u_d^2) sum|x|, u_d = 2^-53. */
     double ud = ldexp(1.0, -53);
@@ -288,7 +288,7 @@ static void ref_float(clr_op op, clr_type type, const void *data, size_t n,
       amp *= fabsl(x); /* NaN never compares greater: skipped */
   }
   out->wide = p;
-  out->value = clr_fp_value(type, p);
+  out->value = clr_fp_value(rt, p);
   out->abs_sum = (double)fabsl(p);
   out->amp = amp;
   /* The reference's own rounding, and its own underflow (long double:
@@ -303,15 +303,20 @@ static void ref_float(clr_op op, clr_type type, const void *data, size_t n,
 
 void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
                     const void *data, size_t n, clr_reference *out) {
+  clr_ref_reduce_to(op, type, clr_result_type(op, type, narrow_accumulator),
+                    data, n, out);
+}
+
+void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
+                       size_t n, clr_reference *out) {
   memset(out, 0, sizeof *out);
   out->n = n;
   out->op = op;
   out->type = type;
   if (is_float_type(type)) {
-    ref_float(op, type, data, n, out);
+    ref_float(op, type, rt, data, n, out);
     return;
   }
-  clr_type rt = clr_result_type(op, type, narrow_accumulator);
   int sgn = is_signed_int(type);
   uint64_t acc;
   switch (op) {

@@ -62,6 +62,10 @@ typedef struct clr_check {
 /* Reduce on the CPU with a plain loop. */
 void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
                     const void *data, size_t n, clr_reference *out);
+/* The same, the result (and the error bound's unit roundoff) in type rt
+ * (clr_options_result_type). */
+void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
+                       size_t n, clr_reference *out);
 
 /* Compare a device result; error_depth comes from clr_timing. */
 void clr_ref_check(const clr_reference *ref, const clr_value *got,

@@ -51,63 +51,66 @@ void cli_print_usage(FILE *f) {
           clr_op_name(CLR_SUM));
   print_names(f, CLR_TYPE_COUNT, type_name_at, NULL);
   fprintf(f, " (default %s)\n", clr_type_name(CLR_FLOAT));
-  fputs("  --exclusive        scans: exclusive instead of inclusive\n"
-        "\n"
-        "Data:\n"
-        "  --n=N              element count: 100000000, 1e8, 2.5e6 (an exact "
-        "integer,\n"
-        "                     1 <= N < 2^63; default 1e8)\n"
-        "  --input=FILE       read raw native-endian values of TYPE from FILE "
-        "(N from\n"
-        "                     its size; --n, if also given, must agree; a "
-        "pipe or\n"
-        "                     device gives its first N values)\n"
-        "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
-        "42)\n"
-        "  --output=FILE      scans: write the scanned values (raw, "
-        "native-endian);\n"
-        "                     a file is replaced whole (through a link: its "
-        "target),\n"
-        "                     a device or FIFO is written in place\n"
-        "\n"
-        "Device:\n"
-        "  --platform=P       platform index or name substring\n"
-        "  --device=D         device index or name substring (default: first "
-        "GPU,\n"
-        "                     else first device)\n"
-        "  --list-devices     list the OpenCL devices and exit (JSON with "
-        "--json)\n"
-        "  --list-kernels     list the kernels and exit (JSON with --json)\n"
-        "\n"
-        "Tuning (default: chosen for the device):\n"
-        "  --wg=N             work-group size\n"
-        "  --coarse=N         coarse kernel: elements per work-item\n"
-        "  --vec=W            coarse kernel: vector width 1, 2, 4, 8 or 16\n"
-        "  --layout=L         coarse kernel: strided, contiguous or auto\n"
-        "  --narrow           32-bit int/uint sum and prod accumulate in 32 "
-        "bits\n"
-        "  --exact            float/double sums exact (correctly rounded, the "
-        "same\n"
-        "                     bits on every device); verified by equality\n"
-        "\n"
-        "Measurement and output:\n"
-        "  --repeat=R         timed runs after one warm-up (default 10); the "
-        "median\n"
-        "                     kernel time is reported, with min and max\n"
-        "  --no-verify        skip the CPU reference (JSON \"verified\": "
-        "null)\n"
-        "  --json             print one JSON object on stdout\n"
-        "  --help             print this help and exit\n"
-        "  --version          print the version and exit\n"
-        "\n"
-        "Options take their value as --opt=value or --opt value.\n"
-        "Example: clreduce --kernel=coarse --op=max --type=int --n=1e8\n"
-        "Exit status: 0 success, 1 verification failed, 2 usage error (or "
-        "unusable\n"
-        "--input file, or an option value the device cannot use), 3 OpenCL "
-        "or runtime\n"
-        "error (or an output file that cannot be written).\n",
-        f);
+  fputs(
+      "  --exclusive        scans: exclusive instead of inclusive\n"
+      "\n"
+      "Data:\n"
+      "  --n=N              element count: 100000000, 1e8, 2.5e6 (an exact "
+      "integer,\n"
+      "                     1 <= N < 2^63; default 1e8)\n"
+      "  --input=FILE       read raw native-endian values of TYPE from FILE "
+      "(N from\n"
+      "                     its size; --n, if also given, must agree; a "
+      "pipe or\n"
+      "                     device gives its first N values)\n"
+      "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
+      "42)\n"
+      "  --output=FILE      scans: write the scanned values (raw, "
+      "native-endian);\n"
+      "                     a file is replaced whole (through a link: its "
+      "target),\n"
+      "                     a device or FIFO is written in place\n"
+      "\n"
+      "Device:\n"
+      "  --platform=P       platform index or name substring\n"
+      "  --device=D         device index or name substring (default: first "
+      "GPU,\n"
+      "                     else first device)\n"
+      "  --list-devices     list the OpenCL devices and exit (JSON with "
+      "--json)\n"
+      "  --list-kernels     list the kernels and exit (JSON with --json)\n"
+      "\n"
+      "Tuning (default: chosen for the device):\n"
+      "  --wg=N             work-group size\n"
+      "  --coarse=N         coarse kernel: elements per work-item\n"
+      "  --vec=W            coarse kernel: vector width 1, 2, 4, 8 or 16\n"
+      "  --layout=L         coarse kernel: strided, contiguous or auto\n"
+      "  --narrow           32-bit int/uint sum and prod accumulate in 32 "
+      "bits\n"
+      "  --acc=TYPE         reductions: accumulate and return in TYPE (float\n"
+      "                     data in double; int in long ...)\n"
+      "  --exact            float/double sums exact (correctly rounded, the "
+      "same\n"
+      "                     bits on every device); verified by equality\n"
+      "\n"
+      "Measurement and output:\n"
+      "  --repeat=R         timed runs after one warm-up (default 10); the "
+      "median\n"
+      "                     kernel time is reported, with min and max\n"
+      "  --no-verify        skip the CPU reference (JSON \"verified\": "
+      "null)\n"
+      "  --json             print one JSON object on stdout\n"
+      "  --help             print this help and exit\n"
+      "  --version          print the version and exit\n"
+      "\n"
+      "Options take their value as --opt=value or --opt value.\n"
+      "Example: clreduce --kernel=coarse --op=max --type=int --n=1e8\n"
+      "Exit status: 0 success, 1 verification failed, 2 usage error (or "
+      "unusable\n"
+      "--input file, or an option value the device cannot use), 3 OpenCL "
+      "or runtime\n"
+      "error (or an output file that cannot be written).\n",
+      f);
 }
 
 /* ------------------------------------------------------------ numbers */
@@ -267,6 +270,7 @@ enum {
   OPT_LAYOUT,
   OPT_NARROW,
   OPT_EXACT,
+  OPT_ACC,
   OPT_EXCLUSIVE,
   OPT_REPEAT,
   OPT_NO_VERIFY,
@@ -293,6 +297,7 @@ static const struct option long_options[] = {
     {"layout", required_argument, NULL, OPT_LAYOUT},
     {"narrow", no_argument, NULL, OPT_NARROW},
     {"exact", no_argument, NULL, OPT_EXACT},
+    {"acc", required_argument, NULL, OPT_ACC},
     {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
@@ -443,6 +448,15 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_EXACT:
     a->exact = 1;
     return 0;
+  case OPT_ACC: {
+    clr_type t;
+    if (clr_type_from_name(val, &t) != CLR_OK) {
+      cli_error("unknown accumulator type '%s'", val);
+      return -1;
+    }
+    a->accumulate_in = CLR_ACCUMULATE_IN(t);
+    return 0;
+  }
   case OPT_EXCLUSIVE:
     a->exclusive = 1;
     return 0;

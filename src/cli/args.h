@@ -32,18 +32,19 @@ typedef struct cli_args {
   const char *input;  /* --input: raw values of type; NULL: generate      */
   const char *output; /* --output (scans): raw result values; or NULL     */
   uint64_t seed;
-  const char *platform;  /* --platform, passed to clr_context_config       */
-  const char *device;    /* --device, passed to clr_context_config         */
-  size_t wg_size;        /* --wg; 0 = library's choice                     */
-  size_t coarse;         /* --coarse; 0 = library's choice                 */
-  unsigned vector_width; /* --vec; 0 = library's choice                  */
-  clr_layout layout;     /* --layout                                     */
-  int narrow;            /* --narrow                                     */
-  int exact;             /* --exact                                      */
-  int exclusive;         /* --exclusive (scans)                          */
-  unsigned repeat;       /* --repeat: timed runs                         */
-  int verify;            /* 0 with --no-verify                           */
-  int json;              /* --json                                       */
+  const char *platform;   /* --platform, passed to clr_context_config       */
+  const char *device;     /* --device, passed to clr_context_config         */
+  size_t wg_size;         /* --wg; 0 = library's choice                     */
+  size_t coarse;          /* --coarse; 0 = library's choice                 */
+  unsigned vector_width;  /* --vec; 0 = library's choice                  */
+  clr_layout layout;      /* --layout                                     */
+  int narrow;             /* --narrow                                     */
+  int exact;              /* --exact                                      */
+  unsigned accumulate_in; /* --acc: CLR_ACCUMULATE_IN(type), or 0        */
+  int exclusive;          /* --exclusive (scans)                          */
+  unsigned repeat;        /* --repeat: timed runs                         */
+  int verify;             /* 0 with --no-verify                           */
+  int json;               /* --json                                       */
 } cli_args;
 
 /* Parse argv.  Returns 0, or CLI_EXIT_USAGE after printing the one-line

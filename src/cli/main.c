@@ -151,6 +151,7 @@ static void set_options(run_state *st) {
   st->opt.layout = a->layout;
   st->opt.narrow_accumulator = a->narrow;
   st->opt.exact = a->exact;
+  st->opt.accumulate_in = a->accumulate_in;
   st->opt.exclusive = a->exclusive;
 }
 
@@ -202,7 +203,9 @@ static int run_reduce(run_state *st) {
               (a->type == CLR_FLOAT || a->type == CLR_DOUBLE);
   clr_value exact_ref;
   if (a->verify) {
-    clr_ref_reduce(a->op, a->type, a->narrow, st->data, st->n, &ref);
+    clr_ref_reduce_to(a->op, a->type,
+                      clr_options_result_type(&st->opt, a->op, a->type),
+                      st->data, st->n, &ref);
     if (exact)
       clr_ref_exact_sum(a->type, st->data, st->n, &exact_ref);
   }
@@ -379,7 +382,7 @@ static int run_steps(run_state *st) {
   r->is_scan = clr_kernel_is_scan(a->kernel);
   r->exclusive = a->exclusive;
   r->result_type =
-      r->is_scan ? a->type : clr_result_type(a->op, a->type, a->narrow);
+      r->is_scan ? a->type : clr_options_result_type(&st->opt, a->op, a->type);
   r->n = st->n;
   r->seed = a->seed;
   r->generated = a->input == NULL;

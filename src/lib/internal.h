@@ -108,6 +108,9 @@ void clr_log(clr_context *ctx, const char *fmt, ...)
 
 /* ---- status.c (the kernels' facts: kernel_table.h) */
 int clr_type_is_float(clr_type t);
+/* 1 when acc can accumulate elements of in exactly as they are: the same
+ * kind, at least as wide (clr_options.accumulate_in). */
+int clr_accumulator_fits(clr_type in, clr_type acc);
 /* The file under cl/ with the kernel's own algorithm (kernel_table.h). */
 const char *clr_kernel_source(clr_kernel k);
 /* 1 when needle occurs in hay, ignoring ASCII case (an empty needle

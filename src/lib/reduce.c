@@ -86,6 +86,22 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     "kernel '%s', not '%s'",
                     clr_kernel_name(CLR_REDUCE_COARSE),
                     clr_kernel_name(opt->kernel));
+  if (opt->accumulate_in) {
+    clr_type acc = (clr_type)(opt->accumulate_in - 1);
+    if (opt->accumulate_in > CLR_TYPE_COUNT)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "accumulate_in %u is no type", opt->accumulate_in);
+    if (scan)
+      return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                      "scans keep the input type: no accumulate_in");
+    if (op == CLR_AND || op == CLR_OR || opt->exact ||
+        !clr_accumulator_fits(type, acc))
+      return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                      "%s of %s cannot accumulate in %s%s", clr_op_name(op),
+                      clr_type_name(type), clr_type_name(acc),
+                      opt->exact ? " (an exact sum has its own accumulator)"
+                                 : " (the same kind, at least as wide)");
+  }
   unsigned v = opt->vector_width;
   if (v != 0 && v != 1 && v != 2 && v != 4 && v != 8 && v != 16)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -137,7 +153,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->kernel = opt->kernel;
   p->op = op;
   p->in = type;
-  p->acc = clr_result_type(op, type, opt->narrow_accumulator);
+  p->acc = clr_options_result_type(opt, op, type);
   p->opt = opt;
   p->vec = 0;
   p->layout = CLR_LAYOUT_AUTO;
@@ -479,7 +495,7 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%u events to wait for, but no wait list",
                     (unsigned)async->num_events);
-  clr_type rt = clr_result_type(op, type, opt->narrow_accumulator);
+  clr_type rt = clr_options_result_type(opt, op, type);
   st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ, "buffer");
   if (st == CLR_OK)
     st = clr_check_buffer(ctx, result, result_index, 1, rt, CLR_ACCESS_WRITE,

@@ -146,6 +146,27 @@ CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow) {
   return t;
 }
 
+CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
+                                         clr_type t) {
+  if (opt && opt->accumulate_in && opt->accumulate_in <= CLR_TYPE_COUNT &&
+      op != CLR_AND && op != CLR_OR)
+    return (clr_type)(opt->accumulate_in - 1);
+  return clr_result_type(op, t, opt ? opt->narrow_accumulator : 0);
+}
+
+int clr_accumulator_fits(clr_type in, clr_type acc) {
+  switch (in) {
+  case CLR_FLOAT:
+    return acc == CLR_FLOAT || acc == CLR_DOUBLE;
+  case CLR_INT:
+    return acc == CLR_INT || acc == CLR_LONG;
+  case CLR_UINT:
+    return acc == CLR_UINT || acc == CLR_ULONG;
+  default:
+    return acc == in;
+  }
+}
+
 CLR_API clr_status clr_op_supports(clr_op op, clr_type t) {
   if ((unsigned)op >= CLR_OP_COUNT || (unsigned)t >= CLR_TYPE_COUNT)
     return CLR_ERR_INVALID_ARGUMENT;
