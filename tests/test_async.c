@@ -1,4 +1,5 @@
-/* clr_reduce_buffer_async: calls chained on the device with no host sync
+/* clr_reduce_buffer_async and clr_scan_buffer_async: calls chained on the
+ * device with no host sync
  * between them (each waits for the previous one's event and reads what it
  * wrote), on the context's own in-order queue and beside an adopted
  * out-of-order queue, where only the wait lists order them; the results
@@ -20,13 +21,13 @@ static void chain(clr_context *ctx, cl_command_queue q, const int64_t *host,
                   cl_mem a, cl_event ready, const char *label) {
   cl_context cl = clr_context_cl_context(ctx);
   cl_int err;
-  cl_mem r = clCreateBuffer(cl, CL_MEM_READ_WRITE, 3 * sizeof(int64_t), NULL,
-                            &err);
+  cl_mem r =
+      clCreateBuffer(cl, CL_MEM_READ_WRITE, 3 * sizeof(int64_t), NULL, &err);
   expect_cl(err, "clCreateBuffer");
   cl_event e1 = NULL, e2 = NULL, e3 = NULL;
-  clr_status s = clr_reduce_buffer_async(ctx, NULL, CLR_MAX, CLR_LONG, a, 0, N,
-                                         r, 0, ready ? 1 : 0,
-                                         ready ? &ready : NULL, &e1);
+  clr_status s =
+      clr_reduce_buffer_async(ctx, NULL, CLR_MAX, CLR_LONG, a, 0, N, r, 0,
+                              ready ? 1 : 0, ready ? &ready : NULL, &e1);
   TU_EXPECT_STATUS(s, CLR_OK, "async max");
   s = clr_reduce_buffer_async(ctx, NULL, CLR_SUM, CLR_LONG, a, 0, N, r, 1, 1,
                               &e1, &e2);
@@ -37,9 +38,9 @@ static void chain(clr_context *ctx, cl_command_queue q, const int64_t *host,
   TU_CHECK(e1 && e2 && e3, "%s: every async call returns an event", label);
   int64_t got[3] = {0, 0, 0};
   if (e3)
-    expect_cl(clEnqueueReadBuffer(q, r, CL_TRUE, 0, sizeof got, got, 1, &e3,
-                                  NULL),
-              "clEnqueueReadBuffer");
+    expect_cl(
+        clEnqueueReadBuffer(q, r, CL_TRUE, 0, sizeof got, got, 1, &e3, NULL),
+        "clEnqueueReadBuffer");
   int64_t mx = host[0], sum = 0;
   for (size_t i = 0; i < N; i++) {
     mx = host[i] > mx ? host[i] : mx;
@@ -60,6 +61,62 @@ static void chain(clr_context *ctx, cl_command_queue q, const int64_t *host,
   for (int i = 0; i < 3; i++)
     if (evs[i])
       clReleaseEvent(evs[i]);
+  clReleaseMemObject(r);
+}
+
+/* A scan chained with reductions, with no host sync: scan A into S
+ * (after `ready`), scan S in place from element 1 with a carry-in, then
+ * the max of S into R[0]; all checked against CPU loops. */
+static void chain_scans(clr_context *ctx, cl_command_queue q,
+                        const int64_t *host, cl_mem a, cl_event ready,
+                        const char *label) {
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_int err;
+  cl_mem sbuf =
+      clCreateBuffer(cl, CL_MEM_READ_WRITE, N * sizeof(int64_t), NULL, &err);
+  expect_cl(err, "clCreateBuffer");
+  cl_mem r = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizeof(int64_t), NULL, &err);
+  expect_cl(err, "clCreateBuffer");
+  int64_t carry = 5;
+  clr_options o;
+  clr_options_init(&o);
+  cl_event e1 = NULL, e2 = NULL, e3 = NULL;
+  clr_status s =
+      clr_scan_buffer_async(ctx, &o, CLR_SUM, CLR_LONG, a, 0, sbuf, 0, N,
+                            ready ? 1 : 0, ready ? &ready : NULL, &e1);
+  TU_EXPECT_STATUS(s, CLR_OK, "async scan");
+  o.carry_in = &carry;
+  o.kernel = CLR_SCAN_DECOUPLED;
+  s = clr_scan_buffer_async(ctx, &o, CLR_MAX, CLR_LONG, sbuf, 1, sbuf, 1, N - 1,
+                            1, &e1, &e2);
+  carry = -1; /* the call copied it */
+  TU_EXPECT_STATUS(s, CLR_OK, "async in-place max scan with a carry-in");
+  s = clr_reduce_buffer_async(ctx, NULL, CLR_SUM, CLR_LONG, sbuf, 0, N, r, 0, 1,
+                              &e2, &e3);
+  TU_EXPECT_STATUS(s, CLR_OK, "async sum of the scans");
+  int64_t got = 0;
+  if (e3)
+    expect_cl(
+        clEnqueueReadBuffer(q, r, CL_TRUE, 0, sizeof got, &got, 1, &e3, NULL),
+        "clEnqueueReadBuffer");
+  /* S = prefix sums; S[1..] = running max of (5, S[1], S[2], ...). */
+  int64_t run = 0, mx = 5, total = 0;
+  for (size_t i = 0; i < N; i++) {
+    run += host[i];
+    int64_t v = run;
+    if (i > 0) {
+      mx = v > mx ? v : mx;
+      v = mx;
+    }
+    total += v;
+  }
+  TU_CHECK(got == total, "%s: scan, in-place max scan, sum: %lld (want %lld)",
+           label, (long long)got, (long long)total);
+  cl_event evs[3] = {e1, e2, e3};
+  for (int i = 0; i < 3; i++)
+    if (evs[i])
+      clReleaseEvent(evs[i]);
+  clReleaseMemObject(sbuf);
   clReleaseMemObject(r);
 }
 
@@ -110,6 +167,7 @@ int main(void) {
                                  NULL, NULL),
             "clEnqueueWriteBuffer");
   chain(ctx, q, host, a, NULL, "own in-order queue");
+  chain_scans(ctx, q, host, a, NULL, "own in-order queue");
   refusals(ctx, a);
   tu_section("in-order queue");
 
@@ -126,14 +184,15 @@ int main(void) {
     if (clr_context_create_from_queue(ooo, NULL, &octx, detail,
                                       sizeof detail) != CLR_OK)
       tu_die("clr_context_create_from_queue: %s", detail);
-    cl_mem b = clCreateBuffer(cl, CL_MEM_READ_ONLY, N * sizeof *host, NULL,
-                              &err);
+    cl_mem b =
+        clCreateBuffer(cl, CL_MEM_READ_ONLY, N * sizeof *host, NULL, &err);
     expect_cl(err, "clCreateBuffer");
     cl_event written = NULL;
     expect_cl(clEnqueueWriteBuffer(ooo, b, CL_FALSE, 0, N * sizeof *host, host,
                                    0, NULL, &written),
               "clEnqueueWriteBuffer");
     chain(octx, ooo, host, b, written, "beside an out-of-order queue");
+    chain_scans(octx, ooo, host, b, written, "beside an out-of-order queue");
     clReleaseEvent(written);
     clReleaseMemObject(b);
     clr_context_release(octx);

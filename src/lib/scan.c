@@ -134,15 +134,28 @@ typedef struct scan_events {
   cl_event ev[2 * CLR_MAX_SCAN_LEVELS];
   size_t count;
   int record;
+  /* An asynchronous call: the first launch waits for its wait list, and
+   * only the last launch's event is kept (last), for the caller. */
+  const clr_async *async;
+  cl_event last;
 } scan_events;
 
 static clr_status launch(clr_context *ctx, cl_kernel k, size_t global,
                          size_t local, size_t n_in, scan_events *E) {
   cl_event ev = NULL;
+  const clr_async *a = E->async;
+  int waits = a && a->num_events && !E->last;
   cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local,
-                                      0, NULL, &ev);
+                                      waits ? a->num_events : 0,
+                                      waits ? a->wait_list : NULL, &ev);
   if (err != CL_SUCCESS)
     return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  if (a) {
+    if (E->last)
+      clReleaseEvent(E->last);
+    E->last = ev;
+    return CLR_OK;
+  }
   if (E->count < 2 * CLR_MAX_SCAN_LEVELS) {
     if (E->record && E->count < CLR_MAX_PASSES) {
       ctx->timing.passes[E->count].n_in = n_in;
@@ -157,8 +170,6 @@ static clr_status launch(clr_context *ctx, cl_kernel k, size_t global,
   return CLR_OK;
 }
 
-/* Scan n elements of in into out (may be the same buffer).  Returns the
- * error depth of this level and below in *depth. */
 /* Where a scan reads and writes: elements [in_offset, in_offset + n) of
  * in and [out_offset, out_offset + n) of out. */
 typedef struct scan_io {
@@ -166,6 +177,8 @@ typedef struct scan_io {
   cl_ulong in_offset, out_offset;
 } scan_io;
 
+/* Scan n elements of in into out (may be the same buffer).  Returns the
+ * error depth of this level and below in *depth. */
 static clr_status scan_level(clr_context *ctx, const scan_plan *p,
                              const scan_io *io, size_t n, int level,
                              cl_uint exclusive, cl_uint carry_flags,
@@ -313,10 +326,23 @@ fail:
 /* Run one whole scan (all levels) of n elements and time it. */
 static clr_status scan_once(clr_context *ctx, const scan_plan *p,
                             const scan_io *io, size_t n, cl_uint exclusive,
-                            cl_uint carry_flags, int record, size_t *depth) {
+                            cl_uint carry_flags, int record,
+                            const clr_async *async, size_t *depth) {
   scan_events E;
   memset(&E, 0, sizeof E);
   E.record = record;
+  E.async = async;
+  if (async) {
+    clr_status st =
+        p->decoupled
+            ? scan_decoupled(ctx, p, io, n, exclusive, carry_flags, &E, depth)
+            : scan_level(ctx, p, io, n, 0, exclusive, carry_flags, &E, depth);
+    if (st == CLR_OK && async->done)
+      *async->done = E.last; /* the caller releases it */
+    else if (E.last)
+      clReleaseEvent(E.last);
+    return st;
+  }
   clr_status st =
       p->decoupled
           ? scan_decoupled(ctx, p, io, n, exclusive, carry_flags, &E, depth)
@@ -346,11 +372,27 @@ static clr_status init_carry(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   *flags = 0;
-  if (opt->carry_in) {
+  if (opt->carry_in && !ctx->async_call) {
     cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->carry.mem, CL_TRUE, 0,
                                       esize, opt->carry_in, 0, NULL, NULL);
     if (err != CL_SUCCESS)
       return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+    *flags = 1;
+  } else if (opt->carry_in) {
+    /* No host wait: the value is copied when the small buffer is made,
+     * and copied on the device in queue order (the buffer is released
+     * once that copy is done). */
+    cl_int err;
+    cl_mem tmp =
+        clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, esize,
+                       (void *)opt->carry_in, &err);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clCreateBuffer", err);
+    err = clEnqueueCopyBuffer(ctx->queue, tmp, ctx->carry.mem, 0, 0, esize, 0,
+                              NULL, NULL);
+    clReleaseMemObject(tmp);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
     *flags = 1;
   }
   return CLR_OK;
@@ -415,7 +457,7 @@ clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
 
 static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, const scan_io *io,
-                                   size_t n) {
+                                   size_t n, const clr_async *async) {
   clr_options defaults;
   scan_plan plan;
   size_t depth = 0;
@@ -439,8 +481,13 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
   }
   if (st == CLR_OK)
     st = init_carry(ctx, opt, type, &flags);
+  if (st == CLR_OK && async && async->num_events && !async->wait_list)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "%u events to wait for, but no wait list",
+                  (unsigned)async->num_events);
   if (st == CLR_OK)
-    st = scan_once(ctx, &plan, io, n, opt->exclusive != 0, flags, 1, &depth);
+    st = scan_once(ctx, &plan, io, n, opt->exclusive != 0, flags, 1, async,
+                   &depth);
   ctx->timing.chunks = 1;
   ctx->timing.error_depth = depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
@@ -509,7 +556,7 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
       res->host = dst;
       scan_io io = {sin.mem, res->mem, 0, 0};
       st = scan_once(ctx, &plan, &io, len, opt->exclusive != 0, cflags, c == 0,
-                     &level_depth);
+                     NULL, &level_depth);
       if (st == CLR_OK)
         st = clr_stage_out(ctx, res);
     }
@@ -534,6 +581,22 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
+/* The checks of both buffers' ranges and access, then the scan. */
+static clr_status scan_buffers(clr_context *ctx, const clr_options *opt,
+                               clr_op op, clr_type type, const scan_io *io,
+                               size_t n, const clr_async *async) {
+  /* in place: in is written too */
+  clr_status st = clr_check_buffer(
+      ctx, io->in, io->in_offset, n, type,
+      CLR_ACCESS_READ | (io->in == io->out ? CLR_ACCESS_WRITE : 0), "in");
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, io->out, io->out_offset, n, type,
+                          CLR_ACCESS_WRITE, "out");
+  if (st == CLR_OK)
+    st = scan_buffer_call(ctx, opt, op, type, io, n, async);
+  return st;
+}
+
 CLR_API clr_status clr_scan_buffer_range(clr_context *ctx,
                                          const clr_options *opt, clr_op op,
                                          clr_type type, cl_mem in,
@@ -543,19 +606,25 @@ CLR_API clr_status clr_scan_buffer_range(clr_context *ctx,
     return CLR_ERR_INVALID_ARGUMENT;
   scan_io io = {in, out, in_offset, out_offset};
   clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK) /* in place: in is written too */
-    st = clr_check_buffer(ctx, in, in_offset, n, type,
-                          CLR_ACCESS_READ | (in == out ? CLR_ACCESS_WRITE : 0),
-                          "in");
-  if (st == CLR_OK && in != out)
-    st = clr_check_buffer(ctx, out, out_offset, n, type, CLR_ACCESS_WRITE,
-                          "out");
-  if (st == CLR_OK && in == out)
-    st = clr_check_buffer(ctx, out, out_offset, n, type, CLR_ACCESS_WRITE,
-                          "out");
   if (st == CLR_OK)
-    st = scan_buffer_call(ctx, opt, op, type, &io, n);
+    st = scan_buffers(ctx, opt, op, type, &io, n, NULL);
   return clr_end_call(ctx, st);
+}
+
+CLR_API clr_status clr_scan_buffer_async(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+    cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (event)
+    *event = NULL;
+  scan_io io = {in, out, in_offset, out_offset};
+  clr_async async = {num_events, wait_list, event};
+  clr_status st = clr_begin_async_call(ctx);
+  if (st == CLR_OK)
+    st = scan_buffers(ctx, opt, op, type, &io, n, &async);
+  return clr_end_async_call(ctx, st);
 }
 
 CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
