@@ -4,8 +4,8 @@
  * prefix moved after installing, or installed with DESTDIR), the prefix is
  * found from where the library itself was loaded: its directory is
  * <prefix>/<libdir>, or <prefix>/<bindir> for a program it is statically
- * linked into.  Last, the source tree this library was built from, for
- * uninstalled builds. */
+ * linked into.  Last, for a library still in its build tree, the source
+ * tree through a link beside it (no source path is compiled in). */
 #include "clr_config.h"
 #include "internal.h"
 
@@ -44,48 +44,67 @@ static int depth_of(const char *rel) {
   return d;
 }
 
-/* <where this code was loaded from>/(.. x depth of installed_in)/<datadir>
- * /clreduce/<leaf>, if it holds probe. */
-static int beside_library(const char *installed_in, const char *leaf,
-                          const char *probe, char *out, size_t size) {
+/* The directory of the file this code was loaded from (the library, or
+ * the program it is statically linked into). */
+static int loaded_dir(char *dir, size_t size) {
   Dl_info info;
-  int depth = depth_of(installed_in);
-  if (depth < 0 || !dladdr(&anchor, &info) || !info.dli_fname ||
-      !strchr(info.dli_fname, '/'))
-    return 0;
-  char dir[4096];
-  if ((size_t)snprintf(dir, sizeof dir, "%s", info.dli_fname) >= sizeof dir)
+  if (!dladdr(&anchor, &info) || !info.dli_fname ||
+      !strchr(info.dli_fname, '/') ||
+      (size_t)snprintf(dir, size, "%s", info.dli_fname) >= size)
     return 0;
   *strrchr(dir, '/') = '\0';
-  size_t len = strlen(dir);
-  for (int i = 0; i < depth; i++)
-    len += (size_t)snprintf(dir + len, len < sizeof dir ? sizeof dir - len : 0,
-                            "/..");
-  char found[4096];
-  if (len >= sizeof dir ||
-      (size_t)snprintf(found, sizeof found, "%s/%s/clreduce/%s", dir,
-                       CLR_DATADIR, leaf) >= sizeof found ||
-      !holds(found, probe))
-    return 0;
-  /* The canonical name (no "lib/../.."), for messages and reports. */
+  return 1;
+}
+
+/* found, if it holds probe, canonical (no "lib/../..") into out. */
+static int take(const char *found, const char *probe, char *out, size_t size) {
   char canon[PATH_MAX];
+  if (!holds(found, probe))
+    return 0;
   const char *name = realpath(found, canon) ? canon : found;
   return (size_t)snprintf(out, size, "%s", name) < size;
+}
+
+/* <loaded dir>/(.. x depth of installed_in)/<datadir>/clreduce/<leaf>. */
+static int beside_library(const char *installed_in, const char *leaf,
+                          const char *probe, char *out, size_t size) {
+  char dir[4096], found[4096];
+  int depth = depth_of(installed_in);
+  if (depth < 0 || !loaded_dir(dir, sizeof dir))
+    return 0;
+  size_t len = strlen(dir);
+  for (int i = 0; i < depth && len < sizeof dir; i++)
+    len += (size_t)snprintf(dir + len, sizeof dir - len, "/..");
+  if (len >= sizeof dir ||
+      (size_t)snprintf(found, sizeof found, "%s/%s/clreduce/%s", dir,
+                       CLR_DATADIR, leaf) >= sizeof found)
+    return 0;
+  return take(found, probe, out, size);
+}
+
+/* An uninstalled build: <build>/src/lib/clreduce-source, a link to the
+ * source tree that src/lib/meson.build makes and never installs. */
+static int in_source_tree(const char *leaf, const char *probe, char *out,
+                          size_t size) {
+  char dir[4096], found[4096];
+  if (!loaded_dir(dir, sizeof dir) ||
+      (size_t)snprintf(found, sizeof found, "%s/clreduce-source/%s", dir,
+                       strcmp(leaf, "cl") == 0 ? "cl" : "data/tuning") >=
+          sizeof found)
+    return 0;
+  return take(found, probe, out, size);
 }
 
 int clr_installed_dir(const char *leaf, const char *probe, char *out,
                       size_t size) {
   const char *compiled = strcmp(leaf, "cl") == 0 ? CLR_INSTALLED_KERNEL_DIR
                                                  : CLR_INSTALLED_TUNING_DIR;
-  const char *source =
-      strcmp(leaf, "cl") == 0 ? CLR_SOURCE_KERNEL_DIR : CLR_SOURCE_TUNING_DIR;
   if (holds(compiled, probe) &&
       (size_t)snprintf(out, size, "%s", compiled) < size)
     return 1;
   if (beside_library(CLR_LIBDIR, leaf, probe, out, size) ||
-      beside_library(CLR_BINDIR, leaf, probe, out, size))
-    return 1;
-  if (holds(source, probe) && (size_t)snprintf(out, size, "%s", source) < size)
+      beside_library(CLR_BINDIR, leaf, probe, out, size) ||
+      in_source_tree(leaf, probe, out, size))
     return 1;
   snprintf(out, size, "%s", compiled);
   return 0;
