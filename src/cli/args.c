@@ -451,7 +451,8 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_ACC: {
     clr_type t;
     if (clr_type_from_name(val, &t) != CLR_OK) {
-      cli_error("unknown accumulator type '%s'", val);
+      join_names(names, sizeof names, CLR_TYPE_COUNT, type_name_at);
+      cli_error("unknown accumulator type '%s' (valid: %s)", val, names);
       return -1;
     }
     a->accumulate_in = CLR_ACCUMULATE_IN(t);
