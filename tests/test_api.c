@@ -854,27 +854,9 @@ static char *copy_kernels(const char *corrupt, const char *append) {
   return r;
 }
 
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-      continue;
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-      remove_tree(p);
-    else
-      unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
-}
-
-static size_t count_files(const char *dir) {
+/* Walk dir depth first: remove everything (remove != 0), or count the
+ * files. */
+static size_t walk_tree(const char *dir, int remove) {
   DIR *d = opendir(dir);
   if (!d)
     return 0;
@@ -887,13 +869,20 @@ static size_t count_files(const char *dir) {
     snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
     struct stat st;
     if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-      n += count_files(p);
+      n += walk_tree(p, remove);
+    else if (remove)
+      unlink(p);
     else
       n++;
   }
   closedir(d);
+  if (remove)
+    rmdir(dir);
   return n;
 }
+
+static void remove_tree(const char *dir) { walk_tree(dir, 1); }
+static size_t count_files(const char *dir) { return walk_tree(dir, 0); }
 
 static clr_context *context_with(const char *kernel_dir, const char *cache) {
   clr_context_config cfg;

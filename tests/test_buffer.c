@@ -203,19 +203,7 @@ static void test_bad_ranges(clr_context *ctx) {
 
 /* A context around the caller's own queue. */
 static void test_from_queue(void) {
-  cl_platform_id plats[8];
-  cl_uint np = 0;
-  if (clGetPlatformIDs(8, plats, &np) != CL_SUCCESS || np == 0)
-    tu_die("no OpenCL platform");
-  cl_platform_id plat =
-      plats[tu_device.platform_index < np ? tu_device.platform_index : 0];
-  cl_device_id devs[16];
-  cl_uint nd = 0;
-  if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS ||
-      nd == 0)
-    tu_die("no OpenCL device");
-  cl_device_id dev =
-      devs[tu_device.device_index < nd ? tu_device.device_index : 0];
+  cl_device_id dev = tu_cl_device();
   cl_int err;
   cl_context clc = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
   if (err != CL_SUCCESS)
@@ -294,22 +282,6 @@ static void test_from_queue(void) {
 
 static size_t order_rounds = 2, order_n = 3000000;
 
-/* The default context's device, for cl_contexts the test makes itself. */
-static cl_device_id caller_device(void) {
-  cl_platform_id plats[8];
-  cl_uint np = 0;
-  if (clGetPlatformIDs(8, plats, &np) != CL_SUCCESS || np == 0)
-    tu_die("no OpenCL platform");
-  cl_platform_id plat =
-      plats[tu_device.platform_index < np ? tu_device.platform_index : 0];
-  cl_device_id devs[16];
-  cl_uint nd = 0;
-  if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS ||
-      nd == 0)
-    tu_die("no OpenCL device");
-  return devs[tu_device.device_index < nd ? tu_device.device_index : 0];
-}
-
 /* A buffer of clc, with a copy of host when given. */
 static cl_mem make_buffer(cl_context clc, cl_mem_flags flags, size_t bytes,
                           const void *host) {
@@ -336,7 +308,7 @@ static void test_refused_buffers(clr_context *ctx) {
   enum { N = 64 };
   cl_context clc = clr_context_cl_context(ctx);
   cl_command_queue q = clr_context_queue(ctx);
-  cl_device_id dev = caller_device();
+  cl_device_id dev = tu_cl_device();
   int32_t x[N], back[N];
   clr_value v;
   cl_int err;
@@ -671,7 +643,7 @@ static void test_queue_order(void) {
       {"out-of-order queue with profiling",
        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE},
   };
-  cl_device_id dev = caller_device();
+  cl_device_id dev = tu_cl_device();
   cl_command_queue_properties dev_props = 0;
   cl_int err = clGetDeviceInfo(dev, CL_DEVICE_QUEUE_PROPERTIES,
                                sizeof dev_props, &dev_props, NULL);

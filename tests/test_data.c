@@ -17,38 +17,30 @@ typedef struct expect {
 static expect table[32];
 static size_t n_table;
 
-static void add_i(const char *file, clr_type t, size_t n, clr_op op, int narrow,
-                  clr_type rt, int64_t x) {
+/* A new row: file, type, n, op, narrow; the caller sets want. */
+static expect *add(const char *file, clr_type t, size_t n, clr_op op,
+                   int narrow) {
   expect *e = &table[n_table++];
   e->file = file;
   e->type = t;
   e->n = n;
   e->op = op;
   e->narrow = narrow;
-  e->want = tu_int_value(rt, x);
+  return e;
+}
+
+static void add_i(const char *file, clr_type t, size_t n, clr_op op, int narrow,
+                  clr_type rt, int64_t x) {
+  add(file, t, n, op, narrow)->want = tu_int_value(rt, x);
 }
 
 static void add_u(const char *file, clr_type t, size_t n, clr_op op,
                   uint64_t x) {
-  expect *e = &table[n_table++];
-  e->file = file;
-  e->type = t;
-  e->n = n;
-  e->op = op;
-  e->narrow = 0;
-  memset(&e->want, 0, sizeof e->want);
-  e->want.type = CLR_ULONG;
-  e->want.v.ul = x;
+  add(file, t, n, op, 0)->want = clr_int_value(CLR_ULONG, x);
 }
 
 static void add_f(const char *file, clr_type t, size_t n, clr_op op, double x) {
-  expect *e = &table[n_table++];
-  e->file = file;
-  e->type = t;
-  e->n = n;
-  e->op = op;
-  e->narrow = 0;
-  e->want = tu_fp_value(t, x);
+  add(file, t, n, op, 0)->want = tu_fp_value(t, x);
 }
 
 /* The answers of data/README.md. */

@@ -258,6 +258,23 @@ static TU_UNUSED clr_context *tu_context(void) {
   return ctx;
 }
 
+/* The OpenCL device of tu_context's context (after tu_context), for the
+ * cl_contexts and queues a test makes itself. */
+static TU_UNUSED cl_device_id tu_cl_device(void) {
+  cl_platform_id plats[8];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(8, plats, &np) != CL_SUCCESS || np == 0)
+    tu_die("no OpenCL platform");
+  cl_platform_id plat =
+      plats[tu_device.platform_index < np ? tu_device.platform_index : 0];
+  cl_device_id devs[16];
+  cl_uint nd = 0;
+  if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS ||
+      nd == 0)
+    tu_die("no OpenCL device");
+  return devs[tu_device.device_index < nd ? tu_device.device_index : 0];
+}
+
 /* The device's fp64 support decides what double cases must return. */
 static TU_UNUSED int tu_type_available(clr_type t) {
   return t != CLR_DOUBLE || tu_device.has_fp64;

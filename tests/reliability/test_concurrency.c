@@ -205,24 +205,32 @@ static void *distinct_main(void *arg) {
   return NULL;
 }
 
-static void part_distinct(void) {
+/* Start THREADS workers running fn from one start line, wait for them
+ * all; their calls and right answers summed. */
+static void run_workers(void *(*fn)(void *), worker *ws, unsigned long *calls,
+                        unsigned long *right) {
   pthread_t th[THREADS];
-  worker ws[THREADS];
-  memset(ws, 0, sizeof ws);
   if (pthread_barrier_init(&start_line, NULL, THREADS) != 0)
     tu_die("pthread_barrier_init failed");
   for (unsigned i = 0; i < THREADS; i++) {
     ws[i].id = i;
-    if (pthread_create(&th[i], NULL, distinct_main, &ws[i]) != 0)
+    if (pthread_create(&th[i], NULL, fn, &ws[i]) != 0)
       tu_die("pthread_create failed");
   }
-  unsigned long calls = 0, right = 0;
+  *calls = *right = 0;
   for (unsigned i = 0; i < THREADS; i++) {
     pthread_join(th[i], NULL);
-    calls += ws[i].calls;
-    right += ws[i].right;
+    *calls += ws[i].calls;
+    *right += ws[i].right;
   }
   pthread_barrier_destroy(&start_line);
+}
+
+static void part_distinct(void) {
+  worker ws[THREADS];
+  memset(ws, 0, sizeof ws);
+  unsigned long calls, right;
+  run_workers(distinct_main, ws, &calls, &right);
   tu_check(calls == (unsigned long)THREADS * ROUNDS * N_KERNELS,
            "[distinct] %lu calls made, want %lu", calls,
            (unsigned long)THREADS * ROUNDS * N_KERNELS);
@@ -265,26 +273,13 @@ static void *shared_main(void *arg) {
 }
 
 static void part_shared(void) {
-  pthread_t th[THREADS];
   worker ws[THREADS];
   memset(ws, 0, sizeof ws);
   shared_ctx = new_context();
   if (!shared_ctx)
     return;
-  if (pthread_barrier_init(&start_line, NULL, THREADS) != 0)
-    tu_die("pthread_barrier_init failed");
-  for (unsigned i = 0; i < THREADS; i++) {
-    ws[i].id = i;
-    if (pthread_create(&th[i], NULL, shared_main, &ws[i]) != 0)
-      tu_die("pthread_create failed");
-  }
-  unsigned long calls = 0, right = 0;
-  for (unsigned i = 0; i < THREADS; i++) {
-    pthread_join(th[i], NULL);
-    calls += ws[i].calls;
-    right += ws[i].right;
-  }
-  pthread_barrier_destroy(&start_line);
+  unsigned long calls, right;
+  run_workers(shared_main, ws, &calls, &right);
   clr_context_release(shared_ctx);
   tu_check(calls == (unsigned long)THREADS * ROUNDS * N_KERNELS,
            "[shared] %lu calls made, want %lu", calls,
