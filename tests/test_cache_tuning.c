@@ -253,13 +253,10 @@ static int same_listing(const listing *a, const listing *b) {
 /* ------------------------------------------------------------ contexts */
 
 static clr_context *context_at(const char *kernel_dir, const char *cache) {
-  clr_context_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.kernel_dir = kernel_dir;
-  cfg.cache_dir = cache;
-  clr_context *c = NULL;
   char detail[512] = "";
-  clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
+  clr_status s;
+  clr_context *c =
+      tu_context_at(kernel_dir, cache, 0, &s, detail, sizeof detail);
   if (s != CLR_OK || !c)
     tu_die("clr_context_create(kernel dir %s, cache %s): %s: %s", kernel_dir,
            cache, clr_status_name(s), detail);

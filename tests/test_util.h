@@ -187,42 +187,14 @@ static TU_UNUSED const char *tu_fmt(const clr_value *v, char *buf,
   return buf;
 }
 
+/* x as a value of type t (floating types: rounded). */
 static TU_UNUSED clr_value tu_int_value(clr_type t, int64_t x) {
-  clr_value v;
-  memset(&v, 0, sizeof v);
-  v.type = t;
-  switch (t) {
-  case CLR_INT:
-    v.v.i = (int32_t)x;
-    break;
-  case CLR_UINT:
-    v.v.u = (uint32_t)x;
-    break;
-  case CLR_LONG:
-    v.v.l = x;
-    break;
-  case CLR_ULONG:
-    v.v.ul = (uint64_t)x;
-    break;
-  case CLR_FLOAT:
-    v.v.f = (float)x;
-    break;
-  default:
-    v.v.d = (double)x;
-    break;
-  }
-  return v;
+  return tu_is_float(t) ? clr_fp_value(t, (long double)x)
+                        : clr_int_value(t, (uint64_t)x);
 }
 
 static TU_UNUSED clr_value tu_fp_value(clr_type t, double x) {
-  clr_value v;
-  memset(&v, 0, sizeof v);
-  v.type = t;
-  if (t == CLR_FLOAT)
-    v.v.f = (float)x;
-  else
-    v.v.d = x;
-  return v;
+  return clr_fp_value(t, x);
 }
 
 /* Bitwise equality of two values of the same type (NaN == NaN, -0 != +0). */
@@ -273,6 +245,23 @@ static TU_UNUSED cl_device_id tu_cl_device(void) {
       nd == 0)
     tu_die("no OpenCL device");
   return devs[tu_device.device_index < nd ? tu_device.device_index : 0];
+}
+
+/* A context on kernel_dir and cache_dir (NULL: the defaults), host data
+ * copied when copy is set; NULL with the status in *st and the reason in
+ * detail when it cannot be made. */
+static TU_UNUSED clr_context *tu_context_at(const char *kernel_dir,
+                                            const char *cache_dir, int copy,
+                                            clr_status *st, char *detail,
+                                            size_t detail_size) {
+  clr_context_config cfg;
+  clr_context *ctx = NULL;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.kernel_dir = kernel_dir;
+  cfg.cache_dir = cache_dir;
+  cfg.copy_host_data = copy;
+  *st = clr_context_create(&cfg, &ctx, detail, detail_size);
+  return *st == CLR_OK ? ctx : NULL;
 }
 
 /* The device's fp64 support decides what double cases must return. */

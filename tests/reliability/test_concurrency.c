@@ -55,16 +55,11 @@ static TU_PRINTF(2, 3) int tcheck(int ok, const char *fmt, ...) {
 }
 
 static clr_context *new_context(void) {
-  clr_context_config cfg;
-  clr_context *ctx = NULL;
   char detail[512] = "";
-  memset(&cfg, 0, sizeof cfg);
-  cfg.kernel_dir = kernel_dir;
-  cfg.cache_dir = cache_dir;
-  clr_status s = clr_context_create(&cfg, &ctx, detail, sizeof detail);
-  if (!tcheck(s == CLR_OK, "clr_context_create: %s: %s", clr_status_name(s),
-              detail))
-    return NULL;
+  clr_status s;
+  clr_context *ctx =
+      tu_context_at(kernel_dir, cache_dir, 0, &s, detail, sizeof detail);
+  tcheck(s == CLR_OK, "clr_context_create: %s: %s", clr_status_name(s), detail);
   return ctx;
 }
 

@@ -212,14 +212,10 @@ static int answer_ok(clr_context *ctx, prepared *p, const clr_value *got,
 /* ------------------------------------------------------------ contexts */
 
 static clr_context *new_context(int copy, const char *cache_dir) {
-  clr_context_config cfg;
-  clr_context *ctx = NULL;
   char detail[512] = "";
-  memset(&cfg, 0, sizeof cfg);
-  cfg.kernel_dir = kernel_dir;
-  cfg.cache_dir = cache_dir;
-  cfg.copy_host_data = copy;
-  clr_status s = clr_context_create(&cfg, &ctx, detail, sizeof detail);
+  clr_status s;
+  clr_context *ctx =
+      tu_context_at(kernel_dir, cache_dir, copy, &s, detail, sizeof detail);
   if (s != CLR_OK)
     tu_die("clr_context_create: %s: %s (is an OpenCL platform installed?)",
            clr_status_name(s), detail);
