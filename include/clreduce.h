@@ -282,7 +282,8 @@ typedef struct clr_options {
    * CLR_ACCUMULATE_IN(type): accumulate and return the result in that
    * type, of the input's kind and at least as wide (float data summed in
    * double; int in int or long; uint in uint or ulong).  Another type,
-   * and/or, a scan or an exact sum with it: CLR_ERR_UNSUPPORTED. */
+   * and/or, a scan or an exact sum with it: CLR_ERR_UNSUPPORTED; a value
+   * that is no CLR_ACCUMULATE_IN(type): CLR_ERR_INVALID_ARGUMENT. */
   unsigned accumulate_in;
 } clr_options;
 
@@ -322,7 +323,8 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
 /* The asynchronous form of clr_reduce_buffer: enqueue the reduction and
  * return without waiting.  Its first command waits for the num_events
  * events of wait_list (may be 0 / NULL); the result (one value of
- * clr_result_type) is written to element result_index of the caller's
+ * clr_options_result_type) is written to element result_index of the
+ * caller's
  * buffer result, which its next kernels can read; *event (when event is
  * not NULL) completes when it is there (release it with clReleaseEvent).
  * Nothing is read back to the host, so a GPU pipeline chains calls with no
