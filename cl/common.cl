@@ -5,8 +5,15 @@
  *   -DCLR_IN=<type>   element type read from global memory
  *   -DCLR_ACC=<type>  accumulator / result type
  *   -DCLR_OP=<op>     operation
+ *   -DCLR_MAP=<map>   map applied to each input element (kernels that
+ *                     take maps: MAPPED below)
+ *   -DCLR_INPUTS=2    two inputs (dot products)
  * Type codes: 0 float, 1 double, 2 int, 3 uint, 4 long, 5 ulong.
- * Op codes:   0 sum, 1 prod, 2 min, 3 max, 4 and, 5 or.
+ * Op codes:   0 sum, 1 prod, 2 min, 3 max, 4 and, 5 or, 6 argmin,
+ *             7 argmax, 8 minmax (the last three: cl/reduce_extrema.cl).
+ * Map codes:  0 none, 1 abs, 2 square, 3 an expression: the host puts
+ *             `#define CLR_MAP_EXPR(x, i) (...)` (two inputs:
+ *             CLR_MAP_EXPR(x, y, i)) before this prelude.
  * Defaults make each file build on its own (float sum).
  *
  * Semantics (shared with the CPU reference in src/check/reference.c):
@@ -23,6 +30,12 @@
 #endif
 #ifndef CLR_OP
 #define CLR_OP 0
+#endif
+#ifndef CLR_MAP
+#define CLR_MAP 0
+#endif
+#ifndef CLR_INPUTS
+#define CLR_INPUTS 1
 #endif
 
 #if CLR_IN == 1 || CLR_ACC == 1
@@ -127,6 +140,10 @@
 #define OP(a, b) max((a), (b))
 #endif
 #define IDENTITY ((ACC_T)ACC_LOWEST)
+#elif CLR_OP >= 6
+/* argmin / argmax / minmax combine (value, index) records: see
+ * cl/reduce_extrema.cl.  IDENTITY is the minimum's starting value. */
+#define IDENTITY ((ACC_T)ACC_MAX)
 #elif CLR_OP == 4
 #define OP(a, b) ((a) && (b))
 #define IDENTITY ((ACC_T)1)
@@ -174,6 +191,32 @@
 #define LOAD(x) ((ACC_T)(x))
 #endif
 
+/* MAPPED(x, y, i): element x (and y of the second input) at index i
+ * (counted from the call's first element) as the value the reduction
+ * combines, in the accumulator type: the map applied (abs and square to
+ * the value converted first), the product of the two inputs (dot), or
+ * for and / or the truth of the value (before any conversion). */
+#if CLR_MAP == 1 && ACC_IS_FP
+#define CLR_MAP_VALUE(x, y, i) fabs((ACC_T)(x))
+#elif CLR_MAP == 1
+#define CLR_MAP_VALUE(x, y, i) ((ACC_T)abs((ACC_T)(x)))
+#elif CLR_MAP == 2
+#define CLR_MAP_VALUE(x, y, i) ((ACC_T)(x) * (ACC_T)(x))
+#elif CLR_MAP == 3 && CLR_INPUTS == 2
+#define CLR_MAP_VALUE(x, y, i) (CLR_MAP_EXPR((x), (y), (i)))
+#elif CLR_MAP == 3
+#define CLR_MAP_VALUE(x, y, i) (CLR_MAP_EXPR((x), (i)))
+#elif CLR_INPUTS == 2
+#define CLR_MAP_VALUE(x, y, i) ((ACC_T)(x) * (ACC_T)(y))
+#else
+#define CLR_MAP_VALUE(x, y, i) (x)
+#endif
+#if CLR_OP == 4 || CLR_OP == 5
+#define MAPPED(x, y, i) ((ACC_T)(CLR_MAP_VALUE(x, y, i) != 0))
+#else
+#define MAPPED(x, y, i) ((ACC_T)(CLR_MAP_VALUE(x, y, i)))
+#endif
+
 /* Largest power of two strictly below x (x >= 2), or 0 for x < 2. */
 inline uint clr_pow2_below(uint x) {
   uint p = 1;
@@ -192,6 +235,7 @@ inline uint clr_local_put(__local ACC_T *s, ACC_T x) {
   return lid;
 }
 
+#if CLR_OP < 6 /* the indexed ops have their own (reduce_extrema.cl) */
 /* Work-group tree reduction with sequential addressing (course notes,
  * seed 003): the stride halves each step and the active work-items stay
  * contiguous, so whole warps retire and local-memory accesses do not
@@ -211,3 +255,4 @@ inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
   }
   return scratch[0];
 }
+#endif

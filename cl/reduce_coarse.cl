@@ -17,6 +17,9 @@
  *   -DCLR_ALIGNED=1         the input (with its offset) is aligned to a
  *                           whole vector, so vector pointers can be used
  *                           (wide loads on GPUs); otherwise vloadN
+ *   -DCLR_MAP, -DCLR_INPUTS a map, or two inputs (a dot product): see
+ *                           common.cl.  Later passes read the partials,
+ *                           unmapped.
  */
 #ifndef CLR_ALIGNED
 #define CLR_ALIGNED 0
@@ -24,29 +27,73 @@
 
 #if CLR_VEC == 1
 #define ACCV_T ACC_T
-#define LOADV(v, p) LOAD((p)[v])
 #else
 #define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
 #define INV_T CLR_CAT(IN_T, CLR_VEC)
+#define CONVV CLR_CAT(convert_, ACCV_T)
 #if CLR_ALIGNED
 #define RAWV(v, p) (((__global const INV_T *)(p))[v])
 #else
 #define RAWV(v, p) CLR_CAT(vload, CLR_VEC)((v), (p))
 #endif
-#if CLR_OP >= 4
-#define LOADV(v, p) CLR_CAT(convert_, ACCV_T)(RAWV(v, p) != (IN_T)0)
+#endif
+
+/* Vector v of the input (elements v * CLR_VEC ...) as accumulator values,
+ * mapped (common.cl's MAPPED); q is the second input of a dot product
+ * (otherwise unread).  The built-in maps and the dot product work on whole
+ * vectors; an expression map sees one element at a time. */
+inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
+                           ulong v, ulong base) {
+#if CLR_VEC == 1
+  return MAPPED(p[v], q[v], base + v);
+#elif CLR_MAP == 3
+  IN_T xs[CLR_VEC];
+  ACC_T m[CLR_VEC];
+  CLR_CAT(vstore, CLR_VEC)(RAWV(v, p), 0, xs);
+#if CLR_INPUTS == 2
+  IN_T ys[CLR_VEC];
+  CLR_CAT(vstore, CLR_VEC)(RAWV(v, q), 0, ys);
+#endif
+  for (uint k = 0; k < CLR_VEC; k++)
+    m[k] = MAPPED(xs[k], ys[k], base + v * CLR_VEC + k);
+  return CLR_CAT(vload, CLR_VEC)(0, m);
+#elif CLR_OP >= 4
+  /* and / or: only "non-zero" matters (-1 for true in a vector; the
+   * lanes fold to 0 or 1). */
+  return CONVV(RAWV(v, p) != (IN_T)0);
+#elif CLR_MAP == 1 && ACC_IS_FP
+  return fabs(CONVV(RAWV(v, p)));
+#elif CLR_MAP == 1
+  return CONVV(abs(CONVV(RAWV(v, p))));
+#elif CLR_MAP == 2
+  ACCV_T a = CONVV(RAWV(v, p));
+  return a * a;
+#elif CLR_INPUTS == 2
+  return CONVV(RAWV(v, p)) * CONVV(RAWV(v, q));
 #else
-#define LOADV(v, p) CLR_CAT(convert_, ACCV_T)(RAWV(v, p))
+  return CONVV(RAWV(v, p));
 #endif
-#endif
+}
 
 /* Fold the lanes of the private vector accumulator into one value. */
 CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 
+/* base: the index of in[offset] in the whole input (a streamed chunk's
+ * start), for the index i a map expression sees. */
 __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
                          __global ACC_T *out, __local ACC_T *scratch,
-                         ulong per_item) {
+                         ulong per_item, ulong base
+#if CLR_INPUTS == 2
+                         ,
+                         __global const IN_T *in2, ulong offset2
+#endif
+) {
   __global const IN_T *p = in + offset;
+#if CLR_INPUTS == 2
+  __global const IN_T *q = in2 + offset2;
+#else
+  __global const IN_T *q = p;
+#endif
   ulong nv = n / CLR_VEC; /* whole vectors; the rest is the tail */
   ulong gid = get_global_id(0);
   ACCV_T acc = (ACCV_T)(IDENTITY);
@@ -57,14 +104,13 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
   ulong begin = gid * per_item;
   ulong end = min(begin + per_item, nv);
   for (ulong v = begin; v < end; v++) {
-    ACCV_T x = LOADV(v, p);
+    ACCV_T x = clr_load_vec(p, q, v, base);
     acc = OP(acc, x);
   }
 #else
-  (void)per_item;
   ulong stride = get_global_size(0);
   for (ulong v = gid; v < nv; v += stride) {
-    ACCV_T x = LOADV(v, p);
+    ACCV_T x = clr_load_vec(p, q, v, base);
     acc = OP(acc, x);
   }
 #endif
@@ -79,7 +125,7 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
 #endif
   if (gid == tail_owner) {
     for (ulong i = nv * CLR_VEC; i < n; i++) {
-      ACC_T x = LOAD(p[i]);
+      ACC_T x = MAPPED(p[i], q[i], base + i);
       r = OP(r, x);
     }
   }

@@ -79,8 +79,36 @@ typedef enum clr_op {
   CLR_MAX,
   CLR_AND, /* logical: 1 when every element is non-zero (integers only) */
   CLR_OR,  /* logical: 1 when any element is non-zero (integers only)   */
+  /* Indexed (the coarse kernel only; no scans): the value and the first
+   * index where it occurs, in clr_value.index.  Floating point: a NaN is
+   * the result (its first index), as for min / max; -0.0 orders below
+   * +0.0. */
+  CLR_ARGMIN,
+  CLR_ARGMAX,
+  /* Both in one pass: v / index the minimum, max / max_index the maximum. */
+  CLR_MINMAX,
   CLR_OP_COUNT
 } clr_op;
+
+/* A map applied to every element before the reduction, in the same pass
+ * (clr_options.map): transform-reduce.  The built-in maps work in the
+ * result type: x is converted to it first, so the squares of ints summed
+ * in long do not overflow. */
+typedef enum clr_map {
+  CLR_MAP_NONE = 0,
+  CLR_MAP_ABS,    /* |x|: with CLR_SUM the L1 norm, with CLR_ARGMAX the
+                     BLAS i_amax */
+  CLR_MAP_SQUARE, /* x * x: with CLR_SUM the squared L2 norm */
+  /* clr_options.map_expr: an OpenCL C expression of x (the element; half
+   * data decoded to float), i (its index from the first element of the
+   * call, a ulong) and, for clr_dot_*, y (the element of the second
+   * array), converted to the result type: "x > 0.5f" counts, "fabs(x -
+   * 3.0f)".  One expression: ; { } # quotes, backslashes and comments are
+   * refused (CLR_ERR_INVALID_ARGUMENT), and a build failure gives
+   * CLR_ERR_BUILD with the build log (clr_context_build_log). */
+  CLR_MAP_EXPR,
+  CLR_MAP_COUNT
+} clr_map;
 
 typedef enum clr_kernel {
   /* reductions */
@@ -99,12 +127,14 @@ typedef enum clr_kernel {
 CLR_API const char *clr_type_name(clr_type t); /* "float", "uint", ...      */
 CLR_API size_t clr_type_size(clr_type t);      /* bytes, 0 if invalid       */
 CLR_API const char *clr_op_name(clr_op op);    /* "sum", "and", ...         */
+CLR_API const char *clr_map_name(clr_map m);   /* "none", "abs", "square", "expr" */
 CLR_API const char *clr_kernel_name(clr_kernel k); /* "first-add", ...      */
 /* What the kernel teaches, one line ("" if invalid). */
 CLR_API const char *clr_kernel_description(clr_kernel k);
 /* Parse a name; return CLR_ERR_INVALID_ARGUMENT if unknown. */
 CLR_API clr_status clr_type_from_name(const char *s, clr_type *out);
 CLR_API clr_status clr_op_from_name(const char *s, clr_op *out);
+CLR_API clr_status clr_map_from_name(const char *s, clr_map *out);
 CLR_API clr_status clr_kernel_from_name(const char *s, clr_kernel *out);
 CLR_API int clr_kernel_is_scan(clr_kernel k);
 
@@ -114,22 +144,32 @@ CLR_API int clr_kernel_is_scan(clr_kernel k);
  * set in the options; and/or give an int (0 or 1); everything else keeps
  * the input type.  Integer overflow wraps modulo 2^bits. */
 CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow_accumulator);
-/* CLR_OK when op applies to t (and/or need an integer type). */
+/* CLR_OK when op applies to t (and/or need an integer type, unless a map
+ * expression gives the values they test). */
 CLR_API clr_status clr_op_supports(clr_op op, clr_type t);
-/* CLR_OK when kernel k can compute op on t: clr_op_supports, and scans
- * support sum, prod, min and max only (CLR_ERR_UNSUPPORTED otherwise). */
+/* CLR_OK when kernel k can compute op on t: clr_op_supports, scans
+ * support sum, prod, min and max only, and the indexed operations (argmin,
+ * argmax, minmax) run on the coarse kernel only (CLR_ERR_UNSUPPORTED
+ * otherwise). */
 CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t);
 
+typedef union clr_scalar {
+  float f;
+  double d;
+  int32_t i;
+  uint32_t u;
+  int64_t l;
+  uint64_t ul;
+} clr_scalar;
+
+/* A reduction's result.  type says which member of v (and max) holds it. */
 typedef struct clr_value {
   clr_type type;
-  union {
-    float f;
-    double d;
-    int32_t i;
-    uint32_t u;
-    int64_t l;
-    uint64_t ul;
-  } v;
+  clr_scalar v;       /* the result; CLR_MINMAX: the minimum              */
+  uint64_t index;     /* CLR_ARGMIN / CLR_ARGMAX / CLR_MINMAX: the first
+                         index of v (0 for the other operations)          */
+  clr_scalar max;     /* CLR_MINMAX: the maximum                          */
+  uint64_t max_index; /* CLR_MINMAX: its first index                      */
 } clr_value;
 
 /* ---------------------------------------------------------------- devices */
@@ -285,6 +325,13 @@ typedef struct clr_options {
    * and/or, a scan or an exact sum with it: CLR_ERR_UNSUPPORTED; a value
    * that is no CLR_ACCUMULATE_IN(type): CLR_ERR_INVALID_ARGUMENT. */
   unsigned accumulate_in;
+  /* Reductions with the coarse kernel: a map applied to each element in
+   * the same pass (clr_map); CLR_MAP_EXPR takes map_expr.  With a map
+   * expression the result type may be any (accumulate_in: "x > 0.5f"
+   * counted in CLR_LONG), and and / or apply to float data too.  Scans,
+   * exact sums and the seed kernels give CLR_ERR_UNSUPPORTED. */
+  clr_map map;
+  const char *map_expr;
 } clr_options;
 
 /* clr_options.accumulate_in for type t. */
@@ -333,7 +380,8 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
  * (clr_context_create_from_queue) only the wait list orders it.  Buffers
  * must stay alive and unwritten until the event completes.  clr_last_timing
  * then has the passes' shapes but no times.  Exact sums (rounded on the
- * host) give CLR_ERR_UNSUPPORTED. */
+ * host) and the indexed operations (argmin, argmax, minmax: a value and
+ * an index) give CLR_ERR_UNSUPPORTED. */
 CLR_API clr_status clr_reduce_buffer_async(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem buf, size_t offset, size_t n, cl_mem result, size_t result_index,
@@ -376,6 +424,19 @@ CLR_API clr_status clr_scan_buffer_async(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
     cl_uint num_events, const cl_event *wait_list, cl_event *event);
+
+/* Dot product: the sum of x[k] * y[k] (in the result type, as a sum of
+ * type would be) over n elements of two arrays of one type, read once in
+ * one pass; with opt->map CLR_MAP_EXPR the sum of map_expr over x, y and
+ * i instead ("fabs(x - y)": the L1 distance).  Host arrays of any n are
+ * streamed together. */
+CLR_API clr_status clr_dot_host(clr_context *ctx, const clr_options *opt,
+                                clr_type type, const void *x, const void *y,
+                                size_t n, clr_value *result);
+CLR_API clr_status clr_dot_buffer(clr_context *ctx, const clr_options *opt,
+                                  clr_type type, cl_mem x, size_t x_offset,
+                                  cl_mem y, size_t y_offset, size_t n,
+                                  clr_value *result);
 
 /* ----------------------------------------------------------------- timing */
 

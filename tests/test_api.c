@@ -53,7 +53,19 @@ static void test_names(void) {
   static const char *types[] = {"float", "double", "int",
                                 "uint",  "long",   "ulong"};
   static const size_t sizes[] = {4, 8, 4, 4, 8, 8};
-  static const char *ops[] = {"sum", "prod", "min", "max", "and", "or"};
+  static const char *ops[] = {"sum", "prod",   "min",    "max",   "and",
+                              "or",  "argmin", "argmax", "minmax"};
+  static const char *maps[] = {"none", "abs", "square", "expr"};
+  _Static_assert(sizeof ops / sizeof ops[0] == CLR_OP_COUNT, "every op");
+  _Static_assert(sizeof maps / sizeof maps[0] == CLR_MAP_COUNT, "every map");
+  for (int m = 0; m < CLR_MAP_COUNT; m++) {
+    clr_map back = CLR_MAP_COUNT;
+    TU_CHECK(strcmp(clr_map_name((clr_map)m), maps[m]) == 0 &&
+                 clr_map_from_name(maps[m], &back) == CLR_OK &&
+                 back == (clr_map)m,
+             "map name round trip %s", maps[m]);
+  }
+  TU_CHECK(strcmp(clr_map_name(CLR_MAP_COUNT), "?") == 0, "invalid map name");
   for (int t = 0; t < CLR_TYPE_COUNT; t++) {
     const char *n = clr_type_name((clr_type)t);
     TU_CHECK(n && strcmp(n, types[t]) == 0, "type name %d = %s", t,

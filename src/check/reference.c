@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double clr_unit_roundoff(clr_type t) {
@@ -307,12 +308,71 @@ void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
                     data, n, out);
 }
 
+/* (a, ia) before (b, ib) as a minimum (is_max 0) or a maximum: the
+ * extreme value, its first index; a NaN before every number; -0 < +0. */
+static int fp_before(long double a, size_t ia, long double b, size_t ib,
+                     int is_max) {
+  int na = isnan(a), nb = isnan(b);
+  if (na || nb)
+    return na && (!nb || ia < ib);
+  if (a != b)
+    return is_max ? a > b : a < b;
+  if (a == 0 && signbit(a) != signbit(b))
+    return is_max ? signbit(b) != 0 : signbit(a) != 0;
+  return ia < ib;
+}
+
+static int int_before(int sgn, uint64_t a, size_t ia, uint64_t b, size_t ib,
+                      int is_max) {
+  if (a != b) {
+    int less = sgn ? (int64_t)a < (int64_t)b : a < b;
+    return is_max ? !less : less;
+  }
+  return ia < ib;
+}
+
+/* argmin / argmax / minmax: one loop, both extremes. */
+static void ref_indexed(clr_op op, clr_type type, clr_type rt,
+                        const void *data, size_t n, clr_reference *out) {
+  size_t lo = 0, hi = 0;
+  int fp = is_float_type(type), sgn = is_signed_int(type);
+  for (size_t i = 1; i < n; i++) {
+    if (fp ? fp_before(load_fp(type, data, i), i, load_fp(type, data, lo), lo,
+                       0)
+           : int_before(sgn, load_bits(type, data, i), i,
+                        load_bits(type, data, lo), lo, 0))
+      lo = i;
+    if (fp ? fp_before(load_fp(type, data, i), i, load_fp(type, data, hi), hi,
+                       1)
+           : int_before(sgn, load_bits(type, data, i), i,
+                        load_bits(type, data, hi), hi, 1))
+      hi = i;
+  }
+  size_t first = op == CLR_ARGMAX ? hi : lo;
+  clr_value v =
+      fp ? clr_fp_value(rt, load_fp(type, data, first))
+         : clr_int_value(rt, load_bits(type, data, first));
+  v.index = first;
+  if (op == CLR_MINMAX) {
+    clr_value m = fp ? clr_fp_value(rt, load_fp(type, data, hi))
+                     : clr_int_value(rt, load_bits(type, data, hi));
+    v.max = m.v;
+    v.max_index = hi;
+  }
+  out->value = v;
+  out->wide = fp ? load_fp(type, data, first) : 0;
+}
+
 void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
                        size_t n, clr_reference *out) {
   memset(out, 0, sizeof *out);
   out->n = n;
   out->op = op;
   out->type = type;
+  if (op == CLR_ARGMIN || op == CLR_ARGMAX || op == CLR_MINMAX) {
+    ref_indexed(op, type, rt, data, n, out);
+    return;
+  }
   if (is_float_type(type)) {
     ref_float(op, type, rt, data, n, out);
     return;
@@ -365,6 +425,27 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
     out->ok = 0;
     out->exact = 1;
     out->error = INFINITY;
+    return;
+  }
+  if (ref->op == CLR_ARGMIN || ref->op == CLR_ARGMAX ||
+      ref->op == CLR_MINMAX) {
+    /* The values bit for bit (any NaN matches NaN), the indices exactly. */
+    size_t size = clr_type_size(want->type);
+    int fp = is_float_type(want->type);
+    clr_value gmax = *got, wmax = *want;
+    gmax.v = got->max;
+    wmax.v = want->max;
+    out->exact = 1;
+    out->ok = got->index == want->index &&
+              ((fp && isnan(clr_value_as_double(got)) &&
+                isnan(clr_value_as_double(want))) ||
+               memcmp(&got->v, &want->v, size) == 0);
+    if (ref->op == CLR_MINMAX)
+      out->ok = out->ok && got->max_index == want->max_index &&
+                ((fp && isnan(clr_value_as_double(&gmax)) &&
+                  isnan(clr_value_as_double(&wmax))) ||
+                 memcmp(&got->max, &want->max, size) == 0);
+    out->error = out->ok ? 0.0 : INFINITY;
     return;
   }
   if (!is_float_type(want->type)) {
@@ -499,4 +580,61 @@ clr_value clr_combine(clr_op op, clr_value a, clr_value b) {
   default:
     return clr_int_value(t, x != 0 || y != 0);
   }
+}
+
+void *clr_ref_map(clr_map map, clr_op op, clr_type type, clr_type rt,
+                  const void *x, const void *y, size_t n, clr_type *mtype,
+                  double *ref_error) {
+  int fp = is_float_type(rt);
+  /* Float sums and products see the exact values, in double (a float's
+   * square, or the product of two floats, fits in 53 bits). */
+  clr_type mt = (fp && (op == CLR_SUM || op == CLR_PROD)) ? CLR_DOUBLE : rt;
+  size_t size = clr_type_size(mt);
+  unsigned char *out = malloc(n ? n * size : 1);
+  long double err = 0;
+  *ref_error = 0;
+  *mtype = mt;
+  if (!out)
+    return NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (fp) {
+      long double a = is_float_type(type) ? load_fp(type, x, i)
+                      : is_signed_int(type)
+                          ? (long double)(int64_t)load_bits(type, x, i)
+                          : (long double)load_bits(type, x, i);
+      long double b = y ? load_fp(type, y, i) : a;
+      /* In the result type first, as the kernel converts. */
+      a = rt == CLR_FLOAT ? (long double)(float)a : (long double)(double)a;
+      b = rt == CLR_FLOAT ? (long double)(float)b : (long double)(double)b;
+      long double v = map == CLR_MAP_ABS ? fabsl(a) : a * b;
+      if (mt == CLR_FLOAT) {
+        float f = (float)v;
+        memcpy(out + i * size, &f, size);
+      } else {
+        double d = (double)v;
+        if (rt == CLR_DOUBLE)
+          err += fabsl(v - (long double)d);
+        memcpy(out + i * size, &d, size);
+      }
+    } else {
+      uint64_t a = load_bits(type, x, i);
+      uint64_t b = y ? load_bits(type, y, i) : a;
+      uint64_t v;
+      if (map == CLR_MAP_ABS) {
+        /* |x| in the result type: a 32-bit int's in 64 bits when rt is
+         * long; wraps when it is not. */
+        int64_t s = rt == CLR_INT ? (int64_t)(int32_t)(uint32_t)a : (int64_t)a;
+        v = (is_signed_int(rt) && s < 0) ? (uint64_t)0 - (uint64_t)s
+                                         : (uint64_t)s;
+      } else {
+        v = a * b;
+      }
+      clr_value w = clr_int_value(mt, v);
+      memcpy(out + i * size, &w.v, size);
+    }
+  }
+  /* Each value rounded to double errs by at most its own rounding; a sum
+   * of them by the sum of those (a product: relative errors add up). */
+  *ref_error = (double)err;
+  return out;
 }

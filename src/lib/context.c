@@ -276,6 +276,7 @@ CLR_API void clr_context_release(clr_context *ctx) {
     clFinish(ctx->queue);
   clr_release_programs(ctx);
   clr_buffer_release(&ctx->input);
+  clr_buffer_release(&ctx->input2);
   clr_buffer_release(&ctx->output);
   for (int i = 0; i < 2; i++) {
     clr_buffer_release(&ctx->partial[i]);

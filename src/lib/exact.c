@@ -316,11 +316,11 @@ typedef struct exact_run {
   size_t groups; /* launched so far in the call */
 } exact_run;
 
-static clr_status exact_chunk(clr_context *ctx, void *user, cl_mem mem,
-                              size_t index, size_t len) {
+static clr_status exact_chunk(clr_context *ctx, void *user,
+                              const clr_chunk *c) {
   exact_run *run = user;
-  return add_elements(ctx, run->plan, mem, 0, len, ctx->aux[0].mem,
-                      &run->groups, index == 0);
+  return add_elements(ctx, run->plan, c->mem, 0, c->len, ctx->aux[0].mem,
+                      &run->groups, c->index == 0);
 }
 
 clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
@@ -333,7 +333,8 @@ clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   exact_run run = {&plan, 0};
-  st = clr_stream_chunks(ctx, data, n, clr_type_size(type), exact_chunk, &run);
+  st = clr_stream_chunks(ctx, data, NULL, n, clr_type_size(type), exact_chunk,
+                         &run);
   if (st == CLR_OK)
     st = read_round(ctx, &plan, ctx->aux[0].mem, result);
   return st;

@@ -10,6 +10,7 @@
 
 #define CLR_DETAIL_SIZE 512
 #define CLR_MAX_PROGRAMS 64
+#define CLR_MAX_MAP_EXPR 4096 /* characters of a map expression */
 /* Most kernels one library call fetches; callers hold pointers to them
  * until the call returns, so the cache is only trimmed between calls. */
 #define CLR_PROGRAMS_PER_CALL 8
@@ -17,7 +18,8 @@
 
 /* One built program and its single kernel, keyed by source + options. */
 typedef struct clr_program_entry {
-  char key[256]; /* "<source file>|<build options>" */
+  char key[512];  /* "<source file>|<build options>" */
+  char *prelude;  /* the spec's prelude (malloc'd), part of the key */
   cl_program program;
   cl_kernel kernel;
   size_t max_wg;       /* CL_KERNEL_WORK_GROUP_SIZE           */
@@ -58,6 +60,7 @@ struct clr_context {
   size_t n_programs;
 
   clr_buffer input;      /* host data staged for a call        */
+  clr_buffer input2;     /* the second array of a dot product  */
   clr_buffer output;     /* scan output staging                */
   clr_buffer partial[2]; /* ping-pong partials between passes  */
   clr_buffer aux[2];     /* chunk results                      */
@@ -111,6 +114,10 @@ int clr_type_is_float(clr_type t);
 /* 1 when acc can accumulate elements of in exactly as they are: the same
  * kind, at least as wide (clr_options.accumulate_in). */
 int clr_accumulator_fits(clr_type in, clr_type acc);
+/* 1 for argmin, argmax and minmax (a value and an index). */
+int clr_op_is_indexed(clr_op op);
+/* 1 when kernel k takes maps, two inputs and the indexed operations. */
+int clr_kernel_maps(clr_kernel k);
 /* The file under cl/ with the kernel's own algorithm (kernel_table.h). */
 const char *clr_kernel_source(clr_kernel k);
 /* 1 when needle occurs in hay, ignoring ASCII case (an empty needle
@@ -209,14 +216,21 @@ int clr_is_aligned(const void *p, size_t bytes);
 size_t clr_chunk_elems(const clr_context *ctx, size_t esize);
 /* The number of chunks n elements are streamed in. */
 size_t clr_chunk_count(const clr_context *ctx, size_t n, size_t esize);
-/* Stream n elements of esize bytes at data to the device, chunk by chunk
- * (staged as clr_stage_in does), calling fn with each chunk's buffer, its
- * index and its length; stops at the first failure.  Sets
+/* One streamed chunk: its buffers (mem2: of the second array, or mem when
+ * there is none), its index, its first element and its length. */
+typedef struct clr_chunk {
+  cl_mem mem, mem2;
+  size_t index, begin, len;
+} clr_chunk;
+/* Stream n elements of esize bytes at data (and at data2 when not NULL,
+ * chunk by chunk beside it) to the device, staged as clr_stage_in does,
+ * calling fn with each chunk; stops at the first failure.  Sets
  * timing.chunks. */
-typedef clr_status (*clr_chunk_fn)(clr_context *ctx, void *user, cl_mem mem,
-                                   size_t index, size_t len);
-clr_status clr_stream_chunks(clr_context *ctx, const void *data, size_t n,
-                             size_t esize, clr_chunk_fn fn, void *user);
+typedef clr_status (*clr_chunk_fn)(clr_context *ctx, void *user,
+                                   const clr_chunk *c);
+clr_status clr_stream_chunks(clr_context *ctx, const void *data,
+                             const void *data2, size_t n, size_t esize,
+                             clr_chunk_fn fn, void *user);
 
 /* ---- program.c */
 /* Options for one specialisation of a kernel source. */
@@ -232,6 +246,10 @@ typedef struct clr_build_spec {
   int aligned;
   const char *extra;   /* further -D options, or NULL */
   const char *source2; /* appended after source, or NULL */
+  clr_map map;         /* -DCLR_MAP when not CLR_MAP_NONE */
+  unsigned inputs;     /* -DCLR_INPUTS=2 when 2 */
+  const char *prelude; /* text before common.cl (a map expression's
+                          #define), or NULL */
 } clr_build_spec;
 
 /* A kernel's arguments are listed in one place per kernel, in the
@@ -246,6 +264,10 @@ typedef struct clr_arg {
 #define CLR_SET_ARGS(ctx, kernel, ...)                                         \
   clr_set_args((ctx), (kernel), (const clr_arg[]){__VA_ARGS__},                \
                sizeof((const clr_arg[]){__VA_ARGS__}) / sizeof(clr_arg))
+/* Set argument index of k (kernels whose later arguments depend on their
+ * build options). */
+clr_status clr_set_arg_at(clr_context *ctx, cl_kernel k, cl_uint index,
+                          clr_arg arg);
 /* Set args[0 .. count) of k; CLR_OK or the first failure, recorded. */
 clr_status clr_set_args(clr_context *ctx, cl_kernel k, const clr_arg *args,
                         size_t count);

@@ -69,14 +69,19 @@ static char *read_text(const char *dir, const char *name, size_t *len) {
 
 /* The -D codes cl/common.cl decodes are the enums' values: CLR_IN and
  * CLR_ACC 0..5 = float, double, int, uint, long, ulong; CLR_OP 0..5 = sum,
- * prod, min, max, and, or; CLR_LAYOUT 1, 2 = strided, contiguous. */
+ * prod, min, max, and, or, argmin, argmax, minmax; CLR_MAP 0..3 = none,
+ * abs, square, expression; CLR_LAYOUT 1, 2 = strided, contiguous. */
 _Static_assert(CLR_FLOAT == 0 && CLR_DOUBLE == 1 && CLR_INT == 2 &&
                    CLR_UINT == 3 && CLR_LONG == 4 && CLR_ULONG == 5 &&
                    CLR_TYPE_COUNT == 6,
                "cl/common.cl's CLR_IN / CLR_ACC codes");
 _Static_assert(CLR_SUM == 0 && CLR_PROD == 1 && CLR_MIN == 2 && CLR_MAX == 3 &&
-                   CLR_AND == 4 && CLR_OR == 5 && CLR_OP_COUNT == 6,
+                   CLR_AND == 4 && CLR_OR == 5 && CLR_ARGMIN == 6 &&
+                   CLR_ARGMAX == 7 && CLR_MINMAX == 8 && CLR_OP_COUNT == 9,
                "cl/common.cl's CLR_OP codes");
+_Static_assert(CLR_MAP_NONE == 0 && CLR_MAP_ABS == 1 && CLR_MAP_SQUARE == 2 &&
+                   CLR_MAP_EXPR == 3 && CLR_MAP_COUNT == 4,
+               "cl/common.cl's CLR_MAP codes");
 _Static_assert(CLR_LAYOUT_STRIDED == 1 && CLR_LAYOUT_CONTIGUOUS == 2,
                "the kernels' CLR_LAYOUT codes");
 
@@ -91,6 +96,10 @@ static void build_options(const clr_build_spec *s, char *buf, size_t size) {
     n += snprintf(buf + n, size - (size_t)n, " -DCLR_LAYOUT=%u", s->layout);
   if (s->aligned && n > 0 && (size_t)n < size)
     n += snprintf(buf + n, size - (size_t)n, " -DCLR_ALIGNED=1");
+  if (s->map && n > 0 && (size_t)n < size)
+    n += snprintf(buf + n, size - (size_t)n, " -DCLR_MAP=%d", (int)s->map);
+  if (s->inputs == 2 && n > 0 && (size_t)n < size)
+    n += snprintf(buf + n, size - (size_t)n, " -DCLR_INPUTS=2");
   if (s->extra && n > 0 && (size_t)n < size)
     snprintf(buf + n, size - (size_t)n, " %s", s->extra);
 }
@@ -127,24 +136,26 @@ static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
     clReleaseProgram(prog);
     if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS)
       return clr_fail(ctx, CLR_ERR_BUILD,
-                      "building %s/%s%s%s failed (%s, options '%s'); see the "
-                      "build log",
+                      "building %s/%s%s%s failed (%s, options '%s'%s%.200s); "
+                      "see the build log",
                       ctx->kernel_dir, s->source, s->source2 ? " + " : "",
                       s->source2 ? s->source2 : "", clr_cl_error_name(err),
-                      options);
+                      options, s->prelude ? ", after " : "",
+                      s->prelude ? s->prelude : "");
     return clr_cl_fail(ctx, "clBuildProgram", err);
   }
   *out = prog;
   return CLR_OK;
 }
 
-/* Concatenate common.cl, the algorithm source and the optional second
- * source (the scan kernels' shared tile kernel). */
+/* Concatenate the prelude, common.cl, the algorithm source and the
+ * optional second source (the scan kernels' shared tile kernel). */
 static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
                               char **text, size_t *len) {
   const char *names[3] = {"common.cl", s->source, s->source2};
   char *parts[3] = {NULL, NULL, NULL};
-  size_t lens[3] = {0, 0, 0}, total = 0;
+  size_t lens[3] = {0, 0, 0};
+  size_t pre = s->prelude ? strlen(s->prelude) : 0, total = pre + 1;
   clr_status st = CLR_OK;
   for (int i = 0; i < 3 && names[i]; i++) {
     parts[i] = read_text(ctx->kernel_dir, names[i], &lens[i]);
@@ -162,6 +173,11 @@ static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
     goto done;
   }
   size_t at = 0;
+  if (pre) {
+    memcpy(all, s->prelude, pre);
+    at = pre;
+    all[at++] = '\n';
+  }
   for (int i = 0; i < 3 && parts[i]; i++) {
     memcpy(all + at, parts[i], lens[i]);
     at += lens[i];
@@ -177,6 +193,7 @@ done:
 }
 
 static void release_entry(clr_program_entry *e) {
+  free(e->prelude);
   if (e->kernel)
     clReleaseKernel(e->kernel);
   if (e->program)
@@ -192,7 +209,7 @@ void clr_release_programs(clr_context *ctx) {
 
 clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
                           clr_program_entry **out) {
-  char options[192], key[256];
+  char options[320], key[512];
   clr_status st;
   cl_int err;
   if ((spec->in == CLR_DOUBLE || spec->acc == CLR_DOUBLE) &&
@@ -203,8 +220,10 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
   build_options(spec, options, sizeof options);
   snprintf(key, sizeof key, "%s+%s|%s|%s", spec->source,
            spec->source2 ? spec->source2 : "", spec->kernel, options);
+  const char *prelude = spec->prelude ? spec->prelude : "";
   for (size_t i = 0; i < ctx->n_programs; i++)
-    if (strcmp(ctx->programs[i].key, key) == 0) {
+    if (strcmp(ctx->programs[i].key, key) == 0 &&
+        strcmp(ctx->programs[i].prelude, prelude) == 0) {
       *out = &ctx->programs[i];
       return CLR_OK;
     }
@@ -234,6 +253,12 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
   clr_program_entry *e = &ctx->programs[ctx->n_programs];
   memset(e, 0, sizeof *e);
   e->program = prog;
+  e->prelude = malloc(strlen(prelude) + 1);
+  if (!e->prelude) {
+    release_entry(e);
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  strcpy(e->prelude, prelude);
   e->kernel = clCreateKernel(prog, spec->kernel, &err);
   if (err != CL_SUCCESS) {
     e->kernel = NULL;
@@ -266,12 +291,18 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
 
 clr_status clr_set_args(clr_context *ctx, cl_kernel k, const clr_arg *args,
                         size_t count) {
-  for (size_t i = 0; i < count; i++) {
-    cl_int err = clSetKernelArg(k, (cl_uint)i, args[i].size, args[i].value);
-    if (err != CL_SUCCESS)
-      return clr_fail(ctx, clr_status_from_cl(err),
-                      "clSetKernelArg (argument %zu) failed: %s (%d)", i,
-                      clr_cl_error_name(err), (int)err);
-  }
+  clr_status st = CLR_OK;
+  for (size_t i = 0; i < count && st == CLR_OK; i++)
+    st = clr_set_arg_at(ctx, k, (cl_uint)i, args[i]);
+  return st;
+}
+
+clr_status clr_set_arg_at(clr_context *ctx, cl_kernel k, cl_uint index,
+                          clr_arg arg) {
+  cl_int err = clSetKernelArg(k, index, arg.size, arg.value);
+  if (err != CL_SUCCESS)
+    return clr_fail(ctx, clr_status_from_cl(err),
+                    "clSetKernelArg (argument %u) failed: %s (%d)",
+                    (unsigned)index, clr_cl_error_name(err), (int)err);
   return CLR_OK;
 }

@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <string.h>
 
@@ -18,18 +19,85 @@ typedef struct reduce_plan {
   clr_kernel kernel;
   clr_op op;
   clr_type in, acc;
-  unsigned vec;
+  unsigned vec, vec_rest; /* elements a load of the first / later passes */
   clr_layout layout;
   clr_program_entry *first, *rest;
   size_t wg_first, wg_rest;
+  size_t acc_bytes; /* a partial: a value, or an indexed op's record */
+  int inputs;       /* 2: a dot product */
+  int takes_base;   /* the kernel takes the index base (coarse, extrema) */
+  size_t map_depth; /* roundings the map adds to every chain (x * x, x * y) */
   const clr_options *opt;
+  char prelude[CLR_MAX_MAP_EXPR + 64]; /* a map expression's #define */
 } reduce_plan;
+
+/* Bytes of cl/reduce_extrema.cl's record for values of type t: two values,
+ * two 64-bit indices. */
+static size_t record_bytes(clr_type t) { return 2 * clr_type_size(t) + 16; }
+
+/* What a map expression may hold: one expression, so nothing that could
+ * end it, open a block or a directive, or hide the rest of the line. */
+static clr_status check_expr(clr_context *ctx, const char *e) {
+  size_t len = e ? strlen(e) : 0;
+  int depth = 0;
+  if (len == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "the map expression is empty (CLR_MAP_EXPR needs "
+                    "map_expr)");
+  if (len > CLR_MAX_MAP_EXPR)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "the map expression has %zu characters; at most %d", len,
+                    CLR_MAX_MAP_EXPR);
+  for (size_t k = 0; k < len; k++) {
+    unsigned char c = (unsigned char)e[k];
+    if (c == '(')
+      depth++;
+    if (c == ')' && --depth < 0)
+      break;
+    if (strchr(";{}#\"'\\`", c) || c < 32 || c > 126 ||
+        (c == '/' && (e[k + 1] == '*' || e[k + 1] == '/')))
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "the map expression may not contain '%c%s' (one OpenCL "
+                      "C expression of x, i and, for a dot product, y)",
+                      c >= 32 && c <= 126 ? c : '?',
+                      c == '/' ? (e[k + 1] == '*' ? "*" : "/") : "");
+  }
+  if (depth != 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "the map expression's parentheses do not balance");
+  return CLR_OK;
+}
+
+/* The map option against the call. */
+static clr_status check_map(clr_context *ctx, const clr_options *opt,
+                            clr_op op, int scan) {
+  if ((unsigned)opt->map >= CLR_MAP_COUNT)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown map %d",
+                    (int)opt->map);
+  if (opt->map == CLR_MAP_NONE)
+    return CLR_OK;
+  if (scan || opt->exact || !clr_kernel_maps(opt->kernel))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "maps apply to reductions with the '%s' kernel (not to "
+                    "%s)",
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    scan         ? "scans"
+                    : opt->exact ? "exact sums"
+                                 : clr_kernel_name(opt->kernel));
+  if (opt->map != CLR_MAP_EXPR && (op == CLR_AND || op == CLR_OR))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "'%s' tests the elements as they are: give a map "
+                    "expression for another test",
+                    clr_op_name(op));
+  return opt->map == CLR_MAP_EXPR ? check_expr(ctx, opt->map_expr) : CLR_OK;
+}
 
 /* The one validation of a call's arguments and options, shared by the
  * reductions and the scans (scan != 0), before anything is built or
  * launched.  Every refusal records its own detail. */
 clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                              clr_op op, clr_type type, size_t n, int scan) {
+  clr_status st;
   if ((unsigned)opt->kernel >= CLR_KERNEL_COUNT)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown kernel %d",
                     (int)opt->kernel);
@@ -49,14 +117,24 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     clr_kernel_name(CLR_REDUCE_COARSE));
   if ((unsigned)op >= CLR_OP_COUNT || (unsigned)type >= CLR_TYPE_COUNT)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown operation or type");
-  if (clr_op_supports(op, type) != CLR_OK)
+  int expr = opt->map == CLR_MAP_EXPR;
+  if (clr_op_supports(op, type) != CLR_OK && !(expr && !scan))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "operation '%s' needs an integer type, not '%s'",
+                    "operation '%s' needs an integer type, not '%s' (or a map "
+                    "expression giving the values it tests)",
                     clr_op_name(op), clr_type_name(type));
-  if (scan && (op == CLR_AND || op == CLR_OR))
+  if (scan && op >= CLR_AND)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "scans support sum, prod, min and max, not '%s'",
                     clr_op_name(op));
+  if (!scan && clr_op_is_indexed(op) && !clr_kernel_maps(opt->kernel))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "'%s' runs on the '%s' kernel, not '%s'", clr_op_name(op),
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    clr_kernel_name(opt->kernel));
+  st = check_map(ctx, opt, op, scan);
+  if (st != CLR_OK)
+    return st;
   if (n == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
   if (n > SIZE_MAX / clr_type_size(type))
@@ -95,7 +173,7 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
       return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                       "scans keep the input type: no accumulate_in");
     if (op == CLR_AND || op == CLR_OR || opt->exact ||
-        !clr_accumulator_fits(type, acc))
+        !(expr || clr_accumulator_fits(type, acc)))
       return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                       "%s of %s cannot accumulate in %s%s", clr_op_name(op),
                       clr_type_name(type), clr_type_name(acc),
@@ -144,10 +222,11 @@ static int input_aligned(const clr_context *ctx, const reduce_input *in,
 }
 
 /* Plan once: the shape first (vector width, layout), then the kernels for
- * it, then the work-group sizes they allow. */
+ * it, then the work-group sizes they allow.  where2: the second array of a
+ * dot product, or NULL. */
 static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                             clr_type type, const reduce_input *where,
-                            reduce_plan *p) {
+                            const reduce_input *where2, reduce_plan *p) {
   clr_status st;
   memset(p, 0, sizeof *p);
   p->kernel = opt->kernel;
@@ -157,42 +236,77 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->opt = opt;
   p->vec = 0;
   p->layout = CLR_LAYOUT_AUTO;
+  p->inputs = where2 ? 2 : 1;
+  p->takes_base = clr_kernel_maps(p->kernel);
+  p->map_depth =
+      opt->map == CLR_MAP_SQUARE || (where2 && opt->map == CLR_MAP_NONE);
+  int indexed = clr_op_is_indexed(op);
+  p->acc_bytes = indexed ? record_bytes(p->acc) : clr_type_size(p->acc);
   if (p->kernel == CLR_REDUCE_COARSE)
     clr_choose_coarse_shape(ctx, opt, type, p->acc, &p->vec, &p->layout);
-  int aligned = input_aligned(ctx, where, p->vec, clr_type_size(type));
-  clr_build_spec spec = {.source = clr_kernel_source(p->kernel),
-                         .kernel = "clr_reduce",
-                         .in = p->in,
-                         .acc = p->acc,
-                         .op = op,
-                         .vec = p->vec,
-                         .layout = (unsigned)p->layout,
-                         .aligned = aligned};
+  size_t esize = clr_type_size(type);
+  int aligned = input_aligned(ctx, where, p->vec, esize) &&
+                (!where2 || input_aligned(ctx, where2, p->vec, esize));
+  if (opt->map == CLR_MAP_EXPR)
+    snprintf(p->prelude, sizeof p->prelude, "#define CLR_MAP_EXPR(x, %si) (%s)",
+             where2 ? "y, " : "", opt->map_expr);
+  clr_build_spec spec = {
+      .source = indexed ? "reduce_extrema.cl" : clr_kernel_source(p->kernel),
+      .kernel = "clr_reduce",
+      .in = p->in,
+      .acc = p->acc,
+      .op = op,
+      .vec = p->vec,
+      .layout = (unsigned)p->layout,
+      .aligned = aligned && !indexed,
+      .map = opt->map,
+      .inputs = (unsigned)p->inputs,
+      .prelude = p->prelude[0] ? p->prelude : NULL};
   st = clr_get_kernel(ctx, &spec, &p->first);
   if (st != CLR_OK)
     return st;
-  /* Partials are always aligned: they start at element 0 of a buffer. */
+  /* Later passes read the partials, unmapped; they are always aligned
+   * (they start at element 0 of a buffer).  The indexed ops' records are
+   * read one at a time. */
   spec.in = p->acc;
-  spec.aligned = p->vec > 1;
+  spec.map = CLR_MAP_NONE;
+  spec.inputs = 1;
+  spec.prelude = NULL;
+  spec.aligned = p->vec > 1 && !indexed;
+  p->vec_rest = p->vec;
+  if (indexed) {
+    spec.vec = p->vec_rest = 1;
+    spec.extra = "-DCLR_FROM_RECORDS=1";
+  }
   st = clr_get_kernel(ctx, &spec, &p->rest);
   if (st != CLR_OK)
     return st;
-  size_t acc_bytes = clr_type_size(p->acc);
   size_t preferred =
       p->kernel == CLR_REDUCE_COARSE ? ctx->tuning.reduce_wg : 256;
-  st = clr_choose_wg(ctx, p->first, opt->wg_size, preferred, acc_bytes, 1,
+  st = clr_choose_wg(ctx, p->first, opt->wg_size, preferred, p->acc_bytes, 1,
                      &p->wg_first);
   if (st != CLR_OK)
     return st;
-  return clr_choose_wg(ctx, p->rest, opt->wg_size, preferred, acc_bytes, 1,
+  return clr_choose_wg(ctx, p->rest, opt->wg_size, preferred, p->acc_bytes, 1,
                        &p->wg_rest);
 }
 
-/* Reduce n elements of src (from element offset) to one value, written to
- * element dst_index of dst.  Adds kernel time to *kernel_ms and, when
- * record is set, fills the pass descriptions of ctx->timing. */
+/* What a reduction's first pass reads: n elements of mem from element
+ * offset (and of mem2 from offset2: a dot product's second array), the
+ * first of them element base of the whole input. */
+typedef struct pass_input {
+  cl_mem mem, mem2;
+  size_t offset, offset2;
+  cl_ulong base;
+} pass_input;
+
+/* Reduce n elements of src to one value (a record for the indexed ops),
+ * written to element dst_index of dst.  first_is_input: the first pass
+ * reads the input (else partials: the per-chunk values).  Adds kernel time
+ * to *kernel_ms and, when record is set, fills the pass descriptions of
+ * ctx->timing. */
 static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
-                             int first_is_input, cl_mem src, size_t offset,
+                             int first_is_input, const pass_input *src,
                              size_t n, cl_mem dst, size_t dst_index, int record,
                              const clr_async *async, double *kernel_ms,
                              size_t *depth) {
@@ -200,7 +314,7 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
   clr_launch shapes[CLR_MAX_PASSES];
   cl_event events[CLR_MAX_PASSES];
   size_t n_passes = 0, max_even = 1, max_odd = 1, total_depth = 0;
-  size_t acc_bytes = clr_type_size(p->acc);
+  size_t acc_bytes = p->acc_bytes;
   memset(events, 0, sizeof events);
 
   /* Plan every pass first, so the ping-pong buffers are sized once. */
@@ -211,8 +325,9 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
                       "reduction would need more than %d passes",
                       CLR_MAX_PASSES);
     st = clr_reduce_launch(ctx, p->kernel, p->opt, m,
-                           use_first ? p->wg_first : p->wg_rest, p->vec,
-                           p->layout, &shapes[i]);
+                           use_first ? p->wg_first : p->wg_rest,
+                           use_first ? p->vec : p->vec_rest, p->layout,
+                           &shapes[i]);
     if (st != CLR_OK)
       return st;
     total_depth += shapes[i].depth;
@@ -237,17 +352,25 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
   if (st != CLR_OK)
     return st;
 
-  cl_mem in = src;
-  cl_ulong in_offset = offset, m = n;
+  cl_mem in = src->mem;
+  cl_ulong in_offset = src->offset, m = n;
   for (size_t i = 0; i < n_passes; i++) {
     const clr_launch *L = &shapes[i];
-    cl_kernel k =
-        (i == 0 && first_is_input) ? p->first->kernel : p->rest->kernel;
+    int input_pass = i == 0 && first_is_input;
+    cl_kernel k = input_pass ? p->first->kernel : p->rest->kernel;
     cl_mem out = ctx->partial[i % 2].mem;
     cl_ulong per_item = L->per_item;
+    cl_ulong base = input_pass ? src->base : 0, offset2 = src->offset2;
     st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(in_offset), CLR_ARG(m),
                       CLR_ARG(out), CLR_LOCAL(L->local * acc_bytes),
                       CLR_ARG(per_item));
+    if (st == CLR_OK && p->takes_base)
+      st = clr_set_arg_at(ctx, k, 6, CLR_ARG(base));
+    if (st == CLR_OK && input_pass && p->inputs == 2) {
+      st = clr_set_arg_at(ctx, k, 7, CLR_ARG(src->mem2));
+      if (st == CLR_OK)
+        st = clr_set_arg_at(ctx, k, 8, CLR_ARG(offset2));
+    }
     if (st != CLR_OK)
       goto fail;
     /* An asynchronous call's first pass waits for the caller's events. */
@@ -288,17 +411,38 @@ fail:
   return st;
 }
 
-static clr_status read_result(clr_context *ctx, cl_mem buf, clr_type acc,
-                              clr_value *result) {
+/* The result the last pass left at element 0 of buf: a value, or for the
+ * indexed ops cl/reduce_extrema.cl's record (lo, hi, ilo, ihi). */
+static clr_status read_result(clr_context *ctx, cl_mem buf,
+                              const reduce_plan *p, clr_value *result) {
   clr_status st = CLR_OK;
   cl_event ev = NULL;
+  unsigned char bytes[64];
+  size_t s = clr_type_size(p->acc);
   clr_value v;
   memset(&v, 0, sizeof v);
-  v.type = acc;
-  CLR_CL_CHECK(ctx,
-               clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
-                                   clr_type_size(acc), &v.v, 0, NULL, &ev));
+  v.type = p->acc;
+  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
+                                        p->acc_bytes, bytes, 0, NULL, &ev));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
+  if (clr_op_is_indexed(p->op)) {
+    clr_scalar lo, hi;
+    uint64_t ilo, ihi;
+    memset(&lo, 0, sizeof lo);
+    memset(&hi, 0, sizeof hi);
+    memcpy(&lo, bytes, s);
+    memcpy(&hi, bytes + s, s);
+    memcpy(&ilo, bytes + 2 * s, 8);
+    memcpy(&ihi, bytes + 2 * s + 8, 8);
+    v.v = p->op == CLR_ARGMAX ? hi : lo;
+    v.index = p->op == CLR_ARGMAX ? ihi : ilo;
+    if (p->op == CLR_MINMAX) {
+      v.max = hi;
+      v.max_index = ihi;
+    }
+  } else {
+    memcpy(&v.v, bytes, s);
+  }
   *result = v;
 fail:
   if (ev)
@@ -321,50 +465,65 @@ static clr_status prepare_call(clr_context *ctx, const clr_options *opt,
   if (clr_exact_applies(opt, op, type))
     return clr_exact_prepare(ctx, opt, type);
   reduce_input aligned_input = {NULL, 0};
-  return make_plan(ctx, opt, op, type, &aligned_input, &plan);
+  return make_plan(ctx, opt, op, type, &aligned_input, NULL, &plan);
 }
 
+/* A dot product is a sum over two arrays: the checks the second array
+ * adds. */
+static clr_status check_dot(clr_context *ctx, const clr_options *opt) {
+  if (opt->exact)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact dot products are not implemented (exact mode "
+                    "covers sums of one array)");
+  if (!clr_kernel_maps(opt->kernel))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "dot products run on the '%s' kernel, not '%s'",
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    clr_kernel_name(opt->kernel));
+  if (opt->map != CLR_MAP_NONE && opt->map != CLR_MAP_EXPR)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "a dot product takes a map expression of x and y, not the "
+                    "one-array map '%s'",
+                    clr_map_name(opt->map));
+  return CLR_OK;
+}
+
+/* Reduce elements [offset, offset + n) of buf (with buf2: a dot product,
+ * the sum over both arrays). */
 static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
                                      clr_op op, clr_type type, cl_mem buf,
-                                     size_t offset, size_t n,
+                                     size_t offset, cl_mem buf2,
+                                     size_t offset2, size_t n,
                                      clr_value *result) {
   clr_options defaults;
   reduce_plan plan;
-  size_t depth = 0, mem_size = 0;
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
+  size_t depth = 0;
   double t0 = clr_now_ms();
   clr_status st = clr_start_work(ctx, &opt, &defaults, buf, result,
                                  "buffer and result", op, type, n, 0);
+  if (st == CLR_OK && buf2)
+    st = check_dot(ctx, opt);
   if (st != CLR_OK)
     return st;
-  size_t esize = clr_type_size(type);
-  cl_int err =
-      clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof mem_size, &mem_size, NULL);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clGetMemObjectInfo", err);
-  if (offset > mem_size / esize || n > mem_size / esize - offset)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "elements [%zu, %zu + %zu) exceed the buffer's %zu bytes",
-                    offset, offset, n, mem_size);
-  if (clr_exact_applies(opt, op, type)) {
+  if (!buf2 && clr_exact_applies(opt, op, type)) {
     st = clr_exact_buffer(ctx, opt, type, buf, offset, n, result);
     ctx->timing.total_ms = clr_now_ms() - t0;
     return st;
   }
-  reduce_input where = {NULL, offset};
-  st = make_plan(ctx, opt, op, type, &where, &plan);
+  reduce_input where = {NULL, offset}, where2 = {NULL, offset2};
+  st = make_plan(ctx, opt, op, type, &where, buf2 ? &where2 : NULL, &plan);
   if (st != CLR_OK)
     return st;
-  st = clr_buffer_reserve(ctx, &ctx->aux[0], clr_type_size(plan.acc),
+  st = clr_buffer_reserve(ctx, &ctx->aux[0], plan.acc_bytes,
                           CL_MEM_READ_WRITE);
+  pass_input src = {buf, buf2 ? buf2 : buf, offset, offset2, 0};
   if (st == CLR_OK)
-    st = run_passes(ctx, &plan, 1, buf, offset, n, ctx->aux[0].mem, 0, 1, NULL,
+    st = run_passes(ctx, &plan, 1, &src, n, ctx->aux[0].mem, 0, 1, NULL,
                     &ctx->timing.kernel_ms, &depth);
   if (st == CLR_OK)
-    st = read_result(ctx, ctx->aux[0].mem, plan.acc, result);
+    st = read_result(ctx, ctx->aux[0].mem, &plan, result);
   ctx->timing.chunks = 1;
-  ctx->timing.error_depth = depth;
+  ctx->timing.error_depth = depth + plan.map_depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
 }
@@ -375,65 +534,68 @@ typedef struct chunk_run {
   size_t depth; /* the deepest chunk's */
 } chunk_run;
 
-static clr_status reduce_chunk(clr_context *ctx, void *user, cl_mem mem,
-                               size_t index, size_t len) {
+static clr_status reduce_chunk(clr_context *ctx, void *user,
+                               const clr_chunk *c) {
   chunk_run *run = user;
   size_t depth = 0;
+  pass_input src = {c->mem, c->mem2, 0, 0, c->begin};
   clr_status st =
-      run_passes(ctx, run->plan, 1, mem, 0, len, ctx->aux[0].mem, index,
-                 index == 0, NULL, &ctx->timing.kernel_ms, &depth);
+      run_passes(ctx, run->plan, 1, &src, c->len, ctx->aux[0].mem, c->index,
+                 c->index == 0, NULL, &ctx->timing.kernel_ms, &depth);
   if (depth > run->depth)
     run->depth = depth;
   return st;
 }
 
+/* Reduce n elements of a host array (with data2: a dot product). */
 static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, const void *data,
-                                   size_t n, clr_value *result) {
+                                   const void *data2, size_t n,
+                                   clr_value *result) {
   clr_options defaults;
   reduce_plan plan;
   size_t depth = 0;
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
   double t0 = clr_now_ms();
   clr_status st = clr_start_work(ctx, &opt, &defaults, data, result,
                                  "data and result", op, type, n, 0);
+  if (st == CLR_OK && data2)
+    st = check_dot(ctx, opt);
   if (st != CLR_OK)
     return st;
-  if (clr_exact_applies(opt, op, type)) {
+  if (!data2 && clr_exact_applies(opt, op, type)) {
     st = clr_exact_host(ctx, opt, type, data, n, result);
     ctx->timing.total_ms = clr_now_ms() - t0;
     return st;
   }
   size_t esize = clr_type_size(type);
-  reduce_input where = {data, 0};
-  st = make_plan(ctx, opt, op, type, &where, &plan);
+  reduce_input where = {data, 0}, where2 = {data2, 0};
+  st = make_plan(ctx, opt, op, type, &where, data2 ? &where2 : NULL, &plan);
   if (st != CLR_OK)
     return st;
   size_t chunks = clr_chunk_count(ctx, n, esize);
-  st = clr_buffer_reserve(ctx, &ctx->aux[0], chunks * clr_type_size(plan.acc),
+  st = clr_buffer_reserve(ctx, &ctx->aux[0], chunks * plan.acc_bytes,
                           CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
   chunk_run run = {&plan, 0};
-  st = clr_stream_chunks(ctx, data, n, esize, reduce_chunk, &run);
+  st = clr_stream_chunks(ctx, data, data2, n, esize, reduce_chunk, &run);
   depth = run.depth;
   if (st == CLR_OK && chunks > 1) {
-    /* Reduce the per-chunk values (accumulator type). */
+    /* Reduce the per-chunk values (accumulator type, or records). */
     size_t final_depth = 0;
-    st = clr_buffer_reserve(ctx, &ctx->aux[1], clr_type_size(plan.acc),
+    pass_input src = {ctx->aux[0].mem, ctx->aux[0].mem, 0, 0, 0};
+    st = clr_buffer_reserve(ctx, &ctx->aux[1], plan.acc_bytes,
                             CL_MEM_READ_WRITE);
     if (st == CLR_OK)
-      st =
-          run_passes(ctx, &plan, 0, ctx->aux[0].mem, 0, chunks, ctx->aux[1].mem,
-                     0, 0, NULL, &ctx->timing.kernel_ms, &final_depth);
+      st = run_passes(ctx, &plan, 0, &src, chunks, ctx->aux[1].mem, 0, 0, NULL,
+                      &ctx->timing.kernel_ms, &final_depth);
     if (st == CLR_OK)
-      st = read_result(ctx, ctx->aux[1].mem, plan.acc, result);
+      st = read_result(ctx, ctx->aux[1].mem, &plan, result);
     depth += final_depth;
   } else if (st == CLR_OK) {
-    st = read_result(ctx, ctx->aux[0].mem, plan.acc, result);
+    st = read_result(ctx, ctx->aux[0].mem, &plan, result);
   }
-  ctx->timing.error_depth = depth;
+  ctx->timing.error_depth = depth + plan.map_depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
 }
@@ -458,7 +620,8 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ, "buffer");
   if (st == CLR_OK)
-    st = reduce_buffer_call(ctx, opt, op, type, buf, offset, n, result);
+    st = reduce_buffer_call(ctx, opt, op, type, buf, offset, NULL, 0, n,
+                            result);
   return clr_end_call(ctx, st);
 }
 
@@ -469,7 +632,37 @@ CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
     return CLR_ERR_INVALID_ARGUMENT;
   clr_status st = clr_begin_call(ctx);
   if (st == CLR_OK)
-    st = reduce_host_call(ctx, opt, op, type, data, n, result);
+    st = reduce_host_call(ctx, opt, op, type, data, NULL, n, result);
+  return clr_end_call(ctx, st);
+}
+
+CLR_API clr_status clr_dot_host(clr_context *ctx, const clr_options *opt,
+                                clr_type type, const void *x, const void *y,
+                                size_t n, clr_value *result) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK && !y)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "y must not be NULL");
+  if (st == CLR_OK)
+    st = reduce_host_call(ctx, opt, CLR_SUM, type, x, y, n, result);
+  return clr_end_call(ctx, st);
+}
+
+CLR_API clr_status clr_dot_buffer(clr_context *ctx, const clr_options *opt,
+                                  clr_type type, cl_mem x, size_t x_offset,
+                                  cl_mem y, size_t y_offset, size_t n,
+                                  clr_value *result) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, x, x_offset, n, type, CLR_ACCESS_READ, "x");
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, y, y_offset, n, type, CLR_ACCESS_READ, "y");
+  if (st == CLR_OK)
+    st = reduce_buffer_call(ctx, opt, CLR_SUM, type, x, x_offset, y, y_offset,
+                            n, result);
   return clr_end_call(ctx, st);
 }
 
@@ -481,7 +674,7 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
                                     size_t result_index,
                                     const clr_async *async) {
   clr_options defaults;
-  reduce_plan plan;
+  reduce_plan plan = {0};
   size_t depth = 0;
   clr_status st = clr_start_work(ctx, &opt, &defaults, buf, result,
                                  "buffer and result", op, type, n, 0);
@@ -491,6 +684,10 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "an exact sum is rounded on the host: use "
                     "clr_reduce_buffer");
+  if (clr_op_is_indexed(op))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "'%s' gives a value and an index: use clr_reduce_buffer",
+                    clr_op_name(op));
   if (async->num_events && !async->wait_list)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%u events to wait for, but no wait list",
@@ -502,12 +699,13 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
                           "result buffer");
   reduce_input where = {NULL, offset};
   if (st == CLR_OK)
-    st = make_plan(ctx, opt, op, type, &where, &plan);
+    st = make_plan(ctx, opt, op, type, &where, NULL, &plan);
+  pass_input src = {buf, buf, offset, 0, 0};
   if (st == CLR_OK)
-    st = run_passes(ctx, &plan, 1, buf, offset, n, result, result_index, 1,
-                    async, &ctx->timing.kernel_ms, &depth);
+    st = run_passes(ctx, &plan, 1, &src, n, result, result_index, 1, async,
+                    &ctx->timing.kernel_ms, &depth);
   ctx->timing.chunks = 1;
-  ctx->timing.error_depth = depth;
+  ctx->timing.error_depth = depth + plan.map_depth;
   return st;
 }
 

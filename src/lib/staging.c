@@ -6,6 +6,8 @@
  * buffer the context keeps between calls, and the copy is timed. */
 #include "internal.h"
 
+#include <string.h>
+
 #include <stdint.h>
 
 clr_status clr_stage_in(clr_context *ctx, clr_buffer *pool, void *host,
@@ -103,8 +105,9 @@ size_t clr_chunk_count(const clr_context *ctx, size_t n, size_t esize) {
   return n / chunk + (n % chunk != 0);
 }
 
-clr_status clr_stream_chunks(clr_context *ctx, const void *data, size_t n,
-                             size_t esize, clr_chunk_fn fn, void *user) {
+clr_status clr_stream_chunks(clr_context *ctx, const void *data,
+                             const void *data2, size_t n, size_t esize,
+                             clr_chunk_fn fn, void *user) {
   size_t chunk = clr_chunk_elems(ctx, esize);
   size_t chunks = clr_chunk_count(ctx, n, esize);
   clr_status st = CLR_OK;
@@ -112,13 +115,20 @@ clr_status clr_stream_chunks(clr_context *ctx, const void *data, size_t n,
     clr_log(ctx, "streaming %zu elements in %zu chunks of %zu", n, chunks,
             chunk);
   for (size_t c = 0; c < chunks && st == CLR_OK; c++) {
-    size_t begin = c * chunk;
-    size_t len = n - begin < chunk ? n - begin : chunk;
-    clr_staged in;
-    st = clr_stage_in(ctx, &ctx->input, (char *)data + begin * esize,
-                      len * esize, 0, &in);
+    clr_chunk at = {NULL, NULL, c, c * chunk, 0};
+    at.len = n - at.begin < chunk ? n - at.begin : chunk;
+    clr_staged in, in2;
+    memset(&in2, 0, sizeof in2);
+    st = clr_stage_in(ctx, &ctx->input, (char *)data + at.begin * esize,
+                      at.len * esize, 0, &in);
+    if (st == CLR_OK && data2)
+      st = clr_stage_in(ctx, &ctx->input2, (char *)data2 + at.begin * esize,
+                        at.len * esize, 0, &in2);
+    at.mem = in.mem;
+    at.mem2 = data2 ? in2.mem : in.mem;
     if (st == CLR_OK)
-      st = fn(ctx, user, in.mem, c, len);
+      st = fn(ctx, user, &at);
+    clr_stage_release(ctx, &in2);
     clr_stage_release(ctx, &in);
     if (chunks > 1 && st == CLR_OK)
       clr_log(ctx, "chunk %zu/%zu done", c + 1, chunks);

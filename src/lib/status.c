@@ -35,30 +35,32 @@ CLR_API const char *clr_status_string(clr_status s) {
 static const char *const type_names[CLR_TYPE_COUNT] = {
     "float", "double", "int", "uint", "long", "ulong"};
 static const size_t type_sizes[CLR_TYPE_COUNT] = {4, 8, 4, 4, 8, 8};
-static const char *const op_names[CLR_OP_COUNT] = {"sum", "prod", "min",
-                                                   "max", "and",  "or"};
+static const char *const op_names[CLR_OP_COUNT] = {
+    "sum", "prod", "min", "max", "and", "or", "argmin", "argmax", "minmax"};
+static const char *const map_names[CLR_MAP_COUNT] = {"none", "abs", "square",
+                                                     "expr"};
 
 typedef struct kernel_row {
   const char *name;
   int scan;
-  int logical;
+  int ops;
   const char *source;
   const char *description;
 } kernel_row;
 
 static const kernel_row kernels[CLR_KERNEL_COUNT] = {
-#define CLR_X_ROW(id, name, scan, logical, source, what)                       \
-  [id] = {name, scan, logical, source, what},
+#define CLR_X_ROW(id, name, scan, ops, source, what)                       \
+  [id] = {name, scan, ops, source, what},
     CLR_KERNEL_TABLE(CLR_X_ROW)
 #undef CLR_X_ROW
 };
 static const char *const kernel_names[CLR_KERNEL_COUNT] = {
-#define CLR_X_NAME(id, name, scan, logical, source, what) [id] = name,
+#define CLR_X_NAME(id, name, scan, ops, source, what) [id] = name,
     CLR_KERNEL_TABLE(CLR_X_NAME)
 #undef CLR_X_NAME
 };
 /* Every clr_kernel has its row, in order. */
-#define CLR_X_COUNT(id, name, scan, logical, source, what) +1
+#define CLR_X_COUNT(id, name, scan, ops, source, what) +1
 _Static_assert(0 CLR_KERNEL_TABLE(CLR_X_COUNT) == CLR_KERNEL_COUNT,
                "kernel_table.h must have one row per clr_kernel");
 #undef CLR_X_COUNT
@@ -71,6 +73,9 @@ CLR_API size_t clr_type_size(clr_type t) {
 }
 CLR_API const char *clr_op_name(clr_op op) {
   return (unsigned)op < CLR_OP_COUNT ? op_names[op] : "?";
+}
+CLR_API const char *clr_map_name(clr_map m) {
+  return (unsigned)m < CLR_MAP_COUNT ? map_names[m] : "?";
 }
 CLR_API const char *clr_kernel_name(clr_kernel k) {
   return (unsigned)k < CLR_KERNEL_COUNT ? kernels[k].name : "?";
@@ -105,6 +110,13 @@ CLR_API clr_status clr_op_from_name(const char *s, clr_op *out) {
   *out = (clr_op)i;
   return CLR_OK;
 }
+CLR_API clr_status clr_map_from_name(const char *s, clr_map *out) {
+  int i = lookup(s, map_names, CLR_MAP_COUNT);
+  if (i < 0 || !out)
+    return CLR_ERR_INVALID_ARGUMENT;
+  *out = (clr_map)i;
+  return CLR_OK;
+}
 CLR_API clr_status clr_kernel_from_name(const char *s, clr_kernel *out) {
   int i = lookup(s, kernel_names, CLR_KERNEL_COUNT);
   if (i < 0 || !out)
@@ -115,6 +127,14 @@ CLR_API clr_status clr_kernel_from_name(const char *s, clr_kernel *out) {
 
 CLR_API int clr_kernel_is_scan(clr_kernel k) {
   return (unsigned)k < CLR_KERNEL_COUNT && kernels[k].scan;
+}
+
+int clr_kernel_maps(clr_kernel k) {
+  return (unsigned)k < CLR_KERNEL_COUNT && kernels[k].ops >= 2;
+}
+
+int clr_op_is_indexed(clr_op op) {
+  return op == CLR_ARGMIN || op == CLR_ARGMAX || op == CLR_MINMAX;
 }
 
 int clr_contains_nocase(const char *hay, const char *needle) {
@@ -179,7 +199,9 @@ CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t) {
   clr_status st = clr_op_supports(op, t);
   if (st != CLR_OK || (unsigned)k >= CLR_KERNEL_COUNT)
     return st != CLR_OK ? st : CLR_ERR_INVALID_ARGUMENT;
-  if (!kernels[k].logical && (op == CLR_AND || op == CLR_OR))
+  if (kernels[k].ops < 1 && (op == CLR_AND || op == CLR_OR))
+    return CLR_ERR_UNSUPPORTED;
+  if (kernels[k].ops < 2 && clr_op_is_indexed(op))
     return CLR_ERR_UNSUPPORTED;
   return CLR_OK;
 }
