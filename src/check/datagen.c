@@ -198,10 +198,16 @@ void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
     break;
   case CLR_MIN:
   case CLR_MAX:
+  case CLR_ARGMIN:
+  case CLR_ARGMAX:
+  case CLR_MINMAX:
     gen_minmax(type, &r, data, n, &what);
     break;
-  default:
-    gen_logical(op, type, seed, &r, data, n, &what);
+  default: /* and / or: of floats only through a map expression */
+    if (type == CLR_FLOAT || type == CLR_DOUBLE)
+      gen_sum(type, &r, data, n, &what);
+    else
+      gen_logical(op, type, seed, &r, data, n, &what);
     break;
   }
   snprintf(desc, desc_size, "%zu %s %s (seed %" PRIu64 ")", n,

@@ -53,6 +53,16 @@ void cli_print_usage(FILE *f) {
   fprintf(f, " (default %s)\n", clr_type_name(CLR_FLOAT));
   fputs(
       "  --exclusive        scans: exclusive instead of inclusive\n"
+      "  --map=M            reductions: abs, square, or an OpenCL C "
+      "expression of x\n"
+      "                     (the element) and i (its index), applied "
+      "before the\n"
+      "                     reduction in the same pass: --map='x > 0.5f' "
+      "--acc=long\n"
+      "                     counts\n"
+      "  --dot              the dot product of two generated arrays "
+      "(--op=sum;\n"
+      "                     with --map an expression of x, y and i)\n"
       "\n"
       "Data:\n"
       "  --n=N              element count: 100000000, 1e8, 2.5e6 (an exact "
@@ -63,6 +73,8 @@ void cli_print_usage(FILE *f) {
       "                     its size; --n, if also given, must agree; a "
       "pipe or\n"
       "                     device gives its first N values)\n"
+      "  --input2=FILE      --dot's second array, as --input (the same "
+      "count)\n"
       "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
       "42)\n"
       "  --output=FILE      scans: write the scanned values (raw, "
@@ -272,6 +284,9 @@ enum {
   OPT_EXACT,
   OPT_ACC,
   OPT_EXCLUSIVE,
+  OPT_MAP,
+  OPT_DOT,
+  OPT_INPUT2,
   OPT_REPEAT,
   OPT_NO_VERIFY,
   OPT_JSON,
@@ -299,6 +314,9 @@ static const struct option long_options[] = {
     {"exact", no_argument, NULL, OPT_EXACT},
     {"acc", required_argument, NULL, OPT_ACC},
     {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+    {"map", required_argument, NULL, OPT_MAP},
+    {"dot", no_argument, NULL, OPT_DOT},
+    {"input2", required_argument, NULL, OPT_INPUT2},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
     {"json", no_argument, NULL, OPT_JSON},
@@ -461,6 +479,24 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_EXCLUSIVE:
     a->exclusive = 1;
     return 0;
+  case OPT_MAP:
+    if (parse_string(code, val, &a->map_expr) != 0)
+      return -1;
+    /* abs and square are the built-in maps; anything else an expression
+     * (the library checks it and the device's compiler builds it). */
+    if (strcmp(val, "abs") == 0 || strcmp(val, "square") == 0) {
+      clr_map_from_name(val, &a->map);
+      a->map_expr = NULL;
+    } else {
+      a->map = CLR_MAP_EXPR;
+    }
+    return 0;
+  case OPT_DOT:
+    a->dot = 1;
+    return 0;
+  case OPT_INPUT2:
+    a->dot = 1;
+    return parse_string(code, val, &a->input2);
   case OPT_REPEAT:
     if (parse_positive(code, val, CLI_MAX_REPEAT, &u) != 0)
       return -1;
@@ -495,9 +531,18 @@ static int check_combination(const cli_args *a) {
               clr_op_name(a->op), clr_kernel_name(a->kernel));
     return -1;
   }
-  if (clr_op_supports(a->op, a->type) != CLR_OK) {
+  if (a->dot && a->op != CLR_SUM) {
+    cli_error("--dot / --input2 sum the products x * y: --op=sum, not '%s'" HINT,
+              clr_op_name(a->op));
+    return -1;
+  }
+  if (a->input2 && !a->input) {
+    cli_error("--input2 needs --input (the first array)" HINT);
+    return -1;
+  }
+  if (clr_op_supports(a->op, a->type) != CLR_OK && a->map != CLR_MAP_EXPR) {
     cli_error("op '%s' is not valid for type %s (and/or need an integer "
-              "type)" HINT,
+              "type, or a --map expression)" HINT,
               clr_op_name(a->op), clr_type_name(a->type));
     return -1;
   }

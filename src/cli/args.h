@@ -42,6 +42,10 @@ typedef struct cli_args {
   int exact;              /* --exact                                      */
   unsigned accumulate_in; /* --acc: CLR_ACCUMULATE_IN(type), or 0        */
   int exclusive;          /* --exclusive (scans)                          */
+  clr_map map;            /* --map: abs, square, or an expression         */
+  const char *map_expr;   /* --map=EXPR                                   */
+  int dot;                /* --dot or --input2: x . y of two arrays       */
+  const char *input2;     /* --input2: the second array                   */
   unsigned repeat;        /* --repeat: timed runs                         */
   int verify;             /* 0 with --no-verify                           */
   int json;               /* --json                                       */

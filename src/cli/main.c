@@ -22,6 +22,7 @@ typedef struct run_state {
   const cli_args *args;
   clr_context *ctx;
   void *data; /* the input values                                 */
+  void *data2; /* a dot product's second array, or NULL            */
   void *out;  /* scans: the device's output                       */
   size_t n;
   size_t elem_size;
@@ -34,6 +35,7 @@ typedef struct run_state {
 
 static void run_release(run_state *st) {
   free(st->data);
+  free(st->data2);
   free(st->out);
   free(st->kernel_ms);
   free(st->h2d_ms);
@@ -107,6 +109,21 @@ static int load_input(run_state *st) {
   }
   snprintf(st->data_desc, sizeof st->data_desc, "%zu %s from file '%s'", st->n,
            tname, a->input);
+  if (a->input2) {
+    size_t n2 = 0;
+    rc = cli_read_input_n(a->input2, st->elem_size, tname, st->n, &st->data2,
+                          &n2);
+    if (rc != 0)
+      return rc;
+    if (n2 != st->n) {
+      cli_error("--input2 '%s' holds %zu %s values, --input %zu", a->input2,
+                n2, tname, st->n);
+      return CLI_EXIT_USAGE;
+    }
+    size_t len = strlen(st->data_desc);
+    snprintf(st->data_desc + len, sizeof st->data_desc - len,
+             " and from file '%s'", a->input2);
+  }
   return 0;
 }
 
@@ -138,6 +155,17 @@ static int generate_data(run_state *st) {
     return out_of_memory(st->n, st->elem_size, "input values");
   clr_gen_data(a->op, a->type, a->seed, st->data, st->n, st->data_desc,
                sizeof st->data_desc);
+  if (a->dot) { /* the second array: the next seed's */
+    char desc[256];
+    st->data2 = malloc(st->n * st->elem_size);
+    if (!st->data2)
+      return out_of_memory(st->n, st->elem_size, "second-array values");
+    clr_gen_data(a->op, a->type, a->seed + 1, st->data2, st->n, desc,
+                 sizeof desc);
+    size_t len = strlen(st->data_desc);
+    snprintf(st->data_desc + len, sizeof st->data_desc - len, ", dot with %s",
+             desc);
+  }
   return 0;
 }
 
@@ -153,6 +181,88 @@ static void set_options(run_state *st) {
   st->opt.exact = a->exact;
   st->opt.accumulate_in = a->accumulate_in;
   st->opt.exclusive = a->exclusive;
+  st->opt.map = a->map;
+  st->opt.map_expr = a->map_expr;
+}
+
+/* One reduction (a dot product with --dot / --input2). */
+static clr_status reduce_once(run_state *st, const clr_options *opt,
+                              clr_value *result) {
+  const cli_args *a = st->args;
+  if (st->data2)
+    return clr_dot_host(st->ctx, opt, a->type, st->data, st->data2, st->n,
+                        result);
+  return clr_reduce_host(st->ctx, opt, a->op, a->type, st->data, st->n,
+                         result);
+}
+
+/* The reference of a map expression, which has no CPU evaluator: the same
+ * expression reduced by one work-item in index order (a sequential loop
+ * on the device), float sums in double beside the sum of |value|, so the
+ * parallel result is checked against its a-priori bound as a CPU sum
+ * would check it. */
+static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
+  const cli_args *a = st->args;
+  clr_options seq = st->opt;
+  clr_value v, abs_sum;
+  char expr[4200];
+  clr_timing t;
+  memset(ref, 0, sizeof *ref);
+  seq.wg_size = 1;
+  seq.coarse = st->n;
+  seq.vector_width = 1;
+  seq.layout = CLR_LAYOUT_CONTIGUOUS;
+  int fp_sum = (rt == CLR_FLOAT || rt == CLR_DOUBLE) && a->op == CLR_SUM;
+  if (fp_sum)
+    seq.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+  clr_status s = reduce_once(st, &seq, &v);
+  if (s == CLR_OK && fp_sum) {
+    snprintf(expr, sizeof expr, "fabs((double)(%s))", a->map_expr);
+    seq.map_expr = expr;
+    s = reduce_once(st, &seq, &abs_sum);
+  }
+  if (s == CLR_OK)
+    s = clr_last_timing(st->ctx, &t);
+  if (s != CLR_OK)
+    return library_error(st, "computing the sequential reference of", s);
+  ref->n = st->n;
+  ref->op = a->op;
+  ref->type = a->type;
+  ref->value = v;
+  if (fp_sum) {
+    ref->value = clr_fp_value(rt, v.v.d);
+    ref->wide = v.v.d;
+    ref->abs_sum = abs_sum.v.d;
+    ref->ref_error = clr_gamma((double)st->n, 0x1p-53) * abs_sum.v.d;
+    ref->may_overflow = !isfinite(abs_sum.v.d);
+  } else if (rt == CLR_FLOAT || rt == CLR_DOUBLE) {
+    ref->wide = rt == CLR_FLOAT ? v.v.f : v.v.d;
+  }
+  return 0;
+}
+
+/* The CPU reference of the run: the plain loop, or through the values a
+ * built-in map or a dot product gives. */
+static int make_reference(run_state *st, clr_reference *ref) {
+  const cli_args *a = st->args;
+  clr_type rt = clr_options_result_type(&st->opt, a->op, a->type);
+  if (a->map == CLR_MAP_EXPR)
+    return expr_reference(st, rt, ref);
+  if (a->map == CLR_MAP_NONE && !st->data2) {
+    clr_ref_reduce_to(a->op, a->type, rt, st->data, st->n, ref);
+    return 0;
+  }
+  clr_type mt;
+  double err;
+  void *mapped = clr_ref_map(a->map, a->op, a->type, rt, st->data, st->data2,
+                             st->n, &mt, &err);
+  if (!mapped)
+    return out_of_memory(st->n, clr_type_size(rt), "mapped values");
+  clr_ref_reduce_to(a->op, mt, rt, mapped, st->n, ref);
+  ref->type = a->type;
+  ref->ref_error += err;
+  free(mapped);
+  return 0;
 }
 
 static int prepare(run_state *st) {
@@ -202,21 +312,23 @@ static int run_reduce(run_state *st) {
   int exact = a->exact && a->op == CLR_SUM &&
               (a->type == CLR_FLOAT || a->type == CLR_DOUBLE);
   clr_value exact_ref;
-  if (a->verify) {
-    clr_ref_reduce_to(a->op, a->type,
-                      clr_options_result_type(&st->opt, a->op, a->type),
-                      st->data, st->n, &ref);
-    if (exact)
-      clr_ref_exact_sum(a->type, st->data, st->n, &exact_ref);
-  }
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_value result;
     clr_timing t;
-    clr_status s = clr_reduce_host(st->ctx, &st->opt, a->op, a->type, st->data,
-                                   st->n, &result);
+    clr_status s = reduce_once(st, &st->opt, &result);
     int rc = after_run(st, run, s, &t);
     if (rc != 0)
       return rc;
+    if (run == 0 && st->data2)
+      r->build_ms = t.build_ms; /* clr_prepare builds one-array kernels */
+    /* After the warm-up, which shows a bad map expression or option
+     * before the reference spends time on it. */
+    if (run == 0 && a->verify) {
+      if ((rc = make_reference(st, &ref)) != 0)
+        return rc;
+      if (exact)
+        clr_ref_exact_sum(a->type, st->data, st->n, &exact_ref);
+    }
     int keep = run == a->repeat && r->runs_failed == 0;
     if (a->verify) {
       clr_check chk;
@@ -352,7 +464,8 @@ static void summarize(run_state *st) {
   r->kernel_ms_max = st->kernel_ms[count - 1];
   r->h2d_ms = median(st->h2d_ms, count);
   r->d2h_ms = median(st->d2h_ms, count);
-  double bytes = (double)st->n * (double)st->elem_size * (r->is_scan ? 2 : 1);
+  double bytes = (double)st->n * (double)st->elem_size *
+                 (r->is_scan || st->data2 ? 2 : 1);
   r->gbps = r->kernel_ms > 0 ? bytes / (r->kernel_ms * 1e-3) / 1e9 : 0.0;
 }
 
@@ -361,13 +474,20 @@ static int run_steps(run_state *st) {
   cli_report *r = &st->rep;
   int rc;
   st->elem_size = clr_type_size(a->type);
-  snprintf(st->what, sizeof st->what, "%s %s of %s", clr_kernel_name(a->kernel),
-           clr_op_name(a->op), clr_type_name(a->type));
+  snprintf(st->what, sizeof st->what, "%s %s of %s%s%s%s",
+           clr_kernel_name(a->kernel), a->dot ? "dot" : clr_op_name(a->op),
+           clr_type_name(a->type), a->map ? " (map " : "",
+           a->map == CLR_MAP_EXPR ? "expression"
+           : a->map               ? clr_map_name(a->map)
+                                  : "",
+           a->map ? ")" : "");
   if ((rc = load_input(st)) != 0 || (rc = create_context(st)) != 0 ||
       (rc = generate_data(st)) != 0)
     return rc;
   set_options(st);
-  if ((rc = prepare(st)) != 0)
+  /* clr_prepare builds one-array kernels: a dot product's are built (and
+   * timed) by its warm-up run. */
+  if (!a->dot && (rc = prepare(st)) != 0)
     return rc;
 
   st->kernel_ms = malloc(a->repeat * sizeof *st->kernel_ms);
@@ -378,6 +498,10 @@ static int run_steps(run_state *st) {
 
   r->kernel = a->kernel;
   r->op = a->op;
+  r->map = a->map == CLR_MAP_EXPR ? a->map_expr
+           : a->map              ? clr_map_name(a->map)
+                                 : NULL;
+  r->dot = a->dot;
   r->type = a->type;
   r->is_scan = clr_kernel_is_scan(a->kernel);
   r->exclusive = a->exclusive;

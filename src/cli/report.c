@@ -89,6 +89,44 @@ static void format_value(const clr_value *v, char *buf, size_t size) {
   clr_value_format(v, buf, size);
 }
 
+/* A reduction's result as the report shows it: the value, and for the
+ * indexed operations where it is ("-3 at index 17"; minmax both). */
+static void format_result(const cli_report *r, const clr_value *v, char *buf,
+                          size_t size) {
+  char a[64], b[64];
+  clr_value_format(v, a, sizeof a);
+  if (r->is_scan || (r->op != CLR_ARGMIN && r->op != CLR_ARGMAX &&
+                     r->op != CLR_MINMAX)) {
+    snprintf(buf, size, "%s", a);
+    return;
+  }
+  if (r->op != CLR_MINMAX) {
+    snprintf(buf, size, "%s at index %" PRIu64, a, v->index);
+    return;
+  }
+  clr_value m = *v;
+  m.v = v->max;
+  clr_value_format(&m, b, sizeof b);
+  snprintf(buf, size, "min %s at index %" PRIu64 ", max %s at index %" PRIu64,
+           a, v->index, b, v->max_index);
+}
+
+/* The indices of an indexed result, after its value in JSON. */
+static void json_indices(FILE *f, const cli_report *r, const char *key,
+                         const clr_value *v) {
+  if (r->is_scan || (r->op != CLR_ARGMIN && r->op != CLR_ARGMAX &&
+                     r->op != CLR_MINMAX))
+    return;
+  fprintf(f, ",\"%s_index\":%" PRIu64, key, v->index);
+  if (r->op == CLR_MINMAX) {
+    clr_value m = *v;
+    m.v = v->max;
+    fprintf(f, ",\"%s_max\":", key);
+    json_value(f, &m);
+    fprintf(f, ",\"%s_max_index\":%" PRIu64, key, v->max_index);
+  }
+}
+
 static const char *yes_no(int b) { return b ? "yes" : "no"; }
 static const char *json_bool(int b) { return b ? "true" : "false"; }
 
@@ -109,12 +147,12 @@ static void human_bytes(uint64_t bytes, char *buf, size_t size) {
 /* ------------------------------------------------------------ human */
 
 static void human_verification(FILE *f, const cli_report *r) {
-  char got[64], want[64];
+  char got[64], want[192];
   if (r->verdict == CLI_VERIFY_SKIPPED) {
     fprintf(f, "reference:  not computed (--no-verify)\n");
     return;
   }
-  format_value(&r->reference, want, sizeof want);
+  format_result(r, &r->reference, want, sizeof want);
   fprintf(f, "reference:  %s%s\n", r->is_scan ? "last element " : "", want);
   if (r->is_scan) {
     format_value(&r->worst_result, got, sizeof got);
@@ -159,18 +197,19 @@ static void human_verification(FILE *f, const cli_report *r) {
 
 void cli_report_human(FILE *f, const cli_report *r) {
   const clr_device_desc *d = &r->device;
-  char buf[64];
   fprintf(f, "device:     %.*s (%.*s, %.*s)\n", (int)FIELD_LEN(d->device_name),
           d->device_name, (int)FIELD_LEN(d->platform_name), d->platform_name,
           (int)FIELD_LEN(d->device_version), d->device_version);
   fprintf(f, "data:       %s\n", r->data);
   fprintf(f,
-          "run:        %s %s%s of %s -> %s, %u timed run%s after 1 "
+          "run:        %s %s%s of %s%s%s%s -> %s, %u timed run%s after 1 "
           "warm-up\n",
           clr_kernel_name(r->kernel),
           r->is_scan ? (r->exclusive ? "exclusive " : "inclusive ") : "",
-          clr_op_name(r->op), clr_type_name(r->type),
-          clr_type_name(r->result_type), r->repeat, r->repeat == 1 ? "" : "s");
+          r->dot ? "dot" : clr_op_name(r->op), clr_type_name(r->type),
+          r->map ? " mapped by '" : "", r->map ? r->map : "",
+          r->map ? "'" : "", clr_type_name(r->result_type), r->repeat,
+          r->repeat == 1 ? "" : "s");
   size_t np = r->timing.n_passes;
   if (np > CLR_MAX_PASSES)
     np = CLR_MAX_PASSES;
@@ -184,8 +223,9 @@ void cli_report_human(FILE *f, const cli_report *r) {
     fprintf(f, "%-11s n_in=%zu global=%zu local=%zu %.3f ms\n", label, p->n_in,
             p->global_size, p->local_size, p->ms);
   }
-  format_value(&r->result, buf, sizeof buf);
-  fprintf(f, "result:     %s%s\n", r->is_scan ? "last element " : "", buf);
+  char res[192];
+  format_result(r, &r->result, res, sizeof res);
+  fprintf(f, "result:     %s%s\n", r->is_scan ? "last element " : "", res);
   human_verification(f, r);
   fprintf(f, "kernel:     %.3f ms median (min %.3f, max %.3f over %u run%s)\n",
           r->kernel_ms, r->kernel_ms_min, r->kernel_ms_max, r->repeat,
@@ -227,6 +267,12 @@ void cli_report_json(FILE *f, const cli_report *r) {
     fprintf(f, ",\"exclusive\":%s", json_bool(r->exclusive));
   fputs(",\"op\":", f);
   json_string(f, clr_op_name(r->op));
+  fputs(",\"map\":", f);
+  if (r->map)
+    json_string(f, r->map);
+  else
+    fputs("null", f);
+  fprintf(f, ",\"dot\":%s", json_bool(r->dot));
   fputs(",\"type\":", f);
   json_string(f, clr_type_name(r->type));
   fputs(",\"result_type\":", f);
@@ -248,11 +294,14 @@ void cli_report_json(FILE *f, const cli_report *r) {
   json_string(f, r->kernel_dir ? r->kernel_dir : "");
   fputs(",\"result\":", f);
   json_value(f, &r->result);
+  json_indices(f, r, "result", &r->result);
   fputs(",\"reference\":", f);
   if (verified)
     json_value(f, &r->reference);
   else
     fputs("null", f);
+  if (verified)
+    json_indices(f, r, "reference", &r->reference);
   fprintf(f, ",\"verified\":%s",
           verified ? json_bool(r->verdict == CLI_VERIFY_PASSED) : "null");
   if (verified) {

@@ -22,6 +22,8 @@ typedef struct cli_report {
   clr_op op;
   clr_type type;
   clr_type result_type;
+  const char *map; /* "abs", "square", a map expression, or NULL      */
+  int dot;         /* a dot product of two arrays                    */
   int is_scan;
   int exclusive;
   size_t n;
