@@ -127,7 +127,8 @@ typedef enum clr_kernel {
 CLR_API const char *clr_type_name(clr_type t); /* "float", "uint", ...      */
 CLR_API size_t clr_type_size(clr_type t);      /* bytes, 0 if invalid       */
 CLR_API const char *clr_op_name(clr_op op);    /* "sum", "and", ...         */
-CLR_API const char *clr_map_name(clr_map m);   /* "none", "abs", "square", "expr" */
+CLR_API const char *
+clr_map_name(clr_map m); /* "none", "abs", "square", "expr" */
 CLR_API const char *clr_kernel_name(clr_kernel k); /* "first-add", ...      */
 /* What the kernel teaches, one line ("" if invalid). */
 CLR_API const char *clr_kernel_description(clr_kernel k);

@@ -332,8 +332,8 @@ static int int_before(int sgn, uint64_t a, size_t ia, uint64_t b, size_t ib,
 }
 
 /* argmin / argmax / minmax: one loop, both extremes. */
-static void ref_indexed(clr_op op, clr_type type, clr_type rt,
-                        const void *data, size_t n, clr_reference *out) {
+static void ref_indexed(clr_op op, clr_type type, clr_type rt, const void *data,
+                        size_t n, clr_reference *out) {
   size_t lo = 0, hi = 0;
   int fp = is_float_type(type), sgn = is_signed_int(type);
   for (size_t i = 1; i < n; i++) {
@@ -349,9 +349,8 @@ static void ref_indexed(clr_op op, clr_type type, clr_type rt,
       hi = i;
   }
   size_t first = op == CLR_ARGMAX ? hi : lo;
-  clr_value v =
-      fp ? clr_fp_value(rt, load_fp(type, data, first))
-         : clr_int_value(rt, load_bits(type, data, first));
+  clr_value v = fp ? clr_fp_value(rt, load_fp(type, data, first))
+                   : clr_int_value(rt, load_bits(type, data, first));
   v.index = first;
   if (op == CLR_MINMAX) {
     clr_value m = fp ? clr_fp_value(rt, load_fp(type, data, hi))
@@ -427,8 +426,7 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
     out->error = INFINITY;
     return;
   }
-  if (ref->op == CLR_ARGMIN || ref->op == CLR_ARGMAX ||
-      ref->op == CLR_MINMAX) {
+  if (ref->op == CLR_ARGMIN || ref->op == CLR_ARGMAX || ref->op == CLR_MINMAX) {
     /* The values bit for bit (any NaN matches NaN), the indices exactly. */
     size_t size = clr_type_size(want->type);
     int fp = is_float_type(want->type);
@@ -436,10 +434,10 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
     gmax.v = got->max;
     wmax.v = want->max;
     out->exact = 1;
-    out->ok = got->index == want->index &&
-              ((fp && isnan(clr_value_as_double(got)) &&
-                isnan(clr_value_as_double(want))) ||
-               memcmp(&got->v, &want->v, size) == 0);
+    out->ok =
+        got->index == want->index && ((fp && isnan(clr_value_as_double(got)) &&
+                                       isnan(clr_value_as_double(want))) ||
+                                      memcmp(&got->v, &want->v, size) == 0);
     if (ref->op == CLR_MINMAX)
       out->ok = out->ok && got->max_index == want->max_index &&
                 ((fp && isnan(clr_value_as_double(&gmax)) &&

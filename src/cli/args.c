@@ -532,8 +532,9 @@ static int check_combination(const cli_args *a) {
     return -1;
   }
   if (a->dot && a->op != CLR_SUM) {
-    cli_error("--dot / --input2 sum the products x * y: --op=sum, not '%s'" HINT,
-              clr_op_name(a->op));
+    cli_error(
+        "--dot / --input2 sum the products x * y: --op=sum, not '%s'" HINT,
+        clr_op_name(a->op));
     return -1;
   }
   if (a->input2 && !a->input) {

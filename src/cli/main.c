@@ -21,9 +21,9 @@
 typedef struct run_state {
   const cli_args *args;
   clr_context *ctx;
-  void *data; /* the input values                                 */
+  void *data;  /* the input values                                 */
   void *data2; /* a dot product's second array, or NULL            */
-  void *out;  /* scans: the device's output                       */
+  void *out;   /* scans: the device's output                       */
   size_t n;
   size_t elem_size;
   double *kernel_ms, *h2d_ms, *d2h_ms; /* one per timed run       */
@@ -116,8 +116,8 @@ static int load_input(run_state *st) {
     if (rc != 0)
       return rc;
     if (n2 != st->n) {
-      cli_error("--input2 '%s' holds %zu %s values, --input %zu", a->input2,
-                n2, tname, st->n);
+      cli_error("--input2 '%s' holds %zu %s values, --input %zu", a->input2, n2,
+                tname, st->n);
       return CLI_EXIT_USAGE;
     }
     size_t len = strlen(st->data_desc);
@@ -192,8 +192,7 @@ static clr_status reduce_once(run_state *st, const clr_options *opt,
   if (st->data2)
     return clr_dot_host(st->ctx, opt, a->type, st->data, st->data2, st->n,
                         result);
-  return clr_reduce_host(st->ctx, opt, a->op, a->type, st->data, st->n,
-                         result);
+  return clr_reduce_host(st->ctx, opt, a->op, a->type, st->data, st->n, result);
 }
 
 /* The reference of a map expression, which has no CPU evaluator: the same
@@ -437,9 +436,9 @@ static void verify_failure_message(const run_state *st) {
                 r->worst_index, got, want, r->error, r->bound, outnote);
     return;
   }
-  char runs[96] = "";
-  clr_value_format(&r->result, got, sizeof got);
-  clr_value_format(&r->reference, want, sizeof want);
+  char runs[96] = "", gotr[192], wantr[192];
+  cli_format_result(r, &r->result, gotr, sizeof gotr);
+  cli_format_result(r, &r->reference, wantr, sizeof wantr);
   if (r->runs_checked > 1)
     snprintf(runs, sizeof runs,
              " (%u of %u runs failed, the first was run %u; run 1 is the "
@@ -448,11 +447,11 @@ static void verify_failure_message(const run_state *st) {
   if (r->exact)
     cli_error("verification failed (%s): result %s, reference %s (an exact "
               "match is required)%s",
-              st->what, got, want, runs);
+              st->what, gotr, wantr, runs);
   else
     cli_error("verification failed (%s): result %s, reference %s, error "
               "%.3g, bound %.3g%s",
-              st->what, got, want, r->error, r->bound, runs);
+              st->what, gotr, wantr, r->error, r->bound, runs);
 }
 
 static void summarize(run_state *st) {
@@ -464,8 +463,8 @@ static void summarize(run_state *st) {
   r->kernel_ms_max = st->kernel_ms[count - 1];
   r->h2d_ms = median(st->h2d_ms, count);
   r->d2h_ms = median(st->d2h_ms, count);
-  double bytes = (double)st->n * (double)st->elem_size *
-                 (r->is_scan || st->data2 ? 2 : 1);
+  double bytes =
+      (double)st->n * (double)st->elem_size * (r->is_scan || st->data2 ? 2 : 1);
   r->gbps = r->kernel_ms > 0 ? bytes / (r->kernel_ms * 1e-3) / 1e9 : 0.0;
 }
 
@@ -499,8 +498,8 @@ static int run_steps(run_state *st) {
   r->kernel = a->kernel;
   r->op = a->op;
   r->map = a->map == CLR_MAP_EXPR ? a->map_expr
-           : a->map              ? clr_map_name(a->map)
-                                 : NULL;
+           : a->map               ? clr_map_name(a->map)
+                                  : NULL;
   r->dot = a->dot;
   r->type = a->type;
   r->is_scan = clr_kernel_is_scan(a->kernel);

@@ -89,14 +89,16 @@ static void format_value(const clr_value *v, char *buf, size_t size) {
   clr_value_format(v, buf, size);
 }
 
-/* A reduction's result as the report shows it: the value, and for the
- * indexed operations where it is ("-3 at index 17"; minmax both). */
-static void format_result(const cli_report *r, const clr_value *v, char *buf,
-                          size_t size) {
+int cli_result_is_indexed(const cli_report *r) {
+  return !r->is_scan &&
+         (r->op == CLR_ARGMIN || r->op == CLR_ARGMAX || r->op == CLR_MINMAX);
+}
+
+void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
+                       size_t size) {
   char a[64], b[64];
   clr_value_format(v, a, sizeof a);
-  if (r->is_scan || (r->op != CLR_ARGMIN && r->op != CLR_ARGMAX &&
-                     r->op != CLR_MINMAX)) {
+  if (!cli_result_is_indexed(r)) {
     snprintf(buf, size, "%s", a);
     return;
   }
@@ -114,8 +116,7 @@ static void format_result(const cli_report *r, const clr_value *v, char *buf,
 /* The indices of an indexed result, after its value in JSON. */
 static void json_indices(FILE *f, const cli_report *r, const char *key,
                          const clr_value *v) {
-  if (r->is_scan || (r->op != CLR_ARGMIN && r->op != CLR_ARGMAX &&
-                     r->op != CLR_MINMAX))
+  if (!cli_result_is_indexed(r))
     return;
   fprintf(f, ",\"%s_index\":%" PRIu64, key, v->index);
   if (r->op == CLR_MINMAX) {
@@ -152,7 +153,7 @@ static void human_verification(FILE *f, const cli_report *r) {
     fprintf(f, "reference:  not computed (--no-verify)\n");
     return;
   }
-  format_result(r, &r->reference, want, sizeof want);
+  cli_format_result(r, &r->reference, want, sizeof want);
   fprintf(f, "reference:  %s%s\n", r->is_scan ? "last element " : "", want);
   if (r->is_scan) {
     format_value(&r->worst_result, got, sizeof got);
@@ -179,6 +180,8 @@ static void human_verification(FILE *f, const cli_report *r) {
   if (r->exact) {
     if (r->verdict == CLI_VERIFY_PASSED)
       fprintf(f, "error:      exact match\n");
+    else if (cli_result_is_indexed(r))
+      fprintf(f, "error:      MISMATCH (value or index differs)\n");
     else
       fprintf(f, "error:      MISMATCH (differs by %.17g)\n", r->error);
   } else {
@@ -207,9 +210,8 @@ void cli_report_human(FILE *f, const cli_report *r) {
           clr_kernel_name(r->kernel),
           r->is_scan ? (r->exclusive ? "exclusive " : "inclusive ") : "",
           r->dot ? "dot" : clr_op_name(r->op), clr_type_name(r->type),
-          r->map ? " mapped by '" : "", r->map ? r->map : "",
-          r->map ? "'" : "", clr_type_name(r->result_type), r->repeat,
-          r->repeat == 1 ? "" : "s");
+          r->map ? " mapped by '" : "", r->map ? r->map : "", r->map ? "'" : "",
+          clr_type_name(r->result_type), r->repeat, r->repeat == 1 ? "" : "s");
   size_t np = r->timing.n_passes;
   if (np > CLR_MAX_PASSES)
     np = CLR_MAX_PASSES;
@@ -224,7 +226,7 @@ void cli_report_human(FILE *f, const cli_report *r) {
             p->global_size, p->local_size, p->ms);
   }
   char res[192];
-  format_result(r, &r->result, res, sizeof res);
+  cli_format_result(r, &r->result, res, sizeof res);
   fprintf(f, "result:     %s%s\n", r->is_scan ? "last element " : "", res);
   human_verification(f, r);
   fprintf(f, "kernel:     %.3f ms median (min %.3f, max %.3f over %u run%s)\n",

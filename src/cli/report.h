@@ -57,6 +57,13 @@ typedef struct cli_report {
   clr_value worst_result, worst_reference;
 } cli_report;
 
+/* 1 for argmin, argmax and minmax results (a value and an index). */
+int cli_result_is_indexed(const cli_report *r);
+/* A reduction's result as the report shows it: the value, and for the
+ * indexed operations where it is ("-3 at index 17"; minmax both). */
+void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
+                       size_t size);
+
 void cli_report_human(FILE *f, const cli_report *r);
 void cli_report_json(FILE *f, const cli_report *r);
 

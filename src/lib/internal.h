@@ -18,8 +18,8 @@
 
 /* One built program and its single kernel, keyed by source + options. */
 typedef struct clr_program_entry {
-  char key[512];  /* "<source file>|<build options>" */
-  char *prelude;  /* the spec's prelude (malloc'd), part of the key */
+  char key[512]; /* "<source file>|<build options>" */
+  char *prelude; /* the spec's prelude (malloc'd), part of the key */
   cl_program program;
   cl_kernel kernel;
   size_t max_wg;       /* CL_KERNEL_WORK_GROUP_SIZE           */

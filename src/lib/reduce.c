@@ -69,8 +69,8 @@ static clr_status check_expr(clr_context *ctx, const char *e) {
 }
 
 /* The map option against the call. */
-static clr_status check_map(clr_context *ctx, const clr_options *opt,
-                            clr_op op, int scan) {
+static clr_status check_map(clr_context *ctx, const clr_options *opt, clr_op op,
+                            int scan) {
   if ((unsigned)opt->map >= CLR_MAP_COUNT)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown map %d",
                     (int)opt->map);
@@ -250,18 +250,18 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   if (opt->map == CLR_MAP_EXPR)
     snprintf(p->prelude, sizeof p->prelude, "#define CLR_MAP_EXPR(x, %si) (%s)",
              where2 ? "y, " : "", opt->map_expr);
-  clr_build_spec spec = {
-      .source = indexed ? "reduce_extrema.cl" : clr_kernel_source(p->kernel),
-      .kernel = "clr_reduce",
-      .in = p->in,
-      .acc = p->acc,
-      .op = op,
-      .vec = p->vec,
-      .layout = (unsigned)p->layout,
-      .aligned = aligned && !indexed,
-      .map = opt->map,
-      .inputs = (unsigned)p->inputs,
-      .prelude = p->prelude[0] ? p->prelude : NULL};
+  clr_build_spec spec = {.source = indexed ? "reduce_extrema.cl"
+                                           : clr_kernel_source(p->kernel),
+                         .kernel = "clr_reduce",
+                         .in = p->in,
+                         .acc = p->acc,
+                         .op = op,
+                         .vec = p->vec,
+                         .layout = (unsigned)p->layout,
+                         .aligned = aligned && !indexed,
+                         .map = opt->map,
+                         .inputs = (unsigned)p->inputs,
+                         .prelude = p->prelude[0] ? p->prelude : NULL};
   st = clr_get_kernel(ctx, &spec, &p->first);
   if (st != CLR_OK)
     return st;
@@ -324,10 +324,9 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "reduction would need more than %d passes",
                       CLR_MAX_PASSES);
-    st = clr_reduce_launch(ctx, p->kernel, p->opt, m,
-                           use_first ? p->wg_first : p->wg_rest,
-                           use_first ? p->vec : p->vec_rest, p->layout,
-                           &shapes[i]);
+    st = clr_reduce_launch(
+        ctx, p->kernel, p->opt, m, use_first ? p->wg_first : p->wg_rest,
+        use_first ? p->vec : p->vec_rest, p->layout, &shapes[i]);
     if (st != CLR_OK)
       return st;
     total_depth += shapes[i].depth;
@@ -492,9 +491,8 @@ static clr_status check_dot(clr_context *ctx, const clr_options *opt) {
  * the sum over both arrays). */
 static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
                                      clr_op op, clr_type type, cl_mem buf,
-                                     size_t offset, cl_mem buf2,
-                                     size_t offset2, size_t n,
-                                     clr_value *result) {
+                                     size_t offset, cl_mem buf2, size_t offset2,
+                                     size_t n, clr_value *result) {
   clr_options defaults;
   reduce_plan plan;
   size_t depth = 0;
@@ -514,8 +512,7 @@ static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
   st = make_plan(ctx, opt, op, type, &where, buf2 ? &where2 : NULL, &plan);
   if (st != CLR_OK)
     return st;
-  st = clr_buffer_reserve(ctx, &ctx->aux[0], plan.acc_bytes,
-                          CL_MEM_READ_WRITE);
+  st = clr_buffer_reserve(ctx, &ctx->aux[0], plan.acc_bytes, CL_MEM_READ_WRITE);
   pass_input src = {buf, buf2 ? buf2 : buf, offset, offset2, 0};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, ctx->aux[0].mem, 0, 1, NULL,
@@ -620,8 +617,8 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ, "buffer");
   if (st == CLR_OK)
-    st = reduce_buffer_call(ctx, opt, op, type, buf, offset, NULL, 0, n,
-                            result);
+    st =
+        reduce_buffer_call(ctx, opt, op, type, buf, offset, NULL, 0, n, result);
   return clr_end_call(ctx, st);
 }
 

@@ -214,10 +214,10 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p,
     /* 1. tile totals */
     cl_kernel k = p->sum->kernel;
     cl_ulong vectors = p->per_item / p->vec, base = 0;
-    st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(io->in_offset),
-                      CLR_ARG(n_arg), CLR_ARG(totals->mem),
-                      CLR_LOCAL(p->wg * esize), CLR_ARG(vectors),
-                      CLR_ARG(base));
+    st =
+        CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(io->in_offset),
+                     CLR_ARG(n_arg), CLR_ARG(totals->mem),
+                     CLR_LOCAL(p->wg * esize), CLR_ARG(vectors), CLR_ARG(base));
     if (st != CLR_OK)
       goto fail;
     st = launch(ctx, k, tiles * p->wg, p->wg, n, E);

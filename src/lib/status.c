@@ -49,7 +49,7 @@ typedef struct kernel_row {
 } kernel_row;
 
 static const kernel_row kernels[CLR_KERNEL_COUNT] = {
-#define CLR_X_ROW(id, name, scan, ops, source, what)                       \
+#define CLR_X_ROW(id, name, scan, ops, source, what)                           \
   [id] = {name, scan, ops, source, what},
     CLR_KERNEL_TABLE(CLR_X_ROW)
 #undef CLR_X_ROW

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""clreduce's indexed operations, maps and dot products from the command
+line (stdlib only).
+
+    test_transform_cli.py CLREDUCE_EXE --kernel-dir DIR
+
+Answers written here for small files (argmax of ties, minmax, sum of
+squares, a count by expression, a dot product, the index i of an
+expression), JSON fields, generated runs verified, and every refusal:
+bad map expressions (a syntax error: exit 3 with the build log; a ';'
+trying to escape: exit 2, one line), --input2 without --input or of
+another length, --dot with another op, maps on scans, argmin on a seed
+kernel; and a kernel that picks the wrong index among ties is caught
+(exit 1).
+
+The last line is "N passed, N failed".
+"""
+import argparse
+import os
+import shutil
+import struct
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+
+EXE = None
+TMP = None
+check = clrtest.check
+show = clrtest.show
+run, expect_error, run_json = clrtest.bind(lambda: EXE)
+
+
+def write(name, fmt, values):
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+    return path
+
+
+def known_answers():
+    ties = write("ties.f32", "f", [1.0, 3.0, 3.0, 2.0, -1.0, -1.0, 3.0])
+    doc = run_json(["--op=argmax", "--input=" + ties, "--repeat=2"],
+                   "argmax of a file with tied maxima")
+    if doc:
+        check(doc["result"] == 3.0 and doc["result_index"] == 1 and
+              doc["reference_index"] == 1 and doc["verified"] is True,
+              "argmax: 3 at index 1 (the first)", str(doc))
+    doc = run_json(["--op=minmax", "--input=" + ties, "--repeat=1"], "minmax")
+    if doc:
+        check(doc["result"] == -1.0 and doc["result_index"] == 4 and
+              doc["result_max"] == 3.0 and doc["result_max_index"] == 1,
+              "minmax: -1 at 4, 3 at 1", str(doc))
+    rc, out, err = run(["--op=argmin", "--input=" + ties, "--repeat=1"])
+    check(rc == 0 and "-1 at index 4" in out, "human report: value at index",
+          show(rc, out, err))
+
+    sq = write("sq.i32", "i", [1, -2, 3, -4])
+    doc = run_json(["--type=int", "--map=square", "--input=" + sq,
+                    "--repeat=1"], "sum of squares of ints")
+    if doc:
+        check(doc["result"] == 30 and doc["result_type"] == "long" and
+              doc["map"] == "square" and doc["verified"] is True,
+              "1 + 4 + 9 + 16 = 30 in long", str(doc))
+    doc = run_json(["--type=int", "--map=abs", "--op=argmax",
+                    "--input=" + sq, "--repeat=1"], "i_amax of ints")
+    if doc:
+        check(doc["result"] == 4 and doc["result_index"] == 3,
+              "largest |x|: 4 at index 3", str(doc))
+
+    fl = write("count.f32", "f", [0.1, 0.6, 0.7, 0.2, 0.9])
+    doc = run_json(["--map=x > 0.5f", "--acc=long", "--input=" + fl,
+                    "--repeat=1"], "count by expression")
+    if doc:
+        check(doc["result"] == 3 and doc["result_type"] == "long" and
+              doc["map"] == "x > 0.5f" and doc["verified"] is True,
+              "three elements above 0.5", str(doc))
+    doc = run_json(["--map=(float)i", "--input=" + fl, "--repeat=1"],
+                   "the index in an expression")
+    if doc:
+        check(doc["result"] == 10.0, "0 + 1 + 2 + 3 + 4 = 10", str(doc))
+
+    a = write("a.f32", "f", [1.0, 2.0, 3.0, 4.0])
+    b = write("b.f32", "f", [0.5, -1.0, 2.0, 0.25])
+    doc = run_json(["--input=" + a, "--input2=" + b, "--repeat=1"],
+                   "dot product of two files")
+    if doc:
+        check(doc["result"] == 5.5 and doc["dot"] is True and
+              doc["verified"] is True, "0.5 - 2 + 6 + 1 = 5.5", str(doc))
+    doc = run_json(["--input=" + a, "--input2=" + b, "--map=fabs(x - y)",
+                    "--repeat=1"], "L1 distance by expression")
+    if doc:
+        check(doc["result"] == 0.5 + 3.0 + 1.0 + 3.75, "sum |x - y| = 8.25",
+              str(doc))
+
+
+def generated_runs():
+    for args in (["--op=argmin", "--type=double"],
+                 ["--op=argmax", "--type=ulong"],
+                 ["--op=minmax", "--type=long"],
+                 ["--map=abs", "--type=float"],
+                 ["--map=square", "--type=double"],
+                 ["--dot", "--type=int"],
+                 ["--dot", "--type=float"],
+                 ["--map=x * x - 1.0f", "--type=float"],
+                 ["--op=or", "--map=x > 0.999f", "--type=float"]):
+        doc = run_json(args + ["--n=100003", "--repeat=2"],
+                       "generated " + " ".join(args))
+        if doc:
+            check(doc["verified"] is True and doc["n"] == 100003,
+                  "verified: " + " ".join(args), str(doc))
+    doc = run_json(["--dot", "--n=1000", "--repeat=1"], "dot bandwidth")
+    if doc:
+        check(doc["gbps"] > 0 and clrtest.is_number(doc["gbps"]),
+              "a dot product reports its bandwidth (both arrays)", str(doc))
+
+
+def refusals():
+    fl = write("r.f32", "f", [1.0, 2.0, 3.0])
+    other = write("r2.f32", "f", [1.0, 2.0])
+    # A syntax error reaches the compiler: exit 3 and its build log after
+    # the one-line message.
+    rc, out, err = run(["--map=x +", "--input=" + fl])
+    check(rc == 3 and out == "" and err.startswith("clreduce: ") and
+          "build" in err.lower() and "x +" in err and
+          len(err.strip().split("\n")) > 1,
+          "syntax error in --map: exit 3 with the build log",
+          show(rc, out, err))
+    rc, out, err = run(["--map=undefined_thing(x)", "--input=" + fl])
+    check(rc == 3 and "undefined_thing" in err,
+          "undefined name in --map: exit 3, the log names it",
+          show(rc, out, err))
+    expect_error(["--map=x); } __kernel void f(void) { (x",
+                  "--input=" + fl], 2, ["map expression"],
+                 "an expression trying to escape")
+    expect_error(["--map=x; x", "--input=" + fl], 2, ["';'"],
+                 "a ';' in the expression")
+    expect_error(["--map=x // rest", "--input=" + fl], 2, ["'//'"],
+                 "a comment in the expression")
+    expect_error(["--input2=" + fl], 2, ["--input2 needs --input"],
+                 "--input2 without --input")
+    expect_error(["--input=" + fl, "--input2=" + other], 2,
+                 ["--input2", "2 float", "3"], "--input2 of another length")
+    expect_error(["--dot", "--op=max"], 2, ["--op=sum"], "--dot with max")
+    expect_error(["--kernel=brent-kung", "--map=square", "--n=100"], 2,
+                 ["maps apply to reductions"], "a map on a scan")
+    expect_error(["--kernel=first-add", "--op=argmin", "--n=100"], 2,
+                 ["argmin", "coarse"], "argmin on a seed kernel")
+    expect_error(["--op=and", "--n=100"], 2, ["map expression"],
+                 "and of floats without an expression")
+    expect_error(["--op=argmax", "--exact", "--kernel=interleaved",
+                  "--n=100"], 2, ["argmax"], "argmax on interleaved")
+
+
+def wrong_index_is_caught(kernel_dir):
+    """A kernel that keeps the last index among ties gives the right value
+    at the wrong place: verification must fail (exit 1)."""
+    broken = os.path.join(TMP, "broken-cl")
+    shutil.copytree(kernel_dir, broken)
+    path = os.path.join(broken, "reduce_extrema.cl")
+    with open(path) as f:
+        text = f.read()
+    text = text.replace("return ia < ib;", "return ia > ib;")
+    with open(path, "w") as f:
+        f.write(text)
+    ties = write("t.i32", "i", [5, 9, 9, 1, 9])
+    rc, out, err = run(["--op=argmax", "--type=int", "--input=" + ties,
+                        "--repeat=1"],
+                       env={"CLREDUCE_KERNEL_DIR": broken,
+                            "CLREDUCE_CACHE_DIR": os.path.join(TMP, "c")})
+    check(rc == 1 and "verification failed" in err and "index" in err,
+          "argmax at the last tie instead of the first: exit 1",
+          show(rc, out, err))
+
+
+def main():
+    global EXE, TMP
+    ap = argparse.ArgumentParser()
+    ap.add_argument("exe")
+    ap.add_argument("--kernel-dir", required=True)
+    a = ap.parse_args()
+    EXE = a.exe
+    TMP = tempfile.mkdtemp(prefix="clr-transform-cli-")
+    try:
+        known_answers()
+        generated_runs()
+        refusals()
+        wrong_index_is_caught(a.kernel_dir)
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    return clrtest.finish("test_transform_cli")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
