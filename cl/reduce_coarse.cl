@@ -20,61 +20,8 @@
  *   -DCLR_MAP, -DCLR_INPUTS a map, or two inputs (a dot product): see
  *                           common.cl.  Later passes read the partials,
  *                           unmapped.
+ * The host puts cl/load_mapped.cl (clr_load_vec) before this file.
  */
-#ifndef CLR_ALIGNED
-#define CLR_ALIGNED 0
-#endif
-
-#if CLR_VEC == 1
-#define ACCV_T ACC_T
-#else
-#define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
-#define INV_T CLR_CAT(IN_T, CLR_VEC)
-#define CONVV CLR_CAT(convert_, ACCV_T)
-#if CLR_ALIGNED
-#define RAWV(v, p) (((__global const INV_T *)(p))[v])
-#else
-#define RAWV(v, p) CLR_CAT(vload, CLR_VEC)((v), (p))
-#endif
-#endif
-
-/* Vector v of the input (elements v * CLR_VEC ...) as accumulator values,
- * mapped (common.cl's MAPPED); q is the second input of a dot product
- * (otherwise unread).  The built-in maps and the dot product work on whole
- * vectors; an expression map sees one element at a time. */
-inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
-                           ulong v, ulong base) {
-#if CLR_VEC == 1
-  return MAPPED(p[v], q[v], base + v);
-#elif CLR_MAP == 3
-  IN_T xs[CLR_VEC];
-  ACC_T m[CLR_VEC];
-  CLR_CAT(vstore, CLR_VEC)(RAWV(v, p), 0, xs);
-#if CLR_INPUTS == 2
-  IN_T ys[CLR_VEC];
-  CLR_CAT(vstore, CLR_VEC)(RAWV(v, q), 0, ys);
-#endif
-  for (uint k = 0; k < CLR_VEC; k++)
-    m[k] = MAPPED(xs[k], ys[k], base + v * CLR_VEC + k);
-  return CLR_CAT(vload, CLR_VEC)(0, m);
-#elif CLR_OP >= 4
-  /* and / or: only "non-zero" matters (-1 for true in a vector; the
-   * lanes fold to 0 or 1). */
-  return CONVV(RAWV(v, p) != (IN_T)0);
-#elif CLR_MAP == 1 && ACC_IS_FP
-  return fabs(CONVV(RAWV(v, p)));
-#elif CLR_MAP == 1
-  return CONVV(abs(CONVV(RAWV(v, p))));
-#elif CLR_MAP == 2
-  ACCV_T a = CONVV(RAWV(v, p));
-  return a * a;
-#elif CLR_INPUTS == 2
-  return CONVV(RAWV(v, p)) * CONVV(RAWV(v, q));
-#else
-  return CONVV(RAWV(v, p));
-#endif
-}
-
 /* Fold the lanes of the private vector accumulator into one value. */
 CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 

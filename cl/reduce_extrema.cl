@@ -11,10 +11,17 @@
  * The starting candidate is (identity, ULONG_MAX): any element comes
  * before it, even one equal to the identity.
  *
- * Build options beyond common.cl: CLR_VEC, CLR_LAYOUT and CLR_MAP as for
- * reduce_coarse.cl (elements are loaded CLR_VEC at a time, then taken one
- * by one); -DCLR_FROM_RECORDS=1 for the passes after the first, which read
- * the records the pass before wrote.
+ * Build options beyond common.cl: CLR_VEC, CLR_LAYOUT, CLR_ALIGNED and
+ * CLR_MAP as for reduce_coarse.cl (cl/load_mapped.cl, which the host puts
+ * before this file, loads CLR_VEC elements at a time); -DCLR_FROM_RECORDS=1
+ * for the passes after the first, which read the records the pass before
+ * wrote.
+ *
+ * The first pass keeps, with vector loads, a candidate per lane: each
+ * lane sees its elements in increasing index order, so "strictly before"
+ * (a compare and a select of order-preserving integer keys, no branch:
+ * SIMD on CPUs too) keeps the first index; the lanes then fold with the
+ * full order.
  */
 #ifndef CLR_FROM_RECORDS
 #define CLR_FROM_RECORDS 0
@@ -91,35 +98,116 @@ inline void clr_merge(clr_record *r, clr_record o) {
 
 #if CLR_FROM_RECORDS
 #define SRC_T clr_record
-/* Record v of the pass before. */
-inline void clr_take_unit(clr_record *r, __global const SRC_T *p, ulong v,
-                          ulong base) {
-  clr_merge(r, p[v]);
-}
 #else
 #define SRC_T IN_T
-/* Vector v of the input: CLR_VEC elements, loaded at once, mapped and
- * taken in index order. */
-inline void clr_take_unit(clr_record *r, __global const SRC_T *p, ulong v,
-                          ulong base) {
-#if CLR_VEC == 1
-  clr_take(r, MAPPED(p[v], 0, base + v), base + v);
+#endif
+
+#define LANES (CLR_VEC > 1 && !CLR_FROM_RECORDS)
+#if LANES
+#define VAL_T CLR_CAT(ACC_T, CLR_VEC)
+#define IDX_T CLR_CAT(ulong, CLR_VEC)
+#define LONG_MASK CLR_CAT(convert_long, CLR_VEC)
+#if CLR_VEC == 2
+#define LANE_OFFSETS ((IDX_T)(0, 1))
+#elif CLR_VEC == 4
+#define LANE_OFFSETS ((IDX_T)(0, 1, 2, 3))
+#elif CLR_VEC == 8
+#define LANE_OFFSETS ((IDX_T)(0, 1, 2, 3, 4, 5, 6, 7))
 #else
-  IN_T xs[CLR_VEC];
-  CLR_CAT(vstore, CLR_VEC)(CLR_CAT(vload, CLR_VEC)(v, p), 0, xs);
-  ulong i0 = base + v * CLR_VEC;
-  for (uint k = 0; k < CLR_VEC; k++)
-    clr_take(r, MAPPED(xs[k], 0, i0 + k), i0 + k);
+#define LANE_OFFSETS                                                           \
+  ((IDX_T)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#endif
+/* The lanes compare keys: for floating point, the bits as an integer with
+ * the magnitude bits of negative numbers flipped, an order-preserving map
+ * (-0 below +0) that costs two integer operations, and a NaN mapped to the
+ * lowest key for the minimum and the highest for the maximum (so it wins,
+ * and an equal key keeps the first).  Integers are their own keys. */
+#if ACC_IS_FP
+#if CLR_ACC == 1
+#define KEY_T CLR_CAT(long, CLR_VEC)
+#define AS_KEY CLR_CAT(as_long, CLR_VEC)
+#define AS_VAL CLR_CAT(as_double, CLR_VEC)
+#define KEY_FLIP(k) ((k) ^ (((k) >> 63) & (KEY_T)LONG_MAX))
+#define KEY_LOWEST LONG_MIN
+#define KEY_HIGHEST LONG_MAX
+#else
+#define KEY_T CLR_CAT(int, CLR_VEC)
+#define AS_KEY CLR_CAT(as_int, CLR_VEC)
+#define AS_VAL CLR_CAT(as_float, CLR_VEC)
+#define KEY_FLIP(k) ((k) ^ (((k) >> 31) & (KEY_T)INT_MAX))
+#define KEY_LOWEST INT_MIN
+#define KEY_HIGHEST INT_MAX
+#endif
+inline KEY_T clr_key(VAL_T x, int for_max) {
+  KEY_T k = AS_KEY(x);
+  k = KEY_FLIP(k);
+  return select(k, (KEY_T)(for_max ? KEY_HIGHEST : KEY_LOWEST), x != x);
+}
+inline VAL_T clr_unkey(KEY_T k) { return AS_VAL(KEY_FLIP(k)); }
+#else
+#define KEY_T VAL_T
+#define clr_key(x, for_max) (x)
+#define clr_unkey(k) (k)
+#endif
+
+/* One work-item's candidates, a lane each: keys and indices. */
+typedef struct clr_lanes {
+  KEY_T lo, hi;
+  IDX_T ilo, ihi;
+} clr_lanes;
+
+inline void clr_lanes_start(clr_lanes *c, VAL_T x, IDX_T i) {
+  c->lo = clr_key(x, 0);
+  c->hi = clr_key(x, 1);
+  c->ilo = c->ihi = i;
+}
+
+inline void clr_lanes_take(clr_lanes *c, VAL_T x, IDX_T i) {
+#if WANT_MIN
+  KEY_T k = clr_key(x, 0);
+  KEY_T lo = c->lo;
+  c->lo = select(lo, k, k < lo);
+  c->ilo = select(c->ilo, i, LONG_MASK(k < lo));
+#endif
+#if WANT_MAX
+  KEY_T h = clr_key(x, 1);
+  KEY_T hi = c->hi;
+  c->hi = select(hi, h, h > hi);
+  c->ihi = select(c->ihi, i, LONG_MASK(h > hi));
 #endif
 }
+
+/* The lanes folded into r with the full order (index ties included). */
+inline void clr_lanes_fold(clr_record *r, clr_lanes c) {
+  ACC_T lo[CLR_VEC], hi[CLR_VEC];
+  ulong ilo[CLR_VEC], ihi[CLR_VEC];
+  CLR_CAT(vstore, CLR_VEC)(clr_unkey(c.lo), 0, lo);
+  CLR_CAT(vstore, CLR_VEC)(clr_unkey(c.hi), 0, hi);
+  CLR_CAT(vstore, CLR_VEC)(c.ilo, 0, ilo);
+  CLR_CAT(vstore, CLR_VEC)(c.ihi, 0, ihi);
+  for (uint k = 0; k < CLR_VEC; k++) {
+    clr_record one = {lo[k], hi[k], ilo[k], ihi[k]};
+    clr_merge(r, one);
+  }
+}
 #endif
+
+/* Unit v taken into r: a record of the pass before, or one input element
+ * (mapped) when CLR_VEC is 1. */
+inline void clr_take_unit(clr_record *r, __global const SRC_T *p, ulong v,
+                          ulong base) {
+#if CLR_FROM_RECORDS
+  clr_merge(r, p[v]);
+#else
+  clr_take(r, MAPPED(p[v], 0, base + v), base + v);
+#endif
+}
 
 /* base: the index of in[offset] in the whole input (a streamed chunk's
  * start); records carry whole-input indices already. */
 __kernel void clr_reduce(__global const SRC_T *in, ulong offset, ulong n,
-                         __global clr_record *out,
-                         __local clr_record *scratch, ulong per_item,
-                         ulong base) {
+                         __global clr_record *out, __local clr_record *scratch,
+                         ulong per_item, ulong base) {
   __global const SRC_T *p = in + offset;
 #if CLR_FROM_RECORDS
 #define UNIT 1
@@ -131,15 +219,25 @@ __kernel void clr_reduce(__global const SRC_T *in, ulong offset, ulong n,
   clr_record r = {(ACC_T)ACC_MAX, (ACC_T)ACC_LOWEST, ULONG_MAX, ULONG_MAX};
 #if CLR_LAYOUT == 2
   ulong begin = gid * per_item;
-  ulong end = min(begin + per_item, nv);
-  for (ulong v = begin; v < end; v++)
-    clr_take_unit(&r, p, v, base);
+  ulong end = min(begin + per_item, nv), step = 1;
   ulong tail_owner = min(nv / per_item, (ulong)get_global_size(0) - 1);
 #else
-  ulong stride = get_global_size(0);
-  for (ulong v = gid; v < nv; v += stride)
-    clr_take_unit(&r, p, v, base);
+  ulong begin = gid, end = nv, step = get_global_size(0);
   ulong tail_owner = 0;
+#endif
+#if LANES
+  if (begin < end) { /* the first vector starts every lane */
+    clr_lanes c;
+    clr_lanes_start(&c, clr_load_vec(p, p, begin, base),
+                    (IDX_T)(base + begin * CLR_VEC) + LANE_OFFSETS);
+    for (ulong v = begin + step; v < end; v += step)
+      clr_lanes_take(&c, clr_load_vec(p, p, v, base),
+                     (IDX_T)(base + v * CLR_VEC) + LANE_OFFSETS);
+    clr_lanes_fold(&r, c);
+  }
+#else
+  for (ulong v = begin; v < end; v += step)
+    clr_take_unit(&r, p, v, base);
 #endif
 #if !CLR_FROM_RECORDS
   if (gid == tail_owner)

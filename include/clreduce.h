@@ -153,6 +153,9 @@ CLR_API clr_status clr_op_supports(clr_op op, clr_type t);
  * argmax, minmax) run on the coarse kernel only (CLR_ERR_UNSUPPORTED
  * otherwise). */
 CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t);
+/* 1 when kernel k takes maps (clr_options.map) and computes dot products
+ * and the indexed operations (the coarse reduction); 0 otherwise. */
+CLR_API int clr_kernel_takes_maps(clr_kernel k);
 
 typedef union clr_scalar {
   float f;

@@ -55,7 +55,7 @@ static void fill_ties(clr_type t, int kind, void *data, size_t n,
     if (tu_is_float(t)) {
       double x = (double)k * 0.5;
       if (kind == 1 && tu_below(&r, 1000) == 0)
-        x = NAN;
+        x = (tu_next(&r) & 1) ? NAN : -NAN;
       if (kind == 2)
         x = (tu_next(&r) & 1) ? -0.0 : 0.0;
       tu_store_f(t, data, i, x);

@@ -45,12 +45,22 @@ typedef struct bench_opts {
   const char *csv, *json, *svg, *platform, *device;
   int autotune, verify;
   uint64_t autotune_n;
+  clr_map map;          /* --map */
+  const char *map_expr; /* --map=EXPR */
+  int dot;              /* --dot: x . y of two arrays */
 } bench_opts;
 
 static void usage(FILE *f) {
   fputs("usage: clreduce-bench [options]\n"
         "  --type=T         float double int uint long ulong (default float)\n"
-        "  --op=OP          sum prod min max and or (default sum)\n"
+        "  --op=OP          sum prod min max and or argmin argmax minmax\n"
+        "                   (default sum)\n"
+        "  --map=M          abs, square or an OpenCL C expression of x and i,\n"
+        "                   applied before the reduction (the coarse kernel;\n"
+        "                   an expression is not verified here: clreduce\n"
+        "                   --map checks it against a sequential loop)\n"
+        "  --dot            the dot product of two arrays (--op=sum; GB/s and\n"
+        "                   the stream read count both arrays)\n"
         "  --kernels=LIST   comma-separated kernel names (default: all that\n"
         "                   support the op)\n"
         "  --min-n=N        smallest size (default 1e3)\n"
@@ -96,6 +106,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
       {"device", required_argument, 0, 'D'},
       {"no-verify", no_argument, 0, 'V'},
       {"exact", no_argument, 0, 'E'},
+      {"map", required_argument, 0, 'M'},
+      {"dot", no_argument, 0, 'X'},
       {"autotune", optional_argument, 0, 'A'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
@@ -119,6 +131,18 @@ static int parse(int argc, char **argv, bench_opts *o) {
     case 'o':
       if (clr_op_from_name(optarg, &o->op) != CLR_OK)
         goto bad;
+      break;
+    case 'M':
+      if (!*optarg)
+        goto bad;
+      if (clr_map_from_name(optarg, &o->map) != CLR_OK ||
+          o->map == CLR_MAP_EXPR || o->map == CLR_MAP_NONE) {
+        o->map = CLR_MAP_EXPR;
+        o->map_expr = optarg;
+      }
+      break;
+    case 'X':
+      o->dot = 1;
       break;
     case 'k': {
       char *list = strdup(optarg), *save = NULL;
@@ -211,7 +235,15 @@ static int parse(int argc, char **argv, bench_opts *o) {
     fprintf(stderr, "clreduce-bench: --exact is for float and double sums\n");
     return 2;
   }
-  if (clr_op_supports(o->op, o->type) != CLR_OK) {
+  /* Maps and dot products: the kernels that take them. */
+  for (int k = 0; k < CLR_KERNEL_COUNT; k++)
+    if ((o->map || o->dot) && !clr_kernel_takes_maps((clr_kernel)k))
+      o->kernels[k] = 0;
+  if (o->dot && o->op != CLR_SUM) {
+    fprintf(stderr, "clreduce-bench: --dot sums x * y: --op=sum\n");
+    return 2;
+  }
+  if (clr_op_supports(o->op, o->type) != CLR_OK && o->map != CLR_MAP_EXPR) {
     fprintf(stderr, "clreduce-bench: '%s' needs an integer type\n",
             clr_op_name(o->op));
     return 2;
@@ -252,7 +284,8 @@ static void log_stderr(void *user, const char *msg) {
 
 /* One kernel at one size: warm-up (verified), then timed runs. */
 static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
-                          const void *data, void *out, size_t n, row *r) {
+                          const void *data, const void *data2, void *out,
+                          size_t n, row *r) {
   int exact = entry == ENTRY_EXACT;
   clr_kernel k = exact ? CLR_REDUCE_COARSE : (clr_kernel)entry;
   clr_options opt;
@@ -266,18 +299,21 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
   clr_options_init(&opt);
   opt.kernel = k;
   opt.exact = exact;
+  opt.map = o->map;
+  opt.map_expr = o->map_expr;
   memset(r, 0, sizeof *r);
   r->kernel = entry;
   r->n = n;
   r->verified = -1;
   for (unsigned i = 0; st == CLR_OK && i <= o->repeat; i++) {
-    st = scan ? clr_scan_host(ctx, &opt, o->op, o->type, data, out, n)
-              : clr_reduce_host(ctx, &opt, o->op, o->type, data, n, &v);
+    st = scan     ? clr_scan_host(ctx, &opt, o->op, o->type, data, out, n)
+         : o->dot ? clr_dot_host(ctx, &opt, o->type, data, data2, n, &v)
+                  : clr_reduce_host(ctx, &opt, o->op, o->type, data, n, &v);
     if (st != CLR_OK)
       break;
     clr_last_timing(ctx, &t);
     if (i == 0) { /* warm-up: check it */
-      if (!o->verify)
+      if (!o->verify || o->map == CLR_MAP_EXPR)
         continue;
       if (scan) {
         clr_scan_check chk;
@@ -291,7 +327,20 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
       } else {
         clr_reference ref;
         clr_check chk;
-        clr_ref_reduce(o->op, o->type, 0, data, n, &ref);
+        clr_type rt = clr_options_result_type(&opt, o->op, o->type), mt;
+        double err = 0;
+        void *mapped = o->map || o->dot
+                           ? clr_ref_map(o->map, o->op, o->type, rt, data,
+                                         o->dot ? data2 : NULL, n, &mt, &err)
+                           : NULL;
+        if ((o->map || o->dot) && !mapped) {
+          st = CLR_ERR_OUT_OF_MEMORY;
+          break;
+        }
+        clr_ref_reduce_to(o->op, mapped ? mt : o->type, rt,
+                          mapped ? mapped : data, n, &ref);
+        ref.ref_error += err;
+        free(mapped);
         clr_ref_check(&ref, &v, t.error_depth, &chk);
         r->verified = chk.ok;
       }
@@ -306,7 +355,8 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
     r->kernel_ms_min = km[0];
     r->call_ms = median(cm, o->repeat);
     r->h2d_ms = median(hm, o->repeat);
-    double bytes = (double)n * (double)clr_type_size(o->type) * (scan ? 2 : 1);
+    double bytes =
+        (double)n * (double)clr_type_size(o->type) * (scan || o->dot ? 2 : 1);
     r->gbps = r->kernel_ms > 0 ? bytes / r->kernel_ms / 1e6 : 0;
   }
   free(km);
@@ -350,8 +400,14 @@ static void write_json(FILE *f, const clr_device_desc *dev, const bench_opts *o,
   json_string(f, dev->device_name);
   fputs(", \"platform\": ", f);
   json_string(f, dev->platform_name);
-  fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\", \"repeat\": %u,\n",
+  fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\", \"repeat\": %u,",
           clr_type_name(o->type), clr_op_name(o->op), o->repeat);
+  fputs(" \"map\": ", f);
+  if (o->map)
+    json_string(f, o->map == CLR_MAP_EXPR ? o->map_expr : clr_map_name(o->map));
+  else
+    fputs("null", f);
+  fprintf(f, ", \"dot\": %s,\n", o->dot ? "true" : "false");
   fputs(" \"build_ms\": {", f);
   for (int k = 0, first = 1; k < N_ENTRIES; k++)
     if (o->kernels[k]) {
@@ -491,17 +547,22 @@ int main(int argc, char **argv) {
   }
   size_t max_n = sizes[n_sizes - 1];
   void *data = malloc(max_n * esize), *out = malloc(max_n * esize);
+  void *data2 = o.dot ? malloc(max_n * esize) : NULL;
   row *rows = calloc(n_sizes * N_ENTRIES, sizeof *rows);
   double stream[MAX_SIZES] = {0}, build_ms[N_ENTRIES] = {0};
   size_t n_rows = 0;
   int failed = 0;
-  if (!data || !out || !rows) {
+  if (!data || !out || !rows || (o.dot && !data2)) {
     fprintf(stderr, "clreduce-bench: out of host memory\n");
     rc = 3;
     goto done;
   }
   char desc[256];
   clr_gen_data(o.op, o.type, 42, data, max_n, desc, sizeof desc);
+  if (data2) {
+    char desc2[256];
+    clr_gen_data(o.op, o.type, 43, data2, max_n, desc2, sizeof desc2);
+  }
   clr_tuning tun;
   clr_get_tuning(ctx, &tun);
   printf("device:  %s (%s, %s)\ntuning:  %s\ndata:    %s\n", dev.device_name,
@@ -516,7 +577,11 @@ int main(int argc, char **argv) {
     clr_options_init(&opt);
     opt.kernel = k == ENTRY_EXACT ? CLR_REDUCE_COARSE : (clr_kernel)k;
     opt.exact = k == ENTRY_EXACT;
-    st = clr_prepare(ctx, &opt, o.op, o.type);
+    opt.map = o.map;
+    opt.map_expr = o.map_expr;
+    /* A dot product's kernels take two arrays: built (and timed) by its
+     * first call, below. */
+    st = o.dot ? CLR_OK : clr_prepare(ctx, &opt, o.op, o.type);
     if (st != CLR_OK) {
       fprintf(stderr, "clreduce-bench: %s: %s: %s\n", entry_name(k),
               clr_status_string(st), clr_context_error(ctx));
@@ -535,9 +600,12 @@ int main(int argc, char **argv) {
   for (size_t s = 0; s < n_sizes; s++) {
     size_t n = sizes[s];
     double ms = 0;
-    if (clr_measure_read_bandwidth(ctx, n * esize, o.repeat, &ms) == CLR_OK &&
+    /* The stream read of every byte the row reads: both arrays of a dot
+     * product. */
+    size_t read_bytes = n * esize * (o.dot ? 2 : 1);
+    if (clr_measure_read_bandwidth(ctx, read_bytes, o.repeat, &ms) == CLR_OK &&
         ms > 0)
-      stream[s] = (double)n * (double)esize / ms / 1e6;
+      stream[s] = (double)read_bytes / ms / 1e6;
     printf("%-15s %12zu %11.4f %9.2f %9s %11s %9s\n", "(stream read)", n, ms,
            stream[s], "100", "", "");
     for (int k = 0; k < N_ENTRIES; k++) {
@@ -546,7 +614,7 @@ int main(int argc, char **argv) {
       row *r = &rows[n_rows];
       fprintf(stderr, "[%zu/%zu] %s n=%zu\n", ++done_count, total,
               entry_name(k), n);
-      st = measure(ctx, &o, k, data, out, n, r);
+      st = measure(ctx, &o, k, data, data2, out, n, r);
       if (st != CLR_OK) {
         fprintf(stderr, "clreduce-bench: %s n=%zu: %s: %s\n", entry_name(k), n,
                 clr_status_string(st), clr_context_error(ctx));
@@ -582,6 +650,7 @@ int main(int argc, char **argv) {
   }
 done:
   free(data);
+  free(data2);
   free(out);
   free(rows);
   clr_context_release(ctx);

@@ -116,8 +116,6 @@ int clr_type_is_float(clr_type t);
 int clr_accumulator_fits(clr_type in, clr_type acc);
 /* 1 for argmin, argmax and minmax (a value and an index). */
 int clr_op_is_indexed(clr_op op);
-/* 1 when kernel k takes maps, two inputs and the indexed operations. */
-int clr_kernel_maps(clr_kernel k);
 /* The file under cl/ with the kernel's own algorithm (kernel_table.h). */
 const char *clr_kernel_source(clr_kernel k);
 /* 1 when needle occurs in hay, ignoring ASCII case (an empty needle
@@ -246,6 +244,7 @@ typedef struct clr_build_spec {
   int aligned;
   const char *extra;   /* further -D options, or NULL */
   const char *source2; /* appended after source, or NULL */
+  const char *helpers; /* shared functions put before source, or NULL */
   clr_map map;         /* -DCLR_MAP when not CLR_MAP_NONE */
   unsigned inputs;     /* -DCLR_INPUTS=2 when 2 */
   const char *prelude; /* text before common.cl (a map expression's

@@ -148,16 +148,19 @@ static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
   return CLR_OK;
 }
 
-/* Concatenate the prelude, common.cl, the algorithm source and the
- * optional second source (the scan kernels' shared tile kernel). */
+/* Concatenate the prelude, common.cl, the shared helpers, the algorithm
+ * source and the optional second source (the scan kernels' shared tile
+ * kernel). */
 static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
                               char **text, size_t *len) {
-  const char *names[3] = {"common.cl", s->source, s->source2};
-  char *parts[3] = {NULL, NULL, NULL};
-  size_t lens[3] = {0, 0, 0};
+  const char *names[4] = {"common.cl", s->helpers, s->source, s->source2};
+  char *parts[4] = {NULL, NULL, NULL, NULL};
+  size_t lens[4] = {0, 0, 0, 0};
   size_t pre = s->prelude ? strlen(s->prelude) : 0, total = pre + 1;
   clr_status st = CLR_OK;
-  for (int i = 0; i < 3 && names[i]; i++) {
+  for (int i = 0; i < 4; i++) {
+    if (!names[i])
+      continue;
     parts[i] = read_text(ctx->kernel_dir, names[i], &lens[i]);
     if (!parts[i]) {
       st = clr_fail(ctx, CLR_ERR_KERNEL_SOURCE,
@@ -178,7 +181,9 @@ static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
     at = pre;
     all[at++] = '\n';
   }
-  for (int i = 0; i < 3 && parts[i]; i++) {
+  for (int i = 0; i < 4; i++) {
+    if (!parts[i])
+      continue;
     memcpy(all + at, parts[i], lens[i]);
     at += lens[i];
     all[at++] = '\n';
@@ -187,7 +192,7 @@ static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
   *text = all;
   *len = at;
 done:
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     free(parts[i]);
   return st;
 }
@@ -218,7 +223,8 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
                     "device '%s' has no double-precision support (cl_khr_fp64)",
                     ctx->desc.device_name);
   build_options(spec, options, sizeof options);
-  snprintf(key, sizeof key, "%s+%s|%s|%s", spec->source,
+  snprintf(key, sizeof key, "%s+%s+%s|%s|%s",
+           spec->helpers ? spec->helpers : "", spec->source,
            spec->source2 ? spec->source2 : "", spec->kernel, options);
   const char *prelude = spec->prelude ? spec->prelude : "";
   for (size_t i = 0; i < ctx->n_programs; i++)

@@ -76,7 +76,7 @@ static clr_status check_map(clr_context *ctx, const clr_options *opt, clr_op op,
                     (int)opt->map);
   if (opt->map == CLR_MAP_NONE)
     return CLR_OK;
-  if (scan || opt->exact || !clr_kernel_maps(opt->kernel))
+  if (scan || opt->exact || !clr_kernel_takes_maps(opt->kernel))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "maps apply to reductions with the '%s' kernel (not to "
                     "%s)",
@@ -127,7 +127,7 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "scans support sum, prod, min and max, not '%s'",
                     clr_op_name(op));
-  if (!scan && clr_op_is_indexed(op) && !clr_kernel_maps(opt->kernel))
+  if (!scan && clr_op_is_indexed(op) && !clr_kernel_takes_maps(opt->kernel))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "'%s' runs on the '%s' kernel, not '%s'", clr_op_name(op),
                     clr_kernel_name(CLR_REDUCE_COARSE),
@@ -237,7 +237,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->vec = 0;
   p->layout = CLR_LAYOUT_AUTO;
   p->inputs = where2 ? 2 : 1;
-  p->takes_base = clr_kernel_maps(p->kernel);
+  p->takes_base = clr_kernel_takes_maps(p->kernel);
   p->map_depth =
       opt->map == CLR_MAP_SQUARE || (where2 && opt->map == CLR_MAP_NONE);
   int indexed = clr_op_is_indexed(op);
@@ -250,18 +250,19 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   if (opt->map == CLR_MAP_EXPR)
     snprintf(p->prelude, sizeof p->prelude, "#define CLR_MAP_EXPR(x, %si) (%s)",
              where2 ? "y, " : "", opt->map_expr);
-  clr_build_spec spec = {.source = indexed ? "reduce_extrema.cl"
-                                           : clr_kernel_source(p->kernel),
-                         .kernel = "clr_reduce",
-                         .in = p->in,
-                         .acc = p->acc,
-                         .op = op,
-                         .vec = p->vec,
-                         .layout = (unsigned)p->layout,
-                         .aligned = aligned && !indexed,
-                         .map = opt->map,
-                         .inputs = (unsigned)p->inputs,
-                         .prelude = p->prelude[0] ? p->prelude : NULL};
+  clr_build_spec spec = {
+      .source = indexed ? "reduce_extrema.cl" : clr_kernel_source(p->kernel),
+      .helpers = clr_kernel_takes_maps(p->kernel) ? "load_mapped.cl" : NULL,
+      .kernel = "clr_reduce",
+      .in = p->in,
+      .acc = p->acc,
+      .op = op,
+      .vec = p->vec,
+      .layout = (unsigned)p->layout,
+      .aligned = aligned,
+      .map = opt->map,
+      .inputs = (unsigned)p->inputs,
+      .prelude = p->prelude[0] ? p->prelude : NULL};
   st = clr_get_kernel(ctx, &spec, &p->first);
   if (st != CLR_OK)
     return st;
@@ -272,10 +273,11 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   spec.map = CLR_MAP_NONE;
   spec.inputs = 1;
   spec.prelude = NULL;
-  spec.aligned = p->vec > 1 && !indexed;
+  spec.aligned = p->vec > 1;
   p->vec_rest = p->vec;
   if (indexed) {
     spec.vec = p->vec_rest = 1;
+    spec.aligned = 0;
     spec.extra = "-DCLR_FROM_RECORDS=1";
   }
   st = clr_get_kernel(ctx, &spec, &p->rest);
@@ -474,7 +476,7 @@ static clr_status check_dot(clr_context *ctx, const clr_options *opt) {
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "exact dot products are not implemented (exact mode "
                     "covers sums of one array)");
-  if (!clr_kernel_maps(opt->kernel))
+  if (!clr_kernel_takes_maps(opt->kernel))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "dot products run on the '%s' kernel, not '%s'",
                     clr_kernel_name(CLR_REDUCE_COARSE),

@@ -108,6 +108,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   if (st != CLR_OK)
     return st;
   clr_build_spec sum = {.source = "reduce_coarse.cl",
+                        .helpers = "load_mapped.cl",
                         .kernel = "clr_reduce",
                         .in = type,
                         .acc = type,

@@ -129,7 +129,7 @@ CLR_API int clr_kernel_is_scan(clr_kernel k) {
   return (unsigned)k < CLR_KERNEL_COUNT && kernels[k].scan;
 }
 
-int clr_kernel_maps(clr_kernel k) {
+CLR_API int clr_kernel_takes_maps(clr_kernel k) {
   return (unsigned)k < CLR_KERNEL_COUNT && kernels[k].ops >= 2;
 }
 

@@ -1,0 +1,71 @@
+/* The input as the coarse reductions read it (reduce_coarse.cl,
+ * reduce_extrema.cl: the host puts this file before theirs): CLR_VEC
+ * elements at a time, converted to the accumulator type and mapped
+ * (common.cl's MAPPED), with wide aligned loads where -DCLR_ALIGNED=1 says
+ * the input (with its offset) is aligned to a whole vector.
+ */
+#ifndef CLR_ALIGNED
+#define CLR_ALIGNED 0
+#endif
+
+#if CLR_VEC == 1
+#define ACCV_T ACC_T
+#else
+#define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
+#define INV_T CLR_CAT(IN_T, CLR_VEC)
+#define CONVV CLR_CAT(convert_, ACCV_T)
+#if CLR_ALIGNED
+#define RAWV(v, p) (((__global const INV_T *)(p))[v])
+#else
+#define RAWV(v, p) CLR_CAT(vload, CLR_VEC)((v), (p))
+#endif
+#endif
+
+/* Vector v of the input (elements v * CLR_VEC ...) as accumulator values,
+ * mapped (common.cl's MAPPED); q is the second input of a dot product
+ * (otherwise unread).  The built-in maps and the dot product work on whole
+ * vectors; an expression map sees one element at a time. */
+inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
+                           ulong v, ulong base) {
+#if CLR_VEC == 1
+  return MAPPED(p[v], q[v], base + v);
+#elif CLR_MAP == 3
+  /* Lane by lane, unrolled over the vector's components (.s0, .s1 ...):
+   * straight-line scalar code the compiler can vectorise again. */
+  CLR_CAT(IN_T, CLR_VEC) xv = RAWV(v, p);
+#if CLR_INPUTS == 2
+  CLR_CAT(IN_T, CLR_VEC) yv = RAWV(v, q);
+#endif
+  ulong i0 = base + v * CLR_VEC;
+#define CLR_LANE(k) MAPPED(xv.s##k, yv.s##k, i0 + 0x##k),
+#define CLR_LANE_LAST(k) MAPPED(xv.s##k, yv.s##k, i0 + 0x##k)
+#if CLR_VEC == 2
+  return (ACCV_T)(CLR_LANE(0) CLR_LANE_LAST(1));
+#elif CLR_VEC == 4
+  return (ACCV_T)(CLR_LANE(0) CLR_LANE(1) CLR_LANE(2) CLR_LANE_LAST(3));
+#elif CLR_VEC == 8
+  return (ACCV_T)(CLR_LANE(0) CLR_LANE(1) CLR_LANE(2) CLR_LANE(3) CLR_LANE(4)
+                      CLR_LANE(5) CLR_LANE(6) CLR_LANE_LAST(7));
+#else
+  return (ACCV_T)(CLR_LANE(0) CLR_LANE(1) CLR_LANE(2) CLR_LANE(3) CLR_LANE(4)
+                      CLR_LANE(5) CLR_LANE(6) CLR_LANE(7) CLR_LANE(8)
+                          CLR_LANE(9) CLR_LANE(a) CLR_LANE(b) CLR_LANE(c)
+                              CLR_LANE(d) CLR_LANE(e) CLR_LANE_LAST(f));
+#endif
+#elif CLR_OP == 4 || CLR_OP == 5
+  /* and / or: only "non-zero" matters (-1 for true in a vector; the
+   * lanes fold to 0 or 1). */
+  return CONVV(RAWV(v, p) != (IN_T)0);
+#elif CLR_MAP == 1 && ACC_IS_FP
+  return fabs(CONVV(RAWV(v, p)));
+#elif CLR_MAP == 1
+  return CONVV(abs(CONVV(RAWV(v, p))));
+#elif CLR_MAP == 2
+  ACCV_T a = CONVV(RAWV(v, p));
+  return a * a;
+#elif CLR_INPUTS == 2
+  return CONVV(RAWV(v, p)) * CONVV(RAWV(v, q));
+#else
+  return CONVV(RAWV(v, p));
+#endif
+}
