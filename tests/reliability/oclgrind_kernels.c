@@ -28,6 +28,7 @@
  * never waits.  Its coarse option is the elements per work-item.
  */
 #include "exact_sum.h"
+#include "reference.h"
 #include "test_util.h"
 
 #include <CL/cl.h>
@@ -237,6 +238,99 @@ static void check_scan_buffer(clr_context *c, const clr_options *o, clr_op op,
   free(want);
 }
 
+/* A map or a dot product (y not NULL) of n elements, checked against the
+ * CPU's mapped values. */
+static void check_mapped(const clr_options *o, clr_op op, clr_type t, size_t n,
+                         int dot) {
+  char sh[160], a[64], b[64];
+  size_t es = clr_type_size(t);
+  void *x = tu_xmalloc(n * es), *y = tu_xmalloc(n * es);
+  tu_fill_exact(t, CLR_SUM, x, n, n * 13 + (size_t)t);
+  tu_fill_exact(t, CLR_SUM, y, n, n * 17 + (size_t)t);
+  clr_type rt = clr_options_result_type(o, op, t), mt;
+  double err;
+  void *mapped =
+      clr_ref_map(o->map, op, t, rt, x, dot ? y : NULL, n, &mt, &err);
+  clr_reference ref;
+  clr_ref_reduce_to(op, mt, rt, mapped, n, &ref);
+  ref.ref_error += err;
+  clr_value got;
+  memset(&got, 0, sizeof got);
+  trace("%s %s %s of %s n=%zu", dot ? "dot" : "map", shape(o, sh, sizeof sh),
+        clr_op_name(op), clr_type_name(t), n);
+  clr_status s = dot ? clr_dot_host(ctx, o, t, x, y, n, &got)
+                     : clr_reduce_host(ctx, o, op, t, x, n, &got);
+  runs++;
+  if (tu_check(s == CLR_OK, "%s %s map %s %s of %s n=%zu: %s: %s",
+               dot ? "dot" : "reduce", shape(o, sh, sizeof sh),
+               clr_map_name(o->map), clr_op_name(op), clr_type_name(t), n,
+               clr_status_name(s), clr_context_error(ctx))) {
+    clr_check chk;
+    clr_timing tm;
+    clr_last_timing(ctx, &tm);
+    clr_ref_check(&ref, &got, tm.error_depth, &chk);
+    tu_check(chk.ok, "%s %s map %s %s of %s n=%zu: got %s, want %s",
+             dot ? "dot" : "reduce", shape(o, sh, sizeof sh),
+             clr_map_name(o->map), clr_op_name(op), clr_type_name(t), n,
+             tu_fmtv(got, a, sizeof a), tu_fmtv(ref.value, b, sizeof b));
+  }
+  free(mapped);
+  free(x);
+  free(y);
+}
+
+/* Maps, expressions and dot products on the coarse kernels (the indexed
+ * ops run in part_coarse, over every op). */
+static void part_transform(void) {
+  static const unsigned vecs[] = {1, 4, 16};
+  static const clr_type types[] = {CLR_FLOAT, CLR_INT, CLR_DOUBLE};
+  for (int layout = CLR_LAYOUT_STRIDED; layout <= CLR_LAYOUT_CONTIGUOUS;
+       layout++)
+    for (size_t vi = 0; vi < sizeof vecs / sizeof vecs[0]; vi++)
+      for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        clr_options o;
+        clr_options_init(&o);
+        o.wg_size = 4;
+        o.layout = (clr_layout)layout;
+        o.vector_width = vecs[vi];
+        size_t sizes[] = {1, vecs[vi] + 3, 4 * 4 * vecs[vi] * 3 + 5};
+        for (size_t si = 0; si < 3; si++) {
+          o.map = CLR_MAP_SQUARE;
+          check_mapped(&o, CLR_SUM, types[ti], sizes[si], 0);
+          o.map = CLR_MAP_ABS;
+          check_mapped(&o, CLR_ARGMAX, types[ti], sizes[si], 0);
+          o.map = CLR_MAP_NONE;
+          check_mapped(&o, CLR_SUM, types[ti], sizes[si], 1);
+          /* An expression of x and i: the index weights each element. */
+          o.map = CLR_MAP_EXPR;
+          o.map_expr = "(i % 3 == 1) ? x : 0";
+          size_t n = sizes[si], es = clr_type_size(types[ti]);
+          unsigned char *x = tu_xmalloc(n * es);
+          tu_fill_exact(types[ti], CLR_SUM, x, n, n);
+          unsigned char *m = tu_xmalloc(n * es);
+          memset(m, 0, n * es);
+          for (size_t i = 1; i < n; i += 3)
+            memcpy(m + i * es, x + i * es, es);
+          clr_type rt = clr_options_result_type(&o, CLR_SUM, types[ti]);
+          clr_reference ref;
+          clr_ref_reduce_to(CLR_SUM, types[ti], rt, m, n, &ref);
+          clr_value got;
+          clr_status s =
+              clr_reduce_host(ctx, &o, CLR_SUM, types[ti], x, n, &got);
+          runs++;
+          clr_check chk;
+          clr_timing tm;
+          clr_last_timing(ctx, &tm);
+          clr_ref_check(&ref, &got, tm.error_depth, &chk);
+          tu_check(s == CLR_OK && chk.ok, "expression map %s of %s n=%zu: %s",
+                   layout == CLR_LAYOUT_STRIDED ? "strided" : "contiguous",
+                   clr_type_name(types[ti]), n, clr_status_name(s));
+          free(x);
+          free(m);
+        }
+      }
+}
+
 /* ------------------------------------------------------------ parts */
 
 /* Sizes for one-element-per-item kernels with work-group wg: 1, a partial
@@ -248,7 +342,7 @@ static void part_simple(clr_kernel k) {
     for (size_t ti = 0; ti < N_TYPES; ti++)
       for (int op = 0; op < CLR_OP_COUNT; op++) {
         clr_type t = all_types[ti];
-        if (clr_op_supports((clr_op)op, t) != CLR_OK)
+        if (clr_kernel_supports(k, (clr_op)op, t) != CLR_OK)
           continue;
         clr_options o;
         clr_options_init(&o);
@@ -545,6 +639,8 @@ int main(int argc, char **argv) {
     part_reduce_buffer();
   else if (strcmp(part, "reduce-exact") == 0)
     part_exact();
+  else if (strcmp(part, "reduce-transform") == 0)
+    part_transform();
   else if (strcmp(part, "scan-kogge-stone") == 0)
     part_scan(CLR_SCAN_KOGGE_STONE);
   else if (strcmp(part, "scan-kogge-stone-db") == 0)
