@@ -8,7 +8,9 @@
  *   -DCLR_MAP=<map>   map applied to each input element (kernels that
  *                     take maps: MAPPED below)
  *   -DCLR_INPUTS=2    two inputs (dot products)
- * Type codes: 0 float, 1 double, 2 int, 3 uint, 4 long, 5 ulong.
+ * Type codes: 0 float, 1 double, 2 int, 3 uint, 4 long, 5 ulong, 6 half
+ *             (CLR_IN only: binary16 storage, read with vload_half as
+ *             float, which needs no cl_khr_fp16).
  * Op codes:   0 sum, 1 prod, 2 min, 3 max, 4 and, 5 or, 6 argmin,
  *             7 argmax, 8 minmax (the last three: cl/reduce_extrema.cl).
  * Map codes:  0 none, 1 abs, 2 square, 3 an expression: the host puts
@@ -66,8 +68,20 @@
 #define IN_T uint
 #elif CLR_IN == 4
 #define IN_T long
-#else
+#elif CLR_IN == 5
 #define IN_T ulong
+#else
+#define IN_T half
+#endif
+
+/* X_T: an input element's value type (half data is read as float);
+ * IN_AT(p, i): element i of an input array, as X_T. */
+#if CLR_IN == 6
+#define X_T float
+#define IN_AT(p, i) vload_half((i), (p))
+#else
+#define X_T IN_T
+#define IN_AT(p, i) ((p)[i])
 #endif
 
 #if CLR_ACC == 0

@@ -13,8 +13,11 @@
 #else
 #define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
 #define INV_T CLR_CAT(IN_T, CLR_VEC)
+#define XV_T CLR_CAT(X_T, CLR_VEC)
 #define CONVV CLR_CAT(convert_, ACCV_T)
-#if CLR_ALIGNED
+#if CLR_IN == 6 /* half: decoded to float, whatever the alignment */
+#define RAWV(v, p) CLR_CAT(vload_half, CLR_VEC)((v), (p))
+#elif CLR_ALIGNED
 #define RAWV(v, p) (((__global const INV_T *)(p))[v])
 #else
 #define RAWV(v, p) CLR_CAT(vload, CLR_VEC)((v), (p))
@@ -28,13 +31,13 @@
 inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
                            ulong v, ulong base) {
 #if CLR_VEC == 1
-  return MAPPED(p[v], q[v], base + v);
+  return MAPPED(IN_AT(p, v), IN_AT(q, v), base + v);
 #elif CLR_MAP == 3
   /* Lane by lane, unrolled over the vector's components (.s0, .s1 ...):
    * straight-line scalar code the compiler can vectorise again. */
-  CLR_CAT(IN_T, CLR_VEC) xv = RAWV(v, p);
+  XV_T xv = RAWV(v, p);
 #if CLR_INPUTS == 2
-  CLR_CAT(IN_T, CLR_VEC) yv = RAWV(v, q);
+  XV_T yv = RAWV(v, q);
 #endif
   ulong i0 = base + v * CLR_VEC;
 #define CLR_LANE(k) MAPPED(xv.s##k, yv.s##k, i0 + 0x##k),
@@ -55,7 +58,7 @@ inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
 #elif CLR_OP == 4 || CLR_OP == 5
   /* and / or: only "non-zero" matters (-1 for true in a vector; the
    * lanes fold to 0 or 1). */
-  return CONVV(RAWV(v, p) != (IN_T)0);
+  return CONVV(RAWV(v, p) != (X_T)0);
 #elif CLR_MAP == 1 && ACC_IS_FP
   return fabs(CONVV(RAWV(v, p)));
 #elif CLR_MAP == 1

@@ -72,7 +72,7 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
 #endif
   if (gid == tail_owner) {
     for (ulong i = nv * CLR_VEC; i < n; i++) {
-      ACC_T x = MAPPED(p[i], q[i], base + i);
+      ACC_T x = MAPPED(IN_AT(p, i), IN_AT(q, i), base + i);
       r = OP(r, x);
     }
   }

@@ -199,7 +199,7 @@ inline void clr_take_unit(clr_record *r, __global const SRC_T *p, ulong v,
 #if CLR_FROM_RECORDS
   clr_merge(r, p[v]);
 #else
-  clr_take(r, MAPPED(p[v], 0, base + v), base + v);
+  clr_take(r, MAPPED(IN_AT(p, v), 0, base + v), base + v);
 #endif
 }
 
@@ -242,7 +242,7 @@ __kernel void clr_reduce(__global const SRC_T *in, ulong offset, ulong n,
 #if !CLR_FROM_RECORDS
   if (gid == tail_owner)
     for (ulong i = nv * UNIT; i < n; i++)
-      clr_take(&r, MAPPED(p[i], 0, base + i), base + i);
+      clr_take(&r, MAPPED(IN_AT(p, i), 0, base + i), base + i);
 #endif
   /* The work-group tree (common.cl's clr_group_reduce, on records). */
   uint lid = (uint)get_local_id(0);

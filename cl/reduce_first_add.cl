@@ -9,8 +9,8 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
   (void)per_item;
   ulong wg = get_local_size(0);
   ulong i = get_group_id(0) * 2 * wg + get_local_id(0);
-  ACC_T a = i < n ? LOAD(in[offset + i]) : IDENTITY;
-  ACC_T b = i + wg < n ? LOAD(in[offset + i + wg]) : IDENTITY;
+  ACC_T a = i < n ? LOAD(IN_AT(in, offset + i)) : IDENTITY;
+  ACC_T b = i + wg < n ? LOAD(IN_AT(in, offset + i + wg)) : IDENTITY;
   ACC_T r = clr_group_reduce(scratch, OP(a, b));
   if (get_local_id(0) == 0)
     out[get_group_id(0)] = r;

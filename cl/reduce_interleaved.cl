@@ -13,7 +13,7 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
   uint lid = (uint)get_local_id(0);
   uint wg = (uint)get_local_size(0);
   ulong gid = get_global_id(0);
-  scratch[lid] = gid < n ? LOAD(in[offset + gid]) : IDENTITY;
+  scratch[lid] = gid < n ? LOAD(IN_AT(in, offset + gid)) : IDENTITY;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint s = 1; s < wg; s *= 2) {
     if (lid % (2 * s) == 0 && lid + s < wg) {

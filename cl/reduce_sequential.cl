@@ -10,7 +10,7 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
                          ulong per_item) {
   (void)per_item;
   ulong gid = get_global_id(0);
-  ACC_T x = gid < n ? LOAD(in[offset + gid]) : IDENTITY;
+  ACC_T x = gid < n ? LOAD(IN_AT(in, offset + gid)) : IDENTITY;
   ACC_T r = clr_group_reduce(scratch, x);
   if (get_local_id(0) == 0)
     out[get_group_id(0)] = r;

@@ -69,6 +69,11 @@ typedef enum clr_type {
   CLR_UINT,  /* uint32_t */
   CLR_LONG,  /* int64_t  */
   CLR_ULONG, /* uint64_t */
+  /* IEEE binary16 storage (uint16_t bits; no cl_khr_fp16 needed: the
+   * kernels read it with vload_half), computed in float: results are
+   * float (clr_result_type), or double with accumulate_in.  Reductions
+   * only. */
+  CLR_HALF,
   CLR_TYPE_COUNT
 } clr_type;
 
@@ -124,7 +129,7 @@ typedef enum clr_kernel {
   CLR_KERNEL_COUNT
 } clr_kernel;
 
-CLR_API const char *clr_type_name(clr_type t); /* "float", "uint", ...      */
+CLR_API const char *clr_type_name(clr_type t); /* "float", "half", ...      */
 CLR_API size_t clr_type_size(clr_type t);      /* bytes, 0 if invalid       */
 CLR_API const char *clr_op_name(clr_op op);    /* "sum", "and", ...         */
 CLR_API const char *
@@ -142,8 +147,9 @@ CLR_API int clr_kernel_is_scan(clr_kernel k);
 /* The type a reduction's result (and its accumulator) has.
  * Accumulation rule: sum and prod of 32-bit integers accumulate in 64 bits
  * (int -> long, uint -> ulong), as NumPy does, unless narrow_accumulator is
- * set in the options; and/or give an int (0 or 1); everything else keeps
- * the input type.  Integer overflow wraps modulo 2^bits. */
+ * set in the options; and/or give an int (0 or 1); half data gives float;
+ * everything else keeps the input type.  Integer overflow wraps modulo 2^bits.
+ */
 CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow_accumulator);
 /* CLR_OK when op applies to t (and/or need an integer type, unless a map
  * expression gives the values they test). */

@@ -50,9 +50,11 @@ static void test_status_strings(void) {
 }
 
 static void test_names(void) {
-  static const char *types[] = {"float", "double", "int",
-                                "uint",  "long",   "ulong"};
-  static const size_t sizes[] = {4, 8, 4, 4, 8, 8};
+  static const char *types[] = {"float", "double", "int", "uint",
+                                "long",  "ulong",  "half"};
+  static const size_t sizes[] = {4, 8, 4, 4, 8, 8, 2};
+  _Static_assert(sizeof types / sizeof types[0] == CLR_TYPE_COUNT,
+                 "every type");
   static const char *ops[] = {"sum", "prod",   "min",    "max",   "and",
                               "or",  "argmin", "argmax", "minmax"};
   static const char *maps[] = {"none", "abs", "square", "expr"};
@@ -147,6 +149,8 @@ static void test_supports_and_result_types(void) {
         clr_type want = (clr_type)t;
         if (logical)
           want = CLR_INT;
+        else if (t == CLR_HALF) /* half data is computed in float */
+          want = CLR_FLOAT;
         else if ((o == CLR_SUM || o == CLR_PROD) && !narrow &&
                  (t == CLR_INT || t == CLR_UINT))
           want = t == CLR_INT ? CLR_LONG : CLR_ULONG;

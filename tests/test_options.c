@@ -371,10 +371,13 @@ static void test_accumulate_in(clr_context *ctx) {
         if (!tu_type_available(type) || !tu_type_available(acc) ||
             clr_op_supports((clr_op)op, type) != CLR_OK)
           continue;
-        int fits = (type == acc || (type == CLR_FLOAT && acc == CLR_DOUBLE) ||
-                    (type == CLR_INT && acc == CLR_LONG) ||
-                    (type == CLR_UINT && acc == CLR_ULONG)) &&
-                   op != CLR_AND && op != CLR_OR;
+        int fits =
+            ((type == acc && type != CLR_HALF) ||
+             ((type == CLR_FLOAT || type == CLR_HALF) && acc == CLR_DOUBLE) ||
+             (type == CLR_HALF && acc == CLR_FLOAT) ||
+             (type == CLR_INT && acc == CLR_LONG) ||
+             (type == CLR_UINT && acc == CLR_ULONG)) &&
+            op != CLR_AND && op != CLR_OR;
         clr_options o;
         clr_options_init(&o);
         o.accumulate_in = CLR_ACCUMULATE_IN(acc);

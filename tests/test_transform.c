@@ -10,7 +10,11 @@
  * streamed in 4 KiB chunks (indices across chunks); cl_mem ranges at an
  * offset.  Ties, NaN and signed zeros decide the indexed answers.
  *
- *   --part=indexed|maps|dot|errors   (default: all)
+ * Half data (binary16, computed in float): every reduction, maps, dot
+ * products, against the CPU decoding the bits itself (src/check/half.c,
+ * checked here against values known by hand).
+ *
+ *   --part=indexed|maps|dot|half|errors   (default: all)
  */
 #include "reference.h"
 #include "test_util.h"
@@ -462,6 +466,146 @@ static void dot_products(clr_context *ctx, clr_context *chunked) {
   free(y);
 }
 
+/* ------------------------------------------------------------ half */
+
+/* The CPU's binary16 codec (src/check/half.c) against values known by
+ * hand; every half round-trips. */
+static void half_codec(void) {
+  static const struct {
+    float f;
+    uint16_t h;
+  } known[] = {{1.0f, 0x3c00},
+               {-2.0f, 0xc000},
+               {65504.0f, 0x7bff},
+               {65520.0f, 0x7c00}, /* ties up: inf */
+               {0x1p-24f, 0x0001},
+               {0x1p-25f, 0x0000}, /* tie to even */
+               {0x1.8p-25f, 0x0001},
+               {0x1p-14f, 0x0400},
+               {1.0f + 0x1p-11f, 0x3c00}, /* tie to even */
+               {1.0f + 0x3p-11f, 0x3c02},
+               {-0.0f, 0x8000},
+               {INFINITY, 0x7c00},
+               {0.1f, 0x2e66}};
+  for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+    TU_CHECK(clr_half_from_float(known[k].f) == known[k].h,
+             "half of %a is %04x, got %04x", (double)known[k].f, known[k].h,
+             clr_half_from_float(known[k].f));
+  size_t bad = 0;
+  for (uint32_t h = 0; h < 65536; h++) {
+    float f = clr_half_to_float((uint16_t)h);
+    if (isnan(f) ? !((h & 0x7c00) == 0x7c00 && (h & 0x3ff))
+                 : clr_half_from_float(f) != h)
+      bad++;
+  }
+  TU_CHECK(bad == 0, "every half round-trips through float (%zu do not)", bad);
+}
+
+/* Half data: every reduction, against the CPU decoding the bits itself. */
+static void half_data(clr_context *ctx, clr_context *chunked) {
+  static const clr_op ops[] = {CLR_SUM,    CLR_PROD,   CLR_MIN,   CLR_MAX,
+                               CLR_ARGMIN, CLR_ARGMAX, CLR_MINMAX};
+  for (int kind = 0; kind < 3; kind++)
+    for (size_t si = 0; si < N_SIZES; si++) {
+      size_t n = sizes[si];
+      uint16_t *h = tu_xmalloc(n * sizeof *h);
+      tu_rng r = {tu_seed(9, (uint64_t)kind, n, 1)};
+      for (size_t i = 0; i < n; i++) {
+        if (kind == 0) /* [-1, 1): sums */
+          h[i] = clr_half_from_float((float)(2.0 * tu_unit(&r) - 1.0));
+        else if (kind == 1) /* any bits but NaN and inf: denormals too */
+          do
+            h[i] = (uint16_t)tu_next(&r);
+          while ((h[i] & 0x7c00) == 0x7c00);
+        else /* ties, signed zeros, infinities and NaN */
+          h[i] = (uint16_t[]){0x0000, 0x8000, 0x3c00, 0xbc00,
+                              0x7c00, 0xfc00, 0x7e00, 0x0001}[tu_below(
+              &r, kind == 2 && n > 64 ? 8 : 7)];
+      }
+      for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
+        if (ops[oi] == CLR_PROD && kind != 0)
+          continue;
+        for (size_t s = 0; s < N_SHAPES; s++) {
+          if (s > 0 && n > 4099)
+            continue;
+          clr_options o = shaped(&shapes[s]);
+          for (int acc = 0; acc < 2; acc++) {
+            if (acc && (!tu_type_available(CLR_DOUBLE) || s > 0))
+              continue;
+            o.accumulate_in = acc ? CLR_ACCUMULATE_IN(CLR_DOUBLE) : 0;
+            clr_value v;
+            char what[160];
+            snprintf(what, sizeof what, "half %s kind %d n=%zu %s%s",
+                     clr_op_name(ops[oi]), kind, n, shapes[s].name,
+                     acc ? " in double" : "");
+            clr_status st =
+                clr_reduce_host(ctx, &o, ops[oi], CLR_HALF, h, n, &v);
+            if (!TU_CHECK(st == CLR_OK, "%s: %s (%s)", what,
+                          clr_status_name(st), clr_context_error(ctx)))
+              continue;
+            clr_type rt = acc ? CLR_DOUBLE : CLR_FLOAT;
+            TU_CHECK(v.type == rt, "%s: result type %s", what,
+                     clr_type_name(v.type));
+            clr_reference ref;
+            clr_ref_reduce_to(ops[oi], CLR_HALF, rt, h, n, &ref);
+            check_against(what, &ref, &v, depth_of(ctx));
+          }
+        }
+      }
+      /* Sum of squares and a dot product of halves; streamed too. */
+      clr_options o;
+      clr_options_init(&o);
+      o.map = CLR_MAP_SQUARE;
+      clr_value v;
+      clr_type mt;
+      double err;
+      void *m = clr_ref_map(CLR_MAP_SQUARE, CLR_SUM, CLR_HALF, CLR_FLOAT, h,
+                            NULL, n, &mt, &err);
+      clr_reference ref;
+      clr_ref_reduce_to(CLR_SUM, mt, CLR_FLOAT, m, n, &ref);
+      ref.ref_error += err;
+      free(m);
+      if (kind == 0 && TU_CHECK(clr_reduce_host(chunked, &o, CLR_SUM, CLR_HALF,
+                                                h, n, &v) == CLR_OK,
+                                "streamed half sum of squares n=%zu", n))
+        check_against("streamed half sum of squares", &ref, &v,
+                      depth_of(chunked));
+      m = clr_ref_map(CLR_MAP_NONE, CLR_SUM, CLR_HALF, CLR_FLOAT, h, h, n, &mt,
+                      &err);
+      clr_ref_reduce_to(CLR_SUM, mt, CLR_FLOAT, m, n, &ref);
+      ref.ref_error += err;
+      free(m);
+      if (kind == 0 &&
+          TU_CHECK(clr_dot_host(ctx, NULL, CLR_HALF, h, h, n, &v) == CLR_OK,
+                   "half dot n=%zu", n))
+        check_against("half dot", &ref, &v, depth_of(ctx));
+      free(h);
+    }
+  /* Not scanned, not exact, no and / or without an expression. */
+  uint16_t h[4] = {0x3c00, 0x4000, 0, 0x3c00};
+  uint16_t out[4];
+  clr_value v;
+  clr_options o;
+  clr_options_init(&o);
+  TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_SUM, CLR_HALF, h, out, 4),
+                   CLR_ERR_UNSUPPORTED, "half scan");
+  o.exact = 1;
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_HALF, h, 4, &v),
+                   CLR_ERR_UNSUPPORTED, "exact half sum");
+  clr_options_init(&o);
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_AND, CLR_HALF, h, 4, &v),
+                   CLR_ERR_UNSUPPORTED, "and of halves");
+  o.map = CLR_MAP_EXPR;
+  o.map_expr = "x != 0.0f";
+  TU_CHECK(clr_reduce_host(ctx, &o, CLR_AND, CLR_HALF, h, 4, &v) == CLR_OK &&
+               v.v.i == 0,
+           "and of halves by expression: one is zero");
+  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_HALF);
+  o.map = CLR_MAP_NONE;
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_HALF, h, 4, &v),
+                   CLR_ERR_UNSUPPORTED, "accumulating in half");
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void errors(clr_context *ctx) {
@@ -615,6 +759,12 @@ int main(int argc, char **argv) {
   if (all || strcmp(part, "dot") == 0) {
     tu_section("dot products");
     dot_products(ctx, chunked);
+  }
+  if (all || strcmp(part, "half") == 0) {
+    tu_section("half: the CPU's codec");
+    half_codec();
+    tu_section("half data");
+    half_data(ctx, chunked);
   }
   if (all || strcmp(part, "errors") == 0) {
     tu_section("errors");

@@ -7,6 +7,7 @@
 #define CLR_TEST_UTIL_H
 
 #include "clreduce.h"
+#include "half.h"
 #include "reference.h"
 
 #include <inttypes.h>
@@ -133,12 +134,15 @@ static TU_UNUSED uint64_t tu_seed(uint64_t a, uint64_t b, uint64_t c,
 /* ------------------------------------------------------------ values */
 
 static TU_UNUSED int tu_is_float(clr_type t) {
-  return t == CLR_FLOAT || t == CLR_DOUBLE;
+  return t == CLR_FLOAT || t == CLR_DOUBLE || t == CLR_HALF;
 }
 
-/* Store a double / integer into element i of an array of type t. */
+/* Store a double / integer into element i of an array of type t (half:
+ * rounded to the nearest binary16 by src/check/half.c). */
 static TU_UNUSED void tu_store_f(clr_type t, void *data, size_t i, double x) {
-  if (t == CLR_FLOAT)
+  if (t == CLR_HALF)
+    ((uint16_t *)data)[i] = clr_half_from_float((float)x);
+  else if (t == CLR_FLOAT)
     ((float *)data)[i] = (float)x;
   else
     ((double *)data)[i] = x;
@@ -146,6 +150,9 @@ static TU_UNUSED void tu_store_f(clr_type t, void *data, size_t i, double x) {
 
 static TU_UNUSED void tu_store_i(clr_type t, void *data, size_t i, int64_t x) {
   switch (t) {
+  case CLR_HALF:
+    ((uint16_t *)data)[i] = clr_half_from_float((float)x);
+    break;
   case CLR_FLOAT:
     ((float *)data)[i] = (float)x;
     break;
@@ -171,8 +178,12 @@ static TU_UNUSED void tu_store_i(clr_type t, void *data, size_t i, int64_t x) {
 static TU_UNUSED void tu_store_bits(clr_type t, void *data, size_t i,
                                     uint64_t bits) {
   switch (t) {
+  case CLR_HALF:
+    ((uint16_t *)data)[i] = (uint16_t)bits;
+    break;
   case CLR_INT:
   case CLR_UINT:
+  case CLR_FLOAT:
     ((uint32_t *)data)[i] = (uint32_t)bits;
     break;
   default:
@@ -459,6 +470,9 @@ static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
       break;
     case CLR_MIN:
     case CLR_MAX:
+    case CLR_ARGMIN:
+    case CLR_ARGMAX:
+    case CLR_MINMAX:
       if (fp)
         tu_store_f(t, data, i, 2000.0 * tu_unit(&r) - 1000.0);
       else
@@ -493,9 +507,12 @@ static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
       tu_store_bits(t, data, at, 0);
     break;
   case CLR_MIN:
+  case CLR_ARGMIN:
+  case CLR_MINMAX:
     switch (t) {
     case CLR_FLOAT:
     case CLR_DOUBLE:
+    case CLR_HALF:
       tu_store_f(t, data, at, -1.0e6);
       break;
     case CLR_INT:
@@ -510,9 +527,11 @@ static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
     }
     break;
   case CLR_MAX:
+  case CLR_ARGMAX:
     switch (t) {
     case CLR_FLOAT:
     case CLR_DOUBLE:
+    case CLR_HALF:
       tu_store_f(t, data, at, 1.0e6);
       break;
     case CLR_INT:

@@ -52,7 +52,8 @@ typedef struct bench_opts {
 
 static void usage(FILE *f) {
   fputs("usage: clreduce-bench [options]\n"
-        "  --type=T         float double int uint long ulong (default float)\n"
+        "  --type=T         float double int uint long ulong half (default\n"
+        "                   float)\n"
         "  --op=OP          sum prod min max and or argmin argmax minmax\n"
         "                   (default sum)\n"
         "  --map=M          abs, square or an OpenCL C expression of x and i,\n"

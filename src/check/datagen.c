@@ -1,5 +1,6 @@
 /* Generated data: see datagen.h for what each operation gets. */
 #include "datagen.h"
+#include "half.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -73,13 +74,17 @@ static void store_int(clr_type t, void *data, size_t i, uint64_t bits) {
 }
 
 static void store_fp(clr_type t, void *data, size_t i, double x) {
-  if (t == CLR_FLOAT)
+  if (t == CLR_HALF)
+    ((uint16_t *)data)[i] = clr_half_from_float((float)x);
+  else if (t == CLR_FLOAT)
     ((float *)data)[i] = (float)x;
   else
     ((double *)data)[i] = x;
 }
 
-static int is_fp(clr_type t) { return t == CLR_FLOAT || t == CLR_DOUBLE; }
+static int is_fp(clr_type t) {
+  return t == CLR_FLOAT || t == CLR_DOUBLE || t == CLR_HALF;
+}
 static int is_signed(clr_type t) { return t == CLR_INT || t == CLR_LONG; }
 static int type_bits(clr_type t) {
   return (t == CLR_INT || t == CLR_UINT) ? 32 : 64;
@@ -87,7 +92,11 @@ static int type_bits(clr_type t) {
 
 static void gen_sum(clr_type t, clr_rng *r, void *data, size_t n,
                     const char **what) {
-  if (t == CLR_FLOAT) {
+  if (t == CLR_HALF) { /* multiples of 2^-11: every one is a half */
+    for (size_t i = 0; i < n; i++)
+      store_fp(t, data, i, (double)(clr_rng_next(r) >> 53) * 0x1p-11);
+    *what = "uniform in [0,1) (multiples of 2^-11)";
+  } else if (t == CLR_FLOAT) {
     for (size_t i = 0; i < n; i++)
       ((float *)data)[i] = (float)(clr_rng_next(r) >> 40) * 0x1p-24f;
     *what = "uniform in [0,1)";
@@ -135,12 +144,15 @@ static void gen_minmax(clr_type t, clr_rng *r, void *data, size_t n,
   if (is_fp(t)) {
     for (size_t i = 0; i < n; i++) {
       uint64_t x = clr_rng_next(r);
-      int e = (int)(x & 127) - 64;                  /* [-64, 63] */
-      double m = 1.0 + (double)(x >> 12) * 0x1p-52; /* [1, 2)    */
+      int e = t == CLR_HALF ? (int)(x & 31) % 31 - 16 /* [-16, 14]: finite */
+                            : (int)(x & 127) - 64;    /* [-64, 63] */
+      double m = 1.0 + (double)(x >> 12) * 0x1p-52;   /* [1, 2)    */
       double v = ldexp(m, e);
       store_fp(t, data, i, (x >> 7) & 1 ? -v : v);
     }
-    *what = "random sign, magnitude log-uniform in [2^-64,2^64)";
+    *what = t == CLR_HALF
+                ? "random sign, magnitude log-uniform in [2^-16,2^15)"
+                : "random sign, magnitude log-uniform in [2^-64,2^64)";
     return;
   }
   for (size_t i = 0; i < n; i++)

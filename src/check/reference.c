@@ -1,5 +1,6 @@
 /* CPU references: plain loops, independent of the library's kernels. */
 #include "reference.h"
+#include "half.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -85,11 +86,13 @@ double clr_underflow_term(clr_type t, size_t n, size_t depth, long double amp,
 }
 
 static int is_float_type(clr_type t) {
-  return t == CLR_FLOAT || t == CLR_DOUBLE;
+  return t == CLR_FLOAT || t == CLR_DOUBLE || t == CLR_HALF;
 }
 
 /* Read element i of an array of type t as the wide types used below. */
 static long double load_fp(clr_type t, const void *data, size_t i) {
+  if (t == CLR_HALF) /* decoded here, not by the device */
+    return (long double)clr_half_to_float(((const uint16_t *)data)[i]);
   return t == CLR_FLOAT ? (long double)((const float *)data)[i]
                         : (long double)((const double *)data)[i];
 }

@@ -91,7 +91,8 @@ static clr_status finish_context(clr_context *ctx,
   static const cl_device_info widths[CLR_TYPE_COUNT] = {
       CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE,
       CL_DEVICE_NATIVE_VECTOR_WIDTH_INT,   CL_DEVICE_NATIVE_VECTOR_WIDTH_INT,
-      CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG,  CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG};
+      CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG,  CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG,
+      CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF};
   for (int t = 0; t < CLR_TYPE_COUNT; t++) {
     cl_uint w = 0;
     if (clGetDeviceInfo(ctx->device, widths[t], sizeof w, &w, NULL) !=

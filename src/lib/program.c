@@ -68,12 +68,13 @@ static char *read_text(const char *dir, const char *name, size_t *len) {
 }
 
 /* The -D codes cl/common.cl decodes are the enums' values: CLR_IN and
- * CLR_ACC 0..5 = float, double, int, uint, long, ulong; CLR_OP 0..5 = sum,
+ * CLR_ACC 0..5 = float, double, int, uint, long, ulong (CLR_IN 6 = half);
+ * CLR_OP 0..8 = sum,
  * prod, min, max, and, or, argmin, argmax, minmax; CLR_MAP 0..3 = none,
  * abs, square, expression; CLR_LAYOUT 1, 2 = strided, contiguous. */
 _Static_assert(CLR_FLOAT == 0 && CLR_DOUBLE == 1 && CLR_INT == 2 &&
                    CLR_UINT == 3 && CLR_LONG == 4 && CLR_ULONG == 5 &&
-                   CLR_TYPE_COUNT == 6,
+                   CLR_HALF == 6 && CLR_TYPE_COUNT == 7,
                "cl/common.cl's CLR_IN / CLR_ACC codes");
 _Static_assert(CLR_SUM == 0 && CLR_PROD == 1 && CLR_MIN == 2 && CLR_MAX == 3 &&
                    CLR_AND == 4 && CLR_OR == 5 && CLR_ARGMIN == 6 &&

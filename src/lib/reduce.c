@@ -148,6 +148,15 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     "one element per work-item, groups of 1 never shrink the "
                     "input",
                     clr_kernel_name(opt->kernel));
+  if (type == CLR_HALF && scan)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "half data is reduced (in float), not scanned: convert "
+                    "it to float for a scan");
+  if (type == CLR_HALF && opt->exact)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact sums take float or double data, not half (a half "
+                    "sum accumulated in double is exact while its partial "
+                    "sums stay below 2^29)");
   if (opt->exact && clr_type_is_float(type) && op == CLR_PROD)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "exact mode covers sums (min and max are exact anyway), "

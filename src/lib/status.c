@@ -33,8 +33,8 @@ CLR_API const char *clr_status_string(clr_status s) {
 }
 
 static const char *const type_names[CLR_TYPE_COUNT] = {
-    "float", "double", "int", "uint", "long", "ulong"};
-static const size_t type_sizes[CLR_TYPE_COUNT] = {4, 8, 4, 4, 8, 8};
+    "float", "double", "int", "uint", "long", "ulong", "half"};
+static const size_t type_sizes[CLR_TYPE_COUNT] = {4, 8, 4, 4, 8, 8, 2};
 static const char *const op_names[CLR_OP_COUNT] = {
     "sum", "prod", "min", "max", "and", "or", "argmin", "argmax", "minmax"};
 static const char *const map_names[CLR_MAP_COUNT] = {"none", "abs", "square",
@@ -152,11 +152,15 @@ int clr_contains_nocase(const char *hay, const char *needle) {
   return 0;
 }
 
-int clr_type_is_float(clr_type t) { return t == CLR_FLOAT || t == CLR_DOUBLE; }
+int clr_type_is_float(clr_type t) {
+  return t == CLR_FLOAT || t == CLR_DOUBLE || t == CLR_HALF;
+}
 
 CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow) {
   if (op == CLR_AND || op == CLR_OR)
     return CLR_INT;
+  if (t == CLR_HALF)
+    return CLR_FLOAT;
   if ((op == CLR_SUM || op == CLR_PROD) && !narrow) {
     if (t == CLR_INT)
       return CLR_LONG;
@@ -177,6 +181,7 @@ CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
 int clr_accumulator_fits(clr_type in, clr_type acc) {
   switch (in) {
   case CLR_FLOAT:
+  case CLR_HALF:
     return acc == CLR_FLOAT || acc == CLR_DOUBLE;
   case CLR_INT:
     return acc == CLR_INT || acc == CLR_LONG;
