@@ -324,7 +324,8 @@ def test_errors():
     expect_error(["--kernel=foo", "--n=10"], 2, ["unknown kernel", "'foo'", "coarse"],
                  "unknown kernel")
     expect_error(["--op=mean", "--n=10"], 2, ["unknown op", "'mean'"], "unknown op")
-    expect_error(["--type=half", "--n=10"], 2, ["unknown type", "'half'"], "unknown type")
+    expect_error(["--type=quad", "--n=10"], 2, ["unknown type", "'quad'", "half"],
+                 "unknown type (the valid ones listed)")
     expect_error(["--frobnicate"], 2, ["--frobnicate"], "unknown option")
     expect_error(["--n=10", "extra"], 2, ["extra"], "unexpected argument")
     expect_error(["--n"], 2, ["--n"], "--n without a value")
