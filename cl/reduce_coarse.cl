@@ -22,6 +22,25 @@
  *                           unmapped.
  * The host puts cl/load_mapped.cl (clr_load_vec) before this file.
  */
+/* The private accumulator: a vector of values, or for floating-point min
+ * and max a vector of order keys (cl/load_mapped.cl), reduced with the
+ * integer min / max. */
+#if ACC_IS_FP && (CLR_OP == 2 || CLR_OP == 3)
+#define STATE_T KEYV_T
+#define STATE_INIT clr_key((ACCV_T)(IDENTITY), CLR_OP == 3)
+#if CLR_OP == 3
+#define STATE_ADD(s, x) max((s), clr_key((x), 1))
+#else
+#define STATE_ADD(s, x) min((s), clr_key((x), 0))
+#endif
+#define STATE_VALUE(s) clr_unkey(s)
+#else
+#define STATE_T ACCV_T
+#define STATE_INIT ((ACCV_T)(IDENTITY))
+#define STATE_ADD(s, x) OP((s), (x))
+#define STATE_VALUE(s) (s)
+#endif
+
 /* Fold the lanes of the private vector accumulator into one value. */
 CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 
@@ -43,7 +62,7 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
 #endif
   ulong nv = n / CLR_VEC; /* whole vectors; the rest is the tail */
   ulong gid = get_global_id(0);
-  ACCV_T acc = (ACCV_T)(IDENTITY);
+  STATE_T acc = STATE_INIT;
 #if CLR_LAYOUT == 2
   /* No product here wraps: clr_reduce_launch (src/lib/tuning.c) clamps the
    * coarse factor to n and refuses a launch whose global size x per_item
@@ -52,16 +71,16 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
   ulong end = min(begin + per_item, nv);
   for (ulong v = begin; v < end; v++) {
     ACCV_T x = clr_load_vec(p, q, v, base);
-    acc = OP(acc, x);
+    acc = STATE_ADD(acc, x);
   }
 #else
   ulong stride = get_global_size(0);
   for (ulong v = gid; v < nv; v += stride) {
     ACCV_T x = clr_load_vec(p, q, v, base);
-    acc = OP(acc, x);
+    acc = STATE_ADD(acc, x);
   }
 #endif
-  ACC_T r = clr_fold_lanes(acc);
+  ACC_T r = clr_fold_lanes(STATE_VALUE(acc));
   /* Fewer than CLR_VEC elements are left over.  The contiguous layout gives
    * them to the work-item whose range they continue, so every work-group
    * reduces exactly its own contiguous tile (the scans rely on that). */

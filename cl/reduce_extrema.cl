@@ -104,91 +104,71 @@ inline void clr_merge(clr_record *r, clr_record o) {
 
 #define LANES (CLR_VEC > 1 && !CLR_FROM_RECORDS)
 #if LANES
-#define VAL_T CLR_CAT(ACC_T, CLR_VEC)
-#define IDX_T CLR_CAT(ulong, CLR_VEC)
-#define LONG_MASK CLR_CAT(convert_long, CLR_VEC)
-#if CLR_VEC == 2
-#define LANE_OFFSETS ((IDX_T)(0, 1))
-#elif CLR_VEC == 4
-#define LANE_OFFSETS ((IDX_T)(0, 1, 2, 3))
-#elif CLR_VEC == 8
-#define LANE_OFFSETS ((IDX_T)(0, 1, 2, 3, 4, 5, 6, 7))
+#define VAL_T ACCV_T
+#define KEY_T KEYV_T
+/* Which of the work-item's vectors each lane's candidate came from: a
+ * 32-bit count (the kernel takes the 64-bit path when a work-item reads
+ * more than 2^32 - 1 vectors), so the selects stay 32-bit on GPUs. */
+#define ITER_T CLR_CAT(uint, CLR_VEC)
+#if CLR_ACC == 1 || CLR_ACC == 4 || CLR_ACC == 5 /* 64-bit masks */
+#define MASK32 CLR_CAT(convert_int, CLR_VEC)
 #else
-#define LANE_OFFSETS                                                           \
-  ((IDX_T)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
-#endif
-/* The lanes compare keys: for floating point, the bits as an integer with
- * the magnitude bits of negative numbers flipped, an order-preserving map
- * (-0 below +0) that costs two integer operations, and a NaN mapped to the
- * lowest key for the minimum and the highest for the maximum (so it wins,
- * and an equal key keeps the first).  Integers are their own keys. */
-#if ACC_IS_FP
-#if CLR_ACC == 1
-#define KEY_T CLR_CAT(long, CLR_VEC)
-#define AS_KEY CLR_CAT(as_long, CLR_VEC)
-#define AS_VAL CLR_CAT(as_double, CLR_VEC)
-#define KEY_FLIP(k) ((k) ^ (((k) >> 63) & (KEY_T)LONG_MAX))
-#define KEY_LOWEST LONG_MIN
-#define KEY_HIGHEST LONG_MAX
-#else
-#define KEY_T CLR_CAT(int, CLR_VEC)
-#define AS_KEY CLR_CAT(as_int, CLR_VEC)
-#define AS_VAL CLR_CAT(as_float, CLR_VEC)
-#define KEY_FLIP(k) ((k) ^ (((k) >> 31) & (KEY_T)INT_MAX))
-#define KEY_LOWEST INT_MIN
-#define KEY_HIGHEST INT_MAX
-#endif
-inline KEY_T clr_key(VAL_T x, int for_max) {
-  KEY_T k = AS_KEY(x);
-  k = KEY_FLIP(k);
-  return select(k, (KEY_T)(for_max ? KEY_HIGHEST : KEY_LOWEST), x != x);
-}
-inline VAL_T clr_unkey(KEY_T k) { return AS_VAL(KEY_FLIP(k)); }
-#else
-#define KEY_T VAL_T
-#define clr_key(x, for_max) (x)
-#define clr_unkey(k) (k)
+#define MASK32
 #endif
 
-/* One work-item's candidates, a lane each: keys and indices. */
+/* One work-item's candidates, a lane each: keys, and the vector (counted
+ * from the work-item's first) each came from. */
 typedef struct clr_lanes {
   KEY_T lo, hi;
-  IDX_T ilo, ihi;
+  ITER_T klo, khi;
 } clr_lanes;
 
-inline void clr_lanes_start(clr_lanes *c, VAL_T x, IDX_T i) {
+inline void clr_lanes_start(clr_lanes *c, VAL_T x) {
   c->lo = clr_key(x, 0);
   c->hi = clr_key(x, 1);
-  c->ilo = c->ihi = i;
+  c->klo = c->khi = (ITER_T)0;
 }
 
-inline void clr_lanes_take(clr_lanes *c, VAL_T x, IDX_T i) {
+inline void clr_lanes_take(clr_lanes *c, VAL_T x, uint k) {
 #if WANT_MIN
-  KEY_T k = clr_key(x, 0);
+  KEY_T key = clr_key(x, 0);
   KEY_T lo = c->lo;
-  c->lo = select(lo, k, k < lo);
-  c->ilo = select(c->ilo, i, LONG_MASK(k < lo));
+  c->lo = select(lo, key, key < lo);
+  c->klo = select(c->klo, (ITER_T)k, MASK32(key < lo));
 #endif
 #if WANT_MAX
   KEY_T h = clr_key(x, 1);
   KEY_T hi = c->hi;
   c->hi = select(hi, h, h > hi);
-  c->ihi = select(c->ihi, i, LONG_MASK(h > hi));
+  c->khi = select(c->khi, (ITER_T)k, MASK32(h > hi));
 #endif
 }
 
-/* The lanes folded into r with the full order (index ties included). */
-inline void clr_lanes_fold(clr_record *r, clr_lanes c) {
+/* The lanes folded into r with the full order (index ties included); the
+ * work-item's vectors were first, first + step, ... */
+inline void clr_lanes_fold(clr_record *r, clr_lanes c, ulong base, ulong first,
+                           ulong step) {
   ACC_T lo[CLR_VEC], hi[CLR_VEC];
-  ulong ilo[CLR_VEC], ihi[CLR_VEC];
+  uint klo[CLR_VEC], khi[CLR_VEC];
   CLR_CAT(vstore, CLR_VEC)(clr_unkey(c.lo), 0, lo);
   CLR_CAT(vstore, CLR_VEC)(clr_unkey(c.hi), 0, hi);
-  CLR_CAT(vstore, CLR_VEC)(c.ilo, 0, ilo);
-  CLR_CAT(vstore, CLR_VEC)(c.ihi, 0, ihi);
+  CLR_CAT(vstore, CLR_VEC)(c.klo, 0, klo);
+  CLR_CAT(vstore, CLR_VEC)(c.khi, 0, khi);
   for (uint k = 0; k < CLR_VEC; k++) {
-    clr_record one = {lo[k], hi[k], ilo[k], ihi[k]};
+    clr_record one = {lo[k], hi[k],
+                      base + (first + (ulong)klo[k] * step) * CLR_VEC + k,
+                      base + (first + (ulong)khi[k] * step) * CLR_VEC + k};
     clr_merge(r, one);
   }
+}
+
+/* The 64-bit path: vector v's elements taken one by one. */
+inline void clr_take_vec(clr_record *r, __global const IN_T *p, ulong v,
+                         ulong base) {
+  ACC_T xs[CLR_VEC];
+  CLR_CAT(vstore, CLR_VEC)(clr_load_vec(p, p, v, base), 0, xs);
+  for (uint k = 0; k < CLR_VEC; k++)
+    clr_take(r, xs[k], base + v * CLR_VEC + k);
 }
 #endif
 
@@ -226,14 +206,17 @@ __kernel void clr_reduce(__global const SRC_T *in, ulong offset, ulong n,
   ulong tail_owner = 0;
 #endif
 #if LANES
-  if (begin < end) { /* the first vector starts every lane */
+  ulong vectors = begin < end ? (end - begin + step - 1) / step : 0;
+  if (vectors > 0 && vectors <= UINT_MAX) {
     clr_lanes c;
-    clr_lanes_start(&c, clr_load_vec(p, p, begin, base),
-                    (IDX_T)(base + begin * CLR_VEC) + LANE_OFFSETS);
-    for (ulong v = begin + step; v < end; v += step)
-      clr_lanes_take(&c, clr_load_vec(p, p, v, base),
-                     (IDX_T)(base + v * CLR_VEC) + LANE_OFFSETS);
-    clr_lanes_fold(&r, c);
+    clr_lanes_start(&c, clr_load_vec(p, p, begin, base));
+    uint k = 1;
+    for (ulong v = begin + step; v < end; v += step, k++)
+      clr_lanes_take(&c, clr_load_vec(p, p, v, base), k);
+    clr_lanes_fold(&r, c, base, begin, step);
+  } else {
+    for (ulong v = begin; v < end; v += step)
+      clr_take_vec(&r, p, v, base);
   }
 #else
   for (ulong v = begin; v < end; v += step)

@@ -42,9 +42,12 @@ void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
     return;
   }
   /* Loads of reduce_vec_bytes, counted in the wider of the two types so
-   * the accumulator vector stays within a register's width. */
-  size_t wide = clr_type_size(in) > clr_type_size(acc) ? clr_type_size(in)
-                                                       : clr_type_size(acc);
+   * the accumulator vector stays within a register's width; half data is
+   * counted in its own 2 bytes, so its loads are as wide as a float's (a
+   * float accumulator of twice the width: measured in PERFORMANCE.md). */
+  size_t wide = clr_type_size(in) > clr_type_size(acc) || in == CLR_HALF
+                    ? clr_type_size(in)
+                    : clr_type_size(acc);
   unsigned v = (unsigned)(t->reduce_vec_bytes / wide);
   if (v == 0)
     v = 1;
