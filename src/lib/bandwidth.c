@@ -31,7 +31,8 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "median_ms must not be NULL and repeats at least 1");
   clr_options_init(&opt);
-  clr_choose_coarse_shape(ctx, &opt, CLR_UINT, CLR_UINT, &vec, &layout);
+  clr_choose_coarse_shape(ctx, &opt, CLR_UINT, CLR_UINT,
+                          ctx->tuning.reduce_vec_bytes, &vec, &layout);
   size_t unit = (size_t)vec * 4;
   bytes -= bytes % unit;
   if (bytes == 0)

@@ -65,7 +65,8 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt,
   p->acc_bytes = (p->f->words + 1) * sizeof(int64_t);
   p->opt = opt;
   /* The coarse sum's layout; its own vector width (exact.vec_bytes). */
-  clr_choose_coarse_shape(ctx, opt, type, type, &p->vec, &p->layout);
+  clr_choose_coarse_shape(ctx, opt, type, type, ctx->tuning.reduce_vec_bytes,
+                          &p->vec, &p->layout);
   if (!opt->vector_width) {
     unsigned v = ctx->tuning.exact_vec_bytes / (unsigned)clr_type_size(type);
     p->vec = 1;

@@ -289,8 +289,8 @@ typedef struct clr_launch {
 
 /* Resolve vector width and layout for the coarse kernel before building. */
 void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
-                             clr_type in, clr_type acc, unsigned *vec,
-                             clr_layout *layout);
+                             clr_type in, clr_type acc, unsigned vec_bytes,
+                             unsigned *vec, clr_layout *layout);
 /* Work-group size for a built kernel: requested (opt->wg_size) if set and
  * legal, else preferred (0: 256) shrunk to what the kernel and local
  * memory allow. */

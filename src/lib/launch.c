@@ -33,22 +33,21 @@ static unsigned largest_pow2_dividing(size_t x, unsigned cap) {
 }
 
 void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
-                             clr_type in, clr_type acc, unsigned *vec,
-                             clr_layout *layout) {
+                             clr_type in, clr_type acc, unsigned vec_bytes,
+                             unsigned *vec, clr_layout *layout) {
   const clr_tuning *t = &ctx->tuning;
   *layout = opt->layout != CLR_LAYOUT_AUTO ? opt->layout : t->reduce_layout;
   if (opt->vector_width) {
     *vec = opt->vector_width;
     return;
   }
-  /* Loads of reduce_vec_bytes, counted in the wider of the two types so
-   * the accumulator vector stays within a register's width; half data is
-   * counted in its own 2 bytes, so its loads are as wide as a float's (a
-   * float accumulator of twice the width: measured in PERFORMANCE.md). */
-  size_t wide = clr_type_size(in) > clr_type_size(acc) || in == CLR_HALF
-                    ? clr_type_size(in)
-                    : clr_type_size(acc);
-  unsigned v = (unsigned)(t->reduce_vec_bytes / wide);
+  /* Loads of vec_bytes, counted in the wider of the two types so the
+   * accumulator vector stays within a register's width (half data in a
+   * float: 4 halves a load on an H100, where 8 measured 5% slower for a
+   * sum, docs/PERFORMANCE.md). */
+  size_t wide = clr_type_size(in) > clr_type_size(acc) ? clr_type_size(in)
+                                                       : clr_type_size(acc);
+  unsigned v = (unsigned)(vec_bytes / wide);
   if (v == 0)
     v = 1;
   if (v > 16)

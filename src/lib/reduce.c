@@ -252,7 +252,10 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   int indexed = clr_op_is_indexed(op);
   p->acc_bytes = indexed ? record_bytes(p->acc) : clr_type_size(p->acc);
   if (p->kernel == CLR_REDUCE_COARSE)
-    clr_choose_coarse_shape(ctx, opt, type, p->acc, &p->vec, &p->layout);
+    clr_choose_coarse_shape(ctx, opt, type, p->acc,
+                            indexed ? ctx->tuning.indexed_vec_bytes
+                                    : ctx->tuning.reduce_vec_bytes,
+                            &p->vec, &p->layout);
   size_t esize = clr_type_size(type);
   int aligned = input_aligned(ctx, where, p->vec, esize) &&
                 (!where2 || input_aligned(ctx, where2, p->vec, esize));

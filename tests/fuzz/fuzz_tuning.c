@@ -31,6 +31,7 @@ static void base_a(clr_tuning *t) {
   t->exact_terms = 2;
   t->exact_vec_bytes = 32;
   t->exact_int64_atomics = 1;
+  t->indexed_vec_bytes = 32;
 }
 
 static void base_b(clr_tuning *t) {
@@ -47,6 +48,7 @@ static void base_b(clr_tuning *t) {
   t->exact_terms = 8;
   t->exact_vec_bytes = 1;
   t->exact_int64_atomics = 0;
+  t->indexed_vec_bytes = 128;
 }
 
 static int same_values(const clr_tuning *a, const clr_tuning *b) {
@@ -60,7 +62,8 @@ static int same_values(const clr_tuning *a, const clr_tuning *b) {
          a->decoupled_wg == b->decoupled_wg &&
          a->exact_terms == b->exact_terms &&
          a->exact_vec_bytes == b->exact_vec_bytes &&
-         a->exact_int64_atomics == b->exact_int64_atomics;
+         a->exact_int64_atomics == b->exact_int64_atomics &&
+         a->indexed_vec_bytes == b->indexed_vec_bytes;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
