@@ -503,9 +503,9 @@ typedef struct clr_tuning {
   unsigned exact_vec_bytes;      /* exact sums: bytes per load           */
   unsigned exact_int64_atomics;  /* exact sums: 1 uses 64-bit local atomics
                                     where the device has them; 0: 32-bit */
-  unsigned indexed_vec_bytes;    /* argmin / argmax / minmax: bytes per
-                                    load (wider than a sum's: more
-                                    independent compares per load)     */
+  unsigned minmax_vec_bytes;     /* minmax: bytes per load (wider than a
+                                    sum's: more independent compares
+                                    per load)                          */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

@@ -865,7 +865,7 @@ static int same_values(const clr_tuning *a, const clr_tuning *b) {
          a->exact_terms == b->exact_terms &&
          a->exact_vec_bytes == b->exact_vec_bytes &&
          a->exact_int64_atomics == b->exact_int64_atomics &&
-         a->indexed_vec_bytes == b->indexed_vec_bytes;
+         a->minmax_vec_bytes == b->minmax_vec_bytes;
 }
 
 static void describe(const clr_tuning *t, char *buf, size_t size) {

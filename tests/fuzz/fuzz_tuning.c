@@ -31,7 +31,7 @@ static void base_a(clr_tuning *t) {
   t->exact_terms = 2;
   t->exact_vec_bytes = 32;
   t->exact_int64_atomics = 1;
-  t->indexed_vec_bytes = 32;
+  t->minmax_vec_bytes = 32;
 }
 
 static void base_b(clr_tuning *t) {
@@ -48,7 +48,7 @@ static void base_b(clr_tuning *t) {
   t->exact_terms = 8;
   t->exact_vec_bytes = 1;
   t->exact_int64_atomics = 0;
-  t->indexed_vec_bytes = 128;
+  t->minmax_vec_bytes = 128;
 }
 
 static int same_values(const clr_tuning *a, const clr_tuning *b) {
@@ -63,7 +63,7 @@ static int same_values(const clr_tuning *a, const clr_tuning *b) {
          a->exact_terms == b->exact_terms &&
          a->exact_vec_bytes == b->exact_vec_bytes &&
          a->exact_int64_atomics == b->exact_int64_atomics &&
-         a->indexed_vec_bytes == b->indexed_vec_bytes;
+         a->minmax_vec_bytes == b->minmax_vec_bytes;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
