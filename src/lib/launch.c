@@ -42,11 +42,12 @@ void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
     return;
   }
   /* Loads of vec_bytes, counted in the wider of the two types so the
-   * accumulator vector stays within a register's width (half data in a
-   * float: 4 halves a load on an H100, where 8 measured 5% slower for a
-   * sum, docs/PERFORMANCE.md). */
-  size_t wide = clr_type_size(in) > clr_type_size(acc) ? clr_type_size(in)
-                                                       : clr_type_size(acc);
+   * accumulator vector stays within a register's width; half data in its
+   * own 2 bytes (PoCL runs a half max 13x slower with 8 halves a load than
+   * with 16; an H100 is within 5% of its best at 8, docs/PERFORMANCE.md). */
+  size_t wide = in == CLR_HALF                           ? clr_type_size(in)
+                : clr_type_size(in) > clr_type_size(acc) ? clr_type_size(in)
+                                                         : clr_type_size(acc);
   unsigned v = (unsigned)(vec_bytes / wide);
   if (v == 0)
     v = 1;

@@ -253,8 +253,9 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->acc_bytes = indexed ? record_bytes(p->acc) : clr_type_size(p->acc);
   if (p->kernel == CLR_REDUCE_COARSE)
     clr_choose_coarse_shape(ctx, opt, type, p->acc,
-                            op == CLR_MINMAX ? ctx->tuning.minmax_vec_bytes
-                                             : ctx->tuning.reduce_vec_bytes,
+                            op == CLR_MINMAX && type != CLR_HALF
+                                ? ctx->tuning.minmax_vec_bytes
+                                : ctx->tuning.reduce_vec_bytes,
                             &p->vec, &p->layout);
   size_t esize = clr_type_size(type);
   int aligned = input_aligned(ctx, where, p->vec, esize) &&
