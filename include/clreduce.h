@@ -92,6 +92,12 @@ typedef enum clr_op {
   CLR_ARGMAX,
   /* Both in one pass: v / index the minimum, max / max_index the maximum. */
   CLR_MINMAX,
+  /* The sum divided by n, on the host, with the sum's accuracy: float for
+   * float and half data (double with accumulate_in), double for double,
+   * int and uint (whose sum is exact in 64 bits).  64-bit integers give
+   * CLR_ERR_UNSUPPORTED (their sum wraps); no scans, no asynchronous
+   * form. */
+  CLR_MEAN,
   CLR_OP_COUNT
 } clr_op;
 
@@ -148,7 +154,8 @@ CLR_API int clr_kernel_is_scan(clr_kernel k);
  * Accumulation rule: sum and prod of 32-bit integers accumulate in 64 bits
  * (int -> long, uint -> ulong), as NumPy does, unless narrow_accumulator is
  * set in the options; and/or give an int (0 or 1); half data gives float;
- * everything else keeps the input type.  Integer overflow wraps modulo 2^bits.
+ * mean gives float for float and half data, else double; everything else
+ * keeps the input type.  Integer overflow wraps modulo 2^bits.
  */
 CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow_accumulator);
 /* CLR_OK when op applies to t (and/or need an integer type, unless a map

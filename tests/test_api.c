@@ -55,8 +55,8 @@ static void test_names(void) {
   static const size_t sizes[] = {4, 8, 4, 4, 8, 8, 2};
   _Static_assert(sizeof types / sizeof types[0] == CLR_TYPE_COUNT,
                  "every type");
-  static const char *ops[] = {"sum", "prod",   "min",    "max",   "and",
-                              "or",  "argmin", "argmax", "minmax"};
+  static const char *ops[] = {"sum", "prod",   "min",    "max",    "and",
+                              "or",  "argmin", "argmax", "minmax", "mean"};
   static const char *maps[] = {"none", "abs", "square", "expr"};
   _Static_assert(sizeof ops / sizeof ops[0] == CLR_OP_COUNT, "every op");
   _Static_assert(sizeof maps / sizeof maps[0] == CLR_MAP_COUNT, "every map");
@@ -134,8 +134,9 @@ static void test_supports_and_result_types(void) {
     for (int t = 0; t < CLR_TYPE_COUNT; t++) {
       int logical = o == CLR_AND || o == CLR_OR;
       int fp = tu_is_float((clr_type)t);
+      int wide_mean = o == CLR_MEAN && (t == CLR_LONG || t == CLR_ULONG);
       clr_status s = clr_op_supports((clr_op)o, (clr_type)t);
-      if (logical && fp)
+      if ((logical && fp) || wide_mean)
         TU_CHECK(s == CLR_ERR_UNSUPPORTED, "clr_op_supports(%s, %s) = %s",
                  clr_op_name((clr_op)o), clr_type_name((clr_type)t),
                  clr_status_name(s));
@@ -143,12 +144,14 @@ static void test_supports_and_result_types(void) {
         TU_CHECK(s == CLR_OK, "clr_op_supports(%s, %s) = %s",
                  clr_op_name((clr_op)o), clr_type_name((clr_type)t),
                  clr_status_name(s));
-      if (logical && fp)
+      if ((logical && fp) || wide_mean)
         continue;
       for (int narrow = 0; narrow <= 1; narrow++) {
         clr_type want = (clr_type)t;
         if (logical)
           want = CLR_INT;
+        else if (o == CLR_MEAN) /* float for float and half, else double */
+          want = t == CLR_FLOAT || t == CLR_HALF ? CLR_FLOAT : CLR_DOUBLE;
         else if (t == CLR_HALF) /* half data is computed in float */
           want = CLR_FLOAT;
         else if ((o == CLR_SUM || o == CLR_PROD) && !narrow &&

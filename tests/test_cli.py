@@ -323,7 +323,8 @@ def kernel_copy(name, corrupt=None, text=None, prepend=False):
 def test_errors():
     expect_error(["--kernel=foo", "--n=10"], 2, ["unknown kernel", "'foo'", "coarse"],
                  "unknown kernel")
-    expect_error(["--op=mean", "--n=10"], 2, ["unknown op", "'mean'"], "unknown op")
+    expect_error(["--op=median", "--n=10"], 2, ["unknown op", "'median'", "mean"],
+                 "unknown op (the valid ones listed)")
     expect_error(["--type=quad", "--n=10"], 2, ["unknown type", "'quad'", "half"],
                  "unknown type (the valid ones listed)")
     expect_error(["--frobnicate"], 2, ["--frobnicate"], "unknown option")

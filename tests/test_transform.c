@@ -14,7 +14,11 @@
  * products, against the CPU decoding the bits itself (src/check/half.c,
  * checked here against values known by hand).
  *
- *   --part=indexed|maps|dot|half|errors   (default: all)
+ * Means (the sum over n, with the sum's accuracy) of every type that has
+ * one, against the CPU and, for 1..n, against (n + 1) / 2.
+ *
+ *   --part=indexed|maps|dot|half|errors   (default: all; means run with
+ *                                          dot)
  */
 #include "reference.h"
 #include "test_util.h"
@@ -466,6 +470,75 @@ static void dot_products(clr_context *ctx, clr_context *chunked) {
   free(y);
 }
 
+/* ------------------------------------------------------------ mean */
+
+static void means(clr_context *ctx, clr_context *chunked) {
+  static const clr_type types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_INT, CLR_UINT,
+                                   CLR_HALF};
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    clr_type type = types[t];
+    if (!tu_type_available(type))
+      continue;
+    for (size_t si = 0; si < N_SIZES; si++) {
+      size_t n = sizes[si];
+      void *x = tu_xmalloc(n * clr_type_size(type));
+      fill_signed(type, x, n, 41);
+      if (type == CLR_INT || type == CLR_UINT) /* 1 .. n: the mean is known */
+        for (size_t i = 0; i < n; i++)
+          tu_store_i(type, x, i, (int64_t)i + 1);
+      clr_value v;
+      clr_reference ref;
+      clr_type rt = clr_result_type(CLR_MEAN, type, 0);
+      clr_ref_reduce_to(CLR_MEAN, type, rt, x, n, &ref);
+      char what[96];
+      snprintf(what, sizeof what, "mean of %s n=%zu", clr_type_name(type), n);
+      clr_context *c = n >= 4099 ? chunked : ctx;
+      if (TU_CHECK(clr_reduce_host(c, NULL, CLR_MEAN, type, x, n, &v) == CLR_OK,
+                   "%s: %s", what, clr_context_error(c))) {
+        TU_CHECK(v.type == rt, "%s: result type %s", what,
+                 clr_type_name(v.type));
+        check_against(what, &ref, &v, depth_of(c));
+        if (type == CLR_INT || type == CLR_UINT)
+          TU_CHECK(v.v.d == ((double)n + 1.0) / 2.0,
+                   "%s: the mean of 1..n is (n + 1) / 2, got %.17g", what,
+                   v.v.d);
+      }
+      free(x);
+    }
+  }
+  int64_t l[3] = {1, 2, 3};
+  clr_value v;
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, NULL, CLR_MEAN, CLR_LONG, l, 3, &v),
+                   CLR_ERR_UNSUPPORTED, "mean of longs");
+  TU_CHECK(clr_op_supports(CLR_MEAN, CLR_ULONG) == CLR_ERR_UNSUPPORTED,
+           "clr_op_supports(mean, ulong)");
+  float f[4] = {1, 2, 3, 6}, out[4];
+  clr_options o;
+  clr_options_init(&o);
+  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+  TU_CHECK(clr_reduce_host(ctx, &o, CLR_MEAN, CLR_FLOAT, f, 4, &v) == CLR_OK &&
+               v.type == CLR_DOUBLE && v.v.d == 3.0,
+           "mean of floats in double: 3");
+  o.accumulate_in = 0;
+  o.kernel = CLR_SCAN_KOGGE_STONE;
+  TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_MEAN, CLR_FLOAT, f, out, 4),
+                   CLR_ERR_UNSUPPORTED, "mean scan");
+  cl_int err;
+  cl_mem b = clCreateBuffer(clr_context_cl_context(ctx),
+                            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof f,
+                            f, &err);
+  if (TU_CHECK(err == CL_SUCCESS, "buffer")) {
+    TU_CHECK(clr_reduce_buffer(ctx, NULL, CLR_MEAN, CLR_FLOAT, b, 1, 3, &v) ==
+                     CLR_OK &&
+                 v.v.f == 11.0f / 3.0f,
+             "mean of a cl_mem range: 11 / 3");
+    TU_EXPECT_STATUS(clr_reduce_buffer_async(ctx, NULL, CLR_MEAN, CLR_FLOAT, b,
+                                             0, 4, b, 0, 0, NULL, NULL),
+                     CLR_ERR_UNSUPPORTED, "async mean");
+    clReleaseMemObject(b);
+  }
+}
+
 /* ------------------------------------------------------------ half */
 
 /* The CPU's binary16 codec (src/check/half.c) against values known by
@@ -759,6 +832,8 @@ int main(int argc, char **argv) {
   if (all || strcmp(part, "dot") == 0) {
     tu_section("dot products");
     dot_products(ctx, chunked);
+    tu_section("means");
+    means(ctx, chunked);
   }
   if (all || strcmp(part, "half") == 0) {
     tu_section("half: the CPU's codec");

@@ -81,6 +81,16 @@ def known_answers():
     if doc:
         check(doc["result"] == 10.0, "0 + 1 + 2 + 3 + 4 = 10", str(doc))
 
+    ints = write("mean.i32", "i", [1, 2])
+    doc = run_json(["--op=mean", "--type=int", "--input=" + ints,
+                    "--repeat=1"], "mean of ints")
+    if doc:
+        check(doc["result"] == 1.5 and doc["result_type"] == "double" and
+              doc["verified"] is True, "mean of 1 and 2 is 1.5 (a double)",
+              str(doc))
+    expect_error(["--op=mean", "--type=long", "--n=10"], 2,
+                 ["mean", "long", "wraps"], "mean of longs")
+
     a = write("a.f32", "f", [1.0, 2.0, 3.0, 4.0])
     b = write("b.f32", "f", [0.5, -1.0, 2.0, 0.25])
     doc = run_json(["--input=" + a, "--input2=" + b, "--repeat=1"],
@@ -104,7 +114,8 @@ def generated_runs():
                  ["--dot", "--type=int"],
                  ["--dot", "--type=float"],
                  ["--map=x * x - 1.0f", "--type=float"],
-                 ["--op=or", "--map=x > 0.999f", "--type=float"]):
+                 ["--op=or", "--map=x > 0.999f", "--type=float"],
+                 ["--op=mean", "--type=half"], ["--op=mean", "--type=uint"]):
         doc = run_json(args + ["--n=100003", "--repeat=2"],
                        "generated " + " ".join(args))
         if doc:

@@ -203,6 +203,7 @@ void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
   clr_rng_seed(&r, seed);
   switch (op) {
   case CLR_SUM:
+  case CLR_MEAN:
     gen_sum(type, &r, data, n, &what);
     break;
   case CLR_PROD:

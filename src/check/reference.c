@@ -367,6 +367,24 @@ static void ref_indexed(clr_op op, clr_type type, clr_type rt, const void *data,
 
 void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
                        size_t n, clr_reference *out) {
+  if (op == CLR_MEAN) {
+    /* The sum (exact for int / uint in 64 bits; float data in the
+     * result's precision), divided by n: the bound scales with it. */
+    clr_type st = rt == CLR_FLOAT    ? CLR_FLOAT
+                  : type == CLR_INT  ? CLR_LONG
+                  : type == CLR_UINT ? CLR_ULONG
+                                     : CLR_DOUBLE;
+    clr_ref_reduce_to(CLR_SUM, type, st, data, n, out);
+    long double sum = is_float_type(st)     ? out->wide
+                      : is_signed_int(type) ? (long double)out->value.v.l
+                                            : (long double)out->value.v.ul;
+    out->op = CLR_MEAN;
+    out->wide = sum / (long double)n;
+    out->value = clr_fp_value(rt, out->wide);
+    out->abs_sum /= (double)n;
+    out->ref_error /= (double)n;
+    return;
+  }
   memset(out, 0, sizeof *out);
   out->n = n;
   out->op = op;
@@ -484,10 +502,15 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
   }
   double u = clr_unit_roundoff(want->type);
   double bound;
-  if (ref->op == CLR_SUM) {
+  if (ref->op == CLR_SUM || ref->op == CLR_MEAN) {
+    /* A mean's sum was rounded to the sum's type, then divided: the sum's
+     * bound over n, and one more rounding. */
+    double scale = ref->op == CLR_MEAN ? 1.0 / (double)ref->n : 1.0;
     bound = clr_gamma((double)error_depth, u) * ref->abs_sum +
-            clr_underflow_term(want->type, ref->n, error_depth, 1.0L,
-                               ref->flush_to_zero);
+            scale * clr_underflow_term(want->type, ref->n, error_depth, 1.0L,
+                                       ref->flush_to_zero);
+    if (ref->op == CLR_MEAN)
+      bound += u * (double)fabsl(ref->wide);
   } else {
     size_t mults = ref->n > 0 ? ref->n - 1 : 0;
     bound = clr_gamma((double)mults, u) * (double)fabsl(w) +

@@ -541,6 +541,12 @@ static int check_combination(const cli_args *a) {
     cli_error("--input2 needs --input (the first array)" HINT);
     return -1;
   }
+  if (a->op == CLR_MEAN && clr_op_supports(a->op, a->type) != CLR_OK) {
+    cli_error("op 'mean' is not valid for type %s: a sum of 64-bit integers "
+              "wraps (--op=sum gives it, wrapped)" HINT,
+              clr_type_name(a->type));
+    return -1;
+  }
   if (clr_op_supports(a->op, a->type) != CLR_OK && a->map != CLR_MAP_EXPR) {
     cli_error("op '%s' is not valid for type %s (and/or need an integer "
               "type, or a --map expression)" HINT,

@@ -78,7 +78,8 @@ _Static_assert(CLR_FLOAT == 0 && CLR_DOUBLE == 1 && CLR_INT == 2 &&
                "cl/common.cl's CLR_IN / CLR_ACC codes");
 _Static_assert(CLR_SUM == 0 && CLR_PROD == 1 && CLR_MIN == 2 && CLR_MAX == 3 &&
                    CLR_AND == 4 && CLR_OR == 5 && CLR_ARGMIN == 6 &&
-                   CLR_ARGMAX == 7 && CLR_MINMAX == 8 && CLR_OP_COUNT == 9,
+                   CLR_ARGMAX == 7 && CLR_MINMAX == 8 && CLR_MEAN == 9 &&
+                   CLR_OP_COUNT == 10,
                "cl/common.cl's CLR_OP codes");
 _Static_assert(CLR_MAP_NONE == 0 && CLR_MAP_ABS == 1 && CLR_MAP_SQUARE == 2 &&
                    CLR_MAP_EXPR == 3 && CLR_MAP_COUNT == 4,

@@ -476,10 +476,11 @@ static clr_status prepare_call(clr_context *ctx, const clr_options *opt,
   clr_status st = clr_validate_call(ctx, opt, op, type, 1, 0);
   if (st != CLR_OK)
     return st;
-  if (clr_exact_applies(opt, op, type))
+  if (clr_exact_applies(opt, op == CLR_MEAN ? CLR_SUM : op, type))
     return clr_exact_prepare(ctx, opt, type);
   reduce_input aligned_input = {NULL, 0};
-  return make_plan(ctx, opt, op, type, &aligned_input, NULL, &plan);
+  return make_plan(ctx, opt, op == CLR_MEAN ? CLR_SUM : op, type,
+                   &aligned_input, NULL, &plan);
 }
 
 /* A dot product is a sum over two arrays: the checks the second array
@@ -502,6 +503,43 @@ static clr_status check_dot(clr_context *ctx, const clr_options *opt) {
   return CLR_OK;
 }
 
+/* A mean is the sum, divided by n on the host: the sum's value (of the
+ * sum's result type) becomes the mean's (clr_result_type), through long
+ * double, so an integer sum below 2^64 is divided exactly and rounded
+ * once. */
+static void sum_to_mean(const clr_options *opt, clr_type type, size_t n,
+                        clr_value *v) {
+  long double s;
+  switch (v->type) {
+  case CLR_FLOAT:
+    s = v->v.f;
+    break;
+  case CLR_DOUBLE:
+    s = v->v.d;
+    break;
+  case CLR_INT:
+    s = v->v.i;
+    break;
+  case CLR_UINT:
+    s = v->v.u;
+    break;
+  case CLR_LONG:
+    s = (long double)v->v.l;
+    break;
+  default:
+    s = (long double)v->v.ul;
+    break;
+  }
+  clr_value m;
+  memset(&m, 0, sizeof m);
+  m.type = clr_options_result_type(opt, CLR_MEAN, type);
+  if (m.type == CLR_FLOAT)
+    m.v.f = (float)(s / (long double)n);
+  else
+    m.v.d = (double)(s / (long double)n);
+  *v = m;
+}
+
 /* Reduce elements [offset, offset + n) of buf (with buf2: a dot product,
  * the sum over both arrays). */
 static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
@@ -518,6 +556,13 @@ static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
     st = check_dot(ctx, opt);
   if (st != CLR_OK)
     return st;
+  if (op == CLR_MEAN) {
+    st = reduce_buffer_call(ctx, opt, CLR_SUM, type, buf, offset, buf2, offset2,
+                            n, result);
+    if (st == CLR_OK)
+      sum_to_mean(opt, type, n, result);
+    return st;
+  }
   if (!buf2 && clr_exact_applies(opt, op, type)) {
     st = clr_exact_buffer(ctx, opt, type, buf, offset, n, result);
     ctx->timing.total_ms = clr_now_ms() - t0;
@@ -574,6 +619,12 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
     st = check_dot(ctx, opt);
   if (st != CLR_OK)
     return st;
+  if (op == CLR_MEAN) {
+    st = reduce_host_call(ctx, opt, CLR_SUM, type, data, data2, n, result);
+    if (st == CLR_OK)
+      sum_to_mean(opt, type, n, result);
+    return st;
+  }
   if (!data2 && clr_exact_applies(opt, op, type)) {
     st = clr_exact_host(ctx, opt, type, data, n, result);
     ctx->timing.total_ms = clr_now_ms() - t0;
@@ -700,6 +751,9 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "'%s' gives a value and an index: use clr_reduce_buffer",
                     clr_op_name(op));
+  if (op == CLR_MEAN)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "a mean is divided on the host: use clr_reduce_buffer");
   if (async->num_events && !async->wait_list)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%u events to wait for, but no wait list",

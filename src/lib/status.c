@@ -36,7 +36,8 @@ static const char *const type_names[CLR_TYPE_COUNT] = {
     "float", "double", "int", "uint", "long", "ulong", "half"};
 static const size_t type_sizes[CLR_TYPE_COUNT] = {4, 8, 4, 4, 8, 8, 2};
 static const char *const op_names[CLR_OP_COUNT] = {
-    "sum", "prod", "min", "max", "and", "or", "argmin", "argmax", "minmax"};
+    "sum", "prod",   "min",    "max",    "and",
+    "or",  "argmin", "argmax", "minmax", "mean"};
 static const char *const map_names[CLR_MAP_COUNT] = {"none", "abs", "square",
                                                      "expr"};
 
@@ -157,6 +158,8 @@ int clr_type_is_float(clr_type t) {
 }
 
 CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow) {
+  if (op == CLR_MEAN)
+    return t == CLR_FLOAT || t == CLR_HALF ? CLR_FLOAT : CLR_DOUBLE;
   if (op == CLR_AND || op == CLR_OR)
     return CLR_INT;
   if (t == CLR_HALF)
@@ -173,8 +176,12 @@ CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow) {
 CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
                                          clr_type t) {
   if (opt && opt->accumulate_in && opt->accumulate_in <= CLR_TYPE_COUNT &&
-      op != CLR_AND && op != CLR_OR)
-    return (clr_type)(opt->accumulate_in - 1);
+      op != CLR_AND && op != CLR_OR) {
+    clr_type acc = (clr_type)(opt->accumulate_in - 1);
+    if (op == CLR_MEAN) /* the mean of a sum in acc */
+      return acc == CLR_FLOAT ? CLR_FLOAT : CLR_DOUBLE;
+    return acc;
+  }
   return clr_result_type(op, t, opt ? opt->narrow_accumulator : 0);
 }
 
@@ -196,6 +203,8 @@ CLR_API clr_status clr_op_supports(clr_op op, clr_type t) {
   if ((unsigned)op >= CLR_OP_COUNT || (unsigned)t >= CLR_TYPE_COUNT)
     return CLR_ERR_INVALID_ARGUMENT;
   if ((op == CLR_AND || op == CLR_OR) && clr_type_is_float(t))
+    return CLR_ERR_UNSUPPORTED;
+  if (op == CLR_MEAN && (t == CLR_LONG || t == CLR_ULONG))
     return CLR_ERR_UNSUPPORTED;
   return CLR_OK;
 }
