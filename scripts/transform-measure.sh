@@ -45,12 +45,17 @@ row --op=argmin
 row --op=minmax
 row --op=argmax --type=int
 row --op=argmax --type=double
+row --op=minmax --type=double
 row --map=square
 row --map=abs --op=argmax
 row --dot
 row --dot --type=double
 row --type=half
 row --type=half --op=max
+row --type=half --op=argmax
+row --type=half --op=minmax
+row --op=mean
+row --op=mean --type=int
 row --op=max
 row --op=min --type=double
 row --map='x > 0.5f'
