@@ -519,7 +519,18 @@ static void means(clr_context *ctx, clr_context *chunked) {
   TU_CHECK(clr_reduce_host(ctx, &o, CLR_MEAN, CLR_FLOAT, f, 4, &v) == CLR_OK &&
                v.type == CLR_DOUBLE && v.v.d == 3.0,
            "mean of floats in double: 3");
+  int32_t k[2] = {INT32_MAX, INT32_MAX};
+  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_INT);
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_MEAN, CLR_INT, k, 2, &v),
+                   CLR_ERR_UNSUPPORTED, "mean of ints summed in int");
   o.accumulate_in = 0;
+  o.narrow_accumulator = 1;
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_MEAN, CLR_INT, k, 2, &v),
+                   CLR_ERR_UNSUPPORTED, "narrow mean of ints");
+  o.narrow_accumulator = 0;
+  TU_CHECK(clr_reduce_host(ctx, &o, CLR_MEAN, CLR_INT, k, 2, &v) == CLR_OK &&
+               v.v.d == (double)INT32_MAX,
+           "mean of two INT32_MAX: no wrap");
   o.kernel = CLR_SCAN_KOGGE_STONE;
   TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_MEAN, CLR_FLOAT, f, out, 4),
                    CLR_ERR_UNSUPPORTED, "mean scan");

@@ -173,6 +173,12 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     "kernel '%s', not '%s'",
                     clr_kernel_name(CLR_REDUCE_COARSE),
                     clr_kernel_name(opt->kernel));
+  if (op == CLR_MEAN &&
+      ((opt->narrow_accumulator && (type == CLR_INT || type == CLR_UINT)) ||
+       opt->accumulate_in == CLR_ACCUMULATE_IN(CLR_INT) ||
+       opt->accumulate_in == CLR_ACCUMULATE_IN(CLR_UINT)))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "a mean's sum is not narrowed to 32 bits: it would wrap");
   if (opt->accumulate_in) {
     clr_type acc = (clr_type)(opt->accumulate_in - 1);
     if (opt->accumulate_in > CLR_TYPE_COUNT)
