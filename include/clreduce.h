@@ -94,9 +94,10 @@ typedef enum clr_op {
   CLR_MINMAX,
   /* The sum divided by n, on the host, with the sum's accuracy: float for
    * float and half data (double with accumulate_in), double for double,
-   * int and uint (whose sum is exact in 64 bits).  64-bit integers give
-   * CLR_ERR_UNSUPPORTED (their sum wraps); no scans, no asynchronous
-   * form. */
+   * int and uint (whose sum is exact in 64 bits, never narrowed:
+   * narrow_accumulator or accumulate_in int / uint give
+   * CLR_ERR_UNSUPPORTED).  64-bit integers give CLR_ERR_UNSUPPORTED (their
+   * sum wraps); no scans, no asynchronous form. */
   CLR_MEAN,
   CLR_OP_COUNT
 } clr_op;
