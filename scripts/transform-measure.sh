@@ -39,27 +39,32 @@ row() {
   $bench "$@" --kernels=coarse --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
     tail -2
 }
-row --op=sum
-row --op=argmax
-row --op=argmin
-row --op=minmax
-row --op=argmax --type=int
-row --op=argmax --type=double
-row --op=minmax --type=double
-row --map=square
-row --map=abs --op=argmax
-row --dot
-row --dot --type=double
-row --type=half
-row --type=half --op=max
-row --type=half --op=argmax
-row --type=half --op=minmax
-row --op=mean
-row --op=mean --type=int
-row --op=max
-row --op=min --type=double
-row --map='x > 0.5f'
-row --map='(i % 2 == 0) ? x : 0.0f'
+# One row a line: the options of clreduce-bench.
+while IFS= read -r line; do
+  eval "row $line"
+done <<'ROWS'
+--op=sum
+--op=argmax
+--op=argmin
+--op=minmax
+--op=argmax --type=int
+--op=argmax --type=double
+--op=minmax --type=double
+--map=square
+--map=abs --op=argmax
+--dot
+--dot --type=double
+--type=half
+--type=half --op=max
+--type=half --op=argmax
+--type=half --op=minmax
+--op=mean
+--op=mean --type=int
+--op=max
+--op=min --type=double
+--map='x > 0.5f'
+--map='(i % 2 == 0) ? x : 0.0f'
+ROWS
 # 3. Whole commands, verified.
 cmd() {
   echo "== clreduce $* --n=1e8 --repeat=20"
