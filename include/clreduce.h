@@ -355,6 +355,10 @@ typedef struct clr_options {
 /* clr_options.accumulate_in for type t. */
 #define CLR_ACCUMULATE_IN(t) ((unsigned)(t) + 1u)
 
+/* The bytes one result of clr_reduce_buffer_async takes in its result
+ * buffer (0 for an invalid op or type). */
+CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t);
+
 /* Defaults: coarse reduction, everything chosen for the device. */
 CLR_API void clr_options_init(clr_options *o);
 /* The type a reduction with these options returns: clr_result_type, or
@@ -397,9 +401,13 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
  * earlier commands anyway; beside an out-of-order queue
  * (clr_context_create_from_queue) only the wait list orders it.  Buffers
  * must stay alive and unwritten until the event completes.  clr_last_timing
- * then has the passes' shapes but no times.  Exact sums (rounded on the
- * host) and the indexed operations (argmin, argmax, minmax: a value and
- * an index) give CLR_ERR_UNSUPPORTED. */
+ * then has the passes' shapes but no times.  result's elements are
+ * clr_result_bytes(opt, op, type) bytes: one value of
+ * clr_options_result_type, or for argmin, argmax and minmax a record of
+ * the minimum (at byte 0), the maximum (at the value size), the index of
+ * the minimum (a uint64_t at twice the value size) and of the maximum (8
+ * bytes later); argmin fills the minimum's half, argmax the maximum's.
+ * Exact sums and means (finished on the host) give CLR_ERR_UNSUPPORTED. */
 CLR_API clr_status clr_reduce_buffer_async(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem buf, size_t offset, size_t n, cl_mem result, size_t result_index,

@@ -151,7 +151,12 @@ static void stream_cases(clr_context *ctx, const clr_options *base) {
   } cases[] = {{CLR_SUM, CLR_INT, TU_RANDOM},
                {CLR_MAX, CLR_DOUBLE, TU_PLANT_LAST},
                {CLR_SUM, CLR_FLOAT, TU_RANDOM},
-               {CLR_MIN, CLR_ULONG, TU_PLANT_MID}};
+               {CLR_MIN, CLR_ULONG, TU_PLANT_MID},
+               /* indices across chunks, half data, a mean */
+               {CLR_ARGMAX, CLR_FLOAT, TU_PLANT_LAST},
+               {CLR_MINMAX, CLR_INT, TU_PLANT_MID},
+               {CLR_SUM, CLR_HALF, TU_RANDOM},
+               {CLR_MEAN, CLR_FLOAT, TU_RANDOM}};
   uint64_t max_alloc = tu_device.max_alloc_size;
   if (max_alloc > ((uint64_t)512 << 20))
     tu_die("device allocations of %llu bytes: run with POCL_MEMORY_LIMIT=1 "
@@ -188,6 +193,30 @@ static void stream_cases(clr_context *ctx, const clr_options *base) {
     fflush(stdout);
     free(data);
   }
+  /* A dot product streams its two arrays chunk by chunk together. */
+  size_t n = (size_t)(max_alloc / sizeof(float)) + 1001;
+  float *x = tu_xmalloc(n * sizeof *x), *y = tu_xmalloc(n * sizeof *y);
+  tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, x, n, 77);
+  tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, y, n, 78);
+  clr_type mt;
+  double err;
+  void *m = clr_ref_map(CLR_MAP_NONE, CLR_SUM, CLR_FLOAT, CLR_FLOAT, x, y, n,
+                        &mt, &err);
+  clr_reference ref;
+  clr_ref_reduce_to(CLR_SUM, mt, CLR_FLOAT, m, n, &ref);
+  ref.ref_error += err;
+  free(m);
+  clr_value v;
+  clr_timing tm;
+  clr_check chk;
+  clr_status s = clr_dot_host(ctx, base, CLR_FLOAT, x, y, n, &v);
+  clr_last_timing(ctx, &tm);
+  clr_ref_check(&ref, &v, tm.error_depth, &chk);
+  TU_CHECK(s == CLR_OK && tm.chunks >= 2 && chk.ok,
+           "streamed float dot n=%zu: %s, %zu chunks, error %g bound %g", n,
+           clr_status_name(s), tm.chunks, chk.error, chk.bound);
+  free(x);
+  free(y);
 }
 
 int main(int argc, char **argv) {

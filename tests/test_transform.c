@@ -778,19 +778,57 @@ static void errors(clr_context *ctx) {
                    CLR_ERR_INVALID_ARGUMENT, "dot of 0 elements");
   TU_EXPECT_STATUS(clr_dot_host(NULL, NULL, CLR_FLOAT, x, x, 8, &v),
                    CLR_ERR_INVALID_ARGUMENT, "dot without a context");
-  /* The asynchronous form has one value to write: no index. */
+  /* The asynchronous forms.  in is the caller's buffer x. */
   cl_int err;
   cl_mem in = clCreateBuffer(clr_context_cl_context(ctx),
                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof x,
                              x, &err);
   if (TU_CHECK(err == CL_SUCCESS, "buffer")) {
+    /* argmin / argmax / minmax write a record: min, max, their indices. */
+    TU_CHECK(clr_result_bytes(NULL, CLR_MINMAX, CLR_FLOAT) == 24 &&
+                 clr_result_bytes(NULL, CLR_ARGMAX, CLR_DOUBLE) == 32 &&
+                 clr_result_bytes(NULL, CLR_SUM, CLR_INT) == 8 &&
+                 clr_result_bytes(NULL, CLR_OP_COUNT, CLR_INT) == 0,
+             "clr_result_bytes");
+    cl_mem rec = clCreateBuffer(clr_context_cl_context(ctx), CL_MEM_READ_WRITE,
+                                2 * 24, NULL, &err);
+    float xs[8] = {4, 9, -2, 9, 0, -2, 7, 1};
+    cl_event ev = NULL;
+    clEnqueueWriteBuffer(clr_context_queue(ctx), in, CL_TRUE, 0, sizeof xs, xs,
+                         0, NULL, NULL);
+    if (TU_CHECK(err == CL_SUCCESS, "record buffer") &&
+        TU_CHECK(clr_reduce_buffer_async(ctx, NULL, CLR_MINMAX, CLR_FLOAT, in,
+                                         0, 8, rec, 1, 0, NULL, &ev) == CLR_OK,
+                 "async minmax: %s", clr_context_error(ctx)) &&
+        TU_CHECK(clWaitForEvents(1, &ev) == CL_SUCCESS, "wait")) {
+      unsigned char r[24];
+      float lo, hi;
+      uint64_t ilo, ihi;
+      clEnqueueReadBuffer(clr_context_queue(ctx), rec, CL_TRUE, 24, 24, r, 0,
+                          NULL, NULL);
+      memcpy(&lo, r, 4);
+      memcpy(&hi, r + 4, 4);
+      memcpy(&ilo, r + 8, 8);
+      memcpy(&ihi, r + 16, 8);
+      TU_CHECK(lo == -2 && ilo == 2 && hi == 9 && ihi == 1,
+               "async minmax record: -2 at 2, 9 at 1; got %g at %llu, %g at "
+               "%llu",
+               lo, (unsigned long long)ilo, hi, (unsigned long long)ihi);
+    }
+    if (ev)
+      clReleaseEvent(ev);
     TU_EXPECT_STATUS(clr_reduce_buffer_async(ctx, NULL, CLR_ARGMAX, CLR_FLOAT,
-                                             in, 0, 8, in, 0, 0, NULL, NULL),
-                     CLR_ERR_UNSUPPORTED, "async argmax");
+                                             in, 0, 8, rec, 2, 0, NULL, NULL),
+                     CLR_ERR_INVALID_ARGUMENT,
+                     "async argmax past the record buffer");
+    if (rec)
+      clReleaseMemObject(rec);
+    clEnqueueWriteBuffer(clr_context_queue(ctx), in, CL_TRUE, 0, sizeof x, x, 0,
+                         NULL, NULL);
     /* A map works asynchronously: the sum of squares into element 0. */
     clr_options_init(&o);
     o.map = CLR_MAP_SQUARE;
-    cl_event ev = NULL;
+    ev = NULL;
     float got = 0;
     if (TU_CHECK(clr_reduce_buffer_async(ctx, &o, CLR_SUM, CLR_FLOAT, in, 0, 8,
                                          in, 0, 0, NULL, &ev) == CLR_OK,

@@ -457,6 +457,7 @@ static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
   for (size_t i = 0; i < n; i++) {
     switch (op) {
     case CLR_SUM:
+    case CLR_MEAN:
       if (fp)
         tu_store_f(t, data, i, 2.0 * tu_unit(&r) - 1.0);
       else
@@ -495,6 +496,7 @@ static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
   size_t at = v == TU_PLANT_LAST ? n - 1 : (size_t)tu_below(&r, n);
   switch (op) {
   case CLR_SUM:
+  case CLR_MEAN:
     if (fp)
       tu_store_f(t, data, at, 1000.0);
     else

@@ -9,10 +9,17 @@
 clr_status clr_check_buffer(clr_context *ctx, cl_mem mem, size_t offset,
                             size_t n, clr_type type, unsigned access,
                             const char *what) {
+  return clr_check_buffer_elems(ctx, mem, offset, n, clr_type_size(type),
+                                access, what);
+}
+
+clr_status clr_check_buffer_elems(clr_context *ctx, cl_mem mem, size_t offset,
+                                  size_t n, size_t esize, unsigned access,
+                                  const char *what) {
   cl_mem_object_type mtype = 0;
   cl_context owner = NULL;
   cl_mem_flags flags = 0;
-  size_t size = 0, esize = clr_type_size(type);
+  size_t size = 0;
   if (!mem)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s must not be NULL", what);
   cl_int err = clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof mtype, &mtype, NULL);

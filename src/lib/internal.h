@@ -193,6 +193,10 @@ const clr_options *clr_options_or_defaults(const clr_options *opt,
 clr_status clr_check_buffer(clr_context *ctx, cl_mem mem, size_t offset,
                             size_t n, clr_type type, unsigned access,
                             const char *what);
+/* The same for elements of esize bytes (0: sizes unchecked). */
+clr_status clr_check_buffer_elems(clr_context *ctx, cl_mem mem, size_t offset,
+                                  size_t n, size_t esize, unsigned access,
+                                  const char *what);
 
 /* ---- staging.c */
 typedef struct clr_staged {

@@ -31,10 +31,6 @@ typedef struct reduce_plan {
   char prelude[CLR_MAX_MAP_EXPR + 64]; /* a map expression's #define */
 } reduce_plan;
 
-/* Bytes of cl/reduce_extrema.cl's record for values of type t: two values,
- * two 64-bit indices. */
-static size_t record_bytes(clr_type t) { return 2 * clr_type_size(t) + 16; }
-
 /* What a map expression may hold: one expression, so nothing that could
  * end it, open a block or a directive, or hide the rest of the line. */
 static clr_status check_expr(clr_context *ctx, const char *e) {
@@ -256,7 +252,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->map_depth =
       opt->map == CLR_MAP_SQUARE || (where2 && opt->map == CLR_MAP_NONE);
   int indexed = clr_op_is_indexed(op);
-  p->acc_bytes = indexed ? record_bytes(p->acc) : clr_type_size(p->acc);
+  p->acc_bytes = clr_result_bytes(opt, op, type);
   if (p->kernel == CLR_REDUCE_COARSE)
     clr_choose_coarse_shape(ctx, opt, type, p->acc,
                             op == CLR_MINMAX && type != CLR_HALF
@@ -753,10 +749,6 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "an exact sum is rounded on the host: use "
                     "clr_reduce_buffer");
-  if (clr_op_is_indexed(op))
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "'%s' gives a value and an index: use clr_reduce_buffer",
-                    clr_op_name(op));
   if (op == CLR_MEAN)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "a mean is divided on the host: use clr_reduce_buffer");
@@ -764,11 +756,11 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%u events to wait for, but no wait list",
                     (unsigned)async->num_events);
-  clr_type rt = clr_options_result_type(opt, op, type);
   st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ, "buffer");
   if (st == CLR_OK)
-    st = clr_check_buffer(ctx, result, result_index, 1, rt, CLR_ACCESS_WRITE,
-                          "result buffer");
+    st = clr_check_buffer_elems(ctx, result, result_index, 1,
+                                clr_result_bytes(opt, op, type),
+                                CLR_ACCESS_WRITE, "result buffer");
   reduce_input where = {NULL, offset};
   if (st == CLR_OK)
     st = make_plan(ctx, opt, op, type, &where, NULL, &plan);

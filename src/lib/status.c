@@ -185,6 +185,14 @@ CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
   return clr_result_type(op, t, opt ? opt->narrow_accumulator : 0);
 }
 
+CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t) {
+  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)t >= CLR_TYPE_COUNT)
+    return 0;
+  size_t s = clr_type_size(clr_options_result_type(opt, op, t));
+  /* cl/reduce_extrema.cl's record: two values, two 64-bit indices */
+  return clr_op_is_indexed(op) ? 2 * s + 16 : s;
+}
+
 int clr_accumulator_fits(clr_type in, clr_type acc) {
   switch (in) {
   case CLR_FLOAT:
