@@ -44,7 +44,13 @@
 #define CLR_ITEMS 8
 #endif
 #if CLR_VEC > 1
-#define VEC_T CLR_CAT(IN_T, CLR_VEC)
+#define OUTV_T CLR_CAT(ACC_T, CLR_VEC)
+#if CLR_IN == 6 /* half: decoded to float */
+#define LOAD_VEC(i, p) CLR_CAT(vload_half, CLR_VEC)((i) / CLR_VEC, (p))
+#else
+#define LOAD_VEC(i, p)                                                         \
+  (((__global const CLR_CAT(IN_T, CLR_VEC) *)(p))[(i) / CLR_VEC])
+#endif
 /* A global vector spread into a private array of CLR_VEC elements, and
  * back (vstoreN into the array, vloadN out of it). */
 #define VEC_TO_ARRAY(vec, arr) CLR_CAT(vstore, CLR_VEC)((vec), 0, (arr))
@@ -110,21 +116,21 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
   for (uint k = 0; k < CLR_ITEMS / CLR_VEC; k++) {
     uint j = (k * wg + lid) * CLR_VEC;
     ulong i = base + j;
-    IN_T v[CLR_VEC];
     if (i + CLR_VEC <= n) {
-      VEC_TO_ARRAY(((__global const VEC_T *)in)[i / CLR_VEC], v);
-    } else {
+      X_T v[CLR_VEC];
+      VEC_TO_ARRAY(LOAD_VEC(i, in), v);
       for (uint c = 0; c < CLR_VEC; c++)
-        v[c] = i + c < n ? in[i + c] : IDENTITY;
+        tile[PAD(j + c)] = LOAD(v[c]);
+    } else { /* the identity of the accumulator type past the end */
+      for (uint c = 0; c < CLR_VEC; c++)
+        tile[PAD(j + c)] = i + c < n ? LOAD(IN_AT(in, i + c)) : IDENTITY;
     }
-    for (uint c = 0; c < CLR_VEC; c++)
-      tile[PAD(j + c)] = LOAD(v[c]);
   }
 #else
   for (uint k = 0; k < CLR_ITEMS; k++) {
     uint j = k * wg + lid;
     ulong i = base + j;
-    tile[PAD(j)] = i < n ? LOAD(in[i]) : IDENTITY;
+    tile[PAD(j)] = i < n ? LOAD(IN_AT(in, i)) : IDENTITY;
   }
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -223,7 +229,7 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
     for (uint c = 0; c < CLR_VEC; c++)
       v[c] = tile[PAD(j + c)];
     if (i + CLR_VEC <= n) {
-      ((__global VEC_T *)out)[i / CLR_VEC] = ARRAY_TO_VEC(v);
+      ((__global OUTV_T *)out)[i / CLR_VEC] = ARRAY_TO_VEC(v);
     } else {
       for (uint c = 0; c < CLR_VEC && i + c < n; c++)
         out[i + c] = v[c];

@@ -30,8 +30,13 @@
 
 #if CLR_VEC > 1
 #define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
+#if CLR_IN == 6 /* half: decoded to float */
+#define VLOAD(i, p)                                                            \
+  CLR_CAT(convert_, ACCV_T)(CLR_CAT(vload_half, CLR_VEC)(0, (p) + (i)))
+#else
 #define VLOAD(i, p)                                                            \
   CLR_CAT(convert_, ACCV_T)(CLR_CAT(vload, CLR_VEC)(0, (p) + (i)))
+#endif
 #define VSTORE(v, i, p) CLR_CAT(vstore, CLR_VEC)((v), 0, (p) + (i))
 #define ID IDENTITY
 #if CLR_VEC == 2
@@ -100,7 +105,7 @@ __kernel void clr_scan(__global const IN_T *in, ulong in_offset,
   }
 #endif
   for (ulong i = vend; i < end; i++) {
-    ACC_T x = LOAD(in[i]);
+    ACC_T x = LOAD(IN_AT(in, i));
     total = OP(total, x);
   }
 
@@ -128,7 +133,7 @@ __kernel void clr_scan(__global const IN_T *in, ulong in_offset,
   }
 #endif
   for (ulong i = vend; i < end; i++) {
-    ACC_T x = LOAD(in[i]);
+    ACC_T x = LOAD(IN_AT(in, i));
     if (exclusive) {
       out[i] = run;
       run = OP(run, x);

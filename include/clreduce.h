@@ -326,8 +326,9 @@ typedef struct clr_options {
   clr_layout layout;      /* coarse kernel access pattern                   */
   int narrow_accumulator; /* nonzero: 32-bit int sum/prod stay 32-bit       */
   int exclusive;          /* scans: exclusive instead of inclusive          */
-  const void *carry_in;   /* scans: optional value (of the input type)
-                             combined before the first element             */
+  const void *carry_in;   /* scans: optional value (of the output type,
+                             clr_scan_output_type) combined before the
+                             first element                                 */
   /* Nonzero: float and double sums are exact: the floating-point number
    * nearest the true sum of the elements (ties to even), so the same bits
    * on every device, shape, chunking and order of the elements; inf and
@@ -336,12 +337,13 @@ typedef struct clr_options {
    * only.  Integer sums, min and max are exact anyway; prod and float
    * scans give CLR_ERR_UNSUPPORTED. */
   int exact;
-  /* Reductions: 0 for the default rule (clr_result_type), else
-   * CLR_ACCUMULATE_IN(type): accumulate and return the result in that
-   * type, of the input's kind and at least as wide (float data summed in
-   * double; int in int or long; uint in uint or ulong).  Another type,
-   * and/or, a scan or an exact sum with it: CLR_ERR_UNSUPPORTED; a value
-   * that is no CLR_ACCUMULATE_IN(type): CLR_ERR_INVALID_ARGUMENT. */
+  /* 0 for the default rule (clr_result_type; scans: clr_scan_output_type),
+   * else CLR_ACCUMULATE_IN(type): accumulate and return the result (a
+   * scan: write its output) in that type, of the input's kind and at least
+   * as wide (float data summed in double; int in int or long; uint in uint
+   * or ulong; half in float or double).  Another type, and/or or an exact
+   * sum with it: CLR_ERR_UNSUPPORTED; a value that is no
+   * CLR_ACCUMULATE_IN(type): CLR_ERR_INVALID_ARGUMENT. */
   unsigned accumulate_in;
   /* Reductions with the coarse kernel: a map applied to each element in
    * the same pass (clr_map); CLR_MAP_EXPR takes map_expr.  With a map
@@ -354,6 +356,11 @@ typedef struct clr_options {
 
 /* clr_options.accumulate_in for type t. */
 #define CLR_ACCUMULATE_IN(t) ((unsigned)(t) + 1u)
+
+/* The type a scan with these options writes (and combines in): the input
+ * type (integer sums wrap), float for half data, or opt->accumulate_in
+ * when set (an int scan written as long; opt may be NULL). */
+CLR_API clr_type clr_scan_output_type(const clr_options *opt, clr_type t);
 
 /* The bytes one result of clr_reduce_buffer_async takes in its result
  * buffer (0 for an invalid op or type). */
@@ -414,7 +421,10 @@ CLR_API clr_status clr_reduce_buffer_async(
     cl_uint num_events, const cl_event *wait_list, cl_event *event);
 
 /* Prefix scan of n elements from in to out (out == in scans in place).
- * Output has the input type (integer sums wrap).  Sum, prod, min and max.
+ * Output has the type clr_scan_output_type: the input type (integer sums
+ * wrap), float for half data, or accumulate_in (of the input's kind, at
+ * least as wide: int scanned into long, float into double; then in and
+ * out are two arrays).  Sum, prod, min and max.
  * opt->kernel names the scan; CLR_REDUCE_COARSE there (the default of
  * clr_options_init) selects the device's tuned scan (clr_tuning.scan_kernel:
  * decoupled look-back on GPUs); another reduction kernel, or a value that

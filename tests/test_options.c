@@ -414,7 +414,11 @@ static void test_accumulate_in(clr_context *ctx) {
   o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
   o.kernel = CLR_SCAN_KOGGE_STONE;
   TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, buf, buf, 10),
-                   CLR_ERR_UNSUPPORTED, "a scan with accumulate_in");
+                   CLR_ERR_INVALID_ARGUMENT,
+                   "a scan into a wider type, in place");
+  TU_EXPECT_STATUS(
+      clr_scan_host(ctx, &o, CLR_SUM, CLR_FLOAT, buf, (char *)buf + 1024, 10),
+      CLR_ERR_UNSUPPORTED, "a float scan written as long");
   clr_options_init(&o);
   o.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
   o.exact = 1;

@@ -17,10 +17,13 @@
  * Means (the sum over n, with the sum's accuracy) of every type that has
  * one, against the CPU and, for 1..n, against (n + 1) / 2.
  *
- *   --part=indexed|maps|dot|half|errors   (default: all; means run with
- *                                          dot)
+ * Scans written in a wider type (half into float, int into long, ...).
+ *
+ *   --part=indexed|maps|dot|half|scan|errors   (default: all; means run
+ *                                               with dot)
  */
 #include "reference.h"
+#include "scan_reference.h"
 #include "test_util.h"
 
 #include <float.h>
@@ -658,14 +661,11 @@ static void half_data(clr_context *ctx, clr_context *chunked) {
         check_against("half dot", &ref, &v, depth_of(ctx));
       free(h);
     }
-  /* Not scanned, not exact, no and / or without an expression. */
+  /* Not exact, no and / or without an expression. */
   uint16_t h[4] = {0x3c00, 0x4000, 0, 0x3c00};
-  uint16_t out[4];
   clr_value v;
   clr_options o;
   clr_options_init(&o);
-  TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_SUM, CLR_HALF, h, out, 4),
-                   CLR_ERR_UNSUPPORTED, "half scan");
   o.exact = 1;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_HALF, h, 4, &v),
                    CLR_ERR_UNSUPPORTED, "exact half sum");
@@ -681,6 +681,148 @@ static void half_data(clr_context *ctx, clr_context *chunked) {
   o.map = CLR_MAP_NONE;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_HALF, h, 4, &v),
                    CLR_ERR_UNSUPPORTED, "accumulating in half");
+}
+
+/* ------------------------------------------------------------ scans */
+
+/* Scans written in another type than they read (clr_scan_output_type):
+ * half data into float, and with accumulate_in int into long, uint into
+ * ulong, float into double, half into double; every scan kernel, host
+ * arrays (also streamed in 4 KiB chunks, the carry crossing them) and
+ * cl_mem ranges, against the CPU scan in the output type. */
+static void wide_scans(clr_context *ctx, clr_context *chunked) {
+  static const struct {
+    clr_type in, out;
+  } pairs[] = {{CLR_HALF, CLR_FLOAT},
+               {CLR_INT, CLR_LONG},
+               {CLR_UINT, CLR_ULONG},
+               {CLR_FLOAT, CLR_DOUBLE},
+               {CLR_HALF, CLR_DOUBLE}};
+  static const clr_kernel kernels[] = {CLR_SCAN_KOGGE_STONE,
+                                       CLR_SCAN_KOGGE_STONE_DB,
+                                       CLR_SCAN_BRENT_KUNG, CLR_SCAN_DECOUPLED};
+  static const size_t scan_sizes[] = {1, 3, 257, 4099, 65537};
+  static const clr_op ops[] = {CLR_SUM, CLR_MIN, CLR_MAX, CLR_PROD};
+  for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
+    clr_type in = pairs[pi].in, out = pairs[pi].out;
+    if (!tu_type_available(out))
+      continue;
+    for (size_t si = 0; si < sizeof scan_sizes / sizeof scan_sizes[0]; si++) {
+      size_t n = scan_sizes[si];
+      void *x = tu_xmalloc(n * clr_type_size(in));
+      void *y = tu_xmalloc(n * clr_type_size(out));
+      for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
+        clr_op op = ops[oi];
+        /* Sums past the input type's range: every int is INT32_MAX - i,
+         * every uint UINT32_MAX - i; floats and halves of any sign. */
+        tu_rng r = {tu_seed(pi, si, oi, 3)};
+        for (size_t i = 0; i < n; i++) {
+          if (in == CLR_INT)
+            tu_store_i(in, x, i,
+                       op == CLR_PROD ? 1 + (int64_t)(i % 3 == 0)
+                                      : INT32_MAX - (int64_t)(i % 7));
+          else if (in == CLR_UINT)
+            tu_store_bits(in, x, i,
+                          op == CLR_PROD ? 1 + (i % 3 == 0)
+                                         : UINT32_MAX - i % 7);
+          else
+            tu_store_f(in, x, i,
+                       op == CLR_PROD ? 1.0 + (tu_unit(&r) - 0.5) / 64.0
+                                      : 2.0 * tu_unit(&r) - 1.0);
+        }
+        for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+          for (int excl = 0; excl <= 1; excl++) {
+            if (excl && (ki != 3 || n < 257))
+              continue; /* exclusive: the decoupled scan, two sizes */
+            clr_options o;
+            clr_options_init(&o);
+            o.kernel = kernels[ki];
+            o.exclusive = excl;
+            if (out != clr_scan_output_type(NULL, in))
+              o.accumulate_in = CLR_ACCUMULATE_IN(out);
+            TU_CHECK(clr_scan_output_type(&o, in) == out, "output type");
+            clr_context *c = n == 65537 && ki == 0 ? chunked : ctx;
+            char what[160];
+            snprintf(what, sizeof what, "%s%s scan of %s into %s n=%zu%s",
+                     clr_kernel_name(kernels[ki]), excl ? " exclusive" : "",
+                     clr_type_name(in), clr_type_name(out), n,
+                     c == chunked ? " (4 KiB chunks)" : "");
+            clr_status st = clr_scan_host(c, &o, op, in, x, y, n);
+            if (!TU_CHECK(st == CLR_OK, "%s %s: %s (%s)", what, clr_op_name(op),
+                          clr_status_name(st), clr_context_error(c)))
+              continue;
+            clr_timing tm;
+            clr_last_timing(c, &tm);
+            clr_scan_check chk;
+            clr_ref_scan_check_to(op, in, out, excl, x, y, n, tm.error_depth, 0,
+                                  &chk);
+            TU_CHECK(chk.ok, "%s %s: %zu elements wrong, first at %zu", what,
+                     clr_op_name(op), chk.n_bad, chk.worst_index);
+          }
+        }
+      }
+      free(x);
+      free(y);
+    }
+  }
+  /* cl_mem ranges: int into long at offsets, with a carry-in of the
+   * output type. */
+  size_t n = 5000;
+  int32_t *x = tu_xmalloc(n * sizeof *x);
+  int64_t *want = tu_xmalloc(n * sizeof *want);
+  int64_t carry = (int64_t)1 << 40, run = carry;
+  for (size_t i = 0; i < n; i++) {
+    x[i] = INT32_MAX - (int32_t)(i % 5);
+    run += x[i];
+    want[i] = run;
+  }
+  cl_int e1, e2;
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_mem bin = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                              n * sizeof *x, x, &e1);
+  cl_mem bout = clCreateBuffer(cl, CL_MEM_READ_WRITE, (n + 8) * sizeof(int64_t),
+                               NULL, &e2);
+  if (TU_CHECK(e1 == CL_SUCCESS && e2 == CL_SUCCESS, "scan buffers")) {
+    for (size_t ki = 0; ki < 4; ki++) {
+      clr_options o;
+      clr_options_init(&o);
+      o.kernel = kernels[ki];
+      o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+      o.carry_in = &carry;
+      int64_t *got = tu_xmalloc(n * sizeof *got);
+      clr_status st =
+          clr_scan_buffer_range(ctx, &o, CLR_SUM, CLR_INT, bin, 0, bout, 8, n);
+      if (TU_CHECK(st == CLR_OK, "%s int into long, cl_mem out at 8: %s",
+                   clr_kernel_name(kernels[ki]), clr_context_error(ctx))) {
+        clEnqueueReadBuffer(clr_context_queue(ctx), bout, CL_TRUE,
+                            8 * sizeof(int64_t), n * sizeof *got, got, 0, NULL,
+                            NULL);
+        TU_CHECK(memcmp(got, want, n * sizeof *got) == 0,
+                 "%s int into long from a carry of 2^40: exact, no wrap",
+                 clr_kernel_name(kernels[ki]));
+      }
+      free(got);
+      /* In place cannot widen; the output must hold the wider type. */
+      TU_EXPECT_STATUS(
+          clr_scan_buffer(ctx, &o, CLR_SUM, CLR_INT, bout, bout, n),
+          CLR_ERR_INVALID_ARGUMENT, "a widening scan in place");
+      TU_EXPECT_STATUS(
+          clr_scan_buffer_range(ctx, &o, CLR_SUM, CLR_INT, bin, 0, bin, 0, n),
+          CLR_ERR_INVALID_ARGUMENT, "a widening scan into its own input");
+      TU_EXPECT_STATUS(
+          clr_scan_buffer_range(ctx, &o, CLR_SUM, CLR_INT, bin, 0, bout, 9, n),
+          CLR_ERR_INVALID_ARGUMENT, "a long output past the buffer's end");
+    }
+  }
+  if (bin)
+    clReleaseMemObject(bin);
+  if (bout)
+    clReleaseMemObject(bout);
+  free(x);
+  free(want);
+  TU_CHECK(clr_scan_output_type(NULL, CLR_HALF) == CLR_FLOAT &&
+               clr_scan_output_type(NULL, CLR_INT) == CLR_INT,
+           "clr_scan_output_type defaults");
 }
 
 /* ------------------------------------------------------------ errors */
@@ -882,6 +1024,10 @@ int main(int argc, char **argv) {
     half_codec();
     tu_section("half data");
     half_data(ctx, chunked);
+  }
+  if (all || strcmp(part, "scan") == 0) {
+    tu_section("scans into a wider type");
+    wide_scans(ctx, chunked);
   }
   if (all || strcmp(part, "errors") == 0) {
     tu_section("errors");

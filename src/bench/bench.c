@@ -357,7 +357,10 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
     r->call_ms = median(cm, o->repeat);
     r->h2d_ms = median(hm, o->repeat);
     double bytes =
-        (double)n * (double)clr_type_size(o->type) * (scan || o->dot ? 2 : 1);
+        (double)n * (double)clr_type_size(o->type) * (o->dot ? 2 : 1) +
+        (scan ? (double)n *
+                    (double)clr_type_size(clr_scan_output_type(NULL, o->type))
+              : 0.0);
     r->gbps = r->kernel_ms > 0 ? bytes / r->kernel_ms / 1e6 : 0;
   }
   free(km);
@@ -547,7 +550,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t max_n = sizes[n_sizes - 1];
-  void *data = malloc(max_n * esize), *out = malloc(max_n * esize);
+  /* A scan's output is at most 8 bytes an element (half data scans into
+   * float). */
+  void *data = malloc(max_n * esize), *out = malloc(max_n * 8);
   void *data2 = o.dot ? malloc(max_n * esize) : NULL;
   row *rows = calloc(n_sizes * N_ENTRIES, sizeof *rows);
   double stream[MAX_SIZES] = {0}, build_ms[N_ENTRIES] = {0};

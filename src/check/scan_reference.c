@@ -1,6 +1,7 @@
 /* CPU prefix scan, compared element by element as it runs. */
 #include "scan_reference.h"
 
+#include "half.h"
 #include "reference.h"
 
 #include <float.h>
@@ -8,8 +9,25 @@
 #include <string.h>
 
 static long double load_fp(clr_type t, const void *data, size_t i) {
+  if (t == CLR_HALF)
+    return (long double)clr_half_to_float(((const uint16_t *)data)[i]);
   return t == CLR_FLOAT ? (long double)((const float *)data)[i]
                         : (long double)((const double *)data)[i];
+}
+
+static int is_fp(clr_type t);
+
+/* Element i of in (type t) as a value of the output type ot: integers
+ * widened (sign-extended for int), floating point converted exactly. */
+static clr_value value_in(clr_type t, clr_type ot, const void *in, size_t i) {
+  if (t == ot)
+    return clr_value_at(t, in, i);
+  if (is_fp(ot))
+    return clr_fp_value(ot, load_fp(t, in, i));
+  uint64_t bits = t == CLR_INT    ? (uint64_t)(int64_t)((const int32_t *)in)[i]
+                  : t == CLR_UINT ? (uint64_t)((const uint32_t *)in)[i]
+                                  : ((const uint64_t *)in)[i];
+  return clr_int_value(ot, bits);
 }
 
 static long double fp_of(const clr_value *v) {
@@ -24,15 +42,15 @@ static int same_value(const clr_value *a, const clr_value *b) {
   return memcmp(&a->v, &b->v, clr_type_size(a->type)) == 0;
 }
 
-/* Integers, and float/double min and max: exact. */
-static void verify_exact(clr_op op, clr_type type, int exclusive,
+/* Integers, and float/double min and max: exact, in the output type ot. */
+static void verify_exact(clr_op op, clr_type type, clr_type ot, int exclusive,
                          const void *in, const void *out, size_t n,
                          clr_scan_check *res) {
-  clr_value acc = clr_identity(op, type);
+  clr_value acc = clr_identity(op, ot);
   res->exact = 1;
   for (size_t i = 0; i < n; i++) {
     clr_value want;
-    clr_value x = clr_value_at(type, in, i);
+    clr_value x = value_in(type, ot, in, i);
     if (exclusive) {
       want = acc;
       acc = clr_combine(op, acc, x);
@@ -40,7 +58,7 @@ static void verify_exact(clr_op op, clr_type type, int exclusive,
       acc = clr_combine(op, acc, x);
       want = acc;
     }
-    clr_value got = clr_value_at(type, out, i);
+    clr_value got = clr_value_at(ot, out, i);
     if (!same_value(&got, &want)) {
       if (res->n_bad++ == 0) {
         res->worst_index = i;
@@ -134,8 +152,7 @@ static void ref_add(clr_op op, rounded_ref *r, const void *data, clr_type t,
   if (op == CLR_PROD)
     prod_add(r, load_fp(t, data, i));
   else
-    sum_add(r, t == CLR_FLOAT ? (double)((const float *)data)[i]
-                              : ((const double *)data)[i]);
+    sum_add(r, (double)load_fp(t, data, i));
 }
 
 /* What the bounds need, computed once per scan. */
@@ -191,9 +208,11 @@ static long double ref_value(clr_op op, const bound_consts *bc,
   return w;
 }
 
-static void verify_rounded(clr_op op, clr_type type, int exclusive,
-                           const void *in, const void *out, size_t n,
-                           size_t depth, int flush_to_zero,
+/* type: of the input elements; ot: the output's, in which the bounds are
+ * computed. */
+static void verify_rounded(clr_op op, clr_type in_type, clr_type type,
+                           int exclusive, const void *in, const void *out,
+                           size_t n, size_t depth, int flush_to_zero,
                            clr_scan_check *res) {
   rounded_ref r;
   memset(&r, 0, sizeof r);
@@ -213,7 +232,7 @@ static void verify_rounded(clr_op op, clr_type type, int exclusive,
   int have_worst = 0;
   for (size_t i = 0; i < n; i++) {
     if (!exclusive)
-      ref_add(op, &r, in, type, i);
+      ref_add(op, &r, in, in_type, i);
     double bound, err;
     int ok, may_overflow;
     long double w;
@@ -263,26 +282,34 @@ static void verify_rounded(clr_op op, clr_type type, int exclusive,
       res->ref_last = clr_fp_value(type, w);
     }
     if (exclusive)
-      ref_add(op, &r, in, type, i);
+      ref_add(op, &r, in, in_type, i);
   }
 }
 
 void clr_ref_scan_check(clr_op op, clr_type type, int exclusive, const void *in,
                         const void *out, size_t n, size_t error_depth,
                         clr_scan_check *res) {
-  clr_ref_scan_check_flush(op, type, exclusive, in, out, n, error_depth, 0,
-                           res);
+  clr_ref_scan_check_to(op, type, clr_scan_output_type(NULL, type), exclusive,
+                        in, out, n, error_depth, 0, res);
 }
 
 void clr_ref_scan_check_flush(clr_op op, clr_type type, int exclusive,
                               const void *in, const void *out, size_t n,
                               size_t error_depth, int flush_to_zero,
                               clr_scan_check *res) {
+  clr_ref_scan_check_to(op, type, clr_scan_output_type(NULL, type), exclusive,
+                        in, out, n, error_depth, flush_to_zero, res);
+}
+
+void clr_ref_scan_check_to(clr_op op, clr_type type, clr_type out_type,
+                           int exclusive, const void *in, const void *out,
+                           size_t n, size_t error_depth, int flush_to_zero,
+                           clr_scan_check *res) {
   memset(res, 0, sizeof *res);
-  if (is_fp(type) && (op == CLR_SUM || op == CLR_PROD))
-    verify_rounded(op, type, exclusive, in, out, n, error_depth, flush_to_zero,
-                   res);
+  if (is_fp(out_type) && (op == CLR_SUM || op == CLR_PROD))
+    verify_rounded(op, type, out_type, exclusive, in, out, n, error_depth,
+                   flush_to_zero, res);
   else
-    verify_exact(op, type, exclusive, in, out, n, res);
+    verify_exact(op, type, out_type, exclusive, in, out, n, res);
   res->ok = res->n_bad == 0;
 }

@@ -36,6 +36,13 @@ typedef struct clr_scan_check {
 void clr_ref_scan_check(clr_op op, clr_type type, int exclusive, const void *in,
                         const void *out, size_t n, size_t error_depth,
                         clr_scan_check *res);
+/* The same for a scan of type written as out_type (clr_scan_output_type:
+ * int into long, float into double, half into float), on a device that
+ * flushes denormals to zero when flush_to_zero is set. */
+void clr_ref_scan_check_to(clr_op op, clr_type type, clr_type out_type,
+                           int exclusive, const void *in, const void *out,
+                           size_t n, size_t error_depth, int flush_to_zero,
+                           clr_scan_check *res);
 /* The same for a device that flushes denormals of type to zero when
  * flush_to_zero is set (clr_ref_device_flushes): the underflow term of
  * the bounds then uses the smallest normal (see reference.h). */

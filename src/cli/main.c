@@ -367,9 +367,11 @@ static int run_reduce(run_state *st) {
 static int run_scan(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
-  st->out = malloc(st->n * st->elem_size);
+  clr_type otype = clr_scan_output_type(&st->opt, a->type);
+  size_t osize = clr_type_size(otype);
+  st->out = malloc(st->n * osize);
   if (!st->out)
-    return out_of_memory(st->n, st->elem_size, "output values");
+    return out_of_memory(st->n, osize, "output values");
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_timing t;
     clr_status s = clr_scan_host(st->ctx, &st->opt, a->op, a->type, st->data,
@@ -382,13 +384,12 @@ static int run_scan(run_state *st) {
   }
   /* The result is the last element: the scan's total (inclusive). */
   memset(&r->result, 0, sizeof r->result);
-  r->result.type = a->type;
-  memcpy(&r->result.v, (unsigned char *)st->out + (st->n - 1) * st->elem_size,
-         st->elem_size);
+  r->result.type = otype;
+  memcpy(&r->result.v, (unsigned char *)st->out + (st->n - 1) * osize, osize);
   if (a->verify) {
     clr_scan_check chk;
-    clr_ref_scan_check(a->op, a->type, a->exclusive, st->data, st->out, st->n,
-                       r->timing.error_depth, &chk);
+    clr_ref_scan_check_to(a->op, a->type, otype, a->exclusive, st->data,
+                          st->out, st->n, r->timing.error_depth, 0, &chk);
     r->verdict = chk.ok ? CLI_VERIFY_PASSED : CLI_VERIFY_FAILED;
     r->reference = chk.ref_last;
     r->exact = chk.exact;
@@ -402,7 +403,7 @@ static int run_scan(run_state *st) {
   }
   /* The output file holds a scan that passed (or was not checked). */
   if (a->output && r->verdict != CLI_VERIFY_FAILED) {
-    int rc = cli_write_output(a->output, st->out, st->n * st->elem_size);
+    int rc = cli_write_output(a->output, st->out, st->n * osize);
     if (rc != 0)
       return rc;
     r->output = a->output;
@@ -463,8 +464,12 @@ static void summarize(run_state *st) {
   r->kernel_ms_max = st->kernel_ms[count - 1];
   r->h2d_ms = median(st->h2d_ms, count);
   r->d2h_ms = median(st->d2h_ms, count);
-  double bytes =
-      (double)st->n * (double)st->elem_size * (r->is_scan || st->data2 ? 2 : 1);
+  /* A scan reads its input and writes its output; a dot product reads
+   * two arrays. */
+  double bytes = (double)st->n * (double)st->elem_size * (st->data2 ? 2 : 1);
+  if (r->is_scan)
+    bytes += (double)st->n *
+             (double)clr_type_size(clr_scan_output_type(&st->opt, a->type));
   r->gbps = r->kernel_ms > 0 ? bytes / (r->kernel_ms * 1e-3) / 1e9 : 0.0;
 }
 
@@ -504,8 +509,9 @@ static int run_steps(run_state *st) {
   r->type = a->type;
   r->is_scan = clr_kernel_is_scan(a->kernel);
   r->exclusive = a->exclusive;
-  r->result_type =
-      r->is_scan ? a->type : clr_options_result_type(&st->opt, a->op, a->type);
+  r->result_type = r->is_scan
+                       ? clr_scan_output_type(&st->opt, a->type)
+                       : clr_options_result_type(&st->opt, a->op, a->type);
   r->n = st->n;
   r->seed = a->seed;
   r->generated = a->input == NULL;

@@ -144,10 +144,6 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     "one element per work-item, groups of 1 never shrink the "
                     "input",
                     clr_kernel_name(opt->kernel));
-  if (type == CLR_HALF && scan)
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "half data is reduced (in float), not scanned: convert "
-                    "it to float for a scan");
   if (type == CLR_HALF && opt->exact)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "exact sums take float or double data, not half (a half "
@@ -180,9 +176,6 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
     if (opt->accumulate_in > CLR_TYPE_COUNT)
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "accumulate_in %u is no type", opt->accumulate_in);
-    if (scan)
-      return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                      "scans keep the input type: no accumulate_in");
     if (op == CLR_AND || op == CLR_OR || opt->exact ||
         !(expr || clr_accumulator_fits(type, acc)))
       return clr_fail(ctx, CLR_ERR_UNSUPPORTED,

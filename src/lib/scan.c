@@ -21,7 +21,8 @@ typedef struct scan_plan {
   clr_kernel kernel;
   int decoupled; /* single pass: only `tile` is used         */
   clr_op op;
-  clr_type type;
+  clr_type type;           /* of the elements read                    */
+  clr_type out;            /* of the elements written and combined    */
   clr_program_entry *tile; /* scan_tile.cl + the work-group scan      */
   clr_program_entry *sum;  /* reduce_coarse.cl, contiguous layout     */
   size_t wg;
@@ -46,14 +47,16 @@ static size_t ceil_log2(size_t x) {
 /* n_max: the most elements one launch of the plan scans (SIZE_MAX when
  * unknown): a coarse factor beyond it is clamped to it. */
 static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
-                            clr_type type, size_t n_max, scan_plan *p) {
+                            clr_type type, clr_type out, size_t n_max,
+                            scan_plan *p) {
   clr_status st;
   memset(p, 0, sizeof *p);
   p->kernel =
       clr_kernel_is_scan(opt->kernel) ? opt->kernel : ctx->tuning.scan_kernel;
   p->op = op;
   p->type = type;
-  size_t esize = clr_type_size(type);
+  p->out = out;
+  size_t esize = clr_type_size(type), osize = clr_type_size(out);
   if (p->kernel == CLR_SCAN_DECOUPLED) {
     char items[32];
     p->decoupled = 1;
@@ -76,7 +79,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                           .source2 = clr_kernel_source(CLR_SCAN_DECOUPLED),
                           .kernel = "clr_scan_decoupled",
                           .in = type,
-                          .acc = type,
+                          .acc = out,
                           .op = op,
                           .vec = p->vec > 1 ? p->vec : 0,
                           .extra = items};
@@ -86,7 +89,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     /* Local memory: the padded tile plus the work-group scan's slot. */
     p->local_per_item = p->per_item + (p->per_item + 31) / 32 + 1;
     return clr_choose_wg(ctx, p->tile, opt->wg_size, ctx->tuning.decoupled_wg,
-                         esize, p->local_per_item, &p->wg);
+                         osize, p->local_per_item, &p->wg);
   }
   /* A coarse factor beyond what a launch scans means one work-item scans
    * everything: clamped to n_max it gives that same tile, and keeps
@@ -101,7 +104,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                          .source2 = "scan_tile.cl",
                          .kernel = "clr_scan",
                          .in = type,
-                         .acc = type,
+                         .acc = out,
                          .op = op,
                          .vec = p->vec};
   st = clr_get_kernel(ctx, &tile, &p->tile);
@@ -111,7 +114,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                         .helpers = "load_mapped.cl",
                         .kernel = "clr_reduce",
                         .in = type,
-                        .acc = type,
+                        .acc = out,
                         .op = op,
                         .vec = p->vec,
                         .layout = CLR_LAYOUT_CONTIGUOUS,
@@ -119,14 +122,14 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   st = clr_get_kernel(ctx, &sum, &p->sum);
   if (st != CLR_OK)
     return st;
-  st = clr_choose_wg(ctx, p->tile, opt->wg_size, ctx->tuning.scan_wg, esize,
+  st = clr_choose_wg(ctx, p->tile, opt->wg_size, ctx->tuning.scan_wg, osize,
                      p->local_per_item, &p->wg);
   if (st != CLR_OK)
     return st;
   /* Both kernels of a level must agree on the tile, so one work-group
    * size serves both. */
   size_t wg_sum = 0;
-  st = clr_choose_wg(ctx, p->sum, p->wg, p->wg, esize, 1, &wg_sum);
+  st = clr_choose_wg(ctx, p->sum, p->wg, p->wg, osize, 1, &wg_sum);
   return st;
 }
 
@@ -178,15 +181,16 @@ typedef struct scan_io {
   cl_ulong in_offset, out_offset;
 } scan_io;
 
-/* Scan n elements of in into out (may be the same buffer).  Returns the
- * error depth of this level and below in *depth. */
+/* Scan n elements of in into out (may be the same buffer) with plan p;
+ * the tile totals (of p's output type) are scanned with plan down.
+ * Returns the error depth of this level and below in *depth. */
 static clr_status scan_level(clr_context *ctx, const scan_plan *p,
-                             const scan_io *io, size_t n, int level,
-                             cl_uint exclusive, cl_uint carry_flags,
+                             const scan_plan *down, const scan_io *io, size_t n,
+                             int level, cl_uint exclusive, cl_uint carry_flags,
                              scan_events *E, size_t *depth) {
   cl_mem in = io->in, out = io->out;
   clr_status st = CLR_OK;
-  size_t esize = clr_type_size(p->type);
+  size_t esize = clr_type_size(p->out);
   /* The tile, and the kernels' indices up to the end of the last tile
    * (below n + tile), must not wrap. */
   if (p->per_item > SIZE_MAX / p->wg || n > SIZE_MAX - p->wg * p->per_item)
@@ -225,8 +229,9 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p,
     if (st != CLR_OK)
       return st;
     /* 2. exclusive scan of the totals, in place, one level down */
-    scan_io down = {totals->mem, totals->mem, 0, 0};
-    st = scan_level(ctx, p, &down, tiles, level + 1, 1, 0, E, &below);
+    scan_io totals_io = {totals->mem, totals->mem, 0, 0};
+    st = scan_level(ctx, down, down, &totals_io, tiles, level + 1, 1, 0, E,
+                    &below);
     if (st != CLR_OK)
       return st;
     prefix = totals->mem;
@@ -256,7 +261,7 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
                                  cl_uint carry_flags, scan_events *E,
                                  size_t *depth) {
   clr_status st = CLR_OK;
-  size_t esize = clr_type_size(p->type);
+  size_t esize = clr_type_size(p->out);
   size_t tile = p->wg * p->per_item;
   size_t tiles = ceil_div(n, tile);
   clr_buffer *state = &ctx->lookback[0], *agg = &ctx->lookback[1],
@@ -325,11 +330,33 @@ fail:
   return st;
 }
 
+/* The plans of one scan: the input's (type to out) and, for the tile
+ * totals of the tiled scans, out to out (the same plan when the types
+ * are). */
+typedef struct scan_plans {
+  scan_plan top, down;
+} scan_plans;
+
+static clr_status make_plans(clr_context *ctx, const clr_options *opt,
+                             clr_op op, clr_type type, size_t n_max,
+                             scan_plans *P) {
+  clr_type out = clr_scan_output_type(opt, type);
+  clr_status st = make_plan(ctx, opt, op, type, out, n_max, &P->top);
+  if (st != CLR_OK)
+    return st;
+  if (out == type || P->top.decoupled) {
+    P->down = P->top;
+    return CLR_OK;
+  }
+  return make_plan(ctx, opt, op, out, out, n_max, &P->down);
+}
+
 /* Run one whole scan (all levels) of n elements and time it. */
-static clr_status scan_once(clr_context *ctx, const scan_plan *p,
+static clr_status scan_once(clr_context *ctx, const scan_plans *P,
                             const scan_io *io, size_t n, cl_uint exclusive,
                             cl_uint carry_flags, int record,
                             const clr_async *async, size_t *depth) {
+  const scan_plan *p = &P->top;
   scan_events E;
   memset(&E, 0, sizeof E);
   E.record = record;
@@ -338,17 +365,18 @@ static clr_status scan_once(clr_context *ctx, const scan_plan *p,
     clr_status st =
         p->decoupled
             ? scan_decoupled(ctx, p, io, n, exclusive, carry_flags, &E, depth)
-            : scan_level(ctx, p, io, n, 0, exclusive, carry_flags, &E, depth);
+            : scan_level(ctx, p, &P->down, io, n, 0, exclusive, carry_flags, &E,
+                         depth);
     if (st == CLR_OK && async->done)
       *async->done = E.last; /* the caller releases it */
     else if (E.last)
       clReleaseEvent(E.last);
     return st;
   }
-  clr_status st =
-      p->decoupled
-          ? scan_decoupled(ctx, p, io, n, exclusive, carry_flags, &E, depth)
-          : scan_level(ctx, p, io, n, 0, exclusive, carry_flags, &E, depth);
+  clr_status st = p->decoupled ? scan_decoupled(ctx, p, io, n, exclusive,
+                                                carry_flags, &E, depth)
+                               : scan_level(ctx, p, &P->down, io, n, 0,
+                                            exclusive, carry_flags, &E, depth);
   if (st == CLR_OK && E.count) {
     cl_int err = clWaitForEvents((cl_uint)E.count, E.ev);
     if (err != CL_SUCCESS)
@@ -418,50 +446,55 @@ static cl_int buffer_place(cl_mem m, cl_mem *root, size_t *origin,
   return err;
 }
 
-/* Two distinct buffers of a scan may alias the same bytes exactly (like
- * in place) but must not partially overlap: as sub-buffers of one buffer,
- * or as buffers over overlapping host memory. */
+/* Two distinct buffers of a scan may alias the same elements exactly
+ * (like in place, when the input and output types are one) but must not
+ * otherwise overlap: as sub-buffers of one buffer, or as buffers over
+ * overlapping host memory.  in_bytes and out_bytes: the two ranges. */
 static clr_status check_buffer_overlap(clr_context *ctx, const scan_io *io,
-                                       size_t esize, size_t bytes) {
+                                       size_t in_esize, size_t out_esize,
+                                       size_t n) {
   cl_mem ri, ro;
   size_t oi, oo;
   void *hi, *ho;
+  size_t ib = n * in_esize, ob = n * out_esize;
   cl_int err = buffer_place(io->in, &ri, &oi, &hi);
   if (err == CL_SUCCESS)
     err = buffer_place(io->out, &ro, &oo, &ho);
   if (err != CL_SUCCESS)
     return clr_cl_fail(ctx, "clGetMemObjectInfo", err);
-  oi += (size_t)io->in_offset * esize;
-  oo += (size_t)io->out_offset * esize;
-  int overlap = 0;
+  oi += (size_t)io->in_offset * in_esize;
+  oo += (size_t)io->out_offset * out_esize;
+  int same = in_esize == out_esize, overlap = 0;
   if (ri == ro)
-    overlap = oi != oo && oi < oo + bytes && oo < oi + bytes;
+    overlap = !(same && oi == oo) && oi < oo + ob && oo < oi + ib;
   else if (hi && ho) {
-    uintptr_t a = (uintptr_t)hi + (uintptr_t)(io->in_offset * esize),
-              b = (uintptr_t)ho + (uintptr_t)(io->out_offset * esize);
-    overlap = a != b && a < b + bytes && b < a + bytes;
+    uintptr_t a = (uintptr_t)hi + (uintptr_t)(io->in_offset * in_esize),
+              b = (uintptr_t)ho + (uintptr_t)(io->out_offset * out_esize);
+    overlap = !(same && a == b) && a < b + ob && b < a + ib;
   }
   if (overlap)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "buffers in and out overlap without being the same "
-                    "elements; in place needs out == in");
+                    same ? "buffers in and out overlap without being the same "
+                           "elements; in place needs out == in"
+                         : "buffers in and out overlap: a scan into a wider "
+                           "output type cannot run in place");
   return CLR_OK;
 }
 
 clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
                             clr_type type) {
-  scan_plan plan;
+  scan_plans plans;
   clr_status st = clr_validate_call(ctx, opt, op, type, 1, 1);
   if (st != CLR_OK)
     return st;
-  return make_plan(ctx, opt, op, type, SIZE_MAX, &plan);
+  return make_plans(ctx, opt, op, type, SIZE_MAX, &plans);
 }
 
 static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, const scan_io *io,
                                    size_t n, const clr_async *async) {
   clr_options defaults;
-  scan_plan plan;
+  scan_plans plans;
   size_t depth = 0;
   cl_uint flags = 0;
   double t0 = clr_now_ms();
@@ -469,26 +502,27 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
                                  "buffers", op, type, n, 1);
   if (st != CLR_OK)
     return st;
-  size_t esize = clr_type_size(type);
-  st = check_buffer_overlap(ctx, io, esize, n * esize);
+  clr_type out = clr_scan_output_type(opt, type);
+  st =
+      check_buffer_overlap(ctx, io, clr_type_size(type), clr_type_size(out), n);
   if (st == CLR_OK)
-    st = make_plan(ctx, opt, op, type, n, &plan);
+    st = make_plans(ctx, opt, op, type, n, &plans);
   /* The decoupled scan's vector loads need offsets that keep them
    * aligned (the buffers themselves are). */
-  if (st == CLR_OK && plan.decoupled && plan.vec > 1 &&
-      (io->in_offset % plan.vec || io->out_offset % plan.vec)) {
+  if (st == CLR_OK && plans.top.decoupled && plans.top.vec > 1 &&
+      (io->in_offset % plans.top.vec || io->out_offset % plans.top.vec)) {
     clr_options scalar = *opt;
     scalar.vector_width = 1;
-    st = make_plan(ctx, &scalar, op, type, n, &plan);
+    st = make_plans(ctx, &scalar, op, type, n, &plans);
   }
   if (st == CLR_OK)
-    st = init_carry(ctx, opt, type, &flags);
+    st = init_carry(ctx, opt, out, &flags);
   if (st == CLR_OK && async && async->num_events && !async->wait_list)
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                   "%u events to wait for, but no wait list",
                   (unsigned)async->num_events);
   if (st == CLR_OK)
-    st = scan_once(ctx, &plan, io, n, opt->exclusive != 0, flags, 1, async,
+    st = scan_once(ctx, &plans, io, n, opt->exclusive != 0, flags, 1, async,
                    &depth);
   ctx->timing.chunks = 1;
   ctx->timing.error_depth = depth;
@@ -500,7 +534,7 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
                                  clr_op op, clr_type type, const void *in,
                                  void *out, size_t n) {
   clr_options defaults;
-  scan_plan plan;
+  scan_plans plans;
   cl_uint flags = 0;
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
@@ -509,29 +543,34 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
                                  "input and output", op, type, n, 1);
   if (st != CLR_OK)
     return st;
-  size_t esize = clr_type_size(type);
-  /* In place means in == out: a partial overlap would have tiles read
-   * elements that other tiles have already overwritten. */
-  uintptr_t a = (uintptr_t)in, b = (uintptr_t)out, bytes = n * esize;
-  if (in != out && a < b + bytes && b < a + bytes)
+  clr_type otype = clr_scan_output_type(opt, type);
+  size_t esize = clr_type_size(type), osize = clr_type_size(otype);
+  /* In place means in == out (and one type): a partial overlap would have
+   * tiles read elements that other tiles have already overwritten. */
+  uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+  if (!(in == out && esize == osize) && a < b + n * osize && b < a + n * esize)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "input and output overlap without being the same array "
-                    "(they start %zu bytes apart); in place needs out == in",
-                    (size_t)(a < b ? b - a : a - b));
-  size_t chunk = clr_chunk_elems(ctx, esize);
+                    esize == osize
+                        ? "input and output overlap without being the same "
+                          "array; in place needs out == in"
+                        : "input and output overlap: a scan into a wider "
+                          "output type cannot run in place");
+  /* Chunks of the larger of the two element sizes. */
+  size_t chunk = clr_chunk_elems(ctx, esize > osize ? esize : osize);
   size_t n_max = n < chunk ? n : chunk;
-  st = make_plan(ctx, opt, op, type, n_max, &plan);
+  st = make_plans(ctx, opt, op, type, n_max, &plans);
   /* Arrays used in place (unified memory) keep the vector loads of the
-   * decoupled scan only when every chunk starts 16-byte aligned. */
-  if (st == CLR_OK && plan.decoupled && plan.vec > 1 && ctx->host_unified &&
-      (!clr_is_aligned(in, 16) || !clr_is_aligned(out, 16) ||
-       (chunk * esize) % 16 != 0)) {
+   * decoupled scan only when every chunk starts aligned to a vector. */
+  unsigned v = plans.top.vec;
+  if (st == CLR_OK && plans.top.decoupled && v > 1 && ctx->host_unified &&
+      (!clr_is_aligned(in, v * esize) || !clr_is_aligned(out, v * osize) ||
+       (chunk * esize) % (v * esize) != 0)) {
     clr_options scalar = *opt;
     scalar.vector_width = 1;
-    st = make_plan(ctx, &scalar, op, type, n_max, &plan);
+    st = make_plans(ctx, &scalar, op, type, n_max, &plans);
   }
   if (st == CLR_OK)
-    st = init_carry(ctx, opt, type, &flags);
+    st = init_carry(ctx, opt, otype, &flags);
   if (st != CLR_OK)
     return st;
   size_t chunks = ceil_div(n, chunk);
@@ -544,20 +583,21 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
     size_t len = n - begin < chunk ? n - begin : chunk;
     cl_uint cflags = flags | (chunks > 1 ? 2u : 0u);
     size_t level_depth = 0;
-    char *src = (char *)in + begin * esize, *dst = (char *)out + begin * esize;
+    char *src = (char *)in + begin * esize, *dst = (char *)out + begin * osize;
     /* Copied chunks are scanned in place on the device and read back into
-     * out; in-place chunks of unified memory are scanned from in to out. */
-    int separate = ctx->host_unified && in != out;
+     * out; in-place chunks of unified memory, and scans into a wider type,
+     * are scanned from in to out. */
+    int separate = (ctx->host_unified && in != out) || esize != osize;
     clr_staged sin, sout;
     memset(&sout, 0, sizeof sout);
     st = clr_stage_in(ctx, &ctx->input, src, len * esize, !separate, &sin);
     if (st == CLR_OK && separate)
-      st = clr_stage_in(ctx, &ctx->output, dst, len * esize, 1, &sout);
+      st = clr_stage_in(ctx, &ctx->output, dst, len * osize, 1, &sout);
     if (st == CLR_OK) {
       clr_staged *res = separate ? &sout : &sin;
       res->host = dst;
       scan_io io = {sin.mem, res->mem, 0, 0};
-      st = scan_once(ctx, &plan, &io, len, opt->exclusive != 0, cflags, c == 0,
+      st = scan_once(ctx, &plans, &io, len, opt->exclusive != 0, cflags, c == 0,
                      NULL, &level_depth);
       if (st == CLR_OK)
         st = clr_stage_out(ctx, res);
@@ -565,8 +605,8 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
     /* The running total becomes the next chunk's carry-in. */
     if (st == CLR_OK && c + 1 < chunks) {
       cl_int err =
-          clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem, esize,
-                              0, esize, 0, NULL, NULL);
+          clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem, osize,
+                              0, osize, 0, NULL, NULL);
       if (err != CL_SUCCESS)
         st = clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
       flags = 1;
@@ -592,7 +632,10 @@ static clr_status scan_buffers(clr_context *ctx, const clr_options *opt,
       ctx, io->in, io->in_offset, n, type,
       CLR_ACCESS_READ | (io->in == io->out ? CLR_ACCESS_WRITE : 0), "in");
   if (st == CLR_OK)
-    st = clr_check_buffer(ctx, io->out, io->out_offset, n, type,
+    st = clr_check_buffer(ctx, io->out, io->out_offset, n,
+                          (unsigned)type < CLR_TYPE_COUNT
+                              ? clr_scan_output_type(opt, type)
+                              : type,
                           CLR_ACCESS_WRITE, "out");
   if (st == CLR_OK)
     st = scan_buffer_call(ctx, opt, op, type, io, n, async);

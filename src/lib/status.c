@@ -185,6 +185,12 @@ CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
   return clr_result_type(op, t, opt ? opt->narrow_accumulator : 0);
 }
 
+CLR_API clr_type clr_scan_output_type(const clr_options *opt, clr_type t) {
+  if (opt && opt->accumulate_in && opt->accumulate_in <= CLR_TYPE_COUNT)
+    return (clr_type)(opt->accumulate_in - 1);
+  return t == CLR_HALF ? CLR_FLOAT : t;
+}
+
 CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t) {
   if ((unsigned)op >= CLR_OP_COUNT || (unsigned)t >= CLR_TYPE_COUNT)
     return 0;
