@@ -65,6 +65,12 @@ KNOWN = [
      ["@a", "--input2=@b"], {"result": 5.5, "dot": True}),
     ("L1 distance by expression: sum |x - y| = 8.25",
      ["@a", "--input2=@b", "--map=fabs(x - y)"], {"result": 8.25}),
+    ("an int scan written as long: 2 x INT32_MAX, no wrap",
+     ["--kernel=kogge-stone", "--type=int", "--acc=long", "@big"],
+     {"result": 2 * 2147483647, "result_type": "long"}),
+    ("a half scan written as float: 1 + 2 + 0.5",
+     ["--kernel=decoupled", "--type=half", "@halves"],
+     {"result": 3.5, "result_type": "float"}),
 ]
 
 
@@ -76,6 +82,8 @@ def known_answers():
         "ints": write("mean.i32", "i", [1, 2]),
         "a": write("a.f32", "f", [1.0, 2.0, 3.0, 4.0]),
         "b": write("b.f32", "f", [0.5, -1.0, 2.0, 0.25]),
+        "big": write("big.i32", "i", [2147483647, 2147483647]),
+        "halves": write("h.f16", "e", [1.0, 2.0, 0.5]),
     }
 
     def path(arg):  # "@name": --input=FILE; "--input2=@name": that FILE
@@ -108,7 +116,9 @@ def generated_runs():
                  ["--dot", "--type=float"],
                  ["--map=x * x - 1.0f", "--type=float"],
                  ["--op=or", "--map=x > 0.999f", "--type=float"],
-                 ["--op=mean", "--type=half"], ["--op=mean", "--type=uint"]):
+                 ["--op=mean", "--type=half"], ["--op=mean", "--type=uint"],
+                 ["--kernel=brent-kung", "--type=half", "--op=max"],
+                 ["--kernel=decoupled", "--type=uint", "--acc=ulong"]):
         doc = run_json(args + ["--n=100003", "--repeat=2"],
                        "generated " + " ".join(args))
         if doc:
