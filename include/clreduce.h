@@ -454,8 +454,8 @@ CLR_API clr_status clr_scan_buffer_range(clr_context *ctx,
 /* The asynchronous form of clr_scan_buffer_range, as
  * clr_reduce_buffer_async: the first command waits for the wait list,
  * *event completes when out holds the scan, nothing waits on the host
- * (except, once per context and when the decoupled scan's state buffers
- * grow, their zeroing).  A carry_in value is copied during the call. */
+ * (the decoupled scan's state buffers are zeroed on the device, in queue
+ * order).  A carry_in value is copied during the call. */
 CLR_API clr_status clr_scan_buffer_async(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,

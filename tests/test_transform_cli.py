@@ -16,6 +16,7 @@ kernel; and a kernel that picks the wrong index among ties is caught
 The last line is "N passed, N failed".
 """
 import argparse
+import math
 import os
 import shutil
 import struct
@@ -50,7 +51,8 @@ KNOWN = [
       "result_max_index": 1}),
     ("sum of squares of ints: 1 + 4 + 9 + 16 = 30 in long",
      ["--type=int", "--map=square", "@sq"],
-     {"result": 30, "result_type": "long", "map": "square"}),
+     {"result": 30, "result_type": "long", "map": "square",
+      "l2_norm": math.sqrt(30), "l2_norm_bound": 0}),
     ("i_amax of ints: 4 at index 3",
      ["--type=int", "--map=abs", "--op=argmax", "@sq"],
      {"result": 4, "result_index": 3}),

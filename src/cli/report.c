@@ -113,6 +113,23 @@ void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
            a, v->index, b, v->max_index);
 }
 
+/* A sum of squares also gives the L2 norm, its square root, and the
+ * norm's error bound: an error b of the sum s moves the root by at most
+ * b / (sqrt(s + b) + sqrt(s)).  0 when the run is no sum of squares. */
+static int l2_norm(const cli_report *r, double *norm, double *bound) {
+  if (r->is_scan || r->dot || r->op != CLR_SUM || !r->map ||
+      strcmp(r->map, "square") != 0)
+    return 0;
+  double s = clr_value_as_double(&r->result);
+  if (!(s >= 0))
+    return 0;
+  *norm = sqrt(s);
+  *bound = r->verdict == CLI_VERIFY_SKIPPED || r->exact
+               ? 0.0
+               : r->bound / (sqrt(s + r->bound) + *norm);
+  return 1;
+}
+
 /* The indices of an indexed result, after its value in JSON. */
 static void json_indices(FILE *f, const cli_report *r, const char *key,
                          const clr_value *v) {
@@ -228,6 +245,10 @@ void cli_report_human(FILE *f, const cli_report *r) {
   char res[192];
   cli_format_result(r, &r->result, res, sizeof res);
   fprintf(f, "result:     %s%s\n", r->is_scan ? "last element " : "", res);
+  double norm, norm_bound;
+  if (l2_norm(r, &norm, &norm_bound))
+    fprintf(f, "L2 norm:    %.9g (its square root; error bound %.3g)\n", norm,
+            norm_bound);
   human_verification(f, r);
   fprintf(f, "kernel:     %.3f ms median (min %.3f, max %.3f over %u run%s)\n",
           r->kernel_ms, r->kernel_ms_min, r->kernel_ms_max, r->repeat,
@@ -297,6 +318,16 @@ void cli_report_json(FILE *f, const cli_report *r) {
   fputs(",\"result\":", f);
   json_value(f, &r->result);
   json_indices(f, r, "result", &r->result);
+  double norm, norm_bound;
+  if (l2_norm(r, &norm, &norm_bound)) {
+    fputs(",\"l2_norm\":", f);
+    if (isfinite(norm)) /* every digit: it is a double */
+      fprintf(f, "%.17g", norm);
+    else
+      json_double(f, norm);
+    fputs(",\"l2_norm_bound\":", f);
+    json_double(f, norm_bound);
+  }
   fputs(",\"reference\":", f);
   if (verified)
     json_value(f, &r->reference);

@@ -285,21 +285,19 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
     return st;
   /* New buffers, or an epoch about to wrap: zero them once.  (The values
    * are only read after their flag says so, but the atomics that publish
-   * them read the old words, which a checker wants initialised.) */
+   * them read the old words, which a checker wants initialised.)  Filled
+   * on the device, in queue order before the scan: nothing waits on the
+   * host, so an asynchronous scan stays asynchronous. */
   if (fresh || ctx->scan_epoch >= (1u << 30) - 1) {
     clr_buffer *all[3] = {state, agg, incl};
-    size_t most = state->bytes > agg->bytes ? state->bytes : agg->bytes;
-    void *zeros = calloc(1, most > incl->bytes ? most : incl->bytes);
-    if (!zeros)
-      return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+    const cl_uint zero = 0;
     cl_int err = CL_SUCCESS;
     for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
-      err = clEnqueueWriteBuffer(ctx->queue, all[i]->mem, CL_TRUE, 0,
-                                 all[i]->bytes, zeros, 0, NULL, NULL);
-    free(zeros);
+      err = clEnqueueFillBuffer(ctx->queue, all[i]->mem, &zero, sizeof zero, 0,
+                                all[i]->bytes, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
       clr_buffer_release(state); /* not zeroed: reallocate next time */
-      return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+      return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
     }
     ctx->scan_ticket = 0;
     ctx->scan_epoch = 0;
