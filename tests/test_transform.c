@@ -506,6 +506,12 @@ static void means(clr_context *ctx, clr_context *chunked) {
   clr_value v;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, NULL, CLR_MEAN, CLR_LONG, l, 3, &v),
                    CLR_ERR_UNSUPPORTED, "mean of longs");
+  clr_options e;
+  clr_options_init(&e);
+  e.map = CLR_MAP_EXPR;
+  e.map_expr = "x";
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &e, CLR_MEAN, CLR_LONG, l, 3, &v),
+                   CLR_ERR_UNSUPPORTED, "mean of longs, through an expression");
   TU_CHECK(clr_op_supports(CLR_MEAN, CLR_ULONG) == CLR_ERR_UNSUPPORTED,
            "clr_op_supports(mean, ulong)");
   float f[4] = {1, 2, 3, 6}, out[4];

@@ -114,7 +114,9 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
   if ((unsigned)op >= CLR_OP_COUNT || (unsigned)type >= CLR_TYPE_COUNT)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown operation or type");
   int expr = opt->map == CLR_MAP_EXPR;
-  if (clr_op_supports(op, type) != CLR_OK && !(expr && !scan))
+  /* and / or of floats test a map expression's values */
+  if (clr_op_supports(op, type) != CLR_OK &&
+      !(expr && !scan && (op == CLR_AND || op == CLR_OR)))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "operation '%s' needs an integer type, not '%s' (or a map "
                     "expression giving the values it tests)",

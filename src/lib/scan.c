@@ -285,19 +285,31 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
     return st;
   /* New buffers, or an epoch about to wrap: zero them once.  (The values
    * are only read after their flag says so, but the atomics that publish
-   * them read the old words, which a checker wants initialised.)  Filled
-   * on the device, in queue order before the scan: nothing waits on the
-   * host, so an asynchronous scan stays asynchronous. */
+   * them read the old words, which a checker wants initialised.)  Copied
+   * on the device from a buffer of zeros, in queue order before the scan:
+   * nothing waits on the host, so an asynchronous scan stays asynchronous.
+   * (Not clEnqueueFillBuffer: Oclgrind's --uninitialized does not count
+   * its writes.)  The zeros' buffer is released at once; OpenCL keeps it
+   * until the copies have run. */
   if (fresh || ctx->scan_epoch >= (1u << 30) - 1) {
     clr_buffer *all[3] = {state, agg, incl};
-    const cl_uint zero = 0;
-    cl_int err = CL_SUCCESS;
+    size_t most = state->bytes > agg->bytes ? state->bytes : agg->bytes;
+    most = most > incl->bytes ? most : incl->bytes;
+    void *zeros = calloc(1, most);
+    if (!zeros)
+      return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+    cl_int err;
+    cl_mem zmem = clCreateBuffer(
+        ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, most, zeros, &err);
+    free(zeros);
     for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
-      err = clEnqueueFillBuffer(ctx->queue, all[i]->mem, &zero, sizeof zero, 0,
+      err = clEnqueueCopyBuffer(ctx->queue, zmem, all[i]->mem, 0, 0,
                                 all[i]->bytes, 0, NULL, NULL);
+    if (zmem)
+      clReleaseMemObject(zmem);
     if (err != CL_SUCCESS) {
       clr_buffer_release(state); /* not zeroed: reallocate next time */
-      return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+      return clr_cl_fail(ctx, "zeroing the decoupled scan's state", err);
     }
     ctx->scan_ticket = 0;
     ctx->scan_epoch = 0;
