@@ -299,17 +299,20 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
     if (!zeros)
       return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
     cl_int err;
+    const char *what = "clCreateBuffer";
     cl_mem zmem = clCreateBuffer(
         ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, most, zeros, &err);
     free(zeros);
-    for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) {
+      what = "clEnqueueCopyBuffer";
       err = clEnqueueCopyBuffer(ctx->queue, zmem, all[i]->mem, 0, 0,
                                 all[i]->bytes, 0, NULL, NULL);
+    }
     if (zmem)
       clReleaseMemObject(zmem);
     if (err != CL_SUCCESS) {
       clr_buffer_release(state); /* not zeroed: reallocate next time */
-      return clr_cl_fail(ctx, "zeroing the decoupled scan's state", err);
+      return clr_cl_fail(ctx, what, err);
     }
     ctx->scan_ticket = 0;
     ctx->scan_epoch = 0;
