@@ -198,14 +198,10 @@ static void stream_cases(clr_context *ctx, const clr_options *base) {
   float *x = tu_xmalloc(n * sizeof *x), *y = tu_xmalloc(n * sizeof *y);
   tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, x, n, 77);
   tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, y, n, 78);
-  clr_type mt;
-  double err;
-  void *m = clr_ref_map(CLR_MAP_NONE, CLR_SUM, CLR_FLOAT, CLR_FLOAT, x, y, n,
-                        &mt, &err);
   clr_reference ref;
-  clr_ref_reduce_to(CLR_SUM, mt, CLR_FLOAT, m, n, &ref);
-  ref.ref_error += err;
-  free(m);
+  if (!clr_ref_reduce_mapped(CLR_MAP_NONE, CLR_SUM, CLR_FLOAT, CLR_FLOAT, x, y,
+                             n, &ref))
+    tu_die("out of host memory");
   clr_value v;
   clr_timing tm;
   clr_check chk;

@@ -3,7 +3,8 @@
  * and i) and dot products (clr_dot_host / clr_dot_buffer).
  *
  * Every result is checked against an independent CPU loop: src/check's
- * reference (clr_ref_reduce_to, clr_ref_map) for the indexed operations,
+ * reference (clr_ref_reduce_to, clr_ref_reduce_mapped) for the indexed
+ * operations,
  * the built-in maps and the dot products; loops written here for the
  * expressions (the test knows what each means).  Sizes 1, 2, 3, primes,
  * 2^k +- 1, more than one work-group, several passes; host arrays
@@ -283,15 +284,11 @@ static void builtin_maps(clr_context *ctx) {
           if (!TU_CHECK(st == CLR_OK, "%s: %s (%s)", what, clr_status_name(st),
                         clr_context_error(ctx)))
             continue;
-          clr_type mt;
-          double err;
-          void *mapped = clr_ref_map((clr_map)map, ops[oi], type, rt, data,
-                                     NULL, n, &mt, &err);
           clr_reference ref;
-          clr_ref_reduce_to(ops[oi], mt, rt, mapped, n, &ref);
-          ref.ref_error += err;
+          if (!clr_ref_reduce_mapped((clr_map)map, ops[oi], type, rt, data,
+                                     NULL, n, &ref))
+            tu_die("out of host memory");
           check_against(what, &ref, &v, depth_of(ctx));
-          free(mapped);
         }
         free(data);
       }
@@ -383,14 +380,10 @@ static void dot_products(clr_context *ctx, clr_context *chunked) {
       fill_signed(type, x, n, 21);
       fill_signed(type, y, n, 22);
       clr_type rt = clr_options_result_type(NULL, CLR_SUM, type);
-      clr_type mt;
-      double err;
-      void *mapped =
-          clr_ref_map(CLR_MAP_NONE, CLR_SUM, type, rt, x, y, n, &mt, &err);
       clr_reference ref;
-      clr_ref_reduce_to(CLR_SUM, mt, rt, mapped, n, &ref);
-      ref.ref_error += err;
-      free(mapped);
+      if (!clr_ref_reduce_mapped(CLR_MAP_NONE, CLR_SUM, type, rt, x, y, n,
+                                 &ref))
+        tu_die("out of host memory");
       char what[128];
       for (size_t s = 0; s < N_SHAPES; s++) {
         if (s > 0 && n > 4099)
@@ -643,24 +636,18 @@ static void half_data(clr_context *ctx, clr_context *chunked) {
       clr_options_init(&o);
       o.map = CLR_MAP_SQUARE;
       clr_value v;
-      clr_type mt;
-      double err;
-      void *m = clr_ref_map(CLR_MAP_SQUARE, CLR_SUM, CLR_HALF, CLR_FLOAT, h,
-                            NULL, n, &mt, &err);
       clr_reference ref;
-      clr_ref_reduce_to(CLR_SUM, mt, CLR_FLOAT, m, n, &ref);
-      ref.ref_error += err;
-      free(m);
+      if (!clr_ref_reduce_mapped(CLR_MAP_SQUARE, CLR_SUM, CLR_HALF, CLR_FLOAT,
+                                 h, NULL, n, &ref))
+        tu_die("out of host memory");
       if (kind == 0 && TU_CHECK(clr_reduce_host(chunked, &o, CLR_SUM, CLR_HALF,
                                                 h, n, &v) == CLR_OK,
                                 "streamed half sum of squares n=%zu", n))
         check_against("streamed half sum of squares", &ref, &v,
                       depth_of(chunked));
-      m = clr_ref_map(CLR_MAP_NONE, CLR_SUM, CLR_HALF, CLR_FLOAT, h, h, n, &mt,
-                      &err);
-      clr_ref_reduce_to(CLR_SUM, mt, CLR_FLOAT, m, n, &ref);
-      ref.ref_error += err;
-      free(m);
+      if (!clr_ref_reduce_mapped(CLR_MAP_NONE, CLR_SUM, CLR_HALF, CLR_FLOAT, h,
+                                 h, n, &ref))
+        tu_die("out of host memory");
       if (kind == 0 &&
           TU_CHECK(clr_dot_host(ctx, NULL, CLR_HALF, h, h, n, &v) == CLR_OK,
                    "half dot n=%zu", n))

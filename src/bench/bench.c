@@ -328,20 +328,12 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
       } else {
         clr_reference ref;
         clr_check chk;
-        clr_type rt = clr_options_result_type(&opt, o->op, o->type), mt;
-        double err = 0;
-        void *mapped = o->map || o->dot
-                           ? clr_ref_map(o->map, o->op, o->type, rt, data,
-                                         o->dot ? data2 : NULL, n, &mt, &err)
-                           : NULL;
-        if ((o->map || o->dot) && !mapped) {
+        clr_type rt = clr_options_result_type(&opt, o->op, o->type);
+        if (!clr_ref_reduce_mapped(o->map, o->op, o->type, rt, data,
+                                   o->dot ? data2 : NULL, n, &ref)) {
           st = CLR_ERR_OUT_OF_MEMORY;
           break;
         }
-        clr_ref_reduce_to(o->op, mapped ? mt : o->type, rt,
-                          mapped ? mapped : data, n, &ref);
-        ref.ref_error += err;
-        free(mapped);
         clr_ref_check(&ref, &v, t.error_depth, &chk);
         r->verified = chk.ok;
       }

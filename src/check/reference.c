@@ -606,9 +606,15 @@ clr_value clr_combine(clr_op op, clr_value a, clr_value b) {
   }
 }
 
-void *clr_ref_map(clr_map map, clr_op op, clr_type type, clr_type rt,
-                  const void *x, const void *y, size_t n, clr_type *mtype,
-                  double *ref_error) {
+/* The values a built-in map (or with y a dot product) gives the reduction
+ * op in result type rt, as an array (malloc'd) of type *mtype: computed
+ * in rt as the kernels do, held in double for float sums and products
+ * (exactly: squares and products of floats fit), else in rt.  *ref_error:
+ * the sum of the roundings of double-held values (0 when exact).  NULL
+ * when out of memory. */
+static void *map_values(clr_map map, clr_op op, clr_type type, clr_type rt,
+                        const void *x, const void *y, size_t n, clr_type *mtype,
+                        double *ref_error) {
   int fp = is_float_type(rt);
   /* Float sums and products see the exact values, in double (a float's
    * square, or the product of two floats, fits in 53 bits). */
@@ -661,4 +667,23 @@ void *clr_ref_map(clr_map map, clr_op op, clr_type type, clr_type rt,
    * of them by the sum of those (a product: relative errors add up). */
   *ref_error = (double)err;
   return out;
+}
+
+int clr_ref_reduce_mapped(clr_map map, clr_op op, clr_type type, clr_type rt,
+                          const void *x, const void *y, size_t n,
+                          clr_reference *out) {
+  if (map == CLR_MAP_NONE && !y) {
+    clr_ref_reduce_to(op, type, rt, x, n, out);
+    return 1;
+  }
+  clr_type mt;
+  double err;
+  void *mapped = map_values(map, op, type, rt, x, y, n, &mt, &err);
+  if (!mapped)
+    return 0;
+  clr_ref_reduce_to(op, mt, rt, mapped, n, out);
+  out->type = type;
+  out->ref_error += err;
+  free(mapped);
+  return 1;
 }

@@ -67,16 +67,15 @@ void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
 void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
                        size_t n, clr_reference *out);
 
-/* The values a built-in map (CLR_MAP_ABS, CLR_MAP_SQUARE), or with y a
- * dot product (x * y), gives the reduction op in result type rt, as an
- * array (malloc'd: free it) of type *mtype, to give clr_ref_reduce_to:
- * computed in rt as the kernels do, held in double for float sums and
- * products (exactly: squares and products of floats fit), else in rt.
- * *ref_error: the sum of the roundings of double-held values (0 when
- * exact).  NULL when out of memory. */
-void *clr_ref_map(clr_map map, clr_op op, clr_type type, clr_type rt,
-                  const void *x, const void *y, size_t n, clr_type *mtype,
-                  double *ref_error);
+/* clr_ref_reduce_to over the values a built-in map (CLR_MAP_ABS,
+ * CLR_MAP_SQUARE), or with y a dot product (x * y), gives: computed in rt
+ * as the kernels do, held exactly in double for float sums and products
+ * (squares and products of floats fit), else in rt; the roundings of
+ * double-held values are added to out->ref_error.  CLR_MAP_NONE without
+ * y is the plain reference.  1, or 0 when out of memory. */
+int clr_ref_reduce_mapped(clr_map map, clr_op op, clr_type type, clr_type rt,
+                          const void *x, const void *y, size_t n,
+                          clr_reference *out);
 
 /* Compare a device result; error_depth comes from clr_timing. */
 void clr_ref_check(const clr_reference *ref, const clr_value *got,

@@ -247,20 +247,9 @@ static int make_reference(run_state *st, clr_reference *ref) {
   clr_type rt = clr_options_result_type(&st->opt, a->op, a->type);
   if (a->map == CLR_MAP_EXPR)
     return expr_reference(st, rt, ref);
-  if (a->map == CLR_MAP_NONE && !st->data2) {
-    clr_ref_reduce_to(a->op, a->type, rt, st->data, st->n, ref);
-    return 0;
-  }
-  clr_type mt;
-  double err;
-  void *mapped = clr_ref_map(a->map, a->op, a->type, rt, st->data, st->data2,
-                             st->n, &mt, &err);
-  if (!mapped)
+  if (!clr_ref_reduce_mapped(a->map, a->op, a->type, rt, st->data, st->data2,
+                             st->n, ref))
     return out_of_memory(st->n, clr_type_size(rt), "mapped values");
-  clr_ref_reduce_to(a->op, mt, rt, mapped, st->n, ref);
-  ref->type = a->type;
-  ref->ref_error += err;
-  free(mapped);
   return 0;
 }
 

@@ -247,13 +247,10 @@ static void check_mapped(const clr_options *o, clr_op op, clr_type t, size_t n,
   void *x = tu_xmalloc(n * es), *y = tu_xmalloc(n * es);
   tu_fill_exact(t, CLR_SUM, x, n, n * 13 + (size_t)t);
   tu_fill_exact(t, CLR_SUM, y, n, n * 17 + (size_t)t);
-  clr_type rt = clr_options_result_type(o, op, t), mt;
-  double err;
-  void *mapped =
-      clr_ref_map(o->map, op, t, rt, x, dot ? y : NULL, n, &mt, &err);
+  clr_type rt = clr_options_result_type(o, op, t);
   clr_reference ref;
-  clr_ref_reduce_to(op, mt, rt, mapped, n, &ref);
-  ref.ref_error += err;
+  if (!clr_ref_reduce_mapped(o->map, op, t, rt, x, dot ? y : NULL, n, &ref))
+    tu_die("out of host memory");
   clr_value got;
   memset(&got, 0, sizeof got);
   trace("%s %s %s of %s n=%zu", dot ? "dot" : "map", shape(o, sh, sizeof sh),
@@ -274,7 +271,6 @@ static void check_mapped(const clr_options *o, clr_op op, clr_type t, size_t n,
              clr_map_name(o->map), clr_op_name(op), clr_type_name(t), n,
              tu_fmtv(got, a, sizeof a), tu_fmtv(ref.value, b, sizeof b));
   }
-  free(mapped);
   free(x);
   free(y);
 }
