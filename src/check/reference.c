@@ -90,14 +90,14 @@ static int is_float_type(clr_type t) {
 }
 
 /* Read element i of an array of type t as the wide types used below. */
-static long double load_fp(clr_type t, const void *data, size_t i) {
+long double clr_fp_at(clr_type t, const void *data, size_t i) {
   if (t == CLR_HALF) /* decoded here, not by the device */
     return (long double)clr_half_to_float(((const uint16_t *)data)[i]);
   return t == CLR_FLOAT ? (long double)((const float *)data)[i]
                         : (long double)((const double *)data)[i];
 }
 
-static uint64_t load_bits(clr_type t, const void *data, size_t i) {
+uint64_t clr_bits_at(clr_type t, const void *data, size_t i) {
   switch (t) {
   case CLR_INT:
     return (uint64_t)(int64_t)((const int32_t *)data)[i];
@@ -230,7 +230,7 @@ static void ref_float(clr_op op, clr_type type, clr_type rt, const void *data,
   if (op == CLR_MIN || op == CLR_MAX) {
     long double acc = op == CLR_MIN ? INFINITY : -INFINITY;
     for (size_t i = 0; i < n; i++) {
-      long double x = load_fp(type, data, i);
+      long double x = clr_fp_at(type, data, i);
       acc = op == CLR_MIN ? fp_min(acc, x) : fp_max(acc, x);
     }
     out->value = clr_fp_value(rt, acc);
@@ -243,7 +243,7 @@ static void ref_float(clr_op op, clr_type type, clr_type rt, const void *data,
     double s = 0.0, c = 0.0, abs_sum = 0.0;
     size_t pos_inf = 0, neg_inf = 0, nans = 0;
     for (size_t i = 0; i < n; i++) {
-      double x = (double)load_fp(type, data, i);
+      double x = (double)clr_fp_at(type, data, i);
       if (isnan(x)) {
         nans++;
         continue;
@@ -284,7 +284,7 @@ static void ref_float(clr_op op, clr_type type, clr_type rt, const void *data,
   long double p = 1.0L;
   long double max_partial = 1.0L, amp = 1.0L;
   for (size_t i = 0; i < n; i++) {
-    long double x = load_fp(type, data, i);
+    long double x = clr_fp_at(type, data, i);
     p *= x;
     if (fabsl(p) > max_partial && !isinf(p))
       max_partial = fabsl(p);
@@ -340,29 +340,29 @@ static void ref_indexed(clr_op op, clr_type type, clr_type rt, const void *data,
   size_t lo = 0, hi = 0;
   int fp = is_float_type(type), sgn = is_signed_int(type);
   for (size_t i = 1; i < n; i++) {
-    if (fp ? fp_before(load_fp(type, data, i), i, load_fp(type, data, lo), lo,
-                       0)
-           : int_before(sgn, load_bits(type, data, i), i,
-                        load_bits(type, data, lo), lo, 0))
+    if (fp ? fp_before(clr_fp_at(type, data, i), i, clr_fp_at(type, data, lo),
+                       lo, 0)
+           : int_before(sgn, clr_bits_at(type, data, i), i,
+                        clr_bits_at(type, data, lo), lo, 0))
       lo = i;
-    if (fp ? fp_before(load_fp(type, data, i), i, load_fp(type, data, hi), hi,
-                       1)
-           : int_before(sgn, load_bits(type, data, i), i,
-                        load_bits(type, data, hi), hi, 1))
+    if (fp ? fp_before(clr_fp_at(type, data, i), i, clr_fp_at(type, data, hi),
+                       hi, 1)
+           : int_before(sgn, clr_bits_at(type, data, i), i,
+                        clr_bits_at(type, data, hi), hi, 1))
       hi = i;
   }
   size_t first = op == CLR_ARGMAX ? hi : lo;
-  clr_value v = fp ? clr_fp_value(rt, load_fp(type, data, first))
-                   : clr_int_value(rt, load_bits(type, data, first));
+  clr_value v = fp ? clr_fp_value(rt, clr_fp_at(type, data, first))
+                   : clr_int_value(rt, clr_bits_at(type, data, first));
   v.index = first;
   if (op == CLR_MINMAX) {
-    clr_value m = fp ? clr_fp_value(rt, load_fp(type, data, hi))
-                     : clr_int_value(rt, load_bits(type, data, hi));
+    clr_value m = fp ? clr_fp_value(rt, clr_fp_at(type, data, hi))
+                     : clr_int_value(rt, clr_bits_at(type, data, hi));
     v.max = m.v;
     v.max_index = hi;
   }
   out->value = v;
-  out->wide = fp ? load_fp(type, data, first) : 0;
+  out->wide = fp ? clr_fp_at(type, data, first) : 0;
 }
 
 void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
@@ -403,28 +403,28 @@ void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
   case CLR_SUM:
     acc = 0;
     for (size_t i = 0; i < n; i++)
-      acc += load_bits(type, data, i);
+      acc += clr_bits_at(type, data, i);
     break;
   case CLR_PROD:
     acc = 1;
     for (size_t i = 0; i < n; i++)
-      acc *= load_bits(type, data, i);
+      acc *= clr_bits_at(type, data, i);
     break;
   case CLR_MIN:
   case CLR_MAX:
-    acc = load_bits(type, data, 0);
+    acc = clr_bits_at(type, data, 0);
     for (size_t i = 1; i < n; i++)
-      acc = int_minmax(op == CLR_MAX, sgn, acc, load_bits(type, data, i));
+      acc = int_minmax(op == CLR_MAX, sgn, acc, clr_bits_at(type, data, i));
     break;
   case CLR_AND:
     acc = 1;
     for (size_t i = 0; i < n; i++)
-      acc = acc && load_bits(type, data, i) != 0;
+      acc = acc && clr_bits_at(type, data, i) != 0;
     break;
   default: /* CLR_OR */
     acc = 0;
     for (size_t i = 0; i < n; i++)
-      acc = acc || load_bits(type, data, i) != 0;
+      acc = acc || clr_bits_at(type, data, i) != 0;
     break;
   }
   out->value = clr_int_value(rt, acc);
@@ -588,7 +588,7 @@ clr_value clr_combine(clr_op op, clr_value a, clr_value b) {
     }
     return clr_fp_value(t, r);
   }
-  uint64_t x = load_bits(t, &a.v, 0), y = load_bits(t, &b.v, 0);
+  uint64_t x = clr_bits_at(t, &a.v, 0), y = clr_bits_at(t, &b.v, 0);
   int sgn = is_signed_int(t);
   switch (op) {
   case CLR_SUM:
@@ -628,11 +628,11 @@ static void *map_values(clr_map map, clr_op op, clr_type type, clr_type rt,
     return NULL;
   for (size_t i = 0; i < n; i++) {
     if (fp) {
-      long double a = is_float_type(type) ? load_fp(type, x, i)
+      long double a = is_float_type(type) ? clr_fp_at(type, x, i)
                       : is_signed_int(type)
-                          ? (long double)(int64_t)load_bits(type, x, i)
-                          : (long double)load_bits(type, x, i);
-      long double b = y ? load_fp(type, y, i) : a;
+                          ? (long double)(int64_t)clr_bits_at(type, x, i)
+                          : (long double)clr_bits_at(type, x, i);
+      long double b = y ? clr_fp_at(type, y, i) : a;
       /* In the result type first, as the kernel converts. */
       a = rt == CLR_FLOAT ? (long double)(float)a : (long double)(double)a;
       b = rt == CLR_FLOAT ? (long double)(float)b : (long double)(double)b;
@@ -647,8 +647,8 @@ static void *map_values(clr_map map, clr_op op, clr_type type, clr_type rt,
         memcpy(out + i * size, &d, size);
       }
     } else {
-      uint64_t a = load_bits(type, x, i);
-      uint64_t b = y ? load_bits(type, y, i) : a;
+      uint64_t a = clr_bits_at(type, x, i);
+      uint64_t b = y ? clr_bits_at(type, y, i) : a;
       uint64_t v;
       if (map == CLR_MAP_ABS) {
         /* |x| in the result type: a 32-bit int's in 64 bits when rt is

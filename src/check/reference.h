@@ -107,6 +107,11 @@ double clr_value_as_double(const clr_value *v);
 clr_value clr_fp_value(clr_type t, long double x);
 /* A wrapped 64-bit pattern as a value of integer type t. */
 clr_value clr_int_value(clr_type t, uint64_t bits);
+/* Element i of an array of floating type t (half decoded here, not by a
+ * device) as a long double. */
+long double clr_fp_at(clr_type t, const void *data, size_t i);
+/* Element i of an array of integer type t as 64 bits (int sign-extended). */
+uint64_t clr_bits_at(clr_type t, const void *data, size_t i);
 /* Element i of an array of type t, as a value. */
 clr_value clr_value_at(clr_type t, const void *data, size_t i);
 

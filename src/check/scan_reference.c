@@ -1,19 +1,11 @@
 /* CPU prefix scan, compared element by element as it runs. */
 #include "scan_reference.h"
 
-#include "half.h"
 #include "reference.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
-
-static long double load_fp(clr_type t, const void *data, size_t i) {
-  if (t == CLR_HALF)
-    return (long double)clr_half_to_float(((const uint16_t *)data)[i]);
-  return t == CLR_FLOAT ? (long double)((const float *)data)[i]
-                        : (long double)((const double *)data)[i];
-}
 
 static int is_fp(clr_type t);
 
@@ -23,11 +15,8 @@ static clr_value value_in(clr_type t, clr_type ot, const void *in, size_t i) {
   if (t == ot)
     return clr_value_at(t, in, i);
   if (is_fp(ot))
-    return clr_fp_value(ot, load_fp(t, in, i));
-  uint64_t bits = t == CLR_INT    ? (uint64_t)(int64_t)((const int32_t *)in)[i]
-                  : t == CLR_UINT ? (uint64_t)((const uint32_t *)in)[i]
-                                  : ((const uint64_t *)in)[i];
-  return clr_int_value(ot, bits);
+    return clr_fp_value(ot, clr_fp_at(t, in, i));
+  return clr_int_value(ot, clr_bits_at(t, in, i));
 }
 
 static long double fp_of(const clr_value *v) {
@@ -150,9 +139,9 @@ static void prod_add(rounded_ref *r, long double x) {
 static void ref_add(clr_op op, rounded_ref *r, const void *data, clr_type t,
                     size_t i) {
   if (op == CLR_PROD)
-    prod_add(r, load_fp(t, data, i));
+    prod_add(r, clr_fp_at(t, data, i));
   else
-    sum_add(r, (double)load_fp(t, data, i));
+    sum_add(r, (double)clr_fp_at(t, data, i));
 }
 
 /* What the bounds need, computed once per scan. */
