@@ -268,16 +268,6 @@ static size_t make_sizes(const bench_opts *o, uint64_t cap, size_t *sizes) {
   return count;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void log_stderr(void *user, const char *msg) {
   (void)user;
   fprintf(stderr, "%s\n", msg);
@@ -344,10 +334,10 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
     hm[i - 1] = t.h2d_ms;
   }
   if (st == CLR_OK) {
-    r->kernel_ms = median(km, o->repeat);
+    r->kernel_ms = cli_median(km, o->repeat);
     r->kernel_ms_min = km[0];
-    r->call_ms = median(cm, o->repeat);
-    r->h2d_ms = median(hm, o->repeat);
+    r->call_ms = cli_median(cm, o->repeat);
+    r->h2d_ms = cli_median(hm, o->repeat);
     double bytes =
         (double)n * (double)clr_type_size(o->type) * (o->dot ? 2 : 1) +
         (scan ? (double)n *

@@ -51,79 +51,78 @@ void cli_print_usage(FILE *f) {
           clr_op_name(CLR_SUM));
   print_names(f, CLR_TYPE_COUNT, type_name_at, NULL);
   fprintf(f, " (default %s)\n", clr_type_name(CLR_FLOAT));
-  fputs(
-      "  --exclusive        scans: exclusive instead of inclusive\n"
-      "  --map=M            reductions: abs, square, or an OpenCL C "
-      "expression of x\n"
-      "                     (the element) and i (its index), applied "
-      "before the\n"
-      "                     reduction in the same pass: --map='x > 0.5f' "
-      "--acc=long\n"
-      "                     counts\n"
-      "  --dot              the dot product of two generated arrays "
-      "(--op=sum;\n"
-      "                     with --map an expression of x, y and i)\n"
-      "\n"
-      "Data:\n"
-      "  --n=N              element count: 100000000, 1e8, 2.5e6 (an exact "
-      "integer,\n"
-      "                     1 <= N < 2^63; default 1e8)\n"
-      "  --input=FILE       read raw native-endian values of TYPE from FILE "
-      "(N from\n"
-      "                     its size; --n, if also given, must agree; a "
-      "pipe or\n"
-      "                     device gives its first N values)\n"
-      "  --input2=FILE      --dot's second array, as --input (the same "
-      "count)\n"
-      "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
-      "42)\n"
-      "  --output=FILE      scans: write the scanned values (raw, "
-      "native-endian);\n"
-      "                     a file is replaced whole (through a link: its "
-      "target),\n"
-      "                     a device or FIFO is written in place\n"
-      "\n"
-      "Device:\n"
-      "  --platform=P       platform index or name substring\n"
-      "  --device=D         device index or name substring (default: first "
-      "GPU,\n"
-      "                     else first device)\n"
-      "  --list-devices     list the OpenCL devices and exit (JSON with "
-      "--json)\n"
-      "  --list-kernels     list the kernels and exit (JSON with --json)\n"
-      "\n"
-      "Tuning (default: chosen for the device):\n"
-      "  --wg=N             work-group size\n"
-      "  --coarse=N         coarse kernel: elements per work-item\n"
-      "  --vec=W            coarse kernel: vector width 1, 2, 4, 8 or 16\n"
-      "  --layout=L         coarse kernel: strided, contiguous or auto\n"
-      "  --narrow           32-bit int/uint sum and prod accumulate in 32 "
-      "bits\n"
-      "  --acc=TYPE         accumulate and return in TYPE (float data in "
-      "double;\n"
-      "                     int in long ...); scans write TYPE\n"
-      "  --exact            float/double sums exact (correctly rounded, the "
-      "same\n"
-      "                     bits on every device); verified by equality\n"
-      "\n"
-      "Measurement and output:\n"
-      "  --repeat=R         timed runs after one warm-up (default 10); the "
-      "median\n"
-      "                     kernel time is reported, with min and max\n"
-      "  --no-verify        skip the CPU reference (JSON \"verified\": "
-      "null)\n"
-      "  --json             print one JSON object on stdout\n"
-      "  --help             print this help and exit\n"
-      "  --version          print the version and exit\n"
-      "\n"
-      "Options take their value as --opt=value or --opt value.\n"
-      "Example: clreduce --kernel=coarse --op=max --type=int --n=1e8\n"
-      "Exit status: 0 success, 1 verification failed, 2 usage error (or "
-      "unusable\n"
-      "--input file, or an option value the device cannot use), 3 OpenCL "
-      "or runtime\n"
-      "error (or an output file that cannot be written).\n",
-      f);
+  fputs("  --exclusive        scans: exclusive instead of inclusive\n"
+        "  --map=M            reductions: abs, square, or an OpenCL C "
+        "expression of x\n"
+        "                     (the element) and i (its index), applied "
+        "before the\n"
+        "                     reduction in the same pass: --map='x > 0.5f' "
+        "--acc=long\n"
+        "                     counts\n"
+        "  --dot              the dot product of two generated arrays "
+        "(--op=sum;\n"
+        "                     with --map an expression of x, y and i)\n"
+        "\n"
+        "Data:\n"
+        "  --n=N              element count: 100000000, 1e8, 2.5e6 (an exact "
+        "integer,\n"
+        "                     1 <= N < 2^63; default 1e8)\n"
+        "  --input=FILE       read raw native-endian values of TYPE from FILE "
+        "(N from\n"
+        "                     its size; --n, if also given, must agree; a "
+        "pipe or\n"
+        "                     device gives its first N values)\n"
+        "  --input2=FILE      --dot's second array, as --input (the same "
+        "count)\n"
+        "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
+        "42)\n"
+        "  --output=FILE      scans: write the scanned values (raw, "
+        "native-endian);\n"
+        "                     a file is replaced whole (through a link: its "
+        "target),\n"
+        "                     a device or FIFO is written in place\n"
+        "\n"
+        "Device:\n"
+        "  --platform=P       platform index or name substring\n"
+        "  --device=D         device index or name substring (default: first "
+        "GPU,\n"
+        "                     else first device)\n"
+        "  --list-devices     list the OpenCL devices and exit (JSON with "
+        "--json)\n"
+        "  --list-kernels     list the kernels and exit (JSON with --json)\n"
+        "\n"
+        "Tuning (default: chosen for the device):\n"
+        "  --wg=N             work-group size\n"
+        "  --coarse=N         coarse kernel: elements per work-item\n"
+        "  --vec=W            coarse kernel: vector width 1, 2, 4, 8 or 16\n"
+        "  --layout=L         coarse kernel: strided, contiguous or auto\n"
+        "  --narrow           32-bit int/uint sum and prod accumulate in 32 "
+        "bits\n"
+        "  --acc=TYPE         accumulate and return in TYPE (float data in "
+        "double;\n"
+        "                     int in long ...); scans write TYPE\n"
+        "  --exact            float/double sums exact (correctly rounded, the "
+        "same\n"
+        "                     bits on every device); verified by equality\n"
+        "\n"
+        "Measurement and output:\n"
+        "  --repeat=R         timed runs after one warm-up (default 10); the "
+        "median\n"
+        "                     kernel time is reported, with min and max\n"
+        "  --no-verify        skip the CPU reference (JSON \"verified\": "
+        "null)\n"
+        "  --json             print one JSON object on stdout\n"
+        "  --help             print this help and exit\n"
+        "  --version          print the version and exit\n"
+        "\n"
+        "Options take their value as --opt=value or --opt value.\n"
+        "Example: clreduce --kernel=coarse --op=max --type=int --n=1e8\n"
+        "Exit status: 0 success, 1 verification failed, 2 usage error (or "
+        "unusable\n"
+        "--input file, or an option value the device cannot use), 3 OpenCL "
+        "or runtime\n"
+        "error (or an output file that cannot be written).\n",
+        f);
 }
 
 /* ------------------------------------------------------------ numbers */
@@ -376,31 +375,38 @@ static int parse_string(int code, const char *s, const char **out) {
   return 0;
 }
 
-static int parse_option(int code, const char *val, cli_args *a) {
+/* The index of val among count names, or -1 after a line that lists
+ * the valid ones. */
+static int name_index(const char *what, const char *val, int count,
+                      const char *(*name_at)(int)) {
   char names[256];
+  for (int i = 0; i < count; i++)
+    if (strcmp(val, name_at(i)) == 0)
+      return i;
+  join_names(names, sizeof names, count, name_at);
+  cli_error("unknown %s '%s' (valid: %s)", what, val, names);
+  return -1;
+}
+
+static int parse_option(int code, const char *val, cli_args *a) {
+  int i;
   uint64_t u = 0;
   const char *why = NULL;
   switch (code) {
   case OPT_KERNEL:
-    if (clr_kernel_from_name(val, &a->kernel) != CLR_OK) {
-      join_names(names, sizeof names, CLR_KERNEL_COUNT, kernel_name_at);
-      cli_error("unknown kernel '%s' (valid: %s)", val, names);
+    if ((i = name_index("kernel", val, CLR_KERNEL_COUNT, kernel_name_at)) < 0)
       return -1;
-    }
+    a->kernel = (clr_kernel)i;
     return 0;
   case OPT_OP:
-    if (clr_op_from_name(val, &a->op) != CLR_OK) {
-      join_names(names, sizeof names, CLR_OP_COUNT, op_name_at);
-      cli_error("unknown op '%s' (valid: %s)", val, names);
+    if ((i = name_index("op", val, CLR_OP_COUNT, op_name_at)) < 0)
       return -1;
-    }
+    a->op = (clr_op)i;
     return 0;
   case OPT_TYPE:
-    if (clr_type_from_name(val, &a->type) != CLR_OK) {
-      join_names(names, sizeof names, CLR_TYPE_COUNT, type_name_at);
-      cli_error("unknown type '%s' (valid: %s)", val, names);
+    if ((i = name_index("type", val, CLR_TYPE_COUNT, type_name_at)) < 0)
       return -1;
-    }
+    a->type = (clr_type)i;
     return 0;
   case OPT_N:
     if (cli_parse_count(val, &a->n, &why) != 0) {
@@ -467,16 +473,12 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_EXACT:
     a->exact = 1;
     return 0;
-  case OPT_ACC: {
-    clr_type t;
-    if (clr_type_from_name(val, &t) != CLR_OK) {
-      join_names(names, sizeof names, CLR_TYPE_COUNT, type_name_at);
-      cli_error("unknown accumulator type '%s' (valid: %s)", val, names);
+  case OPT_ACC:
+    if ((i = name_index("accumulator type", val, CLR_TYPE_COUNT,
+                        type_name_at)) < 0)
       return -1;
-    }
-    a->accumulate_in = CLR_ACCUMULATE_IN(t);
+    a->accumulate_in = CLR_ACCUMULATE_IN((clr_type)i);
     return 0;
-  }
   case OPT_EXCLUSIVE:
     a->exclusive = 1;
     return 0;

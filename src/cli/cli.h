@@ -1,5 +1,5 @@
-/* Things every part of the clreduce command shares: exit statuses and the
- * one-line diagnostic on stderr. */
+/* Things every part of the clreduce command shares: exit statuses, the
+ * one-line diagnostic on stderr and the median of timed runs. */
 #ifndef CLR_CLI_H
 #define CLR_CLI_H
 
@@ -18,6 +18,9 @@ enum {
 #define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define CLI_PRINTF(f, a)
+/* The median of count timings (0 for none); sorts v. */
+double cli_median(double *v, size_t count);
+
 #endif
 
 /* Print "clreduce: <message>" as exactly one line on stderr: newlines and
@@ -38,5 +41,8 @@ int cli_exit_status(clr_status s);
  * (<what>): <detail>") and return cli_exit_status(s) (CLI_EXIT_RUNTIME for
  * CLR_OK, which is no failure to report).  detail may be NULL or empty. */
 int cli_status_error(const char *what, clr_status s, const char *detail);
+
+/* The median of count timings (0 for none); sorts v. */
+double cli_median(double *v, size_t count);
 
 #endif

@@ -1,8 +1,9 @@
-/* One-line diagnostics on stderr. */
+/* One-line diagnostics on stderr; the median of the timed runs. */
 #include "cli.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Long enough for a path, a strerror text and a library detail line. */
@@ -66,4 +67,16 @@ int cli_status_error(const char *what, clr_status s, const char *detail) {
   else
     cli_error("%s (%s)", text, what);
   return s == CLR_OK ? CLI_EXIT_RUNTIME : cli_exit_status(s);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double cli_median(double *v, size_t count) {
+  if (count == 0)
+    return 0;
+  qsort(v, count, sizeof *v, cmp_double);
+  return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
 }

@@ -70,19 +70,6 @@ static int library_error(const run_state *st, const char *doing, clr_status s) {
   return rc;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median (sorts v). */
-static double median(double *v, size_t count) {
-  qsort(v, count, sizeof *v, cmp_double);
-  if (count % 2)
-    return v[count / 2];
-  return 0.5 * (v[count / 2 - 1] + v[count / 2]);
-}
-
 /* --input, or the element count for generated data. */
 static int load_input(run_state *st) {
   const cli_args *a = st->args;
@@ -448,11 +435,11 @@ static void summarize(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
   unsigned count = a->repeat;
-  r->kernel_ms = median(st->kernel_ms, count); /* sorts */
+  r->kernel_ms = cli_median(st->kernel_ms, count); /* sorts */
   r->kernel_ms_min = st->kernel_ms[0];
   r->kernel_ms_max = st->kernel_ms[count - 1];
-  r->h2d_ms = median(st->h2d_ms, count);
-  r->d2h_ms = median(st->d2h_ms, count);
+  r->h2d_ms = cli_median(st->h2d_ms, count);
+  r->d2h_ms = cli_median(st->d2h_ms, count);
   /* A scan reads its input and writes its output; a dot product reads
    * two arrays. */
   double bytes = (double)st->n * (double)st->elem_size * (st->data2 ? 2 : 1);

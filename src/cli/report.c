@@ -13,38 +13,18 @@
 #define FIELD_LEN(arr) strnlen((arr), sizeof(arr))
 
 static void json_string_n(FILE *f, const char *s, size_t len) {
+  /* The characters JSON escapes with a letter, and their letters. */
+  static const char escaped[] = "\"\\\b\f\n\r\t", letter[] = "\"\\bfnrt";
   fputc('"', f);
   for (size_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)s[i];
-    switch (c) {
-    case '"':
-      fputs("\\\"", f);
-      break;
-    case '\\':
-      fputs("\\\\", f);
-      break;
-    case '\b':
-      fputs("\\b", f);
-      break;
-    case '\f':
-      fputs("\\f", f);
-      break;
-    case '\n':
-      fputs("\\n", f);
-      break;
-    case '\r':
-      fputs("\\r", f);
-      break;
-    case '\t':
-      fputs("\\t", f);
-      break;
-    default:
-      if (c < 0x20 || c == 0x7f)
-        fprintf(f, "\\u%04x", c);
-      else
-        fputc(c, f);
-      break;
-    }
+    const char *e = c ? strchr(escaped, c) : NULL;
+    if (e)
+      fprintf(f, "\\%c", letter[e - escaped]);
+    else if (c < 0x20 || c == 0x7f)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
   }
   fputc('"', f);
 }
@@ -54,6 +34,17 @@ static void json_string(FILE *f, const char *s) {
     json_string_n(f, s, strlen(s));
   else
     fputs("null", f);
+}
+
+/* ,"key":"value" (null for a NULL value; of a fixed-size field: its
+ * first len characters). */
+static void json_field(FILE *f, const char *key, const char *s) {
+  fprintf(f, ",\"%s\":", key);
+  json_string(f, s);
+}
+static void json_field_n(FILE *f, const char *key, const char *s, size_t len) {
+  fprintf(f, ",\"%s\":", key);
+  json_string_n(f, s, len);
 }
 
 /* A double as a JSON number, or "nan" / "inf" / "-inf" as strings. */
@@ -288,33 +279,22 @@ void cli_report_json(FILE *f, const cli_report *r) {
   fputs(json_bool(r->is_scan), f);
   if (r->is_scan)
     fprintf(f, ",\"exclusive\":%s", json_bool(r->exclusive));
-  fputs(",\"op\":", f);
-  json_string(f, clr_op_name(r->op));
-  fputs(",\"map\":", f);
-  if (r->map)
-    json_string(f, r->map);
-  else
-    fputs("null", f);
+  json_field(f, "op", clr_op_name(r->op));
+  json_field(f, "map", r->map);
   fprintf(f, ",\"dot\":%s", json_bool(r->dot));
-  fputs(",\"type\":", f);
-  json_string(f, clr_type_name(r->type));
-  fputs(",\"result_type\":", f);
-  json_string(f, clr_type_name(r->result_type));
+  json_field(f, "type", clr_type_name(r->type));
+  json_field(f, "result_type", clr_type_name(r->result_type));
   fprintf(f, ",\"n\":%zu", r->n);
   if (r->generated)
     fprintf(f, ",\"seed\":%" PRIu64, r->seed);
   else
     fputs(",\"seed\":null", f);
-  fputs(",\"data\":", f);
-  json_string(f, r->data);
-  fputs(",\"device\":", f);
-  json_string_n(f, d->device_name, FIELD_LEN(d->device_name));
-  fputs(",\"platform\":", f);
-  json_string_n(f, d->platform_name, FIELD_LEN(d->platform_name));
-  fputs(",\"device_version\":", f);
-  json_string_n(f, d->device_version, FIELD_LEN(d->device_version));
-  fputs(",\"kernel_dir\":", f);
-  json_string(f, r->kernel_dir ? r->kernel_dir : "");
+  json_field(f, "data", r->data);
+  json_field_n(f, "device", d->device_name, FIELD_LEN(d->device_name));
+  json_field_n(f, "platform", d->platform_name, FIELD_LEN(d->platform_name));
+  json_field_n(f, "device_version", d->device_version,
+               FIELD_LEN(d->device_version));
+  json_field(f, "kernel_dir", r->kernel_dir ? r->kernel_dir : "");
   fputs(",\"result\":", f);
   json_value(f, &r->result);
   json_indices(f, r, "result", &r->result);
@@ -351,8 +331,7 @@ void cli_report_json(FILE *f, const cli_report *r) {
       json_double(f, r->worst_ratio);
       fprintf(f, ",\"bad_elements\":%zu", r->n_bad);
     }
-    fputs(",\"output\":", f);
-    json_string(f, r->output);
+    json_field(f, "output", r->output);
   } else if (verified) {
     fprintf(f, ",\"runs_checked\":%u,\"runs_failed\":%u", r->runs_checked,
             r->runs_failed);
@@ -426,14 +405,10 @@ void cli_list_devices_json(FILE *f, const clr_device_desc *devs, size_t count) {
     const clr_device_desc *d = &devs[i];
     fprintf(f, "%s{\"index\":%zu,\"platform_index\":%u,\"device_index\":%u",
             i ? "," : "", i, d->platform_index, d->device_index);
-    fputs(",\"platform\":", f);
-    json_string_n(f, d->platform_name, FIELD_LEN(d->platform_name));
-    fputs(",\"device\":", f);
-    json_string_n(f, d->device_name, FIELD_LEN(d->device_name));
-    fputs(",\"version\":", f);
-    json_string_n(f, d->device_version, FIELD_LEN(d->device_version));
-    fputs(",\"driver\":", f);
-    json_string_n(f, d->driver_version, FIELD_LEN(d->driver_version));
+    json_field_n(f, "platform", d->platform_name, FIELD_LEN(d->platform_name));
+    json_field_n(f, "device", d->device_name, FIELD_LEN(d->device_name));
+    json_field_n(f, "version", d->device_version, FIELD_LEN(d->device_version));
+    json_field_n(f, "driver", d->driver_version, FIELD_LEN(d->driver_version));
     fprintf(f,
             ",\"gpu\":%s,\"cpu\":%s,\"compute_units\":%u,"
             "\"global_mem_size\":%" PRIu64 ",\"max_alloc_size\":%" PRIu64
@@ -455,10 +430,8 @@ void cli_list_kernels(FILE *f, int json) {
     if (json) {
       fputs(i ? ",{\"name\":" : "{\"name\":", f);
       json_string(f, clr_kernel_name(k));
-      fputs(",\"kind\":", f);
-      json_string(f, kind);
-      fputs(",\"description\":", f);
-      json_string(f, clr_kernel_description(k));
+      json_field(f, "kind", kind);
+      json_field(f, "description", clr_kernel_description(k));
       fputc('}', f);
     } else {
       fprintf(f, "%-15s %-10s %s\n", clr_kernel_name(k), kind,

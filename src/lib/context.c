@@ -370,9 +370,15 @@ clr_status clr_begin_call(clr_context *ctx) {
   return CLR_OK;
 }
 
-clr_status clr_begin_async_call(clr_context *ctx) {
+void clr_begin_async_call(clr_context *ctx, clr_async *async,
+                          cl_uint num_events, const cl_event *wait_list,
+                          cl_event *event) {
+  if (event)
+    *event = NULL;
+  async->num_events = num_events;
+  async->wait_list = wait_list;
+  async->done = event;
   start_call(ctx, 1);
-  return CLR_OK;
 }
 
 const clr_options *clr_options_or_defaults(const clr_options *opt,

@@ -109,14 +109,14 @@ void clr_log(clr_context *ctx, const char *fmt, ...)
     }                                                                          \
   } while (0)
 
-/* ---- status.c (the kernels' facts: kernel_table.h) */
+/* ---- status.c (the kernels' facts: kernels.def) */
 int clr_type_is_float(clr_type t);
 /* 1 when acc can accumulate elements of in exactly as they are: the same
  * kind, at least as wide (clr_options.accumulate_in). */
 int clr_accumulator_fits(clr_type in, clr_type acc);
 /* 1 for argmin, argmax and minmax (a value and an index). */
 int clr_op_is_indexed(clr_op op);
-/* The file under cl/ with the kernel's own algorithm (kernel_table.h). */
+/* The file under cl/ with the kernel's own algorithm (kernels.def). */
 const char *clr_kernel_source(clr_kernel k);
 /* 1 when needle occurs in hay, ignoring ASCII case (an empty needle
  * occurs everywhere: callers that want it to match nothing say so). */
@@ -168,11 +168,6 @@ double clr_now_ms(void);
  * succeeded and returns st (begin's failure, if any, wins). */
 clr_status clr_begin_call(clr_context *ctx);
 clr_status clr_end_call(clr_context *ctx, clr_status st);
-/* The same for asynchronous entry points: the caller's queue is not
- * waited for (its wait list orders the call) and, on success, nothing is
- * finished; a failed call finishes what it enqueued. */
-clr_status clr_begin_async_call(clr_context *ctx);
-clr_status clr_end_async_call(clr_context *ctx, clr_status st);
 /* An asynchronous call's events: the first command waits for wait_list,
  * the last returns *done (when done is not NULL). */
 typedef struct clr_async {
@@ -180,6 +175,14 @@ typedef struct clr_async {
   const cl_event *wait_list;
   cl_event *done;
 } clr_async;
+/* The same for asynchronous entry points: begin sets *event to NULL and
+ * fills *async with the caller's events; the caller's queue is not waited
+ * for (its wait list orders the call) and, on success, nothing is
+ * finished; a failed call finishes what it enqueued. */
+void clr_begin_async_call(clr_context *ctx, clr_async *async,
+                          cl_uint num_events, const cl_event *wait_list,
+                          cl_event *event);
+clr_status clr_end_async_call(clr_context *ctx, clr_status st);
 /* The caller's options, or *defaults filled in when it passed NULL. */
 const clr_options *clr_options_or_defaults(const clr_options *opt,
                                            clr_options *defaults);

@@ -506,27 +506,13 @@ static clr_status check_dot(clr_context *ctx, const clr_options *opt) {
  * once. */
 static void sum_to_mean(const clr_options *opt, clr_type type, size_t n,
                         clr_value *v) {
-  long double s;
-  switch (v->type) {
-  case CLR_FLOAT:
-    s = v->v.f;
-    break;
-  case CLR_DOUBLE:
-    s = v->v.d;
-    break;
-  case CLR_INT:
-    s = v->v.i;
-    break;
-  case CLR_UINT:
-    s = v->v.u;
-    break;
-  case CLR_LONG:
-    s = (long double)v->v.l;
-    break;
-  default:
-    s = (long double)v->v.ul;
-    break;
-  }
+  clr_type t = v->type;
+  long double s = t == CLR_FLOAT    ? (long double)v->v.f
+                  : t == CLR_DOUBLE ? (long double)v->v.d
+                  : t == CLR_INT    ? (long double)v->v.i
+                  : t == CLR_UINT   ? (long double)v->v.u
+                  : t == CLR_LONG   ? (long double)v->v.l
+                                    : (long double)v->v.ul;
   clr_value m;
   memset(&m, 0, sizeof m);
   m.type = clr_options_result_type(opt, CLR_MEAN, type);
@@ -537,40 +523,30 @@ static void sum_to_mean(const clr_options *opt, clr_type type, size_t n,
   *v = m;
 }
 
-/* Reduce elements [offset, offset + n) of buf (with buf2: a dot product,
- * the sum over both arrays). */
-static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
-                                     clr_op op, clr_type type, cl_mem buf,
-                                     size_t offset, cl_mem buf2, size_t offset2,
-                                     size_t n, clr_value *result) {
-  clr_options defaults;
+/* What a reduction reads: n elements of a host array, or of a cl_mem from
+ * an offset; with a second array (data2 / buf2), a dot product. */
+typedef struct reduce_source {
+  int host, dot;
+  const void *data, *data2;
+  cl_mem buf, buf2;
+  size_t offset, offset2;
+} reduce_source;
+
+/* A buffer's passes: elements [offset, offset + n) of buf. */
+static clr_status reduce_buffer_passes(clr_context *ctx, const clr_options *opt,
+                                       clr_op op, clr_type type,
+                                       const reduce_source *s, size_t n,
+                                       clr_value *result) {
   reduce_plan plan;
   size_t depth = 0;
-  double t0 = clr_now_ms();
-  clr_status st = clr_start_work(ctx, &opt, &defaults, buf, result,
-                                 "buffer and result", op, type, n, 0);
-  if (st == CLR_OK && buf2)
-    st = check_dot(ctx, opt);
-  if (st != CLR_OK)
-    return st;
-  if (op == CLR_MEAN) {
-    st = reduce_buffer_call(ctx, opt, CLR_SUM, type, buf, offset, buf2, offset2,
-                            n, result);
-    if (st == CLR_OK)
-      sum_to_mean(opt, type, n, result);
-    return st;
-  }
-  if (!buf2 && clr_exact_applies(opt, op, type)) {
-    st = clr_exact_buffer(ctx, opt, type, buf, offset, n, result);
-    ctx->timing.total_ms = clr_now_ms() - t0;
-    return st;
-  }
-  reduce_input where = {NULL, offset}, where2 = {NULL, offset2};
-  st = make_plan(ctx, opt, op, type, &where, buf2 ? &where2 : NULL, &plan);
+  reduce_input where = {NULL, s->offset}, where2 = {NULL, s->offset2};
+  clr_status st =
+      make_plan(ctx, opt, op, type, &where, s->buf2 ? &where2 : NULL, &plan);
   if (st != CLR_OK)
     return st;
   st = clr_buffer_reserve(ctx, &ctx->aux[0], plan.acc_bytes, CL_MEM_READ_WRITE);
-  pass_input src = {buf, buf2 ? buf2 : buf, offset, offset2, 0};
+  pass_input src = {s->buf, s->buf2 ? s->buf2 : s->buf, s->offset, s->offset2,
+                    0};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, ctx->aux[0].mem, 0, 1, NULL,
                     &ctx->timing.kernel_ms, &depth);
@@ -578,7 +554,6 @@ static clr_status reduce_buffer_call(clr_context *ctx, const clr_options *opt,
     st = read_result(ctx, ctx->aux[0].mem, &plan, result);
   ctx->timing.chunks = 1;
   ctx->timing.error_depth = depth + plan.map_depth;
-  ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
 }
 
@@ -601,35 +576,17 @@ static clr_status reduce_chunk(clr_context *ctx, void *user,
   return st;
 }
 
-/* Reduce n elements of a host array (with data2: a dot product). */
-static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
-                                   clr_op op, clr_type type, const void *data,
-                                   const void *data2, size_t n,
-                                   clr_value *result) {
-  clr_options defaults;
+/* A host array's passes: streamed in chunks, each reduced to a value,
+ * then the chunks' values reduced. */
+static clr_status reduce_host_passes(clr_context *ctx, const clr_options *opt,
+                                     clr_op op, clr_type type,
+                                     const reduce_source *s, size_t n,
+                                     clr_value *result) {
   reduce_plan plan;
-  size_t depth = 0;
-  double t0 = clr_now_ms();
-  clr_status st = clr_start_work(ctx, &opt, &defaults, data, result,
-                                 "data and result", op, type, n, 0);
-  if (st == CLR_OK && data2)
-    st = check_dot(ctx, opt);
-  if (st != CLR_OK)
-    return st;
-  if (op == CLR_MEAN) {
-    st = reduce_host_call(ctx, opt, CLR_SUM, type, data, data2, n, result);
-    if (st == CLR_OK)
-      sum_to_mean(opt, type, n, result);
-    return st;
-  }
-  if (!data2 && clr_exact_applies(opt, op, type)) {
-    st = clr_exact_host(ctx, opt, type, data, n, result);
-    ctx->timing.total_ms = clr_now_ms() - t0;
-    return st;
-  }
   size_t esize = clr_type_size(type);
-  reduce_input where = {data, 0}, where2 = {data2, 0};
-  st = make_plan(ctx, opt, op, type, &where, data2 ? &where2 : NULL, &plan);
+  reduce_input where = {s->data, 0}, where2 = {s->data2, 0};
+  clr_status st =
+      make_plan(ctx, opt, op, type, &where, s->data2 ? &where2 : NULL, &plan);
   if (st != CLR_OK)
     return st;
   size_t chunks = clr_chunk_count(ctx, n, esize);
@@ -638,8 +595,8 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   chunk_run run = {&plan, 0};
-  st = clr_stream_chunks(ctx, data, data2, n, esize, reduce_chunk, &run);
-  depth = run.depth;
+  st = clr_stream_chunks(ctx, s->data, s->data2, n, esize, reduce_chunk, &run);
+  size_t depth = run.depth;
   if (st == CLR_OK && chunks > 1) {
     /* Reduce the per-chunk values (accumulator type, or records). */
     size_t final_depth = 0;
@@ -656,6 +613,38 @@ static clr_status reduce_host_call(clr_context *ctx, const clr_options *opt,
     st = read_result(ctx, ctx->aux[0].mem, &plan, result);
   }
   ctx->timing.error_depth = depth + plan.map_depth;
+  return st;
+}
+
+/* A reduction of a host array or a buffer: checked, then a mean as a sum
+ * divided on the host, an exact sum, or the passes. */
+static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, const reduce_source *s,
+                              size_t n, clr_value *result) {
+  clr_options defaults;
+  double t0 = clr_now_ms();
+  int dot = s->dot;
+  clr_status st = clr_start_work(
+      ctx, &opt, &defaults, s->host ? s->data : (const void *)s->buf, result,
+      s->host ? "data and result" : "buffer and result", op, type, n, 0);
+  if (st == CLR_OK && dot)
+    st = check_dot(ctx, opt);
+  if (st != CLR_OK)
+    return st;
+  if (op == CLR_MEAN) {
+    st = reduce_call(ctx, opt, CLR_SUM, type, s, n, result);
+    if (st == CLR_OK)
+      sum_to_mean(opt, type, n, result);
+    return st;
+  }
+  if (!dot && clr_exact_applies(opt, op, type))
+    st = s->host
+             ? clr_exact_host(ctx, opt, type, s->data, n, result)
+             : clr_exact_buffer(ctx, opt, type, s->buf, s->offset, n, result);
+  else if (s->host)
+    st = reduce_host_passes(ctx, opt, op, type, s, n, result);
+  else
+    st = reduce_buffer_passes(ctx, opt, op, type, s, n, result);
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
 }
@@ -670,60 +659,55 @@ CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt,
   return clr_end_call(ctx, st);
 }
 
+/* A public reduction or dot product: the call begun, the arrays checked,
+ * reduced, the call ended. */
+static clr_status reduce_entry(clr_context *ctx, const clr_options *opt,
+                               clr_op op, clr_type type, const reduce_source *s,
+                               size_t n, clr_value *result) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK && s->dot && s->host && !s->data2)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "y must not be NULL");
+  if (st == CLR_OK && !s->host)
+    st = clr_check_buffer(ctx, s->buf, s->offset, n, type, CLR_ACCESS_READ,
+                          s->dot ? "x" : "buffer");
+  if (st == CLR_OK && !s->host && s->dot)
+    st = clr_check_buffer(ctx, s->buf2, s->offset2, n, type, CLR_ACCESS_READ,
+                          "y");
+  if (st == CLR_OK)
+    st = reduce_call(ctx, opt, op, type, s, n, result);
+  return clr_end_call(ctx, st);
+}
+
 CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
                                      clr_op op, clr_type type, cl_mem buf,
                                      size_t offset, size_t n,
                                      clr_value *result) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ, "buffer");
-  if (st == CLR_OK)
-    st =
-        reduce_buffer_call(ctx, opt, op, type, buf, offset, NULL, 0, n, result);
-  return clr_end_call(ctx, st);
+  reduce_source src = {0, 0, NULL, NULL, buf, NULL, offset, 0};
+  return reduce_entry(ctx, opt, op, type, &src, n, result);
 }
 
 CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, const void *data,
                                    size_t n, clr_value *result) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = reduce_host_call(ctx, opt, op, type, data, NULL, n, result);
-  return clr_end_call(ctx, st);
+  reduce_source src = {1, 0, data, NULL, NULL, NULL, 0, 0};
+  return reduce_entry(ctx, opt, op, type, &src, n, result);
 }
 
 CLR_API clr_status clr_dot_host(clr_context *ctx, const clr_options *opt,
                                 clr_type type, const void *x, const void *y,
                                 size_t n, clr_value *result) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK && !y)
-    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "y must not be NULL");
-  if (st == CLR_OK)
-    st = reduce_host_call(ctx, opt, CLR_SUM, type, x, y, n, result);
-  return clr_end_call(ctx, st);
+  reduce_source src = {1, 1, x, y, NULL, NULL, 0, 0};
+  return reduce_entry(ctx, opt, CLR_SUM, type, &src, n, result);
 }
 
 CLR_API clr_status clr_dot_buffer(clr_context *ctx, const clr_options *opt,
                                   clr_type type, cl_mem x, size_t x_offset,
                                   cl_mem y, size_t y_offset, size_t n,
                                   clr_value *result) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = clr_check_buffer(ctx, x, x_offset, n, type, CLR_ACCESS_READ, "x");
-  if (st == CLR_OK)
-    st = clr_check_buffer(ctx, y, y_offset, n, type, CLR_ACCESS_READ, "y");
-  if (st == CLR_OK)
-    st = reduce_buffer_call(ctx, opt, CLR_SUM, type, x, x_offset, y, y_offset,
-                            n, result);
-  return clr_end_call(ctx, st);
+  reduce_source src = {0, 1, NULL, NULL, x, y, x_offset, y_offset};
+  return reduce_entry(ctx, opt, CLR_SUM, type, &src, n, result);
 }
 
 /* The asynchronous reduction: enqueue and return, the result left in
@@ -772,14 +756,11 @@ CLR_API clr_status clr_reduce_buffer_async(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem buf, size_t offset, size_t n, cl_mem result, size_t result_index,
     cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  clr_async async;
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  if (event)
-    *event = NULL;
-  clr_async async = {num_events, wait_list, event};
-  clr_status st = clr_begin_async_call(ctx);
-  if (st == CLR_OK)
-    st = reduce_async_call(ctx, opt, op, type, buf, offset, n, result,
-                           result_index, &async);
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  clr_status st = reduce_async_call(ctx, opt, op, type, buf, offset, n, result,
+                                    result_index, &async);
   return clr_end_async_call(ctx, st);
 }

@@ -675,14 +675,11 @@ CLR_API clr_status clr_scan_buffer_async(
     cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  if (event)
-    *event = NULL;
   scan_io io = {in, out, in_offset, out_offset};
-  clr_async async = {num_events, wait_list, event};
-  clr_status st = clr_begin_async_call(ctx);
-  if (st == CLR_OK)
-    st = scan_buffers(ctx, opt, op, type, &io, n, &async);
-  return clr_end_async_call(ctx, st);
+  clr_async async;
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  return clr_end_async_call(ctx,
+                            scan_buffers(ctx, opt, op, type, &io, n, &async));
 }
 
 CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,

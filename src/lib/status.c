@@ -2,7 +2,6 @@
  * errors and the failure detail: error.c). */
 #include "clr_config.h"
 #include "internal.h"
-#include "kernel_table.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -50,21 +49,20 @@ typedef struct kernel_row {
 } kernel_row;
 
 static const kernel_row kernels[CLR_KERNEL_COUNT] = {
-#define CLR_X_ROW(id, name, scan, ops, source, what)                           \
+#define CLR_KERNEL(id, name, scan, ops, source, what)                          \
   [id] = {name, scan, ops, source, what},
-    CLR_KERNEL_TABLE(CLR_X_ROW)
-#undef CLR_X_ROW
+#include "kernels.def"
 };
 static const char *const kernel_names[CLR_KERNEL_COUNT] = {
-#define CLR_X_NAME(id, name, scan, ops, source, what) [id] = name,
-    CLR_KERNEL_TABLE(CLR_X_NAME)
-#undef CLR_X_NAME
+#define CLR_KERNEL(id, name, scan, ops, source, what) [id] = name,
+#include "kernels.def"
 };
 /* Every clr_kernel has its row, in order. */
-#define CLR_X_COUNT(id, name, scan, ops, source, what) +1
-_Static_assert(0 CLR_KERNEL_TABLE(CLR_X_COUNT) == CLR_KERNEL_COUNT,
-               "kernel_table.h must have one row per clr_kernel");
-#undef CLR_X_COUNT
+_Static_assert(0
+#define CLR_KERNEL(id, name, scan, ops, source, what) +1
+#include "kernels.def"
+                   == CLR_KERNEL_COUNT,
+               "kernels.def must have one row per clr_kernel");
 
 CLR_API const char *clr_type_name(clr_type t) {
   return (unsigned)t < CLR_TYPE_COUNT ? type_names[t] : "?";
@@ -97,34 +95,20 @@ static int lookup(const char *s, const char *const *names, int count) {
   return -1;
 }
 
-CLR_API clr_status clr_type_from_name(const char *s, clr_type *out) {
-  int i = lookup(s, type_names, CLR_TYPE_COUNT);
-  if (i < 0 || !out)
-    return CLR_ERR_INVALID_ARGUMENT;
-  *out = (clr_type)i;
-  return CLR_OK;
-}
-CLR_API clr_status clr_op_from_name(const char *s, clr_op *out) {
-  int i = lookup(s, op_names, CLR_OP_COUNT);
-  if (i < 0 || !out)
-    return CLR_ERR_INVALID_ARGUMENT;
-  *out = (clr_op)i;
-  return CLR_OK;
-}
-CLR_API clr_status clr_map_from_name(const char *s, clr_map *out) {
-  int i = lookup(s, map_names, CLR_MAP_COUNT);
-  if (i < 0 || !out)
-    return CLR_ERR_INVALID_ARGUMENT;
-  *out = (clr_map)i;
-  return CLR_OK;
-}
-CLR_API clr_status clr_kernel_from_name(const char *s, clr_kernel *out) {
-  int i = lookup(s, kernel_names, CLR_KERNEL_COUNT);
-  if (i < 0 || !out)
-    return CLR_ERR_INVALID_ARGUMENT;
-  *out = (clr_kernel)i;
-  return CLR_OK;
-}
+/* clr_type_from_name and its kin: a name's index in its table. */
+#define CLR_FROM_NAME(fn, T, names, count)                                     \
+  CLR_API clr_status fn(const char *s, T *out) {                               \
+    int i = lookup(s, names, count);                                           \
+    if (i < 0 || !out)                                                         \
+      return CLR_ERR_INVALID_ARGUMENT;                                         \
+    *out = (T)i;                                                               \
+    return CLR_OK;                                                             \
+  }
+CLR_FROM_NAME(clr_type_from_name, clr_type, type_names, CLR_TYPE_COUNT)
+CLR_FROM_NAME(clr_op_from_name, clr_op, op_names, CLR_OP_COUNT)
+CLR_FROM_NAME(clr_map_from_name, clr_map, map_names, CLR_MAP_COUNT)
+CLR_FROM_NAME(clr_kernel_from_name, clr_kernel, kernel_names, CLR_KERNEL_COUNT)
+#undef CLR_FROM_NAME
 
 CLR_API int clr_kernel_is_scan(clr_kernel k) {
   return (unsigned)k < CLR_KERNEL_COUNT && kernels[k].scan;

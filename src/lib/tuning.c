@@ -25,7 +25,7 @@
  * ignored key by key, so a damaged file cannot make a context unusable.
  * Only regular files of at most 64 KiB are read (opened without blocking,
  * so a FIFO or a device in their place is refused, not waited on).  Every
- * key's limits are in one table (keys[] below), which the parser, the
+ * key's limits are in one table (tuning_keys.def), which the parser, the
  * validator of clr_set_tuning and the writer of clr_save_tuning share. */
 #include "internal.h"
 
@@ -61,35 +61,10 @@ typedef struct tuning_key {
   const char *doc;
 } tuning_key;
 
-#define KEY(name, type, field, lo, hi, doc)                                    \
-  { name, type, offsetof(clr_tuning, field), lo, hi, doc }
-
 static const tuning_key keys[] = {
-    KEY("reduce.wg", KEY_SIZE, reduce_wg, 1, 65536,
-        "coarse reduction work-group size"),
-    KEY("reduce.vec_bytes", KEY_UINT, reduce_vec_bytes, 1, 128,
-        "coarse reduction bytes per load"),
-    KEY("reduce.layout", KEY_LAYOUT, reduce_layout, 0, 0,
-        "coarse reduction layout, strided or contiguous"),
-    KEY("reduce.groups_per_cu", KEY_UINT, reduce_groups_per_cu, 1, 1024,
-        "coarse reduction work-groups per compute unit"),
-    KEY("scan.wg", KEY_SIZE, scan_wg, 1, 65536, "tiled scan work-group size"),
-    KEY("scan.per_item", KEY_SIZE, scan_per_item, 1, (size_t)1 << 20,
-        "tiled scan elements per work-item"),
-    KEY("scan.kernel", KEY_SCAN_KERNEL, scan_kernel, 0, 0,
-        "the scan used when none is named"),
-    KEY("decoupled.items", KEY_SIZE, decoupled_items, 1, 64,
-        "decoupled scan elements per work-item"),
-    KEY("decoupled.wg", KEY_SIZE, decoupled_wg, 1, 65536,
-        "decoupled scan work-group size"),
-    KEY("exact.terms", KEY_UINT, exact_terms, 1, 8,
-        "exact sum floating-point expansion terms"),
-    KEY("exact.vec_bytes", KEY_UINT, exact_vec_bytes, 1, 128,
-        "exact sum bytes per load"),
-    KEY("exact.int64_atomics", KEY_UINT, exact_int64_atomics, 0, 1,
-        "exact sum: 1 uses 64-bit local atomics where the device has them"),
-    KEY("minmax.vec_bytes", KEY_UINT, minmax_vec_bytes, 1, 128,
-        "minmax bytes per load"),
+#define CLR_TUNING_KEY(name, type, field, lo, hi, doc)                         \
+  {name, type, offsetof(clr_tuning, field), lo, hi, doc},
+#include "tuning_keys.def"
 };
 #define N_KEYS (sizeof keys / sizeof *keys)
 
