@@ -474,6 +474,45 @@ CLR_API clr_status clr_dot_buffer(clr_context *ctx, const clr_options *opt,
                                   cl_mem y, size_t y_offset, size_t n,
                                   clr_value *result);
 
+/* ------------------------------------------------- segmented reductions */
+
+/* One reduction per segment, all in one call: segments given CSR-style by
+ * n_segments + 1 offsets, segment s being elements [offsets[s],
+ * offsets[s + 1]) of data.  So offsets[0] is 0, they never decrease and
+ * offsets[n_segments] is n; a segment may be empty, and its result is
+ * then the operation's identity (0 for sum and or, 1 for prod and and,
+ * +inf or the type's largest value for min, -inf or its lowest for max).
+ * Any lengths, mixed: the work is split evenly over the elements and the
+ * segment ends together (merge path), so a segment of 3e7 elements beside
+ * a million of length 1 keeps every work-item busy.  results receives
+ * n_segments values of clr_options_result_type(opt, op, type).  Sum,
+ * prod, min, max, and, or, with opt->map (built-in maps, and expressions
+ * of x and i, i counted from the first element of data); accumulate_in
+ * and narrow_accumulator as for clr_reduce_host; opt->coarse, when set,
+ * is the elements plus segment ends each work-item takes (by default 16
+ * on GPUs, 2048 elsewhere), opt->wg_size the work-group size; the other
+ * shape options do not apply.  n >= 1 and n_segments
+ * >= 1.  Offsets that are no such partition give CLR_ERR_INVALID_ARGUMENT
+ * naming the first bad one, and nothing is read through them.  Host data
+ * larger than one device allocation is streamed in chunks (the offsets and
+ * the results must each fit in one).  clr_timing.error_depth bounds every
+ * segment's chain of roundings (and no segment's exceeds its length). */
+CLR_API clr_status clr_reduce_segments_host(clr_context *ctx,
+                                            const clr_options *opt, clr_op op,
+                                            clr_type type, const void *data,
+                                            size_t n, const uint64_t *offsets,
+                                            size_t n_segments, void *results);
+/* The same over buffers of the context's cl_context: n elements of data
+ * from element data_offset; n_segments + 1 cl_ulong offsets (relative to
+ * data_offset) from element offsets_offset of offsets; the results written
+ * from element results_offset of results.  The offsets are checked on the
+ * device before any element is read through them (one flag read back). */
+CLR_API clr_status clr_reduce_segments_buffer(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem data, size_t data_offset, size_t n, cl_mem offsets,
+    size_t offsets_offset, size_t n_segments, cl_mem results,
+    size_t results_offset);
+
 /* ----------------------------------------------------------------- timing */
 
 #define CLR_MAX_PASSES 64

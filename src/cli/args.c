@@ -76,8 +76,18 @@ void cli_print_usage(FILE *f) {
         "count)\n"
         "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
         "42)\n"
+        "  --segments=FILE    one reduction per segment: FILE holds the "
+        "n_segments + 1\n"
+        "                     offsets (raw native-endian 64-bit, from 0 "
+        "to N, never\n"
+        "                     decreasing); segment s is elements "
+        "[off[s], off[s+1])\n"
+        "  --segment-length=L one reduction per L elements (rows; the last "
+        "may be\n"
+        "                     shorter)\n"
         "  --output=FILE      scans: write the scanned values (raw, "
         "native-endian);\n"
+        "                     segments: the results, one per segment;\n"
         "                     a file is replaced whole (through a link: its "
         "target),\n"
         "                     a device or FIFO is written in place\n"
@@ -93,7 +103,9 @@ void cli_print_usage(FILE *f) {
         "\n"
         "Tuning (default: chosen for the device):\n"
         "  --wg=N             work-group size\n"
-        "  --coarse=N         coarse kernel: elements per work-item\n"
+        "  --coarse=N         coarse kernel: elements per work-item "
+        "(segments:\n"
+        "                     elements and segment ends per work-item)\n"
         "  --vec=W            coarse kernel: vector width 1, 2, 4, 8 or 16\n"
         "  --layout=L         coarse kernel: strided, contiguous or auto\n"
         "  --narrow           32-bit int/uint sum and prod accumulate in 32 "
@@ -287,6 +299,8 @@ enum {
   OPT_MAP,
   OPT_DOT,
   OPT_INPUT2,
+  OPT_SEGMENTS,
+  OPT_SEGMENT_LENGTH,
   OPT_REPEAT,
   OPT_NO_VERIFY,
   OPT_JSON,
@@ -317,6 +331,8 @@ static const struct option long_options[] = {
     {"map", required_argument, NULL, OPT_MAP},
     {"dot", no_argument, NULL, OPT_DOT},
     {"input2", required_argument, NULL, OPT_INPUT2},
+    {"segments", required_argument, NULL, OPT_SEGMENTS},
+    {"segment-length", required_argument, NULL, OPT_SEGMENT_LENGTH},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
     {"json", no_argument, NULL, OPT_JSON},
@@ -500,6 +516,13 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_INPUT2:
     a->dot = 1;
     return parse_string(code, val, &a->input2);
+  case OPT_SEGMENTS:
+    return parse_string(code, val, &a->segments);
+  case OPT_SEGMENT_LENGTH:
+    if (parse_positive(code, val, UINT64_MAX, &u) != 0)
+      return -1;
+    a->segment_length = u;
+    return 0;
   case OPT_REPEAT:
     if (parse_positive(code, val, CLI_MAX_REPEAT, &u) != 0)
       return -1;
@@ -566,6 +589,28 @@ static int check_combination(const cli_args *a) {
               clr_kernel_name(a->kernel));
     return -1;
   }
+  if (a->segments || a->segment_length) {
+    const char *clash = a->segments && a->segment_length ? "--segment-length"
+                        : clr_kernel_is_scan(a->kernel)  ? "a scan kernel"
+                        : a->kernel != CLR_REDUCE_COARSE ? "--kernel"
+                        : a->dot                         ? "--dot / --input2"
+                        : a->exact                       ? "--exact"
+                        : a->exclusive                   ? "--exclusive"
+                        : a->vector_width || a->layout   ? "--vec / --layout"
+                                                         : NULL;
+    if (clash) {
+      cli_error("--segments / --segment-length (one reduction per segment, "
+                "its own kernel) cannot be combined with %s" HINT,
+                clash);
+      return -1;
+    }
+    if (a->map == CLR_MAP_EXPR && a->verify) {
+      cli_error("a map expression has no CPU reference per segment: add "
+                "--no-verify to run it unverified" HINT);
+      return -1;
+    }
+    return 0;
+  }
   if (!clr_kernel_is_scan(a->kernel)) {
     if (a->exclusive) {
       cli_error("--exclusive applies only to scan kernels (kogge-stone, "
@@ -575,7 +620,8 @@ static int check_combination(const cli_args *a) {
     }
     if (a->output) {
       cli_error("--output applies only to scan kernels (kogge-stone, "
-                "kogge-stone-db, brent-kung, decoupled), not '%s'" HINT,
+                "kogge-stone-db, brent-kung, decoupled) and segmented "
+                "reductions (--segments), not '%s'" HINT,
                 clr_kernel_name(a->kernel));
       return -1;
     }

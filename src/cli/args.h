@@ -30,25 +30,27 @@ typedef struct cli_args {
   uint64_t n;         /* element count (CLI_DEFAULT_N unless given)      */
   int n_given;        /* --n was on the command line                      */
   const char *input;  /* --input: raw values of type; NULL: generate      */
-  const char *output; /* --output (scans): raw result values; or NULL     */
+  const char *output; /* --output (scans, segments): raw results, or NULL */
   uint64_t seed;
-  const char *platform;   /* --platform, passed to clr_context_config       */
-  const char *device;     /* --device, passed to clr_context_config         */
-  size_t wg_size;         /* --wg; 0 = library's choice                     */
-  size_t coarse;          /* --coarse; 0 = library's choice                 */
-  unsigned vector_width;  /* --vec; 0 = library's choice                  */
-  clr_layout layout;      /* --layout                                     */
-  int narrow;             /* --narrow                                     */
-  int exact;              /* --exact                                      */
-  unsigned accumulate_in; /* --acc: CLR_ACCUMULATE_IN(type), or 0        */
-  int exclusive;          /* --exclusive (scans)                          */
-  clr_map map;            /* --map: abs, square, or an expression         */
-  const char *map_expr;   /* --map=EXPR                                   */
-  int dot;                /* --dot or --input2: x . y of two arrays       */
-  const char *input2;     /* --input2: the second array                   */
-  unsigned repeat;        /* --repeat: timed runs                         */
-  int verify;             /* 0 with --no-verify                           */
-  int json;               /* --json                                       */
+  const char *platform;    /* --platform, passed to clr_context_config       */
+  const char *device;      /* --device, passed to clr_context_config         */
+  size_t wg_size;          /* --wg; 0 = library's choice                     */
+  size_t coarse;           /* --coarse; 0 = library's choice                 */
+  unsigned vector_width;   /* --vec; 0 = library's choice                  */
+  clr_layout layout;       /* --layout                                     */
+  int narrow;              /* --narrow                                     */
+  int exact;               /* --exact                                      */
+  unsigned accumulate_in;  /* --acc: CLR_ACCUMULATE_IN(type), or 0        */
+  int exclusive;           /* --exclusive (scans)                          */
+  clr_map map;             /* --map: abs, square, or an expression         */
+  const char *map_expr;    /* --map=EXPR                                   */
+  int dot;                 /* --dot or --input2: x . y of two arrays       */
+  const char *input2;      /* --input2: the second array                   */
+  const char *segments;    /* --segments: a file of 64-bit offsets, or NULL */
+  uint64_t segment_length; /* --segment-length: rows of this length, or 0  */
+  unsigned repeat;         /* --repeat: timed runs                         */
+  int verify;              /* 0 with --no-verify                           */
+  int json;                /* --json                                       */
 } cli_args;
 
 /* Parse argv.  Returns 0, or CLI_EXIT_USAGE after printing the one-line

@@ -7,6 +7,7 @@
 #include "fileio.h"
 #include "report.h"
 #include "scan_reference.h"
+#include "segment_reference.h"
 
 #include "clr_config.h"
 #include "clreduce.h"
@@ -21,14 +22,17 @@
 typedef struct run_state {
   const cli_args *args;
   clr_context *ctx;
-  void *data;  /* the input values                                 */
-  void *data2; /* a dot product's second array, or NULL            */
-  void *out;   /* scans: the device's output                       */
+  void *data;        /* the input values                                 */
+  void *data2;       /* a dot product's second array, or NULL            */
+  void *out;         /* scans: the device's output; segments: the results */
+  uint64_t *offsets; /* segments: n_segments + 1 offsets              */
+  size_t n_segments; /* 0: not segmented                               */
   size_t n;
   size_t elem_size;
   double *kernel_ms, *h2d_ms, *d2h_ms; /* one per timed run       */
   char data_desc[512];
-  char what[128]; /* "coarse sum of float", for messages          */
+  char what[128];          /* "coarse sum of float", for messages          */
+  char segments_desc[256]; /* "1000 of length 100", "5 from 'f'"  */
   clr_options opt;
   cli_report rep;
 } run_state;
@@ -37,6 +41,7 @@ static void run_release(run_state *st) {
   free(st->data);
   free(st->data2);
   free(st->out);
+  free(st->offsets);
   free(st->kernel_ms);
   free(st->h2d_ms);
   free(st->d2h_ms);
@@ -111,6 +116,42 @@ static int load_input(run_state *st) {
     snprintf(st->data_desc + len, sizeof st->data_desc - len,
              " and from file '%s'", a->input2);
   }
+  return 0;
+}
+
+/* --segments (a file of offsets) or --segment-length (rows of the
+ * data); their values are checked by the library (a bad one is a usage
+ * error). */
+static int load_segments(run_state *st) {
+  const cli_args *a = st->args;
+  if (a->segments) {
+    size_t count = 0;
+    int rc = cli_read_input(a->segments, sizeof(uint64_t), "64-bit offset",
+                            (void **)&st->offsets, &count);
+    if (rc != 0)
+      return rc;
+    if (count < 2) {
+      cli_error("--segments '%s' holds %zu offset: a segment needs two (0 "
+                "and n)",
+                a->segments, count);
+      return CLI_EXIT_USAGE;
+    }
+    st->n_segments = count - 1;
+    snprintf(st->segments_desc, sizeof st->segments_desc, "%zu from '%s'",
+             st->n_segments, a->segments);
+    return 0;
+  }
+  uint64_t len = a->segment_length;
+  size_t rows = (size_t)(st->n / len + (st->n % len != 0));
+  st->offsets = malloc((rows + 1) * sizeof *st->offsets);
+  if (!st->offsets)
+    return out_of_memory(rows + 1, sizeof *st->offsets, "offsets");
+  for (size_t s = 0; s <= rows; s++)
+    st->offsets[s] = s == rows ? st->n : s * len;
+  st->n_segments = rows;
+  snprintf(st->segments_desc, sizeof st->segments_desc, "%zu of length %llu%s",
+           rows, (unsigned long long)len,
+           st->n % len ? " (the last shorter)" : "");
   return 0;
 }
 
@@ -387,6 +428,60 @@ static int run_scan(run_state *st) {
   return 0;
 }
 
+/* One warm-up and --repeat timed segmented reductions; the last results
+ * are checked segment by segment and written to --output. */
+static int run_segments(run_state *st) {
+  const cli_args *a = st->args;
+  cli_report *r = &st->rep;
+  clr_type rt = clr_options_result_type(&st->opt, a->op, a->type);
+  size_t rsize = clr_type_size(rt), S = st->n_segments;
+  st->out = malloc(S * rsize);
+  if (!st->out)
+    return out_of_memory(S, rsize, "segment results");
+  for (unsigned run = 0; run <= a->repeat; run++) {
+    clr_timing t;
+    clr_status s =
+        clr_reduce_segments_host(st->ctx, &st->opt, a->op, a->type, st->data,
+                                 st->n, st->offsets, S, st->out);
+    int rc = after_run(st, run, s, &t);
+    if (rc != 0)
+      return rc;
+    if (run == 0)
+      r->build_ms = t.build_ms;
+    else
+      r->timing = t;
+  }
+  r->result = clr_value_at(rt, st->out, S - 1); /* the last segment's */
+  if (a->verify) {
+    clr_segments_check chk;
+    if (!clr_ref_segments_check(a->map, a->op, a->type, rt, st->data,
+                                st->offsets, S, st->out, r->timing.error_depth,
+                                &chk))
+      return out_of_memory(st->n, rsize, "reference values");
+    clr_segments_check last; /* the last segment alone, for its reference */
+    clr_ref_segments_check(
+        a->map, a->op, a->type, rt, st->data, st->offsets + S - 1, 1,
+        (const char *)st->out + (S - 1) * rsize, r->timing.error_depth, &last);
+    r->verdict = chk.ok ? CLI_VERIFY_PASSED : CLI_VERIFY_FAILED;
+    r->reference = last.ref_worst;
+    r->exact = chk.exact;
+    r->error = chk.worst_error;
+    r->bound = chk.worst_bound;
+    r->worst_index = chk.worst;
+    r->worst_ratio = chk.worst_ratio;
+    r->n_bad = chk.n_bad;
+    r->worst_result = chk.got_worst;
+    r->worst_reference = chk.ref_worst;
+  }
+  if (a->output && r->verdict != CLI_VERIFY_FAILED) {
+    int rc = cli_write_output(a->output, st->out, S * rsize);
+    if (rc != 0)
+      return rc;
+    r->output = a->output;
+  }
+  return 0;
+}
+
 /* The one line on stderr for a failed verification (the report on stdout
  * has the details): what ran, what the device returned, what the CPU
  * reference says, and the error against its bound. */
@@ -394,23 +489,26 @@ static void verify_failure_message(const run_state *st) {
   const cli_report *r = &st->rep;
   const cli_args *a = st->args;
   char got[64], want[64], outnote[64] = "";
-  if (r->is_scan) {
+  if (r->is_scan || r->segments) {
+    const char *unit = r->segments ? "segment" : "element";
+    size_t count = r->segments ? r->segments : r->n;
     clr_value_format(&r->worst_result, got, sizeof got);
     clr_value_format(&r->worst_reference, want, sizeof want);
     if (a->output)
       snprintf(outnote, sizeof outnote, "; --output not written");
     if (r->exact)
-      cli_error("verification failed (%s%s scan): %zu of %zu elements differ "
-                "from the reference, first at index %zu: result %s, "
-                "reference %s%s",
-                r->exclusive ? "exclusive " : "", st->what, r->n_bad, r->n,
-                r->worst_index, got, want, outnote);
+      cli_error("verification failed (%s%s%s): %zu of %zu %ss differ from "
+                "the reference, first %s %zu: result %s, reference %s%s",
+                r->exclusive ? "exclusive " : "", st->what,
+                r->segments ? " by segment" : " scan", r->n_bad, count, unit,
+                unit, r->worst_index, got, want, outnote);
     else
-      cli_error("verification failed (%s%s scan): %zu of %zu elements "
-                "outside their error bound, worst at index %zu: result %s, "
-                "reference %s, error %.3g, bound %.3g%s",
-                r->exclusive ? "exclusive " : "", st->what, r->n_bad, r->n,
-                r->worst_index, got, want, r->error, r->bound, outnote);
+      cli_error("verification failed (%s%s%s): %zu of %zu %ss outside their "
+                "error bound, worst %s %zu: result %s, reference %s, error "
+                "%.3g, bound %.3g%s",
+                r->exclusive ? "exclusive " : "", st->what,
+                r->segments ? " by segment" : " scan", r->n_bad, count, unit,
+                unit, r->worst_index, got, want, r->error, r->bound, outnote);
     return;
   }
   char runs[96] = "", gotr[192], wantr[192];
@@ -443,6 +541,9 @@ static void summarize(run_state *st) {
   /* A scan reads its input and writes its output; a dot product reads
    * two arrays. */
   double bytes = (double)st->n * (double)st->elem_size * (st->data2 ? 2 : 1);
+  /* Segments: the values and the offsets. */
+  if (r->segments)
+    bytes += (double)(r->segments + 1) * sizeof(uint64_t);
   if (r->is_scan)
     bytes += (double)st->n *
              (double)clr_type_size(clr_scan_output_type(&st->opt, a->type));
@@ -461,13 +562,22 @@ static int run_steps(run_state *st) {
            : a->map               ? clr_map_name(a->map)
                                   : "",
            a->map ? ")" : "");
-  if ((rc = load_input(st)) != 0 || (rc = create_context(st)) != 0 ||
-      (rc = generate_data(st)) != 0)
+  int segmented = a->segments || a->segment_length;
+  if (segmented)
+    snprintf(st->what, sizeof st->what, "%s of %s%s%s%s", clr_op_name(a->op),
+             clr_type_name(a->type), a->map ? " (map " : "",
+             a->map == CLR_MAP_EXPR ? "expression"
+             : a->map               ? clr_map_name(a->map)
+                                    : "",
+             a->map ? ")" : "");
+  if ((rc = load_input(st)) != 0 ||
+      (segmented && (rc = load_segments(st)) != 0) ||
+      (rc = create_context(st)) != 0 || (rc = generate_data(st)) != 0)
     return rc;
   set_options(st);
-  /* clr_prepare builds one-array kernels: a dot product's are built (and
-   * timed) by its warm-up run. */
-  if (!a->dot && (rc = prepare(st)) != 0)
+  /* clr_prepare builds one-array kernels: a dot product's and a segmented
+   * reduction's are built (and timed) by their warm-up run. */
+  if (!a->dot && !segmented && (rc = prepare(st)) != 0)
     return rc;
 
   st->kernel_ms = malloc(a->repeat * sizeof *st->kernel_ms);
@@ -495,7 +605,11 @@ static int run_steps(run_state *st) {
   r->repeat = a->repeat;
   r->verdict = CLI_VERIFY_SKIPPED;
 
-  rc = r->is_scan ? run_scan(st) : run_reduce(st);
+  r->segments = st->n_segments;
+  r->segments_desc = segmented ? st->segments_desc : NULL;
+  rc = segmented    ? run_segments(st)
+       : r->is_scan ? run_scan(st)
+                    : run_reduce(st);
   if (rc != 0)
     return rc;
   summarize(st);

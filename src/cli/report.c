@@ -108,7 +108,7 @@ void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
  * norm's error bound: an error b of the sum s moves the root by at most
  * b / (sqrt(s + b) + sqrt(s)).  0 when the run is no sum of squares. */
 static int l2_norm(const cli_report *r, double *norm, double *bound) {
-  if (r->is_scan || r->dot || r->op != CLR_SUM || !r->map ||
+  if (r->is_scan || r->segments || r->dot || r->op != CLR_SUM || !r->map ||
       strcmp(r->map, "square") != 0)
     return 0;
   double s = clr_value_as_double(&r->result);
@@ -155,6 +155,12 @@ static void human_bytes(uint64_t bytes, char *buf, size_t size) {
 
 /* ------------------------------------------------------------ human */
 
+/* What the result line shows: a scan's last element, the last segment's
+ * result, or the result. */
+static const char *last_label(const cli_report *r) {
+  return r->is_scan ? "last element " : r->segments ? "last segment " : "";
+}
+
 static void human_verification(FILE *f, const cli_report *r) {
   char got[64], want[192];
   if (r->verdict == CLI_VERIFY_SKIPPED) {
@@ -162,26 +168,29 @@ static void human_verification(FILE *f, const cli_report *r) {
     return;
   }
   cli_format_result(r, &r->reference, want, sizeof want);
-  fprintf(f, "reference:  %s%s\n", r->is_scan ? "last element " : "", want);
-  if (r->is_scan) {
+  fprintf(f, "reference:  %s%s\n", last_label(r), want);
+  if (r->is_scan || r->segments) {
+    const char *unit = r->segments ? "segment" : "element";
+    size_t count = r->segments ? r->segments : r->n;
     format_value(&r->worst_result, got, sizeof got);
     format_value(&r->worst_reference, want, sizeof want);
     if (r->exact) {
       if (r->n_bad == 0)
-        fprintf(f, "error:      exact match (all %zu elements)\n", r->n);
+        fprintf(f, "error:      exact match (all %zu %ss)\n", count, unit);
       else
         fprintf(f,
-                "error:      MISMATCH in %zu of %zu elements, first at "
-                "index %zu: got %s, expected %s\n",
-                r->n_bad, r->n, r->worst_index, got, want);
+                "error:      MISMATCH in %zu of %zu %ss, first %s %zu: got "
+                "%s, expected %s\n",
+                r->n_bad, count, unit, unit, r->worst_index, got, want);
     } else {
       fprintf(f,
-              "error:      worst element %zu: got %s, expected %s, error "
-              "%.3g, bound %.3g (%.3g of the bound)\n",
-              r->worst_index, got, want, r->error, r->bound, r->worst_ratio);
+              "error:      worst %s %zu: got %s, expected %s, error %.3g, "
+              "bound %.3g (%.3g of the bound)\n",
+              unit, r->worst_index, got, want, r->error, r->bound,
+              r->worst_ratio);
       if (r->n_bad)
-        fprintf(f, "            %zu of %zu elements are outside their bound\n",
-                r->n_bad, r->n);
+        fprintf(f, "            %zu of %zu %ss are outside their bound\n",
+                r->n_bad, count, unit);
     }
     return;
   }
@@ -215,7 +224,7 @@ void cli_report_human(FILE *f, const cli_report *r) {
   fprintf(f,
           "run:        %s %s%s of %s%s%s%s -> %s, %u timed run%s after 1 "
           "warm-up\n",
-          clr_kernel_name(r->kernel),
+          r->segments ? "segmented" : clr_kernel_name(r->kernel),
           r->is_scan ? (r->exclusive ? "exclusive " : "inclusive ") : "",
           r->dot ? "dot" : clr_op_name(r->op), clr_type_name(r->type),
           r->map ? " mapped by '" : "", r->map ? r->map : "", r->map ? "'" : "",
@@ -223,6 +232,8 @@ void cli_report_human(FILE *f, const cli_report *r) {
   size_t np = r->timing.n_passes;
   if (np > CLR_MAX_PASSES)
     np = CLR_MAX_PASSES;
+  if (r->segments)
+    fprintf(f, "segments:   %s\n", r->segments_desc);
   if (r->timing.chunks > 1)
     fprintf(f, "chunks:     %zu (input streamed; passes of the first chunk)\n",
             r->timing.chunks);
@@ -235,7 +246,7 @@ void cli_report_human(FILE *f, const cli_report *r) {
   }
   char res[192];
   cli_format_result(r, &r->result, res, sizeof res);
-  fprintf(f, "result:     %s%s\n", r->is_scan ? "last element " : "", res);
+  fprintf(f, "result:     %s%s\n", last_label(r), res);
   double norm, norm_bound;
   if (l2_norm(r, &norm, &norm_bound))
     fprintf(f, "L2 norm:    %.9g (its square root; error bound %.3g)\n", norm,
@@ -250,7 +261,9 @@ void cli_report_human(FILE *f, const cli_report *r) {
   fprintf(f, "build:      %.3f ms\n", r->build_ms);
   if (r->gbps > 0)
     fprintf(f, "bandwidth:  %.3g GB/s%s\n", r->gbps,
-            r->is_scan ? " (read + write)" : "");
+            r->is_scan    ? " (read + write)"
+            : r->segments ? " (values + offsets)"
+                          : "");
   else
     fprintf(f, "bandwidth:  n/a (no kernel time)\n");
   if (r->output)
@@ -279,6 +292,10 @@ void cli_report_json(FILE *f, const cli_report *r) {
   fputs(json_bool(r->is_scan), f);
   if (r->is_scan)
     fprintf(f, ",\"exclusive\":%s", json_bool(r->exclusive));
+  if (r->segments) {
+    fprintf(f, ",\"segments\":%zu", r->segments);
+    json_field(f, "segments_from", r->segments_desc);
+  }
   json_field(f, "op", clr_op_name(r->op));
   json_field(f, "map", r->map);
   fprintf(f, ",\"dot\":%s", json_bool(r->dot));
@@ -325,11 +342,12 @@ void cli_report_json(FILE *f, const cli_report *r) {
   } else {
     fputs(",\"exact\":null,\"error\":null,\"bound\":null", f);
   }
-  if (r->is_scan) {
+  if (r->is_scan || r->segments) {
     if (verified) {
       fprintf(f, ",\"worst_index\":%zu,\"worst_ratio\":", r->worst_index);
       json_double(f, r->worst_ratio);
-      fprintf(f, ",\"bad_elements\":%zu", r->n_bad);
+      fprintf(f, ",\"bad_%s\":%zu", r->segments ? "segments" : "elements",
+              r->n_bad);
     }
     json_field(f, "output", r->output);
   } else if (verified) {

@@ -26,11 +26,13 @@ typedef struct cli_report {
   int dot;         /* a dot product of two arrays                    */
   int is_scan;
   int exclusive;
+  size_t segments;           /* segmented: their number; 0 otherwise    */
+  const char *segments_desc; /* "1000 of length 100", "5 from 'f'"      */
   size_t n;
   uint64_t seed;
   int generated;      /* data generated (seed meaningful), not read     */
   const char *data;   /* "100000000 float uniform in [0,1) (seed 42)"   */
-  const char *output; /* scans: --output file written, or NULL          */
+  const char *output; /* scans, segments: --output written, or NULL     */
   clr_device_desc device;
   const char *kernel_dir; /* where the kernel sources were read from   */
 
@@ -51,7 +53,7 @@ typedef struct cli_report {
   double bound; /* allowed error there (0 when exact)                  */
   /* reductions: every run is checked */
   unsigned runs_checked, runs_failed, failed_run; /* failed_run: 1-based */
-  /* scans */
+  /* scans (elements), segmented reductions (segments) */
   size_t worst_index, n_bad;
   double worst_ratio;
   clr_value worst_result, worst_reference;

@@ -1,0 +1,254 @@
+/* Segmented reduction: one result per segment, segments given CSR-style by
+ * offsets (segment s is elements [offsets[s], offsets[s + 1])), any
+ * lengths, empty ones included, with the work balanced whatever they are.
+ *
+ * Merge path (Merrill and Garland, "Merge-based parallel sparse matrix-
+ * vector multiplication", SC 2016): the elements and the segment ends are
+ * two sorted lists merged into one sequence of "units", where segment s
+ * ends (closes) after its last element.  Every work-item takes the same
+ * number of units, CLR_SEG_ITEMS, so a work-item reads at most that many
+ * elements and closes at most that many segments: a segment of 3e7
+ * elements is spread over a million work-items, a million empty segments
+ * over tens of thousands.
+ *
+ * A launch covers the elements [lo, lo + len) of the whole input (the host
+ * streams large inputs in several launches, each with the offsets and
+ * results of its own segments) and the `closes` segments that close in
+ * it, numbered from 0 here: offsets[s] and offsets[s + 1] (element indices
+ * of the whole input) bound segment s, and out[s] is its result.  With
+ * open_end, segment `closes` is open at the launch's end; segment 0 may
+ * have started before lo, in an earlier launch.  The launch's units are
+ * numbered from 0: element lo + i and the close of s are units
+ * i + (closes before it) and (offsets[s + 1] - lo) + s.
+ *
+ *   clr_seg_items   each work-item folds its units in order.  A segment
+ *                   that starts and closes inside the work-item is
+ *                   written to out; the partial of the segment open at
+ *                   its end goes to carry[t] (the identity if none); the
+ *                   segment open at its start that closes in it is left
+ *                   pending, with the work-item's part of it in head[t].
+ *   clr_seg_blocks  a level of the carry pyramid: block sums of
+ *                   CLR_SEG_BLOCK values of the level below, so a
+ *                   segment's carries over any range of work-items are
+ *                   combined in O(levels x CLR_SEG_BLOCK) reads.
+ *   clr_seg_finish  every pending segment: the carries of the work-items
+ *                   it spans before the one that closes it, then head[t];
+ *                   work-item `items` does the segment open at the
+ *                   launch's end.  A segment that started in an earlier
+ *                   launch starts from the partial that launch left in
+ *                   out[0].
+ *   clr_seg_check   offsets that are not a partition of [0, n) set *bad,
+ *                   so the host refuses them before anything reads data
+ *                   through them (cl_mem offsets).
+ *
+ * Ops: sum, prod, min, max, and, or (common.cl), with the coarse
+ * reduction's maps and loads (the host puts cl/load_mapped.cl first:
+ * clr_load_vec, CLR_VEC elements a load).  Results are in the accumulator
+ * type. */
+
+#ifndef CLR_SEG_ITEMS
+#define CLR_SEG_ITEMS 32
+#endif
+#ifndef CLR_SEG_BLOCK
+#define CLR_SEG_BLOCK 32
+#endif
+#define CLR_SEG_NONE ((ulong)-1)
+
+/* The first segment of [0, closes) whose close is unit d or later
+ * (closes when none): the segment the work-item starting at unit d is
+ * in. */
+inline ulong seg_at_unit(__global const ulong *offsets, ulong lo, ulong closes,
+                         ulong d) {
+  ulong a = 0, b = closes;
+  while (a < b) {
+    ulong m = a + (b - a) / 2;
+    if (offsets[m + 1] - lo + m >= d)
+      b = m;
+    else
+      a = m + 1;
+  }
+  return a;
+}
+
+/* The unit of a segment's first element (or of its close, when empty), in
+ * this launch's numbering; 0 when it started in an earlier launch. */
+inline ulong seg_first_unit(__global const ulong *offsets, ulong lo,
+                            ulong s) {
+  ulong start = offsets[s];
+  return start < lo ? 0 : start - lo + s;
+}
+
+CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
+
+/* acc combined with the m elements at p (element index base first, for
+ * expression maps): whole vectors of CLR_VEC into a vector accumulator
+ * (independent chains, wide loads: cl/load_mapped.cl), its lanes folded,
+ * then the rest one by one. */
+inline ACC_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
+                          ACC_T acc) {
+  ulong k = 0;
+#if CLR_VEC > 1
+  ulong vectors = m / CLR_VEC;
+  if (vectors > 0) {
+    ACCV_T v = (ACCV_T)(IDENTITY);
+    for (ulong j = 0; j < vectors; j++) {
+      ACCV_T x = clr_load_vec(p, p, j, base);
+      v = OP(v, x);
+    }
+    ACC_T f = clr_fold_lanes(v);
+    acc = OP(acc, f);
+    k = vectors * CLR_VEC;
+  }
+#endif
+  for (; k < m; k++) {
+    ACC_T x = MAPPED(IN_AT(p, k), 0, base + k);
+    acc = OP(acc, x);
+  }
+#if CLR_OP == 4 || CLR_OP == 5
+  /* and / or give 0 or 1.  Oclgrind 21.10 gave 255 for a run of two
+   * true elements here (its && of ints widened a 1-bit true through a
+   * byte), where PoCL gives 1: the truth is normalised. */
+  acc = acc != 0;
+#endif
+  return acc;
+}
+
+/* data[data_off + i] is element lo + i; offsets and out start at their
+ * *_off elements. */
+__kernel void clr_seg_items(__global const IN_T *data, ulong data_off,
+                            ulong lo, ulong len, __global const ulong *offsets,
+                            ulong offsets_off, ulong closes,
+                            __global ACC_T *out, ulong out_off,
+                            __global ACC_T *carry, __global ACC_T *head,
+                            __global ulong *pending) {
+  offsets += offsets_off;
+  out += out_off;
+  ulong t = get_global_id(0);
+  ulong units = len + closes;
+  ulong d = t * CLR_SEG_ITEMS;
+  if (d >= units)
+    return;
+  ulong d_end = min(d + (ulong)CLR_SEG_ITEMS, units);
+  ulong s = seg_at_unit(offsets, lo, closes, d);
+  ulong i = d - s;
+  /* The segment open at the start continues one from before this
+   * work-item (an earlier one, or an earlier launch). */
+  ulong s_open = s;
+  int continued = offsets[s] < lo || seg_first_unit(offsets, lo, s) < d;
+  ulong wait = CLR_SEG_NONE;
+  ACC_T acc = IDENTITY;
+  while (d < d_end) {
+    ulong close = s < closes ? offsets[s + 1] - lo : len;
+    ulong take = min(close - i, d_end - d);
+    acc = seg_fold_run(data + data_off + i, take, lo + i, acc);
+    i += take;
+    d += take;
+    if (d < d_end) { /* the next unit closes s */
+      if (s == s_open && continued) {
+        wait = s;
+        head[t] = acc;
+      } else {
+        out[s] = acc;
+      }
+      s++;
+      d++;
+      acc = IDENTITY;
+    }
+  }
+  carry[t] = acc;
+  pending[t] = wait;
+}
+
+/* dst[j] = the fold of src[j * CLR_SEG_BLOCK .. + CLR_SEG_BLOCK), within
+ * the n values of src. */
+__kernel void clr_seg_blocks(__global ACC_T *pyramid, ulong src, ulong n,
+                             ulong dst) {
+  ulong j = get_global_id(0);
+  ulong a = j * CLR_SEG_BLOCK;
+  if (a >= n)
+    return;
+  ulong b = min(a + (ulong)CLR_SEG_BLOCK, n);
+  ACC_T acc = IDENTITY;
+  for (ulong k = a; k < b; k++) {
+    ACC_T x = pyramid[src + k];
+    acc = OP(acc, x);
+  }
+  pyramid[dst + j] = acc;
+}
+
+/* The fold of carries [a, b) of the pyramid: level 0 is the `items`
+ * carries, each next level the block folds of the one below, stored after
+ * it; whole blocks are read a level up.  The top level (levels - 1) is at
+ * most 2 * CLR_SEG_BLOCK long. */
+inline ACC_T seg_range(__global const ACC_T *pyramid, ulong items, uint levels,
+                       ulong a, ulong b) {
+  ACC_T acc = IDENTITY;
+  ulong start = 0, size = items;
+  for (uint k = 0; a < b; k++) {
+    __global const ACC_T *p = pyramid + start;
+    ulong up = (a + CLR_SEG_BLOCK - 1) / CLR_SEG_BLOCK * CLR_SEG_BLOCK;
+    ulong down = b / CLR_SEG_BLOCK * CLR_SEG_BLOCK;
+    if (k + 1 == levels || up >= down) {
+      for (ulong j = a; j < b; j++) {
+        ACC_T x = p[j];
+        acc = OP(acc, x);
+      }
+      break;
+    }
+    for (ulong j = a; j < up; j++) {
+      ACC_T x = p[j];
+      acc = OP(acc, x);
+    }
+    for (ulong j = down; j < b; j++) {
+      ACC_T x = p[j];
+      acc = OP(acc, x);
+    }
+    a = up / CLR_SEG_BLOCK;
+    b = down / CLR_SEG_BLOCK;
+    start += size;
+    size = (size + CLR_SEG_BLOCK - 1) / CLR_SEG_BLOCK;
+  }
+  return acc;
+}
+
+__kernel void clr_seg_finish(__global const ulong *offsets, ulong offsets_off,
+                             ulong lo, ulong closes, int open_end, ulong items,
+                             __global ACC_T *out, ulong out_off,
+                             __global const ACC_T *pyramid, uint levels,
+                             __global const ACC_T *head,
+                             __global const ulong *pending) {
+  offsets += offsets_off;
+  out += out_off;
+  ulong t = get_global_id(0);
+  ulong s;
+  ACC_T last;
+  if (t < items) {
+    s = pending[t];
+    if (s == CLR_SEG_NONE)
+      return;
+    last = head[t];
+  } else if (t == items && open_end) {
+    s = closes; /* open at the launch's end: its partial so far */
+    last = IDENTITY;
+  } else {
+    return;
+  }
+  ulong first = seg_first_unit(offsets, lo, s) / CLR_SEG_ITEMS;
+  ACC_T acc = offsets[s] < lo ? out[s] : IDENTITY;
+  ACC_T mid = seg_range(pyramid, items, levels, first, t);
+  acc = OP(acc, mid);
+  acc = OP(acc, last);
+  out[s] = acc;
+}
+
+__kernel void clr_seg_check(__global const ulong *offsets, ulong offsets_off,
+                            ulong n_segments, ulong n, __global uint *bad) {
+  offsets += offsets_off;
+  ulong s = get_global_id(0);
+  if (s > n_segments)
+    return;
+  ulong o = offsets[s];
+  if ((s == 0 && o != 0) || (s == n_segments && o != n) ||
+      (s < n_segments && o > offsets[s + 1]))
+    *bad = 1;
+}

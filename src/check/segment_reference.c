@@ -1,0 +1,52 @@
+/* CPU references of segmented reductions: see segment_reference.h. */
+#include "segment_reference.h"
+
+#include "reference.h"
+
+#include <math.h>
+#include <string.h>
+
+int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                           const void *data, const uint64_t *offsets,
+                           size_t n_segments, const void *results,
+                           size_t depth, clr_segments_check *out) {
+  size_t esize = clr_type_size(type);
+  memset(out, 0, sizeof *out);
+  out->ok = 1;
+  for (size_t s = 0; s < n_segments; s++) {
+    size_t a = (size_t)offsets[s], len = (size_t)offsets[s + 1] - a;
+    clr_value got = clr_value_at(rt, results, s);
+    clr_reference ref;
+    clr_check chk;
+    memset(&chk, 0, sizeof chk);
+    if (len == 0) {
+      ref.value = clr_identity(op, rt);
+      chk.exact = 1;
+      chk.ok = memcmp(&got.v, &ref.value.v, clr_type_size(rt)) == 0;
+      chk.error = chk.ok ? 0.0 : INFINITY;
+    } else {
+      if (!clr_ref_reduce_mapped(map, op, type, rt,
+                                 (const char *)data + a * esize, NULL, len,
+                                 &ref))
+        return 0;
+      clr_ref_check(&ref, &got, depth < len - 1 ? depth : len - 1, &chk);
+    }
+    double ratio = chk.bound > 0 ? chk.error / chk.bound : 0.0;
+    int first_bad = !chk.ok && out->ok;
+    if (!chk.ok)
+      out->n_bad++;
+    if (first_bad || (out->ok && s == 0) ||
+        (out->ok && ratio > out->worst_ratio)) {
+      out->worst = s;
+      out->exact = chk.exact;
+      out->worst_error = chk.error;
+      out->worst_bound = chk.bound;
+      out->worst_ratio = ratio;
+      out->got_worst = got;
+      out->ref_worst = ref.value;
+    }
+    if (!chk.ok)
+      out->ok = 0;
+  }
+  return 1;
+}

@@ -1,0 +1,33 @@
+/* CPU references of segmented reductions (clr_reduce_segments_*): every
+ * segment reduced by reference.c's plain loop (through the same built-in
+ * map) and compared with the device's result by reference.c's rules; an
+ * empty segment must give the operation's identity exactly. */
+#ifndef CLR_CHECK_SEGMENT_REFERENCE_H
+#define CLR_CHECK_SEGMENT_REFERENCE_H
+
+#include "clreduce.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct clr_segments_check {
+  int ok;
+  size_t n_bad;       /* segments whose result failed its check         */
+  size_t worst;       /* the first failure, else the largest error/bound */
+  int exact;          /* the worst segment needed an exact match         */
+  double worst_error; /* |got - ref| there                               */
+  double worst_bound; /* its bound (0 when exact)                        */
+  double worst_ratio; /* worst_error / worst_bound (0 for exact passes)  */
+  clr_value got_worst, ref_worst;
+} clr_segments_check;
+
+/* Check results (n_segments values of rt) of op over the segments
+ * [offsets[s], offsets[s + 1]) of data (of type, mapped by map: none, abs
+ * or square).  depth is the call's error depth (clr_timing), capped per
+ * segment at its length - 1.  1, or 0 when out of host memory. */
+int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                           const void *data, const uint64_t *offsets,
+                           size_t n_segments, const void *results,
+                           size_t depth, clr_segments_check *out);
+
+#endif

@@ -1,0 +1,552 @@
+/* The segmented reduction driver (cl/reduce_segmented.cl): one result per
+ * segment of CSR offsets.  The offsets are checked first (on the host, or
+ * for a cl_mem on the device, before anything reads data through them);
+ * then each launch runs the work-items' pass over an equal share of
+ * elements and segment ends (merge path), builds the carry pyramid and
+ * finishes the segments that span work-items.  Host arrays larger than
+ * one device allocation are streamed in chunks, a launch each: the
+ * segment open at a chunk's end leaves its partial in the results for the
+ * next launch to continue. */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Units (elements + segment ends) per work-item: GPUs want many
+ * work-items, CPUs long runs (which amortise each work-item's binary
+ * search); and the block of the carry pyramid. */
+#define SEG_ITEMS_GPU 16
+#define SEG_ITEMS_CPU 2048
+#define SEG_BLOCK 32
+
+typedef struct seg_plan {
+  clr_op op;
+  clr_type in, acc;
+  size_t acc_bytes;
+  size_t items_per; /* units per work-item (CLR_SEG_ITEMS) */
+  unsigned vec;     /* elements a load (CLR_VEC) */
+  clr_program_entry *items, *blocks, *finish;
+  size_t wg;
+  size_t launches;
+  size_t depth; /* longest rounding chain of any launch */
+  char prelude[CLR_MAX_MAP_EXPR + 64];
+} seg_plan;
+
+/* What the call may be: the reductions the segmented kernel computes. */
+static clr_status check_segmented(clr_context *ctx, const clr_options *opt,
+                                  clr_op op, size_t n_segments) {
+  if (opt->kernel != CLR_REDUCE_COARSE)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "segmented reductions have their own kernel: leave the "
+                    "kernel at its default '%s', not '%s'",
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    clr_kernel_name(opt->kernel));
+  if (op > CLR_OR)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "segmented reductions compute sum, prod, min, max, and, "
+                    "or; not '%s'",
+                    clr_op_name(op));
+  if (opt->exact)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact segmented sums are not implemented");
+  if (n_segments == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "n_segments must be at least 1");
+  if (n_segments > SIZE_MAX / sizeof(cl_ulong) - 1)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu segments exceed the address space", n_segments);
+  return CLR_OK;
+}
+
+/* The first offset that breaks "0, never decreasing, n at the end", as a
+ * refusal; CLR_OK when there is none. */
+static clr_status check_offsets(clr_context *ctx, const uint64_t *offsets,
+                                size_t n_segments, size_t n) {
+  if (offsets[0] != 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "offsets[0] is %llu: the first segment starts at 0",
+                    (unsigned long long)offsets[0]);
+  for (size_t s = 0; s < n_segments; s++)
+    if (offsets[s + 1] < offsets[s])
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "offsets[%zu] = %llu is below offsets[%zu] = %llu: "
+                      "offsets never decrease",
+                      s + 1, (unsigned long long)offsets[s + 1], s,
+                      (unsigned long long)offsets[s]);
+  if (offsets[n_segments] != n)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "offsets[%zu] = %llu, not n = %zu: the last segment ends "
+                    "at n",
+                    n_segments, (unsigned long long)offsets[n_segments], n);
+  return CLR_OK;
+}
+
+static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
+                                clr_op op, clr_type type, seg_plan *p) {
+  memset(p, 0, sizeof *p);
+  p->op = op;
+  p->in = type;
+  p->acc = clr_options_result_type(opt, op, type);
+  p->acc_bytes = clr_type_size(p->acc);
+  p->items_per = opt->coarse        ? opt->coarse
+                 : ctx->desc.is_gpu ? SEG_ITEMS_GPU
+                                    : SEG_ITEMS_CPU;
+  /* Runs inside a work-item are read CLR_VEC elements a load, as wide as
+   * the coarse reduction's loads (and at most 16 elements). */
+  size_t esize = clr_type_size(type);
+  p->vec = 1;
+  while (p->vec < 16 && (p->vec * 2) * esize <= ctx->tuning.reduce_vec_bytes)
+    p->vec *= 2;
+  if (opt->map == CLR_MAP_EXPR)
+    snprintf(p->prelude, sizeof p->prelude, "#define CLR_MAP_EXPR(x, i) (%s)",
+             opt->map_expr);
+  char extra[96]; /* CLR_SEG_ITEMS: clr_options.coarse, else the default */
+  snprintf(extra, sizeof extra, "-DCLR_SEG_ITEMS=%zu -DCLR_SEG_BLOCK=%d",
+           p->items_per, SEG_BLOCK);
+  clr_build_spec spec = {.source = "reduce_segmented.cl",
+                         .helpers = "load_mapped.cl",
+                         .kernel = "clr_seg_items",
+                         .in = type,
+                         .acc = p->acc,
+                         .op = op,
+                         .vec = p->vec,
+                         .map = opt->map,
+                         .extra = extra,
+                         .prelude = p->prelude[0] ? p->prelude : NULL};
+  clr_status st = clr_get_kernel(ctx, &spec, &p->items);
+  spec.kernel = "clr_seg_blocks";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &p->blocks);
+  spec.kernel = "clr_seg_finish";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &p->finish);
+  if (st == CLR_OK)
+    st = clr_choose_wg(ctx, p->items, opt->wg_size, ctx->desc.is_gpu ? 256 : 0,
+                       p->acc_bytes, 0, &p->wg);
+  if (st == CLR_OK && p->wg > p->finish->max_wg)
+    p->wg = p->finish->max_wg;
+  if (st == CLR_OK && p->wg > p->blocks->max_wg)
+    p->wg = p->blocks->max_wg;
+  return st;
+}
+
+static clr_status enqueue(clr_context *ctx, cl_kernel k, size_t work, size_t wg,
+                          cl_event *ev) {
+  size_t global = (work + wg - 1) / wg * wg;
+  cl_int err =
+      clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev);
+  if (err != CL_SUCCESS) {
+    *ev = NULL;
+    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  }
+  return CLR_OK;
+}
+
+/* A launch's work-items and carry pyramid: the carries, then block folds
+ * until a level is at most 2 blocks long. */
+typedef struct seg_shape {
+  cl_ulong items;
+  size_t levels, pyramid; /* levels, and the values of all of them */
+} seg_shape;
+
+static seg_shape launch_shape(const seg_plan *p, cl_ulong len,
+                              cl_ulong closes) {
+  seg_shape sh;
+  sh.items = (len + closes + p->items_per - 1) / p->items_per;
+  sh.levels = 1;
+  sh.pyramid = (size_t)sh.items;
+  for (cl_ulong size = sh.items; size > 2 * SEG_BLOCK; sh.levels++) {
+    size = (size + SEG_BLOCK - 1) / SEG_BLOCK;
+    sh.pyramid += (size_t)size;
+  }
+  return sh;
+}
+
+/* The launch buffers for a shape at least as large as every launch of
+ * the call: reserved once, so no buffer is replaced between launches. */
+static clr_status reserve_launch(clr_context *ctx, const seg_plan *p,
+                                 const seg_shape *sh) {
+  size_t items = (size_t)sh->items;
+  clr_status st = clr_buffer_reserve(
+      ctx, &ctx->aux[0], sh->pyramid * p->acc_bytes, CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = clr_buffer_reserve(ctx, &ctx->aux[1], items * p->acc_bytes,
+                            CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = clr_buffer_reserve(ctx, &ctx->partial[0], items * sizeof(cl_ulong),
+                            CL_MEM_READ_WRITE);
+  return st;
+}
+
+/* One launch: elements [lo, lo + len) of the whole input (element lo at
+ * element data_off of data), and the `closes` segments that close in it,
+ * whose offsets start at element offsets_off of offsets and whose results
+ * at element out_off of out; with open_end, one more segment is open at
+ * the launch's end (its partial goes to out too). */
+typedef struct seg_launch_io {
+  cl_mem data, offsets, out;
+  cl_ulong data_off, offsets_off, out_off;
+  cl_ulong lo, len, closes;
+  cl_int open_end;
+} seg_launch_io;
+
+static clr_status seg_launch(clr_context *ctx, seg_plan *p,
+                             const seg_launch_io *io) {
+  cl_event ev[2 + 16] = {NULL};
+  size_t n_ev = 0;
+  seg_shape sh = launch_shape(p, io->len, io->closes);
+  cl_ulong items = sh.items;
+  size_t levels = sh.levels;
+  if (levels > 16)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%llu work-items need too deep a carry pyramid",
+                    (unsigned long long)items);
+  clr_status st = reserve_launch(ctx, p, &sh);
+  if (st != CLR_OK)
+    return st;
+  cl_mem pyramid = ctx->aux[0].mem, head = ctx->aux[1].mem,
+         pending = ctx->partial[0].mem;
+  st = CLR_SET_ARGS(ctx, p->items->kernel, CLR_ARG(io->data),
+                    CLR_ARG(io->data_off), CLR_ARG(io->lo), CLR_ARG(io->len),
+                    CLR_ARG(io->offsets), CLR_ARG(io->offsets_off),
+                    CLR_ARG(io->closes), CLR_ARG(io->out), CLR_ARG(io->out_off),
+                    CLR_ARG(pyramid), CLR_ARG(head), CLR_ARG(pending));
+  if (st == CLR_OK)
+    st = enqueue(ctx, p->items->kernel, (size_t)items, p->wg, &ev[n_ev++]);
+  cl_ulong src = 0, size = items;
+  for (size_t k = 1; k < levels && st == CLR_OK; k++) {
+    cl_ulong dst = src + size;
+    st = CLR_SET_ARGS(ctx, p->blocks->kernel, CLR_ARG(pyramid), CLR_ARG(src),
+                      CLR_ARG(size), CLR_ARG(dst));
+    size = (size + SEG_BLOCK - 1) / SEG_BLOCK;
+    if (st == CLR_OK)
+      st = enqueue(ctx, p->blocks->kernel, (size_t)size, p->wg, &ev[n_ev++]);
+    src = dst;
+  }
+  cl_uint n_levels = (cl_uint)levels;
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(
+        ctx, p->finish->kernel, CLR_ARG(io->offsets), CLR_ARG(io->offsets_off),
+        CLR_ARG(io->lo), CLR_ARG(io->closes), CLR_ARG(io->open_end),
+        CLR_ARG(items), CLR_ARG(io->out), CLR_ARG(io->out_off),
+        CLR_ARG(pyramid), CLR_ARG(n_levels), CLR_ARG(head), CLR_ARG(pending));
+  if (st == CLR_OK)
+    st = enqueue(ctx, p->finish->kernel, (size_t)items + 1, p->wg, &ev[n_ev++]);
+  if (st == CLR_OK) {
+    cl_int err = clWaitForEvents((cl_uint)n_ev, ev);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clWaitForEvents", err);
+  }
+  if (st == CLR_OK) {
+    ctx->timing.kernel_ms += clr_event_ms(ev[0], ev[n_ev - 1]);
+    if (p->launches == 0) { /* the passes shown: items, then finish */
+      clr_timing *t = &ctx->timing;
+      size_t work[2] = {(size_t)items, (size_t)items + 1};
+      cl_event shown[2] = {ev[0], ev[n_ev - 1]};
+      t->n_passes = 2;
+      for (size_t k = 0; k < 2; k++) {
+        t->passes[k].n_in = k == 0 ? (size_t)io->len : work[k];
+        t->passes[k].local_size = p->wg;
+        t->passes[k].global_size = (work[k] + p->wg - 1) / p->wg * p->wg;
+        t->passes[k].ms = clr_event_ms(shown[k], shown[k]);
+      }
+    }
+    /* Roundings: a work-item's run of a segment (a chain per vector lane,
+     * the lanes' fold, the scalar rest, the combine), a block fold per
+     * level, the range's reads (two part-blocks per level), and the
+     * combines around them; and one more per launch a segment spans. */
+    size_t log2v = 0;
+    while (((size_t)1 << log2v) < p->vec)
+      log2v++;
+    size_t depth = p->items_per / p->vec + log2v + p->vec + 1 +
+                   levels * SEG_BLOCK + 2 * SEG_BLOCK * levels + 3;
+    if (depth + p->launches > p->depth)
+      p->depth = depth + p->launches;
+    p->launches++;
+  }
+  for (size_t k = 0; k < n_ev; k++)
+    if (ev[k])
+      clReleaseEvent(ev[k]);
+  return st;
+}
+
+/* How a host array is cut into launches: at most `chunk` elements (one
+ * device allocation, or the context's max_chunk_bytes) and at most
+ * `seg_cap` segments closing in each, so its data, offsets and results
+ * each fit in one allocation.  A launch's segments are those that close
+ * in it; the segment open at its end continues in the next.  A launch may
+ * hold no element at all (only empty segments, more than seg_cap of
+ * them at one place). */
+typedef struct seg_cutter {
+  const uint64_t *offsets;
+  size_t n, n_segments, chunk, seg_cap;
+} seg_cutter;
+
+typedef struct seg_cut {
+  size_t lo, hi;         /* elements [lo, hi)                      */
+  size_t s_begin, s_end; /* segments closing: [s_begin, s_end)     */
+} seg_cut;
+
+/* The first segment in [a, b) that ends after element x (offsets[s + 1]
+ * > x), b when none: the first segment still open at x. */
+static size_t first_end_after(const uint64_t *offsets, size_t a, size_t b,
+                              uint64_t x) {
+  while (a < b) {
+    size_t m = a + (b - a) / 2;
+    if (offsets[m + 1] > x)
+      b = m;
+    else
+      a = m + 1;
+  }
+  return a;
+}
+
+/* The launch after c (c zeroed: the first).  0 when there is none. */
+static int next_cut(const seg_cutter *k, seg_cut *c) {
+  size_t lo = c->hi, s_begin = c->s_end;
+  if (lo >= k->n && s_begin >= k->n_segments)
+    return 0;
+  size_t hi = k->n - lo < k->chunk ? k->n : lo + k->chunk;
+  size_t s_end = first_end_after(k->offsets, s_begin, k->n_segments, hi);
+  if (s_end - s_begin > k->seg_cap) {
+    /* Too many segments close: stop where segment s_begin + seg_cap
+     * starts, so exactly seg_cap close. */
+    s_end = s_begin + k->seg_cap;
+    hi = (size_t)k->offsets[s_end];
+  }
+  c->lo = lo;
+  c->hi = hi;
+  c->s_begin = s_begin;
+  c->s_end = s_end;
+  return 1;
+}
+
+static seg_cutter make_cutter(const clr_context *ctx, const uint64_t *offsets,
+                              size_t n_segments, size_t n, size_t esize) {
+  seg_cutter k = {offsets, n, n_segments, clr_chunk_elems(ctx, esize),
+                  clr_chunk_elems(ctx, sizeof(uint64_t)) - 1};
+  return k;
+}
+
+/* The launch buffers for the largest launch of the call. */
+static clr_status reserve_largest(clr_context *ctx, const seg_plan *p,
+                                  const seg_cutter *k) {
+  seg_shape big = {0, 1, 0};
+  seg_cut c = {0, 0, 0, 0};
+  while (next_cut(k, &c)) {
+    seg_shape sh = launch_shape(p, c.hi - c.lo, c.s_end - c.s_begin);
+    if (sh.items > big.items)
+      big.items = sh.items;
+    if (sh.pyramid > big.pyramid)
+      big.pyramid = sh.pyramid;
+  }
+  return reserve_launch(ctx, p, &big);
+}
+
+/* One launch of a host array: its elements, offsets and results staged
+ * (wrapped in place where the device shares the host's memory), run, the
+ * results brought back.  A segment open at the start has its partial at
+ * results[s_begin], which staging the results carries to the device. */
+static clr_status host_launch(clr_context *ctx, seg_plan *p,
+                              const seg_cutter *k, const seg_cut *c,
+                              const void *data, size_t esize, void *results) {
+  size_t closes = c->s_end - c->s_begin;
+  int open_end = c->s_end < k->n_segments;
+  clr_staged in, offs, res;
+  memset(&in, 0, sizeof in);
+  memset(&res, 0, sizeof res);
+  clr_status st = clr_stage_in(ctx, &ctx->partial[1],
+                               (void *)(uintptr_t)(k->offsets + c->s_begin),
+                               (closes + 1) * sizeof(uint64_t), 0, &offs);
+  if (st == CLR_OK && c->hi > c->lo)
+    st = clr_stage_in(ctx, &ctx->input, (char *)data + c->lo * esize,
+                      (c->hi - c->lo) * esize, 0, &in);
+  if (st == CLR_OK)
+    st = clr_stage_in(ctx, &ctx->output,
+                      (char *)results + c->s_begin * p->acc_bytes,
+                      (closes + (size_t)open_end) * p->acc_bytes, 1, &res);
+  if (st == CLR_OK) {
+    /* No element: the kernels never read data (offsets stand in). */
+    seg_launch_io io = {.data = c->hi > c->lo ? in.mem : offs.mem,
+                        .offsets = offs.mem,
+                        .out = res.mem,
+                        .lo = c->lo,
+                        .len = c->hi - c->lo,
+                        .closes = closes,
+                        .open_end = open_end};
+    st = seg_launch(ctx, p, &io);
+  }
+  if (st == CLR_OK)
+    st = clr_stage_out(ctx, &res);
+  clr_stage_release(ctx, &res);
+  clr_stage_release(ctx, &in);
+  clr_stage_release(ctx, &offs);
+  return st;
+}
+
+static clr_status segments_host_call(clr_context *ctx, const clr_options *opt,
+                                     clr_op op, clr_type type, const void *data,
+                                     size_t n, const uint64_t *offsets,
+                                     size_t n_segments, void *results) {
+  clr_options defaults;
+  seg_plan plan;
+  double t0 = clr_now_ms();
+  clr_status st = clr_start_work(ctx, &opt, &defaults, data, results,
+                                 "data and results", op, type, n, 0);
+  if (st == CLR_OK)
+    st = check_segmented(ctx, opt, op, n_segments);
+  if (st == CLR_OK && !offsets)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "offsets must not be NULL");
+  if (st == CLR_OK)
+    st = check_offsets(ctx, offsets, n_segments, n);
+  if (st == CLR_OK)
+    st = make_seg_plan(ctx, opt, op, type, &plan);
+  if (st != CLR_OK)
+    return st;
+  size_t esize = clr_type_size(type), launches = 0;
+  seg_cutter k = make_cutter(ctx, offsets, n_segments, n, esize);
+  st = reserve_largest(ctx, &plan, &k);
+  seg_cut c = {0, 0, 0, 0};
+  while (st == CLR_OK && next_cut(&k, &c)) {
+    st = host_launch(ctx, &plan, &k, &c, data, esize, results);
+    launches++;
+  }
+  if (launches > 1)
+    clr_log(ctx, "segmented: %zu launches", launches);
+  ctx->timing.chunks = launches;
+  ctx->timing.error_depth = plan.depth;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+  return st;
+}
+
+/* Offsets in a buffer, checked on the device: a flag, read back; on a bad
+ * one the offsets are read to name it. */
+static clr_status check_offsets_buffer(clr_context *ctx, cl_mem offsets,
+                                       cl_ulong offsets_off,
+                                       cl_ulong n_segments, size_t n) {
+  clr_program_entry *check;
+  clr_build_spec spec = {.source = "reduce_segmented.cl",
+                         .kernel = "clr_seg_check",
+                         .in = CLR_ULONG,
+                         .acc = CLR_ULONG,
+                         .op = CLR_SUM};
+  clr_status st = clr_get_kernel(ctx, &spec, &check);
+  if (st != CLR_OK)
+    return st;
+  st = clr_buffer_reserve(ctx, &ctx->carry, 2 * sizeof(cl_ulong),
+                          CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  cl_uint bad = 0;
+  cl_mem flag = ctx->carry.mem;
+  cl_ulong n_ul = n;
+  cl_event ev = NULL;
+  uint64_t *host = NULL;
+  CLR_CL_CHECK(ctx, clEnqueueWriteBuffer(ctx->queue, flag, CL_FALSE, 0,
+                                         sizeof bad, &bad, 0, NULL, NULL));
+  st = CLR_SET_ARGS(ctx, check->kernel, CLR_ARG(offsets), CLR_ARG(offsets_off),
+                    CLR_ARG(n_segments), CLR_ARG(n_ul), CLR_ARG(flag));
+  if (st == CLR_OK)
+    st = enqueue(ctx, check->kernel, (size_t)n_segments + 1, 64, &ev);
+  if (st != CLR_OK)
+    goto fail;
+  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, flag, CL_TRUE, 0,
+                                        sizeof bad, &bad, 0, NULL, NULL));
+  if (!bad)
+    goto fail;
+  size_t count = (size_t)n_segments + 1;
+  host = malloc(count * sizeof *host);
+  if (!host) {
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "the offsets are not a partition of [0, n)");
+    goto fail;
+  }
+  CLR_CL_CHECK(ctx,
+               clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE,
+                                   (size_t)offsets_off * sizeof *host,
+                                   count * sizeof *host, host, 0, NULL, NULL));
+  st = check_offsets(ctx, host, count - 1, n);
+  if (st == CLR_OK) /* the device saw what the host does not */
+    st = clr_fail(ctx, CLR_ERR_OPENCL,
+                  "internal: the device found a bad offset the host does not");
+fail:
+  if (ev)
+    clReleaseEvent(ev);
+  free(host);
+  return st;
+}
+
+static clr_status segments_buffer_call(clr_context *ctx, const clr_options *opt,
+                                       clr_op op, clr_type type, cl_mem data,
+                                       size_t data_offset, size_t n,
+                                       cl_mem offsets, size_t offsets_offset,
+                                       size_t n_segments, cl_mem results,
+                                       size_t results_offset) {
+  clr_options defaults;
+  seg_plan plan;
+  double t0 = clr_now_ms();
+  clr_status st = clr_start_work(ctx, &opt, &defaults, data, results,
+                                 "data and results", op, type, n, 0);
+  if (st == CLR_OK)
+    st = check_segmented(ctx, opt, op, n_segments);
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, data, data_offset, n, type, CLR_ACCESS_READ,
+                          "data");
+  if (st == CLR_OK)
+    st = clr_check_buffer_elems(ctx, offsets, offsets_offset, n_segments + 1,
+                                sizeof(cl_ulong), CLR_ACCESS_READ, "offsets");
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, results, results_offset, n_segments,
+                          clr_options_result_type(opt, op, type),
+                          CLR_ACCESS_WRITE, "results");
+  if (st == CLR_OK)
+    st = make_seg_plan(ctx, opt, op, type, &plan);
+  if (st != CLR_OK)
+    return st;
+  st = check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n);
+  seg_launch_io io = {.data = data,
+                      .offsets = offsets,
+                      .out = results,
+                      .data_off = data_offset,
+                      .offsets_off = offsets_offset,
+                      .out_off = results_offset,
+                      .len = n,
+                      .closes = n_segments};
+  if (st == CLR_OK)
+    st = seg_launch(ctx, &plan, &io);
+  ctx->timing.chunks = 1;
+  ctx->timing.error_depth = plan.depth;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+  return st;
+}
+
+CLR_API clr_status clr_reduce_segments_host(clr_context *ctx,
+                                            const clr_options *opt, clr_op op,
+                                            clr_type type, const void *data,
+                                            size_t n, const uint64_t *offsets,
+                                            size_t n_segments, void *results) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = segments_host_call(ctx, opt, op, type, data, n, offsets, n_segments,
+                            results);
+  return clr_end_call(ctx, st);
+}
+
+CLR_API clr_status clr_reduce_segments_buffer(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem data, size_t data_offset, size_t n, cl_mem offsets,
+    size_t offsets_offset, size_t n_segments, cl_mem results,
+    size_t results_offset) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = segments_buffer_call(ctx, opt, op, type, data, data_offset, n, offsets,
+                              offsets_offset, n_segments, results,
+                              results_offset);
+  return clr_end_call(ctx, st);
+}

@@ -1,0 +1,687 @@
+/* Segmented reductions (clr_reduce_segments_host / _buffer) against a CPU
+ * loop over each segment: every op and type, segment layouts from all
+ * length 1 to one segment of all n, empty segments anywhere, segments
+ * straddling work-item, work-group and streamed-chunk boundaries, launch
+ * shapes, cl_mem ranges at offsets, NaN and signed zeros, maps, and bad
+ * offsets refused with the context still working after.
+ *
+ *   test_segments [--set=SET] [--any-device] [-v]
+ * SET: matrix, layouts, edges; stream (with POCL_MEMORY_LIMIT=1);
+ * oclgrind, oclgrind-one-host, oclgrind-one-buffer
+ * (default: matrix, layouts and edges; the oclgrind sets run under
+ * Oclgrind, tests/reliability, or anywhere with --any-device) */
+#include "segment_reference.h"
+#include "test_util.h"
+
+/* ------------------------------------------------------------ layouts */
+
+typedef enum layout {
+  L_ONES,      /* every segment one element                        */
+  L_RANDOM,    /* random lengths 0..200, about one in ten empty    */
+  L_ALL,       /* one segment of all n                             */
+  L_THREE,     /* three long segments                              */
+  L_MIXED,     /* one long segment among short and empty ones      */
+  L_EMPTY_END, /* empty segments first and last, 2^k +- 1 lengths  */
+  L_STRADDLE,  /* lengths around the units of a work-item: 15..17, 127..129 */
+  L_COUNT
+} layout;
+
+static const char *const layout_names[L_COUNT] = {
+    "ones", "random", "all", "three", "mixed", "empty-ends", "straddle"};
+
+/* Offsets of a layout over n elements into a new array; *segments set. */
+static uint64_t *make_offsets(layout l, size_t n, uint64_t seed,
+                              size_t *segments) {
+  tu_rng r = {seed};
+  size_t cap = 2 * n + 16, s = 0;
+  uint64_t *off = tu_xmalloc((cap + 1) * sizeof *off);
+  size_t at = 0;
+  off[0] = 0;
+  static const size_t straddle[] = {15, 16, 17, 127, 128, 129, 1, 0, 33};
+  static const size_t pow2[] = {0, 1, 2, 3, 7, 8, 9, 31, 32, 33, 255, 256, 257};
+  while (at < n && s + 4 < cap) {
+    size_t len;
+    switch (l) {
+    case L_ONES:
+      len = 1;
+      break;
+    case L_RANDOM:
+      len = tu_below(&r, 10) == 0 ? 0 : 1 + (size_t)tu_below(&r, 200);
+      break;
+    case L_ALL:
+      len = n;
+      break;
+    case L_THREE:
+      len = n / 3 + 1;
+      break;
+    case L_MIXED:
+      len = s == 5 ? n / 2 + 1 : (size_t)tu_below(&r, 3);
+      break;
+    case L_EMPTY_END:
+      len = s < 3 ? 0 : pow2[tu_below(&r, sizeof pow2 / sizeof *pow2)];
+      break;
+    default:
+      len = straddle[s % (sizeof straddle / sizeof *straddle)];
+      break;
+    }
+    at = at + len > n ? n : at + len;
+    off[++s] = at;
+  }
+  if (at < n) /* cap reached: the rest is one segment */
+    off[++s] = at = n;
+  if (l == L_EMPTY_END)
+    for (int k = 0; k < 3 && s < cap; k++)
+      off[++s] = n;
+  *segments = s;
+  return off;
+}
+
+/* ------------------------------------------------------------ checking */
+
+typedef struct seg_case {
+  clr_options opt;
+  clr_op op;
+  clr_type type;
+  const void *data;
+  size_t n;
+  const uint64_t *offsets;
+  size_t segments;
+  const char *what;
+} seg_case;
+
+/* Every segment's result against a CPU loop over it
+ * (clr_ref_segments_check: the identity for an empty segment, exact for
+ * integers, min and max, floating sums within gamma_k sum|x|).  One check
+ * per call, naming the first failing segment. */
+static int check_results(const seg_case *c, const void *results, size_t depth,
+                         clr_map map) {
+  clr_type rt = clr_options_result_type(&c->opt, c->op, c->type);
+  clr_segments_check chk;
+  char gb[64], wb[64];
+  if (!clr_ref_segments_check(map, c->op, c->type, rt, c->data, c->offsets,
+                              c->segments, results, depth, &chk))
+    tu_die("out of host memory");
+  size_t s = chk.worst;
+  return tu_check(chk.ok,
+                  "%s: %zu segments wrong, first %zu [%llu, %llu): got %s, "
+                  "want %s (error %g, bound %g, depth %zu)",
+                  c->what, chk.n_bad, s, (unsigned long long)c->offsets[s],
+                  (unsigned long long)c->offsets[s + 1],
+                  tu_fmt(&chk.got_worst, gb, sizeof gb),
+                  tu_fmt(&chk.ref_worst, wb, sizeof wb), chk.worst_error,
+                  chk.worst_bound, depth);
+}
+
+static size_t last_depth(clr_context *ctx) {
+  clr_timing tm;
+  memset(&tm, 0, sizeof tm);
+  if (clr_last_timing(ctx, &tm) != CLR_OK)
+    tu_die("clr_last_timing failed");
+  return tm.error_depth;
+}
+
+/* Host arrays: run and check; returns the status. */
+static clr_status run_host(clr_context *ctx, const seg_case *c) {
+  clr_type rt = clr_options_result_type(&c->opt, c->op, c->type);
+  /* Poisoned, so a result the call never writes shows. */
+  void *res = tu_xmalloc(c->segments * clr_type_size(rt) + 1);
+  memset(res, 0xa5, c->segments * clr_type_size(rt));
+  clr_status st =
+      clr_reduce_segments_host(ctx, &c->opt, c->op, c->type, c->data, c->n,
+                               c->offsets, c->segments, res);
+  if (!tu_type_available(c->type))
+    tu_check(st == CLR_ERR_NO_FP64, "%s: no fp64, got %s", c->what,
+             clr_status_name(st));
+  else if (tu_check(st == CLR_OK, "%s: %s: %s", c->what, clr_status_name(st),
+                    clr_context_error(ctx)))
+    check_results(c, res, last_depth(ctx), c->opt.map);
+  free(res);
+  return st;
+}
+
+/* The same data through buffers: data at element 3 of its buffer, the
+ * offsets at element 2 of theirs (the elements before them poison), the
+ * results from element 1 of a poisoned buffer.  Each buffer is written
+ * whole, from its start (Oclgrind 21.10's --uninitialized marks a write
+ * at an offset as if it started at 0). */
+static void run_buffer(clr_context *ctx, const seg_case *c) {
+  clr_type rt = clr_options_result_type(&c->opt, c->op, c->type);
+  size_t esize = clr_type_size(c->type), rsize = clr_type_size(rt);
+  size_t d_bytes = (c->n + 3) * esize, o_count = c->segments + 3;
+  size_t r_bytes = (c->segments + 1) * rsize;
+  unsigned char *d_host = tu_xmalloc(d_bytes), *r_host = tu_xmalloc(r_bytes);
+  uint64_t *o_host = tu_xmalloc(o_count * sizeof *o_host);
+  memset(d_host, 0xa5, 3 * esize);
+  memcpy(d_host + 3 * esize, c->data, c->n * esize);
+  o_host[0] = o_host[1] = UINT64_MAX;
+  memcpy(o_host + 2, c->offsets, (c->segments + 1) * sizeof *o_host);
+  memset(r_host, 0xa5, r_bytes);
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_command_queue q = clr_context_queue(ctx);
+  cl_int e1, e2, e3;
+  cl_mem d = clCreateBuffer(cl, CL_MEM_READ_WRITE, d_bytes, NULL, &e1);
+  cl_mem o = clCreateBuffer(cl, CL_MEM_READ_WRITE, o_count * sizeof *o_host,
+                            NULL, &e2);
+  cl_mem r = clCreateBuffer(cl, CL_MEM_READ_WRITE, r_bytes, NULL, &e3);
+  if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS)
+    tu_die("clCreateBuffer failed");
+  if (clEnqueueWriteBuffer(q, d, CL_TRUE, 0, d_bytes, d_host, 0, NULL, NULL) !=
+          CL_SUCCESS ||
+      clEnqueueWriteBuffer(q, o, CL_TRUE, 0, o_count * sizeof *o_host, o_host,
+                           0, NULL, NULL) != CL_SUCCESS ||
+      clEnqueueWriteBuffer(q, r, CL_TRUE, 0, r_bytes, r_host, 0, NULL, NULL) !=
+          CL_SUCCESS)
+    tu_die("clEnqueueWriteBuffer failed");
+  free(d_host);
+  free(o_host);
+  free(r_host);
+  clr_status st = clr_reduce_segments_buffer(ctx, &c->opt, c->op, c->type, d, 3,
+                                             c->n, o, 2, c->segments, r, 1);
+  if (tu_type_available(c->type) &&
+      tu_check(st == CLR_OK, "%s (buffers): %s: %s", c->what,
+               clr_status_name(st), clr_context_error(ctx))) {
+    void *res = tu_xmalloc(c->segments * rsize);
+    if (clEnqueueReadBuffer(q, r, CL_TRUE, rsize, c->segments * rsize, res, 0,
+                            NULL, NULL) != CL_SUCCESS)
+      tu_die("clEnqueueReadBuffer failed");
+    check_results(c, res, last_depth(ctx), c->opt.map);
+    free(res);
+  }
+  clReleaseMemObject(d);
+  clReleaseMemObject(o);
+  clReleaseMemObject(r);
+}
+
+/* ------------------------------------------------------------ sets */
+
+static const size_t sizes[] = {1, 2, 3, 31, 257, 4099, 65537, 100003};
+#define N_SIZES (sizeof sizes / sizeof *sizes)
+
+static const clr_type seg_types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_INT, CLR_UINT,
+                                     CLR_LONG,  CLR_ULONG,  CLR_HALF};
+#define N_SEG_TYPES (sizeof seg_types / sizeof *seg_types)
+
+/* Every op x type x layout over a few sizes, through host arrays; every
+ * fourth case through buffers too. */
+static void matrix(clr_context *ctx) {
+  static const size_t matrix_sizes[] = {3, 257, 65537};
+  size_t k = 0;
+  for (size_t ti = 0; ti < N_SEG_TYPES; ti++)
+    for (size_t oi = 0; oi < TU_N_OPS; oi++) {
+      clr_type type = seg_types[ti];
+      clr_op op = tu_ops[oi];
+      if (clr_op_supports(op, type) != CLR_OK)
+        continue;
+      for (size_t si = 0; si < 3; si++)
+        for (int l = 0; l < L_COUNT; l++, k++) {
+          size_t n = matrix_sizes[si], segments;
+          void *data = tu_xmalloc(n * clr_type_size(type));
+          tu_fill(op, type, TU_RANDOM, data, n,
+                  tu_seed(ti, oi, n, (unsigned)l));
+          uint64_t *off =
+              make_offsets((layout)l, n, tu_seed(n, l, 7, 1), &segments);
+          char what[160];
+          snprintf(what, sizeof what, "%s %s n=%zu %s (%zu segments)",
+                   clr_op_name(op), clr_type_name(type), n, layout_names[l],
+                   segments);
+          seg_case c = {.op = op,
+                        .type = type,
+                        .data = data,
+                        .n = n,
+                        .offsets = off,
+                        .segments = segments,
+                        .what = what};
+          clr_options_init(&c.opt);
+          if (run_host(ctx, &c) == CLR_OK && k % 4 == 0)
+            run_buffer(ctx, &c);
+          free(off);
+          free(data);
+        }
+    }
+  tu_section("matrix");
+}
+
+/* Float sums and int maxima over every size and layout, in the default
+ * context, a context streaming 4 KiB chunks (segments across chunks) and
+ * one copying host data; several work-group sizes. */
+static void layouts(clr_context *ctx, clr_context *chunked,
+                    clr_context *copied) {
+  static const size_t wgs[] = {0, 1, 3, 64};
+  /* units per work-item: the default, and few enough that segments span
+   * many work-items and the carry pyramid has several levels */
+  static const size_t coarse[] = {0, 1, 3, 16};
+  static const clr_op ops[] = {CLR_SUM, CLR_MAX};
+  static const clr_type types[] = {CLR_FLOAT, CLR_INT};
+  clr_context *ctxs[3] = {ctx, chunked, copied};
+  static const char *const ctx_names[3] = {"default", "4 KiB chunks", "copied"};
+  for (size_t si = 0; si < N_SIZES; si++)
+    for (int l = 0; l < L_COUNT; l++)
+      for (size_t v = 0; v < 2; v++) {
+        size_t n = sizes[si], segments;
+        clr_type type = types[v];
+        void *data = tu_xmalloc(n * clr_type_size(type));
+        tu_fill(ops[v], type, TU_RANDOM, data, n, tu_seed(n, l, v, 3));
+        uint64_t *off =
+            make_offsets((layout)l, n, tu_seed(n, l, v, 4), &segments);
+        for (size_t ci = 0; ci < 3; ci++) {
+          char what[200];
+          size_t wg = wgs[(si + (size_t)l + ci) % 4];
+          size_t units = coarse[(si + ci + v) % 4];
+          snprintf(what, sizeof what,
+                   "%s %s n=%zu %s (%zu segments) wg=%zu coarse=%zu %s",
+                   clr_op_name(ops[v]), clr_type_name(type), n, layout_names[l],
+                   segments, wg, units, ctx_names[ci]);
+          seg_case c = {.op = ops[v],
+                        .type = type,
+                        .data = data,
+                        .n = n,
+                        .offsets = off,
+                        .segments = segments,
+                        .what = what};
+          clr_options_init(&c.opt);
+          c.opt.wg_size = wg;
+          c.opt.coarse = units;
+          run_host(ctxs[ci], &c);
+          if (ci == 0 && n >= 257)
+            run_buffer(ctx, &c);
+        }
+        free(off);
+        free(data);
+      }
+  tu_section("layouts");
+}
+
+/* Past one device allocation (run with POCL_MEMORY_LIMIT=1: 256 MiB
+ * allocations): 70 million floats streamed in chunks, with segments
+ * across the chunk boundaries; and int maxima. */
+static void stream(clr_context *ctx) {
+  size_t n = 70000000, segments;
+  static const layout ls[] = {L_THREE, L_RANDOM, L_MIXED};
+  static const struct {
+    clr_op op;
+    clr_type type;
+  } cases[] = {{CLR_SUM, CLR_FLOAT}, {CLR_MAX, CLR_INT}};
+  for (size_t k = 0; k < 2; k++) {
+    void *data = tu_xmalloc(n * clr_type_size(cases[k].type));
+    tu_fill(cases[k].op, cases[k].type, TU_RANDOM, data, n, 77 + k);
+    for (size_t li = 0; li < 3; li++) {
+      uint64_t *off = make_offsets(ls[li], n, 78 + li, &segments);
+      char what[160];
+      snprintf(what, sizeof what, "%s %s n=%zu %s (%zu segments), streamed",
+               clr_op_name(cases[k].op), clr_type_name(cases[k].type), n,
+               layout_names[ls[li]], segments);
+      seg_case c = {.op = cases[k].op,
+                    .type = cases[k].type,
+                    .data = data,
+                    .n = n,
+                    .offsets = off,
+                    .segments = segments,
+                    .what = what};
+      clr_options_init(&c.opt);
+      if (run_host(ctx, &c) == CLR_OK) {
+        clr_timing tm;
+        clr_last_timing(ctx, &tm);
+        TU_CHECK(tm.chunks > 1, "%s: %zu chunks, want more than one", what,
+                 tm.chunks);
+      }
+      free(off);
+    }
+    free(data);
+  }
+  tu_section("stream");
+}
+
+/* Small cases for Oclgrind (tests/reliability: run under it, where every
+ * work-item is interpreted): every layout, a few units per work-item so
+ * segments span work-items and the pyramid has levels, work-groups of 3
+ * and 4, 64-element chunks, buffers at offsets. */
+static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
+  static const size_t small[] = {1, 3, 31, 257};
+  static const struct {
+    clr_op op;
+    clr_type type;
+  } cases[] = {{CLR_SUM, CLR_FLOAT}, {CLR_MAX, CLR_FLOAT},
+               {CLR_SUM, CLR_INT},   {CLR_AND, CLR_LONG},
+               {CLR_MIN, CLR_HALF},  {CLR_PROD, CLR_UINT}};
+  for (size_t si = 0; si < 4; si++)
+    for (int l = 0; l < L_COUNT; l++)
+      for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t n = small[si], segments;
+        clr_type type = cases[k].type;
+        void *data = tu_xmalloc(n * clr_type_size(type));
+        tu_fill(cases[k].op, type, TU_RANDOM, data, n, tu_seed(n, l, k, 5));
+        uint64_t *off =
+            make_offsets((layout)l, n, tu_seed(n, l, k, 6), &segments);
+        char what[200];
+        snprintf(what, sizeof what, "%s %s n=%zu %s (%zu segments)",
+                 clr_op_name(cases[k].op), clr_type_name(type), n,
+                 layout_names[l], segments);
+        seg_case c = {.op = cases[k].op,
+                      .type = type,
+                      .data = data,
+                      .n = n,
+                      .offsets = off,
+                      .segments = segments,
+                      .what = what};
+        clr_options_init(&c.opt);
+        c.opt.wg_size = 3 + (k + si) % 2;
+        c.opt.coarse = 1 + 2 * ((k + (size_t)l) % 2);
+        run_host((k + si + (size_t)l) % 2 ? chunked : ctx, &c);
+        if ((k + (size_t)l) % 3 == 0)
+          run_buffer(ctx, &c);
+        free(off);
+        free(data);
+      }
+  tu_section("oclgrind");
+}
+
+/* One call in a process of its own (host arrays, or with buffer:
+ * buffers), for Oclgrind's --uninitialized, whose shadow state survives a
+ * released buffer (tests/reliability/oclgrind_kernels.c, part_one): a
+ * float sum over mixed segments spanning work-items and chunks. */
+static void oclgrind_one(clr_context *ctx, int buffer) {
+  size_t n = 257, segments;
+  float *x = tu_xmalloc(n * sizeof *x);
+  tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, x, n, 11);
+  uint64_t *off = make_offsets(L_MIXED, n, 12, &segments);
+  char what[64];
+  snprintf(what, sizeof what, "one %s call, %zu segments",
+           buffer ? "buffer" : "host", segments);
+  seg_case c = {.op = CLR_SUM,
+                .type = CLR_FLOAT,
+                .data = x,
+                .n = n,
+                .offsets = off,
+                .segments = segments,
+                .what = what};
+  clr_options_init(&c.opt);
+  c.opt.wg_size = 3;
+  c.opt.coarse = 3;
+  if (buffer)
+    run_buffer(ctx, &c);
+  else
+    run_host(ctx, &c);
+  free(off);
+  free(x);
+  tu_section(buffer ? "one buffer call" : "one host call");
+}
+
+/* Refusals: each one a clear status, then the same context still
+ * works. */
+static void bad_offsets(clr_context *ctx) {
+  float data[10];
+  float res[4];
+  for (int i = 0; i < 10; i++)
+    data[i] = (float)i;
+  static const struct {
+    uint64_t off[5];
+    size_t segments;
+    const char *what, *detail;
+  } bad[] = {
+      {{1, 4, 8, 10}, 3, "first not 0", "offsets[0]"},
+      {{0, 6, 4, 10}, 3, "decreasing", "offsets[2]"},
+      {{0, 4, 8, 11}, 3, "past n", "offsets[3]"},
+      {{0, 4, 8, 9}, 3, "short of n", "offsets[3]"},
+      {{0, 4, 20, 10}, 3, "one past n, then back", "offsets[3]"},
+  };
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_command_queue q = clr_context_queue(ctx);
+  cl_int err;
+  cl_mem d = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            sizeof data, data, &err);
+  cl_mem o =
+      clCreateBuffer(cl, CL_MEM_READ_WRITE, 5 * sizeof(uint64_t), NULL, &err);
+  cl_mem r =
+      clCreateBuffer(cl, CL_MEM_READ_WRITE, 4 * sizeof(float), NULL, &err);
+  if (!d || !o || !r)
+    tu_die("clCreateBuffer failed");
+  for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+    clr_status st =
+        clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT, data, 10,
+                                 bad[b].off, bad[b].segments, res);
+    TU_CHECK(st == CLR_ERR_INVALID_ARGUMENT &&
+                 strstr(clr_context_error(ctx), bad[b].detail),
+             "host offsets %s: %s (%s)", bad[b].what, clr_status_name(st),
+             clr_context_error(ctx));
+    if (clEnqueueWriteBuffer(q, o, CL_TRUE, 0, 4 * sizeof(uint64_t), bad[b].off,
+                             0, NULL, NULL) != CL_SUCCESS)
+      tu_die("clEnqueueWriteBuffer failed");
+    st = clr_reduce_segments_buffer(ctx, NULL, CLR_SUM, CLR_FLOAT, d, 0, 10, o,
+                                    0, bad[b].segments, r, 0);
+    TU_CHECK(st == CLR_ERR_INVALID_ARGUMENT &&
+                 strstr(clr_context_error(ctx), bad[b].detail),
+             "buffer offsets %s: %s (%s)", bad[b].what, clr_status_name(st),
+             clr_context_error(ctx));
+  }
+  /* The arguments themselves. */
+  uint64_t good[4] = {0, 4, 8, 10};
+  clr_options o2;
+  clr_options_init(&o2);
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT, data,
+                                            10, good, 0, res),
+                   CLR_ERR_INVALID_ARGUMENT, "no segments");
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT, data,
+                                            10, NULL, 3, res),
+                   CLR_ERR_INVALID_ARGUMENT, "offsets NULL");
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT, NULL,
+                                            10, good, 3, res),
+                   CLR_ERR_INVALID_ARGUMENT, "data NULL");
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT, data,
+                                            10, good, 3, NULL),
+                   CLR_ERR_INVALID_ARGUMENT, "results NULL");
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_ARGMAX, CLR_FLOAT,
+                                            data, 10, good, 3, res),
+                   CLR_ERR_UNSUPPORTED, "argmax (not yet segmented)");
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_AND, CLR_FLOAT, data,
+                                            10, good, 3, res),
+                   CLR_ERR_UNSUPPORTED, "and of floats");
+  o2.exact = 1;
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, &o2, CLR_SUM, CLR_FLOAT, data,
+                                            10, good, 3, res),
+                   CLR_ERR_UNSUPPORTED, "exact");
+  o2.exact = 0;
+  o2.kernel = CLR_REDUCE_SEQUENTIAL;
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, &o2, CLR_SUM, CLR_FLOAT, data,
+                                            10, good, 3, res),
+                   CLR_ERR_INVALID_ARGUMENT, "another kernel");
+  TU_EXPECT_STATUS(clr_reduce_segments_buffer(ctx, NULL, CLR_SUM, CLR_FLOAT, d,
+                                              0, 10, o, 2, 3, r, 0),
+                   CLR_ERR_INVALID_ARGUMENT, "offsets past their buffer");
+  TU_EXPECT_STATUS(clr_reduce_segments_buffer(ctx, NULL, CLR_SUM, CLR_FLOAT, d,
+                                              0, 10, o, 0, 3, r, 2),
+                   CLR_ERR_INVALID_ARGUMENT, "results past their buffer");
+  TU_EXPECT_STATUS(clr_reduce_segments_host(NULL, NULL, CLR_SUM, CLR_FLOAT,
+                                            data, 10, good, 3, res),
+                   CLR_ERR_INVALID_ARGUMENT, "no context");
+  /* Still working. */
+  if (TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT,
+                                                data, 10, good, 3, res),
+                       CLR_OK, "good offsets after the refusals"))
+    TU_CHECK(res[0] == 6 && res[1] == 22 && res[2] == 17,
+             "sums 6 22 17, got %g %g %g", res[0], res[1], res[2]);
+  clReleaseMemObject(d);
+  clReleaseMemObject(o);
+  clReleaseMemObject(r);
+  tu_section("bad offsets");
+}
+
+/* Values with known answers: NaN and signed zeros in min / max, ties, a
+ * count by expression, built-in maps, accumulate_in. */
+static void edges(clr_context *ctx, clr_context *chunked) {
+  size_t n = 20000, segments;
+  float *x = tu_xmalloc(n * sizeof *x);
+  uint64_t *off = make_offsets(L_RANDOM, n, 99, &segments);
+  tu_rng r = {5};
+  for (size_t i = 0; i < n; i++)
+    x[i] = (float)(tu_unit(&r) * 4 - 2);
+  for (size_t i = 0; i < n; i += 997)
+    x[i] = NAN;
+  for (size_t i = 5; i < n; i += 1013)
+    x[i] = -0.0f;
+  for (size_t i = 7; i < n; i += 1009)
+    x[i] = 0.0f;
+  clr_op ops[2] = {CLR_MIN, CLR_MAX};
+  for (int k = 0; k < 2; k++) {
+    seg_case c = {.op = ops[k],
+                  .type = CLR_FLOAT,
+                  .data = x,
+                  .n = n,
+                  .offsets = off,
+                  .segments = segments,
+                  .what =
+                      k ? "max with NaN and zeros" : "min with NaN and zeros"};
+    clr_options_init(&c.opt);
+    run_host(ctx, &c);
+    run_host(chunked, &c);
+    run_buffer(ctx, &c);
+  }
+  /* Maps. */
+  static const clr_map maps[] = {CLR_MAP_ABS, CLR_MAP_SQUARE};
+  for (size_t i = 0; i < n; i++)
+    if (x[i] != x[i])
+      x[i] = 1.5f;
+  for (int k = 0; k < 2; k++) {
+    seg_case c = {.op = CLR_SUM,
+                  .type = CLR_FLOAT,
+                  .data = x,
+                  .n = n,
+                  .offsets = off,
+                  .segments = segments,
+                  .what = k ? "sum of squares" : "sum of |x|"};
+    clr_options_init(&c.opt);
+    c.opt.map = maps[k];
+    run_host(chunked, &c);
+  }
+  /* A count by expression, in long: each segment's count of x > 0. */
+  clr_options o;
+  clr_options_init(&o);
+  o.map = CLR_MAP_EXPR;
+  o.map_expr = "x > 0.0f";
+  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+  int64_t *counts = tu_xmalloc(segments * sizeof *counts);
+  clr_status st = clr_reduce_segments_host(chunked, &o, CLR_SUM, CLR_FLOAT, x,
+                                           n, off, segments, counts);
+  if (TU_EXPECT_STATUS(st, CLR_OK, "count by expression")) {
+    size_t bad = 0;
+    for (size_t s = 0; s < segments; s++) {
+      int64_t want = 0;
+      for (uint64_t i = off[s]; i < off[s + 1]; i++)
+        want += x[i] > 0.0f;
+      bad += counts[s] != want;
+    }
+    TU_CHECK(bad == 0, "count by expression: %zu of %zu segments wrong", bad,
+             segments);
+  }
+  /* The index i of an expression counts from the first element: sums of i
+   * per segment, exact in long. */
+  o.map_expr = "i";
+  st = clr_reduce_segments_host(chunked, &o, CLR_SUM, CLR_FLOAT, x, n, off,
+                                segments, counts);
+  if (TU_EXPECT_STATUS(st, CLR_OK, "sum of indices")) {
+    size_t bad = 0;
+    for (size_t s = 0; s < segments; s++) {
+      int64_t want = 0;
+      for (uint64_t i = off[s]; i < off[s + 1]; i++)
+        want += (int64_t)i;
+      bad += counts[s] != want;
+    }
+    TU_CHECK(bad == 0, "sum of indices: %zu of %zu segments wrong", bad,
+             segments);
+  }
+  /* 2000 empty segments at one place, more than a 4 KiB launch holds
+   * (511): launches with no element at all, between two that have. */
+  {
+    size_t m = 300, k = 0;
+    uint64_t *many = tu_xmalloc(2100 * sizeof *many);
+    many[k++] = 0;
+    many[k++] = 100;
+    for (int e = 0; e < 2000; e++)
+      many[k++] = 100;
+    many[k++] = 250;
+    many[k++] = m;
+    seg_case e = {.op = CLR_SUM,
+                  .type = CLR_FLOAT,
+                  .data = x,
+                  .n = m,
+                  .offsets = many,
+                  .segments = k - 1,
+                  .what = "2000 empty segments in one place"};
+    clr_options_init(&e.opt);
+    run_host(chunked, &e);
+    run_buffer(ctx, &e);
+    free(many);
+  }
+  /* Float data summed in double. */
+  seg_case c = {.op = CLR_SUM,
+                .type = CLR_FLOAT,
+                .data = x,
+                .n = n,
+                .offsets = off,
+                .segments = segments,
+                .what = "float sum in double"};
+  clr_options_init(&c.opt);
+  c.opt.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+  run_host(ctx, &c);
+  free(counts);
+  free(off);
+  free(x);
+  tu_section("edges");
+}
+
+/* A context streaming host arrays in chunks of chunk_bytes (0: the
+ * device's limit), copying them when copy is set; fatal when it cannot
+ * be made.  tu_device describes its device. */
+static clr_context *make_context(uint64_t chunk_bytes, int copy) {
+  clr_context_config cfg;
+  clr_context *c = NULL;
+  char detail[256] = "";
+  memset(&cfg, 0, sizeof cfg);
+  cfg.max_chunk_bytes = chunk_bytes;
+  cfg.copy_host_data = copy;
+  clr_status st = clr_context_create(&cfg, &c, detail, sizeof detail);
+  if (st != CLR_OK || clr_context_device(c, &tu_device) != CLR_OK)
+    tu_die("clr_context_create: %s: %s", clr_status_name(st), detail);
+  return c;
+}
+
+int main(int argc, char **argv) {
+  const char *set = "";
+  int any_device = 0;
+  tu_option options[] = {{"--set", &set, NULL},
+                         {"--any-device", NULL, &any_device}};
+  tu_parse_args(argc, argv, options, TU_N_OPTIONS(options));
+  int all = !set[0], oclgrind = strncmp(set, "oclgrind", 8) == 0;
+  /* One call per process under --uninitialized: only the context it
+   * uses exists (oclgrind_one). */
+  if (strncmp(set, "oclgrind-one-", 13) == 0) {
+    int buffer = strcmp(set + 13, "buffer") == 0;
+    clr_context *one = make_context(buffer ? 0 : 256, 0);
+    oclgrind_one(one, buffer);
+    clr_context_release(one);
+    return tu_finish("test_segments");
+  }
+  clr_context *ctx = make_context(0, 0);
+  clr_context *chunked = make_context(oclgrind ? 256 : 4096, 0);
+  clr_context *copied = make_context(0, 1);
+  if (oclgrind && !any_device && !strstr(tu_device.platform_name, "Oclgrind"))
+    tu_die("--set=oclgrind runs under Oclgrind, not on '%s'",
+           tu_device.platform_name);
+  if (all || strcmp(set, "matrix") == 0)
+    matrix(ctx);
+  if (all || strcmp(set, "layouts") == 0)
+    layouts(ctx, chunked, copied);
+  if (all || strcmp(set, "edges") == 0) {
+    bad_offsets(ctx);
+    edges(ctx, chunked);
+  }
+  if (strcmp(set, "stream") == 0)
+    stream(ctx);
+  if (strcmp(set, "oclgrind") == 0) {
+    oclgrind_set(ctx, chunked);
+    bad_offsets(ctx);
+  }
+  clr_context_release(copied);
+  clr_context_release(chunked);
+  clr_context_release(ctx);
+  return tu_finish("test_segments");
+}

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""clreduce's segmented reductions from the command line (stdlib only).
+
+    test_segments_cli.py CLREDUCE_EXE --kernel-dir DIR
+
+Answers worked out here for small files (--segments with empty segments,
+--segment-length with a shorter last row, every op), --output holding one
+result per segment, generated runs verified (human and JSON reports), and
+every refusal: offsets decreasing, not starting at 0, not ending at n, a
+file of one offset or of a size that is no multiple of 8 (exit 2, one
+line), and the options that do not combine with segments.  A kernel that
+drops a segment's carry is caught (exit 1, --output not written).
+
+The last line is "N passed, N failed".
+"""
+import os
+import shutil
+import struct
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+from clrtest import check, show  # noqa: E402
+
+EXE = None
+TMP = None
+run, expect_error, run_json = clrtest.bind(lambda: EXE)
+
+
+def write(name, fmt, values):
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+    return path
+
+
+def read(path, fmt):
+    with open(path, "rb") as f:
+        data = f.read()
+    return list(struct.unpack("<%d%s" % (len(data) // struct.calcsize(fmt),
+                                         fmt), data))
+
+
+def known_answers():
+    ints = write("x.i32", "i", [3, -1, 4, 1, -5, 9, 2, -6, 5, 3])
+    # segments: [3 -1 4] [] [1 -5] [9] [] [2 -6 5 3]
+    offs = write("s.off", "Q", [0, 3, 3, 5, 6, 6, 10])
+    inf = float("inf")
+    cases = [
+        ("sum", "long", "q", [6, 0, -4, 9, 0, 4]),
+        ("prod", "long", "q", [-12, 1, -5, 9, 1, -180]),
+        ("min", "int", "i", [-1, 2**31 - 1, -5, 9, 2**31 - 1, -6]),
+        ("max", "int", "i", [4, -2**31, 1, 9, -2**31, 5]),
+        ("and", "int", "i", [1, 1, 1, 1, 1, 1]),
+        ("or", "int", "i", [1, 0, 1, 1, 0, 1]),
+    ]
+    for op, rtype, fmt, want in cases:
+        out = os.path.join(TMP, "r-" + op)
+        doc = run_json(["--type=int", "--op=" + op, "--input=" + ints,
+                        "--segments=" + offs, "--output=" + out,
+                        "--repeat=2"], "int %s by segment" % op)
+        if doc is None:
+            continue
+        check(doc["segments"] == 6 and doc["result_type"] == rtype and
+              doc["verified"] is True and doc["bad_segments"] == 0 and
+              doc["output"] == out,
+              "int %s: 6 segments, %s results, verified" % (op, rtype),
+              str(doc))
+        got = read(out, fmt) if os.path.exists(out) else None
+        check(got == want, "int %s: --output holds %s" % (op, want),
+              "got %s" % got)
+    # Floats: min / max of an empty segment are +inf / -inf.
+    floats = write("x.f32", "f", [0.5, -2.0, 8.0, 0.25])
+    offs2 = write("f.off", "Q", [0, 0, 3, 4, 4])
+    for op, want in [("min", [inf, -2.0, 0.25, inf]),
+                     ("max", [-inf, 8.0, 0.25, -inf]),
+                     ("sum", [0.0, 6.5, 0.25, 0.0])]:
+        out = os.path.join(TMP, "f-" + op)
+        doc = run_json(["--op=" + op, "--input=" + floats,
+                        "--segments=" + offs2, "--output=" + out],
+                       "float %s by segment" % op)
+        got = read(out, "f") if os.path.exists(out) else None
+        check(doc is not None and got == want,
+              "float %s with empty segments: %s" % (op, want), "got %s" % got)
+    # Rows: 10 ints in rows of 4, the last of 2.
+    out = os.path.join(TMP, "rows")
+    doc = run_json(["--type=int", "--input=" + ints, "--segment-length=4",
+                    "--output=" + out], "rows of 4")
+    got = read(out, "q") if os.path.exists(out) else None
+    check(doc is not None and doc["segments"] == 3 and got == [7, 0, 8],
+          "rows of 4: 3 sums 7 0 8", "got %s, %s" % (got, doc))
+
+
+def generated_runs():
+    # Generated data, every type, a row length that is no divisor of n.
+    for t in ["float", "double", "int", "uint", "long", "ulong", "half"]:
+        doc = run_json(["--type=" + t, "--n=100003", "--segment-length=97",
+                        "--repeat=1"], "generated %s rows" % t)
+        check(doc is not None and doc["verified"] is True and
+              doc["segments"] == 1031 and clrtest.is_number(doc["gbps"]),
+              "%s: 1031 rows of 97 verified, GB/s reported" % t, str(doc))
+    # The human report names the segments and the worst one.
+    rc, out, err = run(["--n=50000", "--segment-length=1000", "--op=max",
+                        "--repeat=1"])
+    check(rc == 0 and "segments:   50 of length 1000" in out and
+          "result:     last segment" in out and "verified: yes" in out,
+          "human report: segments line, last segment, verified",
+          show(rc, out, err))
+    # Maps per segment: the sum of squares of each row.
+    doc = run_json(["--n=20000", "--segment-length=300", "--map=square",
+                    "--repeat=1"], "sum of squares by row")
+    check(doc is not None and doc["verified"] is True and
+          doc["map"] == "square", "sum of squares by row verified", str(doc))
+    # A map expression runs unverified only.
+    doc = run_json(["--n=1000", "--segment-length=10", "--map=x > 0.5f",
+                    "--acc=long", "--no-verify", "--repeat=1"],
+                   "a count by expression per row, unverified")
+    check(doc is not None and doc["verified"] is None and
+          doc["result_type"] == "long", "count by expression: long, unchecked",
+          str(doc))
+
+
+def refusals():
+    ints = write("y.i32", "i", list(range(10)))
+    bad = [
+        ("decreasing", [0, 6, 4, 10], ["offsets[2]", "never decrease"]),
+        ("not from 0", [1, 4, 10], ["offsets[0]", "starts at 0"]),
+        ("not to n", [0, 4, 9], ["offsets[2]", "n = 10"]),
+        ("past n", [0, 4, 11], ["offsets[2]", "n = 10"]),
+    ]
+    for what, offs, needles in bad:
+        path = write("bad.off", "Q", offs)
+        out = os.path.join(TMP, "never")
+        expect_error(["--type=int", "--input=" + ints, "--segments=" + path,
+                      "--output=" + out], 2, needles, "offsets " + what)
+        check(not os.path.exists(out), "offsets %s: no --output" % what)
+    one = write("one.off", "Q", [0])
+    expect_error(["--type=int", "--input=" + ints, "--segments=" + one], 2,
+                 ["one.off", "1 offset"], "a file of one offset")
+    odd = os.path.join(TMP, "odd.off")
+    with open(odd, "wb") as f:
+        f.write(b"\0" * 12)
+    expect_error(["--type=int", "--input=" + ints, "--segments=" + odd], 2,
+                 ["odd.off"], "a file of 12 bytes")
+    expect_error(["--type=int", "--input=" + ints,
+                  "--segments=" + os.path.join(TMP, "missing")], 2,
+                 ["missing"], "a missing file")
+    expect_error(["--segment-length=0"], 2, ["--segment-length"],
+                 "--segment-length=0")
+    for extra, needle in [(["--kernel=interleaved"], "--kernel"),
+                          (["--kernel=decoupled"], "scan kernel"),
+                          (["--dot"], "--dot"), (["--exact"], "--exact"),
+                          (["--segments=" + one], "--segment-length"),
+                          (["--vec=4"], "--vec"),
+                          (["--map=x * 2"], "--no-verify")]:
+        expect_error(["--n=100", "--segment-length=10"] + extra, 2, [needle],
+                     "--segment-length with %s" % " ".join(extra))
+    expect_error(["--n=100", "--segment-length=10", "--op=argmax"], 2,
+                 ["argmax"], "argmax by segment (not yet)")
+    expect_error(["--n=100", "--segment-length=10", "--op=and"], 2,
+                 ["and", "float"], "and of floats by segment")
+
+
+def dropped_carry_is_caught(kernel_dir):
+    """A copy of the kernels whose finishing pass forgets the carries of the
+    work-items a segment spans: verification must fail (exit 1), and the
+    --output file must not be written."""
+    broken = os.path.join(TMP, "broken-cl")
+    shutil.copytree(kernel_dir, broken)
+    path = os.path.join(broken, "reduce_segmented.cl")
+    with open(path) as f:
+        text = f.read()
+    needle = "  acc = OP(acc, mid);\n"
+    check(needle in text, "the carry combine is where the test expects it")
+    with open(path, "w") as f:
+        f.write(text.replace(needle, ""))
+    out = os.path.join(TMP, "dropped")
+    rc, o, err = run(["--n=100000", "--segment-length=30000", "--repeat=1",
+                      "--output=" + out],
+                     env={"CLREDUCE_KERNEL_DIR": broken,
+                          "CLREDUCE_CACHE_DIR": os.path.join(TMP, "c")})
+    check(rc == 1 and "verification failed" in err and "segment" in err and
+          not os.path.exists(out),
+          "a dropped carry: exit 1, the segment named, no --output",
+          show(rc, o, err))
+
+
+def main():
+    global EXE, TMP
+    a = clrtest.arguments()
+    EXE = a.exe
+    with tempfile.TemporaryDirectory(prefix="clr-segments-cli-") as TMP:
+        known_answers()
+        generated_runs()
+        refusals()
+        dropped_carry_is_caught(a.kernel_dir)
+    return clrtest.finish("test_segments_cli")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
