@@ -17,8 +17,11 @@
     is_number(x)
     kernels(exe) -> (reductions, scans): the kernel names in the order
                                  `clreduce --list-kernels --json` gives them
-                                 (src/lib/kernel_table.h)
+                                 (src/lib/kernels.def)
+    arguments(*options)          a script's command line: the program under
+                                 test (exe), --kernel-dir DIR, and options
 """
+import argparse
 import json
 import os
 import re
@@ -121,6 +124,18 @@ def kernels(exe):
     reductions = [k["name"] for k in listed if k["kind"] == "reduction"]
     scans = [k["name"] for k in listed if k["kind"] == "scan"]
     return reductions, scans
+
+
+def arguments(*options):
+    """Parse a test script's command line: the program under test (.exe),
+    --kernel-dir DIR (.kernel_dir), and options, each (flag, keyword
+    arguments of argparse's add_argument)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("exe")
+    ap.add_argument("--kernel-dir", required=True)
+    for flag, kw in options:
+        ap.add_argument(flag, **kw)
+    return ap.parse_args()
 
 
 def bind(get_exe):

@@ -505,12 +505,7 @@ static void test_underflow(void) {
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "-v") == 0)
-      tu_verbose = 1;
-    else
-      tu_die("unknown argument %s", argv[i]);
-  }
+  tu_parse_args(argc, argv, NULL, 0);
   ctx = tu_context();
   buf = tu_xmalloc((size_t)1000000 * 8);
   for (int t = CLR_FLOAT; t <= CLR_DOUBLE; t++) {

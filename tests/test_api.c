@@ -1296,19 +1296,10 @@ static void test_threads(void) {
 int main(int argc, char **argv) {
   const char *version = NULL;
   int overflow_only = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    if (strcmp(argv[i], "--overflow") == 0)
-      overflow_only = 1;
-    else if (tu_arg(argv[i], "--kernel-src", &v))
-      kernel_src = v;
-    else if (tu_arg(argv[i], "--version", &v))
-      version = v;
-    else if (strcmp(argv[i], "-v") == 0)
-      tu_verbose = 1;
-    else
-      tu_die("unknown argument %s", argv[i]);
-  }
+  const tu_option options[] = {{"--overflow", NULL, &overflow_only},
+                               {"--kernel-src", &kernel_src, NULL},
+                               {"--version", &version, NULL}};
+  tu_parse_args(argc, argv, options, TU_N_OPTIONS(options));
   if (!kernel_src)
     kernel_src = getenv("CLREDUCE_KERNEL_DIR");
   if (!kernel_src)

@@ -12,13 +12,7 @@
  * --n=N (default 3000000) sets their size. */
 #include "test_util.h"
 
-typedef struct op_type {
-  clr_op op;
-  clr_type type;
-  tu_variant variant;
-} op_type;
-
-static const op_type cases[] = {
+static const tu_op_data cases[] = {
     {CLR_SUM, CLR_FLOAT, TU_EXACT},   {CLR_SUM, CLR_INT, TU_RANDOM},
     {CLR_PROD, CLR_LONG, TU_RANDOM},  {CLR_MIN, CLR_FLOAT, TU_RANDOM},
     {CLR_MAX, CLR_DOUBLE, TU_RANDOM}, {CLR_MAX, CLR_UINT, TU_RANDOM},
@@ -78,7 +72,7 @@ static void test_offsets(clr_context *ctx) {
   void *host = tu_xmalloc(cap * 8);
   void *back = tu_xmalloc(cap * 8);
   for (size_t ci = 0; ci < N_CASES; ci++) {
-    const op_type *ot = &cases[ci];
+    const tu_op_data *ot = &cases[ci];
     size_t es = clr_type_size(ot->type);
     size_t failed_before = tu_failed, passed_before = tu_passed;
     for (size_t oi = 0; oi < sizeof offsets / sizeof offsets[0]; oi++)
@@ -774,17 +768,13 @@ static void test_scan_ranges(clr_context *ctx) {
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    const char *val;
-    if (strcmp(argv[i], "-v") == 0)
-      tu_verbose = 1;
-    else if (tu_arg(argv[i], "--rounds", &val))
-      order_rounds = (size_t)strtoull(val, NULL, 10);
-    else if (tu_arg(argv[i], "--n", &val))
-      order_n = (size_t)strtoull(val, NULL, 10);
-    else
-      tu_die("unknown argument %s", argv[i]);
-  }
+  const char *rounds = NULL, *n = NULL;
+  const tu_option options[] = {{"--rounds", &rounds, NULL}, {"--n", &n, NULL}};
+  tu_parse_args(argc, argv, options, TU_N_OPTIONS(options));
+  if (rounds)
+    order_rounds = (size_t)strtoull(rounds, NULL, 10);
+  if (n)
+    order_n = (size_t)strtoull(n, NULL, 10);
   if (order_n < 64)
     tu_die("--n must be at least 64");
   clr_context *ctx = tu_context();

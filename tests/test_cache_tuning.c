@@ -27,6 +27,7 @@
  * reference of src/check.
  *
  *   test_cache_tuning --work-dir=DIR [--kernel-dir=DIR] [-v] */
+#include "test_plain.h"
 #include "test_util.h"
 
 #include <ctype.h>
@@ -117,30 +118,6 @@ static void write_text(const char *path, const char *text) {
 }
 
 /* Whole file into a malloc'ed buffer; NULL when unreadable. */
-static unsigned char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *buf = tu_xmalloc(cap);
-  for (;;) {
-    if (n == cap) {
-      cap *= 2;
-      unsigned char *nb = realloc(buf, cap);
-      if (!nb)
-        tu_die("out of host memory");
-      buf = nb;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0)
-      break;
-  }
-  fclose(f);
-  *len = n;
-  return buf;
-}
-
 /* A copy of the kernel directory; when name is set, that file gets text
  * appended. */
 static char *copy_kernels(const char *into, const char *name,
@@ -158,7 +135,7 @@ static char *copy_kernels(const char *into, const char *name,
     size_t len;
     snprintf(from, sizeof from, "%s/%s", kernel_src, e->d_name);
     snprintf(to, sizeof to, "%s/%s", into, e->d_name);
-    unsigned char *text = read_all(from, &len);
+    unsigned char *text = tu_read_file(from, &len);
     FILE *f = fopen(to, "wb");
     if (!text || !f || fwrite(text, 1, len, f) != len ||
         (name && strcmp(name, e->d_name) == 0 && fputs(append, f) < 0) ||
@@ -364,7 +341,7 @@ static void test_cache_fill_and_damage(void) {
     char p[4096];
     size_t len = 0;
     snprintf(p, sizeof p, "%s/%s", cache, l1.e[i].name);
-    unsigned char *b = read_all(p, &len);
+    unsigned char *b = tu_read_file(p, &len);
     TU_CHECK(b && len > 24 && memcmp(b, MAGIC, 8) == 0,
              "entry %s starts with the cache magic (%zu bytes)", l1.e[i].name,
              len);
@@ -391,7 +368,7 @@ static void test_cache_fill_and_damage(void) {
   for (size_t i = 0; i < l2.n; i++) {
     char p[4096];
     snprintf(p, sizeof p, "%s/%s", cache, l2.e[i].name);
-    orig[i] = read_all(p, &orig_len[i]);
+    orig[i] = tu_read_file(p, &orig_len[i]);
     if (!orig[i])
       tu_die("cannot read %s", p);
   }
@@ -403,7 +380,7 @@ static void test_cache_fill_and_damage(void) {
     switch (i % 4) {
     case 0:
     case 1: {
-      b = read_all(p, &len);
+      b = tu_read_file(p, &len);
       if (!b)
         tu_die("cannot read %s", p);
       len = i % 4 == 0 ? 5 : len / 2;
@@ -458,7 +435,7 @@ static void test_cache_fill_and_damage(void) {
     char p[4096];
     size_t len = 0;
     snprintf(p, sizeof p, "%s/%s", cache, l2.e[i].name);
-    unsigned char *b = read_all(p, &len);
+    unsigned char *b = tu_read_file(p, &len);
     const entry *now = find_entry(&l3, l2.e[i].name);
     TU_CHECK(b && len > 24 && memcmp(b, MAGIC, 8) == 0 &&
                  (len != planted_len[i] || memcmp(b, planted[i], len) != 0) &&
@@ -721,7 +698,7 @@ static void test_cache_entry_damage(void) {
     char p[4096];
     size_t len = 0;
     snprintf(p, sizeof p, "%s/%s", cache, l0.e[i].name);
-    unsigned char *b = read_all(p, &len);
+    unsigned char *b = tu_read_file(p, &len);
     TU_CHECK(entry_valid(b, len, NULL, NULL),
              "entry %s is valid: magic, lengths, checksum (%zu bytes)",
              l0.e[i].name, len);
@@ -736,7 +713,7 @@ static void test_cache_entry_damage(void) {
       char p[4096];
       size_t len = 0, key_len = 0, bin_len = 0;
       snprintf(p, sizeof p, "%s/%s", cache, l0.e[i].name);
-      unsigned char *b = read_all(p, &len);
+      unsigned char *b = tu_read_file(p, &len);
       if (!entry_valid(b, len, &key_len, &bin_len))
         tu_die("%s: entry %s is not valid before the damage", label, p);
       size_t payload = 32 + key_len;
@@ -802,7 +779,7 @@ static void test_cache_entry_damage(void) {
       char p[4096];
       size_t len = 0;
       snprintf(p, sizeof p, "%s/%s", cache, l1.e[i].name);
-      unsigned char *b = read_all(p, &len);
+      unsigned char *b = tu_read_file(p, &len);
       const entry *now = find_entry(&l2, l1.e[i].name);
       TU_CHECK(
           entry_valid(b, len, NULL, NULL) && now && now->ino != l1.e[i].ino,
@@ -850,22 +827,6 @@ static clr_tuning tuning_of(clr_context *c) {
   if (clr_get_tuning(c, &t) != CLR_OK)
     tu_die("clr_get_tuning failed");
   return t;
-}
-
-/* Every field but origin equal. */
-static int same_values(const clr_tuning *a, const clr_tuning *b) {
-  return a->reduce_wg == b->reduce_wg &&
-         a->reduce_vec_bytes == b->reduce_vec_bytes &&
-         a->reduce_layout == b->reduce_layout &&
-         a->reduce_groups_per_cu == b->reduce_groups_per_cu &&
-         a->scan_wg == b->scan_wg && a->scan_per_item == b->scan_per_item &&
-         a->scan_kernel == b->scan_kernel &&
-         a->decoupled_items == b->decoupled_items &&
-         a->decoupled_wg == b->decoupled_wg &&
-         a->exact_terms == b->exact_terms &&
-         a->exact_vec_bytes == b->exact_vec_bytes &&
-         a->exact_int64_atomics == b->exact_int64_atomics &&
-         a->minmax_vec_bytes == b->minmax_vec_bytes;
 }
 
 static void describe(const clr_tuning *t, char *buf, size_t size) {
@@ -1144,7 +1105,7 @@ static void test_tuning_bad_values(void) {
   write_text(user, "reduce.wg=0\nscan.kernel=interleaved\n\n\n");
   c = context_at(kernel_src, cache);
   t = tuning_of(c);
-  TU_CHECK(same_values(&t, &defaults),
+  TU_CHECK(tu_same_tuning(&t, &defaults),
            "a file of bad values only: the defaults");
   reduce_ok(c, NULL, "tuning file of bad values only", NULL, NULL);
   clr_context_release(c);
@@ -1290,7 +1251,7 @@ static void test_set_tuning(void) {
            "clr_set_tuning writes no user tuning file");
   c = context_at(kernel_src, cache);
   got = tuning_of(c);
-  TU_CHECK(same_values(&got, &t0),
+  TU_CHECK(tu_same_tuning(&got, &t0),
            "a new context starts from the files, not the set tuning");
   clr_context_release(c);
 
@@ -1336,7 +1297,7 @@ static void test_autotune(void) {
   TU_CHECK(strcmp(tuned.origin, want) == 0,
            "the tuned context names the saved file (%s)", tuned.origin);
   size_t len = 0;
-  unsigned char *text = read_all(want, &len);
+  unsigned char *text = tu_read_file(want, &len);
   TU_CHECK(text && len > 0 && strstr((char *)text, "reduce.wg=") != NULL,
            "the user's tuning file exists and holds reduce.wg=");
   free(text);
@@ -1367,7 +1328,7 @@ static void test_autotune(void) {
   describe(&tuned, d2, sizeof d2);
   TU_CHECK(strcmp(t.origin, want) == 0,
            "new context: origin is the autotuned file (%s)", t.origin);
-  TU_CHECK(same_values(&t, &tuned), "new context: the tuned values (%s; %s)",
+  TU_CHECK(tu_same_tuning(&t, &tuned), "new context: the tuned values (%s; %s)",
            d1, d2);
   clr_timing tm;
   if (reduce_ok(c, NULL, "tuned shape", NULL, &tm))
@@ -1490,7 +1451,7 @@ static void test_tuning_not_regular(void) {
       size_t len = 0;
       struct stat st;
       int regular = lstat(p, &st) == 0 && S_ISREG(st.st_mode);
-      unsigned char *b = regular ? read_all(p, &len) : NULL;
+      unsigned char *b = regular ? tu_read_file(p, &len) : NULL;
       TU_CHECK(regular && entry_valid(b, len, NULL, NULL),
                "a FIFO in place of a cache entry: replaced by a valid entry");
       free(b);
@@ -1520,7 +1481,7 @@ static void test_tuning_not_regular(void) {
     c = context_at(kernel_src, cache);
     clr_tuning t = tuning_of(c);
     TU_CHECK(
-        same_values(&t, &defaults) && strncmp(t.origin, "built-in", 8) == 0,
+        tu_same_tuning(&t, &defaults) && strncmp(t.origin, "built-in", 8) == 0,
         "a 70 kB tuning file is refused whole: the defaults (%s)", t.origin);
     reduce_ok(c, NULL, "oversized tuning file", NULL, NULL);
     clr_context_release(c);
@@ -1631,19 +1592,10 @@ static void section(const char *name, double *t0) {
 
 int main(int argc, char **argv) {
   const char *child_cache = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    if (tu_arg(argv[i], "--work-dir", &v))
-      work_dir = v;
-    else if (tu_arg(argv[i], "--kernel-dir", &v))
-      kernel_src = v;
-    else if (tu_arg(argv[i], "--child-run", &v))
-      child_cache = v;
-    else if (strcmp(argv[i], "-v") == 0)
-      tu_verbose = 1;
-    else
-      tu_die("unknown argument %s", argv[i]);
-  }
+  const tu_option options[] = {{"--work-dir", &work_dir, NULL},
+                               {"--kernel-dir", &kernel_src, NULL},
+                               {"--child-run", &child_cache, NULL}};
+  tu_parse_args(argc, argv, options, TU_N_OPTIONS(options));
   if (!kernel_src)
     kernel_src = getenv("CLREDUCE_KERNEL_DIR");
   if (!kernel_src || !*kernel_src)

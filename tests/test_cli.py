@@ -15,7 +15,6 @@ answer (exit 1).
 
 Every case prints one line; the last line is "N passed, N failed".
 """
-import argparse
 import json
 import os
 import re
@@ -32,9 +31,7 @@ TMP = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clrtest  # noqa: E402  (tests/clrtest.py)
-check = clrtest.check
-show = clrtest.show
-is_number = clrtest.is_number
+from clrtest import check, is_number, show  # noqa: E402
 run, expect_error, run_json = clrtest.bind(lambda: EXE)
 
 # Filled in main() from `clreduce --list-kernels --json`.
@@ -502,13 +499,11 @@ def test_overflow():
 
 def main():
     global EXE, KERNEL_DIR, DATA_DIR, TMP
-    ap = argparse.ArgumentParser()
-    ap.add_argument("exe")
-    ap.add_argument("--data-dir", required=True)
-    ap.add_argument("--kernel-dir", required=True)
-    ap.add_argument("--version", default="0.1.0")
-    ap.add_argument("--only", default=None, help="info, runs, input, errors or overflow")
-    a = ap.parse_args()
+    a = clrtest.arguments(
+        ("--data-dir", {"required": True}),
+        ("--version", {"default": "0.1.0"}),
+        ("--only", {"default": None, "help": "info, runs, input, errors or overflow"}),
+    )
     EXE = os.path.abspath(a.exe)
     reductions, scans = clrtest.kernels(EXE)
     REDUCE_KERNELS[:] = reductions

@@ -108,15 +108,8 @@ static void *read_file(const char *dir, const char *name, size_t *bytes) {
 
 int main(int argc, char **argv) {
   const char *dir = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    if (tu_arg(argv[i], "--data-dir", &v))
-      dir = v;
-    else if (strcmp(argv[i], "-v") == 0)
-      tu_verbose = 1;
-    else
-      tu_die("unknown argument %s", argv[i]);
-  }
+  const tu_option options[] = {{"--data-dir", &dir, NULL}};
+  tu_parse_args(argc, argv, options, TU_N_OPTIONS(options));
   if (!dir)
     tu_die("--data-dir=DIR is needed");
   init_table();

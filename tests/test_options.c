@@ -16,15 +16,9 @@
  * afterwards.  Powers of two from 2 to the device maximum must work. */
 #include "test_util.h"
 
-typedef struct op_type {
-  clr_op op;
-  clr_type type;
-  tu_variant variant;
-} op_type;
-
 /* A spread of op x type pairs, each with data that catches lost or
  * doubled elements. */
-static const op_type spread[] = {
+static const tu_op_data spread[] = {
     {CLR_SUM, CLR_FLOAT, TU_EXACT},       {CLR_SUM, CLR_INT, TU_RANDOM},
     {CLR_MAX, CLR_DOUBLE, TU_PLANT_LAST}, {CLR_MIN, CLR_LONG, TU_PLANT_MID},
     {CLR_PROD, CLR_ULONG, TU_RANDOM},     {CLR_AND, CLR_UINT, TU_PLANT_LAST},
@@ -47,7 +41,7 @@ static void check_usable(clr_context *ctx, const char *after) {
 /* Run one case; when may_reject, CLR_ERR_INVALID_ARGUMENT is accepted in
  * place of the right answer.  Returns the status. */
 static clr_status run_case(clr_context *ctx, const clr_options *o,
-                           const op_type *ot, size_t n, int may_reject,
+                           const tu_op_data *ot, size_t n, int may_reject,
                            const char *label) {
   tu_case c;
   memset(&c, 0, sizeof c);
@@ -160,8 +154,8 @@ static void test_coarse_cross(clr_context *ctx) {
   static const unsigned vws[] = {1, 2, 4, 8, 16};
   static const clr_layout layouts[] = {CLR_LAYOUT_STRIDED,
                                        CLR_LAYOUT_CONTIGUOUS};
-  static const op_type cases[] = {{CLR_SUM, CLR_FLOAT, TU_EXACT},
-                                  {CLR_SUM, CLR_LONG, TU_RANDOM}};
+  static const tu_op_data cases[] = {{CLR_SUM, CLR_FLOAT, TU_EXACT},
+                                     {CLR_SUM, CLR_LONG, TU_RANDOM}};
   static const size_t sizes[] = {1, 3, 17, 1000, 1001, 7001, 65537, 100003};
   for (size_t li = 0; li < 2; li++)
     for (size_t ci = 0; ci < 4; ci++)
@@ -198,7 +192,7 @@ static void test_vector_types(clr_context *ctx) {
       size_t failed_before = tu_failed;
       for (size_t oi = 0; oi < TU_N_OPS; oi++)
         for (size_t ti = 0; ti < TU_N_TYPES; ti++) {
-          op_type ot = {tu_ops[oi], tu_types[ti], TU_PLANT_LAST};
+          tu_op_data ot = {tu_ops[oi], tu_types[ti], TU_PLANT_LAST};
           if (clr_op_supports(ot.op, ot.type) != CLR_OK)
             continue;
           /* prod: double, long; min: int, ulong; max: float, uint;
@@ -348,7 +342,7 @@ static void test_narrow(clr_context *ctx) {
             TU_CHECK(r0 == t && r1 == t, "result type of %s %s",
                      clr_op_name(op), clr_type_name(t));
           if (ki == 0 && narrow) {
-            op_type ot = {op, t, TU_RANDOM};
+            tu_op_data ot = {op, t, TU_RANDOM};
             run_case(ctx, &o, &ot, 4099, 0, "narrow on every op");
           }
         }
@@ -433,15 +427,8 @@ static void test_accumulate_in(clr_context *ctx) {
 
 int main(int argc, char **argv) {
   const char *part = "all";
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    if (tu_arg(argv[i], "--part", &v))
-      part = v;
-    else if (strcmp(argv[i], "-v") == 0)
-      tu_verbose = 1;
-    else
-      tu_die("unknown argument %s", argv[i]);
-  }
+  const tu_option options[] = {{"--part", &part, NULL}};
+  tu_parse_args(argc, argv, options, TU_N_OPTIONS(options));
   clr_context *ctx = tu_context();
   buf = tu_xmalloc((size_t)200000 * sizeof(uint64_t));
   int all = strcmp(part, "all") == 0;

@@ -217,17 +217,9 @@ static void stream_cases(clr_context *ctx, const clr_options *base) {
 
 int main(int argc, char **argv) {
   const char *kernel_arg = NULL, *set = "matrix";
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    if (tu_arg(argv[i], "--kernel", &v))
-      kernel_arg = v;
-    else if (tu_arg(argv[i], "--set", &v))
-      set = v;
-    else if (strcmp(argv[i], "-v") == 0)
-      tu_verbose = 1;
-    else
-      tu_die("unknown argument %s", argv[i]);
-  }
+  const tu_option options[] = {{"--kernel", &kernel_arg, NULL},
+                               {"--set", &set, NULL}};
+  tu_parse_args(argc, argv, options, TU_N_OPTIONS(options));
   clr_kernel kernels[TU_N_REDUCE_KERNELS];
   size_t n_kernels = 0;
   if (kernel_arg) {

@@ -15,7 +15,6 @@ kernel; and a kernel that picks the wrong index among ties is caught
 
 The last line is "N passed, N failed".
 """
-import argparse
 import math
 import os
 import shutil
@@ -25,11 +24,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clrtest  # noqa: E402  (tests/clrtest.py)
+from clrtest import check, show  # noqa: E402
 
 EXE = None
 TMP = None
-check = clrtest.check
-show = clrtest.show
 run, expect_error, run_json = clrtest.bind(lambda: EXE)
 
 
@@ -192,19 +190,13 @@ def wrong_index_is_caught(kernel_dir):
 
 def main():
     global EXE, TMP
-    ap = argparse.ArgumentParser()
-    ap.add_argument("exe")
-    ap.add_argument("--kernel-dir", required=True)
-    a = ap.parse_args()
+    a = clrtest.arguments()
     EXE = a.exe
-    TMP = tempfile.mkdtemp(prefix="clr-transform-cli-")
-    try:
+    with tempfile.TemporaryDirectory(prefix="clr-transform-cli-") as TMP:
         known_answers()
         generated_runs()
         refusals()
         wrong_index_is_caught(a.kernel_dir)
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
     return clrtest.finish("test_transform_cli")
 
 

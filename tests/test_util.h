@@ -168,32 +168,6 @@ static TU_UNUSED void tu_store_f(clr_type t, void *data, size_t i, double x) {
     ((double *)data)[i] = x;
 }
 
-static TU_UNUSED void tu_store_i(clr_type t, void *data, size_t i, int64_t x) {
-  switch (t) {
-  case CLR_HALF:
-    ((uint16_t *)data)[i] = clr_half_from_float((float)x);
-    break;
-  case CLR_FLOAT:
-    ((float *)data)[i] = (float)x;
-    break;
-  case CLR_DOUBLE:
-    ((double *)data)[i] = (double)x;
-    break;
-  case CLR_INT:
-    ((int32_t *)data)[i] = (int32_t)x;
-    break;
-  case CLR_UINT:
-    ((uint32_t *)data)[i] = (uint32_t)x;
-    break;
-  case CLR_LONG:
-    ((int64_t *)data)[i] = x;
-    break;
-  default:
-    ((uint64_t *)data)[i] = (uint64_t)x;
-    break;
-  }
-}
-
 /* Raw bit pattern store for integer types (wraps to the type's width). */
 static TU_UNUSED void tu_store_bits(clr_type t, void *data, size_t i,
                                     uint64_t bits) {
@@ -208,6 +182,23 @@ static TU_UNUSED void tu_store_bits(clr_type t, void *data, size_t i,
     break;
   default:
     ((uint64_t *)data)[i] = bits;
+    break;
+  }
+}
+
+static TU_UNUSED void tu_store_i(clr_type t, void *data, size_t i, int64_t x) {
+  switch (t) {
+  case CLR_HALF:
+    ((uint16_t *)data)[i] = clr_half_from_float((float)x);
+    break;
+  case CLR_FLOAT:
+    ((float *)data)[i] = (float)x;
+    break;
+  case CLR_DOUBLE:
+    ((double *)data)[i] = (double)x;
+    break;
+  default: /* two's complement: the bits, cut to the type's width */
+    tu_store_bits(t, data, i, (uint64_t)x);
     break;
   }
 }
@@ -415,6 +406,13 @@ static TU_UNUSED const char *tu_variant_name(tu_variant v) {
   return (unsigned)v < TU_N_VARIANTS ? names[v] : "?";
 }
 
+/* An op and a type with the variant of data to reduce. */
+typedef struct tu_op_data {
+  clr_op op;
+  clr_type type;
+  tu_variant variant;
+} tu_op_data;
+
 /* Whether a variant applies to op / type. */
 static TU_UNUSED int tu_variant_applies(tu_variant v, clr_op op, clr_type t) {
   switch (v) {
@@ -443,6 +441,17 @@ static TU_UNUSED uint64_t tu_nonzero_bits(tu_rng *r, clr_type t) {
   if (t == CLR_INT || t == CLR_UINT)
     b &= 0xffffffffu;
   return b ? b : 1;
+}
+
+/* Element i of random data: uniform in [lo, hi) for floating types,
+ * random bits with the bits of ones set for integers (1: odd). */
+static TU_UNUSED void tu_store_random(tu_rng *r, clr_type t, void *data,
+                                      size_t i, double lo, double hi,
+                                      uint64_t ones) {
+  if (tu_is_float(t))
+    tu_store_f(t, data, i, lo + (hi - lo) * tu_unit(r));
+  else
+    tu_store_bits(t, data, i, tu_next(r) | ones);
 }
 
 /* Fill data[0..n) of type t for op with a variant. */
@@ -478,26 +487,19 @@ static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
     switch (op) {
     case CLR_SUM:
     case CLR_MEAN:
-      if (fp)
-        tu_store_f(t, data, i, 2.0 * tu_unit(&r) - 1.0);
-      else
-        tu_store_bits(t, data, i, tu_next(&r));
+      tu_store_random(&r, t, data, i, -1.0, 1.0, 0);
       break;
     case CLR_PROD:
-      if (fp) /* near 1: no over- or underflow for millions of elements */
-        tu_store_f(t, data, i, 1.0 + (tu_unit(&r) - 0.5) / 512.0);
-      else /* odd: the wrapped product stays non-zero */
-        tu_store_bits(t, data, i, tu_next(&r) | 1u);
+      /* floats near 1: no over- or underflow for millions of elements;
+       * odd integers: the wrapped product stays non-zero */
+      tu_store_random(&r, t, data, i, 1.0 - 1.0 / 1024, 1.0 + 1.0 / 1024, 1);
       break;
     case CLR_MIN:
     case CLR_MAX:
     case CLR_ARGMIN:
     case CLR_ARGMAX:
     case CLR_MINMAX:
-      if (fp)
-        tu_store_f(t, data, i, 2000.0 * tu_unit(&r) - 1000.0);
-      else
-        tu_store_bits(t, data, i, tu_next(&r));
+      tu_store_random(&r, t, data, i, -1000.0, 1000.0, 0);
       break;
     case CLR_AND:
       tu_store_bits(
@@ -637,6 +639,39 @@ static TU_PRINTF(3, 4) TU_UNUSED
   fflush(stdout);
   return 0;
 }
+
+/* One option of a test program: --name=VALUE into *value, or (value
+ * NULL) the flag --name setting *flag. */
+typedef struct tu_option {
+  const char *name;
+  const char **value;
+  int *flag;
+} tu_option;
+
+/* Parse argv against the n options (and -v: verbose); any other argument
+ * is fatal. */
+static TU_UNUSED void tu_parse_args(int argc, char **argv,
+                                    const tu_option *options, size_t n) {
+  for (int i = 1; i < argc; i++) {
+    size_t j = 0;
+    if (strcmp(argv[i], "-v") == 0) {
+      tu_verbose = 1;
+      continue;
+    }
+    for (; j < n; j++) {
+      const tu_option *o = &options[j];
+      if (o->value ? tu_arg(argv[i], o->name, o->value)
+                   : strcmp(argv[i], o->name) == 0) {
+        if (o->flag)
+          *o->flag = 1;
+        break;
+      }
+    }
+    if (j == n)
+      tu_die("unknown argument %s", argv[i]);
+  }
+}
+#define TU_N_OPTIONS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The value of --name=VALUE among argv, or NULL. */
 static TU_UNUSED const char *tu_arg_value(int argc, char **argv,

@@ -10,6 +10,7 @@
  * different valid tuning (so parser, validator and writer agree).  Parsing
  * with no tuning (the shipped-file scan, match= only) must give the same
  * match. */
+#include "../test_plain.h"
 #include "internal.h"
 
 #include <stdint.h>
@@ -17,60 +18,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void base_a(clr_tuning *t) {
-  memset(t, 0, sizeof *t);
-  t->reduce_wg = 256;
-  t->reduce_vec_bytes = 16;
-  t->reduce_layout = CLR_LAYOUT_STRIDED;
-  t->reduce_groups_per_cu = 8;
-  t->scan_wg = 256;
-  t->scan_per_item = 1;
-  t->scan_kernel = CLR_SCAN_DECOUPLED;
-  t->decoupled_items = 32;
-  t->decoupled_wg = 256;
-  t->exact_terms = 2;
-  t->exact_vec_bytes = 32;
-  t->exact_int64_atomics = 1;
-  t->minmax_vec_bytes = 32;
-}
-
-static void base_b(clr_tuning *t) {
-  memset(t, 0, sizeof *t);
-  t->reduce_wg = 3;
-  t->reduce_vec_bytes = 1;
-  t->reduce_layout = CLR_LAYOUT_CONTIGUOUS;
-  t->reduce_groups_per_cu = 1024;
-  t->scan_wg = 65536;
-  t->scan_per_item = 7;
-  t->scan_kernel = CLR_SCAN_BRENT_KUNG;
-  t->decoupled_items = 1;
-  t->decoupled_wg = 5;
-  t->exact_terms = 8;
-  t->exact_vec_bytes = 1;
-  t->exact_int64_atomics = 0;
-  t->minmax_vec_bytes = 128;
-}
-
-static int same_values(const clr_tuning *a, const clr_tuning *b) {
-  return a->reduce_wg == b->reduce_wg &&
-         a->reduce_vec_bytes == b->reduce_vec_bytes &&
-         a->reduce_layout == b->reduce_layout &&
-         a->reduce_groups_per_cu == b->reduce_groups_per_cu &&
-         a->scan_wg == b->scan_wg && a->scan_per_item == b->scan_per_item &&
-         a->scan_kernel == b->scan_kernel &&
-         a->decoupled_items == b->decoupled_items &&
-         a->decoupled_wg == b->decoupled_wg &&
-         a->exact_terms == b->exact_terms &&
-         a->exact_vec_bytes == b->exact_vec_bytes &&
-         a->exact_int64_atomics == b->exact_int64_atomics &&
-         a->minmax_vec_bytes == b->minmax_vec_bytes;
+/* Two valid tunings, every value different (side by side): the parse
+ * starts from a, the written text is read back over b. */
+static void two_tunings(clr_tuning *a, clr_tuning *b) {
+  memset(a, 0, sizeof *a);
+  memset(b, 0, sizeof *b);
+#define BOTH(field, value_a, value_b) (a->field = value_a, b->field = value_b)
+  BOTH(reduce_wg, 256, 3);
+  BOTH(reduce_vec_bytes, 16, 1);
+  BOTH(reduce_layout, CLR_LAYOUT_STRIDED, CLR_LAYOUT_CONTIGUOUS);
+  BOTH(reduce_groups_per_cu, 8, 1024);
+  BOTH(scan_wg, 256, 65536);
+  BOTH(scan_per_item, 1, 7);
+  BOTH(scan_kernel, CLR_SCAN_DECOUPLED, CLR_SCAN_BRENT_KUNG);
+  BOTH(decoupled_items, 32, 1);
+  BOTH(decoupled_wg, 256, 5);
+  BOTH(exact_terms, 2, 8);
+  BOTH(exact_vec_bytes, 32, 1);
+  BOTH(exact_int64_atomics, 1, 0);
+  BOTH(minmax_vec_bytes, 32, 128);
+#undef BOTH
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   clr_tuning t, back;
   char match[256], match2[256], why[256], text[4096];
   memset(match, 'x', sizeof match);
-  base_a(&t);
+  two_tunings(&t, &back);
   if (!clr_tuning_check(&t, why, sizeof why))
     abort();
   clr_tuning_parse((const char *)data, size, &t, match, sizeof match);
@@ -92,9 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t n = clr_tuning_format(&t, text, sizeof text);
   if (n == 0 || n >= sizeof text || strlen(text) != n)
     abort();
-  base_b(&back);
   clr_tuning_parse(text, n, &back, NULL, 0);
-  if (!same_values(&t, &back)) {
+  if (!tu_same_tuning(&t, &back)) {
     fprintf(stderr, "written tuning does not read back:\n%s", text);
     abort();
   }

@@ -2,7 +2,10 @@
  * is a file, or a directory whose files are each one input, passed to
  * LLVMFuzzerTestOneInput.  Lets every build run the committed seed
  * corpus and past crashers as a plain regression test. */
+#include "../test_plain.h"
+
 #include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,31 +17,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static unsigned long replayed;
 
 static int replay_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    printf("FAIL: cannot open %s\n", path);
+  size_t len;
+  unsigned char *buf = tu_read_file(path, &len);
+  if (!buf) {
+    printf("FAIL: cannot read %s: %s\n", path, strerror(errno));
     return 1;
   }
-  unsigned char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len == cap) {
-      cap = cap ? 2 * cap : 4096;
-      unsigned char *nb = realloc(buf, cap);
-      if (!nb) {
-        printf("FAIL: out of memory reading %s\n", path);
-        free(buf);
-        fclose(f);
-        return 1;
-      }
-      buf = nb;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0)
-      break;
-  }
-  fclose(f);
   LLVMFuzzerTestOneInput(buf, len);
   free(buf);
   replayed++;

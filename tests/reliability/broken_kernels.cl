@@ -3,6 +3,22 @@
  * guards the real kernels (cl/) actually catches that class of bug.
  * Never used by the library. */
 
+/* Every work-item's input element in scratch[local id], then a barrier. */
+void load_scratch(__global const float *in, __local float *scratch) {
+  scratch[get_local_id(0)] = in[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Work-item 0 adds up the whole of scratch[] into out[group id]. */
+void first_item_sums(__local const float *scratch, __global float *out) {
+  if (get_local_id(0) == 0) {
+    float s = 0;
+    for (uint i = 0; i < get_local_size(0); i++)
+      s += scratch[i];
+    out[get_group_id(0)] = s;
+  }
+}
+
 /* A local-memory tree reduction (sequential addressing, as in
  * cl/common.cl's clr_group_reduce) with the barrier inside the loop
  * missing: a work-item reads scratch[lid + s] while its owner may still
@@ -10,10 +26,8 @@
 __kernel void missing_barrier(__global const float *in, __global float *out,
                               __local float *scratch) {
   uint lid = get_local_id(0);
-  uint wg = get_local_size(0);
-  scratch[lid] = in[get_global_id(0)];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint s = wg / 2; s > 0; s >>= 1) {
+  load_scratch(in, scratch);
+  for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
     if (lid < s)
       scratch[lid] += scratch[lid + s];
     /* barrier(CLK_LOCAL_MEM_FENCE); missing */
@@ -27,10 +41,8 @@ __kernel void missing_barrier(__global const float *in, __global float *out,
 __kernel void divergent_barrier(__global const float *in, __global float *out,
                                 __local float *scratch) {
   uint lid = get_local_id(0);
-  uint wg = get_local_size(0);
-  scratch[lid] = in[get_global_id(0)];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint s = wg / 2; s > 0; s >>= 1) {
+  load_scratch(in, scratch);
+  for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
     if (lid < s) {
       scratch[lid] += scratch[lid + s];
       barrier(CLK_LOCAL_MEM_FENCE);
@@ -45,15 +57,8 @@ __kernel void divergent_barrier(__global const float *in, __global float *out,
 __kernel void out_of_bounds(__global const float *in, __global float *out,
                             __local float *scratch, ulong n) {
   (void)n; /* the check `gid < n` that cl/ kernels make is missing */
-  uint lid = get_local_id(0);
-  scratch[lid] = in[get_global_id(0)];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) {
-    float s = 0;
-    for (uint i = 0; i < get_local_size(0); i++)
-      s += scratch[i];
-    out[get_group_id(0)] = s;
-  }
+  load_scratch(in, scratch);
+  first_item_sums(scratch, out);
 }
 
 /* Work-item 0 sums scratch[] but only the first half of the group wrote
@@ -65,10 +70,5 @@ __kernel void uninitialized_local(__global const float *in,
   if (lid < get_local_size(0) / 2)
     scratch[lid] = in[get_global_id(0)];
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) {
-    float s = 0;
-    for (uint i = 0; i < get_local_size(0); i++)
-      s += scratch[i];
-    out[get_group_id(0)] = s;
-  }
+  first_item_sums(scratch, out);
 }

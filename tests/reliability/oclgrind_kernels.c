@@ -604,6 +604,45 @@ static int part_one(const char *what) {
   return 0;
 }
 
+/* The parts besides "one-...": each runs one function, of a kernel, of a
+ * layout or of nothing. */
+static const struct part {
+  const char *name;
+  void (*of_kernel)(clr_kernel);
+  clr_kernel kernel;
+  void (*of_layout)(clr_layout);
+  clr_layout layout;
+  void (*run)(void);
+} parts[] = {
+    {"reduce-interleaved", .of_kernel = part_simple,
+     .kernel = CLR_REDUCE_INTERLEAVED},
+    {"reduce-sequential", .of_kernel = part_simple,
+     .kernel = CLR_REDUCE_SEQUENTIAL},
+    {"reduce-first-add", .of_kernel = part_simple,
+     .kernel = CLR_REDUCE_FIRST_ADD},
+    {"reduce-coarse-strided", .of_layout = part_coarse,
+     .layout = CLR_LAYOUT_STRIDED},
+    {"reduce-coarse-contiguous", .of_layout = part_coarse,
+     .layout = CLR_LAYOUT_CONTIGUOUS},
+    {"reduce-buffer", .run = part_reduce_buffer},
+    {"reduce-exact", .run = part_exact},
+    {"reduce-transform", .run = part_transform},
+    {"scan-kogge-stone", .of_kernel = part_scan,
+     .kernel = CLR_SCAN_KOGGE_STONE},
+    {"scan-kogge-stone-db", .of_kernel = part_scan,
+     .kernel = CLR_SCAN_KOGGE_STONE_DB},
+    {"scan-brent-kung", .of_kernel = part_scan, .kernel = CLR_SCAN_BRENT_KUNG},
+    {"scan-decoupled", .of_kernel = part_scan, .kernel = CLR_SCAN_DECOUPLED},
+    {"scan-buffer", .run = part_scan_buffer},
+};
+
+static const struct part *find_part(const char *name) {
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    if (strcmp(parts[i].name, name) == 0)
+      return &parts[i];
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   const char *part = tu_arg_value(argc, argv, "--part");
   const char *kdir = tu_arg_value(argc, argv, "--kernel-dir");
@@ -620,35 +659,16 @@ int main(int argc, char **argv) {
     clr_context_release(ctx);
     return tu_finish("oclgrind_kernels");
   }
-  ctx_copy = make_context(kdir, 1, any);
-  if (strcmp(part, "reduce-interleaved") == 0)
-    part_simple(CLR_REDUCE_INTERLEAVED);
-  else if (strcmp(part, "reduce-sequential") == 0)
-    part_simple(CLR_REDUCE_SEQUENTIAL);
-  else if (strcmp(part, "reduce-first-add") == 0)
-    part_simple(CLR_REDUCE_FIRST_ADD);
-  else if (strcmp(part, "reduce-coarse-strided") == 0)
-    part_coarse(CLR_LAYOUT_STRIDED);
-  else if (strcmp(part, "reduce-coarse-contiguous") == 0)
-    part_coarse(CLR_LAYOUT_CONTIGUOUS);
-  else if (strcmp(part, "reduce-buffer") == 0)
-    part_reduce_buffer();
-  else if (strcmp(part, "reduce-exact") == 0)
-    part_exact();
-  else if (strcmp(part, "reduce-transform") == 0)
-    part_transform();
-  else if (strcmp(part, "scan-kogge-stone") == 0)
-    part_scan(CLR_SCAN_KOGGE_STONE);
-  else if (strcmp(part, "scan-kogge-stone-db") == 0)
-    part_scan(CLR_SCAN_KOGGE_STONE_DB);
-  else if (strcmp(part, "scan-brent-kung") == 0)
-    part_scan(CLR_SCAN_BRENT_KUNG);
-  else if (strcmp(part, "scan-decoupled") == 0)
-    part_scan(CLR_SCAN_DECOUPLED);
-  else if (strcmp(part, "scan-buffer") == 0)
-    part_scan_buffer();
-  else
+  const struct part *p = find_part(part);
+  if (!p)
     tu_die("unknown --part '%s'", part);
+  ctx_copy = make_context(kdir, 1, any);
+  if (p->of_kernel)
+    p->of_kernel(p->kernel);
+  else if (p->of_layout)
+    p->of_layout(p->layout);
+  else
+    p->run();
   clr_context_release(ctx);
   clr_context_release(ctx_copy);
   printf("%s: %lu library calls checked\n", part, runs);

@@ -372,7 +372,70 @@ static void count_calls(clr_context *ctx, prepared *p,
     tu_die("%s: unfaulted run gave a wrong answer: %s", p->c->name, why);
 }
 
+/* A call on ctx fails with want, and the detail names name (the file or
+ * directory at fault). */
+static void check_fails_naming(clr_context *ctx, prepared *p, clr_status want,
+                               const char *what, const char *name) {
+  clr_value got;
+  clr_status st = run_call(ctx, p, &got);
+  tu_check(st == want, "%s: got %s, want %s", what, clr_status_name(st),
+           clr_status_name(want));
+  tu_check(strstr(clr_context_error(ctx), name) != NULL,
+           "%s: detail '%s' does not name %s", what, clr_context_error(ctx),
+           name);
+}
+
+/* A call on ctx succeeds with the right answer (what: when). */
+static void check_runs(clr_context *ctx, prepared *p, const char *what) {
+  clr_value got;
+  char why[256];
+  clr_status st = run_call(ctx, p, &got);
+  tu_check(st == CLR_OK && answer_ok(ctx, p, &got, why, sizeof why),
+           "%s: %s %s", what, clr_status_name(st), clr_context_error(ctx));
+}
+
 static unsigned long n_faults;
+
+/* One run of p's call on ctx with call #k of f failing with err, its
+ * enqueues held back by the gate so that a command left queued shows
+ * (*pending).  *fired: how often the fault came (1 when the calls are the
+ * same as in the counting run). */
+static clr_status run_faulted(clr_context *ctx, prepared *p, fs_fn f,
+                              unsigned long k, cl_int err, clr_value *got,
+                              int *pending, unsigned long *fired) {
+  fs_reset_counts();
+  fs_arm(f, k, err, 0);
+  fs_gate(1);
+  clr_status st = run_call(ctx, p, got);
+  *pending = fs_gate_pending();
+  fs_gate(0);
+  /* What the library should have done (inflight-on-error): wait for the
+   * commands it left behind before the caller goes on. */
+  if (*pending)
+    clFinish(clr_context_queue(ctx));
+  *fired = fs_fired();
+  fs_disarm();
+  n_faults++;
+  return st;
+}
+
+/* After call #k of f failed on ctx, the context is still usable: the next
+ * call succeeds with the right answer. */
+static void check_recovers(clr_context *ctx, prepared *p, fs_fn f,
+                           unsigned long k, const char *mode) {
+  clr_value got;
+  char why[256];
+  clr_status st = run_call(ctx, p, &got);
+  if (tu_check(st == CLR_OK,
+               "[%s] %s: after %s call #%lu failed, "
+               "the next call returned %s: %s",
+               mode, p->c->name, fs_name(f), k, clr_status_name(st),
+               clr_context_error(ctx)))
+    tu_check(answer_ok(ctx, p, &got, why, sizeof why),
+             "[%s] %s: after %s call #%lu failed, the next call "
+             "gave a wrong answer: %s",
+             mode, p->c->name, fs_name(f), k, why);
+}
 
 /* Calls made (also) only on a context's first use of a case: program
  * builds and binary loads, kernel creation and queries, first buffer
@@ -426,22 +489,13 @@ static void sweep_fresh(int copy, const char *cache_dir, const char *mode) {
         for (int e = 0; e < 2; e++) {
           cl_int err = e ? CL_OUT_OF_RESOURCES : generic_error((fs_fn)f);
           clr_value got;
-          char why[256], live[4096];
+          char live[4096];
           ctx = new_context(copy, cache_dir);
           make_buffers(ctx, &p);
-          fs_reset_counts();
-          fs_arm((fs_fn)f, k, err, 0);
-          fs_gate(1);
-          clr_status st = run_call(ctx, &p, &got);
-          int pending = fs_gate_pending();
-          fs_gate(0);
-          /* What the library should have done (inflight-on-error): wait
-           * for the commands it left behind before the caller goes on. */
-          if (pending)
-            clFinish(clr_context_queue(ctx));
-          unsigned long fired = fs_fired();
-          fs_disarm();
-          n_faults++;
+          int pending;
+          unsigned long fired;
+          clr_status st =
+              run_faulted(ctx, &p, (fs_fn)f, k, err, &got, &pending, &fired);
           if (!tu_check(fired == 1,
                         "[%s] %s: %s call #%lu never came (the "
                         "calls differ from run to run)",
@@ -452,17 +506,7 @@ static void sweep_fresh(int copy, const char *cache_dir, const char *mode) {
           }
           judge(ctx, &p, (fs_fn)f, k, err, binary_cache, st, &got, pending,
                 mode);
-          /* The context is still usable. */
-          st = run_call(ctx, &p, &got);
-          if (tu_check(st == CLR_OK,
-                       "[%s] %s: after %s call #%lu failed, "
-                       "the next call returned %s: %s",
-                       mode, p.c->name, fs_name((fs_fn)f), k,
-                       clr_status_name(st), clr_context_error(ctx)))
-            tu_check(answer_ok(ctx, &p, &got, why, sizeof why),
-                     "[%s] %s: after %s call #%lu failed, the next call "
-                     "gave a wrong answer: %s",
-                     mode, p.c->name, fs_name((fs_fn)f), k, why);
+          check_recovers(ctx, &p, (fs_fn)f, k, mode);
           free_buffers(&p);
           clr_context_release(ctx);
           size_t n = fs_describe_live(live, sizeof live);
@@ -488,7 +532,7 @@ static void sweep_warm(int copy, const char *mode) {
     prepared p;
     unsigned long counts[FS_COUNT];
     clr_value got;
-    char why[256], live[4096];
+    char live[4096];
     prepare_case(&cases[ci], &p);
     clr_context *ctx = new_context(copy, "");
     make_buffers(ctx, &p);
@@ -499,33 +543,15 @@ static void sweep_warm(int copy, const char *mode) {
       for (unsigned long k = 1; k <= counts[f]; k++)
         for (int e = 0; e < 2; e++) {
           cl_int err = e ? CL_OUT_OF_RESOURCES : generic_error((fs_fn)f);
-          fs_reset_counts();
-          fs_arm((fs_fn)f, k, err, 0);
-          fs_gate(1);
-          clr_status st = run_call(ctx, &p, &got);
-          int pending = fs_gate_pending();
-          fs_gate(0);
-          /* What the library should have done (inflight-on-error): wait
-           * for the commands it left behind before the caller goes on. */
-          if (pending)
-            clFinish(clr_context_queue(ctx));
-          unsigned long fired = fs_fired();
-          fs_disarm();
-          n_faults++;
+          int pending;
+          unsigned long fired;
+          clr_status st =
+              run_faulted(ctx, &p, (fs_fn)f, k, err, &got, &pending, &fired);
           if (!tu_check(fired == 1, "[%s] %s: %s call #%lu never came", mode,
                         p.c->name, fs_name((fs_fn)f), k))
             continue;
           judge(ctx, &p, (fs_fn)f, k, err, 0, st, &got, pending, mode);
-          st = run_call(ctx, &p, &got);
-          if (tu_check(st == CLR_OK,
-                       "[%s] %s: after %s call #%lu failed, "
-                       "the next call returned %s: %s",
-                       mode, p.c->name, fs_name((fs_fn)f), k,
-                       clr_status_name(st), clr_context_error(ctx)))
-            tu_check(answer_ok(ctx, &p, &got, why, sizeof why),
-                     "[%s] %s: after %s call #%lu failed, the next call "
-                     "gave a wrong answer: %s",
-                     mode, p.c->name, fs_name((fs_fn)f), k, why);
+          check_recovers(ctx, &p, (fs_fn)f, k, mode);
           size_t n = fs_live();
           if (!tu_check(n == steady,
                         "[%s] %s: %s call #%lu failed with %s: "
@@ -684,7 +710,6 @@ static void part_build_errors(void) {
   prepared p;
   fcase c = cases[1]; /* sequential float max */
   clr_value got;
-  char why[256];
   prepare_case(&c, &p);
 
   /* 1. a kernel that fails to build */
@@ -692,12 +717,8 @@ static void part_build_errors(void) {
   write_text(to, "__kernel void clr_reduce(__global const IN_T *in) {\n"
                  "  this is not OpenCL C;\n}\n");
   size_t before = fs_live();
-  clr_status st = run_call(ctx, &p, &got);
-  tu_check(st == CLR_ERR_BUILD, "broken kernel: got %s, want CLR_ERR_BUILD",
-           clr_status_name(st));
-  tu_check(strstr(clr_context_error(ctx), "reduce_sequential.cl") != NULL,
-           "broken kernel: detail '%s' does not name the file",
-           clr_context_error(ctx));
+  check_fails_naming(ctx, &p, CLR_ERR_BUILD, "broken kernel",
+                     "reduce_sequential.cl");
   tu_check(strlen(clr_context_build_log(ctx)) > 0,
            "broken kernel: empty build log");
   tu_check(fs_live() == before,
@@ -708,18 +729,12 @@ static void part_build_errors(void) {
   fcase c2 = cases[0];
   prepared p2;
   prepare_case(&c2, &p2);
-  st = run_call(ctx, &p2, &got);
-  tu_check(st == CLR_OK && answer_ok(ctx, &p2, &got, why, sizeof why),
-           "after a failed build, another kernel: %s %s", clr_status_name(st),
-           clr_context_error(ctx));
+  check_runs(ctx, &p2, "after a failed build, another kernel");
   /* the fixed source builds on the same context (failures are not
    * cached) */
   join_path(from, sizeof from, kernel_dir, "reduce_sequential.cl");
   copy_file(from, to);
-  st = run_call(ctx, &p, &got);
-  tu_check(st == CLR_OK && answer_ok(ctx, &p, &got, why, sizeof why),
-           "after fixing the kernel source: %s %s", clr_status_name(st),
-           clr_context_error(ctx));
+  check_runs(ctx, &p, "after fixing the kernel source");
 
   /* 2. a missing kernel source */
   fcase c3 = c;
@@ -729,19 +744,14 @@ static void part_build_errors(void) {
   join_path(to, sizeof to, dir, "reduce_first_add.cl");
   remove(to);
   before = fs_live();
-  st = run_call(ctx, &p3, &got);
-  tu_check(st == CLR_ERR_KERNEL_SOURCE,
-           "missing kernel source: got %s, want CLR_ERR_KERNEL_SOURCE",
-           clr_status_name(st));
-  tu_check(strstr(clr_context_error(ctx), "reduce_first_add.cl") != NULL,
-           "missing kernel source: detail '%s' does not name the file",
-           clr_context_error(ctx));
+  check_fails_naming(ctx, &p3, CLR_ERR_KERNEL_SOURCE, "missing kernel source",
+                     "reduce_first_add.cl");
   tu_check(fs_live() == before, "missing kernel source: objects leaked");
 
   /* 3. an unreadable kernel source (a directory in its place: reading it
    * fails even for root, who ignores file permissions) */
   mkdir(to, 0755);
-  st = run_call(ctx, &p3, &got);
+  clr_status st = run_call(ctx, &p3, &got);
   tu_check(st == CLR_ERR_KERNEL_SOURCE,
            "unreadable kernel source: got %s, want CLR_ERR_KERNEL_SOURCE",
            clr_status_name(st));
@@ -749,10 +759,7 @@ static void part_build_errors(void) {
   rmdir(to);
   join_path(from, sizeof from, kernel_dir, "reduce_first_add.cl");
   copy_file(from, to);
-  st = run_call(ctx, &p3, &got);
-  tu_check(st == CLR_OK && answer_ok(ctx, &p3, &got, why, sizeof why),
-           "after restoring the kernel source: %s %s", clr_status_name(st),
-           clr_context_error(ctx));
+  check_runs(ctx, &p3, "after restoring the kernel source");
   clr_context_release(ctx);
 
   /* 4. a missing kernel directory */
@@ -761,13 +768,8 @@ static void part_build_errors(void) {
   st = clr_context_create(&cfg, &ctx, detail, sizeof detail);
   if (tu_check(st == CLR_OK, "context on a missing kernel dir: %s %s",
                clr_status_name(st), detail)) {
-    st = run_call(ctx, &p, &got);
-    tu_check(st == CLR_ERR_KERNEL_SOURCE,
-             "missing kernel dir: got %s, want CLR_ERR_KERNEL_SOURCE",
-             clr_status_name(st));
-    tu_check(strstr(clr_context_error(ctx), "no-such-dir") != NULL,
-             "missing kernel dir: detail '%s' does not name it",
-             clr_context_error(ctx));
+    check_fails_naming(ctx, &p, CLR_ERR_KERNEL_SOURCE, "missing kernel dir",
+                       "no-such-dir");
     clr_context_release(ctx);
   }
   size_t n = fs_describe_live(live, sizeof live);

@@ -27,7 +27,6 @@ platform, unknown device, a reduction kernel that fails to build) and
 tests/scan/test_scan_cli.py (--output errors); the cases here are not
 repeated there.  docs/RELIABILITY.md lists every case and its outcome.
 """
-import argparse
 import json
 import math
 import os
@@ -45,8 +44,7 @@ import threading
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 import clrtest  # noqa: E402  (tests/clrtest.py)
-check = clrtest.check
-show = clrtest.show
+from clrtest import check, show  # noqa: E402
 clrtest.QUIET = True  # print only the failures
 run = clrtest.bind(lambda: EXE)[0]
 
@@ -850,12 +848,9 @@ def test_cache_and_tuning():
 
 def main():
     global EXE, BENCH, KERNEL_DIR, TMP
-    ap = argparse.ArgumentParser()
-    ap.add_argument("clreduce")
-    ap.add_argument("--bench", help="clreduce-bench, for its result files")
-    ap.add_argument("--kernel-dir", required=True)
-    a = ap.parse_args()
-    EXE = os.path.abspath(a.clreduce)
+    a = clrtest.arguments(
+        ("--bench", {"help": "clreduce-bench, for its result files"}))
+    EXE = os.path.abspath(a.exe)
     BENCH = os.path.abspath(a.bench) if a.bench else None
     KERNEL_DIR = a.kernel_dir
     TMP = tempfile.mkdtemp(prefix="clreduce-hostile-")

@@ -66,6 +66,26 @@ static const clr_type all_types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_INT,
 #define N_TYPES (sizeof all_types / sizeof all_types[0])
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* An op with a type, for sweeps over a chosen subset. */
+typedef struct op_type {
+  clr_op op;
+  clr_type type;
+} op_type;
+
+/* Whether a sweep covers kernel k, op o, type t (indices): all of them,
+ * except that the decoupled scan gets half the op x type pairs (its PoCL
+ * compiles are slow). */
+static int swept(size_t k, size_t o, size_t t) {
+  return scan_kernels[k] != CLR_SCAN_DECOUPLED || (o + t) % 2 == 0;
+}
+
+/* tu_section for what on kernel k (an index): "<what> <kernel name>". */
+static void kernel_section(const char *what, size_t k) {
+  char name[64];
+  snprintf(name, sizeof name, "%s %s", what, clr_kernel_name(scan_kernels[k]));
+  tu_section(name);
+}
+
 /* Elements after the n written ones, which no scan may touch. */
 #define GUARD 16
 #define GUARD_BYTE 0xA5
@@ -148,29 +168,14 @@ static void fill_data(clr_op op, clr_type t, data_kind kind, void *d, size_t n,
     return;
   }
   for (size_t i = 0; i < n; i++) {
-    switch (op) {
-    case CLR_SUM:
-      if (fp)
-        tu_store_f(t, d, i, 2.0 * tu_unit(&r) - 0.75);
-      else
-        put_bits(t, d, i, tu_next(&r));
-      break;
-    case CLR_PROD:
-      if (fp)
-        tu_store_f(t, d, i, 1.0 + (tu_unit(&r) - 0.5) / 256.0);
-      else
-        put_bits(t, d, i, tu_next(&r) | 1u);
-      break;
-    default:
-      if (i > 0 && tu_below(&r, 8) == 0) {
-        memcpy(at(d, t, i), cat(d, t, (size_t)tu_below(&r, i)), esz(t));
-      } else if (fp) {
-        tu_store_f(t, d, i, 2000.0 * tu_unit(&r) - 1000.0);
-      } else {
-        put_bits(t, d, i, tu_next(&r));
-      }
-      break;
-    }
+    if (op == CLR_SUM)
+      tu_store_random(&r, t, d, i, -0.75, 1.25, 0);
+    else if (op == CLR_PROD)
+      tu_store_random(&r, t, d, i, 1.0 - 1.0 / 512, 1.0 + 1.0 / 512, 1);
+    else if (i > 0 && tu_below(&r, 8) == 0) /* min / max: a repeat */
+      memcpy(at(d, t, i), cat(d, t, (size_t)tu_below(&r, i)), esz(t));
+    else
+      tu_store_random(&r, t, d, i, -1000.0, 1000.0, 0);
   }
 }
 
@@ -413,6 +418,25 @@ static cl_mem new_buffer(clr_context *ctx, size_t bytes, const void *init) {
   return m;
 }
 
+/* clr_scan_buffer of c from in to out (n elements), its status checked
+ * (CLR_ERR_NO_FP64 for double where the device has no fp64): 1 with the
+ * error depth in *depth when it ran. */
+static int scan_buffer_ran(clr_context *ctx, const scase *c, cl_mem in,
+                           cl_mem out, size_t n, const char *desc,
+                           size_t *depth) {
+  clr_options opt = options_of(c);
+  clr_status s = clr_scan_buffer(ctx, &opt, c->op, c->type, in, out, n);
+  if (!tu_check(s == (available(c->type) ? CLR_OK : CLR_ERR_NO_FP64),
+                "%s: clr_scan_buffer returned %s: %s", desc, clr_status_name(s),
+                clr_context_error(ctx)) ||
+      s != CLR_OK)
+    return 0;
+  clr_timing tm;
+  clr_last_timing(ctx, &tm);
+  *depth = tm.error_depth;
+  return 1;
+}
+
 static void read_buffer(clr_context *ctx, cl_mem m, size_t bytes, void *dst) {
   cl_int err = clEnqueueReadBuffer(clr_context_queue(ctx), m, CL_TRUE, 0, bytes,
                                    dst, 0, NULL, NULL);
@@ -585,10 +609,7 @@ static void part_levels(clr_context *ctx) {
         }
       }
     }
-    char name[64];
-    snprintf(name, sizeof name, "levels tiles-of-8 %s",
-             clr_kernel_name(scan_kernels[k]));
-    tu_section(name);
+    kernel_section("levels tiles-of-8", k);
   }
 
   /* Other shapes with three or more levels; odd tiles; vec 2. */
@@ -605,13 +626,10 @@ static void part_levels(clr_context *ctx) {
       {{4, 2, 0}, 4097},    /* vec 2                                */
       {{2, 4, 0}, 1001},    /* vec 4 (or the type's width)           */
   };
-  static const struct {
-    clr_op op;
-    clr_type type;
-  } subset[] = {{CLR_SUM, CLR_FLOAT},  {CLR_SUM, CLR_INT},
-                {CLR_MAX, CLR_DOUBLE}, {CLR_MIN, CLR_ULONG},
-                {CLR_PROD, CLR_LONG},  {CLR_PROD, CLR_FLOAT},
-                {CLR_MIN, CLR_INT},    {CLR_MAX, CLR_UINT}};
+  static const op_type subset[] = {{CLR_SUM, CLR_FLOAT},  {CLR_SUM, CLR_INT},
+                                   {CLR_MAX, CLR_DOUBLE}, {CLR_MIN, CLR_ULONG},
+                                   {CLR_PROD, CLR_LONG},  {CLR_PROD, CLR_FLOAT},
+                                   {CLR_MIN, CLR_INT},    {CLR_MAX, CLR_UINT}};
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (size_t m = 0; m < COUNT(more); m++) {
       for (size_t j = 0; j < COUNT(subset); j++) {
@@ -629,10 +647,7 @@ static void part_levels(clr_context *ctx) {
         }
       }
     }
-    char name[64];
-    snprintf(name, sizeof name, "levels other shapes %s",
-             clr_kernel_name(scan_kernels[k]));
-    tu_section(name);
+    kernel_section("levels other shapes", k);
   }
 
   /* Far more levels than any real input needs (tiles of 2): the call must
@@ -679,8 +694,7 @@ static void inplace_host(clr_context *ctx, const char *ctx_name,
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (size_t o = 0; o < N_OPS; o++) {
       for (size_t t = 0; t < N_TYPES; t++) {
-        /* the decoupled scan: half the op x type pairs (slow PoCL compiles) */
-        if (scan_kernels[k] == CLR_SCAN_DECOUPLED && (o + t) % 2 != 0)
+        if (!swept(k, o, t))
           continue;
         for (size_t s = 0; s < COUNT(inplace_shapes); s++) {
           /* two sizes per shape and type, rotating */
@@ -771,8 +785,7 @@ static void inplace_buffers(clr_context *ctx) {
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (size_t o = 0; o < N_OPS; o++) {
       for (size_t t = 0; t < N_TYPES; t++) {
-        /* the decoupled scan: half the op x type pairs (slow PoCL compiles) */
-        if (scan_kernels[k] == CLR_SCAN_DECOUPLED && (o + t) % 2 != 0)
+        if (!swept(k, o, t))
           continue;
         clr_op op = scan_ops[o];
         clr_type type = all_types[t];
@@ -786,7 +799,6 @@ static void inplace_buffers(clr_context *ctx) {
           scase c = {scan_kernels[k], op, type, ex, sh, NULL, "cl_mem"};
           char desc[320], d2[400];
           describe(&c, n, desc, sizeof desc);
-          clr_options opt = options_of(&c);
           void *host_out = NULL;
           size_t depth = 0;
           /* the host path's answer for the same data */
@@ -797,15 +809,8 @@ static void inplace_buffers(clr_context *ctx) {
           unsigned char *sentinel = tu_xmalloc(gbytes);
           memset(sentinel, GUARD_BYTE, gbytes);
           cl_mem bout = new_buffer(ctx, gbytes, sentinel);
-          clr_status s = clr_scan_buffer(ctx, &opt, op, type, bin, bout, n);
           snprintf(d2, sizeof d2, "%s buffer in != out", desc);
-          if (tu_check(s == (available(type) ? CLR_OK : CLR_ERR_NO_FP64),
-                       "%s: clr_scan_buffer returned %s: %s", d2,
-                       clr_status_name(s), clr_context_error(ctx)) &&
-              s == CLR_OK) {
-            clr_timing tm;
-            clr_last_timing(ctx, &tm);
-            depth = tm.error_depth;
+          if (scan_buffer_ran(ctx, &c, bin, bout, n, d2, &depth)) {
             read_buffer(ctx, bout, gbytes, got);
             check_ref(d2, op, type, ex, in, got, n, depth);
             check_same(&c, d2, "buffer against host path", type, got, host_out,
@@ -820,14 +825,7 @@ static void inplace_buffers(clr_context *ctx) {
           free(sentinel);
           /* in == out */
           snprintf(d2, sizeof d2, "%s buffer in == out", desc);
-          s = clr_scan_buffer(ctx, &opt, op, type, bin, bin, n);
-          if (tu_check(s == (available(type) ? CLR_OK : CLR_ERR_NO_FP64),
-                       "%s: clr_scan_buffer returned %s: %s", d2,
-                       clr_status_name(s), clr_context_error(ctx)) &&
-              s == CLR_OK) {
-            clr_timing tm;
-            clr_last_timing(ctx, &tm);
-            depth = tm.error_depth;
+          if (scan_buffer_ran(ctx, &c, bin, bin, n, d2, &depth)) {
             read_buffer(ctx, bin, gbytes, got);
             check_ref(d2, op, type, ex, in, got, n, depth);
             check_same(&c, d2, "in place buffer against host path", type, got,
@@ -942,8 +940,7 @@ static void carry_in_scans(clr_context *ctx) {
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (size_t o = 0; o < N_OPS; o++) {
       for (size_t t = 0; t < N_TYPES; t++) {
-        /* the decoupled scan: half the op x type pairs (slow PoCL compiles) */
-        if (scan_kernels[k] == CLR_SCAN_DECOUPLED && (o + t) % 2 != 0)
+        if (!swept(k, o, t))
           continue;
         clr_op op = scan_ops[o];
         clr_type type = all_types[t];
@@ -989,10 +986,7 @@ static void carry_in_scans(clr_context *ctx) {
         }
       }
     }
-    char name[64];
-    snprintf(name, sizeof name, "carry-in %s",
-             clr_kernel_name(scan_kernels[k]));
-    tu_section(name);
+    kernel_section("carry-in", k);
   }
   free(in);
 }
@@ -1016,8 +1010,7 @@ static void carry_halves(clr_context *ctx) {
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (size_t o = 0; o < N_OPS; o++) {
       for (size_t t = 0; t < N_TYPES; t++) {
-        /* the decoupled scan: half the op x type pairs (slow PoCL compiles) */
-        if (scan_kernels[k] == CLR_SCAN_DECOUPLED && (o + t) % 2 != 0)
+        if (!swept(k, o, t))
           continue;
         clr_op op = scan_ops[o];
         clr_type type = all_types[t];
@@ -1083,10 +1076,7 @@ static void carry_halves(clr_context *ctx) {
         }
       }
     }
-    char name[64];
-    snprintf(name, sizeof name, "carry halves %s",
-             clr_kernel_name(scan_kernels[k]));
-    tu_section(name);
+    kernel_section("carry halves", k);
   }
   free(in);
 }
@@ -1117,19 +1107,12 @@ static void carry_buffers(clr_context *ctx) {
                        same ? "cl_mem in == out" : "cl_mem in != out"};
             char desc[320];
             describe(&c, n, desc, sizeof desc);
-            clr_options opt = options_of(&c);
             cl_mem bin = new_buffer(ctx, bytes, in);
             cl_mem bout = same ? bin : new_buffer(ctx, bytes, NULL);
-            clr_status s = clr_scan_buffer(ctx, &opt, op, type, bin, bout, n);
-            if (tu_check(s == (available(type) ? CLR_OK : CLR_ERR_NO_FP64),
-                         "%s: clr_scan_buffer returned %s: %s", desc,
-                         clr_status_name(s), clr_context_error(ctx)) &&
-                s == CLR_OK) {
-              clr_timing tm;
-              clr_last_timing(ctx, &tm);
+            size_t depth = 0;
+            if (scan_buffer_ran(ctx, &c, bin, bout, n, desc, &depth)) {
               read_buffer(ctx, bout, bytes, got);
-              check_carry(desc, op, type, ex, carry, in, got, n,
-                          tm.error_depth);
+              check_carry(desc, op, type, ex, carry, in, got, n, depth);
             }
             if (!same)
               clReleaseMemObject(bout);
@@ -1733,13 +1716,10 @@ static void part_errors(clr_context *ctx) {
 
 static void part_big(clr_context *ctx) {
   size_t n = 3000001;
-  static const struct {
-    clr_op op;
-    clr_type type;
-  } subset[] = {{CLR_SUM, CLR_FLOAT},  {CLR_SUM, CLR_DOUBLE},
-                {CLR_SUM, CLR_INT},    {CLR_PROD, CLR_ULONG},
-                {CLR_MAX, CLR_FLOAT},  {CLR_MIN, CLR_LONG},
-                {CLR_PROD, CLR_FLOAT}, {CLR_MIN, CLR_UINT}};
+  static const op_type subset[] = {{CLR_SUM, CLR_FLOAT},  {CLR_SUM, CLR_DOUBLE},
+                                   {CLR_SUM, CLR_INT},    {CLR_PROD, CLR_ULONG},
+                                   {CLR_MAX, CLR_FLOAT},  {CLR_MIN, CLR_LONG},
+                                   {CLR_PROD, CLR_FLOAT}, {CLR_MIN, CLR_UINT}};
   static const shape shapes[] = {{0, 0, 0}, {64, 1, 0}};
   void *in = tu_xmalloc(n * 8);
   clr_context *copy_ctx = make_context(1);

@@ -53,9 +53,7 @@ TMP = None
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 import clrtest  # noqa: E402  (tests/clrtest.py)
-check = clrtest.check
-show = clrtest.show
-is_number = clrtest.is_number
+from clrtest import check, is_number, show  # noqa: E402
 run, expect_error, run_json = clrtest.bind(lambda: EXE)
 
 # Filled in main() from `clreduce --list-kernels --json`.
@@ -168,19 +166,44 @@ def compare_exact(got, want):
     return -1
 
 
-def compare_sum(typ, got, xs, exclusive, scale):
+def check_same(what, got, want):
+    """One check: got equals want element for element."""
+    i = compare_exact(got, want)
+    check(
+        i < 0,
+        what,
+        ("first mismatch at %d: got %r, want %r" % (i, got[i], want[i]))
+        if i >= 0
+        else "",
+    )
+
+
+def compare_bounded(got, refs):
+    """got against refs, one (reference, bound) per element.  Returns
+    (index of the worst element, its error / bound, first index out of
+    its bound or -1)."""
+    worst, worst_ratio, first_bad = -1, 0.0, -1
+    for i, (ref, bound) in enumerate(refs):
+        err = abs(got[i] - ref) if math.isfinite(got[i]) else math.inf
+        ratio = err / bound
+        if ratio > worst_ratio or worst < 0:
+            worst, worst_ratio = i, ratio
+        if err > bound and first_bad < 0:
+            first_bad = i
+    return worst, worst_ratio, first_bad
+
+
+def sum_bounds(typ, xs, exclusive, scale):
     """Float/double sums.  Every x is an integer K / 2^scale, so the
     running sum is kept exactly in integers.  Element i, covering m
     elements, must be within gamma_m(u) * sum|x| + u |s| of the exact s
     (any order of m - 1 additions in the type, or a wider accumulator
     rounded once), plus the double rounding of the exact value here.
-    Returns (index of the worst element, its error / bound, first bad
-    index or -1)."""
+    Yields (reference, bound) per element."""
     u = UNIT_ROUNDOFF[typ]
     den = 2**scale
     s = 0
     abs_s = 0
-    worst, worst_ratio, first_bad = -1, 0.0, -1
     for i, x in enumerate(xs):
         k = int(x * den)
         if not exclusive:
@@ -188,39 +211,33 @@ def compare_sum(typ, got, xs, exclusive, scale):
             abs_s += abs(k)
         m = i if exclusive else i + 1
         ref = s / den  # correctly rounded
-        bound = gamma(m, u) * (abs_s / den) + (u + 2.0**-52) * abs(ref) + TINY
-        err = abs(got[i] - ref) if math.isfinite(got[i]) else math.inf
-        ratio = err / bound
-        if ratio > worst_ratio or worst < 0:
-            worst, worst_ratio = i, ratio
-        if err > bound and first_bad < 0:
-            first_bad = i
+        yield ref, gamma(m, u) * (abs_s / den) + (u + 2.0**-52) * abs(ref) + TINY
         if exclusive:
             s += k
             abs_s += abs(k)
-    return worst, worst_ratio, first_bad
 
 
-def compare_prod(typ, got, xs, exclusive):
+def compare_sum(typ, got, xs, exclusive, scale):
+    return compare_bounded(got, sum_bounds(typ, xs, exclusive, scale))
+
+
+def prod_bounds(typ, xs, exclusive):
     """Float/double products against a running product in double here:
-    within (gamma_m(u) + gamma_m(2^-53) + u) |p| for m factors."""
+    within (gamma_m(u) + gamma_m(2^-53) + u) |p| for m factors.  Yields
+    (reference, bound) per element."""
     u = UNIT_ROUNDOFF[typ]
     p = 1.0
-    worst, worst_ratio, first_bad = -1, 0.0, -1
     for i, x in enumerate(xs):
         if not exclusive:
             p *= x
         m = i if exclusive else i + 1
-        bound = (gamma(m, u) + gamma(m, 2.0**-53) + u) * abs(p) + TINY
-        err = abs(got[i] - p) if math.isfinite(got[i]) else math.inf
-        ratio = err / bound
-        if ratio > worst_ratio or worst < 0:
-            worst, worst_ratio = i, ratio
-        if err > bound and first_bad < 0:
-            first_bad = i
+        yield p, (gamma(m, u) + gamma(m, 2.0**-53) + u) * abs(p) + TINY
         if exclusive:
             p *= x
-    return worst, worst_ratio, first_bad
+
+
+def compare_prod(typ, got, xs, exclusive):
+    return compare_bounded(got, prod_bounds(typ, xs, exclusive))
 
 
 # ------------------------------------------------------------ data
@@ -412,28 +429,16 @@ def check_output(path, op, typ, xs, exclusive, scale, what):
             "got %r" % (got[0],),
         )
     if TYPES[typ][2] is not None or op in ("min", "max"):
-        want = exact_scan(op, typ, xs, exclusive)
-        i = compare_exact(got, want)
-        check(
-            i < 0,
+        check_same(
             what + ": every element equals the exact scan",
-            (
-                ""
-                if i < 0
-                else "first mismatch at %d: got %r, want %r" % (i, got[i], want[i])
-            ),
+            got,
+            exact_scan(op, typ, xs, exclusive),
         )
     elif op == "sum" and scale == 8:
-        want = exact_scan(op, typ, xs, exclusive)  # exact in double
-        i = compare_exact(got, want)
-        check(
-            i < 0,
+        check_same(
             what + ": every element equals the exact sum (representable data)",
-            (
-                ""
-                if i < 0
-                else "first mismatch at %d: got %r, want %r" % (i, got[i], want[i])
-            ),
+            got,
+            exact_scan(op, typ, xs, exclusive),  # exact in double
         )
     else:
         if op == "sum":
@@ -703,17 +708,10 @@ def test_generated():
     if a:
         # Exclusive: the same data shifted right by one, from 0.
         p = os.path.join(TMP, "gen_excl.bin")
+        same_data = ["--type=long", "--op=sum", "--n=65537", "--seed=7"]
         rc, out, err = run(
-            [
-                "--kernel=kogge-stone",
-                "--type=long",
-                "--op=sum",
-                "--n=65537",
-                "--seed=7",
-                "--exclusive",
-                "--output=" + p,
-                "--repeat=1",
-            ]
+            ["--kernel=kogge-stone", "--exclusive", "--output=" + p, "--repeat=1"]
+            + same_data
         )
         e, _ = read_values(p, "long")
         check(
@@ -722,14 +720,7 @@ def test_generated():
             show(rc, out, err),
         )
         doc = run_json(
-            [
-                "--kernel=coarse",
-                "--type=long",
-                "--op=sum",
-                "--n=65537",
-                "--seed=7",
-                "--repeat=1",
-            ],
+            ["--kernel=coarse", "--repeat=1"] + same_data,
             "reduction of the same generated data",
         )
         check(
