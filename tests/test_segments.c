@@ -86,8 +86,33 @@ typedef struct seg_case {
   size_t n;
   const uint64_t *offsets;
   size_t segments;
-  const char *what;
+  char what[256];
 } seg_case;
+
+/* A case of op over n elements of data in the given segments, with the
+ * default options; what, printf-style, says what it is. */
+static TU_PRINTF(7, 8) seg_case
+    case_of(clr_op op, clr_type type, const void *data, size_t n,
+            const uint64_t *offsets, size_t segments, const char *fmt, ...) {
+  seg_case c = {.op = op, .type = type, .data = data, .n = n};
+  c.offsets = offsets;
+  c.segments = segments;
+  clr_options_init(&c.opt);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c.what, sizeof c.what, fmt, ap);
+  va_end(ap);
+  return c;
+}
+
+/* More words at the end of a case's what. */
+static TU_PRINTF(2, 3) void note(seg_case *c, const char *fmt, ...) {
+  size_t len = strlen(c->what);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->what + len, sizeof c->what - len, fmt, ap);
+  va_end(ap);
+}
 
 /* Every segment's result against a CPU loop over it
  * (clr_ref_segments_check: the identity for an empty segment, exact for
@@ -101,7 +126,7 @@ static int check_results(const seg_case *c, const void *results, size_t depth,
   if (!clr_ref_segments_check(map, c->op, c->type, rt, c->data, c->offsets,
                               c->segments, results, depth, &chk))
     tu_die("out of host memory");
-  size_t s = chk.worst;
+  size_t s = chk.worst_index;
   return tu_check(chk.ok,
                   "%s: %zu segments wrong, first %zu [%llu, %llu): got %s, "
                   "want %s (error %g, bound %g, depth %zu)",
@@ -194,6 +219,24 @@ static void run_buffer(clr_context *ctx, const seg_case *c) {
 
 /* ------------------------------------------------------------ sets */
 
+/* Seeded data suited to op (tu_fill) in segments of layout l: a case that
+ * owns both (free_case). */
+static seg_case seeded(clr_op op, clr_type type, size_t n, layout l,
+                       uint64_t seed) {
+  size_t segments;
+  void *data = tu_xmalloc(n * clr_type_size(type));
+  tu_fill(op, type, TU_RANDOM, data, n, seed);
+  uint64_t *off = make_offsets(l, n, seed ^ 0x5eedull, &segments);
+  return case_of(op, type, data, n, off, segments,
+                 "%s %s n=%zu %s (%zu segments)", clr_op_name(op),
+                 clr_type_name(type), n, layout_names[l], segments);
+}
+
+static void free_case(seg_case *c) {
+  free((void *)c->data);
+  free((void *)c->offsets);
+}
+
 static const size_t sizes[] = {1, 2, 3, 31, 257, 4099, 65537, 100003};
 #define N_SIZES (sizeof sizes / sizeof *sizes)
 
@@ -214,28 +257,11 @@ static void matrix(clr_context *ctx) {
         continue;
       for (size_t si = 0; si < 3; si++)
         for (int l = 0; l < L_COUNT; l++, k++) {
-          size_t n = matrix_sizes[si], segments;
-          void *data = tu_xmalloc(n * clr_type_size(type));
-          tu_fill(op, type, TU_RANDOM, data, n,
-                  tu_seed(ti, oi, n, (unsigned)l));
-          uint64_t *off =
-              make_offsets((layout)l, n, tu_seed(n, l, 7, 1), &segments);
-          char what[160];
-          snprintf(what, sizeof what, "%s %s n=%zu %s (%zu segments)",
-                   clr_op_name(op), clr_type_name(type), n, layout_names[l],
-                   segments);
-          seg_case c = {.op = op,
-                        .type = type,
-                        .data = data,
-                        .n = n,
-                        .offsets = off,
-                        .segments = segments,
-                        .what = what};
-          clr_options_init(&c.opt);
+          seg_case c = seeded(op, type, matrix_sizes[si], (layout)l,
+                              tu_seed(ti, oi, matrix_sizes[si], (unsigned)l));
           if (run_host(ctx, &c) == CLR_OK && k % 4 == 0)
             run_buffer(ctx, &c);
-          free(off);
-          free(data);
+          free_case(&c);
         }
     }
   tu_section("matrix");
@@ -257,36 +283,19 @@ static void layouts(clr_context *ctx, clr_context *chunked,
   for (size_t si = 0; si < N_SIZES; si++)
     for (int l = 0; l < L_COUNT; l++)
       for (size_t v = 0; v < 2; v++) {
-        size_t n = sizes[si], segments;
-        clr_type type = types[v];
-        void *data = tu_xmalloc(n * clr_type_size(type));
-        tu_fill(ops[v], type, TU_RANDOM, data, n, tu_seed(n, l, v, 3));
-        uint64_t *off =
-            make_offsets((layout)l, n, tu_seed(n, l, v, 4), &segments);
+        seg_case base = seeded(ops[v], types[v], sizes[si], (layout)l,
+                               tu_seed(sizes[si], l, v, 3));
         for (size_t ci = 0; ci < 3; ci++) {
-          char what[200];
-          size_t wg = wgs[(si + (size_t)l + ci) % 4];
-          size_t units = coarse[(si + ci + v) % 4];
-          snprintf(what, sizeof what,
-                   "%s %s n=%zu %s (%zu segments) wg=%zu coarse=%zu %s",
-                   clr_op_name(ops[v]), clr_type_name(type), n, layout_names[l],
-                   segments, wg, units, ctx_names[ci]);
-          seg_case c = {.op = ops[v],
-                        .type = type,
-                        .data = data,
-                        .n = n,
-                        .offsets = off,
-                        .segments = segments,
-                        .what = what};
-          clr_options_init(&c.opt);
-          c.opt.wg_size = wg;
-          c.opt.coarse = units;
+          seg_case c = base;
+          c.opt.wg_size = wgs[(si + (size_t)l + ci) % 4];
+          c.opt.coarse = coarse[(si + ci + v) % 4];
+          note(&c, " wg=%zu coarse=%zu %s", c.opt.wg_size, c.opt.coarse,
+               ctx_names[ci]);
           run_host(ctxs[ci], &c);
-          if (ci == 0 && n >= 257)
+          if (ci == 0 && c.n >= 257)
             run_buffer(ctx, &c);
         }
-        free(off);
-        free(data);
+        free_case(&base);
       }
   tu_section("layouts");
 }
@@ -295,39 +304,24 @@ static void layouts(clr_context *ctx, clr_context *chunked,
  * allocations): 70 million floats streamed in chunks, with segments
  * across the chunk boundaries; and int maxima. */
 static void stream(clr_context *ctx) {
-  size_t n = 70000000, segments;
+  size_t n = 70000000;
   static const layout ls[] = {L_THREE, L_RANDOM, L_MIXED};
   static const struct {
     clr_op op;
     clr_type type;
   } cases[] = {{CLR_SUM, CLR_FLOAT}, {CLR_MAX, CLR_INT}};
-  for (size_t k = 0; k < 2; k++) {
-    void *data = tu_xmalloc(n * clr_type_size(cases[k].type));
-    tu_fill(cases[k].op, cases[k].type, TU_RANDOM, data, n, 77 + k);
+  for (size_t k = 0; k < 2; k++)
     for (size_t li = 0; li < 3; li++) {
-      uint64_t *off = make_offsets(ls[li], n, 78 + li, &segments);
-      char what[160];
-      snprintf(what, sizeof what, "%s %s n=%zu %s (%zu segments), streamed",
-               clr_op_name(cases[k].op), clr_type_name(cases[k].type), n,
-               layout_names[ls[li]], segments);
-      seg_case c = {.op = cases[k].op,
-                    .type = cases[k].type,
-                    .data = data,
-                    .n = n,
-                    .offsets = off,
-                    .segments = segments,
-                    .what = what};
-      clr_options_init(&c.opt);
+      seg_case c = seeded(cases[k].op, cases[k].type, n, ls[li], 77 + k + li);
+      note(&c, ", streamed");
       if (run_host(ctx, &c) == CLR_OK) {
         clr_timing tm;
         clr_last_timing(ctx, &tm);
-        TU_CHECK(tm.chunks > 1, "%s: %zu chunks, want more than one", what,
+        TU_CHECK(tm.chunks > 1, "%s: %zu chunks, want more than one", c.what,
                  tm.chunks);
       }
-      free(off);
+      free_case(&c);
     }
-    free(data);
-  }
   tu_section("stream");
 }
 
@@ -346,31 +340,14 @@ static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
   for (size_t si = 0; si < 4; si++)
     for (int l = 0; l < L_COUNT; l++)
       for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        size_t n = small[si], segments;
-        clr_type type = cases[k].type;
-        void *data = tu_xmalloc(n * clr_type_size(type));
-        tu_fill(cases[k].op, type, TU_RANDOM, data, n, tu_seed(n, l, k, 5));
-        uint64_t *off =
-            make_offsets((layout)l, n, tu_seed(n, l, k, 6), &segments);
-        char what[200];
-        snprintf(what, sizeof what, "%s %s n=%zu %s (%zu segments)",
-                 clr_op_name(cases[k].op), clr_type_name(type), n,
-                 layout_names[l], segments);
-        seg_case c = {.op = cases[k].op,
-                      .type = type,
-                      .data = data,
-                      .n = n,
-                      .offsets = off,
-                      .segments = segments,
-                      .what = what};
-        clr_options_init(&c.opt);
+        seg_case c = seeded(cases[k].op, cases[k].type, small[si], (layout)l,
+                            tu_seed(small[si], l, k, 5));
         c.opt.wg_size = 3 + (k + si) % 2;
         c.opt.coarse = 1 + 2 * ((k + (size_t)l) % 2);
         run_host((k + si + (size_t)l) % 2 ? chunked : ctx, &c);
         if ((k + (size_t)l) % 3 == 0)
           run_buffer(ctx, &c);
-        free(off);
-        free(data);
+        free_case(&c);
       }
   tu_section("oclgrind");
 }
@@ -380,29 +357,15 @@ static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
  * released buffer (tests/reliability/oclgrind_kernels.c, part_one): a
  * float sum over mixed segments spanning work-items and chunks. */
 static void oclgrind_one(clr_context *ctx, int buffer) {
-  size_t n = 257, segments;
-  float *x = tu_xmalloc(n * sizeof *x);
-  tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, x, n, 11);
-  uint64_t *off = make_offsets(L_MIXED, n, 12, &segments);
-  char what[64];
-  snprintf(what, sizeof what, "one %s call, %zu segments",
-           buffer ? "buffer" : "host", segments);
-  seg_case c = {.op = CLR_SUM,
-                .type = CLR_FLOAT,
-                .data = x,
-                .n = n,
-                .offsets = off,
-                .segments = segments,
-                .what = what};
-  clr_options_init(&c.opt);
+  seg_case c = seeded(CLR_SUM, CLR_FLOAT, 257, L_MIXED, 11);
+  note(&c, ", one %s call", buffer ? "buffer" : "host");
   c.opt.wg_size = 3;
   c.opt.coarse = 3;
   if (buffer)
     run_buffer(ctx, &c);
   else
     run_host(ctx, &c);
-  free(off);
-  free(x);
+  free_case(&c);
   tu_section(buffer ? "one buffer call" : "one host call");
 }
 
@@ -453,46 +416,48 @@ static void bad_offsets(clr_context *ctx) {
              "buffer offsets %s: %s (%s)", bad[b].what, clr_status_name(st),
              clr_context_error(ctx));
   }
-  /* The arguments themselves. */
+  /* The arguments themselves: what is missing or not supported. */
   uint64_t good[4] = {0, 4, 8, 10};
-  clr_options o2;
-  clr_options_init(&o2);
-  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT, data,
-                                            10, good, 0, res),
-                   CLR_ERR_INVALID_ARGUMENT, "no segments");
-  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT, data,
-                                            10, NULL, 3, res),
-                   CLR_ERR_INVALID_ARGUMENT, "offsets NULL");
-  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT, NULL,
-                                            10, good, 3, res),
-                   CLR_ERR_INVALID_ARGUMENT, "data NULL");
-  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT, data,
-                                            10, good, 3, NULL),
-                   CLR_ERR_INVALID_ARGUMENT, "results NULL");
-  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_ARGMAX, CLR_FLOAT,
-                                            data, 10, good, 3, res),
-                   CLR_ERR_UNSUPPORTED, "argmax (not yet segmented)");
-  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_AND, CLR_FLOAT, data,
-                                            10, good, 3, res),
-                   CLR_ERR_UNSUPPORTED, "and of floats");
-  o2.exact = 1;
-  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, &o2, CLR_SUM, CLR_FLOAT, data,
-                                            10, good, 3, res),
-                   CLR_ERR_UNSUPPORTED, "exact");
-  o2.exact = 0;
-  o2.kernel = CLR_REDUCE_SEQUENTIAL;
-  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, &o2, CLR_SUM, CLR_FLOAT, data,
-                                            10, good, 3, res),
-                   CLR_ERR_INVALID_ARGUMENT, "another kernel");
+  clr_options exact, seq;
+  clr_options_init(&exact);
+  clr_options_init(&seq);
+  exact.exact = 1;
+  seq.kernel = CLR_REDUCE_SEQUENTIAL;
+  const struct {
+    clr_context *ctx;
+    const clr_options *opt;
+    clr_op op;
+    const void *data;
+    const uint64_t *off;
+    size_t segments;
+    void *res;
+    clr_status want;
+    const char *what;
+  } refusals[] = {
+      /* clang-format off */
+      {ctx, NULL, CLR_SUM, data, good, 0, res, CLR_ERR_INVALID_ARGUMENT, "no segments"},
+      {ctx, NULL, CLR_SUM, data, NULL, 3, res, CLR_ERR_INVALID_ARGUMENT, "offsets NULL"},
+      {ctx, NULL, CLR_SUM, NULL, good, 3, res, CLR_ERR_INVALID_ARGUMENT, "data NULL"},
+      {ctx, NULL, CLR_SUM, data, good, 3, NULL, CLR_ERR_INVALID_ARGUMENT, "results NULL"},
+      {ctx, NULL, CLR_ARGMAX, data, good, 3, res, CLR_ERR_UNSUPPORTED, "argmax (not yet segmented)"},
+      {ctx, NULL, CLR_AND, data, good, 3, res, CLR_ERR_UNSUPPORTED, "and of floats"},
+      {ctx, &exact, CLR_SUM, data, good, 3, res, CLR_ERR_UNSUPPORTED, "exact"},
+      {ctx, &seq, CLR_SUM, data, good, 3, res, CLR_ERR_INVALID_ARGUMENT, "another kernel"},
+      {NULL, NULL, CLR_SUM, data, good, 3, res, CLR_ERR_INVALID_ARGUMENT, "no context"},
+      /* clang-format on */
+  };
+  for (size_t k = 0; k < sizeof refusals / sizeof *refusals; k++)
+    TU_EXPECT_STATUS(clr_reduce_segments_host(
+                         refusals[k].ctx, refusals[k].opt, refusals[k].op,
+                         CLR_FLOAT, refusals[k].data, 10, refusals[k].off,
+                         refusals[k].segments, refusals[k].res),
+                     refusals[k].want, refusals[k].what);
   TU_EXPECT_STATUS(clr_reduce_segments_buffer(ctx, NULL, CLR_SUM, CLR_FLOAT, d,
                                               0, 10, o, 2, 3, r, 0),
                    CLR_ERR_INVALID_ARGUMENT, "offsets past their buffer");
   TU_EXPECT_STATUS(clr_reduce_segments_buffer(ctx, NULL, CLR_SUM, CLR_FLOAT, d,
                                               0, 10, o, 0, 3, r, 2),
                    CLR_ERR_INVALID_ARGUMENT, "results past their buffer");
-  TU_EXPECT_STATUS(clr_reduce_segments_host(NULL, NULL, CLR_SUM, CLR_FLOAT,
-                                            data, 10, good, 3, res),
-                   CLR_ERR_INVALID_ARGUMENT, "no context");
   /* Still working. */
   if (TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_FLOAT,
                                                 data, 10, good, 3, res),
@@ -522,15 +487,8 @@ static void edges(clr_context *ctx, clr_context *chunked) {
     x[i] = 0.0f;
   clr_op ops[2] = {CLR_MIN, CLR_MAX};
   for (int k = 0; k < 2; k++) {
-    seg_case c = {.op = ops[k],
-                  .type = CLR_FLOAT,
-                  .data = x,
-                  .n = n,
-                  .offsets = off,
-                  .segments = segments,
-                  .what =
-                      k ? "max with NaN and zeros" : "min with NaN and zeros"};
-    clr_options_init(&c.opt);
+    seg_case c = case_of(ops[k], CLR_FLOAT, x, n, off, segments,
+                         "%s with NaN and zeros", clr_op_name(ops[k]));
     run_host(ctx, &c);
     run_host(chunked, &c);
     run_buffer(ctx, &c);
@@ -541,14 +499,8 @@ static void edges(clr_context *ctx, clr_context *chunked) {
     if (x[i] != x[i])
       x[i] = 1.5f;
   for (int k = 0; k < 2; k++) {
-    seg_case c = {.op = CLR_SUM,
-                  .type = CLR_FLOAT,
-                  .data = x,
-                  .n = n,
-                  .offsets = off,
-                  .segments = segments,
-                  .what = k ? "sum of squares" : "sum of |x|"};
-    clr_options_init(&c.opt);
+    seg_case c = case_of(CLR_SUM, CLR_FLOAT, x, n, off, segments, "sum of %s",
+                         k ? "squares" : "|x|");
     c.opt.map = maps[k];
     run_host(chunked, &c);
   }
@@ -599,27 +551,15 @@ static void edges(clr_context *ctx, clr_context *chunked) {
       many[k++] = 100;
     many[k++] = 250;
     many[k++] = m;
-    seg_case e = {.op = CLR_SUM,
-                  .type = CLR_FLOAT,
-                  .data = x,
-                  .n = m,
-                  .offsets = many,
-                  .segments = k - 1,
-                  .what = "2000 empty segments in one place"};
-    clr_options_init(&e.opt);
+    seg_case e = case_of(CLR_SUM, CLR_FLOAT, x, m, many, k - 1,
+                         "2000 empty segments in one place");
     run_host(chunked, &e);
     run_buffer(ctx, &e);
     free(many);
   }
   /* Float data summed in double. */
-  seg_case c = {.op = CLR_SUM,
-                .type = CLR_FLOAT,
-                .data = x,
-                .n = n,
-                .offsets = off,
-                .segments = segments,
-                .what = "float sum in double"};
-  clr_options_init(&c.opt);
+  seg_case c =
+      case_of(CLR_SUM, CLR_FLOAT, x, n, off, segments, "float sum in double");
   c.opt.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
   run_host(ctx, &c);
   free(counts);

@@ -7,6 +7,7 @@
 #define CLR_TEST_UTIL_H
 
 #include "clreduce.h"
+#include "datagen.h"
 #include "half.h"
 #include "reference.h"
 
@@ -157,34 +158,11 @@ static TU_UNUSED int tu_is_float(clr_type t) {
   return t == CLR_FLOAT || t == CLR_DOUBLE || t == CLR_HALF;
 }
 
-/* Store a double / integer into element i of an array of type t (half:
- * rounded to the nearest binary16 by src/check/half.c). */
-static TU_UNUSED void tu_store_f(clr_type t, void *data, size_t i, double x) {
-  if (t == CLR_HALF)
-    ((uint16_t *)data)[i] = clr_half_from_float((float)x);
-  else if (t == CLR_FLOAT)
-    ((float *)data)[i] = (float)x;
-  else
-    ((double *)data)[i] = x;
-}
-
-/* Raw bit pattern store for integer types (wraps to the type's width). */
-static TU_UNUSED void tu_store_bits(clr_type t, void *data, size_t i,
-                                    uint64_t bits) {
-  switch (t) {
-  case CLR_HALF:
-    ((uint16_t *)data)[i] = (uint16_t)bits;
-    break;
-  case CLR_INT:
-  case CLR_UINT:
-  case CLR_FLOAT:
-    ((uint32_t *)data)[i] = (uint32_t)bits;
-    break;
-  default:
-    ((uint64_t *)data)[i] = bits;
-    break;
-  }
-}
+/* Element i of an array of type t from a double (rounded; half to the
+ * nearest binary16) or from a bit pattern cut to the type's width
+ * (src/check/datagen.c). */
+#define tu_store_f clr_store_fp
+#define tu_store_bits clr_store_bits
 
 static TU_UNUSED void tu_store_i(clr_type t, void *data, size_t i, int64_t x) {
   switch (t) {
@@ -482,35 +460,23 @@ static TU_UNUSED void tu_fill(clr_op op, clr_type t, tu_variant v, void *data,
     }
     return;
   }
-  /* Base data. */
+  /* Base data: sums in [-1, 1); products near 1 (floats: no over- or
+   * underflow for millions of elements) or odd (integers: the wrapped
+   * product stays non-zero); min, max and the indexed ops in [-1000,
+   * 1000); and / or with one in four elements against the grain (random
+   * data only). */
+  int flip = v == TU_RANDOM;
   for (size_t i = 0; i < n; i++) {
-    switch (op) {
-    case CLR_SUM:
-    case CLR_MEAN:
-      tu_store_random(&r, t, data, i, -1.0, 1.0, 0);
-      break;
-    case CLR_PROD:
-      /* floats near 1: no over- or underflow for millions of elements;
-       * odd integers: the wrapped product stays non-zero */
+    if (op == CLR_AND || op == CLR_OR) {
+      int against = flip && tu_below(&r, 4) == 0;
+      tu_store_bits(t, data, i,
+                    against == (op == CLR_OR) ? tu_nonzero_bits(&r, t) : 0);
+    } else if (op == CLR_PROD) {
       tu_store_random(&r, t, data, i, 1.0 - 1.0 / 1024, 1.0 + 1.0 / 1024, 1);
-      break;
-    case CLR_MIN:
-    case CLR_MAX:
-    case CLR_ARGMIN:
-    case CLR_ARGMAX:
-    case CLR_MINMAX:
+    } else if (op == CLR_SUM || op == CLR_MEAN) {
+      tu_store_random(&r, t, data, i, -1.0, 1.0, 0);
+    } else {
       tu_store_random(&r, t, data, i, -1000.0, 1000.0, 0);
-      break;
-    case CLR_AND:
-      tu_store_bits(
-          t, data, i,
-          v == TU_RANDOM && tu_below(&r, 4) == 0 ? 0 : tu_nonzero_bits(&r, t));
-      break;
-    default: /* CLR_OR */
-      tu_store_bits(
-          t, data, i,
-          v == TU_RANDOM && tu_below(&r, 4) == 0 ? tu_nonzero_bits(&r, t) : 0);
-      break;
     }
   }
   if (v != TU_PLANT_LAST && v != TU_PLANT_MID)

@@ -13,6 +13,7 @@
 #include "plot.h"
 #include "reference.h"
 #include "scan_reference.h"
+#include "segment_reference.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -20,13 +21,47 @@
 #include <string.h>
 
 #define MAX_SIZES 64
-/* What a row measures: a kernel (clr_kernel), or the exact sum (--exact:
- * clr_options.exact, whose kernel is its own). */
-#define ENTRY_EXACT CLR_KERNEL_COUNT
-#define N_ENTRIES (CLR_KERNEL_COUNT + 1)
+/* What a row measures: a kernel (clr_kernel), the exact sum (--exact:
+ * clr_options.exact, whose kernel is its own), or a segmented reduction
+ * of one shape (--segments): random lengths 1..200, three long segments,
+ * rows of 1000. */
+enum {
+  ENTRY_EXACT = CLR_KERNEL_COUNT,
+  ENTRY_SEG_RANDOM,
+  ENTRY_SEG_LONG,
+  ENTRY_SEG_ROWS,
+  N_ENTRIES
+};
 
 static const char *entry_name(int e) {
-  return e == ENTRY_EXACT ? "exact" : clr_kernel_name((clr_kernel)e);
+  static const char *const extra[] = {"exact", "seg-random", "seg-3-long",
+                                      "seg-rows-1000"};
+  return e >= ENTRY_EXACT ? extra[e - ENTRY_EXACT]
+                          : clr_kernel_name((clr_kernel)e);
+}
+
+static int is_segmented(int e) { return e >= ENTRY_SEG_RANDOM; }
+
+/* The offsets of a segmented entry's shape over n elements (malloc'd; NULL
+ * when out of memory), *count segments. */
+static uint64_t *segment_offsets(int e, size_t n, size_t *count) {
+  size_t cap = e == ENTRY_SEG_LONG ? 3 : e == ENTRY_SEG_ROWS ? n / 1000 + 1 : n;
+  uint64_t *off = malloc((cap + 1) * sizeof *off);
+  uint64_t state = 12345, at = 0;
+  size_t k = 0;
+  if (!off)
+    return NULL;
+  off[0] = 0;
+  while (at < n && k < cap) {
+    uint64_t len = e == ENTRY_SEG_LONG   ? (n + 2) / 3
+                   : e == ENTRY_SEG_ROWS ? 1000
+                                         : 1 + (state >> 33) % 200;
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    at = at + len > n ? n : at + len;
+    off[++k] = at;
+  }
+  *count = k;
+  return off;
 }
 
 typedef struct row {
@@ -75,6 +110,9 @@ static void usage(FILE *f) {
         "  --no-verify      skip the CPU check of each kernel's first run\n"
         "  --exact          float/double sum: add the exact sum (verified by\n"
         "                   equality with the CPU's exact sum)\n"
+        "  --segments       segmented reductions of three shapes: random\n"
+        "                   lengths 1..200, three long segments, rows of 1000\n"
+        "                   (GB/s count the values and the offsets)\n"
         "  --autotune[=N]   search the launch parameters on N elements\n"
         "                   (default 2^25), store them, and exit\n"
         "  --help\n",
@@ -110,6 +148,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
       {"map", required_argument, 0, 'M'},
       {"dot", no_argument, 0, 'X'},
       {"autotune", optional_argument, 0, 'A'},
+      {"segments", no_argument, 0, 'S'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   int c, any_kernel = 0;
@@ -144,6 +183,10 @@ static int parse(int argc, char **argv, bench_opts *o) {
       break;
     case 'X':
       o->dot = 1;
+      break;
+    case 'S':
+      o->kernels[ENTRY_SEG_RANDOM] = o->kernels[ENTRY_SEG_LONG] =
+          o->kernels[ENTRY_SEG_ROWS] = any_kernel = 1;
       break;
     case 'k': {
       char *list = strdup(optarg), *save = NULL;
@@ -240,6 +283,11 @@ static int parse(int argc, char **argv, bench_opts *o) {
   for (int k = 0; k < CLR_KERNEL_COUNT; k++)
     if ((o->map || o->dot) && !clr_kernel_takes_maps((clr_kernel)k))
       o->kernels[k] = 0;
+  if (o->kernels[ENTRY_SEG_RANDOM] && (o->op > CLR_OR || o->dot)) {
+    fprintf(stderr, "clreduce-bench: --segments reduces with sum, prod, "
+                    "min, max, and or or, one array\n");
+    return 2;
+  }
   if (o->dot && o->op != CLR_SUM) {
     fprintf(stderr, "clreduce-bench: --dot sums x * y: --op=sum\n");
     return 2;
@@ -273,60 +321,107 @@ static void log_stderr(void *user, const char *msg) {
   fprintf(stderr, "%s\n", msg);
 }
 
-/* One kernel at one size: warm-up (verified), then timed runs. */
+/* One row's calls: the arrays, options and entry, and the call's
+ * result (a reduction's value; a scan's and segments' land in out). */
+typedef struct bench_call {
+  clr_context *ctx;
+  const bench_opts *o;
+  int entry;
+  clr_options opt;
+  const void *data, *data2;
+  void *out;
+  size_t n;
+  const uint64_t *offsets; /* segmented entries */
+  size_t segments;
+  clr_value v;
+} bench_call;
+
+static clr_status call_once(bench_call *c) {
+  const bench_opts *o = c->o;
+  if (is_segmented(c->entry))
+    return clr_reduce_segments_host(c->ctx, &c->opt, o->op, o->type, c->data,
+                                    c->n, c->offsets, c->segments, c->out);
+  if (clr_kernel_is_scan(c->opt.kernel))
+    return clr_scan_host(c->ctx, &c->opt, o->op, o->type, c->data, c->out,
+                         c->n);
+  if (o->dot)
+    return clr_dot_host(c->ctx, &c->opt, o->type, c->data, c->data2, c->n,
+                        &c->v);
+  return clr_reduce_host(c->ctx, &c->opt, o->op, o->type, c->data, c->n, &c->v);
+}
+
+/* The warm-up's answer against the CPU: 1 right, 0 wrong, -1 not
+ * checked (an expression map has no CPU reference), -2 out of memory. */
+static int check_once(const bench_call *c, size_t depth) {
+  const bench_opts *o = c->o;
+  clr_type rt = clr_options_result_type(&c->opt, o->op, o->type);
+  if (!o->verify || o->map == CLR_MAP_EXPR)
+    return -1;
+  if (is_segmented(c->entry)) {
+    clr_segments_check chk;
+    return clr_ref_segments_check(o->map, o->op, o->type, rt, c->data,
+                                  c->offsets, c->segments, c->out, depth, &chk)
+               ? chk.ok
+               : -2;
+  }
+  if (clr_kernel_is_scan(c->opt.kernel)) {
+    clr_scan_check chk;
+    clr_ref_scan_check(o->op, o->type, 0, c->data, c->out, c->n, depth, &chk);
+    return chk.ok;
+  }
+  if (c->opt.exact) {
+    clr_value want;
+    clr_ref_exact_sum(o->type, c->data, c->n, &want);
+    return clr_ref_exact_equal(&want, &c->v);
+  }
+  clr_reference ref;
+  clr_check chk;
+  if (!clr_ref_reduce_mapped(o->map, o->op, o->type, rt, c->data,
+                             o->dot ? c->data2 : NULL, c->n, &ref))
+    return -2;
+  clr_ref_check(&ref, &c->v, depth, &chk);
+  return chk.ok;
+}
+
+/* One entry at one size: a warm-up (verified), then timed runs; GB/s
+ * count every byte read (both arrays of a dot product, the offsets of
+ * segments) and a scan's writes. */
 static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
                           const void *data, const void *data2, void *out,
                           size_t n, row *r) {
-  int exact = entry == ENTRY_EXACT;
-  clr_kernel k = exact ? CLR_REDUCE_COARSE : (clr_kernel)entry;
-  clr_options opt;
-  clr_value v;
-  clr_timing t;
+  bench_call c = {.ctx = ctx, .o = o, .entry = entry, .n = n};
+  c.data = data;
+  c.data2 = data2;
+  c.out = out;
+  clr_options_init(&c.opt);
+  c.opt.kernel =
+      entry < CLR_KERNEL_COUNT ? (clr_kernel)entry : CLR_REDUCE_COARSE;
+  c.opt.exact = entry == ENTRY_EXACT;
+  c.opt.map = o->map;
+  c.opt.map_expr = o->map_expr;
+  uint64_t *offsets =
+      is_segmented(entry) ? segment_offsets(entry, n, &c.segments) : NULL;
+  c.offsets = offsets;
   double *km = malloc(o->repeat * sizeof *km);
   double *cm = malloc(o->repeat * sizeof *cm);
   double *hm = malloc(o->repeat * sizeof *hm);
-  clr_status st = km && cm && hm ? CLR_OK : CLR_ERR_OUT_OF_MEMORY;
-  int scan = clr_kernel_is_scan(k);
-  clr_options_init(&opt);
-  opt.kernel = k;
-  opt.exact = exact;
-  opt.map = o->map;
-  opt.map_expr = o->map_expr;
+  clr_status st = km && cm && hm && (offsets || !is_segmented(entry))
+                      ? CLR_OK
+                      : CLR_ERR_OUT_OF_MEMORY;
+  clr_timing t;
   memset(r, 0, sizeof *r);
   r->kernel = entry;
   r->n = n;
   r->verified = -1;
   for (unsigned i = 0; st == CLR_OK && i <= o->repeat; i++) {
-    st = scan     ? clr_scan_host(ctx, &opt, o->op, o->type, data, out, n)
-         : o->dot ? clr_dot_host(ctx, &opt, o->type, data, data2, n, &v)
-                  : clr_reduce_host(ctx, &opt, o->op, o->type, data, n, &v);
+    st = call_once(&c);
     if (st != CLR_OK)
       break;
     clr_last_timing(ctx, &t);
     if (i == 0) { /* warm-up: check it */
-      if (!o->verify || o->map == CLR_MAP_EXPR)
-        continue;
-      if (scan) {
-        clr_scan_check chk;
-        clr_ref_scan_check(o->op, o->type, 0, data, out, n, t.error_depth,
-                           &chk);
-        r->verified = chk.ok;
-      } else if (exact) {
-        clr_value want;
-        clr_ref_exact_sum(o->type, data, n, &want);
-        r->verified = clr_ref_exact_equal(&want, &v);
-      } else {
-        clr_reference ref;
-        clr_check chk;
-        clr_type rt = clr_options_result_type(&opt, o->op, o->type);
-        if (!clr_ref_reduce_mapped(o->map, o->op, o->type, rt, data,
-                                   o->dot ? data2 : NULL, n, &ref)) {
-          st = CLR_ERR_OUT_OF_MEMORY;
-          break;
-        }
-        clr_ref_check(&ref, &v, t.error_depth, &chk);
-        r->verified = chk.ok;
-      }
+      r->verified = check_once(&c, t.error_depth);
+      if (r->verified == -2)
+        st = CLR_ERR_OUT_OF_MEMORY;
       continue;
     }
     km[i - 1] = t.kernel_ms;
@@ -338,13 +433,16 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
     r->kernel_ms_min = km[0];
     r->call_ms = cli_median(cm, o->repeat);
     r->h2d_ms = cli_median(hm, o->repeat);
-    double bytes =
-        (double)n * (double)clr_type_size(o->type) * (o->dot ? 2 : 1) +
-        (scan ? (double)n *
-                    (double)clr_type_size(clr_scan_output_type(NULL, o->type))
-              : 0.0);
+    double esize = (double)clr_type_size(o->type);
+    double bytes = (double)n * esize * (o->dot ? 2 : 1);
+    if (clr_kernel_is_scan(c.opt.kernel))
+      bytes += (double)n *
+               (double)clr_type_size(clr_scan_output_type(NULL, o->type));
+    if (offsets)
+      bytes += (double)(c.segments + 1) * sizeof(uint64_t);
     r->gbps = r->kernel_ms > 0 ? bytes / r->kernel_ms / 1e6 : 0;
   }
+  free(offsets);
   free(km);
   free(cm);
   free(hm);
@@ -451,12 +549,11 @@ static void write_svg(FILE *f, const clr_device_desc *dev, const bench_opts *o,
 typedef struct results {
   const clr_device_desc *dev;
   const bench_opts *o;
-  const double *build_ms;
+  const double *build_ms; /* per entry                                  */
+  size_t n_rows, n_sizes;
   const row *rows;
-  size_t n_rows;
-  const size_t *sizes;
+  const size_t *sizes; /* n_sizes, and at each the stream read's GB/s */
   const double *stream;
-  size_t n_sizes;
 } results;
 
 enum { OUT_CSV, OUT_JSON, OUT_SVG };
@@ -560,6 +657,12 @@ int main(int argc, char **argv) {
   for (int k = 0; k < N_ENTRIES; k++) {
     if (!o.kernels[k])
       continue;
+    /* A dot product's kernels take two arrays, a segmented reduction
+     * has its own: built (and timed) by their first call, below. */
+    if (o.dot || is_segmented(k)) {
+      printf("  %-15s build with the first call\n", entry_name(k));
+      continue;
+    }
     clr_options opt;
     clr_timing t;
     clr_options_init(&opt);
@@ -567,9 +670,7 @@ int main(int argc, char **argv) {
     opt.exact = k == ENTRY_EXACT;
     opt.map = o.map;
     opt.map_expr = o.map_expr;
-    /* A dot product's kernels take two arrays: built (and timed) by its
-     * first call, below. */
-    st = o.dot ? CLR_OK : clr_prepare(ctx, &opt, o.op, o.type);
+    st = clr_prepare(ctx, &opt, o.op, o.type);
     if (st != CLR_OK) {
       fprintf(stderr, "clreduce-bench: %s: %s: %s\n", entry_name(k),
               clr_status_string(st), clr_context_error(ctx));
@@ -624,8 +725,8 @@ int main(int argc, char **argv) {
   }
   /* Each file is written (or fails with its own message); any failure is
    * exit 3. */
-  const results res = {&dev,   &o,    build_ms, rows,
-                       n_rows, sizes, stream,   n_sizes};
+  const results res = {&dev,    &o,   build_ms, n_rows,
+                       n_sizes, rows, sizes,    stream};
   if (o.csv && write_results(o.csv, OUT_CSV, &res) != 0)
     rc = 3;
   if (o.json && write_results(o.json, OUT_JSON, &res) != 0)

@@ -55,17 +55,13 @@ static double unit53(clr_rng *r) {
   return (double)(clr_rng_next(r) >> 11) * 0x1p-53;
 }
 
-/* Store element i of an integer array from a 64-bit pattern (truncated). */
-static void store_int(clr_type t, void *data, size_t i, uint64_t bits) {
-  switch (t) {
-  case CLR_INT:
-    ((int32_t *)data)[i] = (int32_t)(uint32_t)bits;
+void clr_store_bits(clr_type t, void *data, size_t i, uint64_t bits) {
+  switch (clr_type_size(t)) {
+  case 2:
+    ((uint16_t *)data)[i] = (uint16_t)bits;
     break;
-  case CLR_UINT:
+  case 4:
     ((uint32_t *)data)[i] = (uint32_t)bits;
-    break;
-  case CLR_LONG:
-    ((int64_t *)data)[i] = (int64_t)bits;
     break;
   default:
     ((uint64_t *)data)[i] = bits;
@@ -73,7 +69,7 @@ static void store_int(clr_type t, void *data, size_t i, uint64_t bits) {
   }
 }
 
-static void store_fp(clr_type t, void *data, size_t i, double x) {
+void clr_store_fp(clr_type t, void *data, size_t i, double x) {
   if (t == CLR_HALF)
     ((uint16_t *)data)[i] = clr_half_from_float((float)x);
   else if (t == CLR_FLOAT)
@@ -94,7 +90,7 @@ static void gen_sum(clr_type t, clr_rng *r, void *data, size_t n,
                     const char **what) {
   if (t == CLR_HALF) { /* multiples of 2^-11: every one is a half */
     for (size_t i = 0; i < n; i++)
-      store_fp(t, data, i, (double)(clr_rng_next(r) >> 53) * 0x1p-11);
+      clr_store_fp(t, data, i, (double)(clr_rng_next(r) >> 53) * 0x1p-11);
     *what = "uniform in [0,1) (multiples of 2^-11)";
   } else if (t == CLR_FLOAT) {
     for (size_t i = 0; i < n; i++)
@@ -106,11 +102,11 @@ static void gen_sum(clr_type t, clr_rng *r, void *data, size_t n,
     *what = "uniform in [0,1)";
   } else if (is_signed(t)) {
     for (size_t i = 0; i < n; i++)
-      store_int(t, data, i, (uint64_t)((int64_t)below(r, 2001) - 1000));
+      clr_store_bits(t, data, i, (uint64_t)((int64_t)below(r, 2001) - 1000));
     *what = "uniform integers in [-1000,1000]";
   } else {
     for (size_t i = 0; i < n; i++)
-      store_int(t, data, i, below(r, 2001));
+      clr_store_bits(t, data, i, below(r, 2001));
     *what = "uniform integers in [0,2000]";
   }
 }
@@ -119,7 +115,7 @@ static void gen_prod(clr_type t, clr_rng *r, void *data, size_t n,
                      const char **what) {
   if (is_fp(t)) {
     for (size_t i = 0; i < n; i++)
-      store_fp(t, data, i, 1.0 + (unit53(r) - 0.5) * 0x1p-12);
+      clr_store_fp(t, data, i, 1.0 + (unit53(r) - 0.5) * 0x1p-12);
     *what = "near 1: 1 + (u-0.5)*2^-12, u uniform in [0,1)";
     return;
   }
@@ -132,7 +128,7 @@ static void gen_prod(clr_type t, clr_rng *r, void *data, size_t n,
       v = 3;
     else if ((x >> 60) == 0) /* 2^-4 */
       v = UINT64_MAX;        /* -1, all ones when unsigned */
-    store_int(t, data, i, v);
+    clr_store_bits(t, data, i, v);
   }
   *what = is_signed(t) ? "1, except -1 (p=2^-4), 3 (p=2^-12), 2 (p=2^-24)"
                        : "1, except all-ones (p=2^-4), 3 (p=2^-12), "
@@ -148,7 +144,7 @@ static void gen_minmax(clr_type t, clr_rng *r, void *data, size_t n,
                             : (int)(x & 127) - 64;    /* [-64, 63] */
       double m = 1.0 + (double)(x >> 12) * 0x1p-52;   /* [1, 2)    */
       double v = ldexp(m, e);
-      store_fp(t, data, i, (x >> 7) & 1 ? -v : v);
+      clr_store_fp(t, data, i, (x >> 7) & 1 ? -v : v);
     }
     *what = t == CLR_HALF
                 ? "random sign, magnitude log-uniform in [2^-16,2^15)"
@@ -156,7 +152,7 @@ static void gen_minmax(clr_type t, clr_rng *r, void *data, size_t n,
     return;
   }
   for (size_t i = 0; i < n; i++)
-    store_int(t, data, i, clr_rng_next(r));
+    clr_store_bits(t, data, i, clr_rng_next(r));
   *what = "uniform over the whole type";
 }
 
@@ -180,11 +176,11 @@ static void gen_logical(clr_op op, clr_type t, uint64_t seed, clr_rng *r,
   for (size_t i = 0; i < n; i++) {
     int is_rare = rare && (clr_rng_next(r) >> 44) == 0; /* 2^-20 */
     int nonzero = op == CLR_AND ? !is_rare : is_rare;
-    store_int(t, data, i, nonzero ? nonzero_value(t, r) : 0);
+    clr_store_bits(t, data, i, nonzero ? nonzero_value(t, r) : 0);
   }
   if (rare) {
     size_t at = (size_t)index_below(r, n);
-    store_int(t, data, at, op == CLR_AND ? 0 : nonzero_value(t, r));
+    clr_store_bits(t, data, at, op == CLR_AND ? 0 : nonzero_value(t, r));
   }
   if (op == CLR_AND)
     *what = rare ? "random non-zero values with zeros at rate 2^-20 and at "

@@ -32,6 +32,12 @@ typedef struct clr_rng {
 void clr_rng_seed(clr_rng *r, uint64_t seed);
 uint64_t clr_rng_next(clr_rng *r);
 
+/* Element i of an array of type t: the low 16, 32 or 64 bits of bits (a
+ * two's complement integer, or a float's encoding), or x rounded to the
+ * floating type (half: to the nearest binary16). */
+void clr_store_bits(clr_type t, void *data, size_t i, uint64_t bits);
+void clr_store_fp(clr_type t, void *data, size_t i, double x);
+
 /* Fill data (n elements of type, n >= 1) for op.  desc receives what was
  * generated, e.g. "100000000 float uniform in [0,1) (seed 42)". */
 void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,

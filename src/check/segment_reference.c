@@ -8,8 +8,8 @@
 
 int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                            const void *data, const uint64_t *offsets,
-                           size_t n_segments, const void *results,
-                           size_t depth, clr_segments_check *out) {
+                           size_t n_segments, const void *results, size_t depth,
+                           clr_segments_check *out) {
   size_t esize = clr_type_size(type);
   memset(out, 0, sizeof *out);
   out->ok = 1;
@@ -37,7 +37,7 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
       out->n_bad++;
     if (first_bad || (out->ok && s == 0) ||
         (out->ok && ratio > out->worst_ratio)) {
-      out->worst = s;
+      out->worst_index = s;
       out->exact = chk.exact;
       out->worst_error = chk.error;
       out->worst_bound = chk.bound;
@@ -47,6 +47,10 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
     }
     if (!chk.ok)
       out->ok = 0;
+    if (s + 1 == n_segments) {
+      out->got_last = got;
+      out->ref_last = ref.value;
+    }
   }
   return 1;
 }

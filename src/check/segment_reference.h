@@ -6,20 +6,15 @@
 #define CLR_CHECK_SEGMENT_REFERENCE_H
 
 #include "clreduce.h"
+#include "scan_reference.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct clr_segments_check {
-  int ok;
-  size_t n_bad;       /* segments whose result failed its check         */
-  size_t worst;       /* the first failure, else the largest error/bound */
-  int exact;          /* the worst segment needed an exact match         */
-  double worst_error; /* |got - ref| there                               */
-  double worst_bound; /* its bound (0 when exact)                        */
-  double worst_ratio; /* worst_error / worst_bound (0 for exact passes)  */
-  clr_value got_worst, ref_worst;
-} clr_segments_check;
+/* A scan's per-element check, per segment: worst_index is the first
+ * failing segment, else the one nearest its bound; got_last / ref_last the
+ * last segment's result and reference. */
+typedef clr_scan_check clr_segments_check;
 
 /* Check results (n_segments values of rt) of op over the segments
  * [offsets[s], offsets[s + 1]) of data (of type, mapped by map: none, abs

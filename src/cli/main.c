@@ -380,6 +380,29 @@ static int run_reduce(run_state *st) {
   return 0;
 }
 
+/* A check of every element (a scan) or segment into the report: the
+ * verdict, the last one's reference, the worst one. */
+static void report_elements(cli_report *r, const clr_scan_check *chk) {
+  r->elements = *chk;
+  r->verdict = chk->ok ? CLI_VERIFY_PASSED : CLI_VERIFY_FAILED;
+  r->reference = chk->ref_last;
+  r->exact = chk->exact;
+  r->error = chk->worst_error;
+  r->bound = chk->worst_bound;
+}
+
+/* --output gets the bytes of st->out when they passed (or were not
+ * checked). */
+static int write_output(run_state *st, size_t bytes) {
+  const cli_args *a = st->args;
+  if (!a->output || st->rep.verdict == CLI_VERIFY_FAILED)
+    return 0;
+  int rc = cli_write_output(a->output, st->out, bytes);
+  if (rc == 0)
+    st->rep.output = a->output;
+  return rc;
+}
+
 /* One warm-up and --repeat timed scans; the last output is checked. */
 static int run_scan(run_state *st) {
   const cli_args *a = st->args;
@@ -407,25 +430,9 @@ static int run_scan(run_state *st) {
     clr_scan_check chk;
     clr_ref_scan_check_to(a->op, a->type, otype, a->exclusive, st->data,
                           st->out, st->n, r->timing.error_depth, 0, &chk);
-    r->verdict = chk.ok ? CLI_VERIFY_PASSED : CLI_VERIFY_FAILED;
-    r->reference = chk.ref_last;
-    r->exact = chk.exact;
-    r->error = chk.worst_error;
-    r->bound = chk.worst_bound;
-    r->worst_index = chk.worst_index;
-    r->worst_ratio = chk.worst_ratio;
-    r->n_bad = chk.n_bad;
-    r->worst_result = chk.got_worst;
-    r->worst_reference = chk.ref_worst;
+    report_elements(r, &chk);
   }
-  /* The output file holds a scan that passed (or was not checked). */
-  if (a->output && r->verdict != CLI_VERIFY_FAILED) {
-    int rc = cli_write_output(a->output, st->out, st->n * osize);
-    if (rc != 0)
-      return rc;
-    r->output = a->output;
-  }
-  return 0;
+  return write_output(st, st->n * osize);
 }
 
 /* One warm-up and --repeat timed segmented reductions; the last results
@@ -458,28 +465,9 @@ static int run_segments(run_state *st) {
                                 st->offsets, S, st->out, r->timing.error_depth,
                                 &chk))
       return out_of_memory(st->n, rsize, "reference values");
-    clr_segments_check last; /* the last segment alone, for its reference */
-    clr_ref_segments_check(
-        a->map, a->op, a->type, rt, st->data, st->offsets + S - 1, 1,
-        (const char *)st->out + (S - 1) * rsize, r->timing.error_depth, &last);
-    r->verdict = chk.ok ? CLI_VERIFY_PASSED : CLI_VERIFY_FAILED;
-    r->reference = last.ref_worst;
-    r->exact = chk.exact;
-    r->error = chk.worst_error;
-    r->bound = chk.worst_bound;
-    r->worst_index = chk.worst;
-    r->worst_ratio = chk.worst_ratio;
-    r->n_bad = chk.n_bad;
-    r->worst_result = chk.got_worst;
-    r->worst_reference = chk.ref_worst;
+    report_elements(r, &chk);
   }
-  if (a->output && r->verdict != CLI_VERIFY_FAILED) {
-    int rc = cli_write_output(a->output, st->out, S * rsize);
-    if (rc != 0)
-      return rc;
-    r->output = a->output;
-  }
-  return 0;
+  return write_output(st, S * rsize);
 }
 
 /* The one line on stderr for a failed verification (the report on stdout
@@ -491,24 +479,26 @@ static void verify_failure_message(const run_state *st) {
   char got[64], want[64], outnote[64] = "";
   if (r->is_scan || r->segments) {
     const char *unit = r->segments ? "segment" : "element";
+    const char *where = r->segments ? "segment" : "index";
     size_t count = r->segments ? r->segments : r->n;
-    clr_value_format(&r->worst_result, got, sizeof got);
-    clr_value_format(&r->worst_reference, want, sizeof want);
+    clr_value_format(&r->elements.got_worst, got, sizeof got);
+    clr_value_format(&r->elements.ref_worst, want, sizeof want);
     if (a->output)
       snprintf(outnote, sizeof outnote, "; --output not written");
     if (r->exact)
       cli_error("verification failed (%s%s%s): %zu of %zu %ss differ from "
-                "the reference, first %s %zu: result %s, reference %s%s",
+                "the reference, first at %s %zu: result %s, reference %s%s",
                 r->exclusive ? "exclusive " : "", st->what,
-                r->segments ? " by segment" : " scan", r->n_bad, count, unit,
-                unit, r->worst_index, got, want, outnote);
+                r->segments ? " by segment" : " scan", r->elements.n_bad, count,
+                unit, where, r->elements.worst_index, got, want, outnote);
     else
       cli_error("verification failed (%s%s%s): %zu of %zu %ss outside their "
-                "error bound, worst %s %zu: result %s, reference %s, error "
-                "%.3g, bound %.3g%s",
+                "error bound, worst at %s %zu: result %s, reference %s, "
+                "error %.3g, bound %.3g%s",
                 r->exclusive ? "exclusive " : "", st->what,
-                r->segments ? " by segment" : " scan", r->n_bad, count, unit,
-                unit, r->worst_index, got, want, r->error, r->bound, outnote);
+                r->segments ? " by segment" : " scan", r->elements.n_bad, count,
+                unit, where, r->elements.worst_index, got, want, r->error,
+                r->bound, outnote);
     return;
   }
   char runs[96] = "", gotr[192], wantr[192];

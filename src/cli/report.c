@@ -172,25 +172,27 @@ static void human_verification(FILE *f, const cli_report *r) {
   if (r->is_scan || r->segments) {
     const char *unit = r->segments ? "segment" : "element";
     size_t count = r->segments ? r->segments : r->n;
-    format_value(&r->worst_result, got, sizeof got);
-    format_value(&r->worst_reference, want, sizeof want);
+    format_value(&r->elements.got_worst, got, sizeof got);
+    format_value(&r->elements.ref_worst, want, sizeof want);
     if (r->exact) {
-      if (r->n_bad == 0)
+      if (r->elements.n_bad == 0)
         fprintf(f, "error:      exact match (all %zu %ss)\n", count, unit);
       else
         fprintf(f,
-                "error:      MISMATCH in %zu of %zu %ss, first %s %zu: got "
-                "%s, expected %s\n",
-                r->n_bad, count, unit, unit, r->worst_index, got, want);
+                "error:      MISMATCH in %zu of %zu %ss, first at %s %zu: "
+                "got %s, expected %s\n",
+                r->elements.n_bad, count, unit,
+                r->segments ? "segment" : "index", r->elements.worst_index, got,
+                want);
     } else {
       fprintf(f,
               "error:      worst %s %zu: got %s, expected %s, error %.3g, "
               "bound %.3g (%.3g of the bound)\n",
-              unit, r->worst_index, got, want, r->error, r->bound,
-              r->worst_ratio);
-      if (r->n_bad)
+              unit, r->elements.worst_index, got, want, r->error, r->bound,
+              r->elements.worst_ratio);
+      if (r->elements.n_bad)
         fprintf(f, "            %zu of %zu %ss are outside their bound\n",
-                r->n_bad, count, unit);
+                r->elements.n_bad, count, unit);
     }
     return;
   }
@@ -344,10 +346,11 @@ void cli_report_json(FILE *f, const cli_report *r) {
   }
   if (r->is_scan || r->segments) {
     if (verified) {
-      fprintf(f, ",\"worst_index\":%zu,\"worst_ratio\":", r->worst_index);
-      json_double(f, r->worst_ratio);
+      fprintf(f,
+              ",\"worst_index\":%zu,\"worst_ratio\":", r->elements.worst_index);
+      json_double(f, r->elements.worst_ratio);
       fprintf(f, ",\"bad_%s\":%zu", r->segments ? "segments" : "elements",
-              r->n_bad);
+              r->elements.n_bad);
     }
     json_field(f, "output", r->output);
   } else if (verified) {

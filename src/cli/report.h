@@ -4,6 +4,7 @@
 #define CLR_CLI_REPORT_H
 
 #include "clreduce.h"
+#include "scan_reference.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,10 +54,9 @@ typedef struct cli_report {
   double bound; /* allowed error there (0 when exact)                  */
   /* reductions: every run is checked */
   unsigned runs_checked, runs_failed, failed_run; /* failed_run: 1-based */
-  /* scans (elements), segmented reductions (segments) */
-  size_t worst_index, n_bad;
-  double worst_ratio;
-  clr_value worst_result, worst_reference;
+  /* scans: every element's check; segmented reductions: every
+   * segment's */
+  clr_scan_check elements;
 } cli_report;
 
 /* 1 for argmin, argmax and minmax results (a value and an index). */

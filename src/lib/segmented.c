@@ -83,6 +83,18 @@ static clr_status check_offsets(clr_context *ctx, const uint64_t *offsets,
   return CLR_OK;
 }
 
+/* The start of every segmented call: the options (the defaults for
+ * NULL), the checks of every reduction, then the segmented ones. */
+static clr_status start_segments(clr_context *ctx, const clr_options **opt,
+                                 clr_options *defaults, clr_op op,
+                                 clr_type type, const void *data,
+                                 const void *results, size_t n,
+                                 size_t n_segments) {
+  clr_status st = clr_start_work(ctx, opt, defaults, data, results,
+                                 "data and results", op, type, n, 0);
+  return st == CLR_OK ? check_segmented(ctx, *opt, op, n_segments) : st;
+}
+
 static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
                                 clr_op op, clr_type type, seg_plan *p) {
   memset(p, 0, sizeof *p);
@@ -393,10 +405,8 @@ static clr_status segments_host_call(clr_context *ctx, const clr_options *opt,
   clr_options defaults;
   seg_plan plan;
   double t0 = clr_now_ms();
-  clr_status st = clr_start_work(ctx, &opt, &defaults, data, results,
-                                 "data and results", op, type, n, 0);
-  if (st == CLR_OK)
-    st = check_segmented(ctx, opt, op, n_segments);
+  clr_status st = start_segments(ctx, &opt, &defaults, op, type, data, results,
+                                 n, n_segments);
   if (st == CLR_OK && !offsets)
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "offsets must not be NULL");
   if (st == CLR_OK)
@@ -487,10 +497,8 @@ static clr_status segments_buffer_call(clr_context *ctx, const clr_options *opt,
   clr_options defaults;
   seg_plan plan;
   double t0 = clr_now_ms();
-  clr_status st = clr_start_work(ctx, &opt, &defaults, data, results,
-                                 "data and results", op, type, n, 0);
-  if (st == CLR_OK)
-    st = check_segmented(ctx, opt, op, n_segments);
+  clr_status st = start_segments(ctx, &opt, &defaults, op, type, data, results,
+                                 n, n_segments);
   if (st == CLR_OK)
     st = clr_check_buffer(ctx, data, data_offset, n, type, CLR_ACCESS_READ,
                           "data");
@@ -506,14 +514,10 @@ static clr_status segments_buffer_call(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   st = check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n);
-  seg_launch_io io = {.data = data,
-                      .offsets = offsets,
-                      .out = results,
-                      .data_off = data_offset,
-                      .offsets_off = offsets_offset,
-                      .out_off = results_offset,
-                      .len = n,
-                      .closes = n_segments};
+  /* The whole range in one launch: every segment closes in it. */
+  seg_launch_io io = {
+      data,           offsets, results, data_offset, offsets_offset,
+      results_offset, 0,       n,       n_segments,  0};
   if (st == CLR_OK)
     st = seg_launch(ctx, &plan, &io);
   ctx->timing.chunks = 1;
