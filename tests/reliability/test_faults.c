@@ -42,8 +42,14 @@ typedef enum {
   CALL_REDUCE_HOST,
   CALL_REDUCE_BUFFER,
   CALL_SCAN_HOST,
-  CALL_SCAN_BUFFER
+  CALL_SCAN_BUFFER,
+  CALL_SEGMENTS_HOST,  /* clr_reduce_segments_host: segments of 0..200 */
+  CALL_SEGMENTS_BUFFER /* clr_reduce_segments_buffer, data at offset */
 } call_kind;
+
+static int is_segmented(call_kind k) {
+  return k == CALL_SEGMENTS_HOST || k == CALL_SEGMENTS_BUFFER;
+}
 
 typedef struct fcase {
   const char *name;
@@ -78,6 +84,13 @@ static const fcase cases[] = {
      0, 0, 0, 0},
     {"scan decoupled int sum with carry", CALL_SCAN_HOST, CLR_SCAN_DECOUPLED,
      CLR_SUM, CLR_INT, 1001, 8, 4, 0, CLR_LAYOUT_AUTO, 0, 0, 1, 0},
+    /* coarse: the units each work-item takes, few enough for a carry
+     * pyramid of two levels */
+    {"segments int sum", CALL_SEGMENTS_HOST, CLR_REDUCE_COARSE, CLR_SUM,
+     CLR_INT, 4001, 8, 2, 0, CLR_LAYOUT_AUTO, 0, 0, 0, 0},
+    {"segments_buffer float max at offset 5", CALL_SEGMENTS_BUFFER,
+     CLR_REDUCE_COARSE, CLR_MAX, CLR_FLOAT, 3001, 4, 3, 0, CLR_LAYOUT_AUTO, 0,
+     0, 0, 5},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -86,19 +99,50 @@ typedef struct prepared {
   const fcase *c;
   unsigned char *in, *out, *want, carry[8];
   clr_reference ref;
-  cl_mem mem_in, mem_out; /* buffer cases: created before arming */
+  uint64_t *offsets; /* segment cases: segments + 1 of them */
+  size_t segments;
+  cl_mem mem_in, mem_out, mem_off; /* buffer cases: made before arming */
 } prepared;
+
+/* Segments of lengths 0 to 200 in a fixed cycle over n elements, and
+ * each one's result (exact: tu_fill_exact data) in p->want. */
+static void prepare_segments(prepared *p) {
+  static const size_t lengths[] = {0, 3, 1, 50, 0, 200, 7, 129};
+  const fcase *c = p->c;
+  size_t es = clr_type_size(c->type), at = 0, s = 0;
+  clr_type rt = clr_result_type(c->op, c->type, 0);
+  p->offsets = tu_xmalloc((c->n + 2) * sizeof *p->offsets);
+  p->offsets[0] = 0;
+  while (at < c->n) {
+    size_t len = lengths[s % (sizeof lengths / sizeof *lengths)];
+    at = at + len > c->n ? c->n : at + len;
+    p->offsets[++s] = at;
+  }
+  p->segments = s;
+  for (s = 0; s < p->segments; s++) {
+    size_t a = (size_t)p->offsets[s], len = (size_t)p->offsets[s + 1] - a;
+    clr_reference ref;
+    ref.value = clr_identity(c->op, rt);
+    if (len)
+      clr_ref_reduce(c->op, c->type, 0, p->in + (c->offset + a) * es, len,
+                     &ref);
+    memcpy(p->want + s * clr_type_size(rt), &ref.value.v, clr_type_size(rt));
+  }
+}
 
 static void prepare_case(const fcase *c, prepared *p) {
   size_t es = clr_type_size(c->type), total = c->n + c->offset;
   memset(p, 0, sizeof *p);
   p->c = c;
   p->in = tu_xmalloc(total * es);
-  p->out = tu_xmalloc(total * es);
-  p->want = tu_xmalloc(total * es);
+  /* room for a scan's output, or a result (of up to 8 bytes) a segment */
+  p->out = tu_xmalloc(total * 8);
+  p->want = tu_xmalloc(total * 8);
   tu_fill_exact(c->type, c->op, p->in, total, (uint64_t)c->n);
   tu_fill_exact(c->type, c->op, p->carry, 1, 7);
-  if (c->call == CALL_REDUCE_HOST || c->call == CALL_REDUCE_BUFFER)
+  if (is_segmented(c->call))
+    prepare_segments(p);
+  else if (c->call == CALL_REDUCE_HOST || c->call == CALL_REDUCE_BUFFER)
     clr_ref_reduce(c->op, c->type, 0, p->in + c->offset * es, c->n, &p->ref);
   else
     tu_scan_ref(c->op, c->type, c->exclusive, c->carry ? p->carry : NULL, p->in,
@@ -106,6 +150,7 @@ static void prepare_case(const fcase *c, prepared *p) {
 }
 
 static void free_case(prepared *p) {
+  free(p->offsets);
   free(p->in);
   free(p->out);
   free(p->want);
@@ -127,28 +172,38 @@ static void make_buffers(clr_context *ctx, prepared *p) {
   const fcase *c = p->c;
   size_t es = clr_type_size(c->type), bytes = (c->n + c->offset) * es;
   cl_int err;
-  p->mem_in = p->mem_out = NULL;
-  if (c->call != CALL_REDUCE_BUFFER && c->call != CALL_SCAN_BUFFER)
+  p->mem_in = p->mem_out = p->mem_off = NULL;
+  if (c->call != CALL_REDUCE_BUFFER && c->call != CALL_SCAN_BUFFER &&
+      c->call != CALL_SEGMENTS_BUFFER)
     return;
   p->mem_in = clCreateBuffer(clr_context_cl_context(ctx),
                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                              p->in, &err);
   if (err != CL_SUCCESS)
     tu_die("clCreateBuffer (test data): %d", (int)err);
-  if (c->call == CALL_SCAN_BUFFER) {
+  if (c->call == CALL_SCAN_BUFFER || c->call == CALL_SEGMENTS_BUFFER) {
     p->mem_out = clCreateBuffer(clr_context_cl_context(ctx), CL_MEM_READ_WRITE,
-                                bytes, NULL, &err);
+                                (c->n + c->offset) * 8, NULL, &err);
     if (err != CL_SUCCESS)
       tu_die("clCreateBuffer (test output): %d", (int)err);
+  }
+  if (c->call == CALL_SEGMENTS_BUFFER) {
+    p->mem_off = clCreateBuffer(
+        clr_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+        (p->segments + 1) * sizeof *p->offsets, p->offsets, &err);
+    if (err != CL_SUCCESS)
+      tu_die("clCreateBuffer (test offsets): %d", (int)err);
   }
 }
 
 static void free_buffers(prepared *p) {
+  if (p->mem_off)
+    clReleaseMemObject(p->mem_off);
   if (p->mem_out)
     clReleaseMemObject(p->mem_out);
   if (p->mem_in)
     clReleaseMemObject(p->mem_in);
-  p->mem_in = p->mem_out = NULL;
+  p->mem_in = p->mem_out = p->mem_off = NULL;
 }
 
 /* The library call alone (what faults are injected into). */
@@ -171,9 +226,17 @@ static clr_status run_call(clr_context *ctx, prepared *p, clr_value *got) {
     }
     memset(p->out, 0xA5, c->n * es);
     return clr_scan_host(ctx, &o, c->op, c->type, p->in, p->out, c->n);
-  default:
+  case CALL_SCAN_BUFFER:
     return clr_scan_buffer(ctx, &o, c->op, c->type, p->mem_in, p->mem_out,
                            c->n);
+  case CALL_SEGMENTS_HOST:
+    memset(p->out, 0xA5, p->segments * 8);
+    return clr_reduce_segments_host(ctx, &o, c->op, c->type, p->in, c->n,
+                                    p->offsets, p->segments, p->out);
+  default:
+    return clr_reduce_segments_buffer(ctx, &o, c->op, c->type, p->mem_in,
+                                      c->offset, c->n, p->mem_off, 0,
+                                      p->segments, p->mem_out, 0);
   }
 }
 
@@ -192,21 +255,26 @@ static int answer_ok(clr_context *ctx, prepared *p, const clr_value *got,
              tu_fmtv(p->ref.value, b, sizeof b));
     return chk.ok && got->type == p->ref.value.type;
   }
-  if (c->call == CALL_SCAN_BUFFER) {
-    cl_int err = clEnqueueReadBuffer(clr_context_queue(ctx), p->mem_out,
-                                     CL_TRUE, 0, c->n * clr_type_size(c->type),
-                                     p->out, 0, NULL, NULL);
+  /* Scans: an element of the input type each; segments: a result each. */
+  clr_type t =
+      is_segmented(c->call) ? clr_result_type(c->op, c->type, 0) : c->type;
+  size_t count = is_segmented(c->call) ? p->segments : c->n;
+  if (c->call == CALL_SCAN_BUFFER || c->call == CALL_SEGMENTS_BUFFER) {
+    cl_int err =
+        clEnqueueReadBuffer(clr_context_queue(ctx), p->mem_out, CL_TRUE, 0,
+                            count * clr_type_size(t), p->out, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
       snprintf(why, size, "reading the output back failed (%d)", (int)err);
       return 0;
     }
   }
-  size_t i = tu_first_diff(c->type, p->out, p->want, c->n);
-  if (i < c->n)
-    snprintf(why, size, "element %zu is %s, want %s", i,
-             tu_fmtv(clr_value_at(c->type, p->out, i), a, sizeof a),
-             tu_fmtv(clr_value_at(c->type, p->want, i), b, sizeof b));
-  return i == c->n;
+  size_t i = tu_first_diff(t, p->out, p->want, count);
+  if (i < count)
+    snprintf(why, size, "%s %zu is %s, want %s",
+             is_segmented(c->call) ? "segment" : "element", i,
+             tu_fmtv(clr_value_at(t, p->out, i), a, sizeof a),
+             tu_fmtv(clr_value_at(t, p->want, i), b, sizeof b));
+  return i == count;
 }
 
 /* ------------------------------------------------------------ contexts */
@@ -321,7 +389,8 @@ static int judge(clr_context *ctx, prepared *p, fs_fn fn, unsigned long k,
   /* Whatever the outcome, nothing the call enqueued may still be waiting
    * to run when it returns: it could read or write the caller's arrays
    * after the caller has reused or freed them. */
-  if (p->c->call == CALL_REDUCE_HOST || p->c->call == CALL_SCAN_HOST) {
+  if (p->c->call == CALL_REDUCE_HOST || p->c->call == CALL_SCAN_HOST ||
+      p->c->call == CALL_SEGMENTS_HOST) {
     if (st == CLR_OK)
       tu_check(!pending, "%s: returned CLR_OK with commands still queued",
                what);
