@@ -7,31 +7,13 @@
 #   scripts/transform-measure.sh [OUTDIR]      (REPEAT=50 by default)
 # On the lent NVIDIA machines the OpenCL ICD is registered first.
 set -u
-out=${1:-${OUT:-/tmp/clreduce-transform}}
-mkdir -p "$out" /etc/OpenCL/vendors 2>/dev/null
-if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 ] ||
-  ldconfig -p 2>/dev/null | grep -q libnvidia-opencl; then
-  [ -f /etc/OpenCL/vendors/nvidia.icd ] ||
-    echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
-fi
-b=${BUILD:-/tmp/clreduce-transform-build}
-export CLREDUCE_CACHE_DIR=${CLREDUCE_CACHE_DIR:-/tmp/clreduce-transform-cache}
-rm -rf "$b"
-meson setup "$b" --buildtype=release >"$out/setup.log" 2>&1 &&
-  ninja -C "$b" >"$out/build.log" 2>&1 || {
-  tail -n 30 "$out/setup.log" "$out/build.log"
-  exit 1
-}
-cli=$b/src/cli/clreduce bench=$b/src/bench/clreduce-bench
+. "$(dirname "$0")/measure-common.sh"
+measure_build transform "${1:-}"
 r=${REPEAT:-50}
 $cli --list-devices | head -4
 # 1. Correctness on the device.
-if [ "${TESTS:-true}" = true ]; then
-  timeout ${TEST_TIMEOUT:-300} meson test -C "$b" --num-processes 4 \
-    transform-indexed transform-maps transform-dot transform-half \
-    transform-errors transform-cli >"$out/tests.log" 2>&1
-  grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout):" "$out/tests.log"
-fi
+measure_tests transform-indexed transform-maps transform-dot transform-half \
+  transform-errors transform-cli
 # 2. clreduce-bench rows at 1e8 (each row prints the streaming read of the
 #    bytes it reads first).
 row() {
@@ -39,32 +21,20 @@ row() {
   $bench "$@" --kernels=coarse --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
     tail -2
 }
-# One row a line: the options of clreduce-bench.
-while IFS= read -r line; do
+# The rows: the options of clreduce-bench, grouped (a line a group).
+rows=(
+  --op=sum --op=argmax --op=argmin --op=minmax
+  "--op=argmax --type=int" "--op=argmax --type=double"
+  "--op=minmax --type=double"
+  --map=square "--map=abs --op=argmax" --dot "--dot --type=double"
+  --type=half "--type=half --op=max" "--type=half --op=argmax"
+  "--type=half --op=minmax"
+  --op=mean "--op=mean --type=int" --op=max "--op=min --type=double"
+  "--map='x > 0.5f'" "--map='(i % 2 == 0) ? x : 0.0f'"
+)
+for line in "${rows[@]}"; do
   eval "row $line"
-done <<'ROWS'
---op=sum
---op=argmax
---op=argmin
---op=minmax
---op=argmax --type=int
---op=argmax --type=double
---op=minmax --type=double
---map=square
---map=abs --op=argmax
---dot
---dot --type=double
---type=half
---type=half --op=max
---type=half --op=argmax
---type=half --op=minmax
---op=mean
---op=mean --type=int
---op=max
---op=min --type=double
---map='x > 0.5f'
---map='(i % 2 == 0) ? x : 0.0f'
-ROWS
+done
 # 3. Whole commands, verified.
 cmd() {
   echo "== clreduce $* --n=1e8 --repeat=20"

@@ -223,56 +223,64 @@ static void test_all_equal(void) {
   adv("all 7", CLR_AND, CLR_INT, buf, n, &w, 1);
 }
 
+/* An op and the result it must give on the data at hand. */
+typedef struct expect {
+  clr_op op;
+  clr_value want;
+} expect;
+
+/* adv with each expectation in turn over the same n elements of buf. */
+static void adv_each(const char *label, clr_type t, size_t n, const expect *e,
+                     size_t count) {
+  for (size_t i = 0; i < count; i++)
+    adv(label, e[i].op, t, buf, n, &e[i].want, 1);
+}
+
+#define N_EXPECT(e) (sizeof(e) / sizeof((e)[0]))
+
 static void test_int_extremes(void) {
   size_t n = 1001; /* odd: 501 of the first value, 500 of the second */
   /* int: INT32_MIN, INT32_MAX alternating. */
   for (size_t i = 0; i < n; i++)
     ((int32_t *)buf)[i] = i % 2 ? INT32_MAX : INT32_MIN;
-  clr_value w = tu_int_value(CLR_LONG, 501 * (int64_t)INT32_MIN +
-                                           500 * (int64_t)INT32_MAX);
-  adv("INT_MIN, INT_MAX alternating", CLR_SUM, CLR_INT, buf, n, &w, 1);
-  w = tu_int_value(CLR_INT, INT32_MIN);
-  adv("INT_MIN, INT_MAX alternating", CLR_MIN, CLR_INT, buf, n, &w, 1);
-  w = tu_int_value(CLR_INT, INT32_MAX);
-  adv("INT_MIN, INT_MAX alternating", CLR_MAX, CLR_INT, buf, n, &w, 1);
-  /* product: (-2^31)^501 * (2^31-1)^500 wraps to 0 in 64 bits. */
-  w = tu_int_value(CLR_LONG, 0);
-  adv("INT_MIN, INT_MAX alternating", CLR_PROD, CLR_INT, buf, n, &w, 1);
-  w = tu_int_value(CLR_INT, 1);
-  adv("INT_MIN, INT_MAX alternating", CLR_AND, CLR_INT, buf, n, &w, 1);
+  const expect ints[] = {
+      {CLR_SUM, tu_int_value(CLR_LONG, 501 * (int64_t)INT32_MIN +
+                                           500 * (int64_t)INT32_MAX)},
+      {CLR_MIN, tu_int_value(CLR_INT, INT32_MIN)},
+      {CLR_MAX, tu_int_value(CLR_INT, INT32_MAX)},
+      /* product: (-2^31)^501 * (2^31-1)^500 wraps to 0 in 64 bits. */
+      {CLR_PROD, tu_int_value(CLR_LONG, 0)},
+      {CLR_AND, tu_int_value(CLR_INT, 1)}};
+  adv_each("INT_MIN, INT_MAX alternating", CLR_INT, n, ints, N_EXPECT(ints));
   /* uint: 0, UINT32_MAX. */
   for (size_t i = 0; i < n; i++)
     ((uint32_t *)buf)[i] = i % 2 ? UINT32_MAX : 0;
-  w = tu_int_value(CLR_ULONG, (int64_t)(500 * (uint64_t)UINT32_MAX));
-  adv("0, UINT_MAX alternating", CLR_SUM, CLR_UINT, buf, n, &w, 1);
-  w = tu_int_value(CLR_UINT, 0);
-  adv("0, UINT_MAX alternating", CLR_MIN, CLR_UINT, buf, n, &w, 1);
-  w = tu_int_value(CLR_UINT, (int64_t)UINT32_MAX);
-  adv("0, UINT_MAX alternating", CLR_MAX, CLR_UINT, buf, n, &w, 1);
-  w = tu_int_value(CLR_INT, 0);
-  adv("0, UINT_MAX alternating", CLR_AND, CLR_UINT, buf, n, &w, 1);
-  w = tu_int_value(CLR_INT, 1);
-  adv("0, UINT_MAX alternating", CLR_OR, CLR_UINT, buf, n, &w, 1);
+  const expect uints[] = {
+      {CLR_SUM, tu_int_value(CLR_ULONG, (int64_t)(500 * (uint64_t)UINT32_MAX))},
+      {CLR_MIN, tu_int_value(CLR_UINT, 0)},
+      {CLR_MAX, tu_int_value(CLR_UINT, (int64_t)UINT32_MAX)},
+      {CLR_AND, tu_int_value(CLR_INT, 0)},
+      {CLR_OR, tu_int_value(CLR_INT, 1)}};
+  adv_each("0, UINT_MAX alternating", CLR_UINT, n, uints, N_EXPECT(uints));
   /* long: INT64_MIN, INT64_MAX: the sum wraps. */
   for (size_t i = 0; i < n; i++)
     ((int64_t *)buf)[i] = i % 2 ? INT64_MAX : INT64_MIN;
   uint64_t s = 501 * (uint64_t)INT64_MIN + 500 * (uint64_t)INT64_MAX;
-  w = tu_int_value(CLR_LONG, (int64_t)s); /* = INT64_MIN - 500 wrapped */
-  adv("INT64_MIN, INT64_MAX alternating", CLR_SUM, CLR_LONG, buf, n, &w, 1);
-  w = tu_int_value(CLR_LONG, INT64_MIN);
-  adv("INT64_MIN, INT64_MAX alternating", CLR_MIN, CLR_LONG, buf, n, &w, 1);
-  w = tu_int_value(CLR_LONG, INT64_MAX);
-  adv("INT64_MIN, INT64_MAX alternating", CLR_MAX, CLR_LONG, buf, n, &w, 1);
+  const expect longs[] = {
+      {CLR_SUM, tu_int_value(CLR_LONG, (int64_t)s)}, /* INT64_MIN - 500 */
+      {CLR_MIN, tu_int_value(CLR_LONG, INT64_MIN)},
+      {CLR_MAX, tu_int_value(CLR_LONG, INT64_MAX)}};
+  adv_each("INT64_MIN, INT64_MAX alternating", CLR_LONG, n, longs,
+           N_EXPECT(longs));
   /* ulong: 0, UINT64_MAX: sum = 500 * (2^64 - 1) mod 2^64 = 2^64 - 500. */
   for (size_t i = 0; i < n; i++)
     ((uint64_t *)buf)[i] = i % 2 ? UINT64_MAX : 0;
-  w = tu_int_value(CLR_ULONG, -500);
-  adv("0, UINT64_MAX alternating", CLR_SUM, CLR_ULONG, buf, n, &w, 1);
-  w = tu_int_value(CLR_ULONG, 0);
-  adv("0, UINT64_MAX alternating", CLR_MIN, CLR_ULONG, buf, n, &w, 1);
-  adv("0, UINT64_MAX alternating", CLR_PROD, CLR_ULONG, buf, n, &w, 1);
-  w = tu_int_value(CLR_ULONG, -1);
-  adv("0, UINT64_MAX alternating", CLR_MAX, CLR_ULONG, buf, n, &w, 1);
+  const expect ulongs[] = {{CLR_SUM, tu_int_value(CLR_ULONG, -500)},
+                           {CLR_MIN, tu_int_value(CLR_ULONG, 0)},
+                           {CLR_PROD, tu_int_value(CLR_ULONG, 0)},
+                           {CLR_MAX, tu_int_value(CLR_ULONG, -1)}};
+  adv_each("0, UINT64_MAX alternating", CLR_ULONG, n, ulongs, N_EXPECT(ulongs));
+  clr_value w = tu_int_value(CLR_ULONG, -1);
   /* UINT64_MAX^1001 = (-1)^1001 = UINT64_MAX. */
   for (size_t i = 0; i < n; i++)
     ((uint64_t *)buf)[i] = UINT64_MAX;
@@ -350,6 +358,18 @@ static int device_flushes(clr_type t) {
   return clr_ref_device_flushes(dev, t);
 }
 
+/* Whether the call on kernel k gave CLR_OK (a check); then its timing in
+ * tm.  kind: "" for reductions, " scan" for scans (in the message). */
+static int ran_ok(clr_status s, const char *label, const char *kind,
+                  clr_kernel k, clr_timing *tm) {
+  if (!TU_CHECK(s == CLR_OK, "%s%s %s: %s (%s)", label, kind,
+                clr_kernel_name(k), clr_status_name(s), clr_context_error(ctx)))
+    return 0;
+  memset(tm, 0, sizeof *tm);
+  clr_last_timing(ctx, tm);
+  return 1;
+}
+
 /* A float/double sum or product whose partials underflow, on every
  * reduction kernel: the device's answer must pass the reference check
  * (with its absolute underflow term), and so must `want` when given (an
@@ -375,18 +395,14 @@ static void underflow_case(const char *label, clr_op op, clr_type t,
       clr_value got;
       clr_timing tm;
       memset(&got, 0, sizeof got);
-      memset(&tm, 0, sizeof tm);
       clr_status s = clr_reduce_host(ctx, &o, op, t, data, n, &got);
       if (!tu_type_available(t)) {
         TU_CHECK(s == CLR_ERR_NO_FP64, "%s: no fp64: %s", label,
                  clr_status_name(s));
         continue;
       }
-      if (!TU_CHECK(s == CLR_OK, "%s %s: %s (%s)", label,
-                    clr_kernel_name(o.kernel), clr_status_name(s),
-                    clr_context_error(ctx)))
+      if (!ran_ok(s, label, "", o.kernel, &tm))
         continue;
-      clr_last_timing(ctx, &tm);
       clr_check chk;
       clr_ref_check(&ref, &got, tm.error_depth, &chk);
       char gb[64], wb[64];
@@ -429,13 +445,9 @@ static void underflow_scan(const char *label, clr_op op, clr_type t,
     clr_options_init(&o);
     o.kernel = scans[ki];
     clr_timing tm;
-    memset(&tm, 0, sizeof tm);
     clr_status s = clr_scan_host(ctx, &o, op, t, data, out, n);
-    if (!TU_CHECK(s == CLR_OK, "%s scan %s: %s (%s)", label,
-                  clr_kernel_name(o.kernel), clr_status_name(s),
-                  clr_context_error(ctx)))
+    if (!ran_ok(s, label, " scan", o.kernel, &tm))
       continue;
-    clr_last_timing(ctx, &tm);
     clr_scan_check chk;
     clr_ref_scan_check_flush(op, t, 0, data, out, n, tm.error_depth,
                              device_flushes(t), &chk);

@@ -8,6 +8,7 @@
  *
  *   test_api --kernel-src=DIR --version=X.Y.Z
  *   test_api --overflow      (n * element size beyond SIZE_MAX) */
+#include "test_files.h"
 #include "test_util.h"
 
 #include <dirent.h>
@@ -823,51 +824,15 @@ static void test_option_validation(clr_context *ctx) {
 
 /* ------------------------------------------------------------ files */
 
-static int copy_file(const char *from, const char *to, const char *append) {
-  FILE *in = fopen(from, "rb");
-  if (!in)
-    return -1;
-  FILE *out = fopen(to, "wb");
-  if (!out) {
-    fclose(in);
-    return -1;
-  }
-  char buf[8192];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-    fwrite(buf, 1, got, out);
-  if (append)
-    fputs(append, out);
-  fclose(in);
-  return fclose(out);
-}
-
-/* Copy every file of src into a fresh temporary directory; the file named
- * corrupt (if any) gets text appended.  Returns the malloc'ed dir. */
+/* Copy every file of the kernel directory into a fresh temporary
+ * directory; the file named corrupt (if any) gets text appended.  Returns
+ * the malloc'ed dir. */
 static char *copy_kernels(const char *corrupt, const char *append) {
   char tmpl[] = "/tmp/clreduce-test-kernels-XXXXXX";
   char *dir = mkdtemp(tmpl);
   if (!dir)
     tu_die("mkdtemp: %s", strerror(errno));
-  DIR *d = opendir(kernel_src);
-  if (!d)
-    tu_die("cannot open kernel dir %s: %s", kernel_src, strerror(errno));
-  struct dirent *e;
-  size_t copied = 0;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.')
-      continue;
-    char from[4096], to[4096];
-    snprintf(from, sizeof from, "%s/%s", kernel_src, e->d_name);
-    snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
-    int bad = corrupt && strcmp(e->d_name, corrupt) == 0;
-    if (copy_file(from, to, bad ? append : NULL) != 0)
-      tu_die("cannot copy %s to %s", from, to);
-    copied++;
-  }
-  closedir(d);
-  if (copied == 0)
-    tu_die("no kernel files in %s", kernel_src);
+  tf_copy_dir(kernel_src, dir, corrupt, append);
   char *r = tu_xmalloc(strlen(dir) + 1);
   strcpy(r, dir);
   return r;

@@ -27,6 +27,7 @@
  * reference of src/check.
  *
  *   test_cache_tuning --work-dir=DIR [--kernel-dir=DIR] [-v] */
+#include "test_files.h"
 #include "test_plain.h"
 #include "test_util.h"
 
@@ -59,19 +60,20 @@ static char *xstrdup(const char *s) {
   return p;
 }
 
+/* mkdir -p: dir, after its missing parents. */
 static void mkdir_p(const char *dir) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s", dir);
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = '\0';
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-      tu_die("mkdir %s: %s", tmp, strerror(errno));
-    *p = '/';
+  struct stat st;
+  if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+    return;
+  const char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    char *parent = xstrdup(dir);
+    parent[slash - dir] = '\0';
+    mkdir_p(parent);
+    free(parent);
   }
-  if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-    tu_die("mkdir %s: %s", tmp, strerror(errno));
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+    tu_die("mkdir %s: %s", dir, strerror(errno));
 }
 
 /* A fresh directory <work dir>/<name>-XXXXXX (malloc'ed). */
@@ -111,42 +113,35 @@ static void remove_tree(const char *dir) {
   rmdir(dir);
 }
 
+/* The end of a case: its directory removed, and the paths of the
+ * directory and the cache inside it (NULL: none) freed. */
+static void end_case(char *dir, char *cache) {
+  free(cache);
+  remove_tree(dir);
+  free(dir);
+}
+
 static void write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
   if (!f || fputs(text, f) < 0 || fclose(f) != 0)
     tu_die("cannot write %s: %s", path, strerror(errno));
 }
 
-/* Whole file into a malloc'ed buffer; NULL when unreadable. */
+/* Writes text as the file name of the directory dir; returns its path
+ * (malloc'ed). */
+static char *write_file_in(const char *dir, const char *name,
+                           const char *text) {
+  char *path = join(dir, name);
+  write_text(path, text);
+  return path;
+}
+
 /* A copy of the kernel directory; when name is set, that file gets text
  * appended. */
 static char *copy_kernels(const char *into, const char *name,
                           const char *append) {
   mkdir_p(into);
-  DIR *d = opendir(kernel_src);
-  if (!d)
-    tu_die("cannot open kernel dir %s: %s", kernel_src, strerror(errno));
-  struct dirent *e;
-  size_t copied = 0;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.')
-      continue;
-    char from[4096], to[4096];
-    size_t len;
-    snprintf(from, sizeof from, "%s/%s", kernel_src, e->d_name);
-    snprintf(to, sizeof to, "%s/%s", into, e->d_name);
-    unsigned char *text = tu_read_file(from, &len);
-    FILE *f = fopen(to, "wb");
-    if (!text || !f || fwrite(text, 1, len, f) != len ||
-        (name && strcmp(name, e->d_name) == 0 && fputs(append, f) < 0) ||
-        fclose(f) != 0)
-      tu_die("cannot copy %s to %s", from, to);
-    free(text);
-    copied++;
-  }
-  closedir(d);
-  if (copied == 0)
-    tu_die("no kernel files in %s", kernel_src);
+  tf_copy_dir(kernel_src, into, name, append);
   return xstrdup(into);
 }
 
@@ -167,6 +162,16 @@ typedef struct listing {
   size_t others;   /* anything else but the tuning/ directory */
   char other[256]; /* the name of one of them */
 } listing;
+
+/* The file name of the cache directory cache, whole (malloc'ed; NULL when
+ * unreadable), its size in *len. */
+static unsigned char *read_entry(const char *cache, const char *name,
+                                 size_t *len) {
+  char p[4096];
+  snprintf(p, sizeof p, "%s/%s", cache, name);
+  *len = 0;
+  return tu_read_file(p, len);
+}
 
 static void list_cache(const char *dir, listing *l) {
   memset(l, 0, sizeof *l);
@@ -338,10 +343,8 @@ static void test_cache_fill_and_damage(void) {
            "empty cache: no temporary or foreign files left (%zu, e.g. %s)",
            l1.others, l1.other);
   for (size_t i = 0; i < l1.n; i++) {
-    char p[4096];
-    size_t len = 0;
-    snprintf(p, sizeof p, "%s/%s", cache, l1.e[i].name);
-    unsigned char *b = tu_read_file(p, &len);
+    size_t len;
+    unsigned char *b = read_entry(cache, l1.e[i].name, &len);
     TU_CHECK(b && len > 24 && memcmp(b, MAGIC, 8) == 0,
              "entry %s starts with the cache magic (%zu bytes)", l1.e[i].name,
              len);
@@ -432,10 +435,8 @@ static void test_cache_fill_and_damage(void) {
            "%zu others)",
            l2.n, l3.n, l3.others);
   for (size_t i = 0; i < l2.n; i++) {
-    char p[4096];
-    size_t len = 0;
-    snprintf(p, sizeof p, "%s/%s", cache, l2.e[i].name);
-    unsigned char *b = tu_read_file(p, &len);
+    size_t len;
+    unsigned char *b = read_entry(cache, l2.e[i].name, &len);
     const entry *now = find_entry(&l3, l2.e[i].name);
     TU_CHECK(b && len > 24 && memcmp(b, MAGIC, 8) == 0 &&
                  (len != planted_len[i] || memcmp(b, planted[i], len) != 0) &&
@@ -458,9 +459,7 @@ static void test_cache_fill_and_damage(void) {
 
   free(out1);
   free(out2);
-  free(cache);
-  remove_tree(dir);
-  free(dir);
+  end_case(dir, cache);
 }
 
 /* The key holds the source, not the kernel directory's path. */
@@ -522,18 +521,15 @@ static void test_cache_source_key(void) {
   TU_CHECK(l2.others == 0, "no temporary files (%s)", l2.other);
 
   free(out);
-  free(cache);
-  remove_tree(dir);
-  free(dir);
   free(same);
   free(changed);
+  end_case(dir, cache);
 }
 
 /* A cache directory that cannot be created or written: calls still work. */
 static void test_cache_unwritable(void) {
   char *dir = new_case_dir("cache-unwritable");
-  char *file = join(dir, "a-regular-file");
-  write_text(file, "not a directory\n");
+  char *file = write_file_in(dir, "a-regular-file", "not a directory\n");
   char *under = join(file, "cache");
   char *ro = join(dir, "read-only");
   mkdir_p(ro);
@@ -569,8 +565,7 @@ static void test_cache_unwritable(void) {
   free(file);
   free(under);
   free(ro);
-  remove_tree(dir);
-  free(dir);
+  end_case(dir, NULL);
 }
 
 /* ------------------------------------------------------------ entries */
@@ -695,10 +690,8 @@ static void test_cache_entry_damage(void) {
                 l0.n, l0.others))
     goto out;
   for (size_t i = 0; i < l0.n; i++) {
-    char p[4096];
-    size_t len = 0;
-    snprintf(p, sizeof p, "%s/%s", cache, l0.e[i].name);
-    unsigned char *b = tu_read_file(p, &len);
+    size_t len;
+    unsigned char *b = read_entry(cache, l0.e[i].name, &len);
     TU_CHECK(entry_valid(b, len, NULL, NULL),
              "entry %s is valid: magic, lengths, checksum (%zu bytes)",
              l0.e[i].name, len);
@@ -776,10 +769,8 @@ static void test_cache_entry_damage(void) {
              "%s: the same %zu entries, no temporary files (%zu, %zu others)",
              label, l0.n, l2.n, l2.others);
     for (size_t i = 0; i < l1.n; i++) {
-      char p[4096];
-      size_t len = 0;
-      snprintf(p, sizeof p, "%s/%s", cache, l1.e[i].name);
-      unsigned char *b = tu_read_file(p, &len);
+      size_t len;
+      unsigned char *b = read_entry(cache, l1.e[i].name, &len);
       const entry *now = find_entry(&l2, l1.e[i].name);
       TU_CHECK(
           entry_valid(b, len, NULL, NULL) && now && now->ino != l1.e[i].ino,
@@ -801,9 +792,7 @@ static void test_cache_entry_damage(void) {
            "(%zu logged)",
            damaged);
 out:
-  free(cache);
-  remove_tree(dir);
-  free(dir);
+  end_case(dir, cache);
 }
 
 /* ------------------------------------------------------------ tuning */
@@ -826,6 +815,15 @@ static clr_tuning tuning_of(clr_context *c) {
   memset(&t, 0, sizeof t);
   if (clr_get_tuning(c, &t) != CLR_OK)
     tu_die("clr_get_tuning failed");
+  return t;
+}
+
+/* The tuning a new context starts with, on the source tree's kernels and
+ * the cache directory cache ("" for none). */
+static clr_tuning tuning_at(const char *cache) {
+  clr_context *c = context_at(kernel_src, cache);
+  clr_tuning t = tuning_of(c);
+  clr_context_release(c);
   return t;
 }
 
@@ -873,23 +871,21 @@ static void test_tuning_files(void) {
            "scan.per_item=2\nscan.kernel=kogge-stone-db\ndecoupled.items=2\n"
            "decoupled.wg=32\n",
            shortm);
-  char *short_path = join(shipped, "a-short.txt");
-  write_text(short_path, buf);
+  char *short_path = write_file_in(shipped, "a-short.txt", buf);
   snprintf(buf, sizeof buf,
            "# long\nmatch = %s \nreduce.wg=64\nreduce.vec_bytes=8\n"
            "reduce.layout=strided\nreduce.groups_per_cu=2\nscan.wg=64\n"
            "scan.per_item=16\nscan.kernel=brent-kung\ndecoupled.wg=64\n",
            longm);
-  char *long_path = join(shipped, "m-long.txt");
-  write_text(long_path, buf);
+  char *long_path = write_file_in(shipped, "m-long.txt", buf);
   /* Longer still, but no substring of the device name: never chosen. */
-  char *other_path = join(shipped, "z-other.txt");
-  write_text(other_path, "match=clreduce-test-no-such-device-name-at-all-xyz\n"
-                         "reduce.wg=16\nscan.wg=16\n");
+  char *other_path =
+      write_file_in(shipped, "z-other.txt",
+                    "match=clreduce-test-no-such-device-name-at-all-xyz\n"
+                    "reduce.wg=16\nscan.wg=16\n");
   /* Not a .txt file: ignored even though it matches. */
   snprintf(buf, sizeof buf, "match=%s%s\nreduce.wg=8\n", longm, "");
-  char *not_txt = join(shipped, "zz-longest.conf");
-  write_text(not_txt, buf);
+  char *not_txt = write_file_in(shipped, "zz-longest.conf", buf);
 
   if (setenv("CLREDUCE_TUNING_DIR", shipped, 1) != 0)
     tu_die("setenv failed");
@@ -924,14 +920,12 @@ static void test_tuning_files(void) {
 
   /* With the longer file gone, the short one wins. */
   unlink(long_path);
-  c = context_at(kernel_src, cache);
-  t = tuning_of(c);
+  t = tuning_at(cache);
   TU_CHECK(strcmp(t.origin, short_path) == 0 && t.reduce_wg == 32 &&
                t.decoupled_items == 2 &&
                t.scan_kernel == CLR_SCAN_KOGGE_STONE_DB,
            "shipped: without the longer file the short match applies (%s)",
            t.origin);
-  clr_context_release(c);
 
   /* Alternatives ("a|b", as in data/tuning/pocl-cpu.txt): a file matches
    * when one of them is a substring of the device name, and ranks by the
@@ -943,28 +937,22 @@ static void test_tuning_files(void) {
            "match=%s|clreduce-test-no-such-device-name-at-all-xyz\n"
            "reduce.wg=40\n",
            shortm);
-  char *alt_tie = join(shipped, "zz-alt.txt");
-  write_text(alt_tie, buf);
-  c = context_at(kernel_src, cache);
-  t = tuning_of(c);
+  char *alt_tie = write_file_in(shipped, "zz-alt.txt", buf);
+  t = tuning_at(cache);
   TU_CHECK(strcmp(t.origin, short_path) == 0 && t.reduce_wg == 32,
            "shipped: a longer alternative that does not match adds nothing "
            "(origin %s, want %s)",
            t.origin, short_path);
-  clr_context_release(c);
   snprintf(buf, sizeof buf,
            "match=clreduce-test-no-such-device-name-at-all-xyz|%s|\n"
            "reduce.wg=48\n",
            alt4);
-  char *alt_win = join(shipped, "b-alt.txt");
-  write_text(alt_win, buf);
-  c = context_at(kernel_src, cache);
-  t = tuning_of(c);
+  char *alt_win = write_file_in(shipped, "b-alt.txt", buf);
+  t = tuning_at(cache);
   TU_CHECK(strcmp(t.origin, alt_win) == 0 && t.reduce_wg == 48,
            "shipped: the file whose matching alternative is longest wins "
            "(origin %s, want %s; reduce.wg %zu, want 48)",
            t.origin, alt_win, t.reduce_wg);
-  clr_context_release(c);
   unlink(alt_tie);
   unlink(alt_win);
   free(alt_tie);
@@ -1006,11 +994,9 @@ static void test_tuning_files(void) {
   clr_context_release(c);
 
   /* The user's file of another cache directory does not apply. */
-  c = context_at(kernel_src, "");
-  t = tuning_of(c);
+  t = tuning_at("");
   TU_CHECK(strcmp(t.origin, long_path) == 0,
            "no cache dir: the shipped file again (%s)", t.origin);
-  clr_context_release(c);
 
   if (setenv("CLREDUCE_TUNING_DIR", no_tuning_dir, 1) != 0)
     tu_die("setenv failed");
@@ -1020,9 +1006,7 @@ static void test_tuning_files(void) {
   free(other_path);
   free(not_txt);
   free(shipped);
-  free(cache);
-  remove_tree(dir);
-  free(dir);
+  end_case(dir, cache);
 }
 
 /* A damaged user file: good keys apply, bad values and unknown keys are
@@ -1111,9 +1095,7 @@ static void test_tuning_bad_values(void) {
   clr_context_release(c);
 
   free(out);
-  free(cache);
-  remove_tree(dir);
-  free(dir);
+  end_case(dir, cache);
 }
 
 /* clr_set_tuning: rejections leave the tuning as it was; accepted values
@@ -1135,61 +1117,36 @@ static void test_set_tuning(void) {
   TU_EXPECT_STATUS(clr_get_tuning(c, NULL), CLR_ERR_INVALID_ARGUMENT,
                    "clr_get_tuning(NULL out)");
 
+  /* Tunings to reject: t0 with one field out of range (and both
+   * work-group sizes changed, so that a partial apply would show), and one
+   * of all zeros. */
+  static const char *names[] = {
+      "reduce_wg=0",       "reduce_vec_bytes=0",     "reduce_layout=auto",
+      "reduce_layout=99",  "reduce_groups_per_cu=0", "scan_wg=0",
+      "scan_per_item=0",   "scan_kernel=coarse",     "scan_kernel=99",
+      "decoupled_items=0", "decoupled_items=65",     "decoupled_wg=0",
+      "everything zero"};
+  clr_tuning bad[13];
+  for (int k = 0; k < 12; k++) {
+    bad[k] = t0;
+    bad[k].reduce_wg = 32;
+    bad[k].scan_wg = 32;
+  }
+  bad[0].reduce_wg = 0;
+  bad[1].reduce_vec_bytes = 0;
+  bad[2].reduce_layout = CLR_LAYOUT_AUTO;
+  bad[3].reduce_layout = (clr_layout)99;
+  bad[4].reduce_groups_per_cu = 0;
+  bad[5].scan_wg = 0;
+  bad[6].scan_per_item = 0;
+  bad[7].scan_kernel = CLR_REDUCE_COARSE;
+  bad[8].scan_kernel = (clr_kernel)99;
+  bad[9].decoupled_items = 0;
+  bad[10].decoupled_items = 65;
+  bad[11].decoupled_wg = 0;
+  memset(&bad[12], 0, sizeof bad[12]);
   for (int k = 0; k < 13; k++) {
-    static const char *names[] = {
-        "reduce_wg=0",       "reduce_vec_bytes=0",     "reduce_layout=auto",
-        "reduce_layout=99",  "reduce_groups_per_cu=0", "scan_wg=0",
-        "scan_per_item=0",   "scan_kernel=coarse",     "scan_kernel=99",
-        "decoupled_items=0", "decoupled_items=65",     "decoupled_wg=0",
-        "everything zero"};
-    t = t0;
-    switch (k) {
-    case 0:
-      t.reduce_wg = 0;
-      break;
-    case 1:
-      t.reduce_vec_bytes = 0;
-      break;
-    case 2:
-      t.reduce_layout = CLR_LAYOUT_AUTO;
-      break;
-    case 3:
-      t.reduce_layout = (clr_layout)99;
-      break;
-    case 4:
-      t.reduce_groups_per_cu = 0;
-      break;
-    case 5:
-      t.scan_wg = 0;
-      break;
-    case 6:
-      t.scan_per_item = 0;
-      break;
-    case 7:
-      t.scan_kernel = CLR_REDUCE_COARSE;
-      break;
-    case 8:
-      t.scan_kernel = (clr_kernel)99;
-      break;
-    case 9:
-      t.decoupled_items = 0;
-      break;
-    case 10:
-      t.decoupled_items = 65;
-      break;
-    case 11:
-      t.decoupled_wg = 0;
-      break;
-    default:
-      memset(&t, 0, sizeof t);
-      break;
-    }
-    /* Everything else changed too, so a partial apply would show. */
-    if (k != 12) {
-      t.reduce_wg = k == 0 ? 0 : 32;
-      t.scan_wg = k == 5 ? 0 : 32;
-    }
-    clr_status s = clr_set_tuning(c, &t);
+    clr_status s = clr_set_tuning(c, &bad[k]);
     char what[128];
     snprintf(what, sizeof what, "clr_set_tuning(%s)", names[k]);
     TU_EXPECT_STATUS(s, CLR_ERR_INVALID_ARGUMENT, what);
@@ -1249,15 +1206,11 @@ static void test_set_tuning(void) {
   clr_context_release(c);
   TU_CHECK(access(user, F_OK) != 0,
            "clr_set_tuning writes no user tuning file");
-  c = context_at(kernel_src, cache);
-  got = tuning_of(c);
+  got = tuning_at(cache);
   TU_CHECK(tu_same_tuning(&got, &t0),
            "a new context starts from the files, not the set tuning");
-  clr_context_release(c);
 
-  free(cache);
-  remove_tree(dir);
-  free(dir);
+  end_case(dir, cache);
 }
 
 static void count_log(void *user, const char *msg) {
@@ -1339,9 +1292,7 @@ static void test_autotune(void) {
   clr_context_release(c);
 
   free(out);
-  free(cache);
-  remove_tree(dir);
-  free(dir);
+  end_case(dir, cache);
 }
 
 /* ------------------------------------------------------------ hostile files */
@@ -1429,12 +1380,10 @@ static void test_tuning_not_regular(void) {
     tu_die("setenv failed");
   ok &= child_run(cache, "a FIFO and a directory among the shipped files");
   if (ok) { /* would hang this process on a reader that blocks */
-    c = context_at(kernel_src, cache);
-    clr_tuning t = tuning_of(c);
+    clr_tuning t = tuning_at(cache);
     TU_CHECK(strcmp(t.origin, good) == 0 && t.reduce_groups_per_cu == 3,
              "shipped FIFO: the regular shipped file still applies (%s)",
              t.origin);
-    clr_context_release(c);
   }
   if (setenv("CLREDUCE_TUNING_DIR", no_tuning_dir, 1) != 0)
     tu_die("setenv failed");
@@ -1492,10 +1441,8 @@ static void test_tuning_not_regular(void) {
   free(subdir);
   free(good);
   free(tdir);
-  free(cache);
   free(shipped);
-  remove_tree(dir);
-  free(dir);
+  end_case(dir, cache);
 }
 
 /* The number after key in text, or dflt. */
@@ -1569,9 +1516,7 @@ static void test_tuning_tiny_scan(void) {
 
   free(out);
   free(tdir);
-  free(cache);
-  remove_tree(dir);
-  free(dir);
+  end_case(dir, cache);
 }
 
 /* ------------------------------------------------------------ main */
@@ -1641,28 +1586,29 @@ int main(int argc, char **argv) {
            defaults.origin);
   clr_context_release(c);
   printf("device: %s\n", device_name);
+  /* Each case, then a section line with the seconds it took. */
+  static const struct {
+    void (*run)(void);
+    const char *section;
+  } cases[] = {
+      {test_cache_fill_and_damage,
+       "binary cache: fill, reuse, damage, rewrite"},
+      {test_cache_source_key, "binary cache: keyed on the source"},
+      {test_cache_unwritable, "binary cache: unusable directory"},
+      {test_cache_entry_damage,
+       "binary cache: every position of an entry damaged"},
+      {test_tuning_files, "tuning: shipped and user files"},
+      {test_tuning_bad_values, "tuning: bad values"},
+      {test_tuning_not_regular, "tuning: FIFOs, devices and oversized files"},
+      {test_tuning_tiny_scan, "tuning: tiny scan tiles"},
+      {test_set_tuning, "tuning: clr_set_tuning"},
+      {test_autotune, "tuning: clr_autotune"},
+  };
   double t0 = now_s();
-
-  test_cache_fill_and_damage();
-  section("binary cache: fill, reuse, damage, rewrite", &t0);
-  test_cache_source_key();
-  section("binary cache: keyed on the source", &t0);
-  test_cache_unwritable();
-  section("binary cache: unusable directory", &t0);
-  test_cache_entry_damage();
-  section("binary cache: every position of an entry damaged", &t0);
-  test_tuning_files();
-  section("tuning: shipped and user files", &t0);
-  test_tuning_bad_values();
-  section("tuning: bad values", &t0);
-  test_tuning_not_regular();
-  section("tuning: FIFOs, devices and oversized files", &t0);
-  test_tuning_tiny_scan();
-  section("tuning: tiny scan tiles", &t0);
-  test_set_tuning();
-  section("tuning: clr_set_tuning", &t0);
-  test_autotune();
-  section("tuning: clr_autotune", &t0);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cases[i].run();
+    section(cases[i].section, &t0);
+  }
 
   remove_tree(no_tuning_dir);
   free(no_tuning_dir);

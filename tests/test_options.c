@@ -28,6 +28,14 @@ static const tu_op_data spread[] = {
 
 static void *buf;
 
+/* clr_options_init's defaults on kernel k. */
+static clr_options kernel_options(clr_kernel k) {
+  clr_options o;
+  clr_options_init(&o);
+  o.kernel = k;
+  return o;
+}
+
 /* A tiny reduction that must always work: the context is still usable. */
 static void check_usable(clr_context *ctx, const char *after) {
   int32_t x[5] = {1, 2, 3, 4, 5};
@@ -43,15 +51,13 @@ static void check_usable(clr_context *ctx, const char *after) {
 static clr_status run_case(clr_context *ctx, const clr_options *o,
                            const tu_op_data *ot, size_t n, int may_reject,
                            const char *label) {
-  tu_case c;
-  memset(&c, 0, sizeof c);
-  c.opt = *o;
-  c.op = ot->op;
-  c.type = ot->type;
-  c.n = n;
-  c.data = buf;
-  c.label = label;
-  c.exact_ref = tu_variant_exact(ot->variant, ot->op, ot->type);
+  tu_case c = {.label = label,
+               .opt = *o,
+               .op = ot->op,
+               .type = ot->type,
+               .data = buf,
+               .n = n,
+               .exact_ref = tu_variant_exact(ot->variant, ot->op, ot->type)};
   tu_fill(ot->op, ot->type, ot->variant, buf, n,
           tu_seed(o->kernel, ot->op * 16 + ot->type, n, o->wg_size));
   if (!may_reject || !tu_type_available(ot->type))
@@ -99,9 +105,7 @@ static void test_wg_sizes(clr_context *ctx) {
       int rejected = 0, accepted = 0, limited = 0;
       for (size_t pi = 0; pi < N_SPREAD; pi++) {
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-          clr_options o;
-          clr_options_init(&o);
-          o.kernel = tu_reduce_kernels[ki];
+          clr_options o = kernel_options(tu_reduce_kernels[ki]);
           o.wg_size = w;
           /* A kernel may allow less than the device's maximum (NVIDIA:
            * 256 for these kernels): the library must say so, and the case
@@ -163,9 +167,7 @@ static void test_coarse_cross(clr_context *ctx) {
         size_t failed_before = tu_failed;
         for (size_t pi = 0; pi < 2; pi++)
           for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-            clr_options o;
-            clr_options_init(&o);
-            o.kernel = CLR_REDUCE_COARSE;
+            clr_options o = kernel_options(CLR_REDUCE_COARSE);
             o.coarse = coarse[ci];
             o.vector_width = vws[vi];
             o.layout = layouts[li];
@@ -202,9 +204,7 @@ static void test_vector_types(clr_context *ctx) {
           if (tu_variant_applies(TU_EXACT, ot.op, ot.type))
             ot.variant = TU_EXACT;
           for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-            clr_options o;
-            clr_options_init(&o);
-            o.kernel = CLR_REDUCE_COARSE;
+            clr_options o = kernel_options(CLR_REDUCE_COARSE);
             o.vector_width = vw;
             o.layout = li ? CLR_LAYOUT_CONTIGUOUS : CLR_LAYOUT_STRIDED;
             run_case(ctx, &o, &ot, sizes[si], 0, "vw x type");
@@ -223,9 +223,7 @@ static void test_coarse_options_elsewhere(clr_context *ctx) {
   for (size_t ki = 0; ki < TU_N_REDUCE_KERNELS; ki++) {
     if (tu_reduce_kernels[ki] == CLR_REDUCE_COARSE)
       continue;
-    clr_options o;
-    clr_options_init(&o);
-    o.kernel = tu_reduce_kernels[ki];
+    clr_options o = kernel_options(tu_reduce_kernels[ki]);
     o.coarse = 7;
     o.vector_width = 4;
     o.layout = CLR_LAYOUT_CONTIGUOUS;
@@ -237,35 +235,50 @@ static void test_coarse_options_elsewhere(clr_context *ctx) {
   }
 }
 
+/* Options with one field out of range: CLR_ERR_INVALID_ARGUMENT, and the
+ * context still usable (checked after each bad vector width, and once at
+ * the end). */
 static void test_invalid_options(clr_context *ctx) {
   float x[4] = {1, 2, 3, 4};
   clr_value v;
+  static const char *what[] = {"vector_width=3",          "vector_width=5",
+                               "vector_width=32",         "layout=99",
+                               "kernel=CLR_KERNEL_COUNT", "kernel=-1"};
+  clr_options bad[6];
+  for (size_t i = 0; i < 6; i++)
+    clr_options_init(&bad[i]);
   static const unsigned bad_vw[] = {3, 5, 32};
   for (size_t i = 0; i < 3; i++) {
-    clr_options o;
-    clr_options_init(&o);
-    o.kernel = CLR_REDUCE_COARSE;
-    o.vector_width = bad_vw[i];
-    clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 4, &v);
-    char what[64];
-    snprintf(what, sizeof what, "vector_width=%u", bad_vw[i]);
-    TU_EXPECT_STATUS(s, CLR_ERR_INVALID_ARGUMENT, what);
-    check_usable(ctx, what);
+    bad[i].kernel = CLR_REDUCE_COARSE;
+    bad[i].vector_width = bad_vw[i];
   }
-  clr_options o;
-  clr_options_init(&o);
-  o.layout = (clr_layout)99;
-  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 4, &v),
-                   CLR_ERR_INVALID_ARGUMENT, "layout=99");
-  clr_options_init(&o);
-  o.kernel = CLR_KERNEL_COUNT;
-  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 4, &v),
-                   CLR_ERR_INVALID_ARGUMENT, "kernel=CLR_KERNEL_COUNT");
-  clr_options_init(&o);
-  o.kernel = (clr_kernel)-1;
-  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 4, &v),
-                   CLR_ERR_INVALID_ARGUMENT, "kernel=-1");
+  bad[3].layout = (clr_layout)99;
+  bad[4].kernel = CLR_KERNEL_COUNT;
+  bad[5].kernel = (clr_kernel)-1;
+  for (size_t i = 0; i < 6; i++) {
+    clr_status s = clr_reduce_host(ctx, &bad[i], CLR_SUM, CLR_FLOAT, x, 4, &v);
+    TU_EXPECT_STATUS(s, CLR_ERR_INVALID_ARGUMENT, what[i]);
+    if (bad[i].vector_width)
+      check_usable(ctx, what[i]);
+  }
   check_usable(ctx, "invalid options");
+}
+
+/* The result type of op on t with and without narrow_accumulator: int
+ * for and / or; 32-bit sums and products widen to 64 bits unless narrow;
+ * the type itself otherwise. */
+static void check_result_types(clr_op op, clr_type t) {
+  clr_type r0 = clr_result_type(op, t, 0);
+  clr_type r1 = clr_result_type(op, t, 1);
+  if (op == CLR_AND || op == CLR_OR)
+    TU_CHECK(r0 == CLR_INT && r1 == CLR_INT, "result type of %s %s",
+             clr_op_name(op), clr_type_name(t));
+  else if ((op == CLR_SUM || op == CLR_PROD) && (t == CLR_INT || t == CLR_UINT))
+    TU_CHECK(r0 == (t == CLR_INT ? CLR_LONG : CLR_ULONG) && r1 == t,
+             "result type of %s %s", clr_op_name(op), clr_type_name(t));
+  else
+    TU_CHECK(r0 == t && r1 == t, "result type of %s %s", clr_op_name(op),
+             clr_type_name(t));
 }
 
 /* 32-bit sums and products: 64-bit accumulators by default, wrapping
@@ -276,9 +289,7 @@ static void test_narrow(clr_context *ctx) {
   for (size_t ki = 0; ki < TU_N_REDUCE_KERNELS; ki++) {
     clr_kernel k = tu_reduce_kernels[ki];
     for (int narrow = 0; narrow <= 1; narrow++) {
-      clr_options o;
-      clr_options_init(&o);
-      o.kernel = k;
+      clr_options o = kernel_options(k);
       o.narrow_accumulator = narrow;
       char label[64];
       /* int sum: n * INT32_MAX exact in 64 bits; narrow: that mod 2^32. */
@@ -287,16 +298,14 @@ static void test_narrow(clr_context *ctx) {
       int64_t wide = (int64_t)n * INT32_MAX;
       clr_value want = narrow ? tu_int_value(CLR_INT, (int32_t)(uint32_t)wide)
                               : tu_int_value(CLR_LONG, wide);
-      tu_case c;
-      memset(&c, 0, sizeof c);
-      c.opt = o;
-      c.op = CLR_SUM;
-      c.type = CLR_INT;
-      c.n = n;
-      c.data = buf;
-      c.exact = &want;
+      tu_case c = {.label = label,
+                   .opt = o,
+                   .op = CLR_SUM,
+                   .type = CLR_INT,
+                   .data = buf,
+                   .n = n,
+                   .exact = &want};
       snprintf(label, sizeof label, "n x INT32_MAX narrow=%d", narrow);
-      c.label = label;
       tu_run_host(ctx, &c);
       /* uint sum: n * UINT32_MAX. */
       uint32_t *xu = buf;
@@ -325,26 +334,12 @@ static void test_narrow(clr_context *ctx) {
       /* narrow changes only the result type of 32-bit sum and prod */
       for (size_t oi = 0; oi < TU_N_OPS; oi++)
         for (size_t ti = 0; ti < TU_N_TYPES; ti++) {
-          clr_op op = tu_ops[oi];
-          clr_type t = tu_types[ti];
-          if (clr_op_supports(op, t) != CLR_OK)
+          tu_op_data ot = {tu_ops[oi], tu_types[ti], TU_RANDOM};
+          if (clr_op_supports(ot.op, ot.type) != CLR_OK)
             continue;
-          clr_type r0 = clr_result_type(op, t, 0);
-          clr_type r1 = clr_result_type(op, t, 1);
-          if (op == CLR_AND || op == CLR_OR)
-            TU_CHECK(r0 == CLR_INT && r1 == CLR_INT, "result type of %s %s",
-                     clr_op_name(op), clr_type_name(t));
-          else if ((op == CLR_SUM || op == CLR_PROD) &&
-                   (t == CLR_INT || t == CLR_UINT))
-            TU_CHECK(r0 == (t == CLR_INT ? CLR_LONG : CLR_ULONG) && r1 == t,
-                     "result type of %s %s", clr_op_name(op), clr_type_name(t));
-          else
-            TU_CHECK(r0 == t && r1 == t, "result type of %s %s",
-                     clr_op_name(op), clr_type_name(t));
-          if (ki == 0 && narrow) {
-            tu_op_data ot = {op, t, TU_RANDOM};
+          check_result_types(ot.op, ot.type);
+          if (ki == 0 && narrow)
             run_case(ctx, &o, &ot, 4099, 0, "narrow on every op");
-          }
         }
     }
     char name[64];
@@ -389,14 +384,12 @@ static void test_accumulate_in(clr_context *ctx) {
           continue;
         }
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-          tu_case c;
-          memset(&c, 0, sizeof c);
-          c.opt = o;
-          c.op = (clr_op)op;
-          c.type = type;
-          c.n = sizes[i];
-          c.data = buf;
-          c.label = "accumulate_in";
+          tu_case c = {.label = "accumulate_in",
+                       .opt = o,
+                       .op = (clr_op)op,
+                       .type = type,
+                       .data = buf,
+                       .n = sizes[i]};
           tu_fill(c.op, type, TU_RANDOM, buf, c.n,
                   tu_seed(31, (uint64_t)op, (uint64_t)t, c.n));
           tu_run_host(ctx, &c);

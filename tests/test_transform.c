@@ -56,6 +56,35 @@ static clr_options shaped(const shape *s) {
   return o;
 }
 
+/* clr_options_init's defaults with exact sums. */
+static clr_options exact_options(void) {
+  clr_options o;
+  clr_options_init(&o);
+  o.exact = 1;
+  return o;
+}
+
+/* clr_options_init's defaults with a map (expr: for CLR_MAP_EXPR). */
+static clr_options map_options(clr_map map, const char *expr) {
+  clr_options o;
+  clr_options_init(&o);
+  o.map = map;
+  o.map_expr = expr;
+  return o;
+}
+
+/* A buffer of ctx's cl_context (flags, and CL_MEM_COPY_HOST_PTR) holding a
+ * copy of bytes bytes at data; NULL, a failed check named what, when it
+ * cannot be made. */
+static cl_mem buffer_copy(clr_context *ctx, cl_mem_flags flags,
+                          const void *data, size_t bytes, const char *what) {
+  cl_int err;
+  cl_mem b =
+      clCreateBuffer(clr_context_cl_context(ctx), flags | CL_MEM_COPY_HOST_PTR,
+                     bytes, (void *)data, &err);
+  return TU_CHECK(err == CL_SUCCESS, "%s", what) ? b : NULL;
+}
+
 /* Data with many ties: a few distinct values (so extremes repeat), for
  * floats also NaN (kind 1), signed zeros (kind 2); integers reach the
  * type's limits (kind 1). */
@@ -147,9 +176,7 @@ static void indexed_known(clr_context *ctx) {
            "minmax of int limits: INT_MIN at 1, INT_MAX at 4");
   /* BLAS i_amax: the first largest |x|. */
   double d[] = {1.5, -4.0, 2.0, 4.0, -0.5};
-  clr_options o;
-  clr_options_init(&o);
-  o.map = CLR_MAP_ABS;
+  clr_options o = map_options(CLR_MAP_ABS, NULL);
   if (tu_type_available(CLR_DOUBLE)) {
     clr_reduce_host(ctx, &o, CLR_ARGMAX, CLR_DOUBLE, d, 5, &v);
     TU_CHECK(v.v.d == 4.0 && v.index == 1, "i_amax: |-4| at 1");
@@ -222,11 +249,9 @@ static void indexed_chunks_and_buffers(clr_context *ctx) {
     }
     /* A cl_mem range from element 3: indices count from there. */
     size_t es = clr_type_size(type);
-    cl_int err;
-    cl_mem buf = clCreateBuffer(clr_context_cl_context(ctx),
-                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * es,
-                                data, &err);
-    if (TU_CHECK(err == CL_SUCCESS, "clCreateBuffer")) {
+    cl_mem buf =
+        buffer_copy(ctx, CL_MEM_READ_ONLY, data, n * es, "clCreateBuffer");
+    if (buf) {
       for (int op = CLR_ARGMIN; op <= CLR_MINMAX; op++) {
         clr_value v;
         clr_reference ref;
@@ -271,9 +296,7 @@ static void builtin_maps(clr_context *ctx) {
         void *data = tu_xmalloc(n * clr_type_size(type));
         fill_signed(type, data, n, 3);
         for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
-          clr_options o;
-          clr_options_init(&o);
-          o.map = (clr_map)map;
+          clr_options o = map_options((clr_map)map, NULL);
           clr_type rt = clr_options_result_type(&o, ops[oi], type);
           clr_value v;
           char what[160];
@@ -312,8 +335,7 @@ static void expression_maps(clr_context *ctx, clr_context *chunked) {
       size_t m = sizes[si];
       clr_options o;
       clr_value v;
-      clr_options_init(&o);
-      o.map = CLR_MAP_EXPR;
+      o = map_options(CLR_MAP_EXPR, NULL);
       /* A count, accumulated in long. */
       o.map_expr = "x > 0.5f";
       o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
@@ -445,10 +467,7 @@ static void dot_products(clr_context *ctx, clr_context *chunked) {
     if (i % 2 == 0)
       want += fabs((double)x[i] - y[i]);
   }
-  clr_options o;
-  clr_options_init(&o);
-  o.map = CLR_MAP_EXPR;
-  o.map_expr = "i % 2 == 0 ? fabs(x - y) : 0.0f";
+  clr_options o = map_options(CLR_MAP_EXPR, "i % 2 == 0 ? fabs(x - y) : 0.0f");
   o.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
   clr_value v;
   clr_status st = clr_dot_host(chunked, &o, CLR_FLOAT, x, y, n, &v);
@@ -499,10 +518,7 @@ static void means(clr_context *ctx, clr_context *chunked) {
   clr_value v;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, NULL, CLR_MEAN, CLR_LONG, l, 3, &v),
                    CLR_ERR_UNSUPPORTED, "mean of longs");
-  clr_options e;
-  clr_options_init(&e);
-  e.map = CLR_MAP_EXPR;
-  e.map_expr = "x";
+  clr_options e = map_options(CLR_MAP_EXPR, "x");
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &e, CLR_MEAN, CLR_LONG, l, 3, &v),
                    CLR_ERR_UNSUPPORTED, "mean of longs, through an expression");
   TU_CHECK(clr_op_supports(CLR_MEAN, CLR_ULONG) == CLR_ERR_UNSUPPORTED,
@@ -529,11 +545,8 @@ static void means(clr_context *ctx, clr_context *chunked) {
   o.kernel = CLR_SCAN_KOGGE_STONE;
   TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_MEAN, CLR_FLOAT, f, out, 4),
                    CLR_ERR_UNSUPPORTED, "mean scan");
-  cl_int err;
-  cl_mem b = clCreateBuffer(clr_context_cl_context(ctx),
-                            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof f,
-                            f, &err);
-  if (TU_CHECK(err == CL_SUCCESS, "buffer")) {
+  cl_mem b = buffer_copy(ctx, CL_MEM_READ_WRITE, f, sizeof f, "buffer");
+  if (b) {
     TU_CHECK(clr_reduce_buffer(ctx, NULL, CLR_MEAN, CLR_FLOAT, b, 1, 3, &v) ==
                      CLR_OK &&
                  v.v.f == 11.0f / 3.0f,
@@ -632,9 +645,7 @@ static void half_data(clr_context *ctx, clr_context *chunked) {
         }
       }
       /* Sum of squares and a dot product of halves; streamed too. */
-      clr_options o;
-      clr_options_init(&o);
-      o.map = CLR_MAP_SQUARE;
+      clr_options o = map_options(CLR_MAP_SQUARE, NULL);
       clr_value v;
       clr_reference ref;
       if (!clr_ref_reduce_mapped(CLR_MAP_SQUARE, CLR_SUM, CLR_HALF, CLR_FLOAT,
@@ -657,16 +668,13 @@ static void half_data(clr_context *ctx, clr_context *chunked) {
   /* Not exact, no and / or without an expression. */
   uint16_t h[4] = {0x3c00, 0x4000, 0, 0x3c00};
   clr_value v;
-  clr_options o;
-  clr_options_init(&o);
-  o.exact = 1;
+  clr_options o = exact_options();
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_HALF, h, 4, &v),
                    CLR_ERR_UNSUPPORTED, "exact half sum");
   clr_options_init(&o);
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_AND, CLR_HALF, h, 4, &v),
                    CLR_ERR_UNSUPPORTED, "and of halves");
-  o.map = CLR_MAP_EXPR;
-  o.map_expr = "x != 0.0f";
+  o = map_options(CLR_MAP_EXPR, "x != 0.0f");
   TU_CHECK(clr_reduce_host(ctx, &o, CLR_AND, CLR_HALF, h, 4, &v) == CLR_OK &&
                v.v.i == 0,
            "and of halves by expression: one is zero");
@@ -845,9 +853,7 @@ static void errors(clr_context *ctx) {
       {NULL, CLR_ERR_INVALID_ARGUMENT, 0},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    clr_options_init(&o);
-    o.map = CLR_MAP_EXPR;
-    o.map_expr = bad[i].expr;
+    o = map_options(CLR_MAP_EXPR, bad[i].expr);
     clr_status st = clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 8, &v);
     TU_CHECK(st == bad[i].want, "expression '%s': %s, want %s",
              bad[i].expr ? bad[i].expr : "(null)", clr_status_name(st),
@@ -864,8 +870,7 @@ static void errors(clr_context *ctx) {
                v.index == 7,
            "argmax after the bad expressions");
 
-  clr_options_init(&o);
-  o.map = CLR_MAP_COUNT;
+  o = map_options(CLR_MAP_COUNT, NULL);
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 8, &v),
                    CLR_ERR_INVALID_ARGUMENT, "map that is no clr_map");
   o.map = CLR_MAP_SQUARE;
@@ -899,12 +904,10 @@ static void errors(clr_context *ctx) {
   o.kernel = CLR_SCAN_KOGGE_STONE;
   TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_ARGMAX, CLR_FLOAT, x, out, 8),
                    CLR_ERR_UNSUPPORTED, "argmax scan");
-  clr_options_init(&o);
-  o.exact = 1;
+  o = exact_options();
   TU_EXPECT_STATUS(clr_dot_host(ctx, &o, CLR_FLOAT, x, x, 8, &v),
                    CLR_ERR_UNSUPPORTED, "exact dot");
-  clr_options_init(&o);
-  o.map = CLR_MAP_ABS;
+  o = map_options(CLR_MAP_ABS, NULL);
   TU_EXPECT_STATUS(clr_dot_host(ctx, &o, CLR_FLOAT, x, x, 8, &v),
                    CLR_ERR_UNSUPPORTED, "dot with a one-array map");
   TU_EXPECT_STATUS(clr_dot_host(ctx, NULL, CLR_FLOAT, x, NULL, 8, &v),
@@ -914,11 +917,9 @@ static void errors(clr_context *ctx) {
   TU_EXPECT_STATUS(clr_dot_host(NULL, NULL, CLR_FLOAT, x, x, 8, &v),
                    CLR_ERR_INVALID_ARGUMENT, "dot without a context");
   /* The asynchronous forms.  in is the caller's buffer x. */
-  cl_int err;
-  cl_mem in = clCreateBuffer(clr_context_cl_context(ctx),
-                             CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof x,
-                             x, &err);
-  if (TU_CHECK(err == CL_SUCCESS, "buffer")) {
+  cl_mem in = buffer_copy(ctx, CL_MEM_READ_WRITE, x, sizeof x, "buffer");
+  if (in) {
+    cl_int err;
     /* argmin / argmax / minmax write a record: min, max, their indices. */
     TU_CHECK(clr_result_bytes(NULL, CLR_MINMAX, CLR_FLOAT) == 24 &&
                  clr_result_bytes(NULL, CLR_ARGMAX, CLR_DOUBLE) == 32 &&
@@ -961,8 +962,7 @@ static void errors(clr_context *ctx) {
     clEnqueueWriteBuffer(clr_context_queue(ctx), in, CL_TRUE, 0, sizeof x, x, 0,
                          NULL, NULL);
     /* A map works asynchronously: the sum of squares into element 0. */
-    clr_options_init(&o);
-    o.map = CLR_MAP_SQUARE;
+    o = map_options(CLR_MAP_SQUARE, NULL);
     ev = NULL;
     float got = 0;
     if (TU_CHECK(clr_reduce_buffer_async(ctx, &o, CLR_SUM, CLR_FLOAT, in, 0, 8,

@@ -79,6 +79,35 @@ static int swept(size_t k, size_t o, size_t t) {
   return scan_kernels[k] != CLR_SCAN_DECOUPLED || (o + t) % 2 == 0;
 }
 
+/* One op x type pair of a sweep, with its indices o and t into scan_ops and
+ * all_types (the seeds use them).  Start from {0}:
+ *   for (sweep_pair p = {0}; next_pair(&p);)      every pair
+ *   for (sweep_pair p = {0}; next_swept(&p, k);)  those swept() covers on k */
+typedef struct sweep_pair {
+  size_t o, t;
+  clr_op op;
+  clr_type type;
+  size_t visited; /* pairs stepped over so far */
+} sweep_pair;
+
+static int next_pair(sweep_pair *p) {
+  if (p->visited == N_OPS * N_TYPES)
+    return 0;
+  p->o = p->visited / N_TYPES;
+  p->t = p->visited % N_TYPES;
+  p->visited++;
+  p->op = scan_ops[p->o];
+  p->type = all_types[p->t];
+  return 1;
+}
+
+static int next_swept(sweep_pair *p, size_t k) {
+  while (next_pair(p))
+    if (swept(k, p->o, p->t))
+      return 1;
+  return 0;
+}
+
 /* tu_section for what on kernel k (an index): "<what> <kernel name>". */
 static void kernel_section(const char *what, size_t k) {
   char name[64];
@@ -509,45 +538,41 @@ static void part_matrix(clr_context *ctx, clr_kernel k) {
       if (matrix_shapes[s].sizes[i] > max_n)
         max_n = matrix_shapes[s].sizes[i];
   void *in = tu_xmalloc(max_n * 8);
-  for (size_t o = 0; o < N_OPS; o++) {
-    for (size_t t = 0; t < N_TYPES; t++) {
-      clr_op op = scan_ops[o];
-      clr_type type = all_types[t];
-      for (size_t s = 0; s < COUNT(matrix_shapes); s++) {
-        const shape_sizes *ss = &matrix_shapes[s];
-        /* Every op x type runs the first three shapes (default, 64, 256);
-         * the other shapes take every third op x type in turn, so each
-         * shape still meets every op and every type.  (Each shape is a
-         * separate program per op x type: a cold PoCL compiles them all,
-         * and CI must stay within its time.) */
-        if (s >= 3 && (o * N_TYPES + t + s) % 3 != 0)
-          continue;
-        if (!shape_fits(ctx, k, op, type, &ss->sh))
-          continue;
-        for (size_t i = 0; i < ss->count; i++) {
-          size_t n = ss->sizes[i];
-          /* min / max alternate random and trending data over sizes */
-          data_kind kind = (op == CLR_MIN || op == CLR_MAX) && i % 2
-                               ? DATA_TREND
-                               : DATA_RANDOM;
-          fill_data(op, type, kind, in, n, tu_seed(op, type, n, s));
-          for (int ex = 0; ex < 2; ex++) {
-            scase c = {k,
-                       op,
-                       type,
-                       ex,
-                       ss->sh,
-                       NULL,
-                       kind == DATA_TREND ? "trend" : "random"};
-            scan_check(ctx, &c, in, n, NULL, NULL);
-          }
+  for (sweep_pair p = {0}; next_pair(&p);) {
+    for (size_t s = 0; s < COUNT(matrix_shapes); s++) {
+      const shape_sizes *ss = &matrix_shapes[s];
+      /* Every op x type runs the first three shapes (default, 64, 256);
+       * the other shapes take every third op x type in turn, so each
+       * shape still meets every op and every type.  (Each shape is a
+       * separate program per op x type: a cold PoCL compiles them all,
+       * and CI must stay within its time.) */
+      if (s >= 3 && (p.o * N_TYPES + p.t + s) % 3 != 0)
+        continue;
+      if (!shape_fits(ctx, k, p.op, p.type, &ss->sh))
+        continue;
+      for (size_t i = 0; i < ss->count; i++) {
+        size_t n = ss->sizes[i];
+        /* min / max alternate random and trending data over sizes */
+        data_kind kind = (p.op == CLR_MIN || p.op == CLR_MAX) && i % 2
+                             ? DATA_TREND
+                             : DATA_RANDOM;
+        fill_data(p.op, p.type, kind, in, n, tu_seed(p.op, p.type, n, s));
+        for (int ex = 0; ex < 2; ex++) {
+          scase c = {k,
+                     p.op,
+                     p.type,
+                     ex,
+                     ss->sh,
+                     NULL,
+                     kind == DATA_TREND ? "trend" : "random"};
+          scan_check(ctx, &c, in, n, NULL, NULL);
         }
       }
-      char name[96];
-      snprintf(name, sizeof name, "matrix %s %s %s", clr_kernel_name(k),
-               clr_op_name(op), clr_type_name(type));
-      tu_section(name);
     }
+    char name[96];
+    snprintf(name, sizeof name, "matrix %s %s %s", clr_kernel_name(k),
+             clr_op_name(p.op), clr_type_name(p.type));
+    tu_section(name);
   }
   free(in);
 }
@@ -590,22 +615,19 @@ static void part_levels(clr_context *ctx) {
   tu_check(expected_passes(1000, 8) == 7, "1000 elements in tiles of 8 need "
                                           "three levels of block sums");
   for (size_t k = 0; k < N_KERNELS; k++) {
-    for (size_t o = 0; o < N_OPS; o++) {
-      for (size_t t = 0; t < N_TYPES; t++) {
-        /* half the op x type pairs per kernel, alternating (compile time) */
-        if ((k + o + t) % 2 != 0)
-          continue;
-        for (size_t i = 0; i < COUNT(sizes8); i++) {
-          size_t n = sizes8[i];
-          fill_data(scan_ops[o], all_types[t], DATA_RANDOM, in, n,
-                    tu_seed(k, o * 8 + t, n, 8));
-          for (int ex = 0; ex < 2; ex++) {
-            scase c = {
-                scan_kernels[k],     scan_ops[o], all_types[t], ex, sh8, NULL,
-                "random, tiles of 8"};
-            if (scan_check(ctx, &c, in, n, NULL, NULL))
-              check_passes(ctx, &c, n);
-          }
+    for (sweep_pair p = {0}; next_pair(&p);) {
+      /* half the op x type pairs per kernel, alternating (compile time) */
+      if ((k + p.o + p.t) % 2 != 0)
+        continue;
+      for (size_t i = 0; i < COUNT(sizes8); i++) {
+        size_t n = sizes8[i];
+        fill_data(p.op, p.type, DATA_RANDOM, in, n,
+                  tu_seed(k, p.o * 8 + p.t, n, 8));
+        for (int ex = 0; ex < 2; ex++) {
+          scase c = {scan_kernels[k],     p.op, p.type, ex, sh8, NULL,
+                     "random, tiles of 8"};
+          if (scan_check(ctx, &c, in, n, NULL, NULL))
+            check_passes(ctx, &c, n);
         }
       }
     }
@@ -692,51 +714,45 @@ static void inplace_host(clr_context *ctx, const char *ctx_name,
   void *in = tu_xmalloc(max_n * 8);
   void *work = new_output(CLR_LONG, max_n);
   for (size_t k = 0; k < N_KERNELS; k++) {
-    for (size_t o = 0; o < N_OPS; o++) {
-      for (size_t t = 0; t < N_TYPES; t++) {
-        if (!swept(k, o, t))
-          continue;
-        for (size_t s = 0; s < COUNT(inplace_shapes); s++) {
-          /* two sizes per shape and type, rotating */
-          for (size_t j = 0; j < 2; j++) {
-            size_t n =
-                inplace_sizes[(s + t + o + j * 3) % COUNT(inplace_sizes)];
-            clr_op op = scan_ops[o];
-            clr_type type = all_types[t];
-            int ex = (int)((k + o + t + j) % 2);
-            scase c = {scan_kernels[k],   op,   type,    ex,
-                       inplace_shapes[s], NULL, ctx_name};
-            char desc[320];
-            describe(&c, n, desc, sizeof desc);
-            fill_data(op, type, DATA_RANDOM, in, n, tu_seed(k, o, t, n));
-            /* out of place, on this context */
-            void *ref_out = NULL;
-            if (!scan_check(ctx, &c, in, n, &ref_out, NULL))
-              continue;
-            /* in place */
-            size_t depth = 0;
-            memcpy(work, in, n * esz(type));
-            memset(at(work, type, n), GUARD_BYTE, GUARD * esz(type));
-            if (run_host(ctx, &c, work, work, n, &depth)) {
-              char d2[400];
-              snprintf(d2, sizeof d2, "%s in place", desc);
-              check_ref(d2, op, type, ex, in, work, n, depth);
-              check_same(&c, d2, "in place against out of place", type, work,
-                         ref_out, n);
-              tu_check(guard_intact(work, n, type),
-                       "%s: elements after n were written", d2);
-            }
-            /* the other context (zero-copy against copy) gives the same */
-            if (ctx_other && s % 2 == 0) {
-              void *other = NULL;
-              if (scan_check(ctx_other, &c, in, n, &other, NULL)) {
-                check_same(&c, desc, "copy against zero-copy context", type,
-                           other, ref_out, n);
-                free(other);
-              }
-            }
-            free(ref_out);
+    for (sweep_pair p = {0}; next_swept(&p, k);) {
+      for (size_t s = 0; s < COUNT(inplace_shapes); s++) {
+        /* two sizes per shape and type, rotating */
+        for (size_t j = 0; j < 2; j++) {
+          size_t n =
+              inplace_sizes[(s + p.t + p.o + j * 3) % COUNT(inplace_sizes)];
+          int ex = (int)((k + p.o + p.t + j) % 2);
+          scase c = {scan_kernels[k],   p.op, p.type,  ex,
+                     inplace_shapes[s], NULL, ctx_name};
+          char desc[320];
+          describe(&c, n, desc, sizeof desc);
+          fill_data(p.op, p.type, DATA_RANDOM, in, n, tu_seed(k, p.o, p.t, n));
+          /* out of place, on this context */
+          void *ref_out = NULL;
+          if (!scan_check(ctx, &c, in, n, &ref_out, NULL))
+            continue;
+          /* in place */
+          size_t depth = 0;
+          memcpy(work, in, n * esz(p.type));
+          memset(at(work, p.type, n), GUARD_BYTE, GUARD * esz(p.type));
+          if (run_host(ctx, &c, work, work, n, &depth)) {
+            char d2[400];
+            snprintf(d2, sizeof d2, "%s in place", desc);
+            check_ref(d2, p.op, p.type, ex, in, work, n, depth);
+            check_same(&c, d2, "in place against out of place", p.type, work,
+                       ref_out, n);
+            tu_check(guard_intact(work, n, p.type),
+                     "%s: elements after n were written", d2);
           }
+          /* the other context (zero-copy against copy) gives the same */
+          if (ctx_other && s % 2 == 0) {
+            void *other = NULL;
+            if (scan_check(ctx_other, &c, in, n, &other, NULL)) {
+              check_same(&c, desc, "copy against zero-copy context", p.type,
+                         other, ref_out, n);
+              free(other);
+            }
+          }
+          free(ref_out);
         }
       }
     }
@@ -783,62 +799,57 @@ static void inplace_buffers(clr_context *ctx) {
   static const size_t sizes[] = {1, 7, 1000, 65537};
   static const shape shapes[] = {{0, 0, 0}, {4, 2, 1}, {64, 1, 0}};
   for (size_t k = 0; k < N_KERNELS; k++) {
-    for (size_t o = 0; o < N_OPS; o++) {
-      for (size_t t = 0; t < N_TYPES; t++) {
-        if (!swept(k, o, t))
+    for (sweep_pair p = {0}; next_swept(&p, k);) {
+      size_t n = sizes[(k + p.o + p.t) % COUNT(sizes)];
+      shape sh = shapes[(p.o + p.t) % COUNT(shapes)];
+      size_t es = esz(p.type), bytes = n * es, gbytes = (n + GUARD) * es;
+      unsigned char *in = tu_xmalloc(gbytes);
+      fill_data(p.op, p.type, DATA_RANDOM, in, n + GUARD,
+                tu_seed(k, p.o, p.t, 99));
+      unsigned char *got = tu_xmalloc(gbytes);
+      for (int ex = 0; ex < 2; ex++) {
+        scase c = {scan_kernels[k], p.op, p.type, ex, sh, NULL, "cl_mem"};
+        char desc[320], d2[400];
+        describe(&c, n, desc, sizeof desc);
+        void *host_out = NULL;
+        size_t depth = 0;
+        /* the host path's answer for the same data */
+        if (!scan_check(ctx, &c, in, n, &host_out, NULL))
           continue;
-        clr_op op = scan_ops[o];
-        clr_type type = all_types[t];
-        size_t n = sizes[(k + o + t) % COUNT(sizes)];
-        shape sh = shapes[(o + t) % COUNT(shapes)];
-        size_t es = esz(type), bytes = n * es, gbytes = (n + GUARD) * es;
-        unsigned char *in = tu_xmalloc(gbytes);
-        fill_data(op, type, DATA_RANDOM, in, n + GUARD, tu_seed(k, o, t, 99));
-        unsigned char *got = tu_xmalloc(gbytes);
-        for (int ex = 0; ex < 2; ex++) {
-          scase c = {scan_kernels[k], op, type, ex, sh, NULL, "cl_mem"};
-          char desc[320], d2[400];
-          describe(&c, n, desc, sizeof desc);
-          void *host_out = NULL;
-          size_t depth = 0;
-          /* the host path's answer for the same data */
-          if (!scan_check(ctx, &c, in, n, &host_out, NULL))
-            continue;
-          /* in != out; both buffers GUARD elements longer than n */
-          cl_mem bin = new_buffer(ctx, gbytes, in);
-          unsigned char *sentinel = tu_xmalloc(gbytes);
-          memset(sentinel, GUARD_BYTE, gbytes);
-          cl_mem bout = new_buffer(ctx, gbytes, sentinel);
-          snprintf(d2, sizeof d2, "%s buffer in != out", desc);
-          if (scan_buffer_ran(ctx, &c, bin, bout, n, d2, &depth)) {
-            read_buffer(ctx, bout, gbytes, got);
-            check_ref(d2, op, type, ex, in, got, n, depth);
-            check_same(&c, d2, "buffer against host path", type, got, host_out,
-                       n);
-            tu_check(memcmp(got + bytes, sentinel, GUARD * es) == 0,
-                     "%s: out's elements past n were written", d2);
-            read_buffer(ctx, bin, gbytes, got);
-            tu_check(memcmp(got, in, gbytes) == 0,
-                     "%s: the input buffer changed", d2);
-          }
-          clReleaseMemObject(bout);
-          free(sentinel);
-          /* in == out */
-          snprintf(d2, sizeof d2, "%s buffer in == out", desc);
-          if (scan_buffer_ran(ctx, &c, bin, bin, n, d2, &depth)) {
-            read_buffer(ctx, bin, gbytes, got);
-            check_ref(d2, op, type, ex, in, got, n, depth);
-            check_same(&c, d2, "in place buffer against host path", type, got,
-                       host_out, n);
-            tu_check(memcmp(got + bytes, in + bytes, GUARD * es) == 0,
-                     "%s: elements past n were written", d2);
-          }
-          clReleaseMemObject(bin);
-          free(host_out);
+        /* in != out; both buffers GUARD elements longer than n */
+        cl_mem bin = new_buffer(ctx, gbytes, in);
+        unsigned char *sentinel = tu_xmalloc(gbytes);
+        memset(sentinel, GUARD_BYTE, gbytes);
+        cl_mem bout = new_buffer(ctx, gbytes, sentinel);
+        snprintf(d2, sizeof d2, "%s buffer in != out", desc);
+        if (scan_buffer_ran(ctx, &c, bin, bout, n, d2, &depth)) {
+          read_buffer(ctx, bout, gbytes, got);
+          check_ref(d2, p.op, p.type, ex, in, got, n, depth);
+          check_same(&c, d2, "buffer against host path", p.type, got, host_out,
+                     n);
+          tu_check(memcmp(got + bytes, sentinel, GUARD * es) == 0,
+                   "%s: out's elements past n were written", d2);
+          read_buffer(ctx, bin, gbytes, got);
+          tu_check(memcmp(got, in, gbytes) == 0, "%s: the input buffer changed",
+                   d2);
         }
-        free(got);
-        free(in);
+        clReleaseMemObject(bout);
+        free(sentinel);
+        /* in == out */
+        snprintf(d2, sizeof d2, "%s buffer in == out", desc);
+        if (scan_buffer_ran(ctx, &c, bin, bin, n, d2, &depth)) {
+          read_buffer(ctx, bin, gbytes, got);
+          check_ref(d2, p.op, p.type, ex, in, got, n, depth);
+          check_same(&c, d2, "in place buffer against host path", p.type, got,
+                     host_out, n);
+          tu_check(memcmp(got + bytes, in + bytes, GUARD * es) == 0,
+                   "%s: elements past n were written", d2);
+        }
+        clReleaseMemObject(bin);
+        free(host_out);
       }
+      free(got);
+      free(in);
     }
   }
 }
@@ -938,51 +949,45 @@ static void carry_in_scans(clr_context *ctx) {
                {{4, 2, 1}, 1000}, {{0, 0, 0}, 4097}, {{64, 8, 0}, 4097}};
   void *in = tu_xmalloc(4097 * 8);
   for (size_t k = 0; k < N_KERNELS; k++) {
-    for (size_t o = 0; o < N_OPS; o++) {
-      for (size_t t = 0; t < N_TYPES; t++) {
-        if (!swept(k, o, t))
-          continue;
-        clr_op op = scan_ops[o];
-        clr_type type = all_types[t];
-        for (size_t i = 0; i < COUNT(cases); i++) {
-          size_t n = cases[i].n;
-          clr_value cv[4];
-          const char *cn[4];
-          int nc = carry_values(op, type, tu_seed(k, o, t, i), cv, cn);
-          fill_data(op, type, DATA_RANDOM, in, n, tu_seed(o, t, i, 3));
-          for (int ex = 0; ex < 2; ex++) {
-            scase plain = {scan_kernels[k], op,   type,      ex,
-                           cases[i].sh,     NULL, "no carry"};
-            void *no_carry = NULL;
-            if (!scan_check(ctx, &plain, in, n, &no_carry, NULL))
-              continue;
-            for (int j = 0; j < nc; j++) {
-              unsigned char carry[8];
-              value_put(carry, 0, &cv[j]);
-              scase c = plain;
-              c.carry = carry;
-              c.label = cn[j];
-              char desc[320];
-              describe(&c, n, desc, sizeof desc);
-              void *out = new_output(type, n);
-              size_t depth = 0;
-              if (run_host(ctx, &c, in, out, n, &depth)) {
-                check_carry(desc, op, type, ex, carry, in, out, n, depth);
-                /* Bit for bit, except where the decoupled scan sums
-                 * floats: which predecessors' values a tile combines
-                 * depends on timing, so the rounding may differ from run
-                 * to run (check_carry has bounded the error). */
-                int reorders = scan_kernels[k] == CLR_SCAN_DECOUPLED &&
-                               (type == CLR_FLOAT || type == CLR_DOUBLE) &&
-                               (op == CLR_SUM || op == CLR_PROD);
-                if (j == 1 && !reorders)
-                  check_equal(desc, "identity carry against no carry", type,
-                              out, no_carry, n);
-              }
-              free(out);
+    for (sweep_pair p = {0}; next_swept(&p, k);) {
+      for (size_t i = 0; i < COUNT(cases); i++) {
+        size_t n = cases[i].n;
+        clr_value cv[4];
+        const char *cn[4];
+        int nc = carry_values(p.op, p.type, tu_seed(k, p.o, p.t, i), cv, cn);
+        fill_data(p.op, p.type, DATA_RANDOM, in, n, tu_seed(p.o, p.t, i, 3));
+        for (int ex = 0; ex < 2; ex++) {
+          scase plain = {scan_kernels[k], p.op, p.type,    ex,
+                         cases[i].sh,     NULL, "no carry"};
+          void *no_carry = NULL;
+          if (!scan_check(ctx, &plain, in, n, &no_carry, NULL))
+            continue;
+          for (int j = 0; j < nc; j++) {
+            unsigned char carry[8];
+            value_put(carry, 0, &cv[j]);
+            scase c = plain;
+            c.carry = carry;
+            c.label = cn[j];
+            char desc[320];
+            describe(&c, n, desc, sizeof desc);
+            void *out = new_output(p.type, n);
+            size_t depth = 0;
+            if (run_host(ctx, &c, in, out, n, &depth)) {
+              check_carry(desc, p.op, p.type, ex, carry, in, out, n, depth);
+              /* Bit for bit, except where the decoupled scan sums
+               * floats: which predecessors' values a tile combines
+               * depends on timing, so the rounding may differ from run
+               * to run (check_carry has bounded the error). */
+              int reorders = scan_kernels[k] == CLR_SCAN_DECOUPLED &&
+                             (p.type == CLR_FLOAT || p.type == CLR_DOUBLE) &&
+                             (p.op == CLR_SUM || p.op == CLR_PROD);
+              if (j == 1 && !reorders)
+                check_equal(desc, "identity carry against no carry", p.type,
+                            out, no_carry, n);
             }
-            free(no_carry);
+            free(out);
           }
+          free(no_carry);
         }
       }
     }
@@ -1008,71 +1013,66 @@ static void carry_halves(clr_context *ctx) {
   size_t max_n = 65537;
   void *in = tu_xmalloc(max_n * 8);
   for (size_t k = 0; k < N_KERNELS; k++) {
-    for (size_t o = 0; o < N_OPS; o++) {
-      for (size_t t = 0; t < N_TYPES; t++) {
-        if (!swept(k, o, t))
-          continue;
-        clr_op op = scan_ops[o];
-        clr_type type = all_types[t];
-        size_t es = esz(type);
-        int exact = !is_fp(type) || op == CLR_MIN || op == CLR_MAX;
-        for (size_t i = 0; i < COUNT(cases); i++) {
-          size_t n = cases[i].n;
-          fill_data(op, type, DATA_RANDOM, in, n, tu_seed(k, o, t, i + 40));
-          /* the first half's inclusive scans, one per split */
-          for (int ex = 0; ex < 2; ex++) {
-            scase whole = {scan_kernels[k], op,   type,        ex,
-                           cases[i].sh,     NULL, "continuous"};
-            void *full = NULL;
-            size_t d_full = 0;
-            if (!scan_check(ctx, &whole, in, n, &full, &d_full))
+    for (sweep_pair p = {0}; next_swept(&p, k);) {
+      size_t es = esz(p.type);
+      int exact = !is_fp(p.type) || p.op == CLR_MIN || p.op == CLR_MAX;
+      for (size_t i = 0; i < COUNT(cases); i++) {
+        size_t n = cases[i].n;
+        fill_data(p.op, p.type, DATA_RANDOM, in, n,
+                  tu_seed(k, p.o, p.t, i + 40));
+        /* the first half's inclusive scans, one per split */
+        for (int ex = 0; ex < 2; ex++) {
+          scase whole = {scan_kernels[k], p.op, p.type,      ex,
+                         cases[i].sh,     NULL, "continuous"};
+          void *full = NULL;
+          size_t d_full = 0;
+          if (!scan_check(ctx, &whole, in, n, &full, &d_full))
+            continue;
+          for (size_t s = 0; s < 4; s++) {
+            size_t h = cases[i].splits[s];
+            scase first_inc = whole;
+            first_inc.exclusive = 0;
+            first_inc.label = "first half, inclusive";
+            void *fi = NULL;
+            size_t d1 = 0, d2 = 0;
+            if (!scan_check(ctx, &first_inc, in, h, &fi, &d1))
               continue;
-            for (size_t s = 0; s < 4; s++) {
-              size_t h = cases[i].splits[s];
-              scase first_inc = whole;
-              first_inc.exclusive = 0;
-              first_inc.label = "first half, inclusive";
-              void *fi = NULL;
-              size_t d1 = 0, d2 = 0;
-              if (!scan_check(ctx, &first_inc, in, h, &fi, &d1))
-                continue;
-              unsigned char carry[8];
-              memcpy(carry, at(fi, type, h - 1), es);
-              void *joined = new_output(type, n);
-              int ok = 1;
-              if (ex) {
-                scase first_ex = whole;
-                first_ex.label = "first half, exclusive";
-                void *fe = NULL;
-                ok = scan_check(ctx, &first_ex, in, h, &fe, NULL);
-                if (ok)
-                  memcpy(joined, fe, h * es);
-                free(fe);
-              } else {
-                memcpy(joined, fi, h * es);
-              }
-              scase second = whole;
-              second.carry = carry;
-              second.label = "second half with the first half's total";
-              void *out2 = new_output(type, n - h);
-              ok = ok &&
-                   run_host(ctx, &second, cat(in, type, h), out2, n - h, &d2);
-              if (ok) {
-                memcpy(at(joined, type, h), out2, (n - h) * es);
-                char desc[320], d3[400];
-                describe(&whole, n, desc, sizeof desc);
-                snprintf(d3, sizeof d3, "%s split at %zu", desc, h);
-                check_ref(d3, op, type, ex, in, joined, n, d1 + d2);
-                if (exact)
-                  check_same(&whole, d3, "two halves against one scan", type,
-                             joined, full, n);
-              }
-              free(out2);
-              free(joined);
-              free(fi);
+            unsigned char carry[8];
+            memcpy(carry, at(fi, p.type, h - 1), es);
+            void *joined = new_output(p.type, n);
+            int ok = 1;
+            if (ex) {
+              scase first_ex = whole;
+              first_ex.label = "first half, exclusive";
+              void *fe = NULL;
+              ok = scan_check(ctx, &first_ex, in, h, &fe, NULL);
+              if (ok)
+                memcpy(joined, fe, h * es);
+              free(fe);
+            } else {
+              memcpy(joined, fi, h * es);
             }
-            free(full);
+            scase second = whole;
+            second.carry = carry;
+            second.label = "second half with the first half's total";
+            void *out2 = new_output(p.type, n - h);
+            ok = ok &&
+                 run_host(ctx, &second, cat(in, p.type, h), out2, n - h, &d2);
+            if (ok) {
+              memcpy(at(joined, p.type, h), out2, (n - h) * es);
+              char desc[320], d3[400];
+              describe(&whole, n, desc, sizeof desc);
+              snprintf(d3, sizeof d3, "%s split at %zu", desc, h);
+              check_ref(d3, p.op, p.type, ex, in, joined, n, d1 + d2);
+              if (exact)
+                check_same(&whole, d3, "two halves against one scan", p.type,
+                           joined, full, n);
+            }
+            free(out2);
+            free(joined);
+            free(fi);
           }
+          free(full);
         }
       }
     }
@@ -1086,42 +1086,38 @@ static void carry_buffers(clr_context *ctx) {
   size_t n = 1000;
   shape sh = {4, 2, 1};
   for (size_t k = 0; k < N_KERNELS; k++) {
-    for (size_t o = 0; o < N_OPS; o++) {
-      for (size_t t = 0; t < N_TYPES; t++) {
-        clr_op op = scan_ops[o];
-        clr_type type = all_types[t];
-        size_t bytes = n * esz(type);
-        void *in = tu_xmalloc(bytes), *got = tu_xmalloc(bytes);
-        fill_data(op, type, DATA_RANDOM, in, n, tu_seed(k, o, t, 55));
-        clr_value cv = random_value(op, type, tu_seed(k, o, t, 56));
-        unsigned char carry[8];
-        value_put(carry, 0, &cv);
-        for (int ex = 0; ex < 2; ex++) {
-          for (int same = 0; same < 2; same++) {
-            scase c = {scan_kernels[k],
-                       op,
-                       type,
-                       ex,
-                       sh,
-                       carry,
-                       same ? "cl_mem in == out" : "cl_mem in != out"};
-            char desc[320];
-            describe(&c, n, desc, sizeof desc);
-            cl_mem bin = new_buffer(ctx, bytes, in);
-            cl_mem bout = same ? bin : new_buffer(ctx, bytes, NULL);
-            size_t depth = 0;
-            if (scan_buffer_ran(ctx, &c, bin, bout, n, desc, &depth)) {
-              read_buffer(ctx, bout, bytes, got);
-              check_carry(desc, op, type, ex, carry, in, got, n, depth);
-            }
-            if (!same)
-              clReleaseMemObject(bout);
-            clReleaseMemObject(bin);
+    for (sweep_pair p = {0}; next_pair(&p);) {
+      size_t bytes = n * esz(p.type);
+      void *in = tu_xmalloc(bytes), *got = tu_xmalloc(bytes);
+      fill_data(p.op, p.type, DATA_RANDOM, in, n, tu_seed(k, p.o, p.t, 55));
+      clr_value cv = random_value(p.op, p.type, tu_seed(k, p.o, p.t, 56));
+      unsigned char carry[8];
+      value_put(carry, 0, &cv);
+      for (int ex = 0; ex < 2; ex++) {
+        for (int same = 0; same < 2; same++) {
+          scase c = {scan_kernels[k],
+                     p.op,
+                     p.type,
+                     ex,
+                     sh,
+                     carry,
+                     same ? "cl_mem in == out" : "cl_mem in != out"};
+          char desc[320];
+          describe(&c, n, desc, sizeof desc);
+          cl_mem bin = new_buffer(ctx, bytes, in);
+          cl_mem bout = same ? bin : new_buffer(ctx, bytes, NULL);
+          size_t depth = 0;
+          if (scan_buffer_ran(ctx, &c, bin, bout, n, desc, &depth)) {
+            read_buffer(ctx, bout, bytes, got);
+            check_carry(desc, p.op, p.type, ex, carry, in, got, n, depth);
           }
+          if (!same)
+            clReleaseMemObject(bout);
+          clReleaseMemObject(bin);
         }
-        free(in);
-        free(got);
       }
+      free(in);
+      free(got);
     }
   }
   tu_section("carry-in with cl_mem buffers");
@@ -1588,36 +1584,33 @@ static void part_errors(clr_context *ctx) {
   cl_mem small = new_buffer(ctx, (n - 1) * sizeof(int32_t), in);
   cl_mem exact = new_buffer(ctx, n * sizeof(int32_t), sentinel);
   cl_mem tiny = new_buffer(ctx, 2, NULL); /* less than one int */
-  struct {
+  /* clr_scan_buffer(ctx, &opt, CLR_SUM, type, in, out, n) */
+  const struct {
     const char *what;
-    clr_status s;
+    clr_context *ctx;
+    cl_mem in, out;
+    clr_type type;
+    size_t n;
   } buf_cases[] = {
-      {"n == 0", clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_INT, bin, bout, 0)},
-      {"in == NULL",
-       clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_INT, NULL, bout, n)},
-      {"out == NULL",
-       clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_INT, bin, NULL, n)},
-      {"ctx == NULL",
-       clr_scan_buffer(NULL, &opt, CLR_SUM, CLR_INT, bin, bout, n)},
-      {"in one element too small",
-       clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_INT, small, bout, n)},
-      {"out one element too small",
-       clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_INT, bin, small, n)},
-      {"in place, one element too small",
-       clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_INT, small, small, n)},
-      {"out smaller than one element",
-       clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_INT, bin, tiny, 1)},
-      {"in too small for long (fits as int)",
-       clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_LONG, bin, bout, n)},
-      {"n far beyond the buffers",
-       clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_INT, bin, bout, SIZE_MAX / 2)},
-      {"type out of range",
-       clr_scan_buffer(ctx, &opt, CLR_SUM, CLR_TYPE_COUNT, bin, bout, n)},
+      {"n == 0", ctx, bin, bout, CLR_INT, 0},
+      {"in == NULL", ctx, NULL, bout, CLR_INT, n},
+      {"out == NULL", ctx, bin, NULL, CLR_INT, n},
+      {"ctx == NULL", NULL, bin, bout, CLR_INT, n},
+      {"in one element too small", ctx, small, bout, CLR_INT, n},
+      {"out one element too small", ctx, bin, small, CLR_INT, n},
+      {"in place, one element too small", ctx, small, small, CLR_INT, n},
+      {"out smaller than one element", ctx, bin, tiny, CLR_INT, 1},
+      {"in too small for long (fits as int)", ctx, bin, bout, CLR_LONG, n},
+      {"n far beyond the buffers", ctx, bin, bout, CLR_INT, SIZE_MAX / 2},
+      {"type out of range", ctx, bin, bout, CLR_TYPE_COUNT, n},
   };
   for (size_t i = 0; i < COUNT(buf_cases); i++) {
-    tu_check(buf_cases[i].s == CLR_ERR_INVALID_ARGUMENT,
+    clr_status s =
+        clr_scan_buffer(buf_cases[i].ctx, &opt, CLR_SUM, buf_cases[i].type,
+                        buf_cases[i].in, buf_cases[i].out, buf_cases[i].n);
+    tu_check(s == CLR_ERR_INVALID_ARGUMENT,
              "clr_scan_buffer %s: got %s, want CLR_ERR_INVALID_ARGUMENT",
-             buf_cases[i].what, clr_status_name(buf_cases[i].s));
+             buf_cases[i].what, clr_status_name(s));
   }
   read_buffer(ctx, bout, sizeof out, out);
   tu_check(memcmp(out, sentinel, sizeof out) == 0,
@@ -1780,6 +1773,14 @@ static int arg_value(const char *arg, const char *key, const char **val) {
   return 0;
 }
 
+/* The parts besides the matrix (which takes --kernel). */
+static const struct {
+  const char *name;
+  void (*run)(clr_context *ctx);
+} parts[] = {{"levels", part_levels}, {"inplace", part_inplace},
+             {"carry", part_carry},   {"adversarial", part_adversarial},
+             {"errors", part_errors}, {"big", part_big}};
+
 int main(int argc, char **argv) {
   const char *part = NULL, *kname = NULL;
   for (int i = 1; i < argc; i++) {
@@ -1808,20 +1809,13 @@ int main(int argc, char **argv) {
       tu_die(
           "--part=matrix needs --kernel=kogge-stone|kogge-stone-db|brent-kung");
     part_matrix(ctx, k);
-  } else if (strcmp(part, "levels") == 0) {
-    part_levels(ctx);
-  } else if (strcmp(part, "inplace") == 0) {
-    part_inplace(ctx);
-  } else if (strcmp(part, "carry") == 0) {
-    part_carry(ctx);
-  } else if (strcmp(part, "adversarial") == 0) {
-    part_adversarial(ctx);
-  } else if (strcmp(part, "errors") == 0) {
-    part_errors(ctx);
-  } else if (strcmp(part, "big") == 0) {
-    part_big(ctx);
   } else {
-    tu_die("unknown part '%s'", part);
+    size_t i = 0;
+    while (i < COUNT(parts) && strcmp(part, parts[i].name) != 0)
+      i++;
+    if (i == COUNT(parts))
+      tu_die("unknown part '%s'", part);
+    parts[i].run(ctx);
   }
   clr_context_release(ctx);
   printf("test_scan --part=%s%s%s: %zu passed, %zu failed\n", part,

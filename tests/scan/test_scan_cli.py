@@ -507,33 +507,17 @@ def scan_file_case(kernel, op, typ, n, exclusive, rng, flavor="", extra=(), tag=
 
 # (op, type, flavor): every op and every type; each kernel runs them all.
 COMBOS = [
-    ("sum", "int", ""),
-    ("sum", "float", ""),
-    ("min", "uint", ""),
-    ("prod", "double", ""),
-    ("sum", "ulong", ""),
-    ("max", "float", ""),
-    ("sum", "double", ""),
-    ("prod", "int", ""),
-    ("min", "double", ""),
-    ("sum", "long", ""),
-    ("max", "int", ""),
-    ("sum", "float", "exact"),
+    ("sum", "int", ""), ("sum", "float", ""), ("min", "uint", ""),
+    ("prod", "double", ""), ("sum", "ulong", ""), ("max", "float", ""),
+    ("sum", "double", ""), ("prod", "int", ""), ("min", "double", ""),
+    ("sum", "long", ""), ("max", "int", ""), ("sum", "float", "exact"),
 ]
 # Further pairs, each on one kernel, inclusive and exclusive.
 EXTRA_COMBOS = [
-    ("prod", "float", ""),
-    ("prod", "ulong", ""),
-    ("prod", "uint", ""),
-    ("prod", "long", ""),
-    ("min", "int", ""),
-    ("min", "long", ""),
-    ("min", "float", ""),
-    ("max", "long", ""),
-    ("max", "ulong", ""),
-    ("max", "double", ""),
-    ("sum", "uint", ""),
-    ("sum", "double", "exact"),
+    ("prod", "float", ""), ("prod", "ulong", ""), ("prod", "uint", ""),
+    ("prod", "long", ""), ("min", "int", ""), ("min", "long", ""),
+    ("min", "float", ""), ("max", "long", ""), ("max", "ulong", ""),
+    ("max", "double", ""), ("sum", "uint", ""), ("sum", "double", "exact"),
 ]
 
 
