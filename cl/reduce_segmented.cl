@@ -159,6 +159,169 @@ __kernel void clr_seg_items(__global const IN_T *data, ulong data_off,
   pending[t] = wait;
 }
 
+/* ------------------------------------------------------------ tiles
+ * The GPU's form of clr_seg_items (-DCLR_SEG_WG: the work-group size it
+ * is built for; CLR_SEG_ITEMS = CLR_SEG_WG * CLR_SEG_IPT units a tile).
+ * A work-group takes a tile of units, whose start and end
+ * clr_seg_partition has found (a merge-path search a tile, not one a
+ * work-item), the tile's
+ * elements (mapped) and segment ends read into local memory with
+ * consecutive work-items on consecutive addresses, then every work-item
+ * folds its CLR_SEG_IPT units from local memory, and the work-items'
+ * partials are combined in local memory: only the tile's carry, head and
+ * pending segment go to global memory, as clr_seg_items's are per
+ * work-item, so the pyramid and clr_seg_finish work on tiles. */
+#ifdef CLR_SEG_WG
+#define SEG_TILE (CLR_SEG_WG * CLR_SEG_IPT)
+/* Element k of the tile in local memory, one pad word every 32: work-item
+ * l reads from l * CLR_SEG_IPT on, and without the pad a warp's reads
+ * would fall on 32 / CLR_SEG_IPT banks. */
+#define XS(k) xs[(k) + (k) / 32]
+
+/* The fold of local partials [a, b). */
+inline ACC_T seg_local_fold(__local const ACC_T *p, uint a, uint b) {
+  ACC_T acc = IDENTITY;
+  for (uint j = a; j < b; j++) {
+    ACC_T x = p[j];
+    acc = OP(acc, x);
+  }
+  return acc;
+}
+
+/* Where every tile starts (and the last one ends): bounds[2j] the
+ * segment open at tile j's first unit, bounds[2j + 1] the elements before
+ * it; one binary search a work-item, all at once, so that no work-group
+ * waits on its own searches. */
+__kernel void clr_seg_partition(__global const ulong *offsets,
+                                ulong offsets_off, ulong lo, ulong len,
+                                ulong closes, ulong tiles,
+                                __global ulong *bounds) {
+  offsets += offsets_off;
+  ulong j = get_global_id(0);
+  if (j > tiles)
+    return;
+  ulong d = min(j * SEG_TILE, len + closes);
+  ulong s = seg_at_unit(offsets, lo, closes, d);
+  bounds[2 * j] = s;
+  bounds[2 * j + 1] = d - s;
+}
+
+__kernel __attribute__((reqd_work_group_size(CLR_SEG_WG, 1, 1))) void
+clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
+              __global const ulong *offsets, ulong offsets_off, ulong closes,
+              __global ACC_T *out, ulong out_off, __global ACC_T *carry,
+              __global ACC_T *head, __global ulong *pending,
+              __global const ulong *tile_bounds) {
+  __local ACC_T xs[SEG_TILE + SEG_TILE / 32]; /* its elements, mapped   */
+  __local uint ends[SEG_TILE];      /* its segments' ends, tile-relative */
+  __local ACC_T parts[CLR_SEG_WG];  /* each work-item's carry           */
+  __local ulong waiting;            /* the tile's pending segment       */
+  __local ACC_T waiting_value;
+  offsets += offsets_off;
+  out += out_off;
+  uint lid = get_local_id(0);
+  ulong tile = get_group_id(0), units = len + closes;
+  ulong t0 = tile * SEG_TILE, t1 = min(t0 + SEG_TILE, units);
+  if (lid == 0)
+    waiting = CLR_SEG_NONE;
+  /* The segment and the element at the tile's start and end
+   * (clr_seg_partition). */
+  __global const ulong *tb = tile_bounds + 2 * tile;
+  ulong s0 = tb[0], i0 = tb[1], s1 = tb[2], i1 = tb[3];
+  uint n_x = (uint)(i1 - i0), n_ends = (uint)(s1 - s0);
+#if CLR_VEC > 1 && 32 % CLR_VEC == 0
+  /* Whole vectors of CLR_VEC (cl/load_mapped.cl; a vector never straddles
+   * a pad word), then the rest one by one. */
+  __global const IN_T *p = data + data_off + i0;
+  uint whole = n_x / CLR_VEC * CLR_VEC;
+  for (uint k = lid * CLR_VEC; k < whole; k += CLR_SEG_WG * CLR_VEC)
+    CLR_CAT(vstore, CLR_VEC)(clr_load_vec(p, p, k / CLR_VEC, lo + i0), 0,
+                             &XS(k));
+  for (uint k = whole + lid; k < n_x; k += CLR_SEG_WG)
+#else
+  for (uint k = lid; k < n_x; k += CLR_SEG_WG)
+#endif
+    XS(k) = MAPPED(IN_AT(data, data_off + i0 + k), 0, lo + i0 + k);
+  for (uint k = lid; k < n_ends; k += CLR_SEG_WG)
+    ends[k] = (uint)(offsets[s0 + 1 + k] - lo - i0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* This work-item's units [d, d_end) of the tile, from segment s0 + r. */
+  uint tile_units = (uint)(t1 - t0);
+  uint d = min(lid * CLR_SEG_IPT, tile_units);
+  uint d_end = min(d + CLR_SEG_IPT, tile_units);
+  uint a = 0, b = n_ends;
+  while (a < b) {
+    uint m = (a + b) / 2;
+    if (ends[m] + m >= d)
+      b = m;
+    else
+      a = m + 1;
+  }
+  uint r = a, i = d - r, r_open = r;
+  /* The tile-relative unit where segment s0 + r_open begins (its first
+   * element, or its close when empty); before the tile: none. */
+  int in_tile = r_open > 0 || offsets[s0] >= lo + i0;
+  uint first = r_open > 0 ? ends[r_open - 1] + r_open
+                          : (in_tile ? (uint)(offsets[s0] - lo - i0) : 0);
+  int continued = !in_tile || first < d;
+  int closes_open = 0;
+  ACC_T acc = IDENTITY, head_own = IDENTITY;
+  while (d < d_end) {
+    uint close = r < n_ends ? ends[r] : n_x;
+    uint take = min(close - i, d_end - d);
+    for (uint k = 0; k < take; k++) {
+      ACC_T x = XS(i + k);
+      acc = OP(acc, x);
+    }
+    i += take;
+    d += take;
+    if (d < d_end) { /* the next unit closes segment s0 + r */
+      if (r == r_open && continued) {
+        closes_open = 1;
+        head_own = acc;
+      } else {
+        out[s0 + r] = acc;
+      }
+      r++;
+      d++;
+      acc = IDENTITY;
+    }
+  }
+  parts[lid] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* The segment this work-item closed after its start: the partials of
+   * the work-items before it that it spans, then its own. */
+  if (closes_open) {
+    uint from = in_tile ? first / CLR_SEG_IPT : 0;
+    ACC_T v = seg_local_fold(parts, from, lid);
+    v = OP(v, head_own);
+    if (in_tile) {
+      out[s0 + r_open] = v;
+    } else { /* began before the tile: finished by clr_seg_finish */
+      waiting = s0;
+      waiting_value = v;
+    }
+  }
+  /* The segment open at the tile's end: its partial, the fold of the
+   * work-items' partials from where it began, is the tile's carry (a tree
+   * over the work-group, once every reader of parts is done). */
+  int end_in_tile = n_ends > 0 || offsets[s0] >= lo + i0;
+  uint end_first =
+      n_ends > 0 ? ends[n_ends - 1] + n_ends
+                 : (end_in_tile ? (uint)(offsets[s0] - lo - i0) : 0);
+  uint from = end_in_tile ? end_first / CLR_SEG_IPT : 0;
+  ACC_T mine = lid >= from ? parts[lid] : IDENTITY;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ACC_T tile_carry = clr_group_reduce(parts, mine);
+  if (lid == 0) { /* (waiting was set before the tree's barriers) */
+    carry[tile] = tile_carry;
+    pending[tile] = waiting;
+    if (waiting != CLR_SEG_NONE)
+      head[tile] = waiting_value;
+  }
+}
+#endif
+
 /* dst[j] = the fold of src[j * CLR_SEG_BLOCK .. + CLR_SEG_BLOCK), within
  * the n values of src. */
 __kernel void clr_seg_blocks(__global ACC_T *pyramid, ulong src, ulong n,

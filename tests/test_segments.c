@@ -259,6 +259,9 @@ static void matrix(clr_context *ctx) {
         for (int l = 0; l < L_COUNT; l++, k++) {
           seg_case c = seeded(op, type, matrix_sizes[si], (layout)l,
                               tu_seed(ti, oi, matrix_sizes[si], (unsigned)l));
+          /* every other case in tiles (the GPUs' form) */
+          if (k % 2)
+            c.opt.layout = CLR_LAYOUT_STRIDED;
           if (run_host(ctx, &c) == CLR_OK && k % 4 == 0)
             run_buffer(ctx, &c);
           free_case(&c);
@@ -276,6 +279,10 @@ static void layouts(clr_context *ctx, clr_context *chunked,
   /* units per work-item: the default, and few enough that segments span
    * many work-items and the carry pyramid has several levels */
   static const size_t coarse[] = {0, 1, 3, 16};
+  /* strided: a tile a work-group in local memory (GPUs); contiguous: a
+   * run a work-item (CPUs) */
+  static const clr_layout layouts_of[] = {CLR_LAYOUT_CONTIGUOUS,
+                                          CLR_LAYOUT_STRIDED};
   static const clr_op ops[] = {CLR_SUM, CLR_MAX};
   static const clr_type types[] = {CLR_FLOAT, CLR_INT};
   clr_context *ctxs[3] = {ctx, chunked, copied};
@@ -289,7 +296,9 @@ static void layouts(clr_context *ctx, clr_context *chunked,
           seg_case c = base;
           c.opt.wg_size = wgs[(si + (size_t)l + ci) % 4];
           c.opt.coarse = coarse[(si + ci + v) % 4];
-          note(&c, " wg=%zu coarse=%zu %s", c.opt.wg_size, c.opt.coarse,
+          c.opt.layout = layouts_of[(si + (size_t)l + ci + v) % 2];
+          note(&c, " wg=%zu coarse=%zu %s %s", c.opt.wg_size, c.opt.coarse,
+               c.opt.layout == CLR_LAYOUT_STRIDED ? "tiles" : "runs",
                ctx_names[ci]);
           run_host(ctxs[ci], &c);
           if (ci == 0 && c.n >= 257)
@@ -344,6 +353,8 @@ static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
                             tu_seed(small[si], l, k, 5));
         c.opt.wg_size = 3 + (k + si) % 2;
         c.opt.coarse = 1 + 2 * ((k + (size_t)l) % 2);
+        if ((k + si + (size_t)l / 2) % 2)
+          c.opt.layout = CLR_LAYOUT_STRIDED;
         run_host((k + si + (size_t)l) % 2 ? chunked : ctx, &c);
         if ((k + (size_t)l) % 3 == 0)
           run_buffer(ctx, &c);
@@ -361,6 +372,8 @@ static void oclgrind_one(clr_context *ctx, int buffer) {
   note(&c, ", one %s call", buffer ? "buffer" : "host");
   c.opt.wg_size = 3;
   c.opt.coarse = 3;
+  /* the buffer call in tiles (local memory), the host call in runs */
+  c.opt.layout = buffer ? CLR_LAYOUT_STRIDED : CLR_LAYOUT_CONTIGUOUS;
   if (buffer)
     run_buffer(ctx, &c);
   else

@@ -596,7 +596,7 @@ static int check_combination(const cli_args *a) {
                         : a->dot                         ? "--dot / --input2"
                         : a->exact                       ? "--exact"
                         : a->exclusive                   ? "--exclusive"
-                        : a->vector_width || a->layout   ? "--vec / --layout"
+                        : a->vector_width                ? "--vec"
                                                          : NULL;
     if (clash) {
       cli_error("--segments / --segment-length (one reduction per segment, "

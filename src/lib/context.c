@@ -288,6 +288,7 @@ CLR_API void clr_context_release(clr_context *ctx) {
   for (int i = 0; i < 3; i++)
     clr_buffer_release(&ctx->lookback[i]);
   clr_buffer_release(&ctx->carry);
+  clr_buffer_release(&ctx->tile_bounds);
   if (ctx->queue)
     clReleaseCommandQueue(ctx->queue);
   if (ctx->caller_queue)

@@ -66,6 +66,7 @@ struct clr_context {
   clr_buffer aux[2];     /* chunk results                      */
   clr_buffer scan_levels[CLR_MAX_SCAN_LEVELS]; /* tile totals per level */
   clr_buffer carry;       /* scan carry-in [0] and carry-out [1]  */
+  clr_buffer tile_bounds; /* segmented: where each tile starts   */
   clr_buffer lookback[3]; /* decoupled scan: ticket and flags, aggregates,
                              inclusive prefixes; kept between calls */
   cl_uint scan_ticket;    /* decoupled scan: its ticket counter's value */

@@ -14,21 +14,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Units (elements + segment ends) per work-item: GPUs want many
- * work-items, CPUs long runs (which amortise each work-item's binary
- * search); and the block of the carry pyramid. */
-#define SEG_ITEMS_GPU 16
+/* Units (elements + segment ends) per work-item.  The contiguous layout
+ * (CPUs) gives each work-item a long run of its own (which amortises its
+ * binary search); the strided one (GPUs) gives a work-group a tile,
+ * SEG_TILE_WG work-items of 16 units (8 for 8-byte results), read into
+ * local memory with consecutive work-items on consecutive elements
+ * (clr_seg_tiles).  SEG_BLOCK: the block of the carry pyramid. */
 #define SEG_ITEMS_CPU 2048
+#define SEG_TILE_WG 256
 #define SEG_BLOCK 32
 
 typedef struct seg_plan {
   clr_op op;
   clr_type in, acc;
   size_t acc_bytes;
-  size_t items_per; /* units per work-item (CLR_SEG_ITEMS) */
+  int tiled;        /* clr_seg_tiles: a tile a work-group */
+  size_t ipt;       /* tiles: units a work-item (CLR_SEG_IPT) */
+  size_t items_per; /* units per work-item (CLR_SEG_ITEMS), or per tile */
   unsigned vec;     /* elements a load (CLR_VEC) */
   clr_program_entry *items, *blocks, *finish;
-  size_t wg;
+  clr_program_entry *partition; /* tiles: their bounds */
+  size_t wg, wg_rest; /* the first pass's work-group size, the others' */
   size_t launches;
   size_t depth; /* longest rounding chain of any launch */
   char prelude[CLR_MAX_MAP_EXPR + 64];
@@ -102,9 +108,8 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
   p->in = type;
   p->acc = clr_options_result_type(opt, op, type);
   p->acc_bytes = clr_type_size(p->acc);
-  p->items_per = opt->coarse        ? opt->coarse
-                 : ctx->desc.is_gpu ? SEG_ITEMS_GPU
-                                    : SEG_ITEMS_CPU;
+  clr_layout layout = opt->layout ? opt->layout : ctx->tuning.reduce_layout;
+  p->tiled = layout == CLR_LAYOUT_STRIDED;
   /* Runs inside a work-item are read CLR_VEC elements a load, as wide as
    * the coarse reduction's loads (and at most 16 elements). */
   size_t esize = clr_type_size(type);
@@ -114,12 +119,35 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
   if (opt->map == CLR_MAP_EXPR)
     snprintf(p->prelude, sizeof p->prelude, "#define CLR_MAP_EXPR(x, i) (%s)",
              opt->map_expr);
-  char extra[96]; /* CLR_SEG_ITEMS: clr_options.coarse, else the default */
-  snprintf(extra, sizeof extra, "-DCLR_SEG_ITEMS=%zu -DCLR_SEG_BLOCK=%d",
-           p->items_per, SEG_BLOCK);
+  char extra[160];
+  size_t ipt = 1;
+  if (p->tiled) {
+    /* The tile's work-group size is built in: asked for, else
+     * SEG_TILE_WG within the device's limit; then the units a
+     * work-item, so the tile (its elements and ends, and the
+     * work-items' partials) fits the device's local memory. */
+    p->wg = opt->wg_size ? opt->wg_size : SEG_TILE_WG;
+    while (!opt->wg_size && p->wg > ctx->desc.max_work_group_size)
+      p->wg /= 2;
+    ipt = opt->coarse ? opt->coarse : p->acc_bytes > 4 ? 8 : 16;
+    while (ipt > 1 && p->wg * ipt * (p->acc_bytes + 4) * 33 / 32 +
+                              p->wg * p->acc_bytes + 256 >
+                          ctx->desc.local_mem_size)
+      ipt /= 2;
+    p->items_per = p->wg * ipt;
+    p->ipt = ipt;
+    snprintf(extra, sizeof extra,
+             "-DCLR_SEG_ITEMS=%zu -DCLR_SEG_BLOCK=%d -DCLR_SEG_WG=%zu "
+             "-DCLR_SEG_IPT=%zu",
+             p->items_per, SEG_BLOCK, p->wg, ipt);
+  } else {
+    p->items_per = opt->coarse ? opt->coarse : SEG_ITEMS_CPU;
+    snprintf(extra, sizeof extra, "-DCLR_SEG_ITEMS=%zu -DCLR_SEG_BLOCK=%d",
+             p->items_per, SEG_BLOCK);
+  }
   clr_build_spec spec = {.source = "reduce_segmented.cl",
                          .helpers = "load_mapped.cl",
-                         .kernel = "clr_seg_items",
+                         .kernel = p->tiled ? "clr_seg_tiles" : "clr_seg_items",
                          .in = type,
                          .acc = p->acc,
                          .op = op,
@@ -128,19 +156,28 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
                          .extra = extra,
                          .prelude = p->prelude[0] ? p->prelude : NULL};
   clr_status st = clr_get_kernel(ctx, &spec, &p->items);
+  spec.kernel = "clr_seg_partition";
+  if (st == CLR_OK && p->tiled)
+    st = clr_get_kernel(ctx, &spec, &p->partition);
   spec.kernel = "clr_seg_blocks";
   if (st == CLR_OK)
     st = clr_get_kernel(ctx, &spec, &p->blocks);
   spec.kernel = "clr_seg_finish";
   if (st == CLR_OK)
     st = clr_get_kernel(ctx, &spec, &p->finish);
-  if (st == CLR_OK)
-    st = clr_choose_wg(ctx, p->items, opt->wg_size, ctx->desc.is_gpu ? 256 : 0,
-                       p->acc_bytes, 0, &p->wg);
-  if (st == CLR_OK && p->wg > p->finish->max_wg)
-    p->wg = p->finish->max_wg;
-  if (st == CLR_OK && p->wg > p->blocks->max_wg)
-    p->wg = p->blocks->max_wg;
+  if (st == CLR_OK && p->tiled && p->items->max_wg < p->wg)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "work-group size %zu exceeds this kernel's limit of %zu on "
+                  "'%s'",
+                  p->wg, p->items->max_wg, ctx->desc.device_name);
+  if (st == CLR_OK && !p->tiled)
+    st = clr_choose_wg(ctx, p->items, opt->wg_size, 0, p->acc_bytes, 0, &p->wg);
+  /* The pyramid and the finishing pass take the same size, or less. */
+  p->wg_rest = p->wg;
+  if (st == CLR_OK && p->wg_rest > p->finish->max_wg)
+    p->wg_rest = p->finish->max_wg;
+  if (st == CLR_OK && p->wg_rest > p->blocks->max_wg)
+    p->wg_rest = p->blocks->max_wg;
   return st;
 }
 
@@ -189,6 +226,10 @@ static clr_status reserve_launch(clr_context *ctx, const seg_plan *p,
   if (st == CLR_OK)
     st = clr_buffer_reserve(ctx, &ctx->partial[0], items * sizeof(cl_ulong),
                             CL_MEM_READ_WRITE);
+  if (st == CLR_OK && p->tiled)
+    st = clr_buffer_reserve(ctx, &ctx->tile_bounds,
+                            (items + 1) * 2 * sizeof(cl_ulong),
+                            CL_MEM_READ_WRITE);
   return st;
 }
 
@@ -206,8 +247,8 @@ typedef struct seg_launch_io {
 
 static clr_status seg_launch(clr_context *ctx, seg_plan *p,
                              const seg_launch_io *io) {
-  cl_event ev[2 + 16] = {NULL};
-  size_t n_ev = 0;
+  cl_event ev[3 + 16] = {NULL};
+  size_t n_ev = 0, items_ev = 0; /* the items (or tiles) pass's event */
   seg_shape sh = launch_shape(p, io->len, io->closes);
   cl_ulong items = sh.items;
   size_t levels = sh.levels;
@@ -220,13 +261,30 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
     return st;
   cl_mem pyramid = ctx->aux[0].mem, head = ctx->aux[1].mem,
          pending = ctx->partial[0].mem;
-  st = CLR_SET_ARGS(ctx, p->items->kernel, CLR_ARG(io->data),
-                    CLR_ARG(io->data_off), CLR_ARG(io->lo), CLR_ARG(io->len),
-                    CLR_ARG(io->offsets), CLR_ARG(io->offsets_off),
-                    CLR_ARG(io->closes), CLR_ARG(io->out), CLR_ARG(io->out_off),
-                    CLR_ARG(pyramid), CLR_ARG(head), CLR_ARG(pending));
+  if (p->tiled) { /* first where each tile starts */
+    cl_mem bounds = ctx->tile_bounds.mem;
+    st = CLR_SET_ARGS(ctx, p->partition->kernel, CLR_ARG(io->offsets),
+                      CLR_ARG(io->offsets_off), CLR_ARG(io->lo),
+                      CLR_ARG(io->len), CLR_ARG(io->closes), CLR_ARG(items),
+                      CLR_ARG(bounds));
+    if (st == CLR_OK)
+      st = enqueue(ctx, p->partition->kernel, (size_t)items + 1, p->wg_rest,
+                   &ev[n_ev++]);
+    if (st == CLR_OK)
+      st = clr_set_arg_at(ctx, p->items->kernel, 12, CLR_ARG(bounds));
+  }
   if (st == CLR_OK)
-    st = enqueue(ctx, p->items->kernel, (size_t)items, p->wg, &ev[n_ev++]);
+    st = CLR_SET_ARGS(ctx, p->items->kernel, CLR_ARG(io->data),
+                      CLR_ARG(io->data_off), CLR_ARG(io->lo), CLR_ARG(io->len),
+                      CLR_ARG(io->offsets), CLR_ARG(io->offsets_off),
+                      CLR_ARG(io->closes), CLR_ARG(io->out),
+                      CLR_ARG(io->out_off), CLR_ARG(pyramid), CLR_ARG(head),
+                      CLR_ARG(pending));
+  /* Tiles: a work-group each; else a work-item each. */
+  items_ev = n_ev;
+  if (st == CLR_OK)
+    st = enqueue(ctx, p->items->kernel, (size_t)items * (p->tiled ? p->wg : 1),
+                 p->wg, &ev[n_ev++]);
   cl_ulong src = 0, size = items;
   for (size_t k = 1; k < levels && st == CLR_OK; k++) {
     cl_ulong dst = src + size;
@@ -234,7 +292,8 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
                       CLR_ARG(size), CLR_ARG(dst));
     size = (size + SEG_BLOCK - 1) / SEG_BLOCK;
     if (st == CLR_OK)
-      st = enqueue(ctx, p->blocks->kernel, (size_t)size, p->wg, &ev[n_ev++]);
+      st = enqueue(ctx, p->blocks->kernel, (size_t)size, p->wg_rest,
+                   &ev[n_ev++]);
     src = dst;
   }
   cl_uint n_levels = (cl_uint)levels;
@@ -245,7 +304,8 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
         CLR_ARG(items), CLR_ARG(io->out), CLR_ARG(io->out_off),
         CLR_ARG(pyramid), CLR_ARG(n_levels), CLR_ARG(head), CLR_ARG(pending));
   if (st == CLR_OK)
-    st = enqueue(ctx, p->finish->kernel, (size_t)items + 1, p->wg, &ev[n_ev++]);
+    st = enqueue(ctx, p->finish->kernel, (size_t)items + 1, p->wg_rest,
+                 &ev[n_ev++]);
   if (st == CLR_OK) {
     cl_int err = clWaitForEvents((cl_uint)n_ev, ev);
     if (err != CL_SUCCESS)
@@ -256,12 +316,14 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
     if (p->launches == 0) { /* the passes shown: items, then finish */
       clr_timing *t = &ctx->timing;
       size_t work[2] = {(size_t)items, (size_t)items + 1};
-      cl_event shown[2] = {ev[0], ev[n_ev - 1]};
+      cl_event shown[2] = {ev[items_ev], ev[n_ev - 1]};
       t->n_passes = 2;
       for (size_t k = 0; k < 2; k++) {
         t->passes[k].n_in = k == 0 ? (size_t)io->len : work[k];
-        t->passes[k].local_size = p->wg;
-        t->passes[k].global_size = (work[k] + p->wg - 1) / p->wg * p->wg;
+        size_t wg = k == 0 ? p->wg : p->wg_rest;
+        t->passes[k].local_size = wg;
+        t->passes[k].global_size =
+            k == 0 && p->tiled ? work[k] * wg : (work[k] + wg - 1) / wg * wg;
         t->passes[k].ms = clr_event_ms(shown[k], shown[k]);
       }
     }
@@ -272,8 +334,11 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
     size_t log2v = 0;
     while (((size_t)1 << log2v) < p->vec)
       log2v++;
-    size_t depth = p->items_per / p->vec + log2v + p->vec + 1 +
-                   levels * SEG_BLOCK + 2 * SEG_BLOCK * levels + 3;
+    /* (A tile: a work-item's run, then the fold of the work-items'
+     * partials before it, then its own.) */
+    size_t run = p->tiled ? p->ipt + p->wg + 2
+                          : p->items_per / p->vec + log2v + p->vec + 1;
+    size_t depth = run + levels * SEG_BLOCK + 2 * SEG_BLOCK * levels + 3;
     if (depth + p->launches > p->depth)
       p->depth = depth + p->launches;
     p->launches++;
