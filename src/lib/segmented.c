@@ -19,9 +19,10 @@
  * binary search); the strided one (GPUs) gives a work-group a tile,
  * SEG_TILE_WG work-items of 16 units (8 for 8-byte results), read into
  * local memory with consecutive work-items on consecutive elements
- * (clr_seg_tiles).  SEG_BLOCK: the block of the carry pyramid. */
+ * (clr_seg_tiles).  On an H100, work-groups of 128 beat 256 by 5 to 7%
+ * (docs/PERFORMANCE.md).  SEG_BLOCK: the block of the carry pyramid. */
 #define SEG_ITEMS_CPU 2048
-#define SEG_TILE_WG 256
+#define SEG_TILE_WG 128
 #define SEG_BLOCK 32
 
 typedef struct seg_plan {
@@ -36,7 +37,9 @@ typedef struct seg_plan {
   clr_program_entry *partition; /* tiles: their bounds */
   size_t wg, wg_rest; /* the first pass's work-group size, the others' */
   size_t launches;
-  size_t depth; /* longest rounding chain of any launch */
+  size_t depth;   /* longest rounding chain of any launch */
+  size_t longest; /* units (elements + 1) of the longest segment, or
+                     SIZE_MAX when unknown (offsets in a cl_mem) */
   char prelude[CLR_MAX_MAP_EXPR + 64];
 } seg_plan;
 
@@ -69,18 +72,22 @@ static clr_status check_segmented(clr_context *ctx, const clr_options *opt,
 /* The first offset that breaks "0, never decreasing, n at the end", as a
  * refusal; CLR_OK when there is none. */
 static clr_status check_offsets(clr_context *ctx, const uint64_t *offsets,
-                                size_t n_segments, size_t n) {
+                                size_t n_segments, size_t n, size_t *longest) {
   if (offsets[0] != 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "offsets[0] is %llu: the first segment starts at 0",
                     (unsigned long long)offsets[0]);
-  for (size_t s = 0; s < n_segments; s++)
+  *longest = 0;
+  for (size_t s = 0; s < n_segments; s++) {
     if (offsets[s + 1] < offsets[s])
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "offsets[%zu] = %llu is below offsets[%zu] = %llu: "
                       "offsets never decrease",
                       s + 1, (unsigned long long)offsets[s + 1], s,
                       (unsigned long long)offsets[s]);
+    if (offsets[s + 1] - offsets[s] + 1 > *longest)
+      *longest = (size_t)(offsets[s + 1] - offsets[s] + 1);
+  }
   if (offsets[n_segments] != n)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "offsets[%zu] = %llu, not n = %zu: the last segment ends "
@@ -104,6 +111,7 @@ static clr_status start_segments(clr_context *ctx, const clr_options **opt,
 static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
                                 clr_op op, clr_type type, seg_plan *p) {
   memset(p, 0, sizeof *p);
+  p->longest = SIZE_MAX; /* unknown until the host has seen the offsets */
   p->op = op;
   p->in = type;
   p->acc = clr_options_result_type(opt, op, type);
@@ -206,6 +214,10 @@ static seg_shape launch_shape(const seg_plan *p, cl_ulong len,
   sh.items = (len + closes + p->items_per - 1) / p->items_per;
   sh.levels = 1;
   sh.pyramid = (size_t)sh.items;
+  /* No segment spans more than 2 blocks of items: clr_seg_finish folds
+   * its items directly, and no level is built (two launches fewer). */
+  if (p->longest / p->items_per + 2 <= 2 * SEG_BLOCK)
+    return sh;
   for (cl_ulong size = sh.items; size > 2 * SEG_BLOCK; sh.levels++) {
     size = (size + SEG_BLOCK - 1) / SEG_BLOCK;
     sh.pyramid += (size_t)size;
@@ -469,17 +481,19 @@ static clr_status segments_host_call(clr_context *ctx, const clr_options *opt,
                                      size_t n_segments, void *results) {
   clr_options defaults;
   seg_plan plan;
+  size_t longest = 0;
   double t0 = clr_now_ms();
   clr_status st = start_segments(ctx, &opt, &defaults, op, type, data, results,
                                  n, n_segments);
   if (st == CLR_OK && !offsets)
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "offsets must not be NULL");
   if (st == CLR_OK)
-    st = check_offsets(ctx, offsets, n_segments, n);
+    st = check_offsets(ctx, offsets, n_segments, n, &longest);
   if (st == CLR_OK)
     st = make_seg_plan(ctx, opt, op, type, &plan);
   if (st != CLR_OK)
     return st;
+  plan.longest = longest;
   size_t esize = clr_type_size(type), launches = 0;
   seg_cutter k = make_cutter(ctx, offsets, n_segments, n, esize);
   st = reserve_largest(ctx, &plan, &k);
@@ -542,7 +556,8 @@ static clr_status check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE,
                                    (size_t)offsets_off * sizeof *host,
                                    count * sizeof *host, host, 0, NULL, NULL));
-  st = check_offsets(ctx, host, count - 1, n);
+  size_t longest;
+  st = check_offsets(ctx, host, count - 1, n, &longest);
   if (st == CLR_OK) /* the device saw what the host does not */
     st = clr_fail(ctx, CLR_ERR_OPENCL,
                   "internal: the device found a bad offset the host does not");
