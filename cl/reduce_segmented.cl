@@ -72,8 +72,7 @@ inline ulong seg_at_unit(__global const ulong *offsets, ulong lo, ulong closes,
 
 /* The unit of a segment's first element (or of its close, when empty), in
  * this launch's numbering; 0 when it started in an earlier launch. */
-inline ulong seg_first_unit(__global const ulong *offsets, ulong lo,
-                            ulong s) {
+inline ulong seg_first_unit(__global const ulong *offsets, ulong lo, ulong s) {
   ulong start = offsets[s];
   return start < lo ? 0 : start - lo + s;
 }
@@ -115,8 +114,8 @@ inline ACC_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
 
 /* data[data_off + i] is element lo + i; offsets and out start at their
  * *_off elements. */
-__kernel void clr_seg_items(__global const IN_T *data, ulong data_off,
-                            ulong lo, ulong len, __global const ulong *offsets,
+__kernel void clr_seg_items(__global const IN_T *data, ulong data_off, ulong lo,
+                            ulong len, __global const ulong *offsets,
                             ulong offsets_off, ulong closes,
                             __global ACC_T *out, ulong out_off,
                             __global ACC_T *carry, __global ACC_T *head,
@@ -213,9 +212,9 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
               __global ACC_T *head, __global ulong *pending,
               __global const ulong *tile_bounds) {
   __local ACC_T xs[SEG_TILE + SEG_TILE / 32]; /* its elements, mapped   */
-  __local uint ends[SEG_TILE];      /* its segments' ends, tile-relative */
-  __local ACC_T parts[CLR_SEG_WG];  /* each work-item's carry           */
-  __local ulong waiting;            /* the tile's pending segment       */
+  __local uint ends[SEG_TILE];     /* its segments' ends, tile-relative */
+  __local ACC_T parts[CLR_SEG_WG]; /* each work-item's carry           */
+  __local ulong waiting;           /* the tile's pending segment       */
   __local ACC_T waiting_value;
   offsets += offsets_off;
   out += out_off;
@@ -235,8 +234,8 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
   __global const IN_T *p = data + data_off + i0;
   uint whole = n_x / CLR_VEC * CLR_VEC;
   for (uint k = lid * CLR_VEC; k < whole; k += CLR_SEG_WG * CLR_VEC)
-    CLR_CAT(vstore, CLR_VEC)(clr_load_vec(p, p, k / CLR_VEC, lo + i0), 0,
-                             &XS(k));
+    CLR_CAT(vstore, CLR_VEC)
+    (clr_load_vec(p, p, k / CLR_VEC, lo + i0), 0, &XS(k));
   for (uint k = whole + lid; k < n_x; k += CLR_SEG_WG)
 #else
   for (uint k = lid; k < n_x; k += CLR_SEG_WG)
@@ -306,9 +305,9 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
    * work-items' partials from where it began, is the tile's carry (a tree
    * over the work-group, once every reader of parts is done). */
   int end_in_tile = n_ends > 0 || offsets[s0] >= lo + i0;
-  uint end_first =
-      n_ends > 0 ? ends[n_ends - 1] + n_ends
-                 : (end_in_tile ? (uint)(offsets[s0] - lo - i0) : 0);
+  uint end_first = n_ends > 0
+                       ? ends[n_ends - 1] + n_ends
+                       : (end_in_tile ? (uint)(offsets[s0] - lo - i0) : 0);
   uint from = end_in_tile ? end_first / CLR_SEG_IPT : 0;
   ACC_T mine = lid >= from ? parts[lid] : IDENTITY;
   barrier(CLK_LOCAL_MEM_FENCE);

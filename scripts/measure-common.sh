@@ -1,4 +1,5 @@
-# Sourced by the scripts that measure on a lent GPU (transform-measure.sh):
+# Sourced by the scripts that measure on a lent GPU (transform-measure.sh,
+# segments-measure.sh; their PyTorch peers are timed by peers.py):
 #   . "$(dirname "$0")/measure-common.sh"
 #   measure_build NAME [OUTDIR]   then   measure_tests TEST...
 # measure_build registers NVIDIA's OpenCL ICD where the driver is there

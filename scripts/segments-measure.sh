@@ -9,31 +9,12 @@
 # Also the H100 coarse float sum and decoupled scan at 1e8 (issue 10's
 # check that those figures still hold).
 set -u
-out=${1:-${OUT:-/tmp/clreduce-segments}}
-mkdir -p "$out" /etc/OpenCL/vendors 2>/dev/null
-if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 ] ||
-  ldconfig -p 2>/dev/null | grep -q libnvidia-opencl; then
-  [ -f /etc/OpenCL/vendors/nvidia.icd ] ||
-    echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
-fi
-b=${BUILD:-/tmp/clreduce-segments-build}
-export CLREDUCE_CACHE_DIR=${CLREDUCE_CACHE_DIR:-/tmp/clreduce-segments-cache}
-rm -rf "$b"
-meson setup "$b" --buildtype=release >"$out/setup.log" 2>&1 &&
-  ninja -C "$b" >"$out/build.log" 2>&1 || {
-  tail -n 30 "$out/setup.log" "$out/build.log"
-  exit 1
-}
-cli=$b/src/cli/clreduce bench=$b/src/bench/clreduce-bench
+. "$(dirname "$0")/measure-common.sh"
+measure_build segments "${1:-}"
 r=${REPEAT:-50}
 $cli --list-devices | head -4
 # 1. Correctness on the device.
-if [ "${TESTS:-true}" = true ]; then
-  timeout ${TEST_TIMEOUT:-300} meson test -C "$b" --num-processes 4 \
-    segments-matrix segments-layouts segments-edges segments-cli \
-    >"$out/tests.log" 2>&1
-  grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout):" "$out/tests.log"
-fi
+measure_tests segments-matrix segments-layouts segments-edges segments-cli
 # 2. The issue's shapes as offsets files: 1e6 segments of random length
 #    1..200 (seeded), 3 segments of 3e7.
 python3 - "$out" <<'EOF'
@@ -84,19 +65,12 @@ echo "== clreduce-bench --kernels=decoupled --min-n=1e8 --max-n=1e8"
 $bench --kernels=decoupled --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
   tail -2
 # 5. Peers: PyTorch with CUDA events, median of $r runs after warm-up.
-python3 - "$r" "$out" <<'EOF' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
-import array, sys, torch
+python3 - "$r" "$out" "$(dirname "$0")" <<'EOF' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
+import array, sys
+sys.path.insert(0, sys.argv[3])
+import torch
+from peers import report  # scripts/peers.py
 r, out = int(sys.argv[1]), sys.argv[2]
-def med(f):
-    for _ in range(3):
-        f()
-    ts = []
-    for _ in range(r):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); f(); b.record(); torch.cuda.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
 off = array.array("Q")
 off.frombytes(open(out + "/random.off", "rb").read())
 lengths = torch.tensor([off[i + 1] - off[i] for i in range(len(off) - 1)],
@@ -106,13 +80,11 @@ three = torch.tensor([30_000_000] * 3, device="cuda")
 y = torch.rand(90_000_000, device="cuda")
 m = torch.rand(10_000, 1_000, device="cuda")
 s = torch.rand(100_000_000, device="cuda")
-for name, f, nbytes in [
-        ("segment_reduce sum, random 1..200", lambda: torch.segment_reduce(
-            x, "sum", lengths=lengths), 4 * x.numel() + 8 * len(off)),
-        ("segment_reduce sum, 3 x 3e7", lambda: torch.segment_reduce(
-            y, "sum", lengths=three), 4 * y.numel() + 32),
-        ("M.sum(dim=1), 10000 x 1000", lambda: m.sum(dim=1), 4 * m.numel()),
-        ("x.sum(), 1e8 (the stream's peer)", lambda: s.sum(), 4 * s.numel())]:
-    ms = med(f)
-    print("peer %-36s %.4f ms  %7.1f GB/s" % (name, ms, nbytes / ms / 1e6))
+report([
+    ("segment_reduce sum, random 1..200", lambda: torch.segment_reduce(
+        x, "sum", lengths=lengths), 4 * x.numel() + 8 * len(off)),
+    ("segment_reduce sum, 3 x 3e7", lambda: torch.segment_reduce(
+        y, "sum", lengths=three), 4 * y.numel() + 32),
+    ("M.sum(dim=1), 10000 x 1000", lambda: m.sum(dim=1), 4 * m.numel()),
+    ("x.sum(), 1e8 (the stream's peer)", lambda: s.sum(), 4 * s.numel())], r)
 EOF

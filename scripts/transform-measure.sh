@@ -47,31 +47,22 @@ cmd '--map=x > 0.5f' --acc=long
 cmd --map=square
 cmd --op=minmax --type=int
 # 4. Peers: PyTorch with CUDA events, median of $r runs after warm-up.
-python3 - "$r" <<'EOF' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
-import sys, torch
+python3 - "$r" "$(dirname "$0")" <<'EOF' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
+import sys
+sys.path.insert(0, sys.argv[2])
+import torch
+from peers import report  # scripts/peers.py
 r = int(sys.argv[1])
 n = 100_000_000
 x = torch.rand(n, device="cuda")
 y = torch.rand(n, device="cuda")
 h = x.half()
-def med(f):
-    for _ in range(3):
-        f()
-    ts = []
-    for _ in range(r):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); f(); b.record(); torch.cuda.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
-for name, f, nbytes in [
-        ("torch.sum(x) float", lambda: x.sum(), 4 * n),
-        ("torch.argmax(x) float", lambda: x.argmax(), 4 * n),
-        ("torch.aminmax(x) float", lambda: torch.aminmax(x), 4 * n),
-        ("torch.linalg.vector_norm(x) float", lambda: torch.linalg.vector_norm(x), 4 * n),
-        ("torch.dot(x, y) float", lambda: torch.dot(x, y), 8 * n),
-        ("h.sum(dtype=float32) half", lambda: h.sum(dtype=torch.float32), 2 * n),
-        ("(x > 0.5).sum() float", lambda: (x > 0.5).sum(), 4 * n)]:
-    ms = med(f)
-    print("peer %-36s %.4f ms  %7.1f GB/s" % (name, ms, nbytes / ms / 1e6))
+report([
+    ("torch.sum(x) float", lambda: x.sum(), 4 * n),
+    ("torch.argmax(x) float", lambda: x.argmax(), 4 * n),
+    ("torch.aminmax(x) float", lambda: torch.aminmax(x), 4 * n),
+    ("torch.linalg.vector_norm(x) float", lambda: torch.linalg.vector_norm(x), 4 * n),
+    ("torch.dot(x, y) float", lambda: torch.dot(x, y), 8 * n),
+    ("h.sum(dtype=float32) half", lambda: h.sum(dtype=torch.float32), 2 * n),
+    ("(x > 0.5).sum() float", lambda: (x > 0.5).sum(), 4 * n)], r)
 EOF

@@ -22,7 +22,7 @@ typedef clr_scan_check clr_segments_check;
  * segment at its length - 1.  1, or 0 when out of host memory. */
 int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                            const void *data, const uint64_t *offsets,
-                           size_t n_segments, const void *results,
-                           size_t depth, clr_segments_check *out);
+                           size_t n_segments, const void *results, size_t depth,
+                           clr_segments_check *out);
 
 #endif
