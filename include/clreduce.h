@@ -488,10 +488,13 @@ CLR_API clr_status clr_dot_buffer(clr_context *ctx, const clr_options *opt,
  * n_segments values of clr_options_result_type(opt, op, type).  Sum,
  * prod, min, max, and, or, with opt->map (built-in maps, and expressions
  * of x and i, i counted from the first element of data); accumulate_in
- * and narrow_accumulator as for clr_reduce_host; opt->coarse, when set,
- * is the elements plus segment ends each work-item takes (by default 16
- * on GPUs, 2048 elsewhere), opt->wg_size the work-group size; the other
- * shape options do not apply.  n >= 1 and n_segments
+ * and narrow_accumulator as for clr_reduce_host.  opt->layout chooses
+ * the form: CLR_LAYOUT_STRIDED (the GPUs' default) gives each work-group a
+ * tile in local memory, CLR_LAYOUT_CONTIGUOUS (the CPUs') each work-item a
+ * run of its own; opt->coarse, when set, is the elements plus segment ends
+ * each work-item takes (by default 16 in tiles, 8 for 8-byte results, as
+ * local memory allows; 2048 in runs; at most 2^32), opt->wg_size the
+ * work-group size; vector_width does not apply.  n >= 1 and n_segments
  * >= 1.  Offsets that are no such partition give CLR_ERR_INVALID_ARGUMENT
  * naming the first bad one, and nothing is read through them.  Host data
  * larger than one device allocation is streamed in chunks (the offsets and

@@ -570,6 +570,23 @@ static void edges(clr_context *ctx, clr_context *chunked) {
     run_buffer(ctx, &e);
     free(many);
   }
+  /* Shapes at their limits: as many units a work-item as a size_t holds
+   * (one work-item takes all: runs; the most local memory holds: tiles),
+   * and a work-group larger than the device's. */
+  for (int tiles = 0; tiles < 2; tiles++) {
+    seg_case big = case_of(CLR_SUM, CLR_FLOAT, x, n, off, segments,
+                           "coarse=SIZE_MAX in %s", tiles ? "tiles" : "runs");
+    big.opt.coarse = SIZE_MAX;
+    big.opt.layout = tiles ? CLR_LAYOUT_STRIDED : CLR_LAYOUT_CONTIGUOUS;
+    run_host(ctx, &big);
+    big.opt.coarse = 0;
+    big.opt.wg_size = tu_device.max_work_group_size + 1;
+    TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, &big.opt, CLR_SUM, CLR_FLOAT,
+                                              x, n, off, segments, counts),
+                     CLR_ERR_INVALID_ARGUMENT,
+                     tiles ? "a tile's work-group beyond the device's"
+                           : "a work-group beyond the device's");
+  }
   /* Float data summed in double. */
   seg_case c =
       case_of(CLR_SUM, CLR_FLOAT, x, n, off, segments, "float sum in double");

@@ -24,6 +24,7 @@
 #define SEG_ITEMS_CPU 2048
 #define SEG_TILE_WG 128
 #define SEG_BLOCK 32
+#define SEG_MAX_ITEMS ((size_t)1 << 32)
 
 typedef struct seg_plan {
   clr_op op;
@@ -137,7 +138,13 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
     p->wg = opt->wg_size ? opt->wg_size : SEG_TILE_WG;
     while (!opt->wg_size && p->wg > ctx->desc.max_work_group_size)
       p->wg /= 2;
+    if (p->wg > ctx->desc.max_work_group_size)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "work-group size %zu exceeds the device's limit of %zu",
+                      p->wg, ctx->desc.max_work_group_size);
     ipt = opt->coarse ? opt->coarse : p->acc_bytes > 4 ? 8 : 16;
+    if (ipt > ctx->desc.local_mem_size) /* no product below can wrap */
+      ipt = (size_t)ctx->desc.local_mem_size;
     while (ipt > 1 && p->wg * ipt * (p->acc_bytes + 4) * 33 / 32 +
                               p->wg * p->acc_bytes + 256 >
                           ctx->desc.local_mem_size)
@@ -149,7 +156,11 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
              "-DCLR_SEG_IPT=%zu",
              p->items_per, SEG_BLOCK, p->wg, ipt);
   } else {
+    /* More than 2^32 units a work-item is one work-item for any input
+     * this side of 2^32 units, and keeps the kernel's sums from wrapping. */
     p->items_per = opt->coarse ? opt->coarse : SEG_ITEMS_CPU;
+    if (p->items_per > SEG_MAX_ITEMS)
+      p->items_per = SEG_MAX_ITEMS;
     snprintf(extra, sizeof extra, "-DCLR_SEG_ITEMS=%zu -DCLR_SEG_BLOCK=%d",
              p->items_per, SEG_BLOCK);
   }
@@ -186,6 +197,8 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
     p->wg_rest = p->finish->max_wg;
   if (st == CLR_OK && p->wg_rest > p->blocks->max_wg)
     p->wg_rest = p->blocks->max_wg;
+  if (st == CLR_OK && p->tiled && p->wg_rest > p->partition->max_wg)
+    p->wg_rest = p->partition->max_wg;
   return st;
 }
 
@@ -211,7 +224,8 @@ typedef struct seg_shape {
 static seg_shape launch_shape(const seg_plan *p, cl_ulong len,
                               cl_ulong closes) {
   seg_shape sh;
-  sh.items = (len + closes + p->items_per - 1) / p->items_per;
+  cl_ulong units = len + closes;
+  sh.items = units / p->items_per + (units % p->items_per != 0);
   sh.levels = 1;
   sh.pyramid = (size_t)sh.items;
   /* No segment spans more than 2 blocks of items: clr_seg_finish folds
