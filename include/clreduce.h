@@ -516,6 +516,22 @@ CLR_API clr_status clr_reduce_segments_buffer(
     size_t offsets_offset, size_t n_segments, cl_mem results,
     size_t results_offset);
 
+/* Reduce-by-key (CUB's ReduceByKey, Thrust's reduce_by_key): the runs of
+ * equal consecutive keys (int, uint, long or ulong; sorted or not: each
+ * run is a group) give one key and one result each, in order.  keys and
+ * values are n elements each; unique_keys (of key_type) and results (of
+ * clr_options_result_type) must have room for as many runs as there can
+ * be (n); *n_runs receives their number.  The same operations, maps and
+ * options as clr_reduce_segments_host, which reduces the runs once they
+ * are found: the keys are read on the host, where they are (twice: to
+ * count the runs, then to list them). */
+CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
+                                          const clr_options *opt, clr_op op,
+                                          clr_type key_type, const void *keys,
+                                          clr_type type, const void *values,
+                                          size_t n, void *unique_keys,
+                                          void *results, size_t *n_runs);
+
 /* ----------------------------------------------------------------- timing */
 
 #define CLR_MAX_PASSES 64

@@ -1,4 +1,5 @@
-/* Segmented reductions (clr_reduce_segments_host / _buffer) against a CPU
+/* Segmented reductions (clr_reduce_segments_host / _buffer) and
+ * reduce-by-key (clr_reduce_by_key_host) against a CPU
  * loop over each segment: every op and type, segment layouts from all
  * length 1 to one segment of all n, empty segments anywhere, segments
  * straddling work-item, work-group and streamed-chunk boundaries, launch
@@ -6,9 +7,9 @@
  * offsets refused with the context still working after.
  *
  *   test_segments [--set=SET] [--any-device] [-v]
- * SET: matrix, layouts, edges; stream (with POCL_MEMORY_LIMIT=1);
+ * SET: matrix, layouts, edges, keys; stream (with POCL_MEMORY_LIMIT=1);
  * oclgrind, oclgrind-one-host, oclgrind-one-buffer
- * (default: matrix, layouts and edges; the oclgrind sets run under
+ * (default: matrix, layouts, edges and keys; the oclgrind sets run under
  * Oclgrind, tests/reliability, or anywhere with --any-device) */
 #include "segment_reference.h"
 #include "test_util.h"
@@ -334,6 +335,88 @@ static void stream(clr_context *ctx) {
   tu_section("stream");
 }
 
+/* Reduce-by-key: runs of equal keys, sorted or not, each a group; keys of
+ * every integer type, long and short runs, all equal, all distinct; the
+ * runs' keys, their number and each run's result against a CPU loop. */
+static void keys(clr_context *ctx, clr_context *chunked) {
+  static const clr_type key_types[] = {CLR_INT, CLR_UINT, CLR_LONG, CLR_ULONG};
+  static const size_t ns[] = {1, 2, 257, 4099, 100003};
+  static const char *const shapes[] = {"runs of 1..50", "all equal",
+                                       "all distinct", "runs of 1..3000"};
+  for (size_t ki = 0; ki < 4; ki++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+      for (size_t sh = 0; sh < 4; sh++) {
+        clr_type kt = key_types[ki], vt = ki % 2 ? CLR_INT : CLR_FLOAT;
+        clr_op op = sh % 2 ? CLR_MAX : CLR_SUM;
+        size_t n = ns[ni], ks = clr_type_size(kt);
+        tu_rng r = {tu_seed(ki, ni, sh, 9)};
+        unsigned char *k = tu_xmalloc(n * ks), *uk = tu_xmalloc(n * ks);
+        void *v = tu_xmalloc(n * clr_type_size(vt));
+        void *res = tu_xmalloc(n * 8);
+        uint64_t *off = tu_xmalloc((n + 1) * sizeof *off);
+        tu_fill(op, vt, TU_RANDOM, v, n, tu_seed(ki, ni, sh, 10));
+        /* keys: a run's key differs from the one before it (unsorted:
+         * a key may come back later, as a new run) */
+        size_t runs = 0, at = 0;
+        uint64_t key = tu_next(&r);
+        while (at < n) {
+          size_t len = sh == 1 ? n
+                       : sh == 2
+                           ? 1
+                           : 1 + (size_t)tu_below(&r, sh == 3 ? 3000 : 50);
+          key = sh == 2 ? key + 1 : key ^ (1 + tu_below(&r, 7));
+          off[runs++] = at;
+          for (size_t i = at; i < at + len && i < n; i++)
+            tu_store_bits(kt, k, i, key);
+          at += len;
+        }
+        off[runs] = n;
+        seg_case c =
+            case_of(op, vt, v, n, off, runs, "by %s keys, %s values, n=%zu, %s",
+                    clr_type_name(kt), clr_type_name(vt), n, shapes[sh]);
+        size_t got_runs = 0;
+        clr_status st =
+            clr_reduce_by_key_host(ni % 2 ? chunked : ctx, &c.opt, op, kt, k,
+                                   vt, v, n, uk, res, &got_runs);
+        if (tu_check(st == CLR_OK && got_runs == runs,
+                     "%s: %s, %zu runs, want %zu", c.what, clr_status_name(st),
+                     got_runs, runs)) {
+          size_t bad = 0;
+          for (size_t q = 0; q < runs; q++)
+            bad += memcmp(uk + q * ks, k + off[q] * ks, ks) != 0;
+          tu_check(bad == 0, "%s: %zu run keys wrong", c.what, bad);
+          check_results(&c, res, last_depth(ni % 2 ? chunked : ctx),
+                        CLR_MAP_NONE);
+        }
+        free(off);
+        free(res);
+        free(v);
+        free(uk);
+        free(k);
+      }
+  /* Refusals. */
+  float f[4] = {1, 2, 3, 4}, out[4];
+  int ik[4] = {1, 1, 2, 2}, uk4[4];
+  size_t nr = 0;
+  TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_FLOAT, f,
+                                          CLR_FLOAT, f, 4, uk4, out, &nr),
+                   CLR_ERR_INVALID_ARGUMENT, "float keys");
+  TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik,
+                                          CLR_FLOAT, f, 4, uk4, out, NULL),
+                   CLR_ERR_INVALID_ARGUMENT, "n_runs NULL");
+  TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_ARGMAX, CLR_INT, ik,
+                                          CLR_FLOAT, f, 4, uk4, out, &nr),
+                   CLR_ERR_UNSUPPORTED, "argmax by key (not yet)");
+  if (TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik,
+                                              CLR_FLOAT, f, 4, uk4, out, &nr),
+                       CLR_OK, "two runs"))
+    TU_CHECK(nr == 2 && uk4[0] == 1 && uk4[1] == 2 && out[0] == 3 &&
+                 out[1] == 7,
+             "keys 1 2, sums 3 7: got %zu runs, %d %d, %g %g", nr, uk4[0],
+             uk4[1], out[0], out[1]);
+  tu_section("keys");
+}
+
 /* Small cases for Oclgrind (tests/reliability: run under it, where every
  * work-item is interpreted): every layout, a few units per work-item so
  * segments span work-items and the pyramid has levels, work-groups of 3
@@ -644,6 +727,8 @@ int main(int argc, char **argv) {
     bad_offsets(ctx);
     edges(ctx, chunked);
   }
+  if (all || strcmp(set, "keys") == 0)
+    keys(ctx, chunked);
   if (strcmp(set, "stream") == 0)
     stream(ctx);
   if (strcmp(set, "oclgrind") == 0) {

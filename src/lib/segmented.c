@@ -648,3 +648,62 @@ CLR_API clr_status clr_reduce_segments_buffer(
                               results_offset);
   return clr_end_call(ctx, st);
 }
+
+/* ------------------------------------------------------------ by key */
+
+/* Reduce-by-key of host arrays: the runs of equal keys are found on the
+ * host, where the keys already are (one read of them, compared as bits),
+ * and their values reduced on the device as segments. */
+static clr_status by_key_call(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type key_type, const void *keys,
+                              clr_type type, const void *values, size_t n,
+                              void *unique_keys, void *results,
+                              size_t *n_runs) {
+  if (!keys || !unique_keys || !n_runs)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "keys, unique_keys and n_runs must not be NULL");
+  if ((unsigned)key_type >= CLR_TYPE_COUNT || clr_type_is_float(key_type) ||
+      key_type == CLR_HALF)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "keys are int, uint, long or ulong, not '%s'",
+                    clr_type_name(key_type));
+  if (n == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  size_t ks = clr_type_size(key_type), runs = 1;
+  const unsigned char *k = keys;
+  for (size_t i = 1; i < n; i++)
+    runs += memcmp(k + i * ks, k + (i - 1) * ks, ks) != 0;
+  uint64_t *offsets = malloc((runs + 1) * sizeof *offsets);
+  if (!offsets)
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY,
+                    "out of host memory for %zu runs' offsets", runs);
+  size_t r = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || memcmp(k + i * ks, k + (i - 1) * ks, ks) != 0) {
+      offsets[r] = i;
+      memcpy((unsigned char *)unique_keys + r * ks, k + i * ks, ks);
+      r++;
+    }
+  offsets[runs] = n;
+  clr_status st =
+      segments_host_call(ctx, opt, op, type, values, n, offsets, runs, results);
+  free(offsets);
+  if (st == CLR_OK)
+    *n_runs = runs;
+  return st;
+}
+
+CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
+                                          const clr_options *opt, clr_op op,
+                                          clr_type key_type, const void *keys,
+                                          clr_type type, const void *values,
+                                          size_t n, void *unique_keys,
+                                          void *results, size_t *n_runs) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = by_key_call(ctx, opt, op, key_type, keys, type, values, n, unique_keys,
+                     results, n_runs);
+  return clr_end_call(ctx, st);
+}
