@@ -709,6 +709,9 @@ int main(int argc, char **argv) {
   if (strncmp(set, "oclgrind-one-", 13) == 0) {
     int buffer = strcmp(set + 13, "buffer") == 0;
     clr_context *one = make_context(buffer ? 0 : 256, 0);
+    if (!any_device && !strstr(tu_device.platform_name, "Oclgrind"))
+      tu_die("--set=%s runs under Oclgrind, not on '%s'", set,
+             tu_device.platform_name);
     oclgrind_one(one, buffer);
     clr_context_release(one);
     return tu_finish("test_segments");

@@ -547,7 +547,10 @@ static clr_status check_offsets_buffer(clr_context *ctx, cl_mem offsets,
   cl_ulong n_ul = n;
   cl_event ev = NULL;
   uint64_t *host = NULL;
-  CLR_CL_CHECK(ctx, clEnqueueWriteBuffer(ctx->queue, flag, CL_FALSE, 0,
+  /* Blocking: bad lives on this stack frame, which a failure below would
+   * leave while a non-blocking write still read it (ASan found it under
+   * fault injection). */
+  CLR_CL_CHECK(ctx, clEnqueueWriteBuffer(ctx->queue, flag, CL_TRUE, 0,
                                          sizeof bad, &bad, 0, NULL, NULL));
   st = CLR_SET_ARGS(ctx, check->kernel, CLR_ARG(offsets), CLR_ARG(offsets_off),
                     CLR_ARG(n_segments), CLR_ARG(n_ul), CLR_ARG(flag));
