@@ -327,7 +327,10 @@ static void stream(clr_context *ctx) {
     for (size_t li = 0; li < 3; li++) {
       seg_case c = seeded(cases[k].op, cases[k].type, n, ls[li], 77 + k + li);
       note(&c, ", streamed");
-      if (run_host(ctx, &c) == CLR_OK) {
+      /* Past one allocation (PoCL with its memory limit) the call must
+       * have streamed; a device with more room reduces it whole. */
+      int past = n * clr_type_size(c.type) > tu_device.max_alloc_size;
+      if (run_host(ctx, &c) == CLR_OK && past) {
         clr_timing tm;
         clr_last_timing(ctx, &tm);
         TU_CHECK(tm.chunks > 1, "%s: %zu chunks, want more than one", c.what,
