@@ -21,22 +21,25 @@
  * numbered from 0: element lo + i and the close of s are units
  * i + (closes before it) and (offsets[s + 1] - lo) + s.
  *
- *   clr_seg_items   each work-item folds its units in order.  A segment
- *                   that starts and closes inside the work-item is
- *                   written to out; the partial of the segment open at
- *                   its end goes to carry[t] (the identity if none); the
+ *   clr_seg_items   (CPUs: the contiguous layout) each work-item folds
+ *                   its units in order.  A segment that starts and
+ *                   closes inside the work-item is written to out; the partial
+ * of the segment open at its end goes to carry[t] (the identity if none); the
  *                   segment open at its start that closes in it is left
  *                   pending, with the work-item's part of it in head[t].
+ *   clr_seg_partition, clr_seg_tiles   (GPUs: the strided layout) the
+ *                   same a work-group at a time: a tile of units in local
+ *                   memory, its bounds found beforehand (below), its
+ *                   carry, head and pending segment as one item's.
  *   clr_seg_blocks  a level of the carry pyramid: block sums of
  *                   CLR_SEG_BLOCK values of the level below, so a
  *                   segment's carries over any range of work-items are
  *                   combined in O(levels x CLR_SEG_BLOCK) reads.
- *   clr_seg_finish  every pending segment: the carries of the work-items
- *                   it spans before the one that closes it, then head[t];
- *                   work-item `items` does the segment open at the
- *                   launch's end.  A segment that started in an earlier
- *                   launch starts from the partial that launch left in
- *                   out[0].
+ *   clr_seg_finish  every pending segment: the carries of the items
+ *                   (work-items or tiles) it spans before the one that
+ *                   closes it, then head[t]; work-item `items` does the
+ *                   segment open at the launch's end.  A segment that started
+ * in an earlier launch starts from the partial that launch left in out[0].
  *   clr_seg_check   offsets that are not a partition of [0, n) set *bad,
  *                   so the host refuses them before anything reads data
  *                   through them (cl_mem offsets).
@@ -235,7 +238,7 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
   uint whole = n_x / CLR_VEC * CLR_VEC;
   for (uint k = lid * CLR_VEC; k < whole; k += CLR_SEG_WG * CLR_VEC)
     CLR_CAT(vstore, CLR_VEC)
-    (clr_load_vec(p, p, k / CLR_VEC, lo + i0), 0, &XS(k));
+  (clr_load_vec(p, p, k / CLR_VEC, lo + i0), 0, &XS(k));
   for (uint k = whole + lid; k < n_x; k += CLR_SEG_WG)
 #else
   for (uint k = lid; k < n_x; k += CLR_SEG_WG)
