@@ -117,14 +117,16 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
   p->in = type;
   p->acc = clr_options_result_type(opt, op, type);
   p->acc_bytes = clr_type_size(p->acc);
-  clr_layout layout = opt->layout ? opt->layout : ctx->tuning.reduce_layout;
+  /* The layout, and CLR_VEC elements a load, as the coarse reduction
+   * chooses them (the tuned layout and load width); coarse counts units
+   * here, not vectors, and vector_width is no segmented option. */
+  clr_options shape = *opt;
+  shape.coarse = 0;
+  shape.vector_width = 0;
+  clr_layout layout;
+  clr_choose_coarse_shape(ctx, &shape, type, p->acc,
+                          ctx->tuning.reduce_vec_bytes, &p->vec, &layout);
   p->tiled = layout == CLR_LAYOUT_STRIDED;
-  /* Runs inside a work-item are read CLR_VEC elements a load, as wide as
-   * the coarse reduction's loads (and at most 16 elements). */
-  size_t esize = clr_type_size(type);
-  p->vec = 1;
-  while (p->vec < 16 && (p->vec * 2) * esize <= ctx->tuning.reduce_vec_bytes)
-    p->vec *= 2;
   if (opt->map == CLR_MAP_EXPR)
     snprintf(p->prelude, sizeof p->prelude, "#define CLR_MAP_EXPR(x, i) (%s)",
              opt->map_expr);
