@@ -489,16 +489,16 @@ static void verify_failure_message(const run_state *st) {
       cli_error("verification failed (%s%s%s): %zu of %zu %ss differ from "
                 "the reference, first at %s %zu: result %s, reference %s%s",
                 r->exclusive ? "exclusive " : "", st->what,
-                r->segments ? " by segment" : " scan", r->elements.n_bad, count,
-                unit, where, r->elements.worst_index, got, want, outnote);
+                r->segments ? "" : " scan", r->elements.n_bad, count, unit,
+                where, r->elements.worst_index, got, want, outnote);
     else
       cli_error("verification failed (%s%s%s): %zu of %zu %ss outside their "
                 "error bound, worst at %s %zu: result %s, reference %s, "
                 "error %.3g, bound %.3g%s",
                 r->exclusive ? "exclusive " : "", st->what,
-                r->segments ? " by segment" : " scan", r->elements.n_bad, count,
-                unit, where, r->elements.worst_index, got, want, r->error,
-                r->bound, outnote);
+                r->segments ? "" : " scan", r->elements.n_bad, count, unit,
+                where, r->elements.worst_index, got, want, r->error, r->bound,
+                outnote);
     return;
   }
   char runs[96] = "", gotr[192], wantr[192];
@@ -545,21 +545,15 @@ static int run_steps(run_state *st) {
   cli_report *r = &st->rep;
   int rc;
   st->elem_size = clr_type_size(a->type);
+  int segmented = a->segments || a->segment_length;
   snprintf(st->what, sizeof st->what, "%s %s of %s%s%s%s",
-           clr_kernel_name(a->kernel), a->dot ? "dot" : clr_op_name(a->op),
-           clr_type_name(a->type), a->map ? " (map " : "",
+           segmented ? "segmented" : clr_kernel_name(a->kernel),
+           a->dot ? "dot" : clr_op_name(a->op), clr_type_name(a->type),
+           a->map ? " (map " : "",
            a->map == CLR_MAP_EXPR ? "expression"
            : a->map               ? clr_map_name(a->map)
                                   : "",
            a->map ? ")" : "");
-  int segmented = a->segments || a->segment_length;
-  if (segmented)
-    snprintf(st->what, sizeof st->what, "%s of %s%s%s%s", clr_op_name(a->op),
-             clr_type_name(a->type), a->map ? " (map " : "",
-             a->map == CLR_MAP_EXPR ? "expression"
-             : a->map               ? clr_map_name(a->map)
-                                    : "",
-             a->map ? ")" : "");
   if ((rc = load_input(st)) != 0 ||
       (segmented && (rc = load_segments(st)) != 0) ||
       (rc = create_context(st)) != 0 || (rc = generate_data(st)) != 0)
