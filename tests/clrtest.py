@@ -14,6 +14,9 @@
     expect_error(exe, args, ...) a failing run: exit code, nothing on stdout,
                                  one "<program>: " line naming every needle
     run_json(exe, args, what)    run with --json, parse the report
+    write_values(directory, name, fmt, values) -> path: a file of values
+                                 packed little-endian by struct format fmt
+    read_values(path, fmt)       the values of such a file
     is_number(x)
     kernels(exe) -> (reductions, scans): the kernel names in the order
                                  `clreduce --list-kernels --json` gives them
@@ -25,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 
@@ -110,6 +114,20 @@ def run_json(exe, args, what, env=None, code=0):
     if not check(rc == code, "%s: exit %d" % (what, code), show(rc, out, err)):
         return None
     return doc
+
+
+def write_values(directory, name, fmt, values):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+    return path
+
+
+def read_values(path, fmt):
+    with open(path, "rb") as f:
+        data = f.read()
+    return list(struct.unpack("<%d%s" % (len(data) // struct.calcsize(fmt),
+                                         fmt), data))
 
 
 def is_number(x):

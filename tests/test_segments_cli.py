@@ -15,7 +15,6 @@ The last line is "N passed, N failed".
 """
 import os
 import shutil
-import struct
 import sys
 import tempfile
 
@@ -29,17 +28,11 @@ run, expect_error, run_json = clrtest.bind(lambda: EXE)
 
 
 def write(name, fmt, values):
-    path = os.path.join(TMP, name)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
-    return path
+    return clrtest.write_values(TMP, name, fmt, values)
 
 
 def read(path, fmt):
-    with open(path, "rb") as f:
-        data = f.read()
-    return list(struct.unpack("<%d%s" % (len(data) // struct.calcsize(fmt),
-                                         fmt), data))
+    return clrtest.read_values(path, fmt)
 
 
 def known_answers():

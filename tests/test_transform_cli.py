@@ -18,7 +18,6 @@ The last line is "N passed, N failed".
 import math
 import os
 import shutil
-import struct
 import sys
 import tempfile
 
@@ -32,10 +31,7 @@ run, expect_error, run_json = clrtest.bind(lambda: EXE)
 
 
 def write(name, fmt, values):
-    path = os.path.join(TMP, name)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
-    return path
+    return clrtest.write_values(TMP, name, fmt, values)
 
 
 # (what, arguments, the JSON fields the answer must have): the files are
