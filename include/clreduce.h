@@ -590,6 +590,13 @@ typedef struct clr_tuning {
   unsigned minmax_vec_bytes;     /* minmax: bytes per load (wider than a
                                     sum's: more independent compares
                                     per load)                          */
+  unsigned stage_threads;        /* host arrays on devices that do not
+                                    share the host's memory: threads
+                                    copying through pinned blocks, 0..16
+                                    (0: one direct write from the array) */
+  unsigned stage_block_kib;      /* the pinned blocks' size, KiB; a
+                                    context keeps 2 x stage_threads of
+                                    them once it has staged a large array */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 
@@ -611,6 +618,13 @@ CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
 CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
                                               unsigned repeats,
                                               double *median_ms);
+
+/* Measure the floor of a small call on this device: one kernel launch (a
+ * single work-group) and one blocking read of 8 bytes, the least a call
+ * that returns a value from the device does.  Wall clock, median of
+ * `repeats` runs after two warm-up runs, in microseconds. */
+CLR_API clr_status clr_measure_call_floor(clr_context *ctx, unsigned repeats,
+                                          double *median_us);
 
 /* "0.1.0" */
 CLR_API const char *clr_version(void);

@@ -800,6 +800,15 @@ static void test_option_validation(clr_context *ctx) {
   expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT,
                     "clr_measure_read_bandwidth(repeats 0)", "repeats");
   clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
+  s = clr_measure_call_floor(ctx, 0, &ms);
+  expect_new_detail(ctx, s, CLR_ERR_INVALID_ARGUMENT,
+                    "clr_measure_call_floor(repeats 0)", "repeats");
+  s = clr_measure_call_floor(NULL, 3, &ms);
+  TU_EXPECT_STATUS(s, CLR_ERR_INVALID_ARGUMENT, "clr_measure_call_floor(NULL)");
+  s = clr_measure_call_floor(ctx, 3, &ms);
+  TU_CHECK(s == CLR_OK && ms > 0, "clr_measure_call_floor: %s, %g us",
+           clr_status_name(s), ms);
+  clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
   s = clr_reduce_host(ctx, NULL, CLR_AND, CLR_FLOAT, in, 10, &v);
   expect_new_detail(ctx, s, CLR_ERR_UNSUPPORTED, "reduce and float", "integer");
   s = clr_reduce_buffer(ctx, NULL, CLR_SUM, CLR_INT, NULL, 0, 10, &v);

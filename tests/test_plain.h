@@ -50,7 +50,9 @@ static inline int tu_same_tuning(const clr_tuning *a, const clr_tuning *b) {
          a->exact_terms == b->exact_terms &&
          a->exact_vec_bytes == b->exact_vec_bytes &&
          a->exact_int64_atomics == b->exact_int64_atomics &&
-         a->minmax_vec_bytes == b->minmax_vec_bytes;
+         a->minmax_vec_bytes == b->minmax_vec_bytes &&
+         a->stage_threads == b->stage_threads &&
+         a->stage_block_kib == b->stage_block_kib;
 }
 
 #endif

@@ -10,6 +10,7 @@
 #include "datagen.h"
 #include "exact_sum.h"
 #include "fileio.h"
+#include "host_paths.h"
 #include "plot.h"
 #include "reference.h"
 #include "scan_reference.h"
@@ -80,43 +81,52 @@ typedef struct bench_opts {
   const char *csv, *json, *svg, *platform, *device;
   int autotune, verify;
   uint64_t autotune_n;
-  clr_map map;          /* --map */
-  const char *map_expr; /* --map=EXPR */
-  int dot;              /* --dot: x . y of two arrays */
+  clr_map map;                         /* --map */
+  const char *map_expr;                /* --map=EXPR */
+  int dot;                             /* --dot: x . y of two arrays */
+  int host, latency;                   /* --host, --latency (host_paths.c) */
+  long stage_threads, stage_block_kib; /* -1: the device's tuning */
 } bench_opts;
 
 static void usage(FILE *f) {
-  fputs("usage: clreduce-bench [options]\n"
-        "  --type=T         float double int uint long ulong half (default\n"
-        "                   float)\n"
-        "  --op=OP          sum prod min max and or argmin argmax minmax\n"
-        "                   (default sum)\n"
-        "  --map=M          abs, square or an OpenCL C expression of x and i,\n"
-        "                   applied before the reduction (the coarse kernel;\n"
-        "                   an expression is not verified here: clreduce\n"
-        "                   --map checks it against a sequential loop)\n"
-        "  --dot            the dot product of two arrays (--op=sum; GB/s and\n"
-        "                   the stream read count both arrays)\n"
-        "  --kernels=LIST   comma-separated kernel names (default: all that\n"
-        "                   support the op)\n"
-        "  --min-n=N        smallest size (default 1e3)\n"
-        "  --max-n=N        largest size (default 1e8, capped to one device\n"
-        "                   allocation)\n"
-        "  --per-decade=K   sizes per decade: 1 (1e3, 1e4...) or 3 (1,2,5)\n"
-        "  --repeat=R       timed runs per point, median reported (default "
-        "20)\n"
-        "  --csv=FILE --json=FILE --svg=FILE   write the results\n"
-        "  --platform=P --device=D             choose the device\n"
-        "  --no-verify      skip the CPU check of each kernel's first run\n"
-        "  --exact          float/double sum: add the exact sum (verified by\n"
-        "                   equality with the CPU's exact sum)\n"
-        "  --segments       segmented reductions of three shapes: random\n"
-        "                   lengths 1..200, three long segments, rows of 1000\n"
-        "                   (GB/s count the values and the offsets)\n"
-        "  --autotune[=N]   search the launch parameters on N elements\n"
-        "                   (default 2^25), store them, and exit\n"
-        "  --help\n",
-        f);
+  fputs(
+      "usage: clreduce-bench [options]\n"
+      "  --type=T         float double int uint long ulong half (default\n"
+      "                   float)\n"
+      "  --op=OP          sum prod min max and or argmin argmax minmax\n"
+      "                   (default sum)\n"
+      "  --map=M          abs, square or an OpenCL C expression of x and i,\n"
+      "                   applied before the reduction (the coarse kernel;\n"
+      "                   an expression is not verified here: clreduce\n"
+      "                   --map checks it against a sequential loop)\n"
+      "  --dot            the dot product of two arrays (--op=sum; GB/s and\n"
+      "                   the stream read count both arrays)\n"
+      "  --kernels=LIST   comma-separated kernel names (default: all that\n"
+      "                   support the op)\n"
+      "  --min-n=N        smallest size (default 1e3)\n"
+      "  --max-n=N        largest size (default 1e8, capped to one device\n"
+      "                   allocation)\n"
+      "  --per-decade=K   sizes per decade: 1 (1e3, 1e4...) or 3 (1,2,5)\n"
+      "  --repeat=R       timed runs per point, median reported (default "
+      "20)\n"
+      "  --csv=FILE --json=FILE --svg=FILE   write the results\n"
+      "  --platform=P --device=D             choose the device\n"
+      "  --no-verify      skip the CPU check of each kernel's first run\n"
+      "  --exact          float/double sum: add the exact sum (verified by\n"
+      "                   equality with the CPU's exact sum)\n"
+      "  --segments       segmented reductions of three shapes: random\n"
+      "                   lengths 1..200, three long segments, rows of 1000\n"
+      "                   (GB/s count the values and the offsets)\n"
+      "  --host           host arrays (float sum, scan) at each size: whole\n"
+      "                   calls beside plain pageable and pinned copies\n"
+      "  --stage-threads=T --stage-block-kib=K  the tuning keys stage.threads\n"
+      "                   and stage.block_kib for this run\n"
+      "  --latency        small calls (n = 1e3, 1e4) beside the device's\n"
+      "                   floor (one launch + a blocking 8-byte read)\n"
+      "  --autotune[=N]   search the launch parameters on N elements\n"
+      "                   (default 2^25), store them, and exit\n"
+      "  --help\n",
+      f);
 }
 
 /* The table on stdout is a result too: a full disk or a closed pipe
@@ -149,6 +159,10 @@ static int parse(int argc, char **argv, bench_opts *o) {
       {"dot", no_argument, 0, 'X'},
       {"autotune", optional_argument, 0, 'A'},
       {"segments", no_argument, 0, 'S'},
+      {"host", no_argument, 0, 'H'},
+      {"latency", no_argument, 0, 'L'},
+      {"stage-threads", required_argument, 0, 'T'},
+      {"stage-block-kib", required_argument, 0, 'B'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   int c, any_kernel = 0;
@@ -161,6 +175,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
   o->max_n = 100000000;
   o->per_decade = 1;
   o->repeat = 20;
+  o->stage_threads = o->stage_block_kib = -1;
   o->verify = 1;
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (c) {
@@ -184,6 +199,24 @@ static int parse(int argc, char **argv, bench_opts *o) {
     case 'X':
       o->dot = 1;
       break;
+    case 'H':
+      o->host = 1;
+      break;
+    case 'L':
+      o->latency = 1;
+      break;
+    case 'T':
+    case 'B': {
+      uint64_t v;
+      const char *why = NULL;
+      if (cli_parse_u64(optarg, &v, &why) != 0 || v > (1u << 20)) {
+        fprintf(stderr, "clreduce-bench: bad --%s '%s'\n",
+                c == 'T' ? "stage-threads" : "stage-block-kib", optarg);
+        return 2;
+      }
+      *(c == 'T' ? &o->stage_threads : &o->stage_block_kib) = (long)v;
+      break;
+    }
     case 'S':
       o->kernels[ENTRY_SEG_RANDOM] = o->kernels[ENTRY_SEG_LONG] =
           o->kernels[ENTRY_SEG_ROWS] = any_kernel = 1;
@@ -627,6 +660,26 @@ int main(int argc, char **argv) {
     fprintf(stderr, "clreduce-bench: no size in range\n");
     clr_context_release(ctx);
     return 2;
+  }
+  if (o.stage_threads >= 0 || o.stage_block_kib >= 0) {
+    clr_tuning t;
+    clr_get_tuning(ctx, &t);
+    if (o.stage_threads >= 0)
+      t.stage_threads = (unsigned)o.stage_threads;
+    if (o.stage_block_kib >= 0)
+      t.stage_block_kib = (unsigned)o.stage_block_kib;
+    if (clr_set_tuning(ctx, &t) != CLR_OK) {
+      fprintf(stderr, "clreduce-bench: %s\n", clr_context_error(ctx));
+      clr_context_release(ctx);
+      return 2;
+    }
+  }
+  if (o.host || o.latency) {
+    rc = o.host ? bench_host_paths(ctx, sizes, n_sizes, o.repeat) : 0;
+    if (o.latency && rc == 0)
+      rc = bench_latency(ctx, o.repeat);
+    clr_context_release(ctx);
+    return finish_stdout(rc);
   }
   size_t max_n = sizes[n_sizes - 1];
   /* A scan's output is at most 8 bytes an element (half data scans into

@@ -111,3 +111,83 @@ fail:
     clReleaseMemObject(out);
   return st;
 }
+
+/* The floor of a small call: one launch of the streaming kernel (one
+ * work-group over a few words) and one blocking read of 8 bytes, the
+ * least any call that returns a value from the device does.  Wall clock,
+ * median of `repeats` after two warm-up runs. */
+CLR_API clr_status clr_measure_call_floor(clr_context *ctx, unsigned repeats,
+                                          double *median_us) {
+  clr_status st = CLR_OK;
+  clr_program_entry *k = NULL;
+  cl_mem in = NULL, out = NULL;
+  double *times = NULL;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  st = clr_begin_call(ctx);
+  if (st != CLR_OK)
+    return st;
+  if (!median_us || repeats == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "median_us must not be NULL and repeats at least 1");
+  clr_build_spec spec = {.source = "stream_read.cl",
+                         .kernel = "clr_stream_read",
+                         .in = CLR_UINT,
+                         .acc = CLR_UINT,
+                         .op = CLR_SUM,
+                         .vec = 1,
+                         .layout = (unsigned)CLR_LAYOUT_STRIDED};
+  st = clr_get_kernel(ctx, &spec, &k);
+  if (st != CLR_OK)
+    return st;
+  size_t wg = 0;
+  st = clr_choose_wg(ctx, k, 0, 64, 0, 0, &wg);
+  if (st != CLR_OK)
+    return st;
+  cl_int err;
+  cl_ulong nv = wg, per_item = 1;
+  cl_uint zero = 0, got[2];
+  size_t bytes = wg * sizeof(cl_uint) < 8 ? 8 : wg * sizeof(cl_uint);
+  times = malloc(repeats * sizeof *times);
+  if (!times)
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+  in = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    in = NULL;
+    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+    goto fail;
+  }
+  out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    out = NULL;
+    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+    goto fail;
+  }
+  CLR_CL_CHECK(ctx, clEnqueueFillBuffer(ctx->queue, in, &zero, sizeof zero, 0,
+                                        bytes, 0, NULL, NULL));
+  CLR_CL_CHECK(ctx, clFinish(ctx->queue));
+  st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(nv), CLR_ARG(out),
+                    CLR_ARG(per_item));
+  if (st != CLR_OK)
+    goto fail;
+  for (unsigned r = 0; r < repeats + 2; r++) {
+    double t0 = clr_now_ms();
+    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k->kernel, 1, NULL,
+                                             &wg, &wg, 0, NULL, NULL));
+    CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0,
+                                          sizeof got, got, 0, NULL, NULL));
+    if (r >= 2)
+      times[r - 2] = (clr_now_ms() - t0) * 1e3;
+  }
+  qsort(times, repeats, sizeof *times, cmp_double);
+  *median_us = repeats % 2
+                   ? times[repeats / 2]
+                   : 0.5 * (times[repeats / 2 - 1] + times[repeats / 2]);
+fail:
+  free(times);
+  if (in)
+    clReleaseMemObject(in);
+  if (out)
+    clReleaseMemObject(out);
+  return st;
+}

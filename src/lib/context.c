@@ -157,6 +157,8 @@ static clr_context *new_context(clr_context **out, char *detail,
   clr_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx)
     set_detail(detail, detail_size, "out of host memory");
+  else
+    clr_pinned_init(ctx);
   return ctx;
 }
 
@@ -276,6 +278,7 @@ CLR_API void clr_context_release(clr_context *ctx) {
   if (ctx->queue)
     clFinish(ctx->queue);
   clr_release_programs(ctx);
+  clr_pinned_release(ctx);
   clr_buffer_release(&ctx->input);
   clr_buffer_release(&ctx->input2);
   clr_buffer_release(&ctx->output);

@@ -27,6 +27,23 @@ typedef struct clr_program_entry {
   cl_ulong local_used; /* CL_KERNEL_LOCAL_MEM_SIZE (without arguments) */
 } clr_program_entry;
 
+/* Pinned staging (pinned.c): page-locked blocks, mapped for the host, two
+ * for each staging thread. */
+#define CLR_MAX_STAGE_THREADS 16
+typedef struct clr_pinned_slot {
+  cl_mem mem;  /* CL_MEM_ALLOC_HOST_PTR */
+  void *ptr;   /* mapped for the context's lifetime */
+  cl_event ev; /* the transfer in flight from or to it, or NULL */
+} clr_pinned_slot;
+typedef struct clr_span {
+  cl_ulong start, end; /* profiling times; start > end: empty */
+} clr_span;
+typedef struct clr_pinned {
+  clr_pinned_slot slot[2 * CLR_MAX_STAGE_THREADS];
+  size_t slots, slot_bytes;
+  clr_span span; /* staged writes done or in flight, not yet counted */
+} clr_pinned;
+
 /* A device buffer the context keeps between calls, grown on demand. */
 typedef struct clr_buffer {
   cl_mem mem;
@@ -67,6 +84,7 @@ struct clr_context {
   clr_buffer scan_levels[CLR_MAX_SCAN_LEVELS]; /* tile totals per level */
   clr_buffer carry;       /* scan carry-in [0] and carry-out [1]  */
   clr_buffer tile_bounds; /* segmented: where each tile starts   */
+  clr_pinned pinned;      /* staging blocks for host arrays       */
   clr_buffer lookback[3]; /* decoupled scan: ticket and flags, aggregates,
                              inclusive prefixes; kept between calls */
   cl_uint scan_ticket;    /* decoupled scan: its ticket counter's value */
@@ -206,6 +224,7 @@ clr_status clr_check_buffer_elems(clr_context *ctx, cl_mem mem, size_t offset,
 typedef struct clr_staged {
   cl_mem mem;
   int wrapped; /* zero-copy USE_HOST_PTR buffer, released with the stage */
+  int pinned;  /* copied through pinned blocks (pinned.c) */
   cl_event write_event;
   void *host;
   size_t bytes;
@@ -237,6 +256,25 @@ typedef clr_status (*clr_chunk_fn)(clr_context *ctx, void *user,
 clr_status clr_stream_chunks(clr_context *ctx, const void *data,
                              const void *data2, size_t n, size_t esize,
                              clr_chunk_fn fn, void *user);
+
+/* ---- pinned.c: host arrays through pinned blocks, several threads */
+void clr_pinned_init(clr_context *ctx);
+void clr_pinned_release(clr_context *ctx);
+/* 1 when a transfer of bytes goes through the pinned blocks: a device
+ * that does not share the host's memory, stage.threads > 0, and at least
+ * one block (stage.block_kib) of data. */
+int clr_pinned_applies(const clr_context *ctx, size_t bytes);
+/* bytes at host to element 0 of dev.  Returns with the last blocks' writes
+ * in flight on the queue (what is enqueued next runs after them);
+ * clr_pinned_settle waits for them. */
+clr_status clr_pinned_write(clr_context *ctx, cl_mem dev, const void *host,
+                            size_t bytes);
+/* Wait for the staged writes, adding their time (the span from the first
+ * one's start to the last one's end) to *ms (may be NULL). */
+void clr_pinned_settle(clr_context *ctx, double *ms);
+/* bytes from element 0 of dev to host, blocking; adds the time to *ms. */
+clr_status clr_pinned_read(clr_context *ctx, cl_mem dev, void *host,
+                           size_t bytes, double *ms);
 
 /* ---- program.c */
 /* Options for one specialisation of a kernel source. */

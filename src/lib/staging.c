@@ -3,7 +3,9 @@
  * On devices that share memory with the host (CL_DEVICE_HOST_UNIFIED_MEMORY:
  * CPUs through PoCL, integrated GPUs) a chunk is wrapped in place with
  * CL_MEM_USE_HOST_PTR and nothing is copied.  Elsewhere it is copied into a
- * buffer the context keeps between calls, and the copy is timed. */
+ * buffer the context keeps between calls, and the copy is timed: through
+ * pinned blocks by several threads when it is large (pinned.c), else by
+ * one direct write. */
 #include "internal.h"
 
 #include <string.h>
@@ -15,6 +17,7 @@ clr_status clr_stage_in(clr_context *ctx, clr_buffer *pool, void *host,
   cl_int err;
   out->mem = NULL;
   out->wrapped = 0;
+  out->pinned = 0;
   out->write_event = NULL;
   out->host = host;
   out->bytes = bytes;
@@ -32,6 +35,13 @@ clr_status clr_stage_in(clr_context *ctx, clr_buffer *pool, void *host,
   clr_status st = clr_buffer_reserve(ctx, pool, bytes, CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
+  if (clr_pinned_applies(ctx, bytes)) {
+    out->pinned = 1;
+    st = clr_pinned_write(ctx, pool->mem, host, bytes);
+    if (st == CLR_OK)
+      out->mem = pool->mem;
+    return st;
+  }
   err = clEnqueueWriteBuffer(ctx->queue, pool->mem, CL_FALSE, 0, bytes, host, 0,
                              NULL, &out->write_event);
   if (err != CL_SUCCESS) {
@@ -60,6 +70,8 @@ clr_status clr_stage_out(clr_context *ctx, clr_staged *s) {
       return clr_cl_fail(ctx, "clFinish", err);
     return CLR_OK;
   }
+  if (clr_pinned_applies(ctx, s->bytes))
+    return clr_pinned_read(ctx, s->mem, s->host, s->bytes, &ctx->timing.d2h_ms);
   err = clEnqueueReadBuffer(ctx->queue, s->mem, CL_TRUE, 0, s->bytes, s->host,
                             0, NULL, &ev);
   if (err != CL_SUCCESS)
@@ -76,11 +88,14 @@ void clr_stage_release(clr_context *ctx, clr_staged *s) {
       ctx->timing.h2d_ms += clr_event_ms(s->write_event, s->write_event);
     clReleaseEvent(s->write_event);
   }
+  if (s->pinned)
+    clr_pinned_settle(ctx, &ctx->timing.h2d_ms);
   if (s->wrapped && s->mem)
     clReleaseMemObject(s->mem);
   s->mem = NULL;
   s->write_event = NULL;
   s->wrapped = 0;
+  s->pinned = 0;
 }
 
 int clr_is_aligned(const void *p, size_t bytes) {

@@ -173,9 +173,19 @@ FS_API int fs_gate_pending(void) {
   return p;
 }
 
-/* A wait list with the gate's user event appended (*owned to free). */
+/* Drop the reference a gated enqueue held on the gate. */
+static void release_gate(cl_event gate) {
+  static cl_int (*release)(cl_event);
+  if (!release)
+    release = (cl_int(*)(cl_event))real_sym("clReleaseEvent");
+  release(gate);
+}
+
+/* A wait list with the gate's user event appended (*owned to free with
+ * end_gate), the gate retained while the enqueue uses it. */
 static void gate_list(cl_command_queue q, cl_uint *n, const cl_event **list,
                       cl_event **owned) {
+  static cl_int (*retain)(cl_event);
   static cl_event (*create_user)(cl_context, cl_int *);
   static cl_int (*queue_info)(cl_command_queue, cl_command_queue_info, size_t,
                               void *, size_t *);
@@ -186,35 +196,50 @@ static void gate_list(cl_command_queue q, cl_uint *n, const cl_event **list,
   if (!on)
     return;
   if (!create_user) {
+    retain = (cl_int(*)(cl_event))real_sym("clRetainEvent");
     create_user =
         (cl_event(*)(cl_context, cl_int *))real_sym("clCreateUserEvent");
     queue_info = (cl_int(*)(cl_command_queue, cl_command_queue_info, size_t,
                             void *, size_t *))real_sym("clGetCommandQueueInfo");
   }
+  /* Under the lock: two threads enqueueing at once must share one gate
+   * (a second would never be opened). */
   pthread_mutex_lock(&fs_lock);
   cl_event gate = fs_gate_event;
-  pthread_mutex_unlock(&fs_lock);
   if (!gate) {
     cl_context c = NULL;
     cl_int err = queue_info(q, CL_QUEUE_CONTEXT, sizeof c, &c, NULL);
+    if (err == CL_SUCCESS)
+      gate = create_user(c, &err);
     if (err != CL_SUCCESS)
-      return;
-    gate = create_user(c, &err);
-    if (err != CL_SUCCESS)
-      return;
-    pthread_mutex_lock(&fs_lock);
+      gate = NULL;
     fs_gate_event = gate;
-    pthread_mutex_unlock(&fs_lock);
   }
-  cl_event *l = malloc((*n + 1) * sizeof *l);
-  if (!l)
+  if (gate) /* another thread's blocking call may open it meanwhile */
+    retain(gate);
+  pthread_mutex_unlock(&fs_lock);
+  if (!gate)
     return;
+  cl_event *l = malloc((*n + 1) * sizeof *l);
+  if (!l) {
+    release_gate(gate);
+    return;
+  }
   for (cl_uint i = 0; i < *n; i++)
     l[i] = (*list)[i];
   l[*n] = gate;
   *owned = l;
   *list = l;
   (*n)++;
+}
+
+/* After a gated enqueue: its list freed, its gate released (the list's
+ * last event: gate_list appends it). */
+static void end_gate_n(cl_event *owned, cl_uint n) {
+  if (!owned)
+    return;
+  release_gate(owned[n - 1]);
+  free(owned);
 }
 
 /* Declares the gated wait list of an enqueue (n, list: its parameters). */
@@ -229,7 +254,7 @@ static void gate_list(cl_command_queue q, cl_uint *n, const cl_event **list,
     fs_gate_open();                                                            \
   else                                                                         \
     gate_list((q), &(n), &(list), &gate_owned_)
-#define GATE_END() free(gate_owned_)
+#define GATE_END() end_gate_n(gate_owned_, num_events_in_wait_list)
 
 /* ------------------------------------------------------------ objects */
 

@@ -287,6 +287,16 @@ static clr_context *new_context(int copy, const char *cache_dir) {
   if (s != CLR_OK)
     tu_die("clr_context_create: %s: %s (is an OpenCL platform installed?)",
            clr_status_name(s), detail);
+  if (copy) {
+    /* Copied host arrays go through pinned blocks of 4 KiB, two threads:
+     * every case's array spans several blocks (src/lib/pinned.c). */
+    clr_tuning t;
+    clr_get_tuning(ctx, &t);
+    t.stage_threads = 2;
+    t.stage_block_kib = 4;
+    if (clr_set_tuning(ctx, &t) != CLR_OK)
+      tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+  }
   return ctx;
 }
 

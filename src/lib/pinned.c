@@ -1,0 +1,314 @@
+/* Host arrays to and from a device that does not share the host's memory,
+ * at the bus's speed.
+ *
+ * A transfer from ordinary (pageable) host memory goes through the
+ * driver's own bounce buffer: about 7.5 GB/s on an H100's PCIe 5 link,
+ * where a transfer from page-locked (pinned) memory runs at 50+ GB/s.  So
+ * the context keeps a few pinned blocks (CL_MEM_ALLOC_HOST_PTR buffers,
+ * mapped once) and moves a large transfer through them block by block:
+ * while the device copies block k, the host fills block k + 1.  One host
+ * thread's memcpy (~10 GB/s) would then be the bottleneck, so several
+ * threads work at once, each with two blocks of its own:
+ *
+ *   to the device:   memcpy(block, host) -> clEnqueueWriteBuffer(block)
+ *   from the device: clEnqueueReadBuffer(block) -> wait -> memcpy(host)
+ *
+ * Every command goes to the context's in-order queue (OpenCL calls are
+ * thread-safe from 1.1 on), so a kernel enqueued after a staged write
+ * reads the whole array.  The number of threads and the block size are
+ * tuning keys (stage.threads, stage.block_kib); stage.threads = 0 turns
+ * this off: one direct write from the host array, as before.
+ *
+ * The transfer's time is the profiling span of its commands, from the
+ * first one's start to the last one's end: the time the device's copy
+ * engine was busy or waiting for the host, which is what the caller
+ * waits for. */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ the blocks */
+
+static void release_slots(clr_context *ctx) {
+  clr_pinned *pin = &ctx->pinned;
+  for (size_t i = 0; i < pin->slots; i++) {
+    clr_pinned_slot *s = &pin->slot[i];
+    if (s->ev) {
+      clWaitForEvents(1, &s->ev);
+      clReleaseEvent(s->ev);
+    }
+    if (s->ptr && clEnqueueUnmapMemObject(ctx->queue, s->mem, s->ptr, 0, NULL,
+                                          NULL) == CL_SUCCESS)
+      clFinish(ctx->queue);
+    if (s->mem)
+      clReleaseMemObject(s->mem);
+    memset(s, 0, sizeof *s);
+  }
+  pin->slots = 0;
+  pin->slot_bytes = 0;
+}
+
+void clr_pinned_release(clr_context *ctx) { release_slots(ctx); }
+
+void clr_pinned_init(clr_context *ctx) {
+  ctx->pinned.span.start = ~(cl_ulong)0; /* empty: start > end */
+  ctx->pinned.span.end = 0;
+}
+
+/* At least `slots` pinned blocks of block_bytes, mapped for the host. */
+static clr_status reserve_slots(clr_context *ctx, size_t slots,
+                                size_t block_bytes) {
+  clr_pinned *pin = &ctx->pinned;
+  if (pin->slots >= slots && pin->slot_bytes == block_bytes)
+    return CLR_OK;
+  release_slots(ctx);
+  pin->slot_bytes = block_bytes;
+  for (size_t i = 0; i < slots; i++) {
+    clr_pinned_slot *s = &pin->slot[i];
+    cl_int err;
+    s->mem = clCreateBuffer(ctx->cl, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
+                            block_bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+      s->mem = NULL;
+      release_slots(ctx);
+      return clr_cl_fail(ctx, "clCreateBuffer", err);
+    }
+    pin->slots = i + 1;
+    s->ptr = clEnqueueMapBuffer(ctx->queue, s->mem, CL_TRUE,
+                                CL_MAP_READ | CL_MAP_WRITE, 0, block_bytes, 0,
+                                NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+      s->ptr = NULL;
+      release_slots(ctx);
+      return clr_cl_fail(ctx, "clEnqueueMapBuffer", err);
+    }
+  }
+  return CLR_OK;
+}
+
+/* ------------------------------------------------------------ spans */
+
+typedef clr_span span;
+static const span empty_span = {~(cl_ulong)0, 0};
+
+/* Fold a finished command's profiling times into sp (nothing without
+ * profiling, or when the device gives none). */
+static void fold(span *sp, cl_event ev) {
+  cl_ulong t0, t1;
+  if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0,
+                              NULL) != CL_SUCCESS ||
+      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1,
+                              NULL) != CL_SUCCESS)
+    return;
+  if (t0 < sp->start)
+    sp->start = t0;
+  if (t1 > sp->end)
+    sp->end = t1;
+}
+
+/* Wait for a slot's command, fold its times, release its event. */
+static cl_int settle(clr_pinned_slot *s, span *sp) {
+  if (!s->ev)
+    return CL_SUCCESS;
+  cl_int err = clWaitForEvents(1, &s->ev);
+  if (err == CL_SUCCESS)
+    fold(sp, s->ev);
+  clReleaseEvent(s->ev);
+  s->ev = NULL;
+  return err;
+}
+
+/* ------------------------------------------------------------ the workers */
+
+typedef struct job {
+  clr_context *ctx;
+  cl_mem dev;
+  char *host;
+  size_t bytes, block;
+  unsigned threads;
+  int to_device;
+  atomic_int failed; /* a worker failed: the others stop */
+} job;
+
+typedef struct worker {
+  job *j;
+  unsigned t;
+  pthread_t thread;
+  int started;
+  cl_int err;
+  const char *what; /* the OpenCL call that failed */
+  span sp;
+} worker;
+
+static int fail_worker(worker *w, const char *what, cl_int err) {
+  if (w->err == CL_SUCCESS) {
+    w->err = err;
+    w->what = what;
+  }
+  atomic_store(&w->j->failed, 1);
+  return 0;
+}
+
+/* Worker t's blocks are t, t + T, t + 2T ...; its slots 2t and 2t + 1. */
+static void write_blocks(worker *w) {
+  job *j = w->j;
+  clr_pinned_slot *own = &j->ctx->pinned.slot[2 * w->t];
+  size_t k = 0;
+  for (size_t at = w->t * j->block; at < j->bytes;
+       at += (size_t)j->threads * j->block, k++) {
+    if (atomic_load(&j->failed))
+      return;
+    clr_pinned_slot *s = &own[k & 1];
+    size_t len = j->bytes - at < j->block ? j->bytes - at : j->block;
+    cl_int err = settle(s, &w->sp);
+    if (err != CL_SUCCESS) {
+      fail_worker(w, "clWaitForEvents", err);
+      return;
+    }
+    memcpy(s->ptr, j->host + at, len);
+    err = clEnqueueWriteBuffer(j->ctx->queue, j->dev, CL_FALSE, at, len, s->ptr,
+                               0, NULL, &s->ev);
+    if (err != CL_SUCCESS) {
+      s->ev = NULL;
+      fail_worker(w, "clEnqueueWriteBuffer", err);
+      return;
+    }
+  }
+}
+
+/* The read of block `at` into slot s, not waited for. */
+static int start_read(worker *w, clr_pinned_slot *s, size_t at) {
+  job *j = w->j;
+  size_t len = j->bytes - at < j->block ? j->bytes - at : j->block;
+  cl_int err = clEnqueueReadBuffer(j->ctx->queue, j->dev, CL_FALSE, at, len,
+                                   s->ptr, 0, NULL, &s->ev);
+  if (err != CL_SUCCESS) {
+    s->ev = NULL;
+    return fail_worker(w, "clEnqueueReadBuffer", err);
+  }
+  return 1;
+}
+
+/* The same blocks the other way: block k + 1's read is in flight while
+ * block k is copied out. */
+static void read_blocks(worker *w) {
+  job *j = w->j;
+  clr_pinned_slot *own = &j->ctx->pinned.slot[2 * w->t];
+  size_t step = (size_t)j->threads * j->block, k = 0;
+  size_t at = w->t * j->block;
+  if (at >= j->bytes || !start_read(w, &own[0], at))
+    return;
+  for (; at < j->bytes; at += step, k++) {
+    clr_pinned_slot *s = &own[k & 1];
+    size_t len = j->bytes - at < j->block ? j->bytes - at : j->block;
+    if (at + step < j->bytes && !atomic_load(&j->failed))
+      start_read(w, &own[(k + 1) & 1], at + step);
+    cl_int err = settle(s, &w->sp);
+    if (err != CL_SUCCESS) {
+      fail_worker(w, "clWaitForEvents", err);
+      return;
+    }
+    if (atomic_load(&j->failed))
+      return;
+    memcpy(j->host + at, s->ptr, len);
+  }
+}
+
+static void *run_worker(void *arg) {
+  worker *w = arg;
+  if (w->j->to_device)
+    write_blocks(w);
+  else
+    read_blocks(w);
+  return NULL;
+}
+
+/* ------------------------------------------------------------ transfers */
+
+int clr_pinned_applies(const clr_context *ctx, size_t bytes) {
+  size_t block = (size_t)ctx->tuning.stage_block_kib * 1024;
+  return !ctx->host_unified && ctx->tuning.stage_threads > 0 && block > 0 &&
+         bytes >= block;
+}
+
+/* Wait for every slot's command, folding its times into sp. */
+static void settle_all(clr_context *ctx, span *sp) {
+  for (size_t i = 0; i < ctx->pinned.slots; i++)
+    settle(&ctx->pinned.slot[i], sp);
+}
+
+static void merge(span *into, const span *sp) {
+  if (sp->start < into->start)
+    into->start = sp->start;
+  if (sp->end > into->end)
+    into->end = sp->end;
+}
+
+/* Writes leave their last blocks in flight (the kernel that follows waits
+ * for them on the queue) and their times in the context's span, which
+ * clr_pinned_settle counts; reads return when the host has every byte,
+ * adding their span to *ms. */
+static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
+                           char *host, size_t bytes, double *ms) {
+  clr_pinned *pin = &ctx->pinned;
+  size_t block = (size_t)ctx->tuning.stage_block_kib * 1024;
+  size_t blocks = bytes / block + (bytes % block != 0);
+  unsigned threads = ctx->tuning.stage_threads;
+  if (threads > CLR_MAX_STAGE_THREADS)
+    threads = CLR_MAX_STAGE_THREADS;
+  if (threads > blocks)
+    threads = (unsigned)blocks;
+  clr_status st = reserve_slots(ctx, 2 * (size_t)threads, block);
+  if (st != CLR_OK)
+    return st;
+  span own = empty_span, *into = to_device ? &pin->span : &own;
+  /* A read reuses slots that earlier writes may still hold. */
+  if (!to_device)
+    settle_all(ctx, &pin->span);
+  job j = {ctx, dev, host, bytes, block, threads, to_device, 0};
+  worker w[CLR_MAX_STAGE_THREADS];
+  memset(w, 0, sizeof w);
+  for (unsigned t = 0; t < threads; t++) {
+    w[t].j = &j;
+    w[t].t = t;
+    w[t].sp = empty_span;
+    /* Worker 0 is this thread; one that cannot start runs here too. */
+    w[t].started =
+        t > 0 && pthread_create(&w[t].thread, NULL, run_worker, &w[t]) == 0;
+  }
+  for (unsigned t = 0; t < threads; t++)
+    if (!w[t].started)
+      run_worker(&w[t]);
+  for (unsigned t = 0; t < threads; t++) {
+    if (w[t].started)
+      pthread_join(w[t].thread, NULL);
+    if (st == CLR_OK && w[t].err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, w[t].what, w[t].err);
+    merge(into, &w[t].sp);
+  }
+  if (st != CLR_OK) /* nothing stays in flight after a failure */
+    settle_all(ctx, into);
+  if (!to_device && ms && own.start <= own.end)
+    *ms += (double)(own.end - own.start) * 1e-6;
+  return st;
+}
+
+void clr_pinned_settle(clr_context *ctx, double *ms) {
+  clr_pinned *pin = &ctx->pinned;
+  settle_all(ctx, &pin->span);
+  if (ms && pin->span.start <= pin->span.end)
+    *ms += (double)(pin->span.end - pin->span.start) * 1e-6;
+  pin->span = empty_span;
+}
+
+clr_status clr_pinned_write(clr_context *ctx, cl_mem dev, const void *host,
+                            size_t bytes) {
+  return transfer(ctx, 1, dev, (char *)(uintptr_t)host, bytes, NULL);
+}
+
+clr_status clr_pinned_read(clr_context *ctx, cl_mem dev, void *host,
+                           size_t bytes, double *ms) {
+  return transfer(ctx, 0, dev, host, bytes, ms);
+}
