@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The host-array path and small calls on a machine with an NVIDIA GPU
+# (issue 16, items 2 and 5): docs/PERFORMANCE.md's "Host arrays" figures.
+#   scripts/host-measure.sh [OUTDIR]
+# Builds, runs the staging test on the GPU, then clreduce-bench --host at
+# 1e6..1e8 for several stage.threads / stage.block_kib, --latency, and
+# PyTorch's peers in the same run: a pageable and a pinned tensor copied
+# to the device and summed, and x.sum().item() on a device tensor.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/measure-common.sh"
+measure_build host "${1:-}"
+measure_tests staging api buffer scan-inplace
+nproc
+for tb in ${STAGES:-"8 4096" "4 4096" "8 16384" "12 4096" "0 4096"}; do
+  set -- $tb
+  $bench --host --min-n=1e6 --max-n=1e8 --repeat=${REPEAT:-10} \
+    --stage-threads=$1 --stage-block-kib=$2
+done
+$bench --latency --repeat=1000
+python3 - <<'PY'
+import time, torch
+def wall(f, r):
+    for _ in range(3): f()
+    ts = []
+    for _ in range(r):
+        t0 = time.perf_counter(); f(); ts.append((time.perf_counter() - t0) * 1e3)
+    ts.sort(); return ts[len(ts) // 2]
+for n in (10**6, 10**7, 10**8):
+    x = torch.rand(n)
+    p = x.pin_memory()
+    for name, h in (("pageable", x), ("pinned", p)):
+        ms = wall(lambda: h.to("cuda").sum().item(), 10)
+        print("peer torch %s tensor .to(cuda).sum().item() n=%d: %.3f ms %.2f GB/s"
+              % (name, n, ms, n * 4 / ms / 1e6))
+for n in (1000, 10000):
+    d = torch.rand(n, device="cuda")
+    ms = wall(lambda: d.sum().item(), 1000)
+    print("peer torch device x.sum().item() n=%d: %.1f us" % (n, ms * 1e3))
+    h = torch.rand(n)
+    ms = wall(lambda: h.to("cuda").sum().item(), 1000)
+    print("peer torch host x.to(cuda).sum().item() n=%d: %.1f us" % (n, ms * 1e3))
+PY
