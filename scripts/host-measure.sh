@@ -12,7 +12,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 measure_build host "${1:-}"
 measure_tests staging api buffer scan-inplace
 nproc
-for tb in ${STAGES:-"8 4096" "4 4096" "8 16384" "12 4096" "0 4096"}; do
+# STAGES: "threads block_kib" pairs, |-separated
+IFS='|'
+for tb in ${STAGES:-8 4096|12 2048|16 1024}; do
+  IFS=' '
   set -- $tb
   $bench --host --min-n=1e6 --max-n=1e8 --repeat=${REPEAT:-10} \
     --stage-threads=$1 --stage-block-kib=$2

@@ -17,6 +17,7 @@
 #include "reference.h"
 #include "scan_reference.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,54 @@ static int cmp_double(const void *a, const void *b) {
 static double median(double *v, unsigned n) {
   qsort(v, n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The host's own copy speed, the staging's other half: bytes split
+ * among T threads, each a memcpy of its share. */
+typedef struct copy_share {
+  char *dst;
+  const char *src;
+  size_t bytes;
+} copy_share;
+
+static void *copy_part(void *arg) {
+  copy_share *c = arg;
+  memcpy(c->dst, c->src, c->bytes);
+  return NULL;
+}
+
+static double threaded_memcpy_ms(void *dst, const void *src, size_t bytes,
+                                 unsigned threads, unsigned repeat) {
+  copy_share part[64];
+  pthread_t tid[64];
+  double *ms = malloc(repeat * sizeof *ms), m;
+  if (!ms || threads == 0 || threads > 64) {
+    free(ms);
+    return -1;
+  }
+  for (unsigned r = 0; r <= repeat; r++) {
+    double t0 = now_ms();
+    size_t at = 0, share = bytes / threads;
+    int started[64] = {0};
+    for (unsigned t = 0; t < threads; t++) {
+      size_t len = t + 1 == threads ? bytes - at : share;
+      part[t] = (copy_share){(char *)dst + at, (const char *)src + at, len};
+      at += len;
+      started[t] =
+          t > 0 && pthread_create(&tid[t], NULL, copy_part, &part[t]) == 0;
+      if (t > 0 && !started[t])
+        copy_part(&part[t]);
+    }
+    copy_part(&part[0]);
+    for (unsigned t = 1; t < threads; t++)
+      if (started[t])
+        pthread_join(tid[t], NULL);
+    if (r > 0) /* the first run touches the pages */
+      ms[r - 1] = now_ms() - t0;
+  }
+  m = median(ms, repeat);
+  free(ms);
+  return m;
 }
 
 /* One thing timed `repeat` times after a warm-up: a copy or a call. */
@@ -186,6 +235,17 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
       print_row("copy to device, from malloc'd memory", wp, bytes, wq);
       print_row("copy to device, from pinned memory", wq, bytes, wq);
       print_row("copy from device, to pinned memory", rq, bytes, rq);
+      for (unsigned t = 1; t <= 16; t *= 4) {
+        char what[64];
+        snprintf(what, sizeof what, "host memcpy, %u threads, into pinned", t);
+        print_row(what, threaded_memcpy_ms(h.pinned, h.data, bytes, t, repeat),
+                  bytes, wq);
+        snprintf(what, sizeof what, "host memcpy, %u threads, out of pinned",
+                 t);
+        print_row(what, threaded_memcpy_ms(h.out, h.pinned, bytes, t, repeat),
+                  bytes, wq);
+      }
+      memcpy(h.pinned, h.data, bytes);
       double r1 = time_it(&h, T_REDUCE, repeat, &wrong);
       double s1 = time_it(&h, T_SCAN, repeat, &wrong);
       set_threads(ctx, 0);

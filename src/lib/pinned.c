@@ -227,10 +227,23 @@ static void *run_worker(void *arg) {
 
 /* ------------------------------------------------------------ transfers */
 
+/* Transfers from 1 MiB (or one block, if smaller) on. */
 int clr_pinned_applies(const clr_context *ctx, size_t bytes) {
   size_t block = (size_t)ctx->tuning.stage_block_kib * 1024;
+  size_t least = block < ((size_t)1 << 20) ? block : (size_t)1 << 20;
   return !ctx->host_unified && ctx->tuning.stage_threads > 0 && block > 0 &&
-         bytes >= block;
+         bytes >= least;
+}
+
+/* The block a transfer moves at a time: stage.block_kib, or less, so that
+ * every thread gets two blocks of a smaller transfer (at least 256 KiB,
+ * a multiple of 64 KiB). */
+static size_t block_for(size_t bytes, unsigned threads, size_t block) {
+  size_t least = (size_t)256 << 10, share = bytes / (2 * (size_t)threads);
+  share = (share + 0xffff) & ~(size_t)0xffff;
+  if (share < least)
+    share = least;
+  return share < block ? share : block;
 }
 
 /* Wait for every slot's command, folding its times into sp. */
@@ -253,14 +266,15 @@ static void merge(span *into, const span *sp) {
 static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
                            char *host, size_t bytes, double *ms) {
   clr_pinned *pin = &ctx->pinned;
-  size_t block = (size_t)ctx->tuning.stage_block_kib * 1024;
-  size_t blocks = bytes / block + (bytes % block != 0);
+  size_t slot_bytes = (size_t)ctx->tuning.stage_block_kib * 1024;
   unsigned threads = ctx->tuning.stage_threads;
   if (threads > CLR_MAX_STAGE_THREADS)
     threads = CLR_MAX_STAGE_THREADS;
+  size_t block = block_for(bytes, threads, slot_bytes);
+  size_t blocks = bytes / block + (bytes % block != 0);
   if (threads > blocks)
     threads = (unsigned)blocks;
-  clr_status st = reserve_slots(ctx, 2 * (size_t)threads, block);
+  clr_status st = reserve_slots(ctx, 2 * (size_t)threads, slot_bytes);
   if (st != CLR_OK)
     return st;
   span own = empty_span, *into = to_device ? &pin->span : &own;

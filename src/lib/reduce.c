@@ -312,22 +312,60 @@ typedef struct pass_input {
   cl_ulong base;
 } pass_input;
 
+/* The passes of a blocking call, still in flight: the call reads its
+ * result first (one wait, not two) and then counts their time. */
+typedef struct pass_set {
+  cl_event events[CLR_MAX_PASSES];
+  size_t n;
+  int record;        /* fill the pass descriptions of ctx->timing */
+  double *kernel_ms; /* where their time goes */
+} pass_set;
+
+/* Wait for ps's passes (done already after a blocking read), count their
+ * time, release them. */
+static clr_status settle_passes(clr_context *ctx, pass_set *ps) {
+  clr_status st = CLR_OK;
+  if (ps->n == 0)
+    return CLR_OK;
+  cl_int err = clWaitForEvents((cl_uint)ps->n, ps->events);
+  if (err != CL_SUCCESS) {
+    st = clr_cl_fail(ctx, "clWaitForEvents", err);
+  } else {
+    *ps->kernel_ms += clr_event_ms(ps->events[0], ps->events[ps->n - 1]);
+    if (ps->record)
+      for (size_t i = 0; i < ps->n; i++)
+        ctx->timing.passes[i].ms = clr_event_ms(ps->events[i], ps->events[i]);
+  }
+  for (size_t i = 0; i < ps->n; i++)
+    clReleaseEvent(ps->events[i]);
+  ps->n = 0;
+  return st;
+}
+
 /* Reduce n elements of src to one value (a record for the indexed ops),
  * written to element dst_index of dst.  first_is_input: the first pass
  * reads the input (else partials: the per-chunk values).  Adds kernel time
  * to *kernel_ms and, when record is set, fills the pass descriptions of
- * ctx->timing. */
+ * ctx->timing: at once, or with ps (not NULL for a blocking call) when
+ * settle_passes counts them.  The last pass writes dst itself where it
+ * can (element 0, a blocking call): no copy. */
 static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
                              int first_is_input, const pass_input *src,
                              size_t n, cl_mem dst, size_t dst_index, int record,
                              const clr_async *async, double *kernel_ms,
-                             size_t *depth) {
+                             size_t *depth, pass_set *ps) {
   clr_status st = CLR_OK;
   clr_launch shapes[CLR_MAX_PASSES];
   cl_event events[CLR_MAX_PASSES];
   size_t n_passes = 0, max_even = 1, max_odd = 1, total_depth = 0;
   size_t acc_bytes = p->acc_bytes;
   memset(events, 0, sizeof events);
+  if (ps) { /* a chunk's passes: the last chunk's are done by now */
+    st = settle_passes(ctx, ps);
+    if (st != CLR_OK)
+      return st;
+  }
+  int direct = !async && dst_index == 0;
 
   /* Plan every pass first, so the ping-pong buffers are sized once. */
   for (size_t m = n, i = 0;; i++) {
@@ -369,7 +407,7 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     const clr_launch *L = &shapes[i];
     int input_pass = i == 0 && first_is_input;
     cl_kernel k = input_pass ? p->first->kernel : p->rest->kernel;
-    cl_mem out = ctx->partial[i % 2].mem;
+    cl_mem out = direct && i + 1 == n_passes ? dst : ctx->partial[i % 2].mem;
     cl_ulong per_item = L->per_item;
     cl_ulong base = input_pass ? src->base : 0, offset2 = src->offset2;
     st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(in_offset), CLR_ARG(m),
@@ -399,22 +437,27 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     in_offset = 0;
     m = L->groups;
   }
-  CLR_CL_CHECK(ctx, clEnqueueCopyBuffer(ctx->queue, in, dst, 0,
-                                        dst_index * acc_bytes, acc_bytes, 0,
-                                        NULL, async ? async->done : NULL));
-  if (async) { /* nothing waits: no timing but the shapes */
+  if (!direct)
+    CLR_CL_CHECK(ctx, clEnqueueCopyBuffer(ctx->queue, in, dst, 0,
+                                          dst_index * acc_bytes, acc_bytes, 0,
+                                          NULL, async ? async->done : NULL));
+  if (record || async)
     ctx->timing.n_passes = n_passes;
-    *depth = total_depth;
+  *depth = total_depth;
+  if (async) /* nothing waits: no timing but the shapes */
     goto fail;
+  if (ps) { /* the caller's blocking read waits; then settle_passes */
+    memcpy(ps->events, events, n_passes * sizeof *events);
+    ps->n = n_passes;
+    ps->record = record;
+    ps->kernel_ms = kernel_ms;
+    return CLR_OK;
   }
   CLR_CL_CHECK(ctx, clWaitForEvents((cl_uint)n_passes, events));
   *kernel_ms += clr_event_ms(events[0], events[n_passes - 1]);
-  if (record) {
-    ctx->timing.n_passes = n_passes;
+  if (record)
     for (size_t i = 0; i < n_passes; i++)
       ctx->timing.passes[i].ms = clr_event_ms(events[i], events[i]);
-  }
-  *depth = total_depth;
 fail:
   for (size_t i = 0; i < n_passes; i++)
     if (events[i])
@@ -547,11 +590,15 @@ static clr_status reduce_buffer_passes(clr_context *ctx, const clr_options *opt,
   st = clr_buffer_reserve(ctx, &ctx->aux[0], plan.acc_bytes, CL_MEM_READ_WRITE);
   pass_input src = {s->buf, s->buf2 ? s->buf2 : s->buf, s->offset, s->offset2,
                     0};
+  pass_set ps = {.n = 0};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, ctx->aux[0].mem, 0, 1, NULL,
-                    &ctx->timing.kernel_ms, &depth);
+                    &ctx->timing.kernel_ms, &depth, &ps);
   if (st == CLR_OK)
     st = read_result(ctx, ctx->aux[0].mem, &plan, result);
+  clr_status settled = settle_passes(ctx, &ps);
+  if (st == CLR_OK)
+    st = settled;
   ctx->timing.chunks = 1;
   ctx->timing.error_depth = depth + plan.map_depth;
   return st;
@@ -561,6 +608,7 @@ static clr_status reduce_buffer_passes(clr_context *ctx, const clr_options *opt,
 typedef struct chunk_run {
   const reduce_plan *plan;
   size_t depth; /* the deepest chunk's */
+  pass_set *ps; /* the last chunk's passes, in flight */
 } chunk_run;
 
 static clr_status reduce_chunk(clr_context *ctx, void *user,
@@ -570,7 +618,7 @@ static clr_status reduce_chunk(clr_context *ctx, void *user,
   pass_input src = {c->mem, c->mem2, 0, 0, c->begin};
   clr_status st =
       run_passes(ctx, run->plan, 1, &src, c->len, ctx->aux[0].mem, c->index,
-                 c->index == 0, NULL, &ctx->timing.kernel_ms, &depth);
+                 c->index == 0, NULL, &ctx->timing.kernel_ms, &depth, run->ps);
   if (depth > run->depth)
     run->depth = depth;
   return st;
@@ -594,7 +642,8 @@ static clr_status reduce_host_passes(clr_context *ctx, const clr_options *opt,
                           CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
-  chunk_run run = {&plan, 0};
+  pass_set ps = {.n = 0};
+  chunk_run run = {&plan, 0, &ps};
   st = clr_stream_chunks(ctx, s->data, s->data2, n, esize, reduce_chunk, &run);
   size_t depth = run.depth;
   if (st == CLR_OK && chunks > 1) {
@@ -605,13 +654,16 @@ static clr_status reduce_host_passes(clr_context *ctx, const clr_options *opt,
                             CL_MEM_READ_WRITE);
     if (st == CLR_OK)
       st = run_passes(ctx, &plan, 0, &src, chunks, ctx->aux[1].mem, 0, 0, NULL,
-                      &ctx->timing.kernel_ms, &final_depth);
+                      &ctx->timing.kernel_ms, &final_depth, &ps);
     if (st == CLR_OK)
       st = read_result(ctx, ctx->aux[1].mem, &plan, result);
     depth += final_depth;
   } else if (st == CLR_OK) {
     st = read_result(ctx, ctx->aux[0].mem, &plan, result);
   }
+  clr_status settled = settle_passes(ctx, &ps);
+  if (st == CLR_OK)
+    st = settled;
   ctx->timing.error_depth = depth + plan.map_depth;
   return st;
 }
@@ -746,7 +798,7 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
   pass_input src = {buf, buf, offset, 0, 0};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, result, result_index, 1, async,
-                    &ctx->timing.kernel_ms, &depth);
+                    &ctx->timing.kernel_ms, &depth, NULL);
   ctx->timing.chunks = 1;
   ctx->timing.error_depth = depth + plan.map_depth;
   return st;
