@@ -298,6 +298,21 @@ CLR_API const char *clr_context_build_log(const clr_context *ctx);
  * copy, found also when the install prefix was moved. */
 CLR_API const char *clr_context_kernel_dir(const clr_context *ctx);
 
+/* Host memory for the arrays the host functions take (clr_reduce_host,
+ * clr_scan_host ...), the way CUDA programs use cudaMallocHost: on a
+ * device that does not share the host's memory it is page-locked (a
+ * mapped CL_MEM_ALLOC_HOST_PTR buffer), and copies from and to it run at
+ * the bus's speed with no staging copy; elsewhere it is ordinary
+ * page-aligned memory, used in place.  Any part of it may be passed (an
+ * offset into it, a shorter length).  NULL on failure, with the reason in
+ * clr_context_error.  Freed by clr_host_free, or by clr_context_release
+ * (after which it must not be used).  Page-locked memory is scarce: keep
+ * it to the arrays that move. */
+CLR_API void *clr_host_alloc(clr_context *ctx, size_t bytes);
+/* Free an array of clr_host_alloc's (NULL: nothing to do).  Another
+ * pointer gives CLR_ERR_INVALID_ARGUMENT. */
+CLR_API clr_status clr_host_free(clr_context *ctx, void *p);
+
 /* ---------------------------------------------------------------- options */
 
 typedef enum clr_layout {

@@ -10,7 +10,8 @@
  *   - sizes of half a block, one block, one block and one element, 7 blocks
  *     less one element, 13 blocks and 3 elements, and a prime;
  *   - arrays streamed in chunks (max_chunk_bytes) each staged in blocks;
- *   - the transfer's time is reported (h2d_ms, d2h_ms > 0 with profiling).
+ *   - the transfer's time is reported (h2d_ms, d2h_ms > 0 with profiling);
+ *   - arrays from clr_host_alloc (copied directly, or used in place).
  */
 #include "exact_sum.h"
 #include "scan_reference.h"
@@ -219,6 +220,80 @@ static void segments(clr_context *ctx, unsigned threads, const char *label) {
   }
 }
 
+/* Arrays from clr_host_alloc: reductions of the whole and of a part at an
+ * offset, a scan from one into another and in place, a segmented
+ * reduction's results written into one; clr_host_free of others refused.
+ * One array is left for clr_context_release to free (the leak checks
+ * see it). */
+static void host_alloc(clr_context *ctx, const char *label) {
+  size_t n = 300007;
+  tu_rng rng = {tu_seed(13, 14, 15, 16)};
+  int *a = clr_host_alloc(ctx, n * sizeof *a);
+  long *b = clr_host_alloc(ctx, n * sizeof *b);
+  if (!TU_CHECK(a && b, "%s: clr_host_alloc: %s", label,
+                clr_context_error(ctx)))
+    return;
+  tu_fill(CLR_SUM, CLR_INT, TU_RANDOM, a, n, tu_next(&rng));
+  int *keep = tu_xmalloc(n * sizeof *keep);
+  memcpy(keep, a, n * sizeof *a);
+  for (size_t off = 0; off < 2; off++) {
+    tu_case c;
+    memset(&c, 0, sizeof c);
+    clr_options_init(&c.opt);
+    c.label = label;
+    c.op = CLR_SUM;
+    c.type = CLR_INT;
+    c.data = a + off * 1001;
+    c.n = n - off * 2002;
+    tu_run_host(ctx, &c);
+  }
+  clr_options opt;
+  clr_options_init(&opt);
+  opt.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+  clr_status st = clr_scan_host(ctx, &opt, CLR_SUM, CLR_INT, a, b, n);
+  clr_scan_check chk;
+  if (TU_CHECK(st == CLR_OK, "%s: scan into a pinned array: %s: %s", label,
+               clr_status_name(st), clr_context_error(ctx))) {
+    clr_ref_scan_check_to(CLR_SUM, CLR_INT, CLR_LONG, 0, keep, b, n, 0, 0,
+                          &chk);
+    TU_CHECK(chk.ok, "%s: scan into a pinned array: %zu wrong", label,
+             chk.n_bad);
+  }
+  st = clr_scan_host(ctx, NULL, CLR_MAX, CLR_INT, a, a, n);
+  if (TU_CHECK(st == CLR_OK, "%s: scan of a pinned array in place: %s: %s",
+               label, clr_status_name(st), clr_context_error(ctx))) {
+    clr_ref_scan_check(CLR_MAX, CLR_INT, 0, keep, a, n, 0, &chk);
+    TU_CHECK(chk.ok, "%s: scan in place: %zu wrong", label, chk.n_bad);
+  }
+  uint64_t off[4] = {0, 10, 10, n};
+  long *res = clr_host_alloc(ctx, 3 * sizeof *res);
+  st = clr_reduce_segments_host(ctx, NULL, CLR_MIN, CLR_INT, keep, n, off, 3,
+                                res);
+  if (TU_CHECK(st == CLR_OK && res, "%s: segments into a pinned array: %s",
+               label, clr_status_name(st))) {
+    clr_segments_check sc;
+    clr_ref_segments_check(CLR_MAP_NONE, CLR_MIN, CLR_INT, CLR_INT, keep, off,
+                           3, res, 0, &sc);
+    TU_CHECK(sc.ok, "%s: segments into a pinned array: %zu wrong", label,
+             sc.n_bad);
+  }
+  st = clr_host_free(ctx, keep);
+  TU_EXPECT_STATUS(st, CLR_ERR_INVALID_ARGUMENT, "clr_host_free(malloc'd)");
+  st = clr_host_free(ctx, a + 1);
+  TU_EXPECT_STATUS(st, CLR_ERR_INVALID_ARGUMENT, "clr_host_free(inside)");
+  st = clr_host_free(ctx, NULL);
+  TU_EXPECT_STATUS(st, CLR_OK, "clr_host_free(NULL)");
+  TU_CHECK(clr_host_alloc(ctx, 0) == NULL, "clr_host_alloc(0) gave memory");
+  st = clr_host_free(ctx, a);
+  TU_EXPECT_STATUS(st, CLR_OK, "clr_host_free(a)");
+  st = clr_host_free(ctx, a);
+  TU_EXPECT_STATUS(st, CLR_ERR_INVALID_ARGUMENT, "clr_host_free(a) twice");
+  st = clr_host_free(ctx, res);
+  TU_EXPECT_STATUS(st, CLR_OK, "clr_host_free(res)");
+  (void)b; /* left to clr_context_release */
+  free(keep);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -234,7 +309,15 @@ int main(int argc, char **argv) {
     scans(ctx, threads[i], label);
     segments(ctx, threads[i], label);
   }
+  host_alloc(ctx, "clr_host_alloc, copied context");
   clr_context_release(ctx);
+
+  /* The same where arrays are used in place (PoCL shares the host's
+   * memory): clr_host_alloc is aligned ordinary memory. */
+  tu_section("clr_host_alloc, in place");
+  clr_context *unified = tu_context();
+  host_alloc(unified, "clr_host_alloc, in place");
+  clr_context_release(unified);
 
   /* Chunks of 64 KiB (16 blocks each), each staged block by block. */
   tu_section("streamed chunks, each staged in blocks");

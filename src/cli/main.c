@@ -25,6 +25,7 @@ typedef struct run_state {
   void *data;        /* the input values                                 */
   void *data2;       /* a dot product's second array, or NULL            */
   void *out;         /* scans: the device's output; segments: the results */
+  int pinned[3];     /* data, data2, out came from clr_host_alloc        */
   uint64_t *offsets; /* segments: n_segments + 1 offsets              */
   size_t n_segments; /* 0: not segmented                               */
   size_t n;
@@ -37,10 +38,28 @@ typedef struct run_state {
   cli_report rep;
 } run_state;
 
+/* The arrays that move between host and device: from clr_host_alloc
+ * (page-locked where the device has its own memory: copies at the bus's
+ * speed), else from malloc.  which: 0 data, 1 data2, 2 out. */
+static void *alloc_moving(run_state *st, size_t count, size_t size, int which) {
+  void *p = count <= SIZE_MAX / size
+                ? clr_host_alloc(st->ctx, count * size > 0 ? count * size : 1)
+                : NULL;
+  st->pinned[which] = p != NULL;
+  return p ? p : count <= SIZE_MAX / size ? malloc(count * size) : NULL;
+}
+
+static void free_moving(run_state *st, void *p, int which) {
+  if (st->pinned[which])
+    clr_host_free(st->ctx, p);
+  else
+    free(p);
+}
+
 static void run_release(run_state *st) {
-  free(st->data);
-  free(st->data2);
-  free(st->out);
+  free_moving(st, st->data, 0);
+  free_moving(st, st->data2, 1);
+  free_moving(st, st->out, 2);
   free(st->offsets);
   free(st->kernel_ms);
   free(st->h2d_ms);
@@ -178,14 +197,14 @@ static int generate_data(run_state *st) {
   const cli_args *a = st->args;
   if (st->data)
     return 0; /* read from --input */
-  st->data = malloc(st->n * st->elem_size);
+  st->data = alloc_moving(st, st->n, st->elem_size, 0);
   if (!st->data)
     return out_of_memory(st->n, st->elem_size, "input values");
   clr_gen_data(a->op, a->type, a->seed, st->data, st->n, st->data_desc,
                sizeof st->data_desc);
   if (a->dot) { /* the second array: the next seed's */
     char desc[256];
-    st->data2 = malloc(st->n * st->elem_size);
+    st->data2 = alloc_moving(st, st->n, st->elem_size, 1);
     if (!st->data2)
       return out_of_memory(st->n, st->elem_size, "second-array values");
     clr_gen_data(a->op, a->type, a->seed + 1, st->data2, st->n, desc,
@@ -409,7 +428,7 @@ static int run_scan(run_state *st) {
   cli_report *r = &st->rep;
   clr_type otype = clr_scan_output_type(&st->opt, a->type);
   size_t osize = clr_type_size(otype);
-  st->out = malloc(st->n * osize);
+  st->out = alloc_moving(st, st->n, osize, 2);
   if (!st->out)
     return out_of_memory(st->n, osize, "output values");
   for (unsigned run = 0; run <= a->repeat; run++) {
@@ -442,7 +461,7 @@ static int run_segments(run_state *st) {
   cli_report *r = &st->rep;
   clr_type rt = clr_options_result_type(&st->opt, a->op, a->type);
   size_t rsize = clr_type_size(rt), S = st->n_segments;
-  st->out = malloc(S * rsize);
+  st->out = alloc_moving(st, S, rsize, 2);
   if (!st->out)
     return out_of_memory(S, rsize, "segment results");
   for (unsigned run = 0; run <= a->repeat; run++) {

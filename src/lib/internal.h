@@ -38,10 +38,19 @@ typedef struct clr_pinned_slot {
 typedef struct clr_span {
   cl_ulong start, end; /* profiling times; start > end: empty */
 } clr_span;
+/* A caller's array from clr_host_alloc: pinned (mem set) or, on devices
+ * that share the host's memory, aligned ordinary memory (mem NULL). */
+typedef struct clr_host_block {
+  cl_mem mem;
+  void *ptr;
+  size_t bytes;
+} clr_host_block;
 typedef struct clr_pinned {
   clr_pinned_slot slot[2 * CLR_MAX_STAGE_THREADS];
   size_t slots, slot_bytes;
-  clr_span span; /* staged writes done or in flight, not yet counted */
+  clr_span span;        /* staged writes done or in flight, not yet counted */
+  clr_host_block *host; /* clr_host_alloc's arrays, n_host of them */
+  size_t n_host, cap_host;
 } clr_pinned;
 
 /* A device buffer the context keeps between calls, grown on demand. */
@@ -260,6 +269,9 @@ clr_status clr_stream_chunks(clr_context *ctx, const void *data,
 /* ---- pinned.c: host arrays through pinned blocks, several threads */
 void clr_pinned_init(clr_context *ctx);
 void clr_pinned_release(clr_context *ctx);
+/* 1 when [p, p + bytes) lies in one of clr_host_alloc's pinned arrays:
+ * copies from and to it need no staging. */
+int clr_pinned_owns(const clr_context *ctx, const void *p, size_t bytes);
 /* 1 when a transfer of bytes goes through the pinned blocks: a device
  * that does not share the host's memory, stage.threads > 0, and at least
  * one block (stage.block_kib) of data. */

@@ -302,10 +302,12 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
    * argmax is faster with float4 (0.142 ms, 0.155 with float8;
    * docs/PERFORMANCE.md). */
   t->minmax_vec_bytes = ctx->desc.is_gpu ? 32 : 64;
-  /* A memcpy thread moves ~10 GB/s, a PCIe 5 x16 link ~55: half the host's
-   * cores, up to 8, each with two 4 MiB blocks (docs/PERFORMANCE.md). */
+  /* A memcpy thread moves ~10 GB/s, a PCIe 5 x16 link ~55, and on an
+   * H100's host 16 threads copy 35-44 GB/s: every core, up to 16, each
+   * with two 4 MiB blocks (fewer threads for smaller arrays: pinned.c;
+   * docs/PERFORMANCE.md). */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  t->stage_threads = cpus >= 16 ? 8 : cpus >= 2 ? (unsigned)cpus / 2 : 1;
+  t->stage_threads = cpus >= 16 ? 16 : cpus >= 1 ? (unsigned)cpus : 1;
   t->stage_block_kib = 4096;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");
