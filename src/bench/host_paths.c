@@ -93,7 +93,9 @@ typedef enum {
   T_WRITE_PINNED,
   T_READ_PINNED,
   T_REDUCE,
-  T_SCAN
+  T_SCAN,
+  T_REDUCE_OWN, /* from clr_host_alloc's memory */
+  T_SCAN_OWN
 } timed;
 
 typedef struct host_run {
@@ -101,6 +103,7 @@ typedef struct host_run {
   cl_command_queue q;
   cl_mem dev;
   float *data, *pinned, *out;
+  float *own_in, *own_out; /* clr_host_alloc's */
   size_t n;
   clr_value v;
 } host_run;
@@ -123,6 +126,12 @@ static int run_once(host_run *h, timed what) {
   case T_SCAN:
     return clr_scan_host(h->ctx, NULL, CLR_SUM, CLR_FLOAT, h->data, h->out,
                          h->n) == CLR_OK;
+  case T_REDUCE_OWN:
+    return clr_reduce_host(h->ctx, NULL, CLR_SUM, CLR_FLOAT, h->own_in, h->n,
+                           &h->v) == CLR_OK;
+  case T_SCAN_OWN:
+    return clr_scan_host(h->ctx, NULL, CLR_SUM, CLR_FLOAT, h->own_in,
+                         h->own_out, h->n) == CLR_OK;
   }
   return 0;
 }
@@ -131,16 +140,17 @@ static int run_once(host_run *h, timed what) {
 static int verify(host_run *h, timed what) {
   clr_timing t;
   clr_last_timing(h->ctx, &t);
-  if (what == T_REDUCE) {
+  if (what == T_REDUCE || what == T_REDUCE_OWN) {
     clr_reference ref;
     clr_check chk;
     clr_ref_reduce_to(CLR_SUM, CLR_FLOAT, h->v.type, h->data, h->n, &ref);
     clr_ref_check(&ref, &h->v, t.error_depth, &chk);
     return chk.ok;
   }
-  if (what == T_SCAN) {
+  if (what == T_SCAN || what == T_SCAN_OWN) {
     clr_scan_check chk;
-    clr_ref_scan_check(CLR_SUM, CLR_FLOAT, 0, h->data, h->out, h->n,
+    clr_ref_scan_check(CLR_SUM, CLR_FLOAT, 0, h->data,
+                       what == T_SCAN ? h->out : h->own_out, h->n,
                        t.error_depth, &chk);
     return chk.ok;
   }
@@ -246,6 +256,17 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
                   bytes, wq);
       }
       memcpy(h.pinned, h.data, bytes);
+      h.own_in = clr_host_alloc(ctx, bytes);
+      h.own_out = clr_host_alloc(ctx, bytes);
+      double ro = -1, so = -1;
+      if (h.own_in && h.own_out) {
+        memcpy(h.own_in, h.data, bytes);
+        ro = time_it(&h, T_REDUCE_OWN, repeat, &wrong);
+        so = time_it(&h, T_SCAN_OWN, repeat, &wrong);
+      }
+      clr_host_free(ctx, h.own_in);
+      clr_host_free(ctx, h.own_out);
+      h.own_in = h.own_out = NULL;
       double r1 = time_it(&h, T_REDUCE, repeat, &wrong);
       double s1 = time_it(&h, T_SCAN, repeat, &wrong);
       set_threads(ctx, 0);
@@ -257,13 +278,17 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
                threads);
       print_row(what, r1, bytes, wq);
       print_row("clr_reduce_host, direct (stage.threads=0)", r0, bytes, wq);
+      print_row("clr_reduce_host of clr_host_alloc memory", ro, bytes, wq);
       /* A scan moves the array both ways: its yardstick is both copies. */
       snprintf(what, sizeof what, "clr_scan_host, staged (%u threads)",
                threads);
       print_row(what, s1, 2.0 * bytes, wq + rq);
       print_row("clr_scan_host, direct (stage.threads=0)", s0, 2.0 * bytes,
                 wq + rq);
-      if (wp < 0 || wq < 0 || rq < 0 || r1 < 0 || r0 < 0 || s1 < 0 || s0 < 0)
+      print_row("clr_scan_host, clr_host_alloc memory both", so, 2.0 * bytes,
+                wq + rq);
+      if (wp < 0 || wq < 0 || rq < 0 || r1 < 0 || r0 < 0 || s1 < 0 || s0 < 0 ||
+          ro < 0 || so < 0)
         rc = wrong ? 1 : 3;
     }
     if (h.pinned)
