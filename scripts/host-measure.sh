@@ -14,13 +14,18 @@ measure_tests staging api buffer scan-inplace
 nproc
 # STAGES: "threads block_kib" pairs, |-separated
 IFS='|'
-for tb in ${STAGES:-8 4096|12 2048|16 1024}; do
+for tb in ${STAGES:-16 4096|8 4096}; do
   IFS=' '
   set -- $tb
   $bench --host --min-n=1e6 --max-n=1e8 --repeat=${REPEAT:-10} \
     --stage-threads=$1 --stage-block-kib=$2
 done
 $bench --latency --repeat=1000
+# Whole commands, as a user runs them (generated data in clr_host_alloc
+# memory).
+for k in coarse decoupled; do
+  $cli --kernel=$k --n=1e8 --repeat=10 | grep -E "kernel|h2d|d2h|verified"
+done
 python3 - <<'PY'
 import time, torch
 def wall(f, r):
