@@ -20,6 +20,15 @@
  *   -DCLR_MAP, -DCLR_INPUTS a map, or two inputs (a dot product): see
  *                           common.cl.  Later passes read the partials,
  *                           unmapped.
+ *   -DCLR_FINISH=1          one launch instead of two: the last work-group
+ *                           to finish (the one that draws the last ticket
+ *                           of an atomic counter) folds every group's
+ *                           partial and writes final_out[final_index],
+ *                           then sets the counter back to 0 for the next
+ *                           launch.  The partials are published with a
+ *                           global fence before the ticket and read
+ *                           through volatile loads after it (the pattern
+ *                           of CUDA's threadFenceReduction sample).
  * The host puts cl/load_mapped.cl (clr_load_vec) before this file.
  */
 /* The private accumulator: a vector of values, or for floating-point min
@@ -53,7 +62,15 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
                          ,
                          __global const IN_T *in2, ulong offset2
 #endif
+#if CLR_FINISH
+                         ,
+                         volatile __global uint *ticket,
+                         __global ACC_T *final_out, ulong final_index
+#endif
 ) {
+#if CLR_FINISH
+  __local uint last; /* this group drew the last ticket */
+#endif
   __global const IN_T *p = in + offset;
 #if CLR_INPUTS == 2
   __global const IN_T *q = in2 + offset2;
@@ -96,6 +113,30 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
     }
   }
   r = clr_group_reduce(scratch, r);
+#if CLR_FINISH
+  if (get_local_id(0) == 0) {
+    out[get_group_id(0)] = r;
+    write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+    last = atomic_inc(ticket) == get_num_groups(0) - 1;
+  }
+  /* Also keeps scratch[0] (read by every item above) from being
+   * overwritten before everyone has it. */
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (last) {
+    read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+    volatile __global ACC_T *parts = out;
+    ACC_T x = IDENTITY;
+    for (size_t g = get_local_id(0); g < get_num_groups(0);
+         g += get_local_size(0))
+      x = OP(x, parts[g]);
+    x = clr_group_reduce(scratch, x);
+    if (get_local_id(0) == 0) {
+      final_out[final_index] = x;
+      atomic_xchg(ticket, 0u);
+    }
+  }
+#else
   if (get_local_id(0) == 0)
     out[get_group_id(0)] = r;
+#endif
 }

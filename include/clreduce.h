@@ -605,6 +605,9 @@ typedef struct clr_tuning {
   unsigned minmax_vec_bytes;     /* minmax: bytes per load (wider than a
                                     sum's: more independent compares
                                     per load)                          */
+  unsigned reduce_single_launch; /* coarse reduction: 1 has the last
+                                    work-group of the first pass fold the
+                                    partials (one launch, not two)       */
   unsigned stage_threads;        /* host arrays on devices that do not
                                     share the host's memory: threads
                                     copying through pinned blocks, 0..16

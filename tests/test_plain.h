@@ -52,6 +52,7 @@ static inline int tu_same_tuning(const clr_tuning *a, const clr_tuning *b) {
          a->exact_int64_atomics == b->exact_int64_atomics &&
          a->minmax_vec_bytes == b->minmax_vec_bytes &&
          a->stage_threads == b->stage_threads &&
+         a->reduce_single_launch == b->reduce_single_launch &&
          a->stage_block_kib == b->stage_block_kib;
 }
 

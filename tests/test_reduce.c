@@ -15,6 +15,8 @@
  * --set=small: sizes up to 1031, every op and type, and the coarse kernel
  *   with vector widths 1, 4, 16 in both layouts (for Oclgrind and for
  *   POCL_MAX_WORK_GROUP_SIZE=16).
+ * --set=single-launch: the coarse kernel folding its partials in its last
+ *   work-group (tuning reduce.single_launch), every op and type.
  * --set=stream: arrays larger than one device allocation (streamed in
  *   chunks); needs POCL_MEMORY_LIMIT=1.
  *
@@ -215,6 +217,63 @@ static void stream_cases(clr_context *ctx, const clr_options *base) {
   free(y);
 }
 
+/* The coarse reduction in one launch (tuning reduce.single_launch: the
+ * last work-group folds the partials; the default on GPUs, forced here):
+ * every op and type at sizes that take two passes otherwise, each data
+ * variant, from a host array and from a buffer at an offset; the timing
+ * must show one pass, and two with the key off. */
+static void single_launch(clr_context *ctx, const clr_options *base,
+                          void *buf) {
+  clr_tuning t;
+  clr_get_tuning(ctx, &t);
+  size_t sizes[] = {1048577, 2000003};
+  for (int on = 1; on >= 0; on--) {
+    t.reduce_single_launch = (unsigned)on;
+    if (clr_set_tuning(ctx, &t) != CLR_OK)
+      tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+    float *x = buf;
+    for (size_t i = 0; i < sizes[1]; i++)
+      x[i] = 1.0f;
+    clr_value v;
+    clr_timing tm;
+    clr_status st =
+        clr_reduce_host(ctx, base, CLR_SUM, CLR_FLOAT, x, sizes[1], &v);
+    clr_last_timing(ctx, &tm);
+    TU_CHECK(st == CLR_OK && v.v.f == (float)sizes[1] &&
+                 tm.n_passes == (on ? 1u : 2u),
+             "single_launch=%d: %s, sum %g, %zu passes", on,
+             clr_status_name(st), (double)v.v.f, tm.n_passes);
+    if (!on)
+      break;
+    for (size_t oi = 0; oi < TU_N_OPS; oi++)
+      for (size_t ti = 0; ti < TU_N_TYPES; ti++)
+        run_op_type(ctx, base, tu_ops[oi], tu_types[ti], sizes, 2,
+                    tu_ops[oi] == CLR_SUM, buf);
+    /* From a buffer, at an offset (run_op_type reduces host arrays). */
+    int *d = buf;
+    size_t n = sizes[0], off = 3;
+    long long want = 0;
+    for (size_t i = 0; i < n + off; i++) {
+      d[i] = (int)(i % 1000) - 500;
+      want += i >= off ? d[i] : 0;
+    }
+    cl_int err;
+    cl_mem mem = clCreateBuffer(clr_context_cl_context(ctx),
+                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                (n + off) * sizeof *d, d, &err);
+    if (err != CL_SUCCESS)
+      tu_die("clCreateBuffer: %d", (int)err);
+    for (int rep = 0; rep < 3; rep++) { /* the counter is reset each time */
+      st = clr_reduce_buffer(ctx, base, CLR_SUM, CLR_INT, mem, off, n, &v);
+      TU_CHECK(st == CLR_OK && v.v.l == want,
+               "single launch, buffer at offset %zu (run %d): %s, %lld, want "
+               "%lld",
+               off, rep, clr_status_name(st), (long long)v.v.l, want);
+    }
+    clReleaseMemObject(mem);
+  }
+}
+
 int main(int argc, char **argv) {
   const char *kernel_arg = NULL, *set = "matrix";
   const tu_option options[] = {{"--kernel", &kernel_arg, NULL},
@@ -301,6 +360,8 @@ int main(int argc, char **argv) {
                 run_op_type(ctx, &o, tu_ops[oi], tu_types[ti], sizes, n_sizes,
                             0, buf);
         }
+    } else if (strcmp(set, "single-launch") == 0) {
+      single_launch(ctx, &base, buf);
     } else if (strcmp(set, "stream") == 0) {
       stream_cases(ctx, &base);
     } else {

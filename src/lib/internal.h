@@ -93,10 +93,13 @@ struct clr_context {
   clr_buffer scan_levels[CLR_MAX_SCAN_LEVELS]; /* tile totals per level */
   clr_buffer carry;       /* scan carry-in [0] and carry-out [1]  */
   clr_buffer tile_bounds; /* segmented: where each tile starts   */
+  clr_buffer ticket;      /* single-launch reduction's counter, 0
+                             between launches (each resets it)   */
   clr_pinned pinned;      /* staging blocks for host arrays       */
   clr_buffer lookback[3]; /* decoupled scan: ticket and flags, aggregates,
                              inclusive prefixes; kept between calls */
   cl_uint scan_ticket;    /* decoupled scan: its ticket counter's value */
+  int ticket_ready;       /* ticket's counter zeroed since it was made */
   cl_uint scan_epoch;     /* decoupled scan: the last launch's epoch      */
 
   clr_tuning tuning;      /* launch parameters for this device */

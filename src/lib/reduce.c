@@ -22,6 +22,8 @@ typedef struct reduce_plan {
   unsigned vec, vec_rest; /* elements a load of the first / later passes */
   clr_layout layout;
   clr_program_entry *first, *rest;
+  clr_program_entry *finish; /* the first pass folding the partials in its
+                                last work-group (CLR_FINISH), or NULL */
   size_t wg_first, wg_rest;
   size_t acc_bytes; /* a partial: a value, or an indexed op's record */
   int inputs;       /* 2: a dot product */
@@ -276,6 +278,14 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   st = clr_get_kernel(ctx, &spec, &p->first);
   if (st != CLR_OK)
     return st;
+  if (p->kernel == CLR_REDUCE_COARSE && !indexed &&
+      ctx->tuning.reduce_single_launch) {
+    spec.extra = "-DCLR_FINISH=1";
+    st = clr_get_kernel(ctx, &spec, &p->finish);
+    if (st != CLR_OK)
+      return st;
+    spec.extra = NULL;
+  }
   /* Later passes read the partials, unmapped; they are always aligned
    * (they start at element 0 of a buffer).  The indexed ops' records are
    * read one at a time. */
@@ -299,6 +309,14 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                      &p->wg_first);
   if (st != CLR_OK)
     return st;
+  /* The finishing variant runs in the first pass's shape, or not at all. */
+  size_t wg_finish = 0;
+  if (p->finish && (clr_choose_wg(ctx, p->finish, opt->wg_size, preferred,
+                                  p->acc_bytes, 1, &wg_finish) != CLR_OK ||
+                    wg_finish != p->wg_first)) {
+    ctx->detail[0] = '\0';
+    p->finish = NULL;
+  }
   return clr_choose_wg(ctx, p->rest, opt->wg_size, preferred, p->acc_bytes, 1,
                        &p->wg_rest);
 }
@@ -389,6 +407,30 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     if (m == 1)
       break;
   }
+  /* Two passes, the second of one group: the first pass's last group can
+   * do the second's work (the partials fold in one strided chain per item,
+   * then the tree: the depth that adds). */
+  int finish = p->finish && first_is_input && direct && n_passes == 2;
+  if (finish) {
+    size_t g = shapes[0].groups, l = shapes[0].local, tree = 0;
+    while (((size_t)1 << tree) < l)
+      tree++;
+    n_passes = 1;
+    total_depth = shapes[0].depth + (g + l - 1) / l + tree;
+    st = clr_buffer_reserve(ctx, &ctx->ticket, sizeof(cl_uint),
+                            CL_MEM_READ_WRITE);
+    if (st != CLR_OK)
+      return st;
+    if (!ctx->ticket_ready) {
+      cl_uint zero = 0;
+      cl_int err =
+          clEnqueueFillBuffer(ctx->queue, ctx->ticket.mem, &zero, sizeof zero,
+                              0, sizeof zero, 0, NULL, NULL);
+      if (err != CL_SUCCESS)
+        return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+      ctx->ticket_ready = 1;
+    }
+  }
   if (max_even > SIZE_MAX / acc_bytes || max_odd > SIZE_MAX / acc_bytes)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%zu partials of %zu bytes overflow size_t", max_even,
@@ -406,8 +448,11 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
   for (size_t i = 0; i < n_passes; i++) {
     const clr_launch *L = &shapes[i];
     int input_pass = i == 0 && first_is_input;
-    cl_kernel k = input_pass ? p->first->kernel : p->rest->kernel;
-    cl_mem out = direct && i + 1 == n_passes ? dst : ctx->partial[i % 2].mem;
+    cl_kernel k = finish       ? p->finish->kernel
+                  : input_pass ? p->first->kernel
+                               : p->rest->kernel;
+    cl_mem out =
+        direct && i + 1 == n_passes && !finish ? dst : ctx->partial[i % 2].mem;
     cl_ulong per_item = L->per_item;
     cl_ulong base = input_pass ? src->base : 0, offset2 = src->offset2;
     st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(in_offset), CLR_ARG(m),
@@ -419,6 +464,15 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
       st = clr_set_arg_at(ctx, k, 7, CLR_ARG(src->mem2));
       if (st == CLR_OK)
         st = clr_set_arg_at(ctx, k, 8, CLR_ARG(offset2));
+    }
+    if (st == CLR_OK && finish) {
+      cl_uint at = p->inputs == 2 ? 9 : 7;
+      cl_ulong index = dst_index;
+      st = clr_set_arg_at(ctx, k, at, CLR_ARG(ctx->ticket.mem));
+      if (st == CLR_OK)
+        st = clr_set_arg_at(ctx, k, at + 1, CLR_ARG(dst));
+      if (st == CLR_OK)
+        st = clr_set_arg_at(ctx, k, at + 2, CLR_ARG(index));
     }
     if (st != CLR_OK)
       goto fail;

@@ -38,6 +38,7 @@ static void two_tunings(clr_tuning *a, clr_tuning *b) {
   BOTH(exact_int64_atomics, 1, 0);
   BOTH(minmax_vec_bytes, 32, 128);
   BOTH(stage_threads, 8, 0);
+  BOTH(reduce_single_launch, 1, 0);
   BOTH(stage_block_kib, 4096, 4);
 #undef BOTH
 }
