@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The host-array path and small calls on a machine with an NVIDIA GPU
-# (issue 16, items 2 and 5): docs/PERFORMANCE.md's "Host arrays" figures.
+# (issue 16, items 2, 4 and 5): docs/PERFORMANCE.md's "Host arrays" figures.
 #   scripts/host-measure.sh [OUTDIR]
 # Builds, runs the staging test on the GPU, then clreduce-bench --host at
 # 1e6..1e8 for several stage.threads / stage.block_kib, --latency, and
@@ -10,7 +10,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
 measure_build host "${1:-}"
-measure_tests staging api buffer scan-inplace
+measure_tests staging api buffer scan-inplace reduce-coarse \
+  reduce-single-launch transform-dot transform-indexed async adversarial
 nproc
 # STAGES: "threads block_kib" pairs, |-separated
 IFS='|'
@@ -21,6 +22,13 @@ for tb in ${STAGES:-16 4096|8 4096}; do
     --stage-threads=$1 --stage-block-kib=$2
 done
 $bench --latency --repeat=1000
+$bench --latency --repeat=1000 --single-launch=0 | grep -E "clr_reduce"
+# Mid sizes (item 4): the coarse sum in one launch and in two, 1e5..1e8.
+for sl in 1 0; do
+  echo "reduce.single_launch=$sl"
+  $bench --kernels=coarse --per-decade=3 --min-n=1e5 --max-n=1e8 \
+    --repeat=${REPEAT_MID:-50} --single-launch=$sl 2>/dev/null | tail -n 14
+done
 # Whole commands, as a user runs them (generated data in clr_host_alloc
 # memory).
 for k in coarse decoupled; do

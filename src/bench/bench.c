@@ -86,6 +86,7 @@ typedef struct bench_opts {
   int dot;                             /* --dot: x . y of two arrays */
   int host, latency;                   /* --host, --latency (host_paths.c) */
   long stage_threads, stage_block_kib; /* -1: the device's tuning */
+  long single_launch;                  /* -1: the device's tuning */
 } bench_opts;
 
 static void usage(FILE *f) {
@@ -121,6 +122,7 @@ static void usage(FILE *f) {
       "                   calls beside plain pageable and pinned copies\n"
       "  --stage-threads=T --stage-block-kib=K  the tuning keys stage.threads\n"
       "                   and stage.block_kib for this run\n"
+      "  --single-launch=0|1  the tuning key reduce.single_launch\n"
       "  --latency        small calls (n = 1e3, 1e4) beside the device's\n"
       "                   floor (one launch + a blocking 8-byte read)\n"
       "  --autotune[=N]   search the launch parameters on N elements\n"
@@ -163,6 +165,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
       {"latency", no_argument, 0, 'L'},
       {"stage-threads", required_argument, 0, 'T'},
       {"stage-block-kib", required_argument, 0, 'B'},
+      {"single-launch", required_argument, 0, 'O'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   int c, any_kernel = 0;
@@ -175,7 +178,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
   o->max_n = 100000000;
   o->per_decade = 1;
   o->repeat = 20;
-  o->stage_threads = o->stage_block_kib = -1;
+  o->stage_threads = o->stage_block_kib = o->single_launch = -1;
   o->verify = 1;
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (c) {
@@ -204,6 +207,13 @@ static int parse(int argc, char **argv, bench_opts *o) {
       break;
     case 'L':
       o->latency = 1;
+      break;
+    case 'O':
+      if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0) {
+        fprintf(stderr, "clreduce-bench: --single-launch is 0 or 1\n");
+        return 2;
+      }
+      o->single_launch = optarg[0] - '0';
       break;
     case 'T':
     case 'B': {
@@ -661,13 +671,15 @@ int main(int argc, char **argv) {
     clr_context_release(ctx);
     return 2;
   }
-  if (o.stage_threads >= 0 || o.stage_block_kib >= 0) {
+  if (o.stage_threads >= 0 || o.stage_block_kib >= 0 || o.single_launch >= 0) {
     clr_tuning t;
     clr_get_tuning(ctx, &t);
     if (o.stage_threads >= 0)
       t.stage_threads = (unsigned)o.stage_threads;
     if (o.stage_block_kib >= 0)
       t.stage_block_kib = (unsigned)o.stage_block_kib;
+    if (o.single_launch >= 0)
+      t.reduce_single_launch = (unsigned)o.single_launch;
     if (clr_set_tuning(ctx, &t) != CLR_OK) {
       fprintf(stderr, "clreduce-bench: %s\n", clr_context_error(ctx));
       clr_context_release(ctx);
