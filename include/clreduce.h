@@ -556,6 +556,9 @@ typedef struct clr_pass_info {
   size_t global_size; /* work-items launched                 */
   size_t local_size;  /* work-group size                     */
   double ms;          /* kernel time from profiling events   */
+  int folds;          /* 1: its last work-group to finish also folded
+                         every group's partial into the result (tuning
+                         reduce.single_launch): no later pass        */
 } clr_pass_info;
 
 typedef struct clr_timing {

@@ -240,9 +240,10 @@ static void single_launch(clr_context *ctx, const clr_options *base,
         clr_reduce_host(ctx, base, CLR_SUM, CLR_FLOAT, x, sizes[1], &v);
     clr_last_timing(ctx, &tm);
     TU_CHECK(st == CLR_OK && v.v.f == (float)sizes[1] &&
-                 tm.n_passes == (on ? 1u : 2u),
-             "single_launch=%d: %s, sum %g, %zu passes", on,
-             clr_status_name(st), (double)v.v.f, tm.n_passes);
+                 tm.n_passes == (on ? 1u : 2u) && tm.passes[0].folds == on,
+             "single_launch=%d: %s, sum %g, %zu passes (the first folds: %d)",
+             on, clr_status_name(st), (double)v.v.f, tm.n_passes,
+             tm.passes[0].folds);
     if (!on)
       break;
     for (size_t oi = 0; oi < TU_N_OPS; oi++)

@@ -486,6 +486,7 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
       ctx->timing.passes[i].n_in = (size_t)m;
       ctx->timing.passes[i].global_size = L->global;
       ctx->timing.passes[i].local_size = L->local;
+      ctx->timing.passes[i].folds = finish;
     }
     in = out;
     in_offset = 0;
