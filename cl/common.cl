@@ -270,3 +270,33 @@ inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
   return scratch[0];
 }
 #endif
+
+/* Values one work-group publishes for another (the decoupled scan's
+ * aggregates, the single-launch reduction's partials) travel through
+ * 32-bit atomics, one per word, so the exchange needs no 64-bit atomics
+ * and no memory model beyond OpenCL 1.2's (and a checker such as oclgrind
+ * sees no unsynchronised access).  A value
+ * is written before its flag and read after it, so its words are
+ * consistent. */
+#if ACC_IS_FP ? CLR_ACC == 1 : CLR_ACC >= 4 /* 64-bit accumulator */
+#define AS_ACC CLR_CAT(as_, ACC_T)
+inline void clr_publish(volatile __global uint *slot, uint t, ACC_T v) {
+  uint2 w = as_uint2(v);
+  atomic_xchg(&slot[2 * t], w.x);
+  atomic_xchg(&slot[2 * t + 1], w.y);
+}
+inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
+  uint2 w;
+  w.x = atomic_or(&slot[2 * t], 0u);
+  w.y = atomic_or(&slot[2 * t + 1], 0u);
+  return AS_ACC(w);
+}
+#else
+#define AS_ACC CLR_CAT(as_, ACC_T)
+inline void clr_publish(volatile __global uint *slot, uint t, ACC_T v) {
+  atomic_xchg(&slot[t], as_uint(v));
+}
+inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
+  return AS_ACC(atomic_or(&slot[t], 0u));
+}
+#endif

@@ -25,10 +25,11 @@
  *                           of an atomic counter) folds every group's
  *                           partial and writes final_out[final_index],
  *                           then sets the counter back to 0 for the next
- *                           launch.  The partials are published with a
- *                           global fence before the ticket and read
- *                           through volatile loads after it (the pattern
- *                           of CUDA's threadFenceReduction sample).
+ *                           launch.  The partials travel through 32-bit
+ *                           atomics (clr_publish / clr_fetch, common.cl)
+ *                           with a global fence before the ticket, the
+ *                           pattern of CUDA's threadFenceReduction
+ *                           sample within OpenCL 1.2's memory model.
  * The host puts cl/load_mapped.cl (clr_load_vec) before this file.
  */
 /* The private accumulator: a vector of values, or for floating-point min
@@ -114,8 +115,9 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
   }
   r = clr_group_reduce(scratch, r);
 #if CLR_FINISH
+  volatile __global uint *parts = (volatile __global uint *)out;
   if (get_local_id(0) == 0) {
-    out[get_group_id(0)] = r;
+    clr_publish(parts, (uint)get_group_id(0), r);
     write_mem_fence(CLK_GLOBAL_MEM_FENCE);
     last = atomic_inc(ticket) == get_num_groups(0) - 1;
   }
@@ -124,11 +126,10 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
   barrier(CLK_LOCAL_MEM_FENCE);
   if (last) {
     read_mem_fence(CLK_GLOBAL_MEM_FENCE);
-    volatile __global ACC_T *parts = out;
     ACC_T x = IDENTITY;
-    for (size_t g = get_local_id(0); g < get_num_groups(0);
-         g += get_local_size(0))
-      x = OP(x, parts[g]);
+    for (uint g = (uint)get_local_id(0); g < get_num_groups(0);
+         g += (uint)get_local_size(0))
+      x = OP(x, clr_fetch(parts, g));
     x = clr_group_reduce(scratch, x);
     if (get_local_id(0) == 0) {
       final_out[final_index] = x;

@@ -56,34 +56,7 @@
 #define VEC_TO_ARRAY(vec, arr) CLR_CAT(vstore, CLR_VEC)((vec), 0, (arr))
 #define ARRAY_TO_VEC(arr) CLR_CAT(vload, CLR_VEC)(0, (arr))
 #endif
-/* Published values travel through 32-bit atomics, one per word, so the
- * exchange needs no 64-bit atomics and no memory model beyond OpenCL 1.2's
- * (and a checker such as oclgrind sees no unsynchronised access).  A value
- * is written before its flag and read after it, so its words are
- * consistent. */
-#define ACC_WORDS (sizeof(ACC_T) / sizeof(uint))
-#if ACC_IS_FP ? CLR_ACC == 1 : CLR_ACC >= 4 /* 64-bit accumulator */
-#define AS_ACC CLR_CAT(as_, ACC_T)
-inline void clr_publish(volatile __global uint *slot, uint t, ACC_T v) {
-  uint2 w = as_uint2(v);
-  atomic_xchg(&slot[2 * t], w.x);
-  atomic_xchg(&slot[2 * t + 1], w.y);
-}
-inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
-  uint2 w;
-  w.x = atomic_or(&slot[2 * t], 0u);
-  w.y = atomic_or(&slot[2 * t + 1], 0u);
-  return AS_ACC(w);
-}
-#else
-#define AS_ACC CLR_CAT(as_, ACC_T)
-inline void clr_publish(volatile __global uint *slot, uint t, ACC_T v) {
-  atomic_xchg(&slot[t], as_uint(v));
-}
-inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
-  return AS_ACC(atomic_or(&slot[t], 0u));
-}
-#endif
+/* clr_publish / clr_fetch (values through 32-bit atomics): common.cl. */
 
 /* One pad slot every 32 elements keeps the strided local accesses of the
  * blocked <-> striped transposes free of bank conflicts. */

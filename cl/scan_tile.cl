@@ -95,18 +95,22 @@ __kernel void clr_scan(__global const IN_T *in, ulong in_offset,
   ulong vend = base;
 #endif
 
-  /* 1. this work-item's total */
+  /* 1. this work-item's total.  A work-group of one item needs none: its
+   * run is the whole tile, whose prefix the tile totals already give, so
+   * the run is read once, not twice (the CPU shape: scan.wg=1). */
   ACC_T total = IDENTITY;
+  if (get_local_size(0) > 1) {
 #if CLR_VEC > 1
-  for (ulong i = base; i < vend; i += CLR_VEC) {
-    ACCV_T x = VLOAD(i, in);
-    ACC_T t = LAST(clr_scan_lanes(x));
-    total = OP(total, t);
-  }
+    for (ulong i = base; i < vend; i += CLR_VEC) {
+      ACCV_T x = VLOAD(i, in);
+      ACC_T t = LAST(clr_scan_lanes(x));
+      total = OP(total, t);
+    }
 #endif
-  for (ulong i = vend; i < end; i++) {
-    ACC_T x = LOAD(IN_AT(in, i));
-    total = OP(total, x);
+    for (ulong i = vend; i < end; i++) {
+      ACC_T x = LOAD(IN_AT(in, i));
+      total = OP(total, x);
+    }
   }
 
   /* 2. the work-group's exclusive scan of the totals */
