@@ -10,6 +10,48 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static double median_of(double *t, unsigned n) {
+  qsort(t, n, sizeof *t, cmp_double);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* The streaming kernel's input (in_bytes, zero-filled, every page touched)
+ * and output, and room for `repeats` times. */
+static clr_status make_run(clr_context *ctx, size_t in_bytes, size_t out_bytes,
+                           unsigned repeats, cl_mem *in, cl_mem *out,
+                           double **times) {
+  cl_int err;
+  cl_uint zero = 0;
+  *in = *out = NULL;
+  *times = malloc(repeats * sizeof **times);
+  if (!*times)
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+  *in = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, in_bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    *in = NULL;
+    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  }
+  *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, out_bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    *out = NULL;
+    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  }
+  /* Touch every page first: the first run must not pay for allocation. */
+  err = clEnqueueFillBuffer(ctx->queue, *in, &zero, sizeof zero, 0, in_bytes, 0,
+                            NULL, NULL);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+  return CLR_OK;
+}
+
+static void end_run(cl_mem in, cl_mem out, double *times) {
+  free(times);
+  if (in)
+    clReleaseMemObject(in);
+  if (out)
+    clReleaseMemObject(out);
+}
+
 CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
                                               unsigned repeats,
                                               double *median_ms) {
@@ -59,27 +101,11 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
   if (st != CLR_OK)
     return st;
   cl_int err;
-  cl_uint zero = 0;
   cl_ulong nv = bytes / unit, per_item = L.per_item;
-  times = malloc(repeats * sizeof *times);
-  if (!times)
-    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
-  in = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, bytes, NULL, &err);
-  if (err != CL_SUCCESS) {
-    in = NULL;
-    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+  st = make_run(ctx, bytes, L.global * sizeof(cl_uint), repeats, &in, &out,
+                &times);
+  if (st != CLR_OK)
     goto fail;
-  }
-  out = clCreateBuffer(ctx->cl, CL_MEM_WRITE_ONLY, L.global * sizeof(cl_uint),
-                       NULL, &err);
-  if (err != CL_SUCCESS) {
-    out = NULL;
-    st = clr_cl_fail(ctx, "clCreateBuffer", err);
-    goto fail;
-  }
-  /* Touch every page first: the first pass must not pay for allocation. */
-  CLR_CL_CHECK(ctx, clEnqueueFillBuffer(ctx->queue, in, &zero, sizeof zero, 0,
-                                        bytes, 0, NULL, NULL));
   st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(nv), CLR_ARG(out),
                     CLR_ARG(per_item));
   if (st != CLR_OK)
@@ -99,16 +125,9 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
     if (r >= 2)
       times[r - 2] = ms;
   }
-  qsort(times, repeats, sizeof *times, cmp_double);
-  *median_ms = repeats % 2
-                   ? times[repeats / 2]
-                   : 0.5 * (times[repeats / 2 - 1] + times[repeats / 2]);
+  *median_ms = median_of(times, repeats);
 fail:
-  free(times);
-  if (in)
-    clReleaseMemObject(in);
-  if (out)
-    clReleaseMemObject(out);
+  end_run(in, out, times);
   return st;
 }
 
@@ -144,27 +163,12 @@ CLR_API clr_status clr_measure_call_floor(clr_context *ctx, unsigned repeats,
   st = clr_choose_wg(ctx, k, 0, 64, 0, 0, &wg);
   if (st != CLR_OK)
     return st;
-  cl_int err;
   cl_ulong nv = wg, per_item = 1;
-  cl_uint zero = 0, got[2];
+  cl_uint got[2];
   size_t bytes = wg * sizeof(cl_uint) < 8 ? 8 : wg * sizeof(cl_uint);
-  times = malloc(repeats * sizeof *times);
-  if (!times)
-    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
-  in = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, bytes, NULL, &err);
-  if (err != CL_SUCCESS) {
-    in = NULL;
-    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+  st = make_run(ctx, bytes, bytes, repeats, &in, &out, &times);
+  if (st != CLR_OK)
     goto fail;
-  }
-  out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
-  if (err != CL_SUCCESS) {
-    out = NULL;
-    st = clr_cl_fail(ctx, "clCreateBuffer", err);
-    goto fail;
-  }
-  CLR_CL_CHECK(ctx, clEnqueueFillBuffer(ctx->queue, in, &zero, sizeof zero, 0,
-                                        bytes, 0, NULL, NULL));
   CLR_CL_CHECK(ctx, clFinish(ctx->queue));
   st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(nv), CLR_ARG(out),
                     CLR_ARG(per_item));
@@ -179,15 +183,8 @@ CLR_API clr_status clr_measure_call_floor(clr_context *ctx, unsigned repeats,
     if (r >= 2)
       times[r - 2] = (clr_now_ms() - t0) * 1e3;
   }
-  qsort(times, repeats, sizeof *times, cmp_double);
-  *median_us = repeats % 2
-                   ? times[repeats / 2]
-                   : 0.5 * (times[repeats / 2 - 1] + times[repeats / 2]);
+  *median_us = median_of(times, repeats);
 fail:
-  free(times);
-  if (in)
-    clReleaseMemObject(in);
-  if (out)
-    clReleaseMemObject(out);
+  end_run(in, out, times);
   return st;
 }

@@ -293,8 +293,8 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
   /* A thread costs tens of microseconds to start: one for each 4 MiB (or
    * two blocks, if smaller) of data.  On an H100's host 16 threads copy
    * 400 MB at 35-44 GB/s, one thread 4 MB in 0.34 ms (PERFORMANCE.md). */
-  size_t unit = 2 * slot_bytes < ((size_t)4 << 20) ? 2 * slot_bytes
-                                                   : (size_t)4 << 20;
+  size_t unit =
+      2 * slot_bytes < ((size_t)4 << 20) ? 2 * slot_bytes : (size_t)4 << 20;
   if (bytes / unit < threads)
     threads = bytes / unit > 0 ? (unsigned)(bytes / unit) : 1;
   size_t block = block_for(bytes, threads, slot_bytes);
