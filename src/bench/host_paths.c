@@ -13,6 +13,7 @@
  * blocking read of 8 bytes). */
 #include "host_paths.h"
 
+#include "cli.h"
 #include "datagen.h"
 #include "reference.h"
 #include "scan_reference.h"
@@ -27,16 +28,6 @@ static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* The host's own copy speed, the staging's other half: bytes split
@@ -82,7 +73,7 @@ static double threaded_memcpy_ms(void *dst, const void *src, size_t bytes,
     if (r > 0) /* the first run touches the pages */
       ms[r - 1] = now_ms() - t0;
   }
-  m = median(ms, repeat);
+  m = cli_median(ms, repeat);
   free(ms);
   return m;
 }
@@ -92,18 +83,17 @@ typedef enum {
   T_WRITE_PAGEABLE,
   T_WRITE_PINNED,
   T_READ_PINNED,
-  T_REDUCE,
-  T_SCAN,
-  T_REDUCE_OWN, /* from clr_host_alloc's memory */
-  T_SCAN_OWN
+  T_REDUCE, /* of in */
+  T_SCAN    /* of in into out */
 } timed;
 
 typedef struct host_run {
   clr_context *ctx;
   cl_command_queue q;
   cl_mem dev;
-  float *data, *pinned, *out;
-  float *own_in, *own_out; /* clr_host_alloc's */
+  float *data, *pinned; /* the values (malloc'd), and a pinned copy */
+  float *in, *out;      /* the calls' arrays: data and a malloc'd output,
+                           or clr_host_alloc's two */
   size_t n;
   clr_value v;
 } host_run;
@@ -121,17 +111,11 @@ static int run_once(host_run *h, timed what) {
     return clEnqueueReadBuffer(h->q, h->dev, CL_TRUE, 0, bytes, h->pinned, 0,
                                NULL, NULL) == CL_SUCCESS;
   case T_REDUCE:
-    return clr_reduce_host(h->ctx, NULL, CLR_SUM, CLR_FLOAT, h->data, h->n,
+    return clr_reduce_host(h->ctx, NULL, CLR_SUM, CLR_FLOAT, h->in, h->n,
                            &h->v) == CLR_OK;
   case T_SCAN:
-    return clr_scan_host(h->ctx, NULL, CLR_SUM, CLR_FLOAT, h->data, h->out,
+    return clr_scan_host(h->ctx, NULL, CLR_SUM, CLR_FLOAT, h->in, h->out,
                          h->n) == CLR_OK;
-  case T_REDUCE_OWN:
-    return clr_reduce_host(h->ctx, NULL, CLR_SUM, CLR_FLOAT, h->own_in, h->n,
-                           &h->v) == CLR_OK;
-  case T_SCAN_OWN:
-    return clr_scan_host(h->ctx, NULL, CLR_SUM, CLR_FLOAT, h->own_in,
-                         h->own_out, h->n) == CLR_OK;
   }
   return 0;
 }
@@ -140,17 +124,16 @@ static int run_once(host_run *h, timed what) {
 static int verify(host_run *h, timed what) {
   clr_timing t;
   clr_last_timing(h->ctx, &t);
-  if (what == T_REDUCE || what == T_REDUCE_OWN) {
+  if (what == T_REDUCE) {
     clr_reference ref;
     clr_check chk;
     clr_ref_reduce_to(CLR_SUM, CLR_FLOAT, h->v.type, h->data, h->n, &ref);
     clr_ref_check(&ref, &h->v, t.error_depth, &chk);
     return chk.ok;
   }
-  if (what == T_SCAN || what == T_SCAN_OWN) {
+  if (what == T_SCAN) {
     clr_scan_check chk;
-    clr_ref_scan_check(CLR_SUM, CLR_FLOAT, 0, h->data,
-                       what == T_SCAN ? h->out : h->own_out, h->n,
+    clr_ref_scan_check(CLR_SUM, CLR_FLOAT, 0, h->data, h->out, h->n,
                        t.error_depth, &chk);
     return chk.ok;
   }
@@ -178,7 +161,7 @@ static double time_it(host_run *h, timed what, unsigned repeat, int *wrong) {
     }
     ms[r] = now_ms() - t0;
   }
-  double m = median(ms, repeat);
+  double m = cli_median(ms, repeat);
   free(ms);
   return m;
 }
@@ -220,8 +203,8 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
     cl_mem pin = NULL;
     h.n = sizes[s];
     size_t bytes = h.n * sizeof(float);
+    float *out = malloc(bytes);
     h.data = malloc(bytes);
-    h.out = malloc(bytes);
     h.dev = clCreateBuffer(cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
     if (err == CL_SUCCESS)
       pin = clCreateBuffer(cl, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes,
@@ -230,7 +213,7 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
       h.pinned =
           clEnqueueMapBuffer(h.q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                              bytes, 0, NULL, NULL, &err);
-    if (err != CL_SUCCESS || !h.data || !h.out) {
+    if (err != CL_SUCCESS || !h.data || !out) {
       fprintf(stderr, "clreduce-bench: --host n=%zu: cannot allocate (%d)\n",
               h.n, (int)err);
       rc = 3;
@@ -252,21 +235,22 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
                   bytes, wq);
         snprintf(what, sizeof what, "host memcpy, %u threads, out of pinned",
                  t);
-        print_row(what, threaded_memcpy_ms(h.out, h.pinned, bytes, t, repeat),
+        print_row(what, threaded_memcpy_ms(out, h.pinned, bytes, t, repeat),
                   bytes, wq);
       }
       memcpy(h.pinned, h.data, bytes);
-      h.own_in = clr_host_alloc(ctx, bytes);
-      h.own_out = clr_host_alloc(ctx, bytes);
+      h.in = clr_host_alloc(ctx, bytes);
+      h.out = clr_host_alloc(ctx, bytes);
       double ro = -1, so = -1;
-      if (h.own_in && h.own_out) {
-        memcpy(h.own_in, h.data, bytes);
-        ro = time_it(&h, T_REDUCE_OWN, repeat, &wrong);
-        so = time_it(&h, T_SCAN_OWN, repeat, &wrong);
+      if (h.in && h.out) {
+        memcpy(h.in, h.data, bytes);
+        ro = time_it(&h, T_REDUCE, repeat, &wrong);
+        so = time_it(&h, T_SCAN, repeat, &wrong);
       }
-      clr_host_free(ctx, h.own_in);
-      clr_host_free(ctx, h.own_out);
-      h.own_in = h.own_out = NULL;
+      clr_host_free(ctx, h.in);
+      clr_host_free(ctx, h.out);
+      h.in = h.data;
+      h.out = out;
       double r1 = time_it(&h, T_REDUCE, repeat, &wrong);
       double s1 = time_it(&h, T_SCAN, repeat, &wrong);
       set_threads(ctx, 0);
@@ -299,8 +283,8 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
     if (h.dev)
       clReleaseMemObject(h.dev);
     free(h.data);
-    free(h.out);
-    h.data = h.out = h.pinned = NULL;
+    free(out);
+    h.data = h.in = h.out = h.pinned = NULL;
     h.dev = NULL;
   }
   if (wrong)
@@ -368,7 +352,7 @@ int bench_latency(clr_context *ctx, unsigned repeat) {
         char what[64];
         snprintf(what, sizeof what, "%s, n = %zu",
                  form ? "clr_reduce_buffer" : "clr_reduce_host", n);
-        double m = median(us, repeat);
+        double m = cli_median(us, repeat);
         printf("  %-52s %9.1f us  (%.2fx the floor)\n", what, m, m / floor_us);
       }
     }
