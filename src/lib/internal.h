@@ -272,13 +272,11 @@ clr_status clr_stream_chunks(clr_context *ctx, const void *data,
 /* ---- pinned.c: host arrays through pinned blocks, several threads */
 void clr_pinned_init(clr_context *ctx);
 void clr_pinned_release(clr_context *ctx);
-/* 1 when [p, p + bytes) lies in one of clr_host_alloc's pinned arrays:
- * copies from and to it need no staging. */
-int clr_pinned_owns(const clr_context *ctx, const void *p, size_t bytes);
-/* 1 when a transfer of bytes goes through the pinned blocks: a device
- * that does not share the host's memory, stage.threads > 0, and at least
- * one block (stage.block_kib) of data. */
-int clr_pinned_applies(const clr_context *ctx, size_t bytes);
+/* 1 when a transfer of the bytes at host goes through the pinned blocks:
+ * a device that does not share the host's memory, stage.threads > 0, at
+ * least 1 MiB (or one stage.block_kib block, if smaller), and host not in
+ * one of clr_host_alloc's pinned arrays (those are copied directly). */
+int clr_pinned_applies(const clr_context *ctx, const void *host, size_t bytes);
 /* bytes at host to element 0 of dev.  Returns with the last blocks' writes
  * in flight on the queue (what is enqueued next runs after them);
  * clr_pinned_settle waits for them. */

@@ -33,6 +33,38 @@
 
 /* ------------------------------------------------------------ the blocks */
 
+/* A page-locked buffer of `bytes`, mapped for the host: *mem and *ptr, or
+ * both NULL and the failure recorded. */
+static clr_status map_pinned(clr_context *ctx, size_t bytes, cl_mem *mem,
+                             void **ptr) {
+  cl_int err;
+  *ptr = NULL;
+  *mem = clCreateBuffer(ctx->cl, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
+                        bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    *mem = NULL;
+    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  }
+  *ptr =
+      clEnqueueMapBuffer(ctx->queue, *mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                         0, bytes, 0, NULL, NULL, &err);
+  if (err != CL_SUCCESS) {
+    clReleaseMemObject(*mem);
+    *mem = NULL;
+    *ptr = NULL;
+    return clr_cl_fail(ctx, "clEnqueueMapBuffer", err);
+  }
+  return CLR_OK;
+}
+
+static void unmap_pinned(clr_context *ctx, cl_mem mem, void *ptr) {
+  if (ptr && clEnqueueUnmapMemObject(ctx->queue, mem, ptr, 0, NULL, NULL) ==
+                 CL_SUCCESS)
+    clFinish(ctx->queue);
+  if (mem)
+    clReleaseMemObject(mem);
+}
+
 static void release_slots(clr_context *ctx) {
   clr_pinned *pin = &ctx->pinned;
   for (size_t i = 0; i < pin->slots; i++) {
@@ -41,11 +73,7 @@ static void release_slots(clr_context *ctx) {
       clWaitForEvents(1, &s->ev);
       clReleaseEvent(s->ev);
     }
-    if (s->ptr && clEnqueueUnmapMemObject(ctx->queue, s->mem, s->ptr, 0, NULL,
-                                          NULL) == CL_SUCCESS)
-      clFinish(ctx->queue);
-    if (s->mem)
-      clReleaseMemObject(s->mem);
+    unmap_pinned(ctx, s->mem, s->ptr);
     memset(s, 0, sizeof *s);
   }
   pin->slots = 0;
@@ -53,14 +81,10 @@ static void release_slots(clr_context *ctx) {
 }
 
 static void release_host_block(clr_context *ctx, clr_host_block *h) {
-  if (!h->mem) {
+  if (h->mem)
+    unmap_pinned(ctx, h->mem, h->ptr);
+  else
     free(h->ptr);
-    return;
-  }
-  if (clEnqueueUnmapMemObject(ctx->queue, h->mem, h->ptr, 0, NULL, NULL) ==
-      CL_SUCCESS)
-    clFinish(ctx->queue);
-  clReleaseMemObject(h->mem);
 }
 
 void clr_pinned_release(clr_context *ctx) {
@@ -86,24 +110,13 @@ static clr_status reserve_slots(clr_context *ctx, size_t slots,
   release_slots(ctx);
   pin->slot_bytes = block_bytes;
   for (size_t i = 0; i < slots; i++) {
-    clr_pinned_slot *s = &pin->slot[i];
-    cl_int err;
-    s->mem = clCreateBuffer(ctx->cl, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
-                            block_bytes, NULL, &err);
-    if (err != CL_SUCCESS) {
-      s->mem = NULL;
+    clr_status st =
+        map_pinned(ctx, block_bytes, &pin->slot[i].mem, &pin->slot[i].ptr);
+    if (st != CLR_OK) {
       release_slots(ctx);
-      return clr_cl_fail(ctx, "clCreateBuffer", err);
+      return st;
     }
     pin->slots = i + 1;
-    s->ptr = clEnqueueMapBuffer(ctx->queue, s->mem, CL_TRUE,
-                                CL_MAP_READ | CL_MAP_WRITE, 0, block_bytes, 0,
-                                NULL, NULL, &err);
-    if (err != CL_SUCCESS) {
-      s->ptr = NULL;
-      release_slots(ctx);
-      return clr_cl_fail(ctx, "clEnqueueMapBuffer", err);
-    }
   }
   return CLR_OK;
 }
@@ -247,12 +260,23 @@ static void *run_worker(void *arg) {
 
 /* ------------------------------------------------------------ transfers */
 
-/* Transfers from 1 MiB (or one block, if smaller) on. */
-int clr_pinned_applies(const clr_context *ctx, size_t bytes) {
+/* 1 when [p, p + bytes) lies in one of clr_host_alloc's pinned arrays. */
+static int owns_host(const clr_context *ctx, const void *p, size_t bytes) {
+  uintptr_t a = (uintptr_t)p;
+  for (size_t i = 0; i < ctx->pinned.n_host; i++) {
+    const clr_host_block *h = &ctx->pinned.host[i];
+    uintptr_t b = (uintptr_t)h->ptr;
+    if (h->mem && a >= b && a - b <= h->bytes && bytes <= h->bytes - (a - b))
+      return 1;
+  }
+  return 0;
+}
+
+int clr_pinned_applies(const clr_context *ctx, const void *host, size_t bytes) {
   size_t block = (size_t)ctx->tuning.stage_block_kib * 1024;
   size_t least = block < ((size_t)1 << 20) ? block : (size_t)1 << 20;
   return !ctx->host_unified && ctx->tuning.stage_threads > 0 && block > 0 &&
-         bytes >= least;
+         bytes >= least && !owns_host(ctx, host, bytes);
 }
 
 /* The block a transfer moves at a time: stage.block_kib, or less, so that
@@ -357,17 +381,6 @@ clr_status clr_pinned_read(clr_context *ctx, cl_mem dev, void *host,
 /* ------------------------------------------------------------ callers' arrays
  */
 
-int clr_pinned_owns(const clr_context *ctx, const void *p, size_t bytes) {
-  uintptr_t a = (uintptr_t)p;
-  for (size_t i = 0; i < ctx->pinned.n_host; i++) {
-    const clr_host_block *h = &ctx->pinned.host[i];
-    uintptr_t b = (uintptr_t)h->ptr;
-    if (h->mem && a >= b && a - b <= h->bytes && bytes <= h->bytes - (a - b))
-      return 1;
-  }
-  return 0;
-}
-
 CLR_API void *clr_host_alloc(clr_context *ctx, size_t bytes) {
   if (!ctx)
     return NULL;
@@ -395,22 +408,8 @@ CLR_API void *clr_host_alloc(clr_context *ctx, size_t bytes) {
                bytes);
       return NULL;
     }
-  } else {
-    cl_int err;
-    h.mem = clCreateBuffer(ctx->cl, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
-                           bytes, NULL, &err);
-    if (err != CL_SUCCESS) {
-      clr_cl_fail(ctx, "clCreateBuffer", err);
-      return NULL;
-    }
-    h.ptr = clEnqueueMapBuffer(ctx->queue, h.mem, CL_TRUE,
-                               CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
-                               NULL, &err);
-    if (err != CL_SUCCESS) {
-      clReleaseMemObject(h.mem);
-      clr_cl_fail(ctx, "clEnqueueMapBuffer", err);
-      return NULL;
-    }
+  } else if (map_pinned(ctx, bytes, &h.mem, &h.ptr) != CLR_OK) {
+    return NULL;
   }
   pin->host[pin->n_host++] = h;
   return h.ptr;

@@ -36,7 +36,7 @@ clr_status clr_stage_in(clr_context *ctx, clr_buffer *pool, void *host,
   clr_status st = clr_buffer_reserve(ctx, pool, bytes, CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
-  if (clr_pinned_applies(ctx, bytes) && !clr_pinned_owns(ctx, host, bytes)) {
+  if (clr_pinned_applies(ctx, host, bytes)) {
     out->pinned = 1;
     st = clr_pinned_write(ctx, pool->mem, host, bytes);
     if (st == CLR_OK)
@@ -71,8 +71,7 @@ clr_status clr_stage_out(clr_context *ctx, clr_staged *s) {
       return clr_cl_fail(ctx, "clFinish", err);
     return CLR_OK;
   }
-  if (clr_pinned_applies(ctx, s->bytes) &&
-      !clr_pinned_owns(ctx, s->host, s->bytes))
+  if (clr_pinned_applies(ctx, s->host, s->bytes))
     return clr_pinned_read(ctx, s->mem, s->host, s->bytes, &ctx->timing.d2h_ms);
   err = clEnqueueReadBuffer(ctx->queue, s->mem, CL_TRUE, 0, s->bytes, s->host,
                             0, NULL, &ev);
