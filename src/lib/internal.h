@@ -367,6 +367,10 @@ void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
 clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
                              const clr_options *opt, size_t n, size_t wg,
                              unsigned vec, clr_layout layout, clr_launch *out);
+/* The rounding depth one work-group of wg items adds folding `values`
+ * values: a strided chain per item, then the tree (the single-launch
+ * reduction's last group over the partials). */
+size_t clr_fold_depth(size_t values, size_t wg);
 
 /* ---- tuning.c: the per-device tuning (built-in defaults, shipped and
  * user files; the file format is described there) */

@@ -139,6 +139,10 @@ static int mul_fits(size_t a, size_t b, size_t *out) {
   return 1;
 }
 
+size_t clr_fold_depth(size_t values, size_t wg) {
+  return ceil_div(values, wg) + ceil_log2(wg);
+}
+
 clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
                              const clr_options *opt, size_t n, size_t wg,
                              unsigned vec, clr_layout layout, clr_launch *out) {

@@ -22,8 +22,9 @@ typedef struct reduce_plan {
   unsigned vec, vec_rest; /* elements a load of the first / later passes */
   clr_layout layout;
   clr_program_entry *first, *rest;
-  clr_program_entry *finish; /* the first pass folding the partials in its
-                                last work-group (CLR_FINISH), or NULL */
+  clr_build_spec first_spec; /* the first pass's build (for finish_kernel) */
+  int can_finish; /* the coarse sum kind whose first pass can fold the
+                     partials itself (tuning reduce.single_launch) */
   size_t wg_first, wg_rest;
   size_t acc_bytes; /* a partial: a value, or an indexed op's record */
   int inputs;       /* 2: a dot product */
@@ -278,14 +279,9 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   st = clr_get_kernel(ctx, &spec, &p->first);
   if (st != CLR_OK)
     return st;
-  if (p->kernel == CLR_REDUCE_COARSE && !indexed &&
-      ctx->tuning.reduce_single_launch) {
-    spec.extra = "-DCLR_FINISH=1";
-    st = clr_get_kernel(ctx, &spec, &p->finish);
-    if (st != CLR_OK)
-      return st;
-    spec.extra = NULL;
-  }
+  p->first_spec = spec;
+  p->can_finish = p->kernel == CLR_REDUCE_COARSE && !indexed &&
+                  ctx->tuning.reduce_single_launch;
   /* Later passes read the partials, unmapped; they are always aligned
    * (they start at element 0 of a buffer).  The indexed ops' records are
    * read one at a time. */
@@ -309,16 +305,34 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                      &p->wg_first);
   if (st != CLR_OK)
     return st;
-  /* The finishing variant runs in the first pass's shape, or not at all. */
-  size_t wg_finish = 0;
-  if (p->finish && (clr_choose_wg(ctx, p->finish, opt->wg_size, preferred,
-                                  p->acc_bytes, 1, &wg_finish) != CLR_OK ||
-                    wg_finish != p->wg_first)) {
-    ctx->detail[0] = '\0';
-    p->finish = NULL;
-  }
   return clr_choose_wg(ctx, p->rest, opt->wg_size, preferred, p->acc_bytes, 1,
                        &p->wg_rest);
+}
+
+/* The first pass's variant whose last work-group folds every group's
+ * partial (cl/reduce_coarse.cl, CLR_FINISH), fetched only where a call
+ * would take two passes (and by clr_prepare), not on every small call.
+ * *out is NULL where the plan has none or it cannot run in the first
+ * pass's shape. */
+static clr_status finish_kernel(clr_context *ctx, const reduce_plan *p,
+                                clr_program_entry **out) {
+  clr_program_entry *e = NULL;
+  size_t wg = 0;
+  *out = NULL;
+  if (!p->can_finish)
+    return CLR_OK;
+  clr_build_spec spec = p->first_spec;
+  spec.extra = "-DCLR_FINISH=1";
+  clr_status st = clr_get_kernel(ctx, &spec, &e);
+  if (st != CLR_OK)
+    return st;
+  if (clr_choose_wg(ctx, e, p->opt->wg_size, ctx->tuning.reduce_wg,
+                    p->acc_bytes, 1, &wg) != CLR_OK ||
+      wg != p->wg_first)
+    ctx->detail[0] = '\0'; /* not an error: two passes instead */
+  else
+    *out = e;
+  return CLR_OK;
 }
 
 /* What a reduction's first pass reads: n elements of mem from element
@@ -408,15 +422,18 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
       break;
   }
   /* Two passes, the second of one group: the first pass's last group can
-   * do the second's work (the partials fold in one strided chain per item,
-   * then the tree: the depth that adds). */
-  int finish = p->finish && first_is_input && direct && n_passes == 2;
+   * do the second's work. */
+  clr_program_entry *fin = NULL;
+  if (first_is_input && direct && n_passes == 2) {
+    st = finish_kernel(ctx, p, &fin);
+    if (st != CLR_OK)
+      return st;
+  }
+  int finish = fin != NULL;
   if (finish) {
-    size_t g = shapes[0].groups, l = shapes[0].local, tree = 0;
-    while (((size_t)1 << tree) < l)
-      tree++;
     n_passes = 1;
-    total_depth = shapes[0].depth + (g + l - 1) / l + tree;
+    total_depth =
+        shapes[0].depth + clr_fold_depth(shapes[0].groups, shapes[0].local);
     st = clr_buffer_reserve(ctx, &ctx->ticket, sizeof(cl_uint),
                             CL_MEM_READ_WRITE);
     if (st != CLR_OK)
@@ -448,7 +465,7 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
   for (size_t i = 0; i < n_passes; i++) {
     const clr_launch *L = &shapes[i];
     int input_pass = i == 0 && first_is_input;
-    cl_kernel k = finish       ? p->finish->kernel
+    cl_kernel k = finish       ? fin->kernel
                   : input_pass ? p->first->kernel
                                : p->rest->kernel;
     cl_mem out =
@@ -574,8 +591,10 @@ static clr_status prepare_call(clr_context *ctx, const clr_options *opt,
   if (clr_exact_applies(opt, op == CLR_MEAN ? CLR_SUM : op, type))
     return clr_exact_prepare(ctx, opt, type);
   reduce_input aligned_input = {NULL, 0};
-  return make_plan(ctx, opt, op == CLR_MEAN ? CLR_SUM : op, type,
-                   &aligned_input, NULL, &plan);
+  clr_program_entry *fin;
+  st = make_plan(ctx, opt, op == CLR_MEAN ? CLR_SUM : op, type, &aligned_input,
+                 NULL, &plan);
+  return st == CLR_OK ? finish_kernel(ctx, &plan, &fin) : st;
 }
 
 /* A dot product is a sum over two arrays: the checks the second array
