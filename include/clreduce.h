@@ -367,6 +367,11 @@ typedef struct clr_options {
    * exact sums and the seed kernels give CLR_ERR_UNSUPPORTED. */
   clr_map map;
   const char *map_expr;
+  /* The index of the first element (reductions and dot products): argmin,
+   * argmax and minmax indices and a map expression's i count from it, so
+   * parts of one array reduced apart (clr_group, MPI ranks) report the
+   * whole array's indices.  0 by default. */
+  uint64_t index_base;
 } clr_options;
 
 /* clr_options.accumulate_in for type t. */
@@ -489,6 +494,47 @@ CLR_API clr_status clr_dot_buffer(clr_context *ctx, const clr_options *opt,
                                   cl_mem y, size_t y_offset, size_t n,
                                   clr_value *result);
 
+/* ------------------------------------------------ exact sums in parts */
+
+/* The superaccumulator of an exact float or double sum (clr_options.exact):
+ * the parts of one sum (arrays on several devices, MPI ranks, pieces summed
+ * at different times) add into it exactly, in any order and grouping, and
+ * it is rounded once at the end, so the result has the same bits as one
+ * exact sum of all the elements.  words[] are the 32-bit digits of a fixed-
+ * point number whose bit 0 is the type's smallest denormal (12 words for
+ * float, 69 for double; the rest stay 0), the last one signed; flags note
+ * infinities, NaN and an element other than -0.  Two accumulators merge
+ * by adding their words as integers and or-ing their flags: MPI_SUM over
+ * MPI_INT64_T and MPI_BOR over MPI_UINT32_T combine ranks' accumulators
+ * (up to 2^29 of them) for clr_exact_acc_value. */
+#define CLR_EXACT_WORDS 70
+typedef struct clr_exact_acc {
+  clr_type type; /* CLR_FLOAT or CLR_DOUBLE */
+  uint32_t flags;
+  int64_t words[CLR_EXACT_WORDS];
+} clr_exact_acc;
+
+/* An empty accumulator (the sum of no elements, -0) of float or double. */
+CLR_API clr_status clr_exact_acc_init(clr_exact_acc *acc, clr_type type);
+/* Add the exact sum of n elements to acc (of the same type).  opt gives
+ * the shape as for clr_reduce_host (exact is implied; may be NULL). */
+CLR_API clr_status clr_exact_add_host(clr_context *ctx, const clr_options *opt,
+                                      clr_type type, const void *data, size_t n,
+                                      clr_exact_acc *acc);
+CLR_API clr_status clr_exact_add_buffer(clr_context *ctx,
+                                        const clr_options *opt, clr_type type,
+                                        cl_mem buf, size_t offset, size_t n,
+                                        clr_exact_acc *acc);
+/* dst += src (the same type), exactly. */
+CLR_API clr_status clr_exact_acc_merge(clr_exact_acc *dst,
+                                       const clr_exact_acc *src);
+/* The accumulator rounded once to nearest, ties to even: what
+ * clr_reduce_host with exact set returns for all its parts together.
+ * CLR_ERR_INVALID_ARGUMENT for a word beyond 2^62 in magnitude (more than
+ * 2^29 accumulators summed without merging). */
+CLR_API clr_status clr_exact_acc_value(const clr_exact_acc *acc,
+                                       clr_value *out);
+
 /* ------------------------------------------------- segmented reductions */
 
 /* One reduction per segment, all in one call: segments given CSR-style by
@@ -546,6 +592,103 @@ CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
                                           clr_type type, const void *values,
                                           size_t n, void *unique_keys,
                                           void *results, size_t *n_runs);
+
+/* ---------------------------------------------------------- several devices */
+
+/* A group of contexts, one per device, that runs one reduction or scan
+ * over all of them (docs/SCALING.md): the n elements are split into
+ * contiguous parts in proportion to the devices' weights (their read
+ * bandwidth, measured when the group is made), every device works on its
+ * part at once (a host thread each), and the parts' results are combined
+ * on the host in device order.  The result depends on the split (n and
+ * the weights), never on timing: an exact sum is the same bits for every
+ * split, other floating-point results for every run with the same
+ * weights.  A group is used by one thread at a time, and its contexts by
+ * no one else during its calls. */
+#define CLR_GROUP_MAX_DEVICES 64
+/* Parts start at multiples of this many elements. */
+#define CLR_GROUP_GRAIN 4096
+typedef struct clr_group clr_group;
+
+/* A context of cfg (cfg->device ignored; cfg may be NULL) on each device
+ * that devices names: "all", every device of the platform cfg->platform
+ * selects (by default the first platform with a GPU, else the first), or
+ * a comma-separated list of selectors as clr_context_config.device takes
+ * them ("0,1").  Measures each device's read bandwidth (64 MiB, a few
+ * milliseconds on a GPU) for the weights.  detail (may be NULL) receives
+ * a one-line reason on failure. */
+CLR_API clr_status clr_group_create(const clr_context_config *cfg,
+                                    const char *devices, clr_group **out,
+                                    char *detail, size_t detail_size);
+/* A group over the caller's contexts (1 to CLR_GROUP_MAX_DEVICES distinct
+ * ones, kept by the caller: clr_group_release leaves them), such as
+ * contexts on the sub-devices clCreateSubDevices makes. */
+CLR_API clr_status clr_group_create_from(clr_context *const *contexts,
+                                         size_t count, clr_group **out,
+                                         char *detail, size_t detail_size);
+CLR_API void clr_group_release(clr_group *g);
+CLR_API size_t clr_group_size(const clr_group *g);
+/* Device i's context (NULL past the end): its clr_last_timing describes
+ * its part of the group's last call. */
+CLR_API clr_context *clr_group_context(const clr_group *g, size_t i);
+/* One-line detail of the group's last failure ("" if none), naming the
+ * device when a part failed. */
+CLR_API const char *clr_group_error(const clr_group *g);
+/* The weights (clr_group_size values), measured GB/s rounded to quarter
+ * steps of a power of two relative to the largest; setting them fixes the
+ * split whatever the bandwidth of the day. */
+CLR_API clr_status clr_group_weights(const clr_group *g, double *weights);
+CLR_API clr_status clr_group_set_weights(clr_group *g, const double *weights);
+/* How n elements are split: counts[i] consecutive elements to device i. */
+CLR_API clr_status clr_group_split(const clr_group *g, size_t n,
+                                   size_t *counts);
+/* Build (or load) every device's programs for the call, at once. */
+CLR_API clr_status clr_group_prepare(clr_group *g, const clr_options *opt,
+                                     clr_op op, clr_type type);
+/* clr_reduce_host over the group: every operation, map, option and exact
+ * sum, indices counted over the whole array. */
+CLR_API clr_status clr_group_reduce_host(clr_group *g, const clr_options *opt,
+                                         clr_op op, clr_type type,
+                                         const void *data, size_t n,
+                                         clr_value *result);
+CLR_API clr_status clr_group_dot_host(clr_group *g, const clr_options *opt,
+                                      clr_type type, const void *x,
+                                      const void *y, size_t n,
+                                      clr_value *result);
+/* Data that already lives on the devices: counts[i] elements of buffer
+ * bufs[i] (of device i's context) from element offsets[i] (offsets may be
+ * NULL: 0), the parts of one array in device order; a count may be 0. */
+CLR_API clr_status clr_group_reduce_buffers(clr_group *g,
+                                            const clr_options *opt, clr_op op,
+                                            clr_type type, const cl_mem *bufs,
+                                            const size_t *offsets,
+                                            const size_t *counts,
+                                            clr_value *result);
+/* clr_scan_host over the group: every part but the last is reduced to its
+ * total, the host folds the totals (after opt->carry_in) into each part's
+ * carry-in, and every part is scanned with it, so the input is read twice
+ * and the output written once. */
+CLR_API clr_status clr_group_scan_host(clr_group *g, const clr_options *opt,
+                                       clr_op op, clr_type type, const void *in,
+                                       void *out, size_t n);
+/* The same over buffers: counts[i] elements of in[i] from in_offsets[i]
+ * written to out[i] from out_offsets[i] (offsets may be NULL). */
+CLR_API clr_status clr_group_scan_buffers(
+    clr_group *g, const clr_options *opt, clr_op op, clr_type type,
+    const cl_mem *in, const size_t *in_offsets, const cl_mem *out,
+    const size_t *out_offsets, const size_t *counts);
+
+typedef struct clr_group_timing {
+  double total_ms;     /* wall clock of the whole call                     */
+  double parts_ms;     /* the devices' work: from the start to the slowest
+                          part's end (scans: both rounds)                  */
+  double combine_ms;   /* folding the parts' values (scans: the carries)   */
+  size_t devices_used; /* parts with elements                              */
+  size_t error_depth;  /* as clr_timing.error_depth, for the whole call    */
+} clr_group_timing;
+
+CLR_API clr_status clr_group_last_timing(const clr_group *g,
+                                         clr_group_timing *out);
 
 /* ----------------------------------------------------------------- timing */
 

@@ -21,7 +21,8 @@
 /* Everything one run owns; released by run_release. */
 typedef struct run_state {
   const cli_args *args;
-  clr_context *ctx;
+  clr_context *ctx;  /* the device's, or the group's first device's   */
+  clr_group *group;  /* several devices (--device=all or a list), or NULL */
   void *data;        /* the input values                                 */
   void *data2;       /* a dot product's second array, or NULL            */
   void *out;         /* scans: the device's output; segments: the results */
@@ -31,6 +32,7 @@ typedef struct run_state {
   size_t n;
   size_t elem_size;
   double *kernel_ms, *h2d_ms, *d2h_ms; /* one per timed run       */
+  double *wall_ms, *combine_ms;        /* the same, several devices */
   char data_desc[512];
   char what[128];          /* "coarse sum of float", for messages          */
   char segments_desc[256]; /* "1000 of length 100", "5 from 'f'"  */
@@ -42,7 +44,9 @@ typedef struct run_state {
  * (page-locked where the device has its own memory: copies at the bus's
  * speed), else from malloc.  which: 0 data, 1 data2, 2 out. */
 static void *alloc_moving(run_state *st, size_t count, size_t size, int which) {
-  void *p = count <= SIZE_MAX / size
+  /* (Pinned memory is one context's: a group's devices stage their parts
+   * from ordinary memory, each through its own pinned blocks.) */
+  void *p = count <= SIZE_MAX / size && !st->group
                 ? clr_host_alloc(st->ctx, count * size > 0 ? count * size : 1)
                 : NULL;
   st->pinned[which] = p != NULL;
@@ -64,7 +68,12 @@ static void run_release(run_state *st) {
   free(st->kernel_ms);
   free(st->h2d_ms);
   free(st->d2h_ms);
-  clr_context_release(st->ctx);
+  free(st->wall_ms);
+  free(st->combine_ms);
+  if (st->group)
+    clr_group_release(st->group); /* and its contexts */
+  else
+    clr_context_release(st->ctx);
 }
 
 static int out_of_memory(size_t count, size_t size, const char *what) {
@@ -81,7 +90,10 @@ static int out_of_memory(size_t count, size_t size, const char *what) {
 static int library_error(const run_state *st, const char *doing, clr_status s) {
   char what[256];
   snprintf(what, sizeof what, "%s %s", doing, st->what);
-  int rc = cli_status_error(what, s, clr_context_error(st->ctx));
+  const char *detail = st->group && clr_group_error(st->group)[0]
+                           ? clr_group_error(st->group)
+                           : clr_context_error(st->ctx);
+  int rc = cli_status_error(what, s, detail);
   if (s == CLR_ERR_BUILD) {
     const char *log = clr_context_build_log(st->ctx);
     if (log && log[0]) {
@@ -174,16 +186,52 @@ static int load_segments(run_state *st) {
   return 0;
 }
 
+/* --device=all, or a comma-separated list: several devices. */
+static int several_devices(const char *d) {
+  return d && (strcmp(d, "all") == 0 || strchr(d, ',') != NULL);
+}
+
+/* The group's devices, their weights, into the report. */
+static int describe_group(run_state *st) {
+  cli_report *r = &st->rep;
+  double w[CLR_GROUP_MAX_DEVICES];
+  r->n_devices = clr_group_size(st->group);
+  clr_group_weights(st->group, w);
+  for (size_t i = 0; i < r->n_devices; i++) {
+    clr_status s = clr_context_device(clr_group_context(st->group, i),
+                                      &r->parts[i].device);
+    if (s != CLR_OK)
+      return cli_status_error("querying the devices", s, NULL);
+    r->parts[i].weight = w[i];
+  }
+  return 0;
+}
+
 static int create_context(run_state *st) {
   clr_context_config cfg;
   char detail[512] = "";
   memset(&cfg, 0, sizeof cfg);
   cfg.platform = st->args->platform;
   cfg.device = st->args->device;
-  clr_status s = clr_context_create(&cfg, &st->ctx, detail, sizeof detail);
+  clr_status s;
+  if (several_devices(cfg.device)) {
+    s = clr_group_create(&cfg, cfg.device, &st->group, detail, sizeof detail);
+    st->ctx = s == CLR_OK ? clr_group_context(st->group, 0) : NULL;
+  } else {
+    s = clr_context_create(&cfg, &st->ctx, detail, sizeof detail);
+  }
   if (s != CLR_OK) {
     st->ctx = NULL;
-    return cli_status_error("creating the OpenCL context", s, detail);
+    st->group = NULL;
+    return cli_status_error(several_devices(cfg.device)
+                                ? "creating the OpenCL contexts"
+                                : "creating the OpenCL context",
+                            s, detail);
+  }
+  if (st->group) {
+    int rc = describe_group(st);
+    if (rc != 0)
+      return rc;
   }
   st->rep.kernel_dir = clr_context_kernel_dir(st->ctx);
   s = clr_context_device(st->ctx, &st->rep.device);
@@ -232,14 +280,26 @@ static void set_options(run_state *st) {
   st->opt.map_expr = a->map_expr;
 }
 
-/* One reduction (a dot product with --dot / --input2). */
-static clr_status reduce_once(run_state *st, const clr_options *opt,
-                              clr_value *result) {
+/* One reduction (a dot product with --dot / --input2), over the group's
+ * devices unless `one` asks for the first device alone. */
+static clr_status reduce_on(run_state *st, const clr_options *opt, int one,
+                            clr_value *result) {
   const cli_args *a = st->args;
+  if (st->group && !one && st->data2)
+    return clr_group_dot_host(st->group, opt, a->type, st->data, st->data2,
+                              st->n, result);
+  if (st->group && !one)
+    return clr_group_reduce_host(st->group, opt, a->op, a->type, st->data,
+                                 st->n, result);
   if (st->data2)
     return clr_dot_host(st->ctx, opt, a->type, st->data, st->data2, st->n,
                         result);
   return clr_reduce_host(st->ctx, opt, a->op, a->type, st->data, st->n, result);
+}
+
+static clr_status reduce_once(run_state *st, const clr_options *opt,
+                              clr_value *result) {
+  return reduce_on(st, opt, 0, result);
 }
 
 /* The reference of a map expression, which has no CPU evaluator: the same
@@ -261,11 +321,11 @@ static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
   int fp_sum = (rt == CLR_FLOAT || rt == CLR_DOUBLE) && a->op == CLR_SUM;
   if (fp_sum)
     seq.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
-  clr_status s = reduce_once(st, &seq, &v);
+  clr_status s = reduce_on(st, &seq, 1, &v);
   if (s == CLR_OK && fp_sum) {
     snprintf(expr, sizeof expr, "fabs((double)(%s))", a->map_expr);
     seq.map_expr = expr;
-    s = reduce_once(st, &seq, &abs_sum);
+    s = reduce_on(st, &seq, 1, &abs_sum);
   }
   if (s == CLR_OK)
     s = clr_last_timing(st->ctx, &t);
@@ -303,6 +363,15 @@ static int make_reference(run_state *st, clr_reference *ref) {
 static int prepare(run_state *st) {
   const cli_args *a = st->args;
   clr_timing t;
+  if (st->group) { /* every device's programs, at once */
+    clr_group_timing gt;
+    clr_status s = clr_group_prepare(st->group, &st->opt, a->op, a->type);
+    if (s != CLR_OK)
+      return library_error(st, "building", s);
+    clr_group_last_timing(st->group, &gt);
+    st->rep.build_ms = gt.total_ms;
+    return 0;
+  }
   clr_status s = clr_prepare(st->ctx, &st->opt, a->op, a->type);
   if (s != CLR_OK)
     return library_error(st, "building", s);
@@ -313,14 +382,57 @@ static int prepare(run_state *st) {
   return 0;
 }
 
-/* Record timed run i (0-based) from the context's last timing. */
+/* The last call's timing: the context's, or over a group's devices the
+ * first used device's shape and, the parts running at once, the slowest
+ * part's times; each part's into the report. */
+static clr_status last_timing(run_state *st, clr_timing *t) {
+  if (!st->group)
+    return clr_last_timing(st->ctx, t);
+  cli_report *r = &st->rep;
+  size_t counts[CLR_GROUP_MAX_DEVICES];
+  clr_group_timing gt;
+  clr_group_last_timing(st->group, &gt);
+  clr_group_split(st->group, st->n, counts);
+  int first = 1;
+  for (size_t i = 0; i < r->n_devices; i++) {
+    clr_timing ti;
+    struct cli_device_part *p = &r->parts[i];
+    p->n = counts[i];
+    p->kernel_ms = p->h2d_ms = p->d2h_ms = 0;
+    if (!counts[i])
+      continue;
+    clr_status s = clr_last_timing(clr_group_context(st->group, i), &ti);
+    if (s != CLR_OK)
+      return s;
+    p->kernel_ms = ti.kernel_ms;
+    p->h2d_ms = ti.h2d_ms;
+    p->d2h_ms = ti.d2h_ms;
+    if (first)
+      *t = ti;
+    first = 0;
+    t->kernel_ms = ti.kernel_ms > t->kernel_ms ? ti.kernel_ms : t->kernel_ms;
+    t->h2d_ms = ti.h2d_ms > t->h2d_ms ? ti.h2d_ms : t->h2d_ms;
+    t->d2h_ms = ti.d2h_ms > t->d2h_ms ? ti.d2h_ms : t->d2h_ms;
+  }
+  t->total_ms = gt.total_ms;
+  t->error_depth = gt.error_depth;
+  return CLR_OK;
+}
+
+/* Record timed run i (0-based) from the last call's timing. */
 static int record_timing(run_state *st, unsigned i, clr_timing *t) {
-  clr_status s = clr_last_timing(st->ctx, t);
+  clr_status s = last_timing(st, t);
   if (s != CLR_OK)
     return library_error(st, "reading the timing of", s);
   st->kernel_ms[i] = t->kernel_ms;
   st->h2d_ms[i] = t->h2d_ms;
   st->d2h_ms[i] = t->d2h_ms;
+  if (st->group) {
+    clr_group_timing gt;
+    clr_group_last_timing(st->group, &gt);
+    st->wall_ms[i] = gt.total_ms;
+    st->combine_ms[i] = gt.combine_ms;
+  }
   return 0;
 }
 
@@ -331,7 +443,7 @@ static int after_run(run_state *st, unsigned run, clr_status s, clr_timing *t) {
     return library_error(st, "running", s);
   if (run > 0)
     return record_timing(st, run - 1, t);
-  if ((s = clr_last_timing(st->ctx, t)) != CLR_OK)
+  if ((s = last_timing(st, t)) != CLR_OK)
     return library_error(st, "reading the timing of", s);
   return 0;
 }
@@ -433,8 +545,11 @@ static int run_scan(run_state *st) {
     return out_of_memory(st->n, osize, "output values");
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_timing t;
-    clr_status s = clr_scan_host(st->ctx, &st->opt, a->op, a->type, st->data,
-                                 st->out, st->n);
+    clr_status s = st->group
+                       ? clr_group_scan_host(st->group, &st->opt, a->op,
+                                             a->type, st->data, st->out, st->n)
+                       : clr_scan_host(st->ctx, &st->opt, a->op, a->type,
+                                       st->data, st->out, st->n);
     int rc = after_run(st, run, s, &t);
     if (rc != 0)
       return rc;
@@ -547,6 +662,10 @@ static void summarize(run_state *st) {
   r->kernel_ms_max = st->kernel_ms[count - 1];
   r->h2d_ms = cli_median(st->h2d_ms, count);
   r->d2h_ms = cli_median(st->d2h_ms, count);
+  if (st->group) {
+    r->wall_ms = cli_median(st->wall_ms, count);
+    r->combine_ms = cli_median(st->combine_ms, count);
+  }
   /* A scan reads its input and writes its output; a dot product reads
    * two arrays. */
   double bytes = (double)st->n * (double)st->elem_size * (st->data2 ? 2 : 1);
@@ -573,6 +692,12 @@ static int run_steps(run_state *st) {
            : a->map               ? clr_map_name(a->map)
                                   : "",
            a->map ? ")" : "");
+  if (segmented && several_devices(a->device)) {
+    cli_error("segmented reductions run on one device; --device=%s names "
+              "several",
+              a->device);
+    return CLI_EXIT_USAGE;
+  }
   if ((rc = load_input(st)) != 0 ||
       (segmented && (rc = load_segments(st)) != 0) ||
       (rc = create_context(st)) != 0 || (rc = generate_data(st)) != 0)
@@ -586,7 +711,10 @@ static int run_steps(run_state *st) {
   st->kernel_ms = malloc(a->repeat * sizeof *st->kernel_ms);
   st->h2d_ms = malloc(a->repeat * sizeof *st->h2d_ms);
   st->d2h_ms = malloc(a->repeat * sizeof *st->d2h_ms);
-  if (!st->kernel_ms || !st->h2d_ms || !st->d2h_ms)
+  st->wall_ms = calloc(a->repeat, sizeof *st->wall_ms);
+  st->combine_ms = calloc(a->repeat, sizeof *st->combine_ms);
+  if (!st->kernel_ms || !st->h2d_ms || !st->d2h_ms || !st->wall_ms ||
+      !st->combine_ms)
     return out_of_memory(a->repeat, sizeof(double), "timings");
 
   r->kernel = a->kernel;

@@ -222,6 +222,16 @@ void cli_report_human(FILE *f, const cli_report *r) {
   fprintf(f, "device:     %.*s (%.*s, %.*s)\n", (int)FIELD_LEN(d->device_name),
           d->device_name, (int)FIELD_LEN(d->platform_name), d->platform_name,
           (int)FIELD_LEN(d->device_version), d->device_version);
+  for (size_t i = 0; i < r->n_devices; i++) {
+    const struct cli_device_part *p = &r->parts[i];
+    fprintf(f,
+            "part %-6zu %.*s: %zu elements (weight %.3g), kernel %.3f ms, "
+            "h2d %.3f ms%s",
+            i, (int)FIELD_LEN(p->device.device_name), p->device.device_name,
+            p->n, p->weight, p->kernel_ms, p->h2d_ms, r->is_scan ? "" : "\n");
+    if (r->is_scan)
+      fprintf(f, ", d2h %.3f ms\n", p->d2h_ms);
+  }
   fprintf(f, "data:       %s\n", r->data);
   fprintf(f,
           "run:        %s %s%s of %s%s%s%s -> %s, %u timed run%s after 1 "
@@ -257,6 +267,11 @@ void cli_report_human(FILE *f, const cli_report *r) {
   fprintf(f, "kernel:     %.3f ms median (min %.3f, max %.3f over %u run%s)\n",
           r->kernel_ms, r->kernel_ms_min, r->kernel_ms_max, r->repeat,
           r->repeat == 1 ? "" : "s");
+  if (r->n_devices)
+    fprintf(f,
+            "wall:       %.3f ms median over %zu devices (the whole call; the "
+            "host's fold %.3f ms)\n",
+            r->wall_ms, r->n_devices, r->combine_ms);
   fprintf(f, "h2d:        %.3f ms median\n", r->h2d_ms);
   if (r->is_scan)
     fprintf(f, "d2h:        %.3f ms median\n", r->d2h_ms);
@@ -372,6 +387,30 @@ void cli_report_json(FILE *f, const cli_report *r) {
     json_double(f, r->gbps);
   else
     fputs("null", f);
+  if (r->n_devices) {
+    fputs(",\"wall_ms\":", f);
+    json_double(f, r->wall_ms);
+    fputs(",\"combine_ms\":", f);
+    json_double(f, r->combine_ms);
+    fputs(",\"parts\":[", f);
+    for (size_t i = 0; i < r->n_devices; i++) {
+      const struct cli_device_part *p = &r->parts[i];
+      fputs(i ? ",{" : "{", f);
+      json_string(f, "device");
+      fputc(':', f);
+      json_string_n(f, p->device.device_name, FIELD_LEN(p->device.device_name));
+      fprintf(f, ",\"n\":%zu,\"weight\":", p->n);
+      json_double(f, p->weight);
+      fputs(",\"kernel_ms\":", f);
+      json_double(f, p->kernel_ms);
+      fputs(",\"h2d_ms\":", f);
+      json_double(f, p->h2d_ms);
+      fputs(",\"d2h_ms\":", f);
+      json_double(f, p->d2h_ms);
+      fputc('}', f);
+    }
+    fputc(']', f);
+  }
   fputs(",\"h2d_ms\":", f);
   json_double(f, r->h2d_ms);
   if (r->is_scan) {

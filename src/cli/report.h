@@ -57,6 +57,18 @@ typedef struct cli_report {
   /* scans: every element's check; segmented reductions: every
    * segment's */
   clr_scan_check elements;
+
+  /* several devices (--device=all or a list; 0 on one device): each
+   * device's part of the reported run; kernel_ms above is the slowest
+   * part's kernel time (the parts run at once) */
+  size_t n_devices;
+  struct cli_device_part {
+    clr_device_desc device;
+    double weight;
+    size_t n;
+    double kernel_ms, h2d_ms, d2h_ms;
+  } parts[CLR_GROUP_MAX_DEVICES];
+  double wall_ms, combine_ms; /* medians: the whole call, the host's fold */
 } cli_report;
 
 /* 1 for argmin, argmax and minmax results (a value and an index). */

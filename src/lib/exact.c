@@ -169,6 +169,22 @@ static int limb_bit(const uint32_t *limb, size_t i) {
   return (int)((limb[i / 32] >> (i % 32)) & 1u);
 }
 
+/* Carry the words of a superaccumulator into normal form: digits 0 ..
+ * words-2 in [0, 2^32), the rest in the last, signed word.  Its words
+ * may be anything below 2^62 in magnitude. */
+static void normalise(const exact_format *f, const int64_t *in, int64_t *out) {
+  int64_t carry = 0;
+  for (size_t w = 0; w < f->words; w++) {
+    int64_t t = in[w] + carry;
+    if (w + 1 < f->words) {
+      out[w] = t & 0xffffffff;
+      carry = (t - out[w]) / 4294967296LL; /* exact */
+    } else {
+      out[w] = t;
+    }
+  }
+}
+
 /* The superaccumulator's value rounded to nearest (ties to even) in the
  * type.  Its words are below 2^62 in magnitude; the flags are a 32-bit
  * word at the start of acc[words]. */
@@ -180,18 +196,7 @@ clr_value clr_exact_round(clr_type type, const int64_t *acc) {
   v.type = type;
   uint32_t flags;
   memcpy(&flags, &acc[f->words], sizeof flags);
-  /* Normalise: digits 0 .. words-2 in [0, 2^32), the carry in the last,
-   * signed word. */
-  int64_t carry = 0;
-  for (size_t w = 0; w < f->words; w++) {
-    int64_t t = acc[w] + carry;
-    if (w + 1 < f->words) {
-      rec[w] = t & 0xffffffff;
-      carry = (t - rec[w]) / 4294967296LL; /* exact */
-    } else {
-      rec[w] = t;
-    }
-  }
+  normalise(f, acc, rec);
   double d;
   if ((flags & EX_NAN) ||
       (flags & (EX_POS_INF | EX_NEG_INF)) == (EX_POS_INF | EX_NEG_INF)) {
@@ -260,15 +265,26 @@ clr_value clr_exact_round(clr_type type, const int64_t *acc) {
   return v;
 }
 
+/* Read the device's superaccumulator back: rounded into *result, or,
+ * with into, normalised and added to the caller's accumulator. */
 static clr_status read_round(clr_context *ctx, const exact_plan *p, cl_mem buf,
-                             clr_value *result) {
+                             clr_value *result, clr_exact_acc *into) {
   clr_status st = CLR_OK;
   int64_t acc[72];
   cl_event ev = NULL;
   CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
                                         p->acc_bytes, acc, 0, NULL, &ev));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
-  *result = clr_exact_round(p->type, acc);
+  if (into) {
+    clr_exact_acc part;
+    memset(&part, 0, sizeof part);
+    part.type = p->type;
+    memcpy(&part.flags, &acc[p->f->words], sizeof part.flags);
+    normalise(p->f, acc, part.words);
+    clr_exact_acc_merge(into, &part);
+  } else {
+    *result = clr_exact_round(p->type, acc);
+  }
 fail:
   if (ev)
     clReleaseEvent(ev);
@@ -297,7 +313,7 @@ clr_status clr_exact_prepare(clr_context *ctx, const clr_options *opt,
 
 clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
                             clr_type type, cl_mem buf, size_t offset, size_t n,
-                            clr_value *result) {
+                            clr_value *result, clr_exact_acc *into) {
   exact_plan plan;
   size_t groups = 0;
   clr_status st = make_plan(ctx, opt, type, &plan);
@@ -306,7 +322,7 @@ clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = add_elements(ctx, &plan, buf, offset, n, ctx->aux[0].mem, &groups, 1);
   if (st == CLR_OK)
-    st = read_round(ctx, &plan, ctx->aux[0].mem, result);
+    st = read_round(ctx, &plan, ctx->aux[0].mem, result, into);
   ctx->timing.chunks = 1;
   return st;
 }
@@ -326,7 +342,7 @@ static clr_status exact_chunk(clr_context *ctx, void *user,
 
 clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
                           clr_type type, const void *data, size_t n,
-                          clr_value *result) {
+                          clr_value *result, clr_exact_acc *into) {
   exact_plan plan;
   clr_status st = make_plan(ctx, opt, type, &plan);
   if (st == CLR_OK)
@@ -337,6 +353,54 @@ clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
   st = clr_stream_chunks(ctx, data, NULL, n, clr_type_size(type), exact_chunk,
                          &run);
   if (st == CLR_OK)
-    st = read_round(ctx, &plan, ctx->aux[0].mem, result);
+    st = read_round(ctx, &plan, ctx->aux[0].mem, result, into);
   return st;
+}
+
+/* ---- the public accumulator: exact sums in parts */
+
+/* The types with a superaccumulator (half sums are exact in double). */
+static int has_format(clr_type t) { return t == CLR_FLOAT || t == CLR_DOUBLE; }
+
+CLR_API clr_status clr_exact_acc_init(clr_exact_acc *acc, clr_type type) {
+  if (!acc || !has_format(type))
+    return CLR_ERR_INVALID_ARGUMENT;
+  memset(acc, 0, sizeof *acc);
+  acc->type = type;
+  return CLR_OK;
+}
+
+CLR_API clr_status clr_exact_acc_merge(clr_exact_acc *dst,
+                                       const clr_exact_acc *src) {
+  if (!dst || !src || !has_format(dst->type) || src->type != dst->type)
+    return CLR_ERR_INVALID_ARGUMENT;
+  const exact_format *f = &formats[dst->type];
+  int64_t sum[CLR_EXACT_WORDS];
+  /* Both normal (digits below 2^32, small tops) or sums of at most 2^29
+   * normal ones (clr_exact_acc_value's limit): no word overflows. */
+  for (size_t w = 0; w < f->words; w++)
+    sum[w] = dst->words[w] + src->words[w];
+  normalise(f, sum, dst->words);
+  dst->flags |= src->flags;
+  return CLR_OK;
+}
+
+CLR_API clr_status clr_exact_acc_value(const clr_exact_acc *acc,
+                                       clr_value *out) {
+  if (!acc || !out || !has_format(acc->type))
+    return CLR_ERR_INVALID_ARGUMENT;
+  const exact_format *f = &formats[acc->type];
+  int64_t rec[72];
+  for (size_t w = 0; w < f->words; w++) {
+    /* Words summed elsewhere (MPI_SUM over ranks) stay below 2^62 for up
+     * to 2^29 normal parts; beyond that the sum is not trusted. */
+    if (acc->words[w] > ((int64_t)1 << 62) ||
+        acc->words[w] < -((int64_t)1 << 62))
+      return CLR_ERR_INVALID_ARGUMENT;
+    rec[w] = acc->words[w];
+  }
+  memset(&rec[f->words], 0, sizeof rec[0]);
+  memcpy(&rec[f->words], &acc->flags, sizeof acc->flags);
+  *out = clr_exact_round(acc->type, rec);
+  return CLR_OK;
 }

@@ -400,12 +400,14 @@ clr_status clr_start_work(clr_context *ctx, const clr_options **opt,
 int clr_exact_applies(const clr_options *opt, clr_op op, clr_type type);
 clr_status clr_exact_prepare(clr_context *ctx, const clr_options *opt,
                              clr_type type);
+/* The exact sum rounded into *result, or, with into (not NULL), its
+ * superaccumulator added to *into (result untouched). */
 clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
                           clr_type type, const void *data, size_t n,
-                          clr_value *result);
+                          clr_value *result, clr_exact_acc *into);
 clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
                             clr_type type, cl_mem buf, size_t offset, size_t n,
-                            clr_value *result);
+                            clr_value *result, clr_exact_acc *into);
 /* A superaccumulator read back (cl/reduce_exact.cl) rounded to nearest. */
 clr_value clr_exact_round(clr_type type, const int64_t *record);
 

@@ -647,6 +647,7 @@ typedef struct reduce_source {
   const void *data, *data2;
   cl_mem buf, buf2;
   size_t offset, offset2;
+  clr_exact_acc *exact_acc; /* an exact sum added here, not rounded */
 } reduce_source;
 
 /* A buffer's passes: elements [offset, offset + n) of buf. */
@@ -663,7 +664,7 @@ static clr_status reduce_buffer_passes(clr_context *ctx, const clr_options *opt,
     return st;
   st = clr_buffer_reserve(ctx, &ctx->aux[0], plan.acc_bytes, CL_MEM_READ_WRITE);
   pass_input src = {s->buf, s->buf2 ? s->buf2 : s->buf, s->offset, s->offset2,
-                    0};
+                    opt->index_base};
   pass_set ps = {.n = 0};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, ctx->aux[0].mem, 0, 1, NULL,
@@ -689,7 +690,8 @@ static clr_status reduce_chunk(clr_context *ctx, void *user,
                                const clr_chunk *c) {
   chunk_run *run = user;
   size_t depth = 0;
-  pass_input src = {c->mem, c->mem2, 0, 0, c->begin};
+  pass_input src = {c->mem, c->mem2, 0, 0,
+                    run->plan->opt->index_base + c->begin};
   clr_status st =
       run_passes(ctx, run->plan, 1, &src, c->len, ctx->aux[0].mem, c->index,
                  c->index == 0, NULL, &ctx->timing.kernel_ms, &depth, run->ps);
@@ -765,8 +767,9 @@ static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
   }
   if (!dot && clr_exact_applies(opt, op, type))
     st = s->host
-             ? clr_exact_host(ctx, opt, type, s->data, n, result)
-             : clr_exact_buffer(ctx, opt, type, s->buf, s->offset, n, result);
+             ? clr_exact_host(ctx, opt, type, s->data, n, result, s->exact_acc)
+             : clr_exact_buffer(ctx, opt, type, s->buf, s->offset, n, result,
+                                s->exact_acc);
   else if (s->host)
     st = reduce_host_passes(ctx, opt, op, type, s, n, result);
   else
@@ -810,21 +813,21 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
                                      clr_op op, clr_type type, cl_mem buf,
                                      size_t offset, size_t n,
                                      clr_value *result) {
-  reduce_source src = {0, 0, NULL, NULL, buf, NULL, offset, 0};
+  reduce_source src = {0, 0, NULL, NULL, buf, NULL, offset, 0, NULL};
   return reduce_entry(ctx, opt, op, type, &src, n, result);
 }
 
 CLR_API clr_status clr_reduce_host(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, const void *data,
                                    size_t n, clr_value *result) {
-  reduce_source src = {1, 0, data, NULL, NULL, NULL, 0, 0};
+  reduce_source src = {1, 0, data, NULL, NULL, NULL, 0, 0, NULL};
   return reduce_entry(ctx, opt, op, type, &src, n, result);
 }
 
 CLR_API clr_status clr_dot_host(clr_context *ctx, const clr_options *opt,
                                 clr_type type, const void *x, const void *y,
                                 size_t n, clr_value *result) {
-  reduce_source src = {1, 1, x, y, NULL, NULL, 0, 0};
+  reduce_source src = {1, 1, x, y, NULL, NULL, 0, 0, NULL};
   return reduce_entry(ctx, opt, CLR_SUM, type, &src, n, result);
 }
 
@@ -832,8 +835,55 @@ CLR_API clr_status clr_dot_buffer(clr_context *ctx, const clr_options *opt,
                                   clr_type type, cl_mem x, size_t x_offset,
                                   cl_mem y, size_t y_offset, size_t n,
                                   clr_value *result) {
-  reduce_source src = {0, 1, NULL, NULL, x, y, x_offset, y_offset};
+  reduce_source src = {0, 1, NULL, NULL, x, y, x_offset, y_offset, NULL};
   return reduce_entry(ctx, opt, CLR_SUM, type, &src, n, result);
+}
+
+/* An exact sum added to the caller's superaccumulator: the options with
+ * exact set, the sum's checks, its result kept in acc. */
+static clr_status exact_add_entry(clr_context *ctx, const clr_options *opt,
+                                  clr_type type, reduce_source *s, size_t n,
+                                  clr_exact_acc *acc) {
+  clr_options o;
+  clr_value unused;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (opt)
+    o = *opt;
+  else
+    clr_options_init(&o);
+  o.exact = 1;
+  if (!acc || acc->type != type || (type != CLR_FLOAT && type != CLR_DOUBLE)) {
+    clr_status st = clr_begin_call(ctx);
+    if (st == CLR_OK && !acc)
+      st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "acc must not be NULL");
+    else if (st == CLR_OK)
+      st = clr_fail(
+          ctx, CLR_ERR_INVALID_ARGUMENT,
+          "an exact sum of %s data into an accumulator of %s: "
+          "float or double, the same for both",
+          (unsigned)type < CLR_TYPE_COUNT ? clr_type_name(type) : "no type",
+          (unsigned)acc->type < CLR_TYPE_COUNT ? clr_type_name(acc->type)
+                                               : "no type");
+    return clr_end_call(ctx, st);
+  }
+  s->exact_acc = acc;
+  return reduce_entry(ctx, &o, CLR_SUM, type, s, n, &unused);
+}
+
+CLR_API clr_status clr_exact_add_host(clr_context *ctx, const clr_options *opt,
+                                      clr_type type, const void *data, size_t n,
+                                      clr_exact_acc *acc) {
+  reduce_source src = {1, 0, data, NULL, NULL, NULL, 0, 0, NULL};
+  return exact_add_entry(ctx, opt, type, &src, n, acc);
+}
+
+CLR_API clr_status clr_exact_add_buffer(clr_context *ctx,
+                                        const clr_options *opt, clr_type type,
+                                        cl_mem buf, size_t offset, size_t n,
+                                        clr_exact_acc *acc) {
+  reduce_source src = {0, 0, NULL, NULL, buf, NULL, offset, 0, NULL};
+  return exact_add_entry(ctx, opt, type, &src, n, acc);
 }
 
 /* The asynchronous reduction: enqueue and return, the result left in
@@ -869,7 +919,7 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
   reduce_input where = {NULL, offset};
   if (st == CLR_OK)
     st = make_plan(ctx, opt, op, type, &where, NULL, &plan);
-  pass_input src = {buf, buf, offset, 0, 0};
+  pass_input src = {buf, buf, offset, 0, opt->index_base};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, result, result_index, 1, async,
                     &ctx->timing.kernel_ms, &depth, NULL);
