@@ -10,6 +10,7 @@
 #include "datagen.h"
 #include "exact_sum.h"
 #include "fileio.h"
+#include "group_paths.h"
 #include "host_paths.h"
 #include "plot.h"
 #include "reference.h"
@@ -85,6 +86,7 @@ typedef struct bench_opts {
   const char *map_expr;                /* --map=EXPR */
   int dot;                             /* --dot: x . y of two arrays */
   int host, latency;                   /* --host, --latency (host_paths.c) */
+  const char *group;                   /* --group=DEVICES (group_paths.c) */
   long stage_threads, stage_block_kib; /* -1: the device's tuning */
   long single_launch;                  /* -1: the device's tuning */
 } bench_opts;
@@ -125,6 +127,9 @@ static void usage(FILE *f) {
       "  --single-launch=0|1  the tuning key reduce.single_launch\n"
       "  --latency        small calls (n = 1e3, 1e4) beside the device's\n"
       "                   floor (one launch + a blocking 8-byte read)\n"
+      "  --group=DEVICES  a float sum over several devices ('all', '0,1')\n"
+      "                   against the first alone: resident buffers and\n"
+      "                   host arrays, wall clock of whole calls\n"
       "  --autotune[=N]   search the launch parameters on N elements\n"
       "                   (default 2^25), store them, and exit\n"
       "  --help\n",
@@ -163,6 +168,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
       {"segments", no_argument, 0, 'S'},
       {"host", no_argument, 0, 'H'},
       {"latency", no_argument, 0, 'L'},
+      {"group", required_argument, 0, 'G'},
       {"stage-threads", required_argument, 0, 'T'},
       {"stage-block-kib", required_argument, 0, 'B'},
       {"single-launch", required_argument, 0, 'O'},
@@ -207,6 +213,11 @@ static int parse(int argc, char **argv, bench_opts *o) {
       break;
     case 'L':
       o->latency = 1;
+      break;
+    case 'G':
+      if (!*optarg)
+        goto bad;
+      o->group = optarg;
       break;
     case 'O':
       if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0) {
@@ -685,6 +696,12 @@ int main(int argc, char **argv) {
       clr_context_release(ctx);
       return 2;
     }
+  }
+  if (o.group) {
+    clr_context_config gcfg = cfg;
+    gcfg.log = NULL;
+    clr_context_release(ctx); /* the group makes its own */
+    return finish_stdout(bench_group(&gcfg, o.group, sizes, n_sizes, o.repeat));
   }
   if (o.host || o.latency) {
     rc = o.host ? bench_host_paths(ctx, sizes, n_sizes, o.repeat) : 0;
