@@ -386,6 +386,20 @@ CLR_API clr_type clr_scan_output_type(const clr_options *opt, clr_type t);
  * buffer (0 for an invalid op or type). */
 CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t);
 
+/* Fold next into acc (both of one result type, not half): acc = acc op
+ * next, with the kernels' semantics: integer sums and products wrap; a NaN
+ * wins min and max (the first); -0 orders below +0; for argmin, argmax and
+ * minmax next is the later part, so a tie keeps acc's index.  For results
+ * of parts of one array reduced apart (by device, rank or time) in order.
+ * CLR_MEAN folds sums (see clr_value_sum_to_mean). */
+CLR_API clr_status clr_value_combine(clr_op op, clr_value *acc,
+                                     const clr_value *next);
+/* A sum of n elements of type (of the type CLR_SUM returns with opt)
+ * made the mean CLR_MEAN returns: divided through long double, rounded
+ * once to clr_options_result_type(opt, CLR_MEAN, type). */
+CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
+                                         uint64_t n, clr_value *v);
+
 /* Defaults: coarse reduction, everything chosen for the device. */
 CLR_API void clr_options_init(clr_options *o);
 /* The type a reduction with these options returns: clr_result_type, or

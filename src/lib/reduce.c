@@ -617,29 +617,6 @@ static clr_status check_dot(clr_context *ctx, const clr_options *opt) {
   return CLR_OK;
 }
 
-/* A mean is the sum, divided by n on the host: the sum's value (of the
- * sum's result type) becomes the mean's (clr_result_type), through long
- * double, so an integer sum below 2^64 is divided exactly and rounded
- * once. */
-static void sum_to_mean(const clr_options *opt, clr_type type, size_t n,
-                        clr_value *v) {
-  clr_type t = v->type;
-  long double s = t == CLR_FLOAT    ? (long double)v->v.f
-                  : t == CLR_DOUBLE ? (long double)v->v.d
-                  : t == CLR_INT    ? (long double)v->v.i
-                  : t == CLR_UINT   ? (long double)v->v.u
-                  : t == CLR_LONG   ? (long double)v->v.l
-                                    : (long double)v->v.ul;
-  clr_value m;
-  memset(&m, 0, sizeof m);
-  m.type = clr_options_result_type(opt, CLR_MEAN, type);
-  if (m.type == CLR_FLOAT)
-    m.v.f = (float)(s / (long double)n);
-  else
-    m.v.d = (double)(s / (long double)n);
-  *v = m;
-}
-
 /* What a reduction reads: n elements of a host array, or of a cl_mem from
  * an offset; with a second array (data2 / buf2), a dot product. */
 typedef struct reduce_source {
@@ -762,7 +739,7 @@ static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
   if (op == CLR_MEAN) {
     st = reduce_call(ctx, opt, CLR_SUM, type, s, n, result);
     if (st == CLR_OK)
-      sum_to_mean(opt, type, n, result);
+      clr_value_sum_to_mean(opt, type, n, result);
     return st;
   }
   if (!dot && clr_exact_applies(opt, op, type))
