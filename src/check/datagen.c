@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t splitmix64(uint64_t *x) {
@@ -221,4 +222,42 @@ void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
   }
   snprintf(desc, desc_size, "%zu %s %s (seed %" PRIu64 ")", n,
            clr_type_name(type), what, seed);
+}
+
+int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t first,
+                       void *data, size_t n, char *desc, size_t desc_size) {
+  size_t esize = clr_type_size(type);
+  unsigned char *tmp = malloc((size_t)CLR_GEN_BLOCK * 8);
+  char what[256] = "";
+  if (!tmp)
+    return 0;
+  for (size_t at = first; at < first + n;) {
+    size_t block = at / CLR_GEN_BLOCK, begin = block * CLR_GEN_BLOCK;
+    size_t end = begin + CLR_GEN_BLOCK < first + n ? begin + CLR_GEN_BLOCK
+                                                   : first + n;
+    /* Block b's seed: mixed from (seed, b), of seed's parity (which the
+     * logical operations' answers follow). */
+    uint64_t x = seed ^ (block * 0xd1b54a32d192ed03u);
+    uint64_t s = (splitmix64(&x) & ~(uint64_t)1) | (seed & 1);
+    clr_gen_data(op, type, s, tmp, end - begin, what, sizeof what);
+    memcpy((unsigned char *)data + (at - first) * esize,
+           tmp + (at - begin) * esize, (end - at) * esize);
+    at = end;
+  }
+  /* "N float uniform in [0,1) (seed 42)" from the last block: its
+   * distribution, the whole slice's count and seed. */
+  const char *dist = strchr(what, ' ');
+  dist = dist ? strchr(dist + 1, ' ') : NULL;
+  char dist_only[256] = "";
+  if (dist) {
+    snprintf(dist_only, sizeof dist_only, "%s", dist + 1);
+    char *seed_note = strstr(dist_only, " (seed ");
+    if (seed_note)
+      *seed_note = '\0';
+  }
+  snprintf(desc, desc_size,
+           "%zu %s %s (seed %" PRIu64 ", elements %zu.. of blocks of %d)", n,
+           clr_type_name(type), dist_only, seed, first, CLR_GEN_BLOCK);
+  free(tmp);
+  return 1;
 }

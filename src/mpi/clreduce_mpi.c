@@ -1,0 +1,371 @@
+/* clreduce over MPI (include/clreduce_mpi.h): each rank's part on its own
+ * context, the ranks' results through MPI.  Built on the public API only:
+ * clr_reduce_* / clr_scan_* for the parts, clr_value_combine for the fold
+ * (an MPI operation per clr_op, declared non-commutative so MPI folds the
+ * ranks in rank order), clr_exact_acc for exact sums. */
+#include "clreduce_mpi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* ---- the fold of the ranks' values */
+
+/* What one rank contributes: a value, or none (a rank without elements). */
+typedef struct rank_value {
+  int32_t has;
+  int32_t op;
+  clr_value v;
+} rank_value;
+
+/* inout = in op inout, in holding the earlier ranks (MPI's order for a
+ * non-commutative operation). */
+static void fold(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  rank_value *a = in, *b = inout;
+  for (int i = 0; i < *len; i++) {
+    if (!a[i].has)
+      continue;
+    if (b[i].has) {
+      rank_value r = a[i];
+      clr_value_combine((clr_op)r.op, &r.v, &b[i].v);
+      b[i] = r;
+    } else {
+      b[i] = a[i];
+    }
+  }
+}
+
+/* The fold as an MPI operation over rank_value records (each record
+ * carries its op: MPI's user functions take no other argument). */
+typedef struct mpi_fold {
+  MPI_Datatype type;
+  MPI_Op op;
+} mpi_fold;
+
+static int fold_begin(mpi_fold *f) {
+  if (MPI_Type_contiguous((int)sizeof(rank_value), MPI_BYTE, &f->type) !=
+      MPI_SUCCESS)
+    return 0;
+  if (MPI_Type_commit(&f->type) != MPI_SUCCESS ||
+      MPI_Op_create(fold, 0, &f->op) != MPI_SUCCESS) {
+    MPI_Type_free(&f->type);
+    return 0;
+  }
+  return 1;
+}
+
+static void fold_end(mpi_fold *f) {
+  MPI_Op_free(&f->op);
+  MPI_Type_free(&f->type);
+}
+
+/* ---- collective bookkeeping */
+
+/* Every rank's status: the first failing rank's (by rank), on all. */
+static clr_status agree(MPI_Comm comm, clr_status st, clr_mpi_info *info) {
+  int me = 0, mine[2], first[2];
+  MPI_Comm_rank(comm, &me);
+  /* MINLOC over (failed ? rank : INT_MAX) finds the first failing rank. */
+  mine[0] = st != CLR_OK ? me : 0x7fffffff;
+  mine[1] = (int)st;
+  if (MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (first[0] == 0x7fffffff)
+    return CLR_OK;
+  if (info)
+    info->failed_rank = first[0];
+  /* The failing rank's status travels with its rank in MINLOC's second
+   * slot only for ties; send it explicitly. */
+  int status = (int)st;
+  MPI_Bcast(&status, 1, MPI_INT, first[0], comm);
+  return (clr_status)status;
+}
+
+/* The global n and this rank's first index. */
+static clr_status place(MPI_Comm comm, size_t n_local, clr_mpi_info *info) {
+  uint64_t mine = n_local, first = 0, total = 0;
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  if (MPI_Exscan(&mine, &first, 1, MPI_UINT64_T, MPI_SUM, comm) !=
+          MPI_SUCCESS ||
+      MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, comm) !=
+          MPI_SUCCESS)
+    return CLR_ERR_INVALID_ARGUMENT;
+  info->first = me == 0 ? 0 : first; /* Exscan leaves rank 0's undefined */
+  info->n_global = total;
+  return total == 0 ? CLR_ERR_INVALID_ARGUMENT : CLR_OK;
+}
+
+static void begin_info(clr_mpi_info *info) {
+  memset(info, 0, sizeof *info);
+  info->failed_rank = -1;
+}
+
+static size_t last_depth(clr_context *ctx) {
+  clr_timing t;
+  return clr_last_timing(ctx, &t) == CLR_OK ? t.error_depth : 0;
+}
+
+/* The deepest rounding chain over the ranks, plus one fold a rank. */
+static size_t global_depth(MPI_Comm comm, size_t local) {
+  uint64_t mine = local, most = local;
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
+  return (size_t)most + (size_t)size;
+}
+
+/* ---- reductions */
+
+typedef struct part_source {
+  const void *host;
+  cl_mem buf;
+  size_t offset;
+} part_source;
+
+static clr_status reduce(clr_context *ctx, MPI_Comm comm,
+                         const clr_options *opt, clr_op op, clr_type type,
+                         const part_source *src, size_t n_local,
+                         clr_value *result, clr_mpi_info *info) {
+  clr_mpi_info scratch;
+  clr_options o;
+  double t0 = now_ms();
+  if (!info)
+    info = &scratch;
+  begin_info(info);
+  if (opt)
+    o = *opt;
+  else
+    clr_options_init(&o);
+  clr_status st = place(comm, n_local, info);
+  if (st != CLR_OK)
+    return st; /* every rank alike: no element anywhere */
+  if (!result || !ctx || (n_local && !src->host && !src->buf))
+    st = CLR_ERR_INVALID_ARGUMENT;
+  int exact = o.exact && (op == CLR_SUM || op == CLR_MEAN) &&
+              (type == CLR_FLOAT || type == CLR_DOUBLE);
+  clr_op part_op = op == CLR_MEAN ? CLR_SUM : op;
+  rank_value mine;
+  clr_exact_acc acc;
+  memset(&mine, 0, sizeof mine);
+  mine.op = (int32_t)part_op;
+  if (exact && clr_exact_acc_init(&acc, type) != CLR_OK)
+    st = CLR_ERR_INVALID_ARGUMENT;
+  o.index_base += info->first;
+  size_t depth = 0;
+  if (st == CLR_OK && n_local) {
+    if (exact)
+      st = src->host
+               ? clr_exact_add_host(ctx, &o, type, src->host, n_local, &acc)
+               : clr_exact_add_buffer(ctx, &o, type, src->buf, src->offset,
+                                      n_local, &acc);
+    else
+      st = src->host ? clr_reduce_host(ctx, &o, part_op, type, src->host,
+                                       n_local, &mine.v)
+                     : clr_reduce_buffer(ctx, &o, part_op, type, src->buf,
+                                         src->offset, n_local, &mine.v);
+    mine.has = 1;
+    depth = last_depth(ctx);
+  }
+  double t1 = now_ms();
+  info->local_ms = t1 - t0;
+  st = agree(comm, st, info);
+  if (st != CLR_OK)
+    return st;
+  rank_value all = mine;
+  if (exact) {
+    if (MPI_Allreduce(MPI_IN_PLACE, acc.words, CLR_EXACT_WORDS, MPI_INT64_T,
+                      MPI_SUM, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, &acc.flags, 1, MPI_UINT32_T, MPI_BOR,
+                      comm) != MPI_SUCCESS)
+      return CLR_ERR_INVALID_ARGUMENT;
+    st = clr_exact_acc_value(&acc, &all.v);
+  } else {
+    mpi_fold f;
+    if (!fold_begin(&f))
+      return CLR_ERR_OUT_OF_MEMORY;
+    int rc = MPI_Allreduce(&mine, &all, 1, f.type, f.op, comm);
+    fold_end(&f);
+    if (rc != MPI_SUCCESS)
+      return CLR_ERR_INVALID_ARGUMENT;
+  }
+  if (st == CLR_OK && op == CLR_MEAN)
+    st = clr_value_sum_to_mean(&o, type, info->n_global, &all.v);
+  if (st == CLR_OK)
+    *result = all.v;
+  info->error_depth = global_depth(comm, depth);
+  info->combine_ms = now_ms() - t1;
+  info->total_ms = now_ms() - t0;
+  return st;
+}
+
+CLR_API clr_status clr_mpi_reduce_host(clr_context *ctx, MPI_Comm comm,
+                                       const clr_options *opt, clr_op op,
+                                       clr_type type, const void *local,
+                                       size_t n_local, clr_value *result,
+                                       clr_mpi_info *info) {
+  part_source src = {local, NULL, 0};
+  return reduce(ctx, comm, opt, op, type, &src, n_local, result, info);
+}
+
+CLR_API clr_status clr_mpi_reduce_buffer(clr_context *ctx, MPI_Comm comm,
+                                         const clr_options *opt, clr_op op,
+                                         clr_type type, cl_mem buf,
+                                         size_t offset, size_t n_local,
+                                         clr_value *result,
+                                         clr_mpi_info *info) {
+  part_source src = {NULL, buf, offset};
+  return reduce(ctx, comm, opt, op, type, &src, n_local, result, info);
+}
+
+/* ---- scans */
+
+CLR_API clr_status clr_mpi_scan_host(clr_context *ctx, MPI_Comm comm,
+                                     const clr_options *opt, clr_op op,
+                                     clr_type type, const void *in, void *out,
+                                     size_t n_local, clr_mpi_info *info) {
+  clr_mpi_info scratch;
+  clr_options o, total_opt;
+  double t0 = now_ms();
+  if (!info)
+    info = &scratch;
+  begin_info(info);
+  if (opt)
+    o = *opt;
+  else
+    clr_options_init(&o);
+  clr_status st = place(comm, n_local, info);
+  if (st != CLR_OK)
+    return st;
+  if (!ctx || (n_local && (!in || !out)) || (unsigned)type >= CLR_TYPE_COUNT)
+    st = CLR_ERR_INVALID_ARGUMENT;
+  clr_type out_type = st == CLR_OK ? clr_scan_output_type(&o, type) : type;
+  /* Round 1: this rank's total, accumulated in the output type (integer
+   * sums wrap as the scan's). */
+  rank_value mine, before;
+  memset(&mine, 0, sizeof mine);
+  memset(&before, 0, sizeof before);
+  mine.op = (int32_t)op;
+  clr_options_init(&total_opt);
+  total_opt.accumulate_in = CLR_ACCUMULATE_IN(out_type);
+  size_t depth = 0;
+  if (st == CLR_OK && n_local) {
+    st = clr_reduce_host(ctx, &total_opt, op, type, in, n_local, &mine.v);
+    mine.has = 1;
+    depth = last_depth(ctx);
+  }
+  double t1 = now_ms();
+  st = agree(comm, st, info);
+  if (st != CLR_OK)
+    return st;
+  /* The totals of the ranks before this one, in rank order. */
+  mpi_fold f;
+  if (!fold_begin(&f))
+    return CLR_ERR_OUT_OF_MEMORY;
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  int rc = MPI_Exscan(&mine, &before, 1, f.type, f.op, comm);
+  fold_end(&f);
+  if (rc != MPI_SUCCESS)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (me == 0)
+    before.has = 0; /* undefined on rank 0 */
+  /* This rank's carry-in: the caller's, then the ranks' before it. */
+  clr_value carry;
+  int has_carry = o.carry_in != NULL;
+  memset(&carry, 0, sizeof carry);
+  carry.type = out_type;
+  if (has_carry)
+    memcpy(&carry.v, o.carry_in, clr_type_size(out_type));
+  if (before.has) {
+    if (has_carry)
+      clr_value_combine(op, &carry, &before.v);
+    else
+      carry = before.v;
+    has_carry = 1;
+  }
+  double t2 = now_ms();
+  /* Round 2: the part scanned from its carry. */
+  o.carry_in = has_carry ? (const void *)&carry.v : NULL;
+  size_t scan_depth = 0;
+  if (n_local) {
+    st = clr_scan_host(ctx, &o, op, type, in, out, n_local);
+    scan_depth = last_depth(ctx);
+  }
+  double t3 = now_ms();
+  st = agree(comm, st, info);
+  info->local_ms = (t1 - t0) + (t3 - t2);
+  info->combine_ms = (t2 - t1) + (now_ms() - t3);
+  info->error_depth =
+      global_depth(comm, depth) + global_depth(comm, scan_depth);
+  info->total_ms = now_ms() - t0;
+  return st;
+}
+
+/* ---- the device of a rank */
+
+CLR_API clr_status clr_mpi_context_create(MPI_Comm comm,
+                                          const clr_context_config *cfg,
+                                          clr_context **out, char *detail,
+                                          size_t detail_size) {
+  clr_context_config c;
+  char plat[16], dev[16];
+  if (cfg)
+    c = *cfg;
+  else
+    memset(&c, 0, sizeof c);
+  if (!c.device || !*c.device) {
+    /* The node-local rank, then the GPUs of the chosen platform. */
+    MPI_Comm node;
+    int local = 0;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                            &node) == MPI_SUCCESS) {
+      MPI_Comm_rank(node, &local);
+      MPI_Comm_free(&node);
+    }
+    size_t count = 0;
+    clr_device_desc list[64];
+    clr_status st = clr_list_devices(list, 64, &count);
+    if (st == CLR_OK) {
+      if (count > 64)
+        count = 64;
+      int want_plat = -1;
+      size_t gpus = 0;
+      for (size_t i = 0; i < count; i++) {
+        char index[16];
+        snprintf(index, sizeof index, "%u", list[i].platform_index);
+        int named = c.platform && *c.platform &&
+                    (strcmp(index, c.platform) == 0 ||
+                     strstr(list[i].platform_name, c.platform) != NULL);
+        if (want_plat < 0 &&
+            (named || (!(c.platform && *c.platform) && list[i].is_gpu)))
+          want_plat = (int)list[i].platform_index;
+      }
+      if (want_plat < 0 && !(c.platform && *c.platform) && count)
+        want_plat = (int)list[0].platform_index;
+      unsigned pick = 0;
+      for (size_t i = 0; i < count; i++)
+        if ((int)list[i].platform_index == want_plat && list[i].is_gpu)
+          gpus++;
+      for (size_t i = 0, g = 0; i < count && gpus; i++)
+        if ((int)list[i].platform_index == want_plat && list[i].is_gpu &&
+            g++ == (size_t)local % gpus)
+          pick = list[i].device_index;
+      if (want_plat >= 0) {
+        snprintf(plat, sizeof plat, "%d", want_plat);
+        snprintf(dev, sizeof dev, "%u", pick);
+        c.platform = plat;
+        c.device = dev;
+      }
+    }
+  }
+  return clr_context_create(&c, out, detail, detail_size);
+}
