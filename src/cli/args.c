@@ -691,3 +691,18 @@ int cli_parse_args(int argc, char **argv, cli_args *out) {
     return CLI_EXIT_USAGE;
   return 0;
 }
+
+void cli_options_from_args(const cli_args *a, clr_options *o) {
+  clr_options_init(o);
+  o->kernel = a->kernel;
+  o->wg_size = a->wg_size;
+  o->coarse = a->coarse;
+  o->vector_width = a->vector_width;
+  o->layout = a->layout;
+  o->narrow_accumulator = a->narrow;
+  o->exact = a->exact;
+  o->accumulate_in = a->accumulate_in;
+  o->exclusive = a->exclusive;
+  o->map = a->map;
+  o->map_expr = a->map_expr;
+}

@@ -57,6 +57,10 @@ typedef struct cli_args {
  * reason on stderr. */
 int cli_parse_args(int argc, char **argv, cli_args *out);
 
+/* The library options the command line chose (kernel, shape, accumulator,
+ * exact, exclusive, map): clreduce's and clreduce-mpi's. */
+void cli_options_from_args(const cli_args *a, clr_options *o);
+
 /* The --help text. */
 void cli_print_usage(FILE *f);
 

@@ -264,22 +264,6 @@ static int generate_data(run_state *st) {
   return 0;
 }
 
-static void set_options(run_state *st) {
-  const cli_args *a = st->args;
-  clr_options_init(&st->opt);
-  st->opt.kernel = a->kernel;
-  st->opt.wg_size = a->wg_size;
-  st->opt.coarse = a->coarse;
-  st->opt.vector_width = a->vector_width;
-  st->opt.layout = a->layout;
-  st->opt.narrow_accumulator = a->narrow;
-  st->opt.exact = a->exact;
-  st->opt.accumulate_in = a->accumulate_in;
-  st->opt.exclusive = a->exclusive;
-  st->opt.map = a->map;
-  st->opt.map_expr = a->map_expr;
-}
-
 /* One reduction (a dot product with --dot / --input2), over the group's
  * devices unless `one` asks for the first device alone. */
 static clr_status reduce_on(run_state *st, const clr_options *opt, int one,
@@ -702,7 +686,7 @@ static int run_steps(run_state *st) {
       (segmented && (rc = load_segments(st)) != 0) ||
       (rc = create_context(st)) != 0 || (rc = generate_data(st)) != 0)
     return rc;
-  set_options(st);
+  cli_options_from_args(st->args, &st->opt);
   /* clr_prepare builds one-array kernels: a dot product's and a segmented
    * reduction's are built (and timed) by their warm-up run. */
   if (!a->dot && !segmented && (rc = prepare(st)) != 0)

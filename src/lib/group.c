@@ -222,16 +222,23 @@ static clr_status all_devices(const clr_context_config *cfg, unsigned *plat,
   return CLR_OK;
 }
 
+/* detail, or scratch when the caller passed none, emptied. */
+static char *detail_buffer(char *detail, size_t *size, char *scratch,
+                           size_t scratch_size) {
+  if (!detail) {
+    detail = scratch;
+    *size = scratch_size;
+  }
+  if (*size)
+    detail[0] = '\0';
+  return detail;
+}
+
 CLR_API clr_status clr_group_create(const clr_context_config *cfg,
                                     const char *devices, clr_group **out,
                                     char *detail, size_t detail_size) {
   char scratch[8];
-  if (!detail) {
-    detail = scratch;
-    detail_size = sizeof scratch;
-  }
-  if (detail_size)
-    detail[0] = '\0';
+  detail = detail_buffer(detail, &detail_size, scratch, sizeof scratch);
   if (!out || !devices || !*devices) {
     snprintf(detail, detail_size, "no device list (\"all\" or \"0,1\")");
     return CLR_ERR_INVALID_ARGUMENT;
@@ -313,12 +320,7 @@ CLR_API clr_status clr_group_create_from(clr_context *const *contexts,
                                          size_t count, clr_group **out,
                                          char *detail, size_t detail_size) {
   char scratch[8];
-  if (!detail) {
-    detail = scratch;
-    detail_size = sizeof scratch;
-  }
-  if (detail_size)
-    detail[0] = '\0';
+  detail = detail_buffer(detail, &detail_size, scratch, sizeof scratch);
   if (!out || !contexts || count == 0 || count > CLR_GROUP_MAX_DEVICES) {
     snprintf(detail, detail_size,
              "a group takes 1 to %d contexts (given %zu%s)",

@@ -69,24 +69,20 @@ static void fold_end(mpi_fold *f) {
 
 /* ---- collective bookkeeping */
 
-/* Every rank's status: the first failing rank's (by rank), on all. */
+/* Every rank's status: the first failing rank's (by rank), on all.
+ * MINLOC over (rank if failed, else INT_MAX; status) gives the smallest
+ * failing rank with its own status beside it. */
 static clr_status agree(MPI_Comm comm, clr_status st, clr_mpi_info *info) {
   int me = 0, mine[2], first[2];
   MPI_Comm_rank(comm, &me);
-  /* MINLOC over (failed ? rank : INT_MAX) finds the first failing rank. */
   mine[0] = st != CLR_OK ? me : 0x7fffffff;
   mine[1] = (int)st;
   if (MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
     return CLR_ERR_INVALID_ARGUMENT;
   if (first[0] == 0x7fffffff)
     return CLR_OK;
-  if (info)
-    info->failed_rank = first[0];
-  /* The failing rank's status travels with its rank in MINLOC's second
-   * slot only for ties; send it explicitly. */
-  int status = (int)st;
-  MPI_Bcast(&status, 1, MPI_INT, first[0], comm);
-  return (clr_status)status;
+  info->failed_rank = first[0];
+  return (clr_status)first[1];
 }
 
 /* The global n and this rank's first index. */
@@ -123,6 +119,22 @@ static size_t global_depth(MPI_Comm comm, size_t local) {
   return (size_t)most + (size_t)size;
 }
 
+/* A collective call's start: the info (the caller's or scratch) cleared,
+ * the options (the caller's or the defaults) copied, the global n and this
+ * rank's first index found. */
+static clr_status start(MPI_Comm comm, const clr_options *opt, size_t n_local,
+                        clr_options *o, clr_mpi_info **info,
+                        clr_mpi_info *scratch) {
+  if (!*info)
+    *info = scratch;
+  begin_info(*info);
+  if (opt)
+    *o = *opt;
+  else
+    clr_options_init(o);
+  return place(comm, n_local, *info);
+}
+
 /* ---- reductions */
 
 typedef struct part_source {
@@ -138,14 +150,7 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
   clr_mpi_info scratch;
   clr_options o;
   double t0 = now_ms();
-  if (!info)
-    info = &scratch;
-  begin_info(info);
-  if (opt)
-    o = *opt;
-  else
-    clr_options_init(&o);
-  clr_status st = place(comm, n_local, info);
+  clr_status st = start(comm, opt, n_local, &o, &info, &scratch);
   if (st != CLR_OK)
     return st; /* every rank alike: no element anywhere */
   if (!result || !ctx || (n_local && !src->host && !src->buf))
@@ -235,14 +240,7 @@ CLR_API clr_status clr_mpi_scan_host(clr_context *ctx, MPI_Comm comm,
   clr_mpi_info scratch;
   clr_options o, total_opt;
   double t0 = now_ms();
-  if (!info)
-    info = &scratch;
-  begin_info(info);
-  if (opt)
-    o = *opt;
-  else
-    clr_options_init(&o);
-  clr_status st = place(comm, n_local, info);
+  clr_status st = start(comm, opt, n_local, &o, &info, &scratch);
   if (st != CLR_OK)
     return st;
   if (!ctx || (n_local && (!in || !out)) || (unsigned)type >= CLR_TYPE_COUNT)

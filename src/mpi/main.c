@@ -362,18 +362,7 @@ static int run(mpi_run *r) {
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (worst)
     return worst;
-  clr_options_init(&r->opt);
-  r->opt.kernel = a->kernel;
-  r->opt.wg_size = a->wg_size;
-  r->opt.coarse = a->coarse;
-  r->opt.vector_width = a->vector_width;
-  r->opt.layout = a->layout;
-  r->opt.narrow_accumulator = a->narrow;
-  r->opt.exact = a->exact;
-  r->opt.accumulate_in = a->accumulate_in;
-  r->opt.exclusive = a->exclusive;
-  r->opt.map = a->map;
-  r->opt.map_expr = a->map_expr;
+  cli_options_from_args(a, &r->opt);
   r->total_ms = calloc(a->repeat, sizeof(double));
   r->combine_ms = calloc(a->repeat, sizeof(double));
   r->local_ms = calloc(a->repeat, sizeof(double));
