@@ -625,12 +625,12 @@ CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
 typedef struct clr_group clr_group;
 
 /* A context of cfg (cfg->device ignored; cfg may be NULL) on each device
- * that devices names: "all", every device of the platform cfg->platform
- * selects (by default the first platform with a GPU, else the first), or
- * a comma-separated list of selectors as clr_context_config.device takes
- * them ("0,1").  Measures each device's read bandwidth (64 MiB, a few
- * milliseconds on a GPU) for the weights.  detail (may be NULL) receives
- * a one-line reason on failure. */
+ * that devices names, all of one platform: the one cfg->platform selects,
+ * by default the first platform with a GPU, else the first.  "all": every
+ * device of it; or a comma-separated list of its devices, by index or
+ * name as clr_context_config.device takes them ("0,1").  Measures each device's
+ * read bandwidth (64 MiB, a few milliseconds on a GPU) for the weights.  detail
+ * (may be NULL) receives a one-line reason on failure. */
 CLR_API clr_status clr_group_create(const clr_context_config *cfg,
                                     const char *devices, clr_group **out,
                                     char *detail, size_t detail_size);
@@ -648,9 +648,10 @@ CLR_API clr_context *clr_group_context(const clr_group *g, size_t i);
 /* One-line detail of the group's last failure ("" if none), naming the
  * device when a part failed. */
 CLR_API const char *clr_group_error(const clr_group *g);
-/* The weights (clr_group_size values), measured GB/s rounded to quarter
- * steps of a power of two relative to the largest; setting them fixes the
- * split whatever the bandwidth of the day. */
+/* The weights (clr_group_size values): measured GB/s, the mean over
+ * devices of one model (name and driver), rounded to quarter steps of a
+ * power of two relative to the largest; setting them fixes the split
+ * whatever the bandwidth of the day. */
 CLR_API clr_status clr_group_weights(const clr_group *g, double *weights);
 CLR_API clr_status clr_group_set_weights(clr_group *g, const double *weights);
 /* How n elements are split: counts[i] consecutive elements to device i. */

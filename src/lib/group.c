@@ -103,15 +103,18 @@ static void quantise(double *w, size_t count) {
 /* The streaming read of each device, in GB/s: 64 MiB (or a quarter of one
  * allocation), the median of 5 runs after warm-up. */
 static clr_status measure_weights(clr_group *g) {
+  clr_device_desc d[CLR_GROUP_MAX_DEVICES];
   for (size_t i = 0; i < g->count; i++) {
-    clr_device_desc d;
-    double ms = 0;
-    clr_status st = clr_context_device(g->ctx[i], &d);
+    clr_status st = clr_context_device(g->ctx[i], &d[i]);
     if (st != CLR_OK)
       return part_fail(g, i, st);
+  }
+  for (size_t i = 0; i < g->count; i++) {
+    double ms = 0;
+    clr_status st;
     size_t bytes = (size_t)64 << 20;
-    if (d.max_alloc_size / 4 < bytes)
-      bytes = (size_t)(d.max_alloc_size / 4) & ~(size_t)4095;
+    if (d[i].max_alloc_size / 4 < bytes)
+      bytes = (size_t)(d[i].max_alloc_size / 4) & ~(size_t)4095;
     if (bytes < 4096)
       bytes = 4096;
     st = clr_measure_read_bandwidth(g->ctx[i], bytes, 5, &ms);
@@ -119,6 +122,23 @@ static clr_status measure_weights(clr_group *g) {
       return part_fail(g, i, st);
     g->weight[i] = ms > 0 ? (double)bytes / ms : 1.0;
   }
+  /* Devices of one model (name and driver) weigh the same, their
+   * measurements' mean: two identical GPUs split evenly whatever the
+   * noise of the day (PoCL's CPU device listed twice measured 16% apart
+   * on this 2-core machine). */
+  double mean[CLR_GROUP_MAX_DEVICES];
+  for (size_t i = 0; i < g->count; i++) {
+    double sum = 0;
+    size_t same = 0;
+    for (size_t j = 0; j < g->count; j++)
+      if (strcmp(d[i].device_name, d[j].device_name) == 0 &&
+          strcmp(d[i].driver_version, d[j].driver_version) == 0) {
+        sum += g->weight[j];
+        same++;
+      }
+    mean[i] = sum / (double)same;
+  }
+  memcpy(g->weight, mean, g->count * sizeof *mean);
   quantise(g->weight, g->count);
   return CLR_OK;
 }
@@ -182,8 +202,8 @@ CLR_API void clr_group_release(clr_group *g) {
   free(g);
 }
 
-/* The devices "all" names: every device of cfg->platform's platform (by
- * default the first platform that has a GPU, else the first). */
+/* The group's platform: cfg->platform's (by default the first platform
+ * that has a GPU, else the first), and its devices ("all"). */
 static clr_status all_devices(const clr_context_config *cfg, unsigned *plat,
                               unsigned *devs, size_t *count, char *detail,
                               size_t detail_size) {
@@ -254,13 +274,17 @@ CLR_API clr_status clr_group_create(const clr_context_config *cfg,
   char names[CLR_GROUP_MAX_DEVICES][64], plat_name[16] = "";
   size_t count = 0;
   clr_status st = CLR_OK;
+  /* One platform for the whole list, as for "all": a device index means
+   * the same platform's device whatever platform comes first. */
+  unsigned plat = 0, devs[CLR_GROUP_MAX_DEVICES];
+  size_t on_platform = 0;
+  st = all_devices(cfg, &plat, devs, &on_platform, detail, detail_size);
+  if (st != CLR_OK)
+    return st;
+  snprintf(plat_name, sizeof plat_name, "%u", plat);
+  c.platform = plat_name;
   if (clr_contains_nocase(devices, "all") && strlen(devices) == 3) {
-    unsigned plat = 0, devs[CLR_GROUP_MAX_DEVICES];
-    st = all_devices(cfg, &plat, devs, &count, detail, detail_size);
-    if (st != CLR_OK)
-      return st;
-    snprintf(plat_name, sizeof plat_name, "%u", plat);
-    c.platform = plat_name;
+    count = on_platform;
     for (size_t i = 0; i < count; i++)
       snprintf(names[i], sizeof names[i], "%u", devs[i]);
   } else {
