@@ -26,6 +26,8 @@ import clrtest  # noqa: E402  (tests/clrtest.py)
 from clrtest import check, show  # noqa: E402
 
 MPIRUN = EXE = CLREDUCE = None
+# Every count of ranks, the uneven split (rank 0 with no element) on two.
+RUNS = [(1, "even"), (2, "uneven"), (3, "even"), (4, "uneven")]
 
 
 def mpi(np, args, timeout=300):
@@ -54,17 +56,16 @@ def sums_over_ranks():
                        (["--type=uint", "--op=argmin", "--n=300007"],
                         "uint argmin")]:
         results = set()
-        for np in (1, 2, 3, 4):
-            for split in ("even", "uneven"):
-                doc = mpi_json(np, args + ["--split=" + split, "--repeat=2"],
-                               "%s over %d ranks, %s" % (what, np, split))
-                if doc:
-                    results.add(doc["result"])
-                    check(sum(p["n"] for p in doc["parts"]) == 300007 and
-                          (split == "even" or np == 1 or
-                           doc["parts"][0]["n"] == 0),
-                          "%s over %d ranks, %s: the parts" % (what, np, split),
-                          str(doc["parts"]))
+        for np, split in RUNS:
+            doc = mpi_json(np, args + ["--split=" + split, "--repeat=2"],
+                           "%s over %d ranks, %s" % (what, np, split))
+            if doc:
+                results.add(doc["result"])
+                check(sum(p["n"] for p in doc["parts"]) == 300007 and
+                      (split == "even" or np == 1 or
+                       doc["parts"][0]["n"] == 0),
+                      "%s over %d ranks, %s: the parts" % (what, np, split),
+                      str(doc["parts"]))
         check(len(results) == 1, what + ": one answer for 1 to 4 ranks",
               str(results))
 
@@ -87,18 +88,17 @@ def exact_over_ranks(tmp):
         one = json.loads(out)["result"] if rc == 0 else None
         check(rc == 0, "clreduce's exact %s sum" % t, show(rc, out, err))
         seen = set()
-        for np in (1, 2, 3, 4):
-            for split in ("even", "uneven"):
-                doc = mpi_json(np, ["--type=" + t, "--exact", "--input=" + path,
-                                    "--split=" + split, "--repeat=2"],
-                               "exact %s sum over %d ranks, %s" % (t, np,
-                                                                   split))
-                if doc:
-                    seen.add(doc["result"])
-                    check(one is not None and
-                          float(doc["result"]) == float(one),
-                          "exact %s sum over %d ranks, %s = clreduce's" %
-                          (t, np, split), "%s vs %s" % (doc["result"], one))
+        for np, split in RUNS:
+            doc = mpi_json(np, ["--type=" + t, "--exact", "--input=" + path,
+                                "--split=" + split, "--repeat=2"],
+                           "exact %s sum over %d ranks, %s" % (t, np,
+                                                               split))
+            if doc:
+                seen.add(doc["result"])
+                check(one is not None and
+                      float(doc["result"]) == float(one),
+                      "exact %s sum over %d ranks, %s = clreduce's" %
+                      (t, np, split), "%s vs %s" % (doc["result"], one))
         check(len(seen) == 1, "exact %s sum: one bit pattern for 1 to 4 ranks"
               % t, str(seen))
 
