@@ -57,6 +57,12 @@ static void json_double(FILE *f, double x) {
     fprintf(f, "%.9g", x);
 }
 
+/* ,"key":v */
+static void json_number(FILE *f, const char *key, double v) {
+  fprintf(f, ",\"%s\":", key);
+  json_double(f, v);
+}
+
 static int value_is_finite(const clr_value *v) {
   if (v->type == CLR_FLOAT)
     return isfinite(v->v.f);
@@ -339,8 +345,7 @@ void cli_report_json(FILE *f, const cli_report *r) {
       fprintf(f, "%.17g", norm);
     else
       json_double(f, norm);
-    fputs(",\"l2_norm_bound\":", f);
-    json_double(f, norm_bound);
+    json_number(f, "l2_norm_bound", norm_bound);
   }
   fputs(",\"reference\":", f);
   if (verified)
@@ -354,8 +359,7 @@ void cli_report_json(FILE *f, const cli_report *r) {
   if (verified) {
     fprintf(f, ",\"exact\":%s,\"error\":", json_bool(r->exact));
     json_double(f, r->error);
-    fputs(",\"bound\":", f);
-    json_double(f, r->bound);
+    json_number(f, "bound", r->bound);
   } else {
     fputs(",\"exact\":null,\"error\":null,\"bound\":null", f);
   }
@@ -376,22 +380,17 @@ void cli_report_json(FILE *f, const cli_report *r) {
   }
   fprintf(f, ",\"error_depth\":%zu,\"repeat\":%u", r->timing.error_depth,
           r->repeat);
-  fputs(",\"kernel_ms\":", f);
-  json_double(f, r->kernel_ms);
-  fputs(",\"kernel_ms_min\":", f);
-  json_double(f, r->kernel_ms_min);
-  fputs(",\"kernel_ms_max\":", f);
-  json_double(f, r->kernel_ms_max);
+  json_number(f, "kernel_ms", r->kernel_ms);
+  json_number(f, "kernel_ms_min", r->kernel_ms_min);
+  json_number(f, "kernel_ms_max", r->kernel_ms_max);
   fputs(",\"gbps\":", f);
   if (r->gbps > 0)
     json_double(f, r->gbps);
   else
     fputs("null", f);
   if (r->n_devices) {
-    fputs(",\"wall_ms\":", f);
-    json_double(f, r->wall_ms);
-    fputs(",\"combine_ms\":", f);
-    json_double(f, r->combine_ms);
+    json_number(f, "wall_ms", r->wall_ms);
+    json_number(f, "combine_ms", r->combine_ms);
     fputs(",\"parts\":[", f);
     for (size_t i = 0; i < r->n_devices; i++) {
       const struct cli_device_part *p = &r->parts[i];
@@ -401,24 +400,18 @@ void cli_report_json(FILE *f, const cli_report *r) {
       json_string_n(f, p->device.device_name, FIELD_LEN(p->device.device_name));
       fprintf(f, ",\"n\":%zu,\"weight\":", p->n);
       json_double(f, p->weight);
-      fputs(",\"kernel_ms\":", f);
-      json_double(f, p->kernel_ms);
-      fputs(",\"h2d_ms\":", f);
-      json_double(f, p->h2d_ms);
-      fputs(",\"d2h_ms\":", f);
-      json_double(f, p->d2h_ms);
+      json_number(f, "kernel_ms", p->kernel_ms);
+      json_number(f, "h2d_ms", p->h2d_ms);
+      json_number(f, "d2h_ms", p->d2h_ms);
       fputc('}', f);
     }
     fputc(']', f);
   }
-  fputs(",\"h2d_ms\":", f);
-  json_double(f, r->h2d_ms);
+  json_number(f, "h2d_ms", r->h2d_ms);
   if (r->is_scan) {
-    fputs(",\"d2h_ms\":", f);
-    json_double(f, r->d2h_ms);
+    json_number(f, "d2h_ms", r->d2h_ms);
   }
-  fputs(",\"build_ms\":", f);
-  json_double(f, r->build_ms);
+  json_number(f, "build_ms", r->build_ms);
   fprintf(f, ",\"chunks\":%zu,\"passes\":[", r->timing.chunks);
   size_t np = r->timing.n_passes;
   if (np > CLR_MAX_PASSES)
