@@ -233,8 +233,8 @@ int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t first,
     return 0;
   for (size_t at = first; at < first + n;) {
     size_t block = at / CLR_GEN_BLOCK, begin = block * CLR_GEN_BLOCK;
-    size_t end = begin + CLR_GEN_BLOCK < first + n ? begin + CLR_GEN_BLOCK
-                                                   : first + n;
+    size_t end =
+        begin + CLR_GEN_BLOCK < first + n ? begin + CLR_GEN_BLOCK : first + n;
     /* Block b's seed: mixed from (seed, b), of seed's parity (which the
      * logical operations' answers follow). */
     uint64_t x = seed ^ (block * 0xd1b54a32d192ed03u);
