@@ -624,13 +624,24 @@ CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
 #define CLR_GROUP_GRAIN 4096
 typedef struct clr_group clr_group;
 
-/* A context of cfg (cfg->device ignored; cfg may be NULL) on each device
- * that devices names, all of one platform: the one cfg->platform selects,
- * by default the first platform with a GPU, else the first.  "all": every
- * device of it; or a comma-separated list of its devices, by index or
- * name as clr_context_config.device takes them ("0,1").  Measures each device's
- * read bandwidth (64 MiB, a few milliseconds on a GPU) for the weights.  detail
+/* The platform a context takes when no device is named, and a group's:
+ * of the platforms that platform selects (as clr_context_config.platform
+ * takes it: NULL or "" all of them, a decimal index, else a substring of
+ * the platform's name, ignoring case), the first with a GPU, else the
+ * first with any device.  *index receives its index (as
+ * clr_device_desc.platform_index; written in decimal, it selects that
+ * platform alone).  CLR_ERR_NO_PLATFORM when there is no platform or none
+ * matches, CLR_ERR_NO_DEVICE when those that match have no device; detail
  * (may be NULL) receives a one-line reason on failure. */
+CLR_API clr_status clr_platform_choose(const char *platform, unsigned *index,
+                                       char *detail, size_t detail_size);
+/* A context of cfg (cfg->device ignored; cfg may be NULL) on each device
+ * that devices names, all of one platform: the one
+ * clr_platform_choose(cfg->platform) picks.  "all": every device of it;
+ * or a comma-separated list of its devices, by index or name as
+ * clr_context_config.device takes them ("0,1").  Measures each device's
+ * read bandwidth (64 MiB, a few milliseconds on a GPU) for the weights.
+ * detail (may be NULL) receives a one-line reason on failure. */
 CLR_API clr_status clr_group_create(const clr_context_config *cfg,
                                     const char *devices, clr_group **out,
                                     char *detail, size_t detail_size);

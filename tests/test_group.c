@@ -3,12 +3,14 @@
  * twice: POCL_DEVICES="pthread pthread", tests/meson.build), over host
  * arrays and one buffer a device, every result against the CPU's; the
  * split itself; groups over the caller's contexts on sub-devices
- * (clCreateSubDevices); and the refusals. */
+ * (clCreateSubDevices); the platform (clr_platform_choose); and the
+ * refusals. */
 #include "exact_sum.h"
 #include "reference.h"
 #include "scan_reference.h"
 #include "test_util.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -624,6 +626,40 @@ static void refusals(clr_group *g) {
   clr_group_release(NULL);
 }
 
+/* ------------------------------------------------------------ platform */
+
+/* clr_platform_choose names the default group's platform: by default, by
+ * its index, by its name in capitals; a name no platform has is refused. */
+static void platform(clr_group *g) {
+  clr_device_desc d;
+  unsigned index = 99;
+  char detail[256], sel[128];
+  if (!TU_CHECK(clr_context_device(clr_group_context(g, 0), &d) == CLR_OK,
+                "device 0's description"))
+    return;
+  TU_EXPECT_STATUS(clr_platform_choose(NULL, &index, detail, sizeof detail),
+                   CLR_OK, "the default platform");
+  TU_CHECK(index == d.platform_index, "default platform %u, the group's %u",
+           index, d.platform_index);
+  snprintf(sel, sizeof sel, "%u", d.platform_index);
+  index = 99;
+  TU_EXPECT_STATUS(clr_platform_choose(sel, &index, NULL, 0), CLR_OK,
+                   "the platform by index");
+  TU_CHECK(index == d.platform_index, "platform '%s' is %u", sel, index);
+  for (size_t i = 0; i < sizeof sel; i++)
+    sel[i] = (char)toupper((unsigned char)d.platform_name[i]);
+  index = 99;
+  TU_EXPECT_STATUS(clr_platform_choose(sel, &index, detail, sizeof detail),
+                   CLR_OK, "the platform by its name in capitals");
+  TU_CHECK(index == d.platform_index, "platform '%s' is %u", sel, index);
+  TU_EXPECT_STATUS(clr_platform_choose("no-such-platform-xyzzy", &index, detail,
+                                       sizeof detail),
+                   CLR_ERR_NO_PLATFORM, "a platform that is not there");
+  TU_CHECK(strstr(detail, "xyzzy") != NULL, "the name is repeated: %s", detail);
+  TU_EXPECT_STATUS(clr_platform_choose(NULL, NULL, NULL, 0),
+                   CLR_ERR_INVALID_ARGUMENT, "no index pointer");
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -654,6 +690,8 @@ int main(int argc, char **argv) {
   tu_section("buffers");
   refusals(g);
   tu_section("refusals");
+  platform(g);
+  tu_section("platform");
   clr_group_release(g);
   sub_devices();
   tu_section("sub-devices");

@@ -128,15 +128,21 @@ static int platform_matches(cl_platform_id p, unsigned index, const char *sel) {
   if (parse_index(sel, &want))
     return want == index;
   char name[256] = "";
-  clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, NULL);
+  if (clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, NULL) !=
+      CL_SUCCESS)
+    name[0] = '\0';
   name[sizeof name - 1] = '\0';
   return clr_contains_nocase(name, sel);
 }
 
-clr_status clr_select_device(const char *platform, const char *device,
-                             cl_platform_id *out_platform,
-                             cl_device_id *out_device, char *detail,
-                             size_t detail_size) {
+/* The first device that device selects on the platforms platform selects
+ * (NULL or "": all), both by index or by name.  Without a device selector,
+ * the first GPU, else the first device: this makes the platform rule of
+ * clr_platform_choose.  *out_index receives the platform's index. */
+static clr_status find_device(const char *platform, const char *device,
+                              cl_uint *out_index, cl_platform_id *out_platform,
+                              cl_device_id *out_device, char *detail,
+                              size_t detail_size) {
   cl_platform_id plats[MAX_PLATFORMS];
   cl_uint np = get_platforms(plats);
   if (np == 0) {
@@ -162,18 +168,22 @@ clr_status clr_select_device(const char *platform, const char *device,
             ok = d == dev_index;
           } else {
             char name[256] = "";
-            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name, NULL);
+            if (clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name,
+                                NULL) != CL_SUCCESS)
+              name[0] = '\0';
             name[sizeof name - 1] = '\0';
             ok = clr_contains_nocase(name, device);
           }
         } else if (round == 0) {
           cl_device_type type = 0;
-          clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
-          ok = (type & CL_DEVICE_TYPE_GPU) != 0;
+          ok = clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type,
+                               NULL) == CL_SUCCESS &&
+               (type & CL_DEVICE_TYPE_GPU) != 0;
         } else {
           ok = 1;
         }
         if (ok) {
+          *out_index = p;
           *out_platform = plats[p];
           *out_device = devs[d];
           return CLR_OK;
@@ -183,13 +193,43 @@ clr_status clr_select_device(const char *platform, const char *device,
     if (device && *device)
       break; /* an explicit selector needs no second round */
   }
-  if (!any_platform)
+  if (!any_platform) {
     snprintf(detail, detail_size, "no OpenCL platform matches '%s'",
              platform ? platform : "");
-  else
-    snprintf(detail, detail_size, "no OpenCL device matches '%s'%s%s",
-             device && *device ? device : "(any)",
-             platform && *platform ? " on platform " : "",
-             platform && *platform ? platform : "");
+    return CLR_ERR_NO_PLATFORM;
+  }
+  snprintf(detail, detail_size, "no OpenCL device matches '%s'%s%s",
+           device && *device ? device : "(any)",
+           platform && *platform ? " on platform " : "",
+           platform && *platform ? platform : "");
   return CLR_ERR_NO_DEVICE;
+}
+
+clr_status clr_select_device(const char *platform, const char *device,
+                             cl_platform_id *out_platform,
+                             cl_device_id *out_device, char *detail,
+                             size_t detail_size) {
+  cl_uint index;
+  return find_device(platform, device, &index, out_platform, out_device, detail,
+                     detail_size);
+}
+
+CLR_API clr_status clr_platform_choose(const char *platform, unsigned *index,
+                                       char *detail, size_t detail_size) {
+  cl_uint p = 0;
+  cl_platform_id plat;
+  cl_device_id dev;
+  if (!detail)
+    detail_size = 0; /* snprintf(NULL, 0, ...) writes nothing */
+  if (detail_size)
+    detail[0] = '\0';
+  if (!index) {
+    snprintf(detail, detail_size, "index must not be NULL");
+    return CLR_ERR_INVALID_ARGUMENT;
+  }
+  clr_status st =
+      find_device(platform, NULL, &p, &plat, &dev, detail, detail_size);
+  if (st == CLR_OK)
+    *index = p;
+  return st;
 }

@@ -202,39 +202,23 @@ CLR_API void clr_group_release(clr_group *g) {
   free(g);
 }
 
-/* The group's platform: cfg->platform's (by default the first platform
- * that has a GPU, else the first), and its devices ("all"). */
+/* The group's platform (clr_platform_choose) and its devices ("all"). */
 static clr_status all_devices(const clr_context_config *cfg, unsigned *plat,
                               unsigned *devs, size_t *count, char *detail,
                               size_t detail_size) {
+  clr_status st = clr_platform_choose(cfg ? cfg->platform : NULL, plat, detail,
+                                      detail_size);
+  if (st != CLR_OK)
+    return st;
   clr_device_desc list[CLR_GROUP_MAX_DEVICES * 2];
   size_t total = 0;
-  clr_status st = clr_list_devices(list, sizeof list / sizeof list[0], &total);
+  st = clr_list_devices(list, sizeof list / sizeof list[0], &total);
   if (st != CLR_OK) {
     snprintf(detail, detail_size, "no OpenCL platform found");
     return st;
   }
   if (total > sizeof list / sizeof list[0])
     total = sizeof list / sizeof list[0];
-  const char *sel = cfg ? cfg->platform : NULL;
-  int found = 0;
-  for (int round = 0; round < 2 && !found; round++)
-    for (size_t i = 0; i < total && !found; i++) {
-      const clr_device_desc *d = &list[i];
-      char index[16];
-      snprintf(index, sizeof index, "%u", d->platform_index);
-      if (sel && *sel ? strcmp(sel, index) == 0 ||
-                            clr_contains_nocase(d->platform_name, sel)
-                      : round == 1 || d->is_gpu) {
-        *plat = d->platform_index;
-        found = 1;
-      }
-    }
-  if (!found) {
-    snprintf(detail, detail_size, "no OpenCL platform matches '%s'",
-             sel ? sel : "");
-    return CLR_ERR_NO_PLATFORM;
-  }
   *count = 0;
   for (size_t i = 0; i < total && *count < CLR_GROUP_MAX_DEVICES; i++)
     if (list[i].platform_index == *plat)
@@ -417,25 +401,31 @@ static void *part_thread(void *arg) {
   return NULL;
 }
 
-/* Run every part with elements, device 0's on this thread, the others on
- * threads of their own (in turn, should a thread not start, or on a
- * serial group); the first failure in device order is the call's. */
-static clr_status run_parts(clr_group *g, part *parts) {
+/* Which parts run_parts runs: those with elements, or every device's (a
+ * call that is not split, such as building the programs). */
+typedef enum { WITH_ELEMENTS, EVERY_DEVICE } which_parts;
+
+/* Run the parts (which), device 0's on this thread, the others on threads
+ * of their own (in turn, should a thread not start, or on a serial group);
+ * the first failure in device order is the call's. */
+static clr_status run_parts(clr_group *g, part *parts, which_parts which) {
   pthread_t tid[CLR_GROUP_MAX_DEVICES];
-  int started[CLR_GROUP_MAX_DEVICES] = {0};
+  int started[CLR_GROUP_MAX_DEVICES] = {0}, busy[CLR_GROUP_MAX_DEVICES] = {0};
+  for (size_t i = 0; i < g->count; i++)
+    busy[i] = which == EVERY_DEVICE || parts[i].n;
   for (size_t i = 1; i < g->count && !g->serial; i++)
-    if (parts[i].n)
+    if (busy[i])
       started[i] = pthread_create(&tid[i], NULL, part_thread, &parts[i]) == 0;
-  if (parts[0].n)
+  if (busy[0])
     parts[0].st = parts[0].run(&parts[0]);
   for (size_t i = 1; i < g->count; i++) {
     if (started[i])
       pthread_join(tid[i], NULL);
-    else if (parts[i].n)
+    else if (busy[i])
       parts[i].st = parts[i].run(&parts[i]);
   }
   for (size_t i = 0; i < g->count; i++)
-    if (parts[i].n && parts[i].st != CLR_OK)
+    if (busy[i] && parts[i].st != CLR_OK)
       return part_fail(g, i, parts[i].st);
   return CLR_OK;
 }
@@ -534,7 +524,7 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
   for (size_t i = 0; i < g->count; i++)
     if (a->exact)
       clr_exact_acc_init(&parts[i].acc, type);
-  clr_status st = run_parts(g, parts);
+  clr_status st = run_parts(g, parts, WITH_ELEMENTS);
   double t1 = clr_now_ms();
   if (st != CLR_OK)
     return st;
@@ -704,7 +694,7 @@ static clr_status group_scan(clr_group *g, const clr_options *opt, clr_op op,
   size_t keep_last = parts[last].n;
   parts[last].n = 0;
   a->totals = 1;
-  clr_status st = used > 1 ? run_parts(g, parts) : CLR_OK;
+  clr_status st = used > 1 ? run_parts(g, parts, WITH_ELEMENTS) : CLR_OK;
   size_t total_depth = st == CLR_OK && used > 1 ? deepest(g, parts) : 0;
   parts[last].n = keep_last;
   if (st != CLR_OK)
@@ -733,7 +723,7 @@ static clr_status group_scan(clr_group *g, const clr_options *opt, clr_op op,
   double t2 = clr_now_ms();
   /* Round 2: every part scanned from its carry. */
   a->totals = 0;
-  st = run_parts(g, parts);
+  st = run_parts(g, parts, WITH_ELEMENTS);
   if (st != CLR_OK)
     return st;
   double t3 = clr_now_ms();
@@ -805,11 +795,8 @@ CLR_API clr_status clr_group_prepare(clr_group *g, const clr_options *opt,
   g->error[0] = '\0';
   prepare_args a = {opt, op, type};
   part parts[CLR_GROUP_MAX_DEVICES];
-  size_t ones[CLR_GROUP_MAX_DEVICES];
-  for (size_t i = 0; i < g->count; i++)
-    ones[i] = 1;
-  make_parts(g, g->count, ones, prepare_part, &a, parts);
-  clr_status st = run_parts(g, parts);
+  make_parts(g, 0, NULL, prepare_part, &a, parts); /* no elements to split */
+  clr_status st = run_parts(g, parts, EVERY_DEVICE);
   g->timing.total_ms = clr_now_ms() - t0;
   return st;
 }

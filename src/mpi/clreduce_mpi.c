@@ -329,40 +329,33 @@ CLR_API clr_status clr_mpi_context_create(MPI_Comm comm,
       MPI_Comm_rank(node, &local);
       MPI_Comm_free(&node);
     }
-    size_t count = 0;
+    unsigned want_plat = 0;
+    clr_status st =
+        clr_platform_choose(c.platform, &want_plat, detail, detail_size);
+    if (st != CLR_OK) {
+      if (out)
+        *out = NULL;
+      return st;
+    }
+    size_t count = 0, gpus = 0;
     clr_device_desc list[64];
-    clr_status st = clr_list_devices(list, 64, &count);
-    if (st == CLR_OK) {
-      if (count > 64)
-        count = 64;
-      int want_plat = -1;
-      size_t gpus = 0;
-      for (size_t i = 0; i < count; i++) {
-        char index[16];
-        snprintf(index, sizeof index, "%u", list[i].platform_index);
-        int named = c.platform && *c.platform &&
-                    (strcmp(index, c.platform) == 0 ||
-                     strstr(list[i].platform_name, c.platform) != NULL);
-        if (want_plat < 0 &&
-            (named || (!(c.platform && *c.platform) && list[i].is_gpu)))
-          want_plat = (int)list[i].platform_index;
-      }
-      if (want_plat < 0 && !(c.platform && *c.platform) && count)
-        want_plat = (int)list[0].platform_index;
-      unsigned pick = 0;
-      for (size_t i = 0; i < count; i++)
-        if ((int)list[i].platform_index == want_plat && list[i].is_gpu)
-          gpus++;
-      for (size_t i = 0, g = 0; i < count && gpus; i++)
-        if ((int)list[i].platform_index == want_plat && list[i].is_gpu &&
-            g++ == (size_t)local % gpus)
-          pick = list[i].device_index;
-      if (want_plat >= 0) {
-        snprintf(plat, sizeof plat, "%d", want_plat);
-        snprintf(dev, sizeof dev, "%u", pick);
-        c.platform = plat;
-        c.device = dev;
-      }
+    unsigned pick = 0;
+    if (clr_list_devices(list, 64, &count) != CLR_OK)
+      count = 0; /* then the platform's first GPU, else its first device */
+    if (count > 64)
+      count = 64;
+    for (size_t i = 0; i < count; i++)
+      if (list[i].platform_index == want_plat && list[i].is_gpu)
+        gpus++;
+    for (size_t i = 0, g = 0; i < count && gpus; i++)
+      if (list[i].platform_index == want_plat && list[i].is_gpu &&
+          g++ == (size_t)local % gpus)
+        pick = list[i].device_index;
+    snprintf(plat, sizeof plat, "%u", want_plat);
+    c.platform = plat;
+    if (count) {
+      snprintf(dev, sizeof dev, "%u", pick);
+      c.device = dev;
     }
   }
   return clr_context_create(&c, out, detail, detail_size);

@@ -62,58 +62,56 @@ static void fill(clr_op op, clr_type t, size_t n, void *x) {
 static void reductions(clr_context *ctx, int uneven, clr_type t, size_t n,
                        size_t first, size_t count) {
   size_t es = clr_type_size(t);
-  {
-    void *x = tu_xmalloc(n * es);
-    for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
-      clr_op op = ops[oi];
-      if (clr_op_supports(op, t) != CLR_OK ||
-          (op == CLR_MEAN && (t == CLR_LONG || t == CLR_ULONG)))
-        continue;
-      fill(op, t, n, x);
-      clr_value got;
-      clr_mpi_info info;
-      memset(&got, 0, sizeof got);
-      clr_status st =
-          clr_mpi_reduce_host(ctx, MPI_COMM_WORLD, NULL, op, t,
-                              (char *)x + first * es, count, &got, &info);
-      char what[160];
-      snprintf(what, sizeof what, "rank %d/%d %s of %s n=%zu%s", rank, size,
-               clr_op_name(op), clr_type_name(t), n, uneven ? " uneven" : "");
-      if (!TU_CHECK(st == CLR_OK, "%s: %s", what, clr_status_name(st)))
-        continue;
-      TU_CHECK(
-          info.n_global == n && info.first == first && info.failed_rank == -1,
-          "%s: info n %llu first %llu", what, (unsigned long long)info.n_global,
-          (unsigned long long)info.first);
-      clr_type rt = clr_options_result_type(NULL, op, t);
-      clr_reference ref;
-      clr_check chk;
-      clr_ref_reduce_to(op, t, rt, x, n, &ref);
-      clr_ref_check(&ref, &got, info.error_depth, &chk);
-      char gb[64], wb[64];
-      TU_CHECK(chk.ok, "%s: got %s, want %s (error %g, bound %g)", what,
-               tu_fmt(&got, gb, sizeof gb), tu_fmt(&ref.value, wb, sizeof wb),
-               chk.error, chk.bound);
-    }
-    /* Exact sums: the CPU's exact sum, bit for bit, on every rank. */
-    if (t == CLR_FLOAT || t == CLR_DOUBLE) {
-      fill(CLR_SUM, t, n, x);
-      clr_options o;
-      clr_options_init(&o);
-      o.exact = 1;
-      clr_value got, want;
-      clr_status st =
-          clr_mpi_reduce_host(ctx, MPI_COMM_WORLD, &o, CLR_SUM, t,
-                              (char *)x + first * es, count, &got, NULL);
-      clr_ref_exact_sum(t, x, n, &want);
-      char gb[64], wb[64];
-      TU_CHECK(st == CLR_OK && clr_ref_exact_equal(&got, &want),
-               "rank %d/%d exact %s sum n=%zu: %s, got %s, want %s", rank, size,
-               clr_type_name(t), n, clr_status_name(st),
-               tu_fmt(&got, gb, sizeof gb), tu_fmt(&want, wb, sizeof wb));
-    }
-    free(x);
+  void *x = tu_xmalloc(n * es);
+  for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
+    clr_op op = ops[oi];
+    if (clr_op_supports(op, t) != CLR_OK ||
+        (op == CLR_MEAN && (t == CLR_LONG || t == CLR_ULONG)))
+      continue;
+    fill(op, t, n, x);
+    clr_value got;
+    clr_mpi_info info;
+    memset(&got, 0, sizeof got);
+    clr_status st =
+        clr_mpi_reduce_host(ctx, MPI_COMM_WORLD, NULL, op, t,
+                            (char *)x + first * es, count, &got, &info);
+    char what[160];
+    snprintf(what, sizeof what, "rank %d/%d %s of %s n=%zu%s", rank, size,
+             clr_op_name(op), clr_type_name(t), n, uneven ? " uneven" : "");
+    if (!TU_CHECK(st == CLR_OK, "%s: %s", what, clr_status_name(st)))
+      continue;
+    TU_CHECK(info.n_global == n && info.first == first &&
+                 info.failed_rank == -1,
+             "%s: info n %llu first %llu", what,
+             (unsigned long long)info.n_global, (unsigned long long)info.first);
+    clr_type rt = clr_options_result_type(NULL, op, t);
+    clr_reference ref;
+    clr_check chk;
+    clr_ref_reduce_to(op, t, rt, x, n, &ref);
+    clr_ref_check(&ref, &got, info.error_depth, &chk);
+    char gb[64], wb[64];
+    TU_CHECK(chk.ok, "%s: got %s, want %s (error %g, bound %g)", what,
+             tu_fmt(&got, gb, sizeof gb), tu_fmt(&ref.value, wb, sizeof wb),
+             chk.error, chk.bound);
   }
+  /* Exact sums: the CPU's exact sum, bit for bit, on every rank. */
+  if (t == CLR_FLOAT || t == CLR_DOUBLE) {
+    fill(CLR_SUM, t, n, x);
+    clr_options o;
+    clr_options_init(&o);
+    o.exact = 1;
+    clr_value got, want;
+    clr_status st =
+        clr_mpi_reduce_host(ctx, MPI_COMM_WORLD, &o, CLR_SUM, t,
+                            (char *)x + first * es, count, &got, NULL);
+    clr_ref_exact_sum(t, x, n, &want);
+    char gb[64], wb[64];
+    TU_CHECK(st == CLR_OK && clr_ref_exact_equal(&got, &want),
+             "rank %d/%d exact %s sum n=%zu: %s, got %s, want %s", rank, size,
+             clr_type_name(t), n, clr_status_name(st),
+             tu_fmt(&got, gb, sizeof gb), tu_fmt(&want, wb, sizeof wb));
+  }
+  free(x);
 }
 
 /* A buffer of this rank's part, reduced through clr_mpi_reduce_buffer. */
@@ -151,45 +149,42 @@ static void scans(clr_context *ctx, int uneven, clr_type t, size_t n,
                   size_t first, size_t count) {
   static const clr_op sops[] = {CLR_SUM, CLR_PROD, CLR_MIN, CLR_MAX};
   size_t es = clr_type_size(t);
-  {
-    void *x = tu_xmalloc(n * es), *y = tu_xmalloc(n * es);
-    for (size_t oi = 0; oi < 4; oi++)
-      for (int excl = 0; excl < 2; excl++) {
-        clr_op op = sops[oi];
-        fill(op, t, n, x);
-        clr_options o;
-        clr_options_init(&o);
-        o.exclusive = excl;
-        clr_mpi_info info;
-        clr_status st = clr_mpi_scan_host(ctx, MPI_COMM_WORLD, &o, op, t,
-                                          (char *)x + first * es,
-                                          (char *)y + first * es, count, &info);
-        char what[160];
-        snprintf(what, sizeof what, "rank %d/%d %s%s scan of %s n=%zu%s", rank,
-                 size, excl ? "exclusive " : "", clr_op_name(op),
-                 clr_type_name(t), n, uneven ? " uneven" : "");
-        if (!TU_CHECK(st == CLR_OK, "%s: %s", what, clr_status_name(st)))
-          continue;
-        /* Every rank's part to every rank, then the whole checked. */
-        int *counts = tu_xmalloc((size_t)size * sizeof *counts);
-        int *displs = tu_xmalloc((size_t)size * sizeof *displs);
-        int mine = (int)(count * es);
-        MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
-        for (int i = 0, at = 0; i < size; at += counts[i], i++)
-          displs[i] = at;
-        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, y, counts, displs,
-                       MPI_BYTE, MPI_COMM_WORLD);
-        clr_scan_check chk;
-        clr_ref_scan_check_to(op, t, t, excl, x, y, n, info.error_depth, 0,
-                              &chk);
-        TU_CHECK(chk.ok, "%s: %zu elements wrong, the worst at %zu", what,
-                 chk.n_bad, chk.worst_index);
-        free(counts);
-        free(displs);
-      }
-    free(x);
-    free(y);
-  }
+  void *x = tu_xmalloc(n * es), *y = tu_xmalloc(n * es);
+  for (size_t oi = 0; oi < 4; oi++)
+    for (int excl = 0; excl < 2; excl++) {
+      clr_op op = sops[oi];
+      fill(op, t, n, x);
+      clr_options o;
+      clr_options_init(&o);
+      o.exclusive = excl;
+      clr_mpi_info info;
+      clr_status st = clr_mpi_scan_host(ctx, MPI_COMM_WORLD, &o, op, t,
+                                        (char *)x + first * es,
+                                        (char *)y + first * es, count, &info);
+      char what[160];
+      snprintf(what, sizeof what, "rank %d/%d %s%s scan of %s n=%zu%s", rank,
+               size, excl ? "exclusive " : "", clr_op_name(op),
+               clr_type_name(t), n, uneven ? " uneven" : "");
+      if (!TU_CHECK(st == CLR_OK, "%s: %s", what, clr_status_name(st)))
+        continue;
+      /* Every rank's part to every rank, then the whole checked. */
+      int *counts = tu_xmalloc((size_t)size * sizeof *counts);
+      int *displs = tu_xmalloc((size_t)size * sizeof *displs);
+      int mine = (int)(count * es);
+      MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+      for (int i = 0, at = 0; i < size; at += counts[i], i++)
+        displs[i] = at;
+      MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, y, counts, displs,
+                     MPI_BYTE, MPI_COMM_WORLD);
+      clr_scan_check chk;
+      clr_ref_scan_check_to(op, t, t, excl, x, y, n, info.error_depth, 0, &chk);
+      TU_CHECK(chk.ok, "%s: %zu elements wrong, the worst at %zu", what,
+               chk.n_bad, chk.worst_index);
+      free(counts);
+      free(displs);
+    }
+  free(x);
+  free(y);
 }
 
 /* Every type and size, split evenly or not. */
