@@ -607,6 +607,51 @@ CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
                                           size_t n, void *unique_keys,
                                           void *results, size_t *n_runs);
 
+/* ---------------------------------------------------- segmented scans */
+
+/* Prefix scans that restart at every segment head, all in one call: the
+ * scan of clr_scan_host (the same ops, types, output type, opt->exclusive
+ * and in-place rule) within each segment.  An exclusive scan gives a
+ * segment's first element the identity.  opt->carry_in, when set, is
+ * combined before element 0 as part of the first segment.  Segments are
+ * given CSR-style as for clr_reduce_segments_host (n_segments + 1 offsets:
+ * 0, never decreasing, n at the end; empty segments allowed; a bad one is
+ * refused, naming it, before anything is read through it), or by a flag
+ * byte an element (heads[i] != 0: a segment starts at element i; element
+ * 0 always starts one).  Any lengths: the work is split evenly over the
+ * elements, whatever the segments.  opt->coarse, when set, is the
+ * elements a work-item scans (at least 2; by default 2048 on CPUs, 16 on
+ * GPUs), opt->wg_size the work-group size; opt->kernel stays at its
+ * default, and maps and exact sums do not apply.  Host arrays larger than
+ * one device allocation are streamed in chunks.  clr_timing.error_depth
+ * bounds every output's chain of roundings (with offsets, never more than
+ * the longest segment). */
+CLR_API clr_status clr_scan_segments_host(clr_context *ctx,
+                                          const clr_options *opt, clr_op op,
+                                          clr_type type, const void *in,
+                                          void *out, size_t n,
+                                          const uint64_t *offsets,
+                                          size_t n_segments);
+CLR_API clr_status clr_scan_heads_host(clr_context *ctx, const clr_options *opt,
+                                       clr_op op, clr_type type, const void *in,
+                                       void *out, size_t n,
+                                       const uint8_t *heads);
+/* The same over buffers of the context's cl_context: n elements from
+ * element in_offset of in to element out_offset of out; n_segments + 1
+ * cl_ulong offsets from element offsets_offset of offsets (checked on the
+ * device first: one flag read back), or n flag bytes from byte
+ * heads_offset of heads. */
+CLR_API clr_status clr_scan_segments_buffer(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+    cl_mem offsets, size_t offsets_offset, size_t n_segments);
+CLR_API clr_status clr_scan_heads_buffer(clr_context *ctx,
+                                         const clr_options *opt, clr_op op,
+                                         clr_type type, cl_mem in,
+                                         size_t in_offset, cl_mem out,
+                                         size_t out_offset, size_t n,
+                                         cl_mem heads, size_t heads_offset);
+
 /* ---------------------------------------------------------- several devices */
 
 /* A group of contexts, one per device, that runs one reduction or scan

@@ -54,3 +54,38 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
   }
   return 1;
 }
+
+void clr_ref_segmented_scan_check(clr_op op, clr_type type, clr_type out_type,
+                                  int exclusive, const void *in,
+                                  const void *out, const uint64_t *offsets,
+                                  size_t n_segments, size_t depth,
+                                  int flush_to_zero, clr_scan_check *res) {
+  size_t isize = clr_type_size(type), osize = clr_type_size(out_type);
+  memset(res, 0, sizeof *res);
+  res->ok = 1;
+  for (size_t s = 0; s < n_segments; s++) {
+    size_t a = (size_t)offsets[s], len = (size_t)offsets[s + 1] - a;
+    if (len == 0)
+      continue;
+    clr_scan_check chk;
+    clr_ref_scan_check_to(op, type, out_type, exclusive,
+                          (const char *)in + a * isize,
+                          (const char *)out + a * osize, len,
+                          depth < len ? depth : len, flush_to_zero, &chk);
+    int first_bad = !chk.ok && res->ok;
+    res->n_bad += chk.n_bad;
+    if (first_bad || (res->ok && chk.worst_ratio >= res->worst_ratio)) {
+      res->exact = chk.exact;
+      res->worst_index = a + chk.worst_index;
+      res->worst_error = chk.worst_error;
+      res->worst_bound = chk.worst_bound;
+      res->worst_ratio = chk.worst_ratio;
+      res->got_worst = chk.got_worst;
+      res->ref_worst = chk.ref_worst;
+    }
+    if (!chk.ok)
+      res->ok = 0;
+    res->got_last = chk.got_last;
+    res->ref_last = chk.ref_last;
+  }
+}

@@ -1,4 +1,5 @@
-/* CPU references of segmented reductions (clr_reduce_segments_*): every
+/* CPU references of segmented reductions (clr_reduce_segments_*) and
+ * segmented scans (clr_scan_segments_*, clr_scan_heads_*): every
  * segment reduced by reference.c's plain loop (through the same built-in
  * map) and compared with the device's result by reference.c's rules; an
  * empty segment must give the operation's identity exactly. */
@@ -24,5 +25,17 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                            const void *data, const uint64_t *offsets,
                            size_t n_segments, const void *results, size_t depth,
                            clr_segments_check *out);
+
+/* Check out (n elements of out_type), the segmented scan of in (of type)
+ * over the segments [offsets[s], offsets[s + 1]): each segment by
+ * clr_ref_scan_check_to over it alone (depth capped at its length), so an
+ * exclusive scan's head must be the identity exactly.  worst_index is an
+ * element index of the whole array; got_last / ref_last: the last element
+ * of the last non-empty segment. */
+void clr_ref_segmented_scan_check(clr_op op, clr_type type, clr_type out_type,
+                                  int exclusive, const void *in,
+                                  const void *out, const uint64_t *offsets,
+                                  size_t n_segments, size_t depth,
+                                  int flush_to_zero, clr_scan_check *res);
 
 #endif

@@ -414,6 +414,33 @@ clr_value clr_exact_round(clr_type type, const int64_t *record);
 /* ---- scan.c */
 clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
                             clr_type type);
+/* The carry buffer (ctx->carry): [0] carry-in, [1] carry-out.  Loads the
+ * user's carry_in (of the output type) into [0] and sets *flags to 1, or
+ * to 0 when there is none. */
+clr_status clr_scan_init_carry(clr_context *ctx, const clr_options *opt,
+                               clr_type type, cl_uint *flags);
+/* In place means in == out (and one type): a partial overlap would have
+ * work-items read elements that others have already overwritten.  For
+ * host arrays, and for buffers (as sub-buffers of one buffer, or as
+ * buffers over overlapping host memory); CLR_OK or a refusal. */
+clr_status clr_check_scan_host_overlap(clr_context *ctx, const void *in,
+                                       const void *out, size_t n, size_t esize,
+                                       size_t osize);
+clr_status clr_check_scan_buffers_overlap(clr_context *ctx, cl_mem in,
+                                          size_t in_offset, cl_mem out,
+                                          size_t out_offset, size_t in_esize,
+                                          size_t out_esize, size_t n);
+
+/* ---- segmented.c */
+/* The first offset that breaks "0, never decreasing, n at the end" as a
+ * refusal, else CLR_OK with *longest the longest segment's length + 1. */
+clr_status clr_check_offsets(clr_context *ctx, const uint64_t *offsets,
+                             size_t n_segments, size_t n, size_t *longest);
+/* The same for n_segments + 1 offsets in a buffer from element
+ * offsets_off, checked on the device (a flag read back). */
+clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
+                                    cl_ulong offsets_off, cl_ulong n_segments,
+                                    size_t n);
 
 /* ==== Hardening (issue 17): the on-disk readers' pure parts, which take
  * bytes and need no OpenCL device, so they can be fuzzed

@@ -406,9 +406,8 @@ static clr_status scan_once(clr_context *ctx, const scan_plans *P,
   return st;
 }
 
-/* Carry buffer: [0] carry-in, [1] carry-out.  Loads the user's carry. */
-static clr_status init_carry(clr_context *ctx, const clr_options *opt,
-                             clr_type type, cl_uint *flags) {
+clr_status clr_scan_init_carry(clr_context *ctx, const clr_options *opt,
+                               clr_type type, cl_uint *flags) {
   size_t esize = clr_type_size(type);
   clr_status st =
       clr_buffer_reserve(ctx, &ctx->carry, 2 * 8, CL_MEM_READ_WRITE);
@@ -459,30 +458,27 @@ static cl_int buffer_place(cl_mem m, cl_mem *root, size_t *origin,
   return err;
 }
 
-/* Two distinct buffers of a scan may alias the same elements exactly
- * (like in place, when the input and output types are one) but must not
- * otherwise overlap: as sub-buffers of one buffer, or as buffers over
- * overlapping host memory.  in_bytes and out_bytes: the two ranges. */
-static clr_status check_buffer_overlap(clr_context *ctx, const scan_io *io,
-                                       size_t in_esize, size_t out_esize,
-                                       size_t n) {
+clr_status clr_check_scan_buffers_overlap(clr_context *ctx, cl_mem in,
+                                          size_t in_offset, cl_mem out,
+                                          size_t out_offset, size_t in_esize,
+                                          size_t out_esize, size_t n) {
   cl_mem ri, ro;
   size_t oi, oo;
   void *hi, *ho;
   size_t ib = n * in_esize, ob = n * out_esize;
-  cl_int err = buffer_place(io->in, &ri, &oi, &hi);
+  cl_int err = buffer_place(in, &ri, &oi, &hi);
   if (err == CL_SUCCESS)
-    err = buffer_place(io->out, &ro, &oo, &ho);
+    err = buffer_place(out, &ro, &oo, &ho);
   if (err != CL_SUCCESS)
     return clr_cl_fail(ctx, "clGetMemObjectInfo", err);
-  oi += (size_t)io->in_offset * in_esize;
-  oo += (size_t)io->out_offset * out_esize;
+  oi += in_offset * in_esize;
+  oo += out_offset * out_esize;
   int same = in_esize == out_esize, overlap = 0;
   if (ri == ro)
     overlap = !(same && oi == oo) && oi < oo + ob && oo < oi + ib;
   else if (hi && ho) {
-    uintptr_t a = (uintptr_t)hi + (uintptr_t)(io->in_offset * in_esize),
-              b = (uintptr_t)ho + (uintptr_t)(io->out_offset * out_esize);
+    uintptr_t a = (uintptr_t)hi + (uintptr_t)(in_offset * in_esize),
+              b = (uintptr_t)ho + (uintptr_t)(out_offset * out_esize);
     overlap = !(same && a == b) && a < b + ob && b < a + ib;
   }
   if (overlap)
@@ -516,8 +512,9 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   clr_type out = clr_scan_output_type(opt, type);
-  st =
-      check_buffer_overlap(ctx, io, clr_type_size(type), clr_type_size(out), n);
+  st = clr_check_scan_buffers_overlap(
+      ctx, io->in, (size_t)io->in_offset, io->out, (size_t)io->out_offset,
+      clr_type_size(type), clr_type_size(out), n);
   if (st == CLR_OK)
     st = make_plans(ctx, opt, op, type, n, &plans);
   /* The decoupled scan's vector loads need offsets that keep them
@@ -529,7 +526,7 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
     st = make_plans(ctx, &scalar, op, type, n, &plans);
   }
   if (st == CLR_OK)
-    st = init_carry(ctx, opt, out, &flags);
+    st = clr_scan_init_carry(ctx, opt, out, &flags);
   if (st == CLR_OK && async && async->num_events && !async->wait_list)
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                   "%u events to wait for, but no wait list",
@@ -558,16 +555,9 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
     return st;
   clr_type otype = clr_scan_output_type(opt, type);
   size_t esize = clr_type_size(type), osize = clr_type_size(otype);
-  /* In place means in == out (and one type): a partial overlap would have
-   * tiles read elements that other tiles have already overwritten. */
-  uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
-  if (!(in == out && esize == osize) && a < b + n * osize && b < a + n * esize)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    esize == osize
-                        ? "input and output overlap without being the same "
-                          "array; in place needs out == in"
-                        : "input and output overlap: a scan into a wider "
-                          "output type cannot run in place");
+  st = clr_check_scan_host_overlap(ctx, in, out, n, esize, osize);
+  if (st != CLR_OK)
+    return st;
   /* Chunks of the larger of the two element sizes. */
   size_t chunk = clr_chunk_elems(ctx, esize > osize ? esize : osize);
   size_t n_max = n < chunk ? n : chunk;
@@ -583,7 +573,7 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
     st = make_plans(ctx, &scalar, op, type, n_max, &plans);
   }
   if (st == CLR_OK)
-    st = init_carry(ctx, opt, otype, &flags);
+    st = clr_scan_init_carry(ctx, opt, otype, &flags);
   if (st != CLR_OK)
     return st;
   size_t chunks = ceil_div(n, chunk);
@@ -634,6 +624,20 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
   ctx->timing.error_depth = depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
+}
+
+clr_status clr_check_scan_host_overlap(clr_context *ctx, const void *in,
+                                       const void *out, size_t n, size_t esize,
+                                       size_t osize) {
+  uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+  if (!(in == out && esize == osize) && a < b + n * osize && b < a + n * esize)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    esize == osize
+                        ? "input and output overlap without being the same "
+                          "array; in place needs out == in"
+                        : "input and output overlap: a scan into a wider "
+                          "output type cannot run in place");
+  return CLR_OK;
 }
 
 /* The checks of both buffers' ranges and access, then the scan. */

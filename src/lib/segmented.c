@@ -70,10 +70,8 @@ static clr_status check_segmented(clr_context *ctx, const clr_options *opt,
   return CLR_OK;
 }
 
-/* The first offset that breaks "0, never decreasing, n at the end", as a
- * refusal; CLR_OK when there is none. */
-static clr_status check_offsets(clr_context *ctx, const uint64_t *offsets,
-                                size_t n_segments, size_t n, size_t *longest) {
+clr_status clr_check_offsets(clr_context *ctx, const uint64_t *offsets,
+                             size_t n_segments, size_t n, size_t *longest) {
   if (offsets[0] != 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "offsets[0] is %llu: the first segment starts at 0",
@@ -504,7 +502,7 @@ static clr_status segments_host_call(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK && !offsets)
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "offsets must not be NULL");
   if (st == CLR_OK)
-    st = check_offsets(ctx, offsets, n_segments, n, &longest);
+    st = clr_check_offsets(ctx, offsets, n_segments, n, &longest);
   if (st == CLR_OK)
     st = make_seg_plan(ctx, opt, op, type, &plan);
   if (st != CLR_OK)
@@ -526,11 +524,10 @@ static clr_status segments_host_call(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
-/* Offsets in a buffer, checked on the device: a flag, read back; on a bad
- * one the offsets are read to name it. */
-static clr_status check_offsets_buffer(clr_context *ctx, cl_mem offsets,
-                                       cl_ulong offsets_off,
-                                       cl_ulong n_segments, size_t n) {
+/* On a bad offset, the offsets are read to name it. */
+clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
+                                    cl_ulong offsets_off, cl_ulong n_segments,
+                                    size_t n) {
   clr_program_entry *check;
   clr_build_spec spec = {.source = "reduce_segmented.cl",
                          .kernel = "clr_seg_check",
@@ -576,7 +573,7 @@ static clr_status check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                                    (size_t)offsets_off * sizeof *host,
                                    count * sizeof *host, host, 0, NULL, NULL));
   size_t longest;
-  st = check_offsets(ctx, host, count - 1, n, &longest);
+  st = clr_check_offsets(ctx, host, count - 1, n, &longest);
   if (st == CLR_OK) /* the device saw what the host does not */
     st = clr_fail(ctx, CLR_ERR_OPENCL,
                   "internal: the device found a bad offset the host does not");
@@ -612,7 +609,7 @@ static clr_status segments_buffer_call(clr_context *ctx, const clr_options *opt,
     st = make_seg_plan(ctx, opt, op, type, &plan);
   if (st != CLR_OK)
     return st;
-  st = check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n);
+  st = clr_check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n);
   /* The whole range in one launch: every segment closes in it. */
   seg_launch_io io = {
       data,           offsets, results, data_offset, offsets_offset,

@@ -1,0 +1,510 @@
+/* The segmented scan driver (cl/scan_segmented.cl): a prefix scan that
+ * restarts at every segment head, the heads given by CSR offsets or by a
+ * flag byte an element.
+ *
+ * For n elements and runs of per_item elements a work-item:
+ *   up:   level 0 (the elements) is folded to one (flag, value) pair a run,
+ *         level 1; that level to level 2; ... until a level fits one run;
+ *   down: the top level is scanned by one work-item from the initial
+ *         value (the carry-in), then every level below from the exclusive
+ *         results of the level above, level 0 writing the output.
+ * The input is read twice and the output written once, like the tiled
+ * scan.  Host arrays larger than one device allocation are streamed in
+ * chunks chained through the carry buffer (each chunk's running value is
+ * the next one's initial value). */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Elements a work-item: long runs on CPUs (one work-item a core's share
+ * amortises the binary search for its first offset), short ones on GPUs
+ * (many work-items in flight). */
+#define SSCAN_ITEMS_CPU 2048
+#define SSCAN_ITEMS_GPU 16
+/* per_item >= 2 keeps the level count below 64 for any n. */
+#define SSCAN_MAX_LEVELS 64
+
+typedef struct sscan_plan {
+  clr_op op;
+  clr_type in, acc;
+  int by_offsets;
+  size_t per_item, wg;
+  clr_program_entry *up0, *down0; /* level 0: the input, heads as given */
+  clr_program_entry *up, *down;   /* the levels above: pairs, flag bytes */
+} sscan_plan;
+
+/* Where a launch's heads come from: offsets (n_offsets of them from
+ * element offsets_off; values of the whole array, lo being element 0 of
+ * the launch) or flag bytes (from element heads_off). */
+typedef struct sscan_io {
+  cl_mem in, out, heads, offsets;
+  cl_ulong in_off, out_off, heads_off, offsets_off, n_offsets, lo;
+  cl_uint no_head0;   /* element 0 continues the first segment */
+  cl_uint init_flags; /* cl/scan_segmented.cl's: 1 initial value, 2 total */
+  cl_uint exclusive;
+} sscan_io;
+
+static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
+                                  clr_op op, clr_type type, int by_offsets,
+                                  sscan_plan *p) {
+  memset(p, 0, sizeof *p);
+  p->op = op;
+  p->in = type;
+  p->acc = clr_scan_output_type(opt, type);
+  p->by_offsets = by_offsets;
+  if (opt->kernel != CLR_REDUCE_COARSE)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "segmented scans have their own kernel: leave the kernel "
+                    "at its default '%s', not '%s'",
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    clr_kernel_name(opt->kernel));
+  if (opt->map != CLR_MAP_NONE || opt->exact)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "segmented scans take no map and no exact sum");
+  p->per_item = opt->coarse        ? opt->coarse
+                : ctx->desc.is_gpu ? SSCAN_ITEMS_GPU
+                                   : SSCAN_ITEMS_CPU;
+  if (p->per_item < 2)
+    p->per_item = 2;
+  char extra[40];
+  snprintf(extra, sizeof extra, "-DCLR_SSCAN_HEADS=%d", by_offsets ? 0 : 1);
+  clr_build_spec spec = {.source = "scan_segmented.cl",
+                         .kernel = "clr_sscan_up",
+                         .in = type,
+                         .acc = p->acc,
+                         .op = op,
+                         .extra = extra};
+  clr_status st = clr_get_kernel(ctx, &spec, &p->up0);
+  spec.kernel = "clr_sscan_down";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &p->down0);
+  /* The levels above: pairs of the output type, flags as bytes. */
+  spec.in = p->acc;
+  spec.extra = "-DCLR_SSCAN_HEADS=1";
+  spec.kernel = "clr_sscan_up";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &p->up);
+  spec.kernel = "clr_sscan_down";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &p->down);
+  const clr_program_entry *all[4] = {p->up0, p->down0, p->up, p->down};
+  size_t wg = 0;
+  for (size_t i = 0; i < 4 && st == CLR_OK; i++) {
+    size_t w;
+    st = clr_choose_wg(ctx, all[i], opt->wg_size, 0, 0, 0, &w);
+    if (st == CLR_OK && (wg == 0 || w < wg))
+      wg = w;
+  }
+  p->wg = wg;
+  return st;
+}
+
+/* The levels above level 0 for n elements: their sizes, and where each
+ * starts in the level buffers (values: ctx->aux[0], flags: ctx->aux[1]). */
+typedef struct sscan_levels {
+  size_t count, size[SSCAN_MAX_LEVELS], start[SSCAN_MAX_LEVELS];
+  size_t total; /* entries of all the levels above 0 */
+} sscan_levels;
+
+static sscan_levels level_sizes(size_t n, size_t per_item) {
+  sscan_levels L;
+  memset(&L, 0, sizeof L);
+  L.size[0] = n;
+  L.count = 1;
+  while (L.size[L.count - 1] > per_item && L.count < SSCAN_MAX_LEVELS) {
+    L.size[L.count] = ceil_div(L.size[L.count - 1], per_item);
+    L.start[L.count] = L.total;
+    L.total += L.size[L.count];
+    L.count++;
+  }
+  return L;
+}
+
+static clr_status reserve_levels(clr_context *ctx, const sscan_plan *p,
+                                 size_t n_max) {
+  sscan_levels L = level_sizes(n_max, p->per_item);
+  size_t entries = L.total ? L.total : 1;
+  clr_status st = clr_buffer_reserve(
+      ctx, &ctx->aux[0], entries * clr_type_size(p->acc), CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = clr_buffer_reserve(ctx, &ctx->aux[1], entries, CL_MEM_READ_WRITE);
+  return st;
+}
+
+static clr_status enqueue(clr_context *ctx, cl_kernel k, size_t items,
+                          size_t wg, cl_event *ev) {
+  size_t local = items < wg ? items : wg;
+  size_t global = ceil_div(items, local) * local;
+  cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local,
+                                      0, NULL, ev);
+  if (err != CL_SUCCESS) {
+    *ev = NULL;
+    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  }
+  return CLR_OK;
+}
+
+/* One pass of a level: up (fold level k into level k + 1) or down (scan
+ * level k from level k + 1's exclusive results). */
+static clr_status level_pass(clr_context *ctx, const sscan_plan *p,
+                             const sscan_io *io, const sscan_levels *L,
+                             size_t k, int up, cl_event *ev) {
+  cl_mem vals = ctx->aux[0].mem, flags = ctx->aux[1].mem;
+  cl_ulong n = L->size[k], per = p->per_item;
+  /* Level 0 reads the caller's input and heads; a level above reads its
+   * pairs (and writes its exclusive results over them). */
+  cl_mem in = k ? vals : io->in, heads = k ? flags : io->heads,
+         offsets = k ? flags : io->offsets, out = k ? vals : io->out;
+  cl_ulong in_off = k ? L->start[k] : io->in_off,
+           heads_off = k ? L->start[k] : io->heads_off,
+           offsets_off = k ? 0 : io->offsets_off,
+           n_offsets = k ? 0 : io->n_offsets, lo = k ? 0 : io->lo,
+           out_off = k ? L->start[k] : io->out_off;
+  cl_uint no_head0 = k ? 0 : io->no_head0;
+  size_t items = ceil_div((size_t)n, p->per_item);
+  clr_program_entry *e = up ? (k ? p->up : p->up0) : (k ? p->down : p->down0);
+  clr_status st;
+  if (up) {
+    cl_ulong above = L->start[k + 1];
+    st =
+        CLR_SET_ARGS(ctx, e->kernel, CLR_ARG(in), CLR_ARG(in_off),
+                     CLR_ARG(heads), CLR_ARG(heads_off), CLR_ARG(offsets),
+                     CLR_ARG(offsets_off), CLR_ARG(n_offsets), CLR_ARG(lo),
+                     CLR_ARG(no_head0), CLR_ARG(n), CLR_ARG(per), CLR_ARG(vals),
+                     CLR_ARG(above), CLR_ARG(flags), CLR_ARG(above));
+  } else {
+    int top = k + 1 == L->count;
+    cl_ulong carry_off = top ? 0 : L->start[k + 1];
+    cl_uint use_carry = !top;
+    cl_uint init_flags =
+        (top ? io->init_flags & 1u : 0u) | (k == 0 ? io->init_flags & 2u : 0u);
+    cl_uint mode = k ? 2u : io->exclusive ? 1u : 0u;
+    cl_mem carry = ctx->carry.mem;
+    st = CLR_SET_ARGS(ctx, e->kernel, CLR_ARG(in), CLR_ARG(in_off),
+                      CLR_ARG(heads), CLR_ARG(heads_off), CLR_ARG(offsets),
+                      CLR_ARG(offsets_off), CLR_ARG(n_offsets), CLR_ARG(lo),
+                      CLR_ARG(no_head0), CLR_ARG(n), CLR_ARG(per),
+                      CLR_ARG(vals), CLR_ARG(carry_off), CLR_ARG(use_carry),
+                      CLR_ARG(carry), CLR_ARG(init_flags), CLR_ARG(out),
+                      CLR_ARG(out_off), CLR_ARG(mode));
+  }
+  if (st == CLR_OK)
+    st = enqueue(ctx, e->kernel, items, p->wg, ev);
+  return st;
+}
+
+/* One whole segmented scan of n elements: every level up, then down.
+ * With record, the passes are described in the call's timing. */
+static clr_status sscan_launch(clr_context *ctx, const sscan_plan *p,
+                               const sscan_io *io, size_t n, int record,
+                               size_t *depth) {
+  sscan_levels L = level_sizes(n, p->per_item);
+  cl_event ev[2 * SSCAN_MAX_LEVELS];
+  size_t n_ev = 0;
+  clr_status st = CLR_OK;
+  for (size_t k = 0; k + 1 < L.count && st == CLR_OK; k++)
+    st = level_pass(ctx, p, io, &L, k, 1, &ev[n_ev++]);
+  for (size_t k = L.count; k-- > 0 && st == CLR_OK;)
+    st = level_pass(ctx, p, io, &L, k, 0, &ev[n_ev++]);
+  if (st != CLR_OK && n_ev && !ev[n_ev - 1])
+    n_ev--;
+  if (st == CLR_OK && n_ev) {
+    cl_int err = clWaitForEvents((cl_uint)n_ev, ev);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clWaitForEvents", err);
+  }
+  if (st == CLR_OK) {
+    clr_timing *t = &ctx->timing;
+    t->kernel_ms += clr_event_ms(ev[0], ev[n_ev - 1]);
+    if (record) {
+      t->n_passes = n_ev < CLR_MAX_PASSES ? n_ev : CLR_MAX_PASSES;
+      for (size_t i = 0; i < t->n_passes; i++) {
+        /* up passes climb the levels, down passes come back */
+        size_t k = i + 1 < L.count ? i : n_ev - 1 - i;
+        size_t items = ceil_div(L.size[k], p->per_item);
+        size_t local = items < p->wg ? items : p->wg;
+        t->passes[i].n_in = L.size[k];
+        t->passes[i].local_size = local;
+        t->passes[i].global_size = ceil_div(items, local) * local;
+        t->passes[i].ms = clr_event_ms(ev[i], ev[i]);
+      }
+    }
+    /* An output's chain of roundings: a run's worth at every level, and
+     * the combine with the carry from above. */
+    *depth = L.count * (p->per_item + 1);
+  }
+  for (size_t i = 0; i < n_ev; i++)
+    clReleaseEvent(ev[i]);
+  return st;
+}
+
+/* The first of offsets[0, count) that is >= v. */
+static size_t lower_bound(const uint64_t *offsets, size_t count, uint64_t v) {
+  size_t a = 0, b = count;
+  while (a < b) {
+    size_t m = a + (b - a) / 2;
+    if (offsets[m] < v)
+      a = m + 1;
+    else
+      b = m;
+  }
+  return a;
+}
+
+/* The whole host call: offsets (n_segments + 1 of them) or heads. */
+static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
+                                  clr_op op, clr_type type, const void *in,
+                                  void *out, size_t n, const uint64_t *offsets,
+                                  size_t n_segments, const uint8_t *heads,
+                                  int by_offsets) {
+  clr_options defaults;
+  sscan_plan plan;
+  cl_uint flags = 0;
+  double t0 = clr_now_ms();
+  clr_status st = clr_start_work(ctx, &opt, &defaults, in, out,
+                                 "input and output", op, type, n, 1);
+  if (st != CLR_OK)
+    return st;
+  if (by_offsets ? !offsets : !heads)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s must not be NULL",
+                    by_offsets ? "offsets" : "heads");
+  size_t longest = 0;
+  if (offsets && n_segments == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "n_segments must be at least 1");
+  if (offsets &&
+      (st = clr_check_offsets(ctx, offsets, n_segments, n, &longest)) != CLR_OK)
+    return st;
+  clr_type otype = clr_scan_output_type(opt, type);
+  size_t esize = clr_type_size(type), osize = clr_type_size(otype);
+  st = clr_check_scan_host_overlap(ctx, in, out, n, esize, osize);
+  size_t chunk = clr_chunk_elems(ctx, esize > osize ? esize : osize);
+  size_t n_max = n < chunk ? n : chunk;
+  if (st == CLR_OK)
+    st = make_sscan_plan(ctx, opt, op, type, offsets != NULL, &plan);
+  if (st == CLR_OK)
+    st = reserve_levels(ctx, &plan, n_max);
+  if (st == CLR_OK)
+    st = clr_scan_init_carry(ctx, opt, otype, &flags);
+  if (st != CLR_OK)
+    return st;
+  /* Chunks of at most `chunk` elements, cut shorter where their offsets
+   * would not fit one allocation. */
+  size_t chunks = 0, depth = 0, max_offsets = clr_chunk_elems(ctx, 8);
+  for (size_t begin = 0; begin < n && st == CLR_OK; chunks++) {
+    size_t len = n - begin < chunk ? n - begin : chunk;
+    size_t k0 = 0, k1 = 0;
+    if (offsets) {
+      k0 = lower_bound(offsets, n_segments + 1, begin);
+      if (n_segments + 1 - k0 > max_offsets &&
+          offsets[k0 + max_offsets] < begin + len)
+        len = (size_t)offsets[k0 + max_offsets] - begin;
+      if (len == 0) {
+        st = clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                      "more than %zu segments start at element %zu: more "
+                      "offsets than one device allocation holds",
+                      max_offsets, begin);
+        break;
+      }
+      k1 = lower_bound(offsets, n_segments + 1, begin + len);
+    }
+    char *src = (char *)in + begin * esize, *dst = (char *)out + begin * osize;
+    int separate = (ctx->host_unified && in != out) || esize != osize;
+    clr_staged sin, sout, sheads;
+    memset(&sin, 0, sizeof sin);
+    memset(&sout, 0, sizeof sout);
+    memset(&sheads, 0, sizeof sheads);
+    /* This chunk's offsets: those in [begin, begin + len) (one stands in
+     * when there is none: the kernels read none). */
+    if (offsets) {
+      size_t first = k0 < n_segments ? k0 : n_segments;
+      size_t count = k1 > first ? k1 - first : 1;
+      st = clr_stage_in(ctx, &ctx->partial[1],
+                        (void *)(uintptr_t)(offsets + first),
+                        count * sizeof(uint64_t), 0, &sheads);
+    } else {
+      st = clr_stage_in(ctx, &ctx->input2, (void *)(uintptr_t)(heads + begin),
+                        len, 0, &sheads);
+    }
+    if (st == CLR_OK)
+      st = clr_stage_in(ctx, &ctx->input, src, len * esize, !separate, &sin);
+    if (st == CLR_OK && separate)
+      st = clr_stage_in(ctx, &ctx->output, dst, len * osize, 1, &sout);
+    if (st == CLR_OK) {
+      clr_staged *res = separate ? &sout : &sin;
+      res->host = dst;
+      sscan_io io = {.in = sin.mem,
+                     .out = res->mem,
+                     .heads = sheads.mem,
+                     .offsets = sheads.mem,
+                     .n_offsets = k1 - k0,
+                     .lo = begin,
+                     .no_head0 = begin == 0,
+                     .init_flags = flags | 2u,
+                     .exclusive = opt->exclusive != 0};
+      size_t d = 0;
+      st = sscan_launch(ctx, &plan, &io, len, begin == 0, &d);
+      depth += d;
+      if (st == CLR_OK)
+        st = clr_stage_out(ctx, res);
+    }
+    begin += len;
+    /* The running value becomes the next chunk's initial value. */
+    if (st == CLR_OK && begin < n) {
+      cl_int err =
+          clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem, osize,
+                              0, osize, 0, NULL, NULL);
+      if (err != CL_SUCCESS)
+        st = clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
+      flags = 1;
+      if (chunks == 0)
+        clr_log(ctx,
+                "segmented scan: %zu elements streamed in chunks of at "
+                "most %zu",
+                n, chunk);
+    }
+    clr_stage_release(ctx, &sin);
+    clr_stage_release(ctx, &sout);
+    clr_stage_release(ctx, &sheads);
+  }
+  ctx->timing.chunks = chunks;
+  /* No segment's chain is longer than the segment. */
+  ctx->timing.error_depth = offsets && longest < depth ? longest : depth;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+  return st;
+}
+
+static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
+                                    clr_op op, clr_type type, cl_mem in,
+                                    size_t in_offset, cl_mem out,
+                                    size_t out_offset, size_t n, cl_mem offsets,
+                                    size_t offsets_offset, size_t n_segments,
+                                    cl_mem heads, size_t heads_offset,
+                                    int by_offsets) {
+  clr_options defaults;
+  sscan_plan plan;
+  cl_uint flags = 0;
+  double t0 = clr_now_ms();
+  clr_status st =
+      clr_start_work(ctx, &opt, &defaults, in, out, "buffers", op, type, n, 1);
+  if (st != CLR_OK)
+    return st;
+  if (by_offsets ? !offsets : !heads)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s must not be NULL",
+                    by_offsets ? "offsets" : "heads");
+  if (offsets && n_segments == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "n_segments must be at least 1");
+  clr_type otype = clr_scan_output_type(opt, type);
+  st = clr_check_buffer(ctx, in, in_offset, n, type,
+                        CLR_ACCESS_READ | (in == out ? CLR_ACCESS_WRITE : 0),
+                        "in");
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, out, out_offset, n, otype, CLR_ACCESS_WRITE,
+                          "out");
+  if (st == CLR_OK && offsets)
+    st = n_segments > SIZE_MAX / sizeof(cl_ulong) - 1
+             ? clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                        "%zu segments exceed the address space", n_segments)
+             : clr_check_buffer_elems(ctx, offsets, offsets_offset,
+                                      n_segments + 1, sizeof(cl_ulong),
+                                      CLR_ACCESS_READ, "offsets");
+  if (st == CLR_OK && heads)
+    st = clr_check_buffer_elems(ctx, heads, heads_offset, n, 1, CLR_ACCESS_READ,
+                                "heads");
+  if (st == CLR_OK)
+    st = clr_check_scan_buffers_overlap(ctx, in, in_offset, out, out_offset,
+                                        clr_type_size(type),
+                                        clr_type_size(otype), n);
+  /* Offsets are checked before any kernel reads through them. */
+  if (st == CLR_OK && offsets)
+    st = clr_check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n);
+  if (st == CLR_OK)
+    st = make_sscan_plan(ctx, opt, op, type, offsets != NULL, &plan);
+  if (st == CLR_OK)
+    st = reserve_levels(ctx, &plan, n);
+  if (st == CLR_OK)
+    st = clr_scan_init_carry(ctx, opt, otype, &flags);
+  if (st == CLR_OK) {
+    sscan_io io = {.in = in,
+                   .out = out,
+                   .heads = offsets ? offsets : heads,
+                   .offsets = offsets ? offsets : heads,
+                   .in_off = in_offset,
+                   .out_off = out_offset,
+                   .heads_off = offsets ? 0 : heads_offset,
+                   .offsets_off = offsets ? offsets_offset : 0,
+                   .n_offsets = offsets ? n_segments + 1 : 0,
+                   .lo = 0,
+                   .no_head0 = 1,
+                   .init_flags = flags,
+                   .exclusive = opt->exclusive != 0};
+    size_t depth = 0;
+    st = sscan_launch(ctx, &plan, &io, n, 1, &depth);
+    ctx->timing.error_depth = depth;
+  }
+  ctx->timing.chunks = 1;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+  return st;
+}
+
+/* The public entry points: the call bracket around the host or buffer
+ * call (which refuses the NULL offsets or heads). */
+CLR_API clr_status clr_scan_segments_host(clr_context *ctx,
+                                          const clr_options *opt, clr_op op,
+                                          clr_type type, const void *in,
+                                          void *out, size_t n,
+                                          const uint64_t *offsets,
+                                          size_t n_segments) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = sscan_host_call(ctx, opt, op, type, in, out, n, offsets, n_segments,
+                         NULL, 1);
+  return clr_end_call(ctx, st);
+}
+
+CLR_API clr_status clr_scan_heads_host(clr_context *ctx, const clr_options *opt,
+                                       clr_op op, clr_type type, const void *in,
+                                       void *out, size_t n,
+                                       const uint8_t *heads) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = sscan_host_call(ctx, opt, op, type, in, out, n, NULL, 0, heads, 0);
+  return clr_end_call(ctx, st);
+}
+
+CLR_API clr_status clr_scan_segments_buffer(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+    cl_mem offsets, size_t offsets_offset, size_t n_segments) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = sscan_buffer_call(ctx, opt, op, type, in, in_offset, out, out_offset,
+                           n, offsets, offsets_offset, n_segments, NULL, 0, 1);
+  return clr_end_call(ctx, st);
+}
+
+CLR_API clr_status clr_scan_heads_buffer(clr_context *ctx,
+                                         const clr_options *opt, clr_op op,
+                                         clr_type type, cl_mem in,
+                                         size_t in_offset, cl_mem out,
+                                         size_t out_offset, size_t n,
+                                         cl_mem heads, size_t heads_offset) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = sscan_buffer_call(ctx, opt, op, type, in, in_offset, out, out_offset,
+                           n, NULL, 0, 0, heads, heads_offset, 0);
+  return clr_end_call(ctx, st);
+}
