@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""clreduce's segmented reductions from the command line (stdlib only).
+"""clreduce's segmented reductions and scans (--scan) from the command
+line (stdlib only).
 
     test_segments_cli.py CLREDUCE_EXE --kernel-dir DIR
 
 Answers worked out here for small files (--segments with empty segments,
---segment-length with a shorter last row, every op), --output holding one
-result per segment, generated runs verified (human and JSON reports), and
+--segment-length with a shorter last row, every op; segmented scans,
+inclusive and exclusive), --output holding one result per segment (or
+the scanned values), generated runs verified (human and JSON reports), and
 every refusal: offsets decreasing, not starting at 0, not ending at n, a
 file of one offset or of a size that is no multiple of 8 (exit 2, one
 line), and the options that do not combine with segments.  A kernel that
-drops a segment's carry is caught (exit 1, --output not written).
+drops a segment's carry, or a scan that loses a restart, is caught (exit
+1, --output not written).
 
 The last line is "N passed, N failed".
 """
@@ -85,6 +88,56 @@ def known_answers():
           "rows of 4: 3 sums 7 0 8", "got %s, %s" % (got, doc))
 
 
+def scan_known_answers():
+    """--scan: the segmented scans of the same ints, worked out by hand."""
+    ints = write("sx.i32", "i", [3, -1, 4, 1, -5, 9, 2, -6, 5, 3])
+    # segments: [3 -1 4] [] [1 -5] [9] [] [2 -6 5 3]
+    offs = write("ss.off", "Q", [0, 3, 3, 5, 6, 6, 10])
+    lo, hi = -2**31, 2**31 - 1
+    cases = [
+        ("sum", [], [3, 2, 6, 1, -4, 9, 2, -4, 1, 4]),
+        ("sum", ["--exclusive"], [0, 3, 2, 0, 1, 0, 0, 2, -4, 1]),
+        ("max", [], [3, 3, 4, 1, 1, 9, 2, 2, 5, 5]),
+        ("max", ["--exclusive"], [lo, 3, 3, lo, 1, lo, lo, 2, 2, 5]),
+        ("min", ["--exclusive"], [hi, 3, -1, hi, 1, hi, hi, 2, -6, -6]),
+        ("prod", [], [3, -3, -12, 1, -5, 9, 2, -12, -60, -180]),
+    ]
+    for op, extra, want in cases:
+        what = "segmented %s scan %s" % (op, " ".join(extra))
+        out = os.path.join(TMP, "s-" + op + "".join(extra))
+        doc = run_json(["--type=int", "--op=" + op, "--input=" + ints,
+                        "--segments=" + offs, "--scan", "--output=" + out,
+                        "--repeat=2"] + extra, what)
+        if doc is None:
+            continue
+        check(doc["scan"] is True and doc["segments"] == 6 and
+              doc["exclusive"] == bool(extra) and doc["verified"] is True and
+              doc["bad_elements"] == 0 and doc["output"] == out,
+              what + ": a scan of 6 segments, verified", str(doc))
+        got = read(out, "i") if os.path.exists(out) else None
+        check(got == want, "%s: --output holds %s" % (what, want),
+              "got %s" % got)
+    # Rows, generated: every type, into a wider type, a row length that is
+    # no divisor of n, and the human report.
+    for t in ["float", "double", "int", "uint", "long", "ulong", "half"]:
+        doc = run_json(["--type=" + t, "--n=100003", "--segment-length=97",
+                        "--scan", "--repeat=1"], "generated %s row scans" % t)
+        check(doc is not None and doc["verified"] is True and
+              doc["scan"] is True and clrtest.is_number(doc["gbps"]),
+              "%s: scans of 1031 rows of 97 verified" % t, str(doc))
+    doc = run_json(["--type=int", "--acc=long", "--n=5000",
+                    "--segment-length=7", "--scan", "--exclusive",
+                    "--repeat=1"], "int row scans into long")
+    check(doc is not None and doc["verified"] is True and
+          doc["result_type"] == "long", "int row scans into long", str(doc))
+    rc, out, err = run(["--n=50000", "--segment-length=1000", "--scan",
+                        "--repeat=1"])
+    check(rc == 0 and "segments:   50 of length 1000" in out and
+          "result:     last element" in out and
+          "(read + write + offsets)" in out and "verified: yes" in out,
+          "segmented scan, human report", show(rc, out, err))
+
+
 def generated_runs():
     # Generated data, every type, a row length that is no divisor of n.
     for t in ["float", "double", "int", "uint", "long", "ulong", "half"]:
@@ -149,6 +202,18 @@ def refusals():
                           (["--map=x * 2"], "--no-verify")]:
         expect_error(["--n=100", "--segment-length=10"] + extra, 2, [needle],
                      "--segment-length with %s" % " ".join(extra))
+    expect_error(["--n=100", "--scan"], 2, ["--scan", "--segments"],
+                 "--scan without segments")
+    expect_error(["--n=100", "--segment-length=10", "--exclusive"], 2,
+                 ["--exclusive", "--scan"], "--exclusive without --scan")
+    expect_error(["--n=100", "--segment-length=10", "--scan", "--map=abs"],
+                 2, ["--map"], "a segmented scan with a map")
+    expect_error(["--n=100", "--segment-length=10", "--scan", "--op=and"],
+                 2, ["and"], "a segmented scan of and")
+    path = write("bad2.off", "Q", [0, 6, 4, 10])
+    expect_error(["--type=int", "--input=" + ints, "--segments=" + path,
+                  "--scan"], 2, ["offsets[2]", "never decrease"],
+                 "a segmented scan with decreasing offsets")
     expect_error(["--n=100", "--segment-length=10", "--op=argmax"], 2,
                  ["argmax"], "argmax by segment (not yet)")
     expect_error(["--n=100", "--segment-length=10", "--op=and"], 2,
@@ -179,15 +244,41 @@ def dropped_carry_is_caught(kernel_dir):
           show(rc, o, err))
 
 
+def dropped_restart_is_caught(kernel_dir):
+    """A copy of the kernels whose scan ignores the heads of the level
+    above (a segment's restart lost between work-items): verification
+    fails (exit 1, an element named), --output is not written."""
+    broken = os.path.join(TMP, "broken-scan-cl")
+    shutil.copytree(kernel_dir, broken)
+    path = os.path.join(broken, "scan_segmented.cl")
+    with open(path) as f:
+        text = f.read()
+    needle = "    f |= (uchar)head;\n"
+    check(needle in text, "the flag fold is where the test expects it")
+    with open(path, "w") as f:
+        f.write(text.replace(needle, ""))
+    out = os.path.join(TMP, "restart-dropped")
+    rc, o, err = run(["--n=100000", "--segment-length=3000", "--scan",
+                      "--repeat=1", "--output=" + out],
+                     env={"CLREDUCE_KERNEL_DIR": broken,
+                          "CLREDUCE_CACHE_DIR": os.path.join(TMP, "c2")})
+    check(rc == 1 and "verification failed" in err and "index" in err and
+          not os.path.exists(out),
+          "a lost restart: exit 1, the element named, no --output",
+          show(rc, o, err))
+
+
 def main():
     global EXE, TMP
     a = clrtest.arguments()
     EXE = a.exe
     with tempfile.TemporaryDirectory(prefix="clr-segments-cli-") as TMP:
         known_answers()
+        scan_known_answers()
         generated_runs()
         refusals()
         dropped_carry_is_caught(a.kernel_dir)
+        dropped_restart_is_caught(a.kernel_dir)
     return clrtest.finish("test_segments_cli")
 
 

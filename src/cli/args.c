@@ -53,6 +53,9 @@ void cli_print_usage(FILE *f) {
   fprintf(f, " (default %s)\n", clr_type_name(CLR_FLOAT));
   fputs(
       "  --exclusive        scans: exclusive instead of inclusive\n"
+      "  --scan             with --segments / --segment-length: a prefix "
+      "scan\n"
+      "                     restarting at every segment (segmented scan)\n"
       "  --map=M            reductions: abs, square, or an OpenCL C "
       "expression of x\n"
       "                     (the element) and i (its index), applied "
@@ -303,6 +306,7 @@ enum {
   OPT_EXACT,
   OPT_ACC,
   OPT_EXCLUSIVE,
+  OPT_SCAN,
   OPT_MAP,
   OPT_DOT,
   OPT_INPUT2,
@@ -335,6 +339,7 @@ static const struct option long_options[] = {
     {"exact", no_argument, NULL, OPT_EXACT},
     {"acc", required_argument, NULL, OPT_ACC},
     {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+    {"scan", no_argument, NULL, OPT_SCAN},
     {"map", required_argument, NULL, OPT_MAP},
     {"dot", no_argument, NULL, OPT_DOT},
     {"input2", required_argument, NULL, OPT_INPUT2},
@@ -505,6 +510,9 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_EXCLUSIVE:
     a->exclusive = 1;
     return 0;
+  case OPT_SCAN:
+    a->scan = 1;
+    return 0;
   case OPT_MAP:
     if (parse_string(code, val, &a->map_expr) != 0)
       return -1;
@@ -596,19 +604,33 @@ static int check_combination(const cli_args *a) {
               clr_kernel_name(a->kernel));
     return -1;
   }
+  if (a->scan && !a->segments && !a->segment_length) {
+    cli_error("--scan applies to segments (--segments, --segment-length); "
+              "a scan of the whole array takes a scan kernel: "
+              "--kernel=decoupled, kogge-stone, kogge-stone-db or "
+              "brent-kung" HINT);
+    return -1;
+  }
   if (a->segments || a->segment_length) {
     const char *clash = a->segments && a->segment_length ? "--segment-length"
                         : clr_kernel_is_scan(a->kernel)  ? "a scan kernel"
                         : a->kernel != CLR_REDUCE_COARSE ? "--kernel"
                         : a->dot                         ? "--dot / --input2"
                         : a->exact                       ? "--exact"
-                        : a->exclusive                   ? "--exclusive"
+                        : a->exclusive && !a->scan       ? "--exclusive"
                         : a->vector_width                ? "--vec"
+                        : a->scan && a->map              ? "--map"
+                        : a->scan && a->layout           ? "--layout"
                                                          : NULL;
     if (clash) {
-      cli_error("--segments / --segment-length (one reduction per segment, "
-                "its own kernel) cannot be combined with %s" HINT,
-                clash);
+      cli_error("--segments / --segment-length (%s, its own kernel) cannot "
+                "be combined with %s%s" HINT,
+                a->scan ? "a scan restarting at each segment"
+                        : "one reduction per segment",
+                clash,
+                a->exclusive && !a->scan ? " (add --scan for a segmented "
+                                           "exclusive scan)"
+                                         : "");
       return -1;
     }
     if (a->map == CLR_MAP_EXPR && a->verify) {

@@ -42,6 +42,7 @@ typedef struct cli_args {
   int exact;               /* --exact                                      */
   unsigned accumulate_in;  /* --acc: CLR_ACCUMULATE_IN(type), or 0        */
   int exclusive;           /* --exclusive (scans)                          */
+  int scan;                /* --scan: with segments, a segmented scan      */
   clr_map map;             /* --map: abs, square, or an expression         */
   const char *map_expr;    /* --map=EXPR                                   */
   int dot;                 /* --dot or --input2: x . y of two arrays       */

@@ -588,6 +588,41 @@ static int run_segments(run_state *st) {
   return write_output(st, S * rsize);
 }
 
+/* One warm-up and --repeat timed segmented scans; the last output is
+ * checked segment by segment (a CPU scan of each) and written to
+ * --output. */
+static int run_segmented_scan(run_state *st) {
+  const cli_args *a = st->args;
+  cli_report *r = &st->rep;
+  clr_type otype = clr_scan_output_type(&st->opt, a->type);
+  size_t osize = clr_type_size(otype);
+  st->out = alloc_moving(st, st->n, osize, 2);
+  if (!st->out)
+    return out_of_memory(st->n, osize, "output values");
+  for (unsigned run = 0; run <= a->repeat; run++) {
+    clr_timing t;
+    clr_status s =
+        clr_scan_segments_host(st->ctx, &st->opt, a->op, a->type, st->data,
+                               st->out, st->n, st->offsets, st->n_segments);
+    int rc = after_run(st, run, s, &t);
+    if (rc != 0)
+      return rc;
+    if (run == 0)
+      r->build_ms = t.build_ms;
+    else
+      r->timing = t;
+  }
+  r->result = clr_value_at(otype, st->out, st->n - 1);
+  if (a->verify) {
+    clr_scan_check chk;
+    clr_ref_segmented_scan_check(a->op, a->type, otype, a->exclusive, st->data,
+                                 st->out, st->offsets, st->n_segments,
+                                 r->timing.error_depth, 0, &chk);
+    report_elements(r, &chk);
+  }
+  return write_output(st, st->n * osize);
+}
+
 /* The one line on stderr for a failed verification (the report on stdout
  * has the details): what ran, what the device returned, what the CPU
  * reference says, and the error against its bound. */
@@ -596,9 +631,9 @@ static void verify_failure_message(const run_state *st) {
   const cli_args *a = st->args;
   char got[64], want[64], outnote[64] = "";
   if (r->is_scan || r->segments) {
-    const char *unit = r->segments ? "segment" : "element";
-    const char *where = r->segments ? "segment" : "index";
-    size_t count = r->segments ? r->segments : r->n;
+    const char *unit = cli_per_segment(r) ? "segment" : "element";
+    const char *where = cli_per_segment(r) ? "segment" : "index";
+    size_t count = cli_per_segment(r) ? r->segments : r->n;
     clr_value_format(&r->elements.got_worst, got, sizeof got);
     clr_value_format(&r->elements.ref_worst, want, sizeof want);
     if (a->output)
@@ -607,16 +642,16 @@ static void verify_failure_message(const run_state *st) {
       cli_error("verification failed (%s%s%s): %zu of %zu %ss differ from "
                 "the reference, first at %s %zu: result %s, reference %s%s",
                 r->exclusive ? "exclusive " : "", st->what,
-                r->segments ? "" : " scan", r->elements.n_bad, count, unit,
-                where, r->elements.worst_index, got, want, outnote);
+                cli_per_segment(r) ? "" : " scan", r->elements.n_bad, count,
+                unit, where, r->elements.worst_index, got, want, outnote);
     else
       cli_error("verification failed (%s%s%s): %zu of %zu %ss outside their "
                 "error bound, worst at %s %zu: result %s, reference %s, "
                 "error %.3g, bound %.3g%s",
                 r->exclusive ? "exclusive " : "", st->what,
-                r->segments ? "" : " scan", r->elements.n_bad, count, unit,
-                where, r->elements.worst_index, got, want, r->error, r->bound,
-                outnote);
+                cli_per_segment(r) ? "" : " scan", r->elements.n_bad, count,
+                unit, where, r->elements.worst_index, got, want, r->error,
+                r->bound, outnote);
     return;
   }
   char runs[96] = "", gotr[192], wantr[192];
@@ -677,7 +712,8 @@ static int run_steps(run_state *st) {
                                   : "",
            a->map ? ")" : "");
   if (segmented && several_devices(a->device)) {
-    cli_error("segmented reductions run on one device; --device=%s names "
+    cli_error("segmented reductions and scans run on one device; --device=%s "
+              "names "
               "several",
               a->device);
     return CLI_EXIT_USAGE;
@@ -708,7 +744,7 @@ static int run_steps(run_state *st) {
                                   : NULL;
   r->dot = a->dot;
   r->type = a->type;
-  r->is_scan = clr_kernel_is_scan(a->kernel);
+  r->is_scan = clr_kernel_is_scan(a->kernel) || a->scan;
   r->exclusive = a->exclusive;
   r->result_type = r->is_scan
                        ? clr_scan_output_type(&st->opt, a->type)
@@ -722,9 +758,10 @@ static int run_steps(run_state *st) {
 
   r->segments = st->n_segments;
   r->segments_desc = segmented ? st->segments_desc : NULL;
-  rc = segmented    ? run_segments(st)
-       : r->is_scan ? run_scan(st)
-                    : run_reduce(st);
+  rc = segmented && a->scan ? run_segmented_scan(st)
+       : segmented          ? run_segments(st)
+       : r->is_scan         ? run_scan(st)
+                            : run_reduce(st);
   if (rc != 0)
     return rc;
   summarize(st);

@@ -176,8 +176,8 @@ static void human_verification(FILE *f, const cli_report *r) {
   cli_format_result(r, &r->reference, want, sizeof want);
   fprintf(f, "reference:  %s%s\n", last_label(r), want);
   if (r->is_scan || r->segments) {
-    const char *unit = r->segments ? "segment" : "element";
-    size_t count = r->segments ? r->segments : r->n;
+    const char *unit = cli_per_segment(r) ? "segment" : "element";
+    size_t count = cli_per_segment(r) ? r->segments : r->n;
     format_value(&r->elements.got_worst, got, sizeof got);
     format_value(&r->elements.ref_worst, want, sizeof want);
     if (r->exact) {
@@ -188,8 +188,8 @@ static void human_verification(FILE *f, const cli_report *r) {
                 "error:      MISMATCH in %zu of %zu %ss, first at %s %zu: "
                 "got %s, expected %s\n",
                 r->elements.n_bad, count, unit,
-                r->segments ? "segment" : "index", r->elements.worst_index, got,
-                want);
+                cli_per_segment(r) ? "segment" : "index",
+                r->elements.worst_index, got, want);
     } else {
       fprintf(f,
               "error:      worst %s %zu: got %s, expected %s, error %.3g, "
@@ -284,9 +284,10 @@ void cli_report_human(FILE *f, const cli_report *r) {
   fprintf(f, "build:      %.3f ms\n", r->build_ms);
   if (r->gbps > 0)
     fprintf(f, "bandwidth:  %.3g GB/s%s\n", r->gbps,
-            r->is_scan    ? " (read + write)"
-            : r->segments ? " (values + offsets)"
-                          : "");
+            r->is_scan && r->segments ? " (read + write + offsets)"
+            : r->is_scan              ? " (read + write)"
+            : r->segments             ? " (values + offsets)"
+                                      : "");
   else
     fprintf(f, "bandwidth:  n/a (no kernel time)\n");
   if (r->output)
@@ -368,8 +369,8 @@ void cli_report_json(FILE *f, const cli_report *r) {
       fprintf(f,
               ",\"worst_index\":%zu,\"worst_ratio\":", r->elements.worst_index);
       json_double(f, r->elements.worst_ratio);
-      fprintf(f, ",\"bad_%s\":%zu", r->segments ? "segments" : "elements",
-              r->elements.n_bad);
+      fprintf(f, ",\"bad_%s\":%zu",
+              cli_per_segment(r) ? "segments" : "elements", r->elements.n_bad);
     }
     json_field(f, "output", r->output);
   } else if (verified) {

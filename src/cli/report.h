@@ -25,7 +25,7 @@ typedef struct cli_report {
   clr_type result_type;
   const char *map; /* "abs", "square", a map expression, or NULL      */
   int dot;         /* a dot product of two arrays                    */
-  int is_scan;
+  int is_scan;     /* a scan (with segments: segmented)       */
   int exclusive;
   size_t segments;           /* segmented: their number; 0 otherwise    */
   const char *segments_desc; /* "1000 of length 100", "5 from 'f'"      */
@@ -70,6 +70,11 @@ typedef struct cli_report {
   } parts[CLR_GROUP_MAX_DEVICES];
   double wall_ms, combine_ms; /* medians: the whole call, the host's fold */
 } cli_report;
+
+/* One result a segment (a segmented reduction), not one an element. */
+static inline int cli_per_segment(const cli_report *r) {
+  return r->segments && !r->is_scan;
+}
 
 /* 1 for argmin, argmax and minmax results (a value and an index). */
 int cli_result_is_indexed(const cli_report *r);
