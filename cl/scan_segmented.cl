@@ -44,11 +44,13 @@
 #define CLR_SSCAN_HEADS 1
 #endif
 
-/* The walk over heads of one run [b, e) of this launch's elements. */
+/* The walk over the heads of one run of this launch's elements. */
 typedef struct {
-  ulong next; /* the run's next head at or after the element, or ~0 */
 #if CLR_SSCAN_HEADS == 0
-  ulong k; /* the offset that gives it */
+  ulong next; /* the run's next head at or after the element, or ~0 */
+  ulong k;    /* the offset that gives it */
+#else
+  uchar unused; /* flags are read where they are */
 #endif
 } sscan_heads;
 
@@ -67,23 +69,28 @@ inline ulong sscan_lower_bound(__global const ulong *offsets, ulong count,
   return a;
 }
 
+/* Offset k as an element of this launch (never below lo: k only grows
+ * from the first offset at or after the run's start), or ~0 past them. */
 inline ulong sscan_offset_at(__global const ulong *offsets, ulong count,
                              ulong k, ulong lo) {
-  return k < count && offsets[k] >= lo ? offsets[k] - lo : ~(ulong)0;
+  return k < count ? offsets[k] - lo : ~(ulong)0;
 }
 #endif
 
-/* The first head at or after element b (any head before it is of no
- * interest to a run starting at b). */
-inline sscan_heads sscan_heads_at(__global const uchar *heads,
-                                  __global const ulong *offsets,
+/* The walk from element b on (a head before it is of no interest to a
+ * run starting at b). */
+inline sscan_heads sscan_heads_at(__global const ulong *offsets,
                                   ulong n_offsets, ulong lo, ulong b) {
   sscan_heads h;
 #if CLR_SSCAN_HEADS == 0
   h.k = sscan_lower_bound(offsets, n_offsets, lo + b);
   h.next = sscan_offset_at(offsets, n_offsets, h.k, lo);
 #else
-  h.next = heads[b] ? b : ~(ulong)0;
+  (void)offsets;
+  (void)n_offsets;
+  (void)lo;
+  (void)b;
+  h.unused = 0;
 #endif
   return h;
 }
@@ -93,6 +100,7 @@ inline int sscan_is_head(sscan_heads *h, __global const uchar *heads,
                          __global const ulong *offsets, ulong n_offsets,
                          ulong lo, ulong i) {
 #if CLR_SSCAN_HEADS == 0
+  (void)heads;
   if (i != h->next)
     return 0;
   /* step past every offset equal to it (empty segments) */
@@ -124,7 +132,7 @@ __kernel void clr_sscan_up(__global const IN_T *in, ulong in_off,
   if (b >= n)
     return;
   ulong e = min(b + per_item, n);
-  sscan_heads h = sscan_heads_at(heads, offsets, n_offsets, lo, b);
+  sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b);
   ACC_T v = IDENTITY;
   uchar f = 0;
   for (ulong i = b; i < e; i++) {
@@ -162,7 +170,7 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
     run = carry[carry_off + t];
   else if (init_flags & 1u)
     run = init_total[0];
-  sscan_heads h = sscan_heads_at(heads, offsets, n_offsets, lo, b);
+  sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b);
   for (ulong i = b; i < e; i++) {
     ACC_T x = LOAD(IN_AT(in, i));
     int head = sscan_is_head(&h, heads, offsets, n_offsets, lo, i) &&
