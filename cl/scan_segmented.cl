@@ -37,8 +37,21 @@
  * work-item finds the first offset of its run by binary search, then
  * walks them beside the elements.
  *
- * Every work-item touches only its own run, so in == out (in place) is
- * safe.  Inputs are IN_T at level 0 (converted by LOAD), ACC_T above. */
+ * Two forms of the same kernels:
+ *   runs  (CPUs: the contiguous layout) each work-item reads its run of
+ *         per_item elements straight from global memory;
+ *   tiles (GPUs: the strided layout, -DCLR_SSCAN_WG=wg -DCLR_SSCAN_IPT=ipt)
+ *         a work-group reads a tile of wg * ipt elements into local memory
+ *         with consecutive work-items on consecutive elements (coalesced),
+ *         marks the tile's heads as one bit mask a work-item, and each
+ *         work-item then takes its run of ipt (= per_item) elements from
+ *         there; the down pass writes its results back into the tile and
+ *         the work-group stores them coalesced.
+ * Both give a work-item the same run, so the levels are the same.
+ *
+ * Every work-item (or work-group) touches only its own run (tile), so in
+ * == out (in place) is safe.  Inputs are IN_T at level 0 (converted by
+ * LOAD), ACC_T above. */
 
 #ifndef CLR_SSCAN_HEADS
 #define CLR_SSCAN_HEADS 1
@@ -117,6 +130,148 @@ inline int sscan_is_head(sscan_heads *h, __global const uchar *heads,
 #endif
 }
 
+#ifdef CLR_SSCAN_WG
+/* ------------------------------------------------------------ tiles */
+#define SSCAN_T (CLR_SSCAN_WG * CLR_SSCAN_IPT)
+/* One padding element every 32: the work-items' runs of ipt elements
+ * start in different banks. */
+#define SSCAN_PAD(p) ((p) + (p) / 32)
+#if CLR_SSCAN_IPT > 32
+#error "a tile's work-item takes at most 32 elements (one bit mask)"
+#endif
+
+/* The tile from element `tile` into tv (the identity past n), and its
+ * heads into hm: bit j of hm[w] marks element w * ipt + j of the tile.
+ * Ends with a barrier. */
+inline void sscan_tile_load(__global const IN_T *in,
+                            __global const uchar *heads,
+                            __global const ulong *offsets, ulong n_offsets,
+                            ulong lo, ulong n, ulong tile, __local ACC_T *tv,
+                            __local uint *hm, __local ulong *first) {
+  uint lid = get_local_id(0);
+  hm[lid] = 0;
+#if CLR_SSCAN_HEADS == 0
+  if (lid == 0)
+    *first = sscan_lower_bound(offsets, n_offsets, lo + tile);
+#else
+  (void)first;
+#endif
+  for (uint j = 0; j < CLR_SSCAN_IPT; j++) {
+    ulong p = (ulong)j * CLR_SSCAN_WG + lid, i = tile + p;
+    tv[SSCAN_PAD(p)] = i < n ? LOAD(IN_AT(in, i)) : IDENTITY;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if CLR_SSCAN_HEADS == 0
+  /* the tile's offsets, each read once (empty segments mark one element
+   * several times) */
+  ulong end = min(tile + SSCAN_T, n);
+  (void)heads;
+  for (ulong k = *first + lid; k < n_offsets; k += CLR_SSCAN_WG) {
+    ulong o = offsets[k] - lo;
+    if (o >= end)
+      break;
+    uint p = (uint)(o - tile);
+    atomic_or(&hm[p / CLR_SSCAN_IPT], 1u << (p % CLR_SSCAN_IPT));
+  }
+#else
+  for (uint j = 0; j < CLR_SSCAN_IPT; j++) {
+    uint p = j * CLR_SSCAN_WG + lid;
+    ulong i = tile + p;
+    if (i < n && heads[i])
+      atomic_or(&hm[p / CLR_SSCAN_IPT], 1u << (p % CLR_SSCAN_IPT));
+  }
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+__kernel __attribute__((reqd_work_group_size(CLR_SSCAN_WG, 1, 1))) void
+clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
+             ulong heads_off, __global const ulong *offsets, ulong offsets_off,
+             ulong n_offsets, ulong lo, uint no_head0, ulong n, ulong per_item,
+             __global ACC_T *up_val, ulong up_val_off, __global uchar *up_flag,
+             ulong up_flag_off) {
+  __local ACC_T tv[SSCAN_PAD(SSCAN_T)];
+  __local uint hm[CLR_SSCAN_WG];
+  __local ulong first;
+  (void)per_item; /* CLR_SSCAN_IPT */
+  in += in_off;
+  heads += heads_off;
+  offsets += offsets_off;
+  uint lid = get_local_id(0);
+  ulong tile = get_group_id(0) * (ulong)SSCAN_T;
+  sscan_tile_load(in, heads, offsets, n_offsets, lo, n, tile, tv, hm, &first);
+  ulong b = tile + (ulong)lid * CLR_SSCAN_IPT;
+  if (b >= n)
+    return;
+  uint mask = hm[lid];
+  if (b == 0 && no_head0)
+    mask &= ~1u;
+  ACC_T v = IDENTITY;
+  uchar f = 0;
+  for (uint j = 0; j < CLR_SSCAN_IPT; j++)
+    if (b + j < n) {
+      ACC_T x = tv[SSCAN_PAD(lid * CLR_SSCAN_IPT + j)];
+      int head = (mask >> j) & 1u;
+      v = head ? x : OP(v, x);
+      f |= (uchar)head;
+    }
+  ulong t = get_global_id(0);
+  up_val[up_val_off + t] = v;
+  up_flag[up_flag_off + t] = f;
+}
+
+__kernel __attribute__((reqd_work_group_size(CLR_SSCAN_WG, 1, 1))) void
+clr_sscan_down(__global const IN_T *in, ulong in_off,
+               __global const uchar *heads, ulong heads_off,
+               __global const ulong *offsets, ulong offsets_off,
+               ulong n_offsets, ulong lo, uint no_head0, ulong n,
+               ulong per_item, __global const ACC_T *carry, ulong carry_off,
+               uint use_carry, __global ACC_T *init_total, uint init_flags,
+               __global ACC_T *out, ulong out_off, uint mode) {
+  __local ACC_T tv[SSCAN_PAD(SSCAN_T)];
+  __local uint hm[CLR_SSCAN_WG];
+  __local ulong first;
+  (void)per_item; /* CLR_SSCAN_IPT */
+  in += in_off;
+  heads += heads_off;
+  offsets += offsets_off;
+  out += out_off;
+  uint lid = get_local_id(0);
+  ulong tile = get_group_id(0) * (ulong)SSCAN_T;
+  sscan_tile_load(in, heads, offsets, n_offsets, lo, n, tile, tv, hm, &first);
+  ulong b = tile + (ulong)lid * CLR_SSCAN_IPT;
+  if (b < n) {
+    uint mask = hm[lid];
+    if (b == 0 && no_head0)
+      mask &= ~1u;
+    ACC_T run = IDENTITY;
+    if (use_carry)
+      run = carry[carry_off + get_global_id(0)];
+    else if (init_flags & 1u)
+      run = init_total[0];
+    for (uint j = 0; j < CLR_SSCAN_IPT; j++)
+      if (b + j < n) {
+        uint p = SSCAN_PAD(lid * CLR_SSCAN_IPT + j);
+        ACC_T x = tv[p];
+        int head = (mask >> j) & 1u;
+        ACC_T next = head ? x : OP(run, x);
+        tv[p] = mode == 0 ? next : mode == 1 && head ? IDENTITY : run;
+        run = next;
+      }
+    if ((init_flags & 2u) && b + CLR_SSCAN_IPT >= n)
+      init_total[1] = run;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint j = 0; j < CLR_SSCAN_IPT; j++) {
+    ulong p = (ulong)j * CLR_SSCAN_WG + lid, i = tile + p;
+    if (i < n)
+      out[i] = tv[SSCAN_PAD(p)];
+  }
+}
+
+#else
+/* ------------------------------------------------------------ runs */
+
 __kernel void clr_sscan_up(__global const IN_T *in, ulong in_off,
                            __global const uchar *heads, ulong heads_off,
                            __global const ulong *offsets, ulong offsets_off,
@@ -182,3 +337,4 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
   if ((init_flags & 2u) && e == n)
     init_total[1] = run;
 }
+#endif

@@ -620,7 +620,6 @@ static int check_combination(const cli_args *a) {
                         : a->exclusive && !a->scan       ? "--exclusive"
                         : a->vector_width                ? "--vec"
                         : a->scan && a->map              ? "--map"
-                        : a->scan && a->layout           ? "--layout"
                                                          : NULL;
     if (clash) {
       cli_error("--segments / --segment-length (%s, its own kernel) cannot "

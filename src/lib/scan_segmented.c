@@ -19,10 +19,10 @@
 #include <string.h>
 
 /* Elements a work-item: long runs on CPUs (one work-item a core's share
- * amortises the binary search for its first offset), short ones on GPUs
- * (many work-items in flight). */
+ * amortises the binary search for its first offset); on GPUs tiles of
+ * SSCAN_TILE_WG work-items of 16 elements (8 of 8-byte types). */
 #define SSCAN_ITEMS_CPU 2048
-#define SSCAN_ITEMS_GPU 16
+#define SSCAN_TILE_WG 128
 /* per_item >= 2 keeps the level count below 64 for any n. */
 #define SSCAN_MAX_LEVELS 64
 
@@ -30,6 +30,7 @@ typedef struct sscan_plan {
   clr_op op;
   clr_type in, acc;
   int by_offsets;
+  int tiled; /* tiles in local memory (a fixed work-group) */
   size_t per_item, wg;
   clr_program_entry *up0, *down0; /* level 0: the input, heads as given */
   clr_program_entry *up, *down;   /* the levels above: pairs, flag bytes */
@@ -65,13 +66,45 @@ static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
   if (opt->map != CLR_MAP_NONE || opt->exact)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "segmented scans take no map and no exact sum");
-  p->per_item = opt->coarse        ? opt->coarse
-                : ctx->desc.is_gpu ? SSCAN_ITEMS_GPU
-                                   : SSCAN_ITEMS_CPU;
+  /* Tiles (GPUs, the strided layout) or runs (CPUs, contiguous). */
+  p->tiled = opt->layout ? opt->layout == CLR_LAYOUT_STRIDED : ctx->desc.is_gpu;
+  char shape[96] = "";
+  if (p->tiled) {
+    size_t acc_bytes = clr_type_size(p->acc);
+    p->wg = opt->wg_size ? opt->wg_size : SSCAN_TILE_WG;
+    while (!opt->wg_size && p->wg > ctx->desc.max_work_group_size)
+      p->wg /= 2;
+    p->per_item = opt->coarse ? opt->coarse : acc_bytes > 4 ? 8 : 16;
+    if (p->per_item > 32 || p->wg > ctx->desc.max_work_group_size)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "segmented scans in tiles take at most 32 elements a "
+                      "work-item and work-groups of at most %zu, not %zu and "
+                      "%zu",
+                      ctx->desc.max_work_group_size, p->per_item, p->wg);
+    /* The tile (one padding element every 32), a mask a work-item. */
+    for (;;) {
+      size_t t = p->wg * p->per_item;
+      if ((t + t / 32) * acc_bytes + p->wg * 4 + 64 <= ctx->desc.local_mem_size)
+        break;
+      if (opt->coarse || p->per_item <= 2)
+        return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                        "a tile of %zu x %zu elements exceeds the device's "
+                        "%llu bytes of local memory",
+                        p->wg, p->per_item,
+                        (unsigned long long)ctx->desc.local_mem_size);
+      p->per_item /= 2;
+    }
+    snprintf(shape, sizeof shape, " -DCLR_SSCAN_WG=%zu -DCLR_SSCAN_IPT=%zu",
+             p->wg, p->per_item);
+  } else {
+    p->per_item = opt->coarse ? opt->coarse : SSCAN_ITEMS_CPU;
+  }
   if (p->per_item < 2)
     p->per_item = 2;
-  char extra[40];
-  snprintf(extra, sizeof extra, "-DCLR_SSCAN_HEADS=%d", by_offsets ? 0 : 1);
+  char extra[160], extra_up[160];
+  snprintf(extra, sizeof extra, "-DCLR_SSCAN_HEADS=%d%s", by_offsets ? 0 : 1,
+           shape);
+  snprintf(extra_up, sizeof extra_up, "-DCLR_SSCAN_HEADS=1%s", shape);
   clr_build_spec spec = {.source = "scan_segmented.cl",
                          .kernel = "clr_sscan_up",
                          .in = type,
@@ -84,7 +117,7 @@ static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
     st = clr_get_kernel(ctx, &spec, &p->down0);
   /* The levels above: pairs of the output type, flags as bytes. */
   spec.in = p->acc;
-  spec.extra = "-DCLR_SSCAN_HEADS=1";
+  spec.extra = extra_up;
   spec.kernel = "clr_sscan_up";
   if (st == CLR_OK)
     st = clr_get_kernel(ctx, &spec, &p->up);
@@ -95,11 +128,20 @@ static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
   size_t wg = 0;
   for (size_t i = 0; i < 4 && st == CLR_OK; i++) {
     size_t w;
+    if (p->tiled) { /* the work-group size is built in */
+      if (all[i]->max_wg < p->wg)
+        st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "work-group size %zu exceeds this kernel's limit of %zu "
+                      "on '%s'",
+                      p->wg, all[i]->max_wg, ctx->desc.device_name);
+      continue;
+    }
     st = clr_choose_wg(ctx, all[i], opt->wg_size, 0, 0, 0, &w);
     if (st == CLR_OK && (wg == 0 || w < wg))
       wg = w;
   }
-  p->wg = wg;
+  if (!p->tiled)
+    p->wg = wg;
   return st;
 }
 
@@ -135,9 +177,9 @@ static clr_status reserve_levels(clr_context *ctx, const sscan_plan *p,
   return st;
 }
 
-static clr_status enqueue(clr_context *ctx, cl_kernel k, size_t items,
-                          size_t wg, cl_event *ev) {
-  size_t local = items < wg ? items : wg;
+static clr_status enqueue(clr_context *ctx, const sscan_plan *p, cl_kernel k,
+                          size_t items, cl_event *ev) {
+  size_t wg = p->wg, local = items < wg && !p->tiled ? items : wg;
   size_t global = ceil_div(items, local) * local;
   cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local,
                                       0, NULL, ev);
@@ -193,7 +235,7 @@ static clr_status level_pass(clr_context *ctx, const sscan_plan *p,
                       CLR_ARG(out_off), CLR_ARG(mode));
   }
   if (st == CLR_OK)
-    st = enqueue(ctx, e->kernel, items, p->wg, ev);
+    st = enqueue(ctx, p, e->kernel, items, ev);
   return st;
 }
 
@@ -226,7 +268,7 @@ static clr_status sscan_launch(clr_context *ctx, const sscan_plan *p,
         /* up passes climb the levels, down passes come back */
         size_t k = i + 1 < L.count ? i : n_ev - 1 - i;
         size_t items = ceil_div(L.size[k], p->per_item);
-        size_t local = items < p->wg ? items : p->wg;
+        size_t local = items < p->wg && !p->tiled ? items : p->wg;
         t->passes[i].n_in = L.size[k];
         t->passes[i].local_size = local;
         t->passes[i].global_size = ceil_div(items, local) * local;

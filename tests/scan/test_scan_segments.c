@@ -275,6 +275,36 @@ static void shapes(clr_context *ctx) {
       run_case(ctx, &c, k % 4 == 0, k % 3 == 0);
       free_case(&c);
     }
+  /* tiles (the strided layout, GPUs' default): at most 32 elements a
+   * work-item, the work-group size built in */
+  static const size_t tile_coarse[] = {2, 3, 16, 32};
+  static const size_t tile_wgs[] = {1, 7, 64, 128};
+  for (size_t i = 0; i < 4; i++)
+    for (size_t w = 0; w < 4; w++, k++) {
+      clr_op op = scan_ops[k % N_SCAN_OPS];
+      clr_type type = scan_types[k % N_SCAN_TYPES];
+      layout l = (layout)(k % L_COUNT);
+      sscan_case c =
+          seeded(op, type, 100003, l, (int)(k % 2), tu_seed(k, 17, 0, 0));
+      c.opt.layout = CLR_LAYOUT_STRIDED;
+      c.opt.coarse = tile_coarse[i];
+      c.opt.wg_size = tile_wgs[w];
+      snprintf(c.what + strlen(c.what), sizeof c.what - strlen(c.what),
+               " tiles of %zu x %zu", tile_wgs[w], tile_coarse[i]);
+      run_case(ctx, &c, k % 2 == 0, k % 3 == 0);
+      free_case(&c);
+    }
+  {
+    sscan_case c = seeded(CLR_SUM, CLR_INT, 100, L_RANDOM, 0, 3);
+    c.opt.layout = CLR_LAYOUT_STRIDED;
+    c.opt.coarse = 33;
+    int32_t y[100];
+    clr_status st = clr_scan_segments_host(ctx, &c.opt, c.op, c.type, c.data, y,
+                                           c.n, c.offsets, c.segments);
+    tu_check(st == CLR_ERR_INVALID_ARGUMENT,
+             "tiles of 33 elements a work-item: got %s", clr_status_name(st));
+    free_case(&c);
+  }
   /* into wider types: int into long, float into double */
   static const clr_type wide[][2] = {
       {CLR_INT, CLR_LONG}, {CLR_UINT, CLR_ULONG}, {CLR_FLOAT, CLR_DOUBLE}};
@@ -455,6 +485,8 @@ static void chunks(clr_context *chunked, clr_context *copied) {
       clr_op op = scan_ops[k % N_SCAN_OPS];
       sscan_case c = seeded(op, scan_types[t], 10007, (layout)l, (int)(k % 2),
                             tu_seed(k, 13, 0, 0));
+      if (k % 4 < 2)
+        c.opt.layout = CLR_LAYOUT_STRIDED;
       run_case(k % 2 ? chunked : copied, &c, 0, k % 3 == 0);
       free_case(&c);
     }
@@ -504,6 +536,8 @@ static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
                               (int)((k + si) % 2), tu_seed(small[si], l, k, 5));
         c.opt.wg_size = 3 + (k + si) % 2;
         c.opt.coarse = 2 + (k + (size_t)l) % 2;
+        if ((k + (size_t)l) % 2)
+          c.opt.layout = CLR_LAYOUT_STRIDED;
         run_case((k + si + (size_t)l) % 2 ? chunked : ctx, &c,
                  (k + (size_t)l) % 3 == 0, k % 2);
         free_case(&c);
