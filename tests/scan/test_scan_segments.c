@@ -254,9 +254,9 @@ static void matrix(clr_context *ctx) {
     }
 }
 
-/* Launch shapes: elements a work-item from 2 (17 levels over 100003) to
- * more than n, work-groups of 1 to 256, and the wider output types
- * (accumulate_in). */
+/* Launch shapes: runs (the contiguous layout) of 2 elements a work-item
+ * (17 levels over 100003) to more than n in work-groups of 1 to 256;
+ * tiles; and the wider output types (accumulate_in). */
 static void shapes(clr_context *ctx) {
   static const size_t coarse[] = {2, 3, 16, 100, 5000, 200000};
   static const size_t wgs[] = {1, 7, 64, 256};
@@ -268,6 +268,7 @@ static void shapes(clr_context *ctx) {
       layout l = (layout)(k % L_COUNT);
       sscan_case c =
           seeded(op, type, 100003, l, (int)(k % 2), tu_seed(k, 7, 0, 0));
+      c.opt.layout = CLR_LAYOUT_CONTIGUOUS;
       c.opt.coarse = coarse[i];
       c.opt.wg_size = wgs[w];
       snprintf(c.what + strlen(c.what), sizeof c.what - strlen(c.what),
