@@ -189,11 +189,12 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
              ulong heads_off, __global const ulong *offsets, ulong offsets_off,
              ulong n_offsets, ulong lo, uint no_head0, ulong n, ulong per_item,
              __global ACC_T *up_val, ulong up_val_off, __global uchar *up_flag,
-             ulong up_flag_off) {
+             ulong up_flag_off, uint vec_ok) {
   __local ACC_T tv[SSCAN_PAD(SSCAN_T)];
   __local uint hm[CLR_SSCAN_WG];
   __local ulong first;
   (void)per_item; /* CLR_SSCAN_IPT */
+  (void)vec_ok;
   in += in_off;
   heads += heads_off;
   offsets += offsets_off;
@@ -227,11 +228,12 @@ clr_sscan_down(__global const IN_T *in, ulong in_off,
                ulong n_offsets, ulong lo, uint no_head0, ulong n,
                ulong per_item, __global const ACC_T *carry, ulong carry_off,
                uint use_carry, __global ACC_T *init_total, uint init_flags,
-               __global ACC_T *out, ulong out_off, uint mode) {
+               __global ACC_T *out, ulong out_off, uint mode, uint vec_ok) {
   __local ACC_T tv[SSCAN_PAD(SSCAN_T)];
   __local uint hm[CLR_SSCAN_WG];
   __local ulong first;
   (void)per_item; /* CLR_SSCAN_IPT */
+  (void)vec_ok;
   in += in_off;
   heads += heads_off;
   offsets += offsets_off;
@@ -271,6 +273,40 @@ clr_sscan_down(__global const IN_T *in, ulong in_off,
 
 #else
 /* ------------------------------------------------------------ runs */
+/* With -DCLR_VEC=2|4|8 (cl/scan_lanes.cl first) and vec_ok (the host has
+ * seen that every vector the kernel reads or writes is aligned to its
+ * size: PoCL's vload_half8 faults otherwise) a run is walked a vector
+ * at a time where the vector holds no head: the up pass keeps CLR_VEC
+ * lanes of partial folds, the down pass scans the vector in registers
+ * (a float add's latency bounded one chain an element); a vector with a
+ * head is walked an element at a time. */
+
+#ifndef CLR_VEC
+#define CLR_VEC 1
+#endif
+
+#if CLR_VEC > 1
+CLR_DEFINE_FOLD(sscan_fold_lanes, ACC_T, OP)
+
+/* 1 when no element of [i, i + CLR_VEC) is a head (the walk stands at i). */
+inline int sscan_no_head(const sscan_heads *h, __global const uchar *heads,
+                         ulong i) {
+#if CLR_SSCAN_HEADS == 0
+  (void)heads;
+  return h->next >= i + CLR_VEC;
+#else
+  (void)h;
+  CLR_CAT(uchar, CLR_VEC) f = CLR_CAT(vload, CLR_VEC)(0, heads + i);
+  return !any(f != (CLR_CAT(uchar, CLR_VEC))0);
+#endif
+}
+#endif
+
+/* Element i's pair (the walk stands at i): its value x and head. */
+#define SSCAN_ELEMENT(i)                                                       \
+  ACC_T x = LOAD(IN_AT(in, (i)));                                              \
+  int head = sscan_is_head(&h, heads, offsets, n_offsets, lo, (i)) &&          \
+             ((i) != 0 || !no_head0)
 
 __kernel void clr_sscan_up(__global const IN_T *in, ulong in_off,
                            __global const uchar *heads, ulong heads_off,
@@ -278,7 +314,7 @@ __kernel void clr_sscan_up(__global const IN_T *in, ulong in_off,
                            ulong n_offsets, ulong lo, uint no_head0, ulong n,
                            ulong per_item, __global ACC_T *up_val,
                            ulong up_val_off, __global uchar *up_flag,
-                           ulong up_flag_off) {
+                           ulong up_flag_off, uint vec_ok) {
   in += in_off;
   heads += heads_off;
   offsets += offsets_off;
@@ -290,10 +326,33 @@ __kernel void clr_sscan_up(__global const IN_T *in, ulong in_off,
   sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b);
   ACC_T v = IDENTITY;
   uchar f = 0;
-  for (ulong i = b; i < e; i++) {
-    ACC_T x = LOAD(IN_AT(in, i));
-    int head = sscan_is_head(&h, heads, offsets, n_offsets, lo, i) &&
-               (i != 0 || !no_head0);
+  ulong i = b;
+#if CLR_VEC > 1
+  /* lanes: the fold, lane by lane, of the vectors since v's last element */
+  CLR_CAT(ACC_T, CLR_VEC) lanes = (CLR_CAT(ACC_T, CLR_VEC))(IDENTITY);
+  int held = 0;
+  for (; vec_ok && i + CLR_VEC <= e; i += CLR_VEC) {
+    if (sscan_no_head(&h, heads, i)) {
+      lanes = OP(lanes, VLOAD(i, in));
+      held = 1;
+      continue;
+    }
+    if (held) {
+      v = OP(v, sscan_fold_lanes(lanes));
+      lanes = (CLR_CAT(ACC_T, CLR_VEC))(IDENTITY);
+      held = 0;
+    }
+    for (ulong k = i; k < i + CLR_VEC; k++) {
+      SSCAN_ELEMENT(k);
+      v = head ? x : OP(v, x);
+      f |= (uchar)head;
+    }
+  }
+  if (held)
+    v = OP(v, sscan_fold_lanes(lanes));
+#endif
+  for (; i < e; i++) {
+    SSCAN_ELEMENT(i);
     v = head ? x : OP(v, x);
     f |= (uchar)head;
   }
@@ -310,7 +369,8 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
                              ulong per_item, __global const ACC_T *carry,
                              ulong carry_off, uint use_carry,
                              __global ACC_T *init_total, uint init_flags,
-                             __global ACC_T *out, ulong out_off, uint mode) {
+                             __global ACC_T *out, ulong out_off, uint mode,
+                             uint vec_ok) {
   in += in_off;
   heads += heads_off;
   offsets += offsets_off;
@@ -326,10 +386,26 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
   else if (init_flags & 1u)
     run = init_total[0];
   sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b);
-  for (ulong i = b; i < e; i++) {
-    ACC_T x = LOAD(IN_AT(in, i));
-    int head = sscan_is_head(&h, heads, offsets, n_offsets, lo, i) &&
-               (i != 0 || !no_head0);
+  ulong i = b;
+#if CLR_VEC > 1
+  for (; vec_ok && i + CLR_VEC <= e; i += CLR_VEC) {
+    if (sscan_no_head(&h, heads, i)) {
+      ACCV_T s = clr_scan_lanes(VLOAD(i, in));
+      ACCV_T r = (ACCV_T)(run);
+      VSTORE(mode == 0 ? OP(r, s) : OP(r, SHIFT1(s)), i, out);
+      run = OP(run, LAST(s));
+      continue;
+    }
+    for (ulong k = i; k < i + CLR_VEC; k++) {
+      SSCAN_ELEMENT(k);
+      ACC_T next = head ? x : OP(run, x);
+      out[k] = mode == 0 ? next : mode == 1 && head ? IDENTITY : run;
+      run = next;
+    }
+  }
+#endif
+  for (; i < e; i++) {
+    SSCAN_ELEMENT(i);
     ACC_T next = head ? x : OP(run, x);
     out[i] = mode == 0 ? next : mode == 1 && head ? IDENTITY : run;
     run = next;

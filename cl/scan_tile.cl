@@ -18,8 +18,8 @@
  * (in place) is safe.
  *
  * With -DCLR_VEC=2|4|8 a work-item walks its run a vector at a time:
- * the vector is scanned in registers (log2(VEC) shifted combines, which
- * depend only on the loads) and then combined with the running value, so
+ * the vector is scanned in registers (clr_scan_lanes, cl/scan_lanes.cl,
+ * which the host puts first) and then combined with the running value, so
  * the serial chain through `run` is one operation per VEC elements
  * instead of one per element.  per_item must be a multiple of CLR_VEC.
  *
@@ -27,52 +27,6 @@
  * 1); with flag bit 2 the work-item owning element n-1 writes the running
  * total through it to carry[1], so a long input can be scanned chunk by
  * chunk and stay one continuous scan. */
-
-#if CLR_VEC > 1
-#define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
-#if CLR_IN == 6 /* half: decoded to float */
-#define VLOAD(i, p)                                                            \
-  CLR_CAT(convert_, ACCV_T)(CLR_CAT(vload_half, CLR_VEC)(0, (p) + (i)))
-#else
-#define VLOAD(i, p)                                                            \
-  CLR_CAT(convert_, ACCV_T)(CLR_CAT(vload, CLR_VEC)(0, (p) + (i)))
-#endif
-#define VSTORE(v, i, p) CLR_CAT(vstore, CLR_VEC)((v), 0, (p) + (i))
-#define ID IDENTITY
-#if CLR_VEC == 2
-#define SHIFT1(v) ((ACCV_T)(ID, (v).s0))
-#define LAST(v) ((v).s1)
-#define SCAN_VEC(v) (OP(v, SHIFT1(v)))
-#elif CLR_VEC == 4
-#define SHIFT1(v) ((ACCV_T)(ID, (v).s0, (v).s1, (v).s2))
-#define SHIFT2(v) ((ACCV_T)(ID, ID, (v).s0, (v).s1))
-#define LAST(v) ((v).s3)
-#elif CLR_VEC == 8
-#define SHIFT1(v)                                                              \
-  ((ACCV_T)(ID, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5, (v).s6))
-#define SHIFT2(v)                                                              \
-  ((ACCV_T)(ID, ID, (v).s0, (v).s1, (v).s2, (v).s3, (v).s4, (v).s5))
-#define SHIFT4(v) ((ACCV_T)(ID, ID, ID, ID, (v).s0, (v).s1, (v).s2, (v).s3))
-#define LAST(v) ((v).s7)
-#else
-#error "scan_tile.cl supports CLR_VEC of 1, 2, 4 or 8"
-#endif
-
-/* Inclusive scan of the lanes of one vector (Hillis-Steele in registers). */
-inline ACCV_T clr_scan_lanes(ACCV_T v) {
-  ACCV_T t = SHIFT1(v);
-  v = OP(t, v);
-#if CLR_VEC >= 4
-  t = SHIFT2(v);
-  v = OP(t, v);
-#endif
-#if CLR_VEC >= 8
-  t = SHIFT4(v);
-  v = OP(t, v);
-#endif
-  return v;
-}
-#endif
 
 __kernel void clr_scan(__global const IN_T *in, ulong in_offset,
                        __global ACC_T *out, ulong out_offset, ulong n,

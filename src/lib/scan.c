@@ -102,6 +102,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->local_per_item = p->kernel == CLR_SCAN_KOGGE_STONE_DB ? 2 : 1;
   clr_build_spec tile = {.source = clr_kernel_source(p->kernel),
                          .source2 = "scan_tile.cl",
+                         .helpers = "scan_lanes.cl",
                          .kernel = "clr_scan",
                          .in = type,
                          .acc = out,

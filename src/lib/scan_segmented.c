@@ -23,6 +23,7 @@
  * SSCAN_TILE_WG work-items of 16 elements (8 of 8-byte types). */
 #define SSCAN_ITEMS_CPU 2048
 #define SSCAN_TILE_WG 128
+#define SSCAN_VEC_CPU 8
 /* per_item >= 2 keeps the level count below 64 for any n. */
 #define SSCAN_MAX_LEVELS 64
 
@@ -45,6 +46,7 @@ typedef struct sscan_io {
   cl_uint no_head0;   /* element 0 continues the first segment */
   cl_uint init_flags; /* cl/scan_segmented.cl's: 1 initial value, 2 total */
   cl_uint exclusive;
+  cl_uint vec_ok; /* runs: in, out and heads aligned to their vectors */
 } sscan_io;
 
 static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
@@ -105,11 +107,15 @@ static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
   snprintf(extra, sizeof extra, "-DCLR_SSCAN_HEADS=%d%s", by_offsets ? 0 : 1,
            shape);
   snprintf(extra_up, sizeof extra_up, "-DCLR_SSCAN_HEADS=1%s", shape);
+  /* Runs read a vector at a time where it holds no head (level 0; the
+   * levels above are short). */
   clr_build_spec spec = {.source = "scan_segmented.cl",
+                         .helpers = "scan_lanes.cl",
                          .kernel = "clr_sscan_up",
                          .in = type,
                          .acc = p->acc,
                          .op = op,
+                         .vec = p->tiled ? 0 : SSCAN_VEC_CPU,
                          .extra = extra};
   clr_status st = clr_get_kernel(ctx, &spec, &p->up0);
   spec.kernel = "clr_sscan_down";
@@ -117,6 +123,7 @@ static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
     st = clr_get_kernel(ctx, &spec, &p->down0);
   /* The levels above: pairs of the output type, flags as bytes. */
   spec.in = p->acc;
+  spec.vec = 0;
   spec.extra = extra_up;
   spec.kernel = "clr_sscan_up";
   if (st == CLR_OK)
@@ -206,18 +213,18 @@ static clr_status level_pass(clr_context *ctx, const sscan_plan *p,
            offsets_off = k ? 0 : io->offsets_off,
            n_offsets = k ? 0 : io->n_offsets, lo = k ? 0 : io->lo,
            out_off = k ? L->start[k] : io->out_off;
-  cl_uint no_head0 = k ? 0 : io->no_head0;
+  cl_uint no_head0 = k ? 0 : io->no_head0, vec_ok = k ? 0 : io->vec_ok;
   size_t items = ceil_div((size_t)n, p->per_item);
   clr_program_entry *e = up ? (k ? p->up : p->up0) : (k ? p->down : p->down0);
   clr_status st;
   if (up) {
     cl_ulong above = L->start[k + 1];
-    st =
-        CLR_SET_ARGS(ctx, e->kernel, CLR_ARG(in), CLR_ARG(in_off),
-                     CLR_ARG(heads), CLR_ARG(heads_off), CLR_ARG(offsets),
-                     CLR_ARG(offsets_off), CLR_ARG(n_offsets), CLR_ARG(lo),
-                     CLR_ARG(no_head0), CLR_ARG(n), CLR_ARG(per), CLR_ARG(vals),
-                     CLR_ARG(above), CLR_ARG(flags), CLR_ARG(above));
+    st = CLR_SET_ARGS(ctx, e->kernel, CLR_ARG(in), CLR_ARG(in_off),
+                      CLR_ARG(heads), CLR_ARG(heads_off), CLR_ARG(offsets),
+                      CLR_ARG(offsets_off), CLR_ARG(n_offsets), CLR_ARG(lo),
+                      CLR_ARG(no_head0), CLR_ARG(n), CLR_ARG(per),
+                      CLR_ARG(vals), CLR_ARG(above), CLR_ARG(flags),
+                      CLR_ARG(above), CLR_ARG(vec_ok));
   } else {
     int top = k + 1 == L->count;
     cl_ulong carry_off = top ? 0 : L->start[k + 1];
@@ -232,7 +239,7 @@ static clr_status level_pass(clr_context *ctx, const sscan_plan *p,
                       CLR_ARG(no_head0), CLR_ARG(n), CLR_ARG(per),
                       CLR_ARG(vals), CLR_ARG(carry_off), CLR_ARG(use_carry),
                       CLR_ARG(carry), CLR_ARG(init_flags), CLR_ARG(out),
-                      CLR_ARG(out_off), CLR_ARG(mode));
+                      CLR_ARG(out_off), CLR_ARG(mode), CLR_ARG(vec_ok));
   }
   if (st == CLR_OK)
     st = enqueue(ctx, p, e->kernel, items, ev);
@@ -379,8 +386,16 @@ static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
     if (st == CLR_OK) {
       clr_staged *res = separate ? &sout : &sin;
       res->host = dst;
+      /* Vectors where every array a kernel reads by vector is aligned to
+       * them: staged copies are; arrays used in place must be. */
+      size_t v = SSCAN_VEC_CPU;
+      int vec_ok =
+          (!sin.wrapped || clr_is_aligned(src, v * esize)) &&
+          (!res->wrapped || clr_is_aligned(dst, v * osize)) &&
+          (offsets || !sheads.wrapped || clr_is_aligned(heads + begin, v));
       sscan_io io = {.in = sin.mem,
                      .out = res->mem,
+                     .vec_ok = (cl_uint)vec_ok,
                      .heads = sheads.mem,
                      .offsets = sheads.mem,
                      .n_offsets = k1 - k0,
@@ -472,8 +487,11 @@ static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = clr_scan_init_carry(ctx, opt, otype, &flags);
   if (st == CLR_OK) {
+    size_t v = SSCAN_VEC_CPU;
     sscan_io io = {.in = in,
                    .out = out,
+                   .vec_ok = in_offset % v == 0 && out_offset % v == 0 &&
+                             (offsets || heads_offset % v == 0),
                    .heads = offsets ? offsets : heads,
                    .offsets = offsets ? offsets : heads,
                    .in_off = in_offset,

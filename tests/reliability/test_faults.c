@@ -766,7 +766,7 @@ static void part_build_errors(void) {
       "common.cl",           "load_mapped.cl",        "reduce_coarse.cl",
       "reduce_first_add.cl", "reduce_interleaved.cl", "reduce_sequential.cl",
       "scan_brent_kung.cl",  "scan_kogge_stone.cl",   "scan_kogge_stone_db.cl",
-      "scan_tile.cl"};
+      "scan_tile.cl",        "scan_lanes.cl"};
   char dir[4096], from[4096], to[4096], live[4096];
   join_path(dir, sizeof dir, work_dir, "kernels-build-errors");
   mkdir(work_dir, 0755);
