@@ -607,6 +607,37 @@ CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
                                           size_t n, void *unique_keys,
                                           void *results, size_t *n_runs);
 
+/* Batches: one reduction per range of one array, all in one call.  Range
+ * r is elements [ranges[2r], ranges[2r] + ranges[2r + 1]) (offset and
+ * length, 64-bit) of data: in any order, overlapping or not, empty ones
+ * allowed (their result is the identity); each must lie within [0, n),
+ * else CLR_ERR_INVALID_ARGUMENT names the first that does not.  The same
+ * operations, types and options as clr_reduce_segments_host, on which it
+ * is built: sorted disjoint ranges are reduced where they lie (the gaps
+ * between them, when no larger than twice their elements, read and
+ * dropped), other short ones (under 65536 elements) copied together
+ * first.  results receives n_ranges values of clr_options_result_type.
+ * For the rows of a row-major matrix, clr_reduce_segments_host with
+ * offsets 0, L, 2L, ... is the direct form. */
+CLR_API clr_status clr_reduce_ranges_host(clr_context *ctx,
+                                          const clr_options *opt, clr_op op,
+                                          clr_type type, const void *data,
+                                          size_t n, const uint64_t *ranges,
+                                          size_t n_ranges, void *results);
+/* The same over buffers: n elements of data from element data_offset,
+ * 2 * n_ranges cl_ulongs of ranges (relative to data_offset) from
+ * element ranges_offset, the results from element results_offset.  The
+ * ranges are read back to the host (16 bytes a range) to plan the
+ * batches; the data stays on the device.  Returns when the results are
+ * written. */
+CLR_API clr_status clr_reduce_ranges_buffer(clr_context *ctx,
+                                            const clr_options *opt, clr_op op,
+                                            clr_type type, cl_mem data,
+                                            size_t data_offset, size_t n,
+                                            cl_mem ranges, size_t ranges_offset,
+                                            size_t n_ranges, cl_mem results,
+                                            size_t results_offset);
+
 /* ---------------------------------------------------- segmented scans */
 
 /* Prefix scans that restart at every segment head, all in one call: the

@@ -7,7 +7,9 @@
  * offsets refused with the context still working after.
  *
  *   test_segments [--set=SET] [--any-device] [-v]
- * SET: matrix, layouts, edges, keys; stream (with POCL_MEMORY_LIMIT=1);
+ * SET: matrix, layouts, edges, keys, ranges (clr_reduce_ranges_*: any
+ * order, overlapping, sorted with gaps, sliding windows, empty);
+ * stream (with POCL_MEMORY_LIMIT=1);
  * oclgrind, oclgrind-one-host, oclgrind-one-buffer
  * (default: matrix, layouts, edges and keys; the oclgrind sets run under
  * Oclgrind, tests/reliability, or anywhere with --any-device) */
@@ -628,6 +630,226 @@ static void edges(clr_context *ctx, clr_context *chunked) {
 /* A context streaming host arrays in chunks of chunk_bytes (0: the
  * device's limit), copying them when copy is set; fatal when it cannot
  * be made.  tu_device describes its device. */
+/* ------------------------------------------------------------ ranges */
+
+/* Ranges of a kind over n elements (2 * *count values: offset, length). */
+typedef enum range_kind {
+  R_RANDOM,  /* any order, overlapping, lengths 0..300, some long      */
+  R_SORTED,  /* sorted and disjoint, small gaps: reduced in place      */
+  R_SPARSE,  /* sorted, gaps far longer than the ranges                */
+  R_WINDOWS, /* sliding windows of 100 at stride 7: gathered           */
+  R_EMPTY,   /* empty ranges only, at 0, in the middle and at n        */
+  R_WHOLE,   /* (0, n) twice and an overlapping half                   */
+  R_KINDS
+} range_kind;
+
+static const char *const range_names[R_KINDS] = {"random",  "sorted", "sparse",
+                                                 "windows", "empty",  "whole"};
+
+static uint64_t *make_ranges(range_kind kind, size_t n, uint64_t seed,
+                             size_t *count) {
+  tu_rng rng = {seed};
+  size_t cap = n + 64, c = 0;
+  uint64_t *g = tu_xmalloc(2 * cap * sizeof *g);
+#define ADD(o, l)                                                              \
+  do {                                                                         \
+    if (c < cap) {                                                             \
+      g[2 * c] = (o);                                                          \
+      g[2 * c + 1] = (l);                                                      \
+      c++;                                                                     \
+    }                                                                          \
+  } while (0)
+  switch (kind) {
+  case R_RANDOM:
+    for (size_t k = 0; k < 40 + n / 50; k++) {
+      uint64_t len =
+          tu_below(&rng, 8) == 0 ? tu_below(&rng, n + 1) : tu_below(&rng, 301);
+      if (len > n)
+        len = n;
+      ADD(tu_below(&rng, n - len + 1), len);
+    }
+    break;
+  case R_SORTED:
+    for (uint64_t at = 0; at < n;) {
+      uint64_t gap = tu_below(&rng, 4), len = 1 + tu_below(&rng, 200);
+      if (at + gap + len > n)
+        break;
+      ADD(at + gap, len);
+      at += gap + len;
+    }
+    break;
+  case R_SPARSE:
+    for (uint64_t at = 0; at + 5 <= n; at += 1 + n / 7)
+      ADD(at, 1 + tu_below(&rng, 5));
+    break;
+  case R_WINDOWS:
+    for (uint64_t at = 0; at + 100 <= n; at += 7)
+      ADD(at, 100);
+    break;
+  case R_EMPTY:
+    ADD(0, 0);
+    ADD(n / 2, 0);
+    ADD(n, 0);
+    ADD(n, 0);
+    break;
+  default:
+    ADD(0, n);
+    ADD(n / 4, n / 2);
+    ADD(0, n);
+    break;
+  }
+#undef ADD
+  if (c == 0) {
+    g[0] = 0;
+    g[1] = n;
+    c = 1;
+  }
+  *count = c;
+  return g;
+}
+
+/* The ranges' elements one after another, and the offsets of them as
+ * adjacent segments: the CPU's own gather, for the reference. */
+static void gather_cpu(const void *data, size_t esize, const uint64_t *g,
+                       size_t count, void **out, uint64_t **offsets) {
+  size_t total = 0;
+  for (size_t r = 0; r < count; r++)
+    total += (size_t)g[2 * r + 1];
+  unsigned char *o = tu_xmalloc(total * esize + 1);
+  uint64_t *off = tu_xmalloc((count + 1) * sizeof *off);
+  off[0] = 0;
+  for (size_t r = 0; r < count; r++) {
+    memcpy(o + off[r] * esize, (const unsigned char *)data + g[2 * r] * esize,
+           (size_t)g[2 * r + 1] * esize);
+    off[r + 1] = off[r] + g[2 * r + 1];
+  }
+  *out = o;
+  *offsets = off;
+}
+
+/* One case of ranges: host arrays, then (buffers) the same through cl_mem
+ * (data at element 3, ranges at element 2, results from element 1, the
+ * rest poison), each result against a CPU loop over its range. */
+static void run_ranges(clr_context *ctx, clr_op op, clr_type type, size_t n,
+                       range_kind kind, uint64_t seed, int buffers) {
+  size_t count;
+  void *data = tu_xmalloc(n * clr_type_size(type));
+  tu_fill(op, type, TU_RANDOM, data, n, seed);
+  uint64_t *g = make_ranges(kind, n, seed ^ 0x7a11, &count);
+  void *flat;
+  uint64_t *offsets;
+  size_t esize = clr_type_size(type);
+  gather_cpu(data, esize, g, count, &flat, &offsets);
+  seg_case c = case_of(op, type, flat, (size_t)offsets[count], offsets, count,
+                       "ranges %s %s n=%zu %s (%zu ranges)", clr_op_name(op),
+                       clr_type_name(type), n, range_names[kind], count);
+  clr_type rt = clr_options_result_type(&c.opt, op, type);
+  size_t rsize = clr_type_size(rt);
+  void *res = tu_xmalloc(count * rsize);
+  memset(res, 0xa5, count * rsize);
+  clr_status st =
+      clr_reduce_ranges_host(ctx, &c.opt, op, type, data, n, g, count, res);
+  if (!tu_type_available(type))
+    tu_check(st == CLR_ERR_NO_FP64, "%s: no fp64, got %s", c.what,
+             clr_status_name(st));
+  else if (tu_check(st == CLR_OK, "%s: %s: %s", c.what, clr_status_name(st),
+                    clr_context_error(ctx)))
+    check_results(&c, res, last_depth(ctx), CLR_MAP_NONE);
+  if (buffers && tu_type_available(type)) {
+    cl_context cl = clr_context_cl_context(ctx);
+    cl_command_queue q = clr_context_queue(ctx);
+    unsigned char *d_host = tu_xmalloc((n + 3) * esize);
+    memset(d_host, 0x5a, 3 * esize);
+    memcpy(d_host + 3 * esize, data, n * esize);
+    uint64_t *g_host = tu_xmalloc((2 * count + 2) * sizeof *g_host);
+    g_host[0] = g_host[1] = UINT64_MAX;
+    memcpy(g_host + 2, g, 2 * count * sizeof *g);
+    unsigned char *poison = tu_xmalloc((count + 2) * rsize);
+    memset(poison, 0xa5, (count + 2) * rsize);
+    cl_int e1, e2, e3;
+    cl_mem d = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              (n + 3) * esize, d_host, &e1);
+    cl_mem gb = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               (2 * count + 2) * sizeof *g_host, g_host, &e2);
+    cl_mem rb = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               (count + 2) * rsize, poison, &e3);
+    if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS)
+      tu_die("clCreateBuffer failed");
+    st = clr_reduce_ranges_buffer(ctx, &c.opt, op, type, d, 3, n, gb, 2, count,
+                                  rb, 1);
+    if (tu_check(st == CLR_OK, "%s (buffers): %s: %s", c.what,
+                 clr_status_name(st), clr_context_error(ctx))) {
+      unsigned char *got = tu_xmalloc((count + 2) * rsize);
+      if (clEnqueueReadBuffer(q, rb, CL_TRUE, 0, (count + 2) * rsize, got, 0,
+                              NULL, NULL) != CL_SUCCESS)
+        tu_die("clEnqueueReadBuffer failed");
+      tu_check(memcmp(got, poison, rsize) == 0 &&
+                   memcmp(got + (count + 1) * rsize, poison, rsize) == 0,
+               "%s (buffers): wrote outside the results", c.what);
+      note(&c, " (buffers)");
+      check_results(&c, got + rsize, last_depth(ctx), CLR_MAP_NONE);
+      free(got);
+    }
+    clReleaseMemObject(d);
+    clReleaseMemObject(gb);
+    clReleaseMemObject(rb);
+    free(d_host);
+    free(g_host);
+    free(poison);
+  }
+  free(res);
+  free(flat);
+  free(offsets);
+  free(g);
+  free(data);
+}
+
+/* Every kind of ranges over a few sizes and ops, through one launch and
+ * through streamed chunks; and the refusals. */
+static void ranges(clr_context *ctx, clr_context *chunked) {
+  static const struct {
+    clr_op op;
+    clr_type type;
+  } cases[] = {{CLR_SUM, CLR_FLOAT}, {CLR_MAX, CLR_INT},   {CLR_MIN, CLR_HALF},
+               {CLR_PROD, CLR_UINT}, {CLR_SUM, CLR_LONG},  {CLR_AND, CLR_ULONG},
+               {CLR_OR, CLR_INT},    {CLR_SUM, CLR_DOUBLE}};
+  static const size_t ns[] = {1, 7, 1000, 100003};
+  size_t k = 0;
+  for (int kind = 0; kind < R_KINDS; kind++) {
+    for (size_t ni = 0; ni < 4; ni++)
+      for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++, k++)
+        if ((ci + ni + (size_t)kind) % 2 == 0)
+          run_ranges(k % 3 ? ctx : chunked, cases[ci].op, cases[ci].type,
+                     ns[ni], (range_kind)kind, tu_seed(kind, ni, ci, 9),
+                     k % 4 == 0);
+    char name[64];
+    snprintf(name, sizeof name, "ranges %s", range_names[kind]);
+    tu_section(name);
+  }
+  float x[10] = {0}, r[3];
+  uint64_t bad[][4] = {{0, 5, 6, 5}, {11, 0, 0, 1}, {3, UINT64_MAX, 0, 1}};
+  for (size_t b = 0; b < 3; b++) {
+    clr_status st = clr_reduce_ranges_host(ctx, NULL, CLR_SUM, CLR_FLOAT, x, 10,
+                                           bad[b], 2, r);
+    TU_CHECK(st == CLR_ERR_INVALID_ARGUMENT &&
+                 strstr(clr_context_error(ctx), "range"),
+             "a range past n (%zu): %s (%s)", b, clr_status_name(st),
+             clr_context_error(ctx));
+  }
+  TU_CHECK(clr_reduce_ranges_host(ctx, NULL, CLR_SUM, CLR_FLOAT, x, 10, NULL, 1,
+                                  r) == CLR_ERR_INVALID_ARGUMENT,
+           "NULL ranges refused");
+  TU_CHECK(clr_reduce_ranges_host(ctx, NULL, CLR_SUM, CLR_FLOAT, x, 10, bad[0],
+                                  0, r) == CLR_ERR_INVALID_ARGUMENT,
+           "0 ranges refused");
+  uint64_t one[2] = {2, 3};
+  clr_status st =
+      clr_reduce_ranges_host(ctx, NULL, CLR_SUM, CLR_FLOAT, x, 10, one, 1, r);
+  TU_CHECK(st == CLR_OK && r[0] == 0.0f, "after the refusals: %s",
+           clr_status_name(st));
+  tu_section("ranges: refusals");
+}
+
 static clr_context *make_context(uint64_t chunk_bytes, int copy) {
   clr_context_config cfg;
   clr_context *c = NULL;
@@ -676,6 +898,8 @@ int main(int argc, char **argv) {
   }
   if (all || strcmp(set, "keys") == 0)
     keys(ctx, chunked);
+  if (all || strcmp(set, "ranges") == 0)
+    ranges(ctx, chunked);
   if (strcmp(set, "stream") == 0)
     stream(ctx);
   if (strcmp(set, "oclgrind") == 0) {

@@ -432,6 +432,20 @@ clr_status clr_check_scan_buffers_overlap(clr_context *ctx, cl_mem in,
                                           size_t out_esize, size_t n);
 
 /* ---- segmented.c */
+/* The segmented reductions inside a call (clr_begin_call done): what
+ * clr_reduce_segments_host / _buffer do, for the ranges (ranges.c) and
+ * by-key calls built on them.  Each sets the call's timing (kernel_ms
+ * added up). */
+clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
+                                  clr_op op, clr_type type, const void *data,
+                                  size_t n, const uint64_t *offsets,
+                                  size_t n_segments, void *results);
+clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
+                                    clr_op op, clr_type type, cl_mem data,
+                                    size_t data_offset, size_t n,
+                                    cl_mem offsets, size_t offsets_offset,
+                                    size_t n_segments, cl_mem results,
+                                    size_t results_offset);
 /* The first offset that breaks "0, never decreasing, n at the end" as a
  * refusal, else CLR_OK with *longest the longest segment's length + 1. */
 clr_status clr_check_offsets(clr_context *ctx, const uint64_t *offsets,

@@ -489,10 +489,10 @@ static clr_status host_launch(clr_context *ctx, seg_plan *p,
   return st;
 }
 
-static clr_status segments_host_call(clr_context *ctx, const clr_options *opt,
-                                     clr_op op, clr_type type, const void *data,
-                                     size_t n, const uint64_t *offsets,
-                                     size_t n_segments, void *results) {
+clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
+                                  clr_op op, clr_type type, const void *data,
+                                  size_t n, const uint64_t *offsets,
+                                  size_t n_segments, void *results) {
   clr_options defaults;
   seg_plan plan;
   size_t longest = 0;
@@ -584,12 +584,12 @@ fail:
   return st;
 }
 
-static clr_status segments_buffer_call(clr_context *ctx, const clr_options *opt,
-                                       clr_op op, clr_type type, cl_mem data,
-                                       size_t data_offset, size_t n,
-                                       cl_mem offsets, size_t offsets_offset,
-                                       size_t n_segments, cl_mem results,
-                                       size_t results_offset) {
+clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
+                                    clr_op op, clr_type type, cl_mem data,
+                                    size_t data_offset, size_t n,
+                                    cl_mem offsets, size_t offsets_offset,
+                                    size_t n_segments, cl_mem results,
+                                    size_t results_offset) {
   clr_options defaults;
   seg_plan plan;
   double t0 = clr_now_ms();
@@ -631,8 +631,8 @@ CLR_API clr_status clr_reduce_segments_host(clr_context *ctx,
     return CLR_ERR_INVALID_ARGUMENT;
   clr_status st = clr_begin_call(ctx);
   if (st == CLR_OK)
-    st = segments_host_call(ctx, opt, op, type, data, n, offsets, n_segments,
-                            results);
+    st = clr_segments_host_call(ctx, opt, op, type, data, n, offsets,
+                                n_segments, results);
   return clr_end_call(ctx, st);
 }
 
@@ -645,9 +645,9 @@ CLR_API clr_status clr_reduce_segments_buffer(
     return CLR_ERR_INVALID_ARGUMENT;
   clr_status st = clr_begin_call(ctx);
   if (st == CLR_OK)
-    st = segments_buffer_call(ctx, opt, op, type, data, data_offset, n, offsets,
-                              offsets_offset, n_segments, results,
-                              results_offset);
+    st = clr_segments_buffer_call(ctx, opt, op, type, data, data_offset, n,
+                                  offsets, offsets_offset, n_segments, results,
+                                  results_offset);
   return clr_end_call(ctx, st);
 }
 
@@ -687,8 +687,8 @@ static clr_status by_key_call(clr_context *ctx, const clr_options *opt,
       r++;
     }
   offsets[runs] = n;
-  clr_status st =
-      segments_host_call(ctx, opt, op, type, values, n, offsets, runs, results);
+  clr_status st = clr_segments_host_call(ctx, opt, op, type, values, n, offsets,
+                                         runs, results);
   free(offsets);
   if (st == CLR_OK)
     *n_runs = runs;
