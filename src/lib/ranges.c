@@ -342,8 +342,10 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
       span = ctx->input.mem;
       span_off = 0;
     }
+    /* (one result more than the segments: NVIDIA's driver checks a
+     * rectangle's bounds as whole rows of the pitch, the last one too) */
     if (st == CLR_OK)
-      st = clr_buffer_reserve(ctx, &ctx->output, t.segments * rsize,
+      st = clr_buffer_reserve(ctx, &ctx->output, (t.segments + 1) * rsize,
                               CL_MEM_READ_WRITE);
     if (st == CLR_OK)
       st = clr_segments_buffer_call(ctx, opt, op, type, span, span_off,
