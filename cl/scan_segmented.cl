@@ -1,6 +1,9 @@
 /* Segmented prefix scan: a scan that restarts at every segment head, the
- * heads given by CSR offsets (-DCLR_SSCAN_HEADS=0) or by one flag byte an
- * element (-DCLR_SSCAN_HEADS=1, non-zero: a segment starts here).
+ * heads given by CSR offsets (by_offsets) or by one flag byte an element
+ * (non-zero: a segment starts here).  The form of the heads is an
+ * argument, not a build option, so one program serves both and the
+ * levels above level 0 (flag bytes) too when the input and output types
+ * are one.
  *
  * A segmented scan is a plain scan of (flag, value) pairs under
  *
@@ -30,7 +33,7 @@
  * the work-item owning element n-1 writes the running value after it to
  * init_total[1], the next chunk's initial value.
  *
- * Offsets (CLR_SSCAN_HEADS=0): n_offsets sorted values (element indices
+ * Offsets (by_offsets): n_offsets sorted values (element indices
  * of the whole array, lo being this launch's element 0); an element is a
  * head when some offset equals its index, and an offset outside [lo, lo +
  * n) marks nothing.  The host has checked that they never decrease.  A
@@ -53,21 +56,13 @@
  * == out (in place) is safe.  Inputs are IN_T at level 0 (converted by
  * LOAD), ACC_T above. */
 
-#ifndef CLR_SSCAN_HEADS
-#define CLR_SSCAN_HEADS 1
-#endif
-
 /* The walk over the heads of one run of this launch's elements. */
 typedef struct {
-#if CLR_SSCAN_HEADS == 0
-  ulong next; /* the run's next head at or after the element, or ~0 */
-  ulong k;    /* the offset that gives it */
-#else
-  uchar unused; /* flags are read where they are */
-#endif
+  ulong next; /* offsets: the run's next head at or after the element */
+  ulong k;    /* offsets: the offset that gives it */
+  uint by_offsets;
 } sscan_heads;
 
-#if CLR_SSCAN_HEADS == 0
 /* The first of offsets[0, count) that is >= v. */
 inline ulong sscan_lower_bound(__global const ulong *offsets, ulong count,
                                ulong v) {
@@ -88,23 +83,17 @@ inline ulong sscan_offset_at(__global const ulong *offsets, ulong count,
                              ulong k, ulong lo) {
   return k < count ? offsets[k] - lo : ~(ulong)0;
 }
-#endif
 
 /* The walk from element b on (a head before it is of no interest to a
- * run starting at b). */
+ * run starting at b); flags need none. */
 inline sscan_heads sscan_heads_at(__global const ulong *offsets,
-                                  ulong n_offsets, ulong lo, ulong b) {
+                                  ulong n_offsets, ulong lo, ulong b,
+                                  uint by_offsets) {
   sscan_heads h;
-#if CLR_SSCAN_HEADS == 0
-  h.k = sscan_lower_bound(offsets, n_offsets, lo + b);
-  h.next = sscan_offset_at(offsets, n_offsets, h.k, lo);
-#else
-  (void)offsets;
-  (void)n_offsets;
-  (void)lo;
-  (void)b;
-  h.unused = 0;
-#endif
+  h.by_offsets = by_offsets;
+  h.k = by_offsets ? sscan_lower_bound(offsets, n_offsets, lo + b) : 0;
+  h.next =
+      by_offsets ? sscan_offset_at(offsets, n_offsets, h.k, lo) : ~(ulong)0;
   return h;
 }
 
@@ -112,8 +101,8 @@ inline sscan_heads sscan_heads_at(__global const ulong *offsets,
 inline int sscan_is_head(sscan_heads *h, __global const uchar *heads,
                          __global const ulong *offsets, ulong n_offsets,
                          ulong lo, ulong i) {
-#if CLR_SSCAN_HEADS == 0
-  (void)heads;
+  if (!h->by_offsets)
+    return heads[i] != 0;
   if (i != h->next)
     return 0;
   /* step past every offset equal to it (empty segments) */
@@ -121,13 +110,6 @@ inline int sscan_is_head(sscan_heads *h, __global const uchar *heads,
     h->k++;
   h->next = sscan_offset_at(offsets, n_offsets, h->k, lo);
   return 1;
-#else
-  (void)h;
-  (void)offsets;
-  (void)n_offsets;
-  (void)lo;
-  return heads[i] != 0;
-#endif
 }
 
 #ifdef CLR_SSCAN_WG
@@ -146,50 +128,46 @@ inline int sscan_is_head(sscan_heads *h, __global const uchar *heads,
 inline void sscan_tile_load(__global const IN_T *in,
                             __global const uchar *heads,
                             __global const ulong *offsets, ulong n_offsets,
-                            ulong lo, ulong n, ulong tile, __local ACC_T *tv,
-                            __local uint *hm, __local ulong *first) {
+                            uint by_offsets, ulong lo, ulong n, ulong tile,
+                            __local ACC_T *tv, __local uint *hm,
+                            __local ulong *first) {
   uint lid = get_local_id(0);
   hm[lid] = 0;
-#if CLR_SSCAN_HEADS == 0
-  if (lid == 0)
+  if (lid == 0 && by_offsets)
     *first = sscan_lower_bound(offsets, n_offsets, lo + tile);
-#else
-  (void)first;
-#endif
   for (uint j = 0; j < CLR_SSCAN_IPT; j++) {
     ulong p = (ulong)j * CLR_SSCAN_WG + lid, i = tile + p;
     tv[SSCAN_PAD(p)] = i < n ? LOAD(IN_AT(in, i)) : IDENTITY;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-#if CLR_SSCAN_HEADS == 0
-  /* the tile's offsets, each read once (empty segments mark one element
-   * several times) */
-  ulong end = min(tile + SSCAN_T, n);
-  (void)heads;
-  for (ulong k = *first + lid; k < n_offsets; k += CLR_SSCAN_WG) {
-    ulong o = offsets[k] - lo;
-    if (o >= end)
-      break;
-    uint p = (uint)(o - tile);
-    atomic_or(&hm[p / CLR_SSCAN_IPT], 1u << (p % CLR_SSCAN_IPT));
-  }
-#else
-  for (uint j = 0; j < CLR_SSCAN_IPT; j++) {
-    uint p = j * CLR_SSCAN_WG + lid;
-    ulong i = tile + p;
-    if (i < n && heads[i])
+  if (by_offsets) {
+    /* the tile's offsets, each read once (empty segments mark one
+     * element several times) */
+    ulong end = min(tile + SSCAN_T, n);
+    for (ulong k = *first + lid; k < n_offsets; k += CLR_SSCAN_WG) {
+      ulong o = offsets[k] - lo;
+      if (o >= end)
+        break;
+      uint p = (uint)(o - tile);
       atomic_or(&hm[p / CLR_SSCAN_IPT], 1u << (p % CLR_SSCAN_IPT));
+    }
+  } else {
+    for (uint j = 0; j < CLR_SSCAN_IPT; j++) {
+      uint p = j * CLR_SSCAN_WG + lid;
+      ulong i = tile + p;
+      if (i < n && heads[i])
+        atomic_or(&hm[p / CLR_SSCAN_IPT], 1u << (p % CLR_SSCAN_IPT));
+    }
   }
-#endif
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 __kernel __attribute__((reqd_work_group_size(CLR_SSCAN_WG, 1, 1))) void
 clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
              ulong heads_off, __global const ulong *offsets, ulong offsets_off,
-             ulong n_offsets, ulong lo, uint no_head0, ulong n, ulong per_item,
-             __global ACC_T *up_val, ulong up_val_off, __global uchar *up_flag,
-             ulong up_flag_off, uint vec_ok) {
+             ulong n_offsets, uint by_offsets, ulong lo, uint no_head0, ulong n,
+             ulong per_item, __global ACC_T *up_val, ulong up_val_off,
+             __global uchar *up_flag, ulong up_flag_off, uint vec_ok) {
   __local ACC_T tv[SSCAN_PAD(SSCAN_T)];
   __local uint hm[CLR_SSCAN_WG];
   __local ulong first;
@@ -200,7 +178,8 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
   offsets += offsets_off;
   uint lid = get_local_id(0);
   ulong tile = get_group_id(0) * (ulong)SSCAN_T;
-  sscan_tile_load(in, heads, offsets, n_offsets, lo, n, tile, tv, hm, &first);
+  sscan_tile_load(in, heads, offsets, n_offsets, by_offsets, lo, n, tile, tv,
+                  hm, &first);
   ulong b = tile + (ulong)lid * CLR_SSCAN_IPT;
   if (b >= n)
     return;
@@ -225,10 +204,11 @@ __kernel __attribute__((reqd_work_group_size(CLR_SSCAN_WG, 1, 1))) void
 clr_sscan_down(__global const IN_T *in, ulong in_off,
                __global const uchar *heads, ulong heads_off,
                __global const ulong *offsets, ulong offsets_off,
-               ulong n_offsets, ulong lo, uint no_head0, ulong n,
-               ulong per_item, __global const ACC_T *carry, ulong carry_off,
-               uint use_carry, __global ACC_T *init_total, uint init_flags,
-               __global ACC_T *out, ulong out_off, uint mode, uint vec_ok) {
+               ulong n_offsets, uint by_offsets, ulong lo, uint no_head0,
+               ulong n, ulong per_item, __global const ACC_T *carry,
+               ulong carry_off, uint use_carry, __global ACC_T *init_total,
+               uint init_flags, __global ACC_T *out, ulong out_off, uint mode,
+               uint vec_ok) {
   __local ACC_T tv[SSCAN_PAD(SSCAN_T)];
   __local uint hm[CLR_SSCAN_WG];
   __local ulong first;
@@ -240,7 +220,8 @@ clr_sscan_down(__global const IN_T *in, ulong in_off,
   out += out_off;
   uint lid = get_local_id(0);
   ulong tile = get_group_id(0) * (ulong)SSCAN_T;
-  sscan_tile_load(in, heads, offsets, n_offsets, lo, n, tile, tv, hm, &first);
+  sscan_tile_load(in, heads, offsets, n_offsets, by_offsets, lo, n, tile, tv,
+                  hm, &first);
   ulong b = tile + (ulong)lid * CLR_SSCAN_IPT;
   if (b < n) {
     uint mask = hm[lid];
@@ -291,14 +272,10 @@ CLR_DEFINE_FOLD(sscan_fold_lanes, ACC_T, OP)
 /* 1 when no element of [i, i + CLR_VEC) is a head (the walk stands at i). */
 inline int sscan_no_head(const sscan_heads *h, __global const uchar *heads,
                          ulong i) {
-#if CLR_SSCAN_HEADS == 0
-  (void)heads;
-  return h->next >= i + CLR_VEC;
-#else
-  (void)h;
+  if (h->by_offsets)
+    return h->next >= i + CLR_VEC;
   CLR_CAT(uchar, CLR_VEC) f = CLR_CAT(vload, CLR_VEC)(0, heads + i);
   return !any(f != (CLR_CAT(uchar, CLR_VEC))0);
-#endif
 }
 #endif
 
@@ -308,13 +285,12 @@ inline int sscan_no_head(const sscan_heads *h, __global const uchar *heads,
   int head = sscan_is_head(&h, heads, offsets, n_offsets, lo, (i)) &&          \
              ((i) != 0 || !no_head0)
 
-__kernel void clr_sscan_up(__global const IN_T *in, ulong in_off,
-                           __global const uchar *heads, ulong heads_off,
-                           __global const ulong *offsets, ulong offsets_off,
-                           ulong n_offsets, ulong lo, uint no_head0, ulong n,
-                           ulong per_item, __global ACC_T *up_val,
-                           ulong up_val_off, __global uchar *up_flag,
-                           ulong up_flag_off, uint vec_ok) {
+__kernel void
+clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
+             ulong heads_off, __global const ulong *offsets, ulong offsets_off,
+             ulong n_offsets, uint by_offsets, ulong lo, uint no_head0, ulong n,
+             ulong per_item, __global ACC_T *up_val, ulong up_val_off,
+             __global uchar *up_flag, ulong up_flag_off, uint vec_ok) {
   in += in_off;
   heads += heads_off;
   offsets += offsets_off;
@@ -323,7 +299,7 @@ __kernel void clr_sscan_up(__global const IN_T *in, ulong in_off,
   if (b >= n)
     return;
   ulong e = min(b + per_item, n);
-  sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b);
+  sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets);
   ACC_T v = IDENTITY;
   uchar f = 0;
   ulong i = b;
@@ -365,12 +341,12 @@ __kernel void clr_sscan_up(__global const IN_T *in, ulong in_off,
 __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
                              __global const uchar *heads, ulong heads_off,
                              __global const ulong *offsets, ulong offsets_off,
-                             ulong n_offsets, ulong lo, uint no_head0, ulong n,
-                             ulong per_item, __global const ACC_T *carry,
-                             ulong carry_off, uint use_carry,
-                             __global ACC_T *init_total, uint init_flags,
-                             __global ACC_T *out, ulong out_off, uint mode,
-                             uint vec_ok) {
+                             ulong n_offsets, uint by_offsets, ulong lo,
+                             uint no_head0, ulong n, ulong per_item,
+                             __global const ACC_T *carry, ulong carry_off,
+                             uint use_carry, __global ACC_T *init_total,
+                             uint init_flags, __global ACC_T *out,
+                             ulong out_off, uint mode, uint vec_ok) {
   in += in_off;
   heads += heads_off;
   offsets += offsets_off;
@@ -385,7 +361,7 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
     run = carry[carry_off + t];
   else if (init_flags & 1u)
     run = init_total[0];
-  sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b);
+  sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets);
   ulong i = b;
 #if CLR_VEC > 1
   for (; vec_ok && i + CLR_VEC <= e; i += CLR_VEC) {

@@ -103,10 +103,8 @@ static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
   }
   if (p->per_item < 2)
     p->per_item = 2;
-  char extra[160], extra_up[160];
-  snprintf(extra, sizeof extra, "-DCLR_SSCAN_HEADS=%d%s", by_offsets ? 0 : 1,
-           shape);
-  snprintf(extra_up, sizeof extra_up, "-DCLR_SSCAN_HEADS=1%s", shape);
+  /* One program for level 0 and the levels above when the input type is
+   * the output type (the heads' form is an argument). */
   /* Runs read a vector at a time where it holds no head (level 0; the
    * levels above are short). */
   clr_build_spec spec = {.source = "scan_segmented.cl",
@@ -116,15 +114,13 @@ static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
                          .acc = p->acc,
                          .op = op,
                          .vec = p->tiled ? 0 : SSCAN_VEC_CPU,
-                         .extra = extra};
+                         .extra = shape[0] ? shape + 1 : NULL};
   clr_status st = clr_get_kernel(ctx, &spec, &p->up0);
   spec.kernel = "clr_sscan_down";
   if (st == CLR_OK)
     st = clr_get_kernel(ctx, &spec, &p->down0);
   /* The levels above: pairs of the output type, flags as bytes. */
   spec.in = p->acc;
-  spec.vec = 0;
-  spec.extra = extra_up;
   spec.kernel = "clr_sscan_up";
   if (st == CLR_OK)
     st = clr_get_kernel(ctx, &spec, &p->up);
@@ -214,6 +210,7 @@ static clr_status level_pass(clr_context *ctx, const sscan_plan *p,
            n_offsets = k ? 0 : io->n_offsets, lo = k ? 0 : io->lo,
            out_off = k ? L->start[k] : io->out_off;
   cl_uint no_head0 = k ? 0 : io->no_head0, vec_ok = k ? 0 : io->vec_ok;
+  cl_uint by_offsets = k ? 0 : (cl_uint)p->by_offsets;
   size_t items = ceil_div((size_t)n, p->per_item);
   clr_program_entry *e = up ? (k ? p->up : p->up0) : (k ? p->down : p->down0);
   clr_status st;
@@ -221,10 +218,10 @@ static clr_status level_pass(clr_context *ctx, const sscan_plan *p,
     cl_ulong above = L->start[k + 1];
     st = CLR_SET_ARGS(ctx, e->kernel, CLR_ARG(in), CLR_ARG(in_off),
                       CLR_ARG(heads), CLR_ARG(heads_off), CLR_ARG(offsets),
-                      CLR_ARG(offsets_off), CLR_ARG(n_offsets), CLR_ARG(lo),
-                      CLR_ARG(no_head0), CLR_ARG(n), CLR_ARG(per),
-                      CLR_ARG(vals), CLR_ARG(above), CLR_ARG(flags),
-                      CLR_ARG(above), CLR_ARG(vec_ok));
+                      CLR_ARG(offsets_off), CLR_ARG(n_offsets),
+                      CLR_ARG(by_offsets), CLR_ARG(lo), CLR_ARG(no_head0),
+                      CLR_ARG(n), CLR_ARG(per), CLR_ARG(vals), CLR_ARG(above),
+                      CLR_ARG(flags), CLR_ARG(above), CLR_ARG(vec_ok));
   } else {
     int top = k + 1 == L->count;
     cl_ulong carry_off = top ? 0 : L->start[k + 1];
@@ -233,13 +230,13 @@ static clr_status level_pass(clr_context *ctx, const sscan_plan *p,
         (top ? io->init_flags & 1u : 0u) | (k == 0 ? io->init_flags & 2u : 0u);
     cl_uint mode = k ? 2u : io->exclusive ? 1u : 0u;
     cl_mem carry = ctx->carry.mem;
-    st = CLR_SET_ARGS(ctx, e->kernel, CLR_ARG(in), CLR_ARG(in_off),
-                      CLR_ARG(heads), CLR_ARG(heads_off), CLR_ARG(offsets),
-                      CLR_ARG(offsets_off), CLR_ARG(n_offsets), CLR_ARG(lo),
-                      CLR_ARG(no_head0), CLR_ARG(n), CLR_ARG(per),
-                      CLR_ARG(vals), CLR_ARG(carry_off), CLR_ARG(use_carry),
-                      CLR_ARG(carry), CLR_ARG(init_flags), CLR_ARG(out),
-                      CLR_ARG(out_off), CLR_ARG(mode), CLR_ARG(vec_ok));
+    st = CLR_SET_ARGS(
+        ctx, e->kernel, CLR_ARG(in), CLR_ARG(in_off), CLR_ARG(heads),
+        CLR_ARG(heads_off), CLR_ARG(offsets), CLR_ARG(offsets_off),
+        CLR_ARG(n_offsets), CLR_ARG(by_offsets), CLR_ARG(lo), CLR_ARG(no_head0),
+        CLR_ARG(n), CLR_ARG(per), CLR_ARG(vals), CLR_ARG(carry_off),
+        CLR_ARG(use_carry), CLR_ARG(carry), CLR_ARG(init_flags), CLR_ARG(out),
+        CLR_ARG(out_off), CLR_ARG(mode), CLR_ARG(vec_ok));
   }
   if (st == CLR_OK)
     st = enqueue(ctx, p, e->kernel, items, ev);
