@@ -6,8 +6,9 @@ line (stdlib only).
 
 Answers worked out here for small files (--segments with empty segments,
 --segment-length with a shorter last row, every op; segmented scans,
-inclusive and exclusive), --output holding one result per segment (or
-the scanned values), generated runs verified (human and JSON reports), and
+inclusive and exclusive; --ranges of (offset, length) pairs), --output
+holding one result per segment (or the scanned values), generated runs
+verified (human and JSON reports), and
 every refusal: offsets decreasing, not starting at 0, not ending at n, a
 file of one offset or of a size that is no multiple of 8 (exit 2, one
 line), and the options that do not combine with segments.  A kernel that
@@ -137,6 +138,56 @@ def scan_known_answers():
           "result:     last element" in out and
           "(read + write + offsets)" in out and "verified: yes" in out,
           "segmented scan, human report", show(rc, out, err))
+
+
+def ranges_known_answers():
+    """--ranges: (offset, length) pairs in any order, overlapping."""
+    ints = write("rx.i32", "i", [3, -1, 4, 1, -5, 9, 2, -6, 5, 3])
+    pairs = [(2, 3), (0, 10), (9, 1), (4, 0), (0, 2), (3, 5), (10, 0)]
+    path = write("r.rng", "Q", [v for p in pairs for v in p])
+    xs = [3, -1, 4, 1, -5, 9, 2, -6, 5, 3]
+    for op, fmt, rtype, fold, ident in [
+            ("sum", "q", "long", sum, 0),
+            ("max", "i", "int", max, -2**31),
+            ("min", "i", "int", min, 2**31 - 1)]:
+        want = [fold(xs[o:o + n]) if n else ident for o, n in pairs]
+        out = os.path.join(TMP, "r-" + op)
+        doc = run_json(["--type=int", "--op=" + op, "--input=" + ints,
+                        "--ranges=" + path, "--output=" + out, "--repeat=2"],
+                       "int %s by range" % op)
+        if doc is None:
+            continue
+        check(doc["segments"] == 7 and doc["verified"] is True and
+              doc["result_type"] == rtype and doc["bad_segments"] == 0,
+              "int %s of 7 ranges, verified" % op, str(doc))
+        got = read(out, fmt) if os.path.exists(out) else None
+        check(got == want, "int %s by range: --output holds %s" % (op, want),
+              "got %s" % got)
+    # generated: sliding windows (gathered) and sorted ones (in place)
+    wins = write("w.rng", "Q", [v for k in range(0, 9900, 7)
+                                for v in (k, 100)])
+    doc = run_json(["--n=10000", "--ranges=" + wins, "--repeat=1"],
+                   "sliding windows")
+    check(doc is not None and doc["verified"] is True and
+          doc["segments"] == len(range(0, 9900, 7)),
+          "1415 sliding windows of 100 verified", str(doc))
+    sort = write("s.rng", "Q", [v for k in range(0, 100000, 1000)
+                                for v in (k + 3, 990)])
+    doc = run_json(["--n=100000", "--type=double", "--op=max",
+                    "--ranges=" + sort, "--repeat=1"], "sorted ranges")
+    check(doc is not None and doc["verified"] is True,
+          "100 sorted ranges with gaps verified", str(doc))
+    expect_error(["--n=100", "--ranges=" + write("bad.rng", "Q", [95, 6])],
+                 2, ["range 0", "n = 100"], "a range past n")
+    odd = os.path.join(TMP, "odd.rng")
+    with open(odd, "wb") as f:
+        f.write(b"\0" * 24)
+    expect_error(["--n=100", "--ranges=" + odd], 2, ["odd.rng"],
+                 "a ranges file of 24 bytes")
+    expect_error(["--n=100", "--ranges=" + path, "--scan"], 2,
+                 ["--ranges", "--scan"], "--ranges with --scan")
+    expect_error(["--n=100", "--ranges=" + path, "--segment-length=10"], 2,
+                 ["--ranges"], "--ranges with --segment-length")
 
 
 def generated_runs():
@@ -276,6 +327,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="clr-segments-cli-") as TMP:
         known_answers()
         scan_known_answers()
+        ranges_known_answers()
         generated_runs()
         refusals()
         dropped_carry_is_caught(a.kernel_dir)

@@ -86,6 +86,11 @@ void cli_print_usage(FILE *f) {
       "to N, never\n"
       "                     decreasing); segment s is elements "
       "[off[s], off[s+1])\n"
+      "  --ranges=FILE      one reduction per range: FILE holds (offset, "
+      "length)\n"
+      "                     pairs (raw native-endian 64-bit), in any order, "
+      "overlapping\n"
+      "                     or not, each within [0, N)\n"
       "  --segment-length=L one reduction per L elements (rows; the last "
       "may be\n"
       "                     shorter)\n"
@@ -312,6 +317,7 @@ enum {
   OPT_INPUT2,
   OPT_SEGMENTS,
   OPT_SEGMENT_LENGTH,
+  OPT_RANGES,
   OPT_REPEAT,
   OPT_NO_VERIFY,
   OPT_JSON,
@@ -345,6 +351,7 @@ static const struct option long_options[] = {
     {"input2", required_argument, NULL, OPT_INPUT2},
     {"segments", required_argument, NULL, OPT_SEGMENTS},
     {"segment-length", required_argument, NULL, OPT_SEGMENT_LENGTH},
+    {"ranges", required_argument, NULL, OPT_RANGES},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
     {"json", no_argument, NULL, OPT_JSON},
@@ -533,6 +540,8 @@ static int parse_option(int code, const char *val, cli_args *a) {
     return parse_string(code, val, &a->input2);
   case OPT_SEGMENTS:
     return parse_string(code, val, &a->segments);
+  case OPT_RANGES:
+    return parse_string(code, val, &a->ranges);
   case OPT_SEGMENT_LENGTH:
     if (parse_positive(code, val, UINT64_MAX, &u) != 0)
       return -1;
@@ -604,6 +613,12 @@ static int check_combination(const cli_args *a) {
               clr_kernel_name(a->kernel));
     return -1;
   }
+  if (a->ranges && (a->segments || a->segment_length || a->scan)) {
+    cli_error(
+        "--ranges (one reduction per range) cannot be combined with %s" HINT,
+        a->scan ? "--scan" : "--segments / --segment-length");
+    return -1;
+  }
   if (a->scan && !a->segments && !a->segment_length) {
     cli_error("--scan applies to segments (--segments, --segment-length); "
               "a scan of the whole array takes a scan kernel: "
@@ -611,7 +626,7 @@ static int check_combination(const cli_args *a) {
               "brent-kung" HINT);
     return -1;
   }
-  if (a->segments || a->segment_length) {
+  if (a->segments || a->segment_length || a->ranges) {
     const char *clash = a->segments && a->segment_length ? "--segment-length"
                         : clr_kernel_is_scan(a->kernel)  ? "a scan kernel"
                         : a->kernel != CLR_REDUCE_COARSE ? "--kernel"

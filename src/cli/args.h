@@ -49,6 +49,7 @@ typedef struct cli_args {
   const char *input2;      /* --input2: the second array                   */
   const char *segments;    /* --segments: a file of 64-bit offsets, or NULL */
   uint64_t segment_length; /* --segment-length: rows of this length, or 0  */
+  const char *ranges;      /* --ranges: a file of (offset, length) pairs    */
   unsigned repeat;         /* --repeat: timed runs                         */
   int verify;              /* 0 with --no-verify                           */
   int json;                /* --json                                       */

@@ -28,6 +28,7 @@ typedef struct run_state {
   void *out;         /* scans: the device's output; segments: the results */
   int pinned[3];     /* data, data2, out came from clr_host_alloc        */
   uint64_t *offsets; /* segments: n_segments + 1 offsets              */
+  uint64_t *ranges;  /* --ranges: n_segments (offset, length) pairs     */
   size_t n_segments; /* 0: not segmented                               */
   size_t n;
   size_t elem_size;
@@ -65,6 +66,7 @@ static void run_release(run_state *st) {
   free_moving(st, st->data2, 1);
   free_moving(st, st->out, 2);
   free(st->offsets);
+  free(st->ranges);
   free(st->kernel_ms);
   free(st->h2d_ms);
   free(st->d2h_ms);
@@ -155,6 +157,22 @@ static int load_input(run_state *st) {
  * error). */
 static int load_segments(run_state *st) {
   const cli_args *a = st->args;
+  if (a->ranges) {
+    size_t count = 0;
+    int rc = cli_read_input(a->ranges, 2 * sizeof(uint64_t),
+                            "(offset, length) pair of 64-bit values",
+                            (void **)&st->ranges, &count);
+    if (rc != 0)
+      return rc;
+    if (count == 0) {
+      cli_error("--ranges '%s' holds no range", a->ranges);
+      return CLI_EXIT_USAGE;
+    }
+    st->n_segments = count;
+    snprintf(st->segments_desc, sizeof st->segments_desc,
+             "%zu ranges from '%s'", count, a->ranges);
+    return 0;
+  }
   if (a->segments) {
     size_t count = 0;
     int rc = cli_read_input(a->segments, sizeof(uint64_t), "64-bit offset",
@@ -553,8 +571,36 @@ static int run_scan(run_state *st) {
   return write_output(st, st->n * osize);
 }
 
-/* One warm-up and --repeat timed segmented reductions; the last results
- * are checked segment by segment and written to --output. */
+/* --ranges: the ranges' elements one after another and their offsets as
+ * adjacent segments (the CPU's gather, for the reference); NULL when out
+ * of memory.  *total: their elements. */
+static void *gather_ranges(const run_state *st, uint64_t **offsets,
+                           size_t *total) {
+  const uint64_t *g = st->ranges;
+  size_t count = st->n_segments, esize = st->elem_size, sum = 0;
+  for (size_t r = 0; r < count; r++)
+    sum += (size_t)g[2 * r + 1];
+  unsigned char *out = malloc(sum * esize + 1);
+  *offsets = malloc((count + 1) * sizeof **offsets);
+  if (!out || !*offsets) {
+    free(out);
+    free(*offsets);
+    return NULL;
+  }
+  (*offsets)[0] = 0;
+  for (size_t r = 0; r < count; r++) {
+    memcpy(out + (*offsets)[r] * esize,
+           (const unsigned char *)st->data + g[2 * r] * esize,
+           (size_t)g[2 * r + 1] * esize);
+    (*offsets)[r + 1] = (*offsets)[r] + g[2 * r + 1];
+  }
+  *total = sum;
+  return out;
+}
+
+/* One warm-up and --repeat timed segmented reductions (or reductions of
+ * ranges); the last results are checked segment by segment and written
+ * to --output. */
 static int run_segments(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
@@ -566,8 +612,12 @@ static int run_segments(run_state *st) {
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_timing t;
     clr_status s =
-        clr_reduce_segments_host(st->ctx, &st->opt, a->op, a->type, st->data,
-                                 st->n, st->offsets, S, st->out);
+        st->ranges
+            ? clr_reduce_ranges_host(st->ctx, &st->opt, a->op, a->type,
+                                     st->data, st->n, st->ranges, S, st->out)
+            : clr_reduce_segments_host(st->ctx, &st->opt, a->op, a->type,
+                                       st->data, st->n, st->offsets, S,
+                                       st->out);
     int rc = after_run(st, run, s, &t);
     if (rc != 0)
       return rc;
@@ -579,9 +629,22 @@ static int run_segments(run_state *st) {
   r->result = clr_value_at(rt, st->out, S - 1); /* the last segment's */
   if (a->verify) {
     clr_segments_check chk;
-    if (!clr_ref_segments_check(a->map, a->op, a->type, rt, st->data,
-                                st->offsets, S, st->out, r->timing.error_depth,
-                                &chk))
+    const void *values = st->data;
+    const uint64_t *offsets = st->offsets;
+    void *flat = NULL;
+    uint64_t *flat_offsets = NULL;
+    size_t total = 0;
+    if (st->ranges) { /* the ranges side by side, as segments */
+      if (!(flat = gather_ranges(st, &flat_offsets, &total)))
+        return out_of_memory(S, sizeof(uint64_t), "gathered ranges");
+      values = flat;
+      offsets = flat_offsets;
+    }
+    int ok = clr_ref_segments_check(a->map, a->op, a->type, rt, values, offsets,
+                                    S, st->out, r->timing.error_depth, &chk);
+    free(flat);
+    free(flat_offsets);
+    if (!ok)
       return out_of_memory(st->n, rsize, "reference values");
     report_elements(r, &chk);
   }
@@ -688,9 +751,16 @@ static void summarize(run_state *st) {
   /* A scan reads its input and writes its output; a dot product reads
    * two arrays. */
   double bytes = (double)st->n * (double)st->elem_size * (st->data2 ? 2 : 1);
-  /* Segments: the values and the offsets. */
-  if (r->segments)
+  /* Segments: the values and the offsets; ranges: their values and
+   * pairs. */
+  if (st->ranges) {
+    bytes = 0;
+    for (size_t k = 0; k < st->n_segments; k++)
+      bytes += (double)st->ranges[2 * k + 1] * (double)st->elem_size;
+    bytes += (double)st->n_segments * 2 * sizeof(uint64_t);
+  } else if (r->segments) {
     bytes += (double)(r->segments + 1) * sizeof(uint64_t);
+  }
   if (r->is_scan)
     bytes += (double)st->n *
              (double)clr_type_size(clr_scan_output_type(&st->opt, a->type));
@@ -702,7 +772,7 @@ static int run_steps(run_state *st) {
   cli_report *r = &st->rep;
   int rc;
   st->elem_size = clr_type_size(a->type);
-  int segmented = a->segments || a->segment_length;
+  int segmented = a->segments || a->segment_length || a->ranges;
   snprintf(st->what, sizeof st->what, "%s %s of %s%s%s%s",
            segmented ? "segmented" : clr_kernel_name(a->kernel),
            a->dot ? "dot" : clr_op_name(a->op), clr_type_name(a->type),
