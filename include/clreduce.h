@@ -651,8 +651,10 @@ CLR_API clr_status clr_reduce_ranges_buffer(clr_context *ctx,
  * byte an element (heads[i] != 0: a segment starts at element i; element
  * 0 always starts one).  Any lengths: the work is split evenly over the
  * elements, whatever the segments.  opt->coarse, when set, is the
- * elements a work-item scans (at least 2; by default 2048 on CPUs, 16 on
- * GPUs), opt->wg_size the work-group size; opt->kernel stays at its
+ * elements a work-item scans (at least 2; by default 2048 on CPUs; on
+ * GPUs, in tiles of local memory, 32, or 8 of 8-byte types, at most 32),
+ * opt->wg_size the work-group size; opt->layout the form (runs:
+ * contiguous, tiles: strided); opt->kernel stays at its
  * default, and maps and exact sums do not apply.  Host arrays larger than
  * one device allocation are streamed in chunks.  clr_timing.error_depth
  * bounds every output's chain of roundings (with offsets, never more than
