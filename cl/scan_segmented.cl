@@ -124,14 +124,16 @@ inline int sscan_is_head(sscan_heads *h, __global const uchar *heads,
 
 /* The tile from element `tile` into tv (the identity past n), and its
  * heads into hm: bit j of hm[w] marks element w * ipt + j of the tile.
- * Ends with a barrier. */
-inline void sscan_tile_load(__global const IN_T *in,
+ * Returns this work-item's mask (element 0 of the launch no head with
+ * no_head0), after a barrier. */
+inline uint sscan_tile_load(__global const IN_T *in,
                             __global const uchar *heads,
                             __global const ulong *offsets, ulong n_offsets,
-                            uint by_offsets, ulong lo, ulong n, ulong tile,
+                            uint by_offsets, ulong lo, uint no_head0, ulong n,
                             __local ACC_T *tv, __local uint *hm,
                             __local ulong *first) {
   uint lid = get_local_id(0);
+  ulong tile = get_group_id(0) * (ulong)SSCAN_T;
   hm[lid] = 0;
   if (lid == 0 && by_offsets)
     *first = sscan_lower_bound(offsets, n_offsets, lo + tile);
@@ -160,7 +162,25 @@ inline void sscan_tile_load(__global const IN_T *in,
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  uint mask = hm[lid];
+  if (tile == 0 && lid == 0 && no_head0)
+    mask &= ~1u;
+  return mask;
 }
+
+/* A tile kernel's start: its local memory, the tile loaded, this
+ * work-item's first element b and head mask. */
+#define SSCAN_TILE_BEGIN                                                       \
+  __local ACC_T tv[SSCAN_PAD(SSCAN_T)];                                        \
+  __local uint hm[CLR_SSCAN_WG];                                               \
+  __local ulong first;                                                         \
+  (void)per_item; /* CLR_SSCAN_IPT */                                          \
+  (void)vec_ok;                                                                \
+  uint lid = get_local_id(0);                                                  \
+  ulong b = get_group_id(0) * (ulong)SSCAN_T + (ulong)lid * CLR_SSCAN_IPT;     \
+  uint mask =                                                                  \
+      sscan_tile_load(in + in_off, heads + heads_off, offsets + offsets_off,   \
+                      n_offsets, by_offsets, lo, no_head0, n, tv, hm, &first)
 
 __kernel __attribute__((reqd_work_group_size(CLR_SSCAN_WG, 1, 1))) void
 clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
@@ -168,24 +188,9 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
              ulong n_offsets, uint by_offsets, ulong lo, uint no_head0, ulong n,
              ulong per_item, __global ACC_T *up_val, ulong up_val_off,
              __global uchar *up_flag, ulong up_flag_off, uint vec_ok) {
-  __local ACC_T tv[SSCAN_PAD(SSCAN_T)];
-  __local uint hm[CLR_SSCAN_WG];
-  __local ulong first;
-  (void)per_item; /* CLR_SSCAN_IPT */
-  (void)vec_ok;
-  in += in_off;
-  heads += heads_off;
-  offsets += offsets_off;
-  uint lid = get_local_id(0);
-  ulong tile = get_group_id(0) * (ulong)SSCAN_T;
-  sscan_tile_load(in, heads, offsets, n_offsets, by_offsets, lo, n, tile, tv,
-                  hm, &first);
-  ulong b = tile + (ulong)lid * CLR_SSCAN_IPT;
+  SSCAN_TILE_BEGIN;
   if (b >= n)
     return;
-  uint mask = hm[lid];
-  if (b == 0 && no_head0)
-    mask &= ~1u;
   ACC_T v = IDENTITY;
   uchar f = 0;
   for (uint j = 0; j < CLR_SSCAN_IPT; j++)
@@ -209,24 +214,10 @@ clr_sscan_down(__global const IN_T *in, ulong in_off,
                ulong carry_off, uint use_carry, __global ACC_T *init_total,
                uint init_flags, __global ACC_T *out, ulong out_off, uint mode,
                uint vec_ok) {
-  __local ACC_T tv[SSCAN_PAD(SSCAN_T)];
-  __local uint hm[CLR_SSCAN_WG];
-  __local ulong first;
-  (void)per_item; /* CLR_SSCAN_IPT */
-  (void)vec_ok;
-  in += in_off;
-  heads += heads_off;
-  offsets += offsets_off;
+  SSCAN_TILE_BEGIN;
+  ulong tile = b - (ulong)lid * CLR_SSCAN_IPT;
   out += out_off;
-  uint lid = get_local_id(0);
-  ulong tile = get_group_id(0) * (ulong)SSCAN_T;
-  sscan_tile_load(in, heads, offsets, n_offsets, by_offsets, lo, n, tile, tv,
-                  hm, &first);
-  ulong b = tile + (ulong)lid * CLR_SSCAN_IPT;
   if (b < n) {
-    uint mask = hm[lid];
-    if (b == 0 && no_head0)
-      mask &= ~1u;
     ACC_T run = IDENTITY;
     if (use_carry)
       run = carry[carry_off + get_global_id(0)];

@@ -1,7 +1,8 @@
 # Sourced by the scripts that measure on a lent GPU (transform-measure.sh,
 # segments-measure.sh; their PyTorch peers are timed by peers.py):
 #   . "$(dirname "$0")/measure-common.sh"
-#   measure_build NAME [OUTDIR]   then   measure_tests TEST...
+#   measure_build NAME [OUTDIR]   then   measure_tests TEST...,
+#   segment_shapes and shape
 # measure_build registers NVIDIA's OpenCL ICD where the driver is there
 # (the lent machines have no ICD file), builds clreduce (release) afresh in
 # $BUILD (default /tmp/clreduce-NAME-build) with its program cache in
@@ -35,4 +36,41 @@ measure_tests() {
   timeout "${TEST_TIMEOUT:-300}" meson test -C "$b" --num-processes 4 "$@" \
     >"$out/tests.log" 2>&1
   grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Timeout):" "$out/tests.log"
+}
+
+# shape NAME CLREDUCE-OPTIONS...: one verified clreduce run with --repeat=$r
+# and --json into $out/NAME.json, and a line of its figures.
+shape() {
+  local name=$1
+  shift
+  $cli "$@" --repeat="${r:-50}" --json >"$out/$name.json" 2>"$out/$name.err"
+  python3 - "$out/$name.json" "$name" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError:
+    print("%-26s FAILED (see .err)" % sys.argv[2]); sys.exit()
+print("%-26s segments %8s  n %10d  kernel %.4f ms  %7.1f GB/s  h2d %.2f ms"
+      "  verified %s" % (sys.argv[2], d.get("segments", "-"), d["n"],
+                         d["kernel_ms"], d["gbps"], d["h2d_ms"],
+                         d["verified"]))
+PY
+}
+
+# segment_shapes: issue 13's shapes as offsets files in $out: random.off
+# (1e6 segments of random length 1..200, seeded) and three.off (3 of 3e7);
+# sets nrand, the random shape's element count.
+segment_shapes() {
+  python3 - "$out" <<'PY'
+import array, random, sys
+random.seed(13)
+off = [0]
+for _ in range(1_000_000):
+    off.append(off[-1] + random.randint(1, 200))
+array.array("Q", off).tofile(open(sys.argv[1] + "/random.off", "wb"))
+array.array("Q", [0, 30_000_000, 60_000_000, 90_000_000]).tofile(
+    open(sys.argv[1] + "/three.off", "wb"))
+print("random: %d segments, n = %d" % (len(off) - 1, off[-1]))
+PY
+  nrand=$(python3 -c "import array; a=array.array('Q'); a.frombytes(open('$out/random.off','rb').read()); print(a[-1])")
 }

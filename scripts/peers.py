@@ -26,3 +26,15 @@ def report(peers, r):
     for name, f, nbytes in peers:
         ms = med(f, r)
         print("peer %-36s %.4f ms  %7.1f GB/s" % (name, ms, nbytes / ms / 1e6))
+
+
+def random_segments(out):
+    """The offsets of $out/random.off (measure-common.sh's segment_shapes)
+    and the segments' lengths as a CUDA tensor."""
+    import array
+    off = array.array("Q")
+    with open(out + "/random.off", "rb") as f:
+        off.frombytes(f.read())
+    lengths = torch.tensor([off[i + 1] - off[i] for i in range(len(off) - 1)],
+                           device="cuda")
+    return off, lengths

@@ -17,33 +17,7 @@ $cli --list-devices | head -4
 measure_tests scan-segments-matrix scan-segments-shapes scan-segments-edges \
   segments-cli segments-edges scan-errors scan-carry api cli
 # 2. The shapes as offsets files (seeded as segments-measure.sh's).
-python3 - "$out" <<'PY'
-import array, random, sys
-random.seed(13)
-off = [0]
-for _ in range(1_000_000):
-    off.append(off[-1] + random.randint(1, 200))
-array.array("Q", off).tofile(open(sys.argv[1] + "/random.off", "wb"))
-array.array("Q", [0, 30_000_000, 60_000_000, 90_000_000]).tofile(
-    open(sys.argv[1] + "/three.off", "wb"))
-print("random: %d segments, n = %d" % (len(off) - 1, off[-1]))
-PY
-nrand=$(python3 -c "import array; a=array.array('Q'); a.frombytes(open('$out/random.off','rb').read()); print(a[-1])")
-shape() { # name, clreduce options: one verified run, JSON figures
-  local name=$1
-  shift
-  $cli "$@" --repeat=$r --json >"$out/$name.json" 2>"$out/$name.err"
-  python3 - "$out/$name.json" "$name" <<'PY'
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except ValueError:
-    print("%-26s FAILED (see .err)" % sys.argv[2]); sys.exit()
-print("%-26s n %10d  kernel %.4f ms  %7.1f GB/s  h2d %.2f ms  verified %s"
-      % (sys.argv[2], d["n"], d["kernel_ms"], d["gbps"], d["h2d_ms"],
-         d["verified"]))
-PY
-}
+segment_shapes
 for t in float int; do
   shape "random-$t" --scan --type=$t --segments="$out/random.off" --n=$nrand
   shape "three-long-$t" --scan --type=$t --segments="$out/three.off" --n=9e7
@@ -65,15 +39,12 @@ $bench --kernels=decoupled --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
   tail -3
 # 5. Peer: PyTorch, CUDA events, median of $r runs after warm-up.
 python3 - "$r" "$out" "$(dirname "$0")" <<'PY' 2>&1 || echo "(no PyTorch / CUDA: peer not measured)"
-import array, sys
+import sys
 sys.path.insert(0, sys.argv[3])
 import torch
-from peers import report  # scripts/peers.py
+from peers import random_segments, report  # scripts/peers.py
 r, out = int(sys.argv[1]), sys.argv[2]
-off = array.array("Q")
-off.frombytes(open(out + "/random.off", "rb").read())
-lengths = torch.tensor([off[i + 1] - off[i] for i in range(len(off) - 1)],
-                       device="cuda")
+off, lengths = random_segments(out)
 n = int(off[-1])
 x = torch.rand(n, device="cuda")
 def seg_cumsum(x, lengths):

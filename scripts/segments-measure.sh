@@ -17,33 +17,7 @@ $cli --list-devices | head -4
 measure_tests segments-matrix segments-layouts segments-edges segments-cli
 # 2. The issue's shapes as offsets files: 1e6 segments of random length
 #    1..200 (seeded), 3 segments of 3e7.
-python3 - "$out" <<'EOF'
-import array, random, sys
-random.seed(13)
-off = [0]
-for _ in range(1_000_000):
-    off.append(off[-1] + random.randint(1, 200))
-array.array("Q", off).tofile(open(sys.argv[1] + "/random.off", "wb"))
-array.array("Q", [0, 30_000_000, 60_000_000, 90_000_000]).tofile(
-    open(sys.argv[1] + "/three.off", "wb"))
-print("random: %d segments, n = %d" % (len(off) - 1, off[-1]))
-EOF
-nrand=$(python3 -c "import array,sys; a=array.array('Q'); a.frombytes(open('$out/random.off','rb').read()); print(a[-1])")
-shape() { # name, clreduce options: one verified run, JSON figures
-  local name=$1
-  shift
-  $cli "$@" --repeat=$r --json >"$out/$name.json" 2>"$out/$name.err"
-  python3 - "$out/$name.json" "$name" <<'EOF'
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except ValueError:
-    print("%-22s FAILED (see .err)" % sys.argv[2]); sys.exit()
-print("%-22s segments %8d  n %10d  kernel %.4f ms  %7.1f GB/s  verified %s"
-      % (sys.argv[2], d["segments"], d["n"], d["kernel_ms"], d["gbps"],
-         d["verified"]))
-EOF
-}
+segment_shapes
 shape random --segments="$out/random.off" --n=$nrand
 shape three-long --segments="$out/three.off" --n=9e7
 shape batch-10000x1000 --segment-length=1000 --n=1e7
@@ -66,15 +40,12 @@ $bench --kernels=decoupled --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
   tail -2
 # 5. Peers: PyTorch with CUDA events, median of $r runs after warm-up.
 python3 - "$r" "$out" "$(dirname "$0")" <<'EOF' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
-import array, sys
+import sys
 sys.path.insert(0, sys.argv[3])
 import torch
-from peers import report  # scripts/peers.py
+from peers import random_segments, report  # scripts/peers.py
 r, out = int(sys.argv[1]), sys.argv[2]
-off = array.array("Q")
-off.frombytes(open(out + "/random.off", "rb").read())
-lengths = torch.tensor([off[i + 1] - off[i] for i in range(len(off) - 1)],
-                       device="cuda")
+off, lengths = random_segments(out)
 x = torch.rand(int(off[-1]), device="cuda")
 three = torch.tensor([30_000_000] * 3, device="cuda")
 y = torch.rand(90_000_000, device="cuda")

@@ -70,4 +70,26 @@ static TU_UNUSED uint64_t *make_offsets(layout l, size_t n, uint64_t seed,
   return off;
 }
 
+/* One segmented call: n elements of data in the given segments, with
+ * options; what says what it is. */
+typedef struct seg_case {
+  clr_options opt;
+  clr_op op;
+  clr_type type;
+  const void *data;
+  size_t n;
+  const uint64_t *offsets;
+  size_t segments;
+  char what[256];
+} seg_case;
+
+/* The small arrays of the sets run under Oclgrind (every work-item
+ * interpreted), and an operation with its type. */
+static TU_UNUSED const size_t seg_small_sizes[] = {1, 3, 31, 257};
+#define SEG_N_SMALL (sizeof seg_small_sizes / sizeof *seg_small_sizes)
+typedef struct seg_op_type {
+  clr_op op;
+  clr_type type;
+} seg_op_type;
+
 #endif

@@ -230,6 +230,34 @@ static TU_UNUSED clr_context *tu_context(void) {
   return ctx;
 }
 
+/* A context whose host arrays are streamed in chunks of at most
+ * chunk_bytes (0: the device's largest allocation), copied to the device
+ * when copy is set (else used in place where the device shares memory);
+ * tu_device filled.  Fatal when it cannot be made. */
+static TU_UNUSED clr_context *tu_context_chunked(uint64_t chunk_bytes,
+                                                 int copy) {
+  clr_context_config cfg;
+  clr_context *c = NULL;
+  char detail[256] = "";
+  memset(&cfg, 0, sizeof cfg);
+  cfg.max_chunk_bytes = chunk_bytes;
+  cfg.copy_host_data = copy;
+  clr_status st = clr_context_create(&cfg, &c, detail, sizeof detail);
+  if (st != CLR_OK || clr_context_device(c, &tu_device) != CLR_OK)
+    tu_die("clr_context_create: %s: %s", clr_status_name(st), detail);
+  return c;
+}
+
+/* A call past one device allocation must have streamed: its timing's
+ * chunks above 1 (what: the case). */
+static TU_UNUSED void tu_check_streamed(clr_context *ctx, const char *what) {
+  clr_timing tm;
+  memset(&tm, 0, sizeof tm);
+  clr_last_timing(ctx, &tm);
+  tu_check(tm.chunks > 1, "%s: %zu chunks, want more than one", what,
+           tm.chunks);
+}
+
 /* The OpenCL device of tu_context's context (after tu_context), for the
  * cl_contexts and queues a test makes itself. */
 static TU_UNUSED cl_device_id tu_cl_device(void) {

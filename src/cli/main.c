@@ -536,7 +536,8 @@ static int write_output(run_state *st, size_t bytes) {
   return rc;
 }
 
-/* One warm-up and --repeat timed scans; the last output is checked. */
+/* One warm-up and --repeat timed scans (segmented with --scan and
+ * segments); the last output is checked, element by element. */
 static int run_scan(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
@@ -547,14 +548,20 @@ static int run_scan(run_state *st) {
     return out_of_memory(st->n, osize, "output values");
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_timing t;
-    clr_status s = st->group
-                       ? clr_group_scan_host(st->group, &st->opt, a->op,
-                                             a->type, st->data, st->out, st->n)
-                       : clr_scan_host(st->ctx, &st->opt, a->op, a->type,
-                                       st->data, st->out, st->n);
+    clr_status s =
+        st->group ? clr_group_scan_host(st->group, &st->opt, a->op, a->type,
+                                        st->data, st->out, st->n)
+        : st->offsets
+            ? clr_scan_segments_host(st->ctx, &st->opt, a->op, a->type,
+                                     st->data, st->out, st->n, st->offsets,
+                                     st->n_segments)
+            : clr_scan_host(st->ctx, &st->opt, a->op, a->type, st->data,
+                            st->out, st->n);
     int rc = after_run(st, run, s, &t);
     if (rc != 0)
       return rc;
+    if (run == 0 && st->offsets) /* (no clr_prepare built them) */
+      r->build_ms = t.build_ms;
     if (run > 0)
       r->timing = t;
   }
@@ -564,8 +571,13 @@ static int run_scan(run_state *st) {
   memcpy(&r->result.v, (unsigned char *)st->out + (st->n - 1) * osize, osize);
   if (a->verify) {
     clr_scan_check chk;
-    clr_ref_scan_check_to(a->op, a->type, otype, a->exclusive, st->data,
-                          st->out, st->n, r->timing.error_depth, 0, &chk);
+    if (st->offsets)
+      clr_ref_segmented_scan_check(
+          a->op, a->type, otype, a->exclusive, st->data, st->out, st->offsets,
+          st->n_segments, r->timing.error_depth, 0, &chk);
+    else
+      clr_ref_scan_check_to(a->op, a->type, otype, a->exclusive, st->data,
+                            st->out, st->n, r->timing.error_depth, 0, &chk);
     report_elements(r, &chk);
   }
   return write_output(st, st->n * osize);
@@ -649,41 +661,6 @@ static int run_segments(run_state *st) {
     report_elements(r, &chk);
   }
   return write_output(st, S * rsize);
-}
-
-/* One warm-up and --repeat timed segmented scans; the last output is
- * checked segment by segment (a CPU scan of each) and written to
- * --output. */
-static int run_segmented_scan(run_state *st) {
-  const cli_args *a = st->args;
-  cli_report *r = &st->rep;
-  clr_type otype = clr_scan_output_type(&st->opt, a->type);
-  size_t osize = clr_type_size(otype);
-  st->out = alloc_moving(st, st->n, osize, 2);
-  if (!st->out)
-    return out_of_memory(st->n, osize, "output values");
-  for (unsigned run = 0; run <= a->repeat; run++) {
-    clr_timing t;
-    clr_status s =
-        clr_scan_segments_host(st->ctx, &st->opt, a->op, a->type, st->data,
-                               st->out, st->n, st->offsets, st->n_segments);
-    int rc = after_run(st, run, s, &t);
-    if (rc != 0)
-      return rc;
-    if (run == 0)
-      r->build_ms = t.build_ms;
-    else
-      r->timing = t;
-  }
-  r->result = clr_value_at(otype, st->out, st->n - 1);
-  if (a->verify) {
-    clr_scan_check chk;
-    clr_ref_segmented_scan_check(a->op, a->type, otype, a->exclusive, st->data,
-                                 st->out, st->offsets, st->n_segments,
-                                 r->timing.error_depth, 0, &chk);
-    report_elements(r, &chk);
-  }
-  return write_output(st, st->n * osize);
 }
 
 /* The one line on stderr for a failed verification (the report on stdout
@@ -828,10 +805,9 @@ static int run_steps(run_state *st) {
 
   r->segments = st->n_segments;
   r->segments_desc = segmented ? st->segments_desc : NULL;
-  rc = segmented && a->scan ? run_segmented_scan(st)
-       : segmented          ? run_segments(st)
-       : r->is_scan         ? run_scan(st)
-                            : run_reduce(st);
+  rc = r->is_scan  ? run_scan(st)
+       : segmented ? run_segments(st)
+                   : run_reduce(st);
   if (rc != 0)
     return rc;
   summarize(st);

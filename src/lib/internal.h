@@ -419,6 +419,17 @@ clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
  * to 0 when there is none. */
 clr_status clr_scan_init_carry(clr_context *ctx, const clr_options *opt,
                                clr_type type, cl_uint *flags);
+/* A scan chunk's arrays to the device: len elements of esize bytes at src
+ * into ctx->input (writable unless separate), and with separate (unified
+ * memory used in place with out != in, or a wider output type) the output
+ * staged beside it into ctx->output; *res is the one read back into dst. */
+clr_status clr_stage_scan_chunk(clr_context *ctx, void *src, void *dst,
+                                size_t len, size_t esize, size_t osize,
+                                int separate, clr_staged *sin, clr_staged *sout,
+                                clr_staged **res);
+/* The running value a chunk left in carry[1] becomes the next chunk's
+ * carry-in, carry[0] (osize bytes, in queue order); *flags then 1. */
+clr_status clr_scan_chain_carry(clr_context *ctx, size_t osize, cl_uint *flags);
 /* In place means in == out (and one type): a partial overlap would have
  * work-items read elements that others have already overwritten.  For
  * host arrays, and for buffers (as sub-buffers of one buffer, or as

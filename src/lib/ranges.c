@@ -47,6 +47,23 @@ static clr_status check_ranges(clr_context *ctx, const uint64_t *g,
   return CLR_OK;
 }
 
+/* The start of both calls: the options (the defaults for NULL), the
+ * checks of every reduction, then the ranges' pointer and count. */
+static clr_status start_ranges(clr_context *ctx, const clr_options **opt,
+                               clr_options *defaults, clr_op op, clr_type type,
+                               const void *data, const void *results, size_t n,
+                               const void *ranges, size_t n_ranges) {
+  clr_status st = clr_start_work(ctx, opt, defaults, data, results,
+                                 "data and results", op, type, n, 0);
+  if (st == CLR_OK && (!ranges || n_ranges == 0))
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "ranges must not be NULL, n_ranges at least 1");
+  if (st == CLR_OK && n_ranges > SIZE_MAX / 32)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "%zu ranges exceed the address space", n_ranges);
+  return st;
+}
+
 /* The last range of the in-place run that starts at r. */
 static size_t in_place_run(const uint64_t *g, size_t n_ranges, size_t r) {
   uint64_t elems = g[2 * r + 1], gaps = 0;
@@ -151,14 +168,8 @@ static clr_status ranges_host_call(clr_context *ctx, const clr_options *opt,
                                    void *results) {
   clr_options defaults;
   double t0 = clr_now_ms();
-  clr_status st = clr_start_work(ctx, &opt, &defaults, data, results,
-                                 "data and results", op, type, n, 0);
-  if (st == CLR_OK && (!g || n_ranges == 0))
-    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                  "ranges must not be NULL, n_ranges at least 1");
-  if (st == CLR_OK && n_ranges > SIZE_MAX / 32)
-    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                  "%zu ranges exceed the address space", n_ranges);
+  clr_status st = start_ranges(ctx, &opt, &defaults, op, type, data, results, n,
+                               g, n_ranges);
   if (st == CLR_OK)
     st = check_ranges(ctx, g, n_ranges, n);
   if (st != CLR_OK)
@@ -290,14 +301,8 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
                                      size_t results_offset) {
   clr_options defaults;
   double t0 = clr_now_ms();
-  clr_status st = clr_start_work(ctx, &opt, &defaults, data, results,
-                                 "data and results", op, type, n, 0);
-  if (st == CLR_OK && (!ranges || n_ranges == 0))
-    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                  "ranges must not be NULL, n_ranges at least 1");
-  if (st == CLR_OK && n_ranges > SIZE_MAX / 32)
-    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                  "%zu ranges exceed the address space", n_ranges);
+  clr_status st = start_ranges(ctx, &opt, &defaults, op, type, data, results, n,
+                               ranges, n_ranges);
   if (st == CLR_OK)
     st = clr_check_buffer(ctx, data, data_offset, n, type, CLR_ACCESS_READ,
                           "data");

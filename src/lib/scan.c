@@ -592,29 +592,18 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
      * out; in-place chunks of unified memory, and scans into a wider type,
      * are scanned from in to out. */
     int separate = (ctx->host_unified && in != out) || esize != osize;
-    clr_staged sin, sout;
-    memset(&sout, 0, sizeof sout);
-    st = clr_stage_in(ctx, &ctx->input, src, len * esize, !separate, &sin);
-    if (st == CLR_OK && separate)
-      st = clr_stage_in(ctx, &ctx->output, dst, len * osize, 1, &sout);
+    clr_staged sin, sout, *res = NULL;
+    st = clr_stage_scan_chunk(ctx, src, dst, len, esize, osize, separate, &sin,
+                              &sout, &res);
     if (st == CLR_OK) {
-      clr_staged *res = separate ? &sout : &sin;
-      res->host = dst;
       scan_io io = {sin.mem, res->mem, 0, 0};
       st = scan_once(ctx, &plans, &io, len, opt->exclusive != 0, cflags, c == 0,
                      NULL, &level_depth);
       if (st == CLR_OK)
         st = clr_stage_out(ctx, res);
     }
-    /* The running total becomes the next chunk's carry-in. */
-    if (st == CLR_OK && c + 1 < chunks) {
-      cl_int err =
-          clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem, osize,
-                              0, osize, 0, NULL, NULL);
-      if (err != CL_SUCCESS)
-        st = clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
-      flags = 1;
-    }
+    if (st == CLR_OK && c + 1 < chunks)
+      st = clr_scan_chain_carry(ctx, osize, &flags);
     clr_stage_release(ctx, &sin);
     clr_stage_release(ctx, &sout);
     depth += level_depth + 1;
@@ -625,6 +614,33 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
   ctx->timing.error_depth = depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
+}
+
+clr_status clr_stage_scan_chunk(clr_context *ctx, void *src, void *dst,
+                                size_t len, size_t esize, size_t osize,
+                                int separate, clr_staged *sin, clr_staged *sout,
+                                clr_staged **res) {
+  memset(sin, 0, sizeof *sin);
+  memset(sout, 0, sizeof *sout);
+  clr_status st =
+      clr_stage_in(ctx, &ctx->input, src, len * esize, !separate, sin);
+  if (st == CLR_OK && separate)
+    st = clr_stage_in(ctx, &ctx->output, dst, len * osize, 1, sout);
+  if (st == CLR_OK) {
+    *res = separate ? sout : sin;
+    (*res)->host = dst;
+  }
+  return st;
+}
+
+clr_status clr_scan_chain_carry(clr_context *ctx, size_t osize,
+                                cl_uint *flags) {
+  cl_int err = clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem,
+                                   osize, 0, osize, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
+  *flags = 1;
+  return CLR_OK;
 }
 
 clr_status clr_check_scan_host_overlap(clr_context *ctx, const void *in,

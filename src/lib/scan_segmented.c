@@ -361,7 +361,7 @@ static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
     }
     char *src = (char *)in + begin * esize, *dst = (char *)out + begin * osize;
     int separate = (ctx->host_unified && in != out) || esize != osize;
-    clr_staged sin, sout, sheads;
+    clr_staged sin, sout, sheads, *res = NULL;
     memset(&sin, 0, sizeof sin);
     memset(&sout, 0, sizeof sout);
     memset(&sheads, 0, sizeof sheads);
@@ -378,12 +378,9 @@ static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
                         len, 0, &sheads);
     }
     if (st == CLR_OK)
-      st = clr_stage_in(ctx, &ctx->input, src, len * esize, !separate, &sin);
-    if (st == CLR_OK && separate)
-      st = clr_stage_in(ctx, &ctx->output, dst, len * osize, 1, &sout);
+      st = clr_stage_scan_chunk(ctx, src, dst, len, esize, osize, separate,
+                                &sin, &sout, &res);
     if (st == CLR_OK) {
-      clr_staged *res = separate ? &sout : &sin;
-      res->host = dst;
       /* Vectors where every array a kernel reads by vector is aligned to
        * them: staged copies are; arrays used in place must be. */
       size_t v = SSCAN_VEC_CPU;
@@ -410,12 +407,7 @@ static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
     begin += len;
     /* The running value becomes the next chunk's initial value. */
     if (st == CLR_OK && begin < n) {
-      cl_int err =
-          clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem, osize,
-                              0, osize, 0, NULL, NULL);
-      if (err != CL_SUCCESS)
-        st = clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
-      flags = 1;
+      st = clr_scan_chain_carry(ctx, osize, &flags);
       if (chunks == 0)
         clr_log(ctx,
                 "segmented scan: %zu elements streamed in chunks of at "
