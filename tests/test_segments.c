@@ -67,14 +67,6 @@ static int check_results(const seg_case *c, const void *results, size_t depth,
                   chk.worst_bound, depth);
 }
 
-static size_t last_depth(clr_context *ctx) {
-  clr_timing tm;
-  memset(&tm, 0, sizeof tm);
-  if (clr_last_timing(ctx, &tm) != CLR_OK)
-    tu_die("clr_last_timing failed");
-  return tm.error_depth;
-}
-
 /* Host arrays: run and check; returns the status. */
 static clr_status run_host(clr_context *ctx, const seg_case *c) {
   clr_type rt = clr_options_result_type(&c->opt, c->op, c->type);
@@ -89,7 +81,7 @@ static clr_status run_host(clr_context *ctx, const seg_case *c) {
              clr_status_name(st));
   else if (tu_check(st == CLR_OK, "%s: %s: %s", c->what, clr_status_name(st),
                     clr_context_error(ctx)))
-    check_results(c, res, last_depth(ctx), c->opt.map);
+    check_results(c, res, tu_last_timing(ctx).error_depth, c->opt.map);
   free(res);
   return st;
 }
@@ -139,7 +131,7 @@ static void run_buffer(clr_context *ctx, const seg_case *c) {
     if (clEnqueueReadBuffer(q, r, CL_TRUE, rsize, c->segments * rsize, res, 0,
                             NULL, NULL) != CL_SUCCESS)
       tu_die("clEnqueueReadBuffer failed");
-    check_results(c, res, last_depth(ctx), c->opt.map);
+    check_results(c, res, tu_last_timing(ctx).error_depth, c->opt.map);
     free(res);
   }
   clReleaseMemObject(d);
@@ -316,7 +308,8 @@ static void keys(clr_context *ctx, clr_context *chunked) {
           for (size_t q = 0; q < runs; q++)
             bad += memcmp(uk + q * ks, k + off[q] * ks, ks) != 0;
           tu_check(bad == 0, "%s: %zu run keys wrong", c.what, bad);
-          check_results(&c, res, last_depth(ni % 2 ? chunked : ctx),
+          check_results(&c, res,
+                        tu_last_timing(ni % 2 ? chunked : ctx).error_depth,
                         CLR_MAP_NONE);
         }
         free(off);
@@ -736,7 +729,7 @@ static void run_ranges(clr_context *ctx, clr_op op, clr_type type, size_t n,
              clr_status_name(st));
   else if (tu_check(st == CLR_OK, "%s: %s: %s", c.what, clr_status_name(st),
                     clr_context_error(ctx)))
-    check_results(&c, res, last_depth(ctx), CLR_MAP_NONE);
+    check_results(&c, res, tu_last_timing(ctx).error_depth, CLR_MAP_NONE);
   if (buffers && tu_type_available(type)) {
     cl_context cl = clr_context_cl_context(ctx);
     cl_command_queue q = clr_context_queue(ctx);
@@ -769,7 +762,8 @@ static void run_ranges(clr_context *ctx, clr_op op, clr_type type, size_t n,
                    memcmp(got + (count + 1) * rsize, poison, rsize) == 0,
                "%s (buffers): wrote outside the results", c.what);
       note(&c, " (buffers)");
-      check_results(&c, got + rsize, last_depth(ctx), CLR_MAP_NONE);
+      check_results(&c, got + rsize, tu_last_timing(ctx).error_depth,
+                    CLR_MAP_NONE);
       free(got);
     }
     clReleaseMemObject(d);

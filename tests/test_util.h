@@ -218,10 +218,18 @@ static TU_UNUSED clr_device_desc tu_device;
 /* Create a context with all defaults (the environment supplies
  * CLREDUCE_KERNEL_DIR and CLREDUCE_CACHE_DIR).  Any failure, a missing
  * platform included, is fatal: the suite must fail, not skip. */
-static TU_UNUSED clr_context *tu_context(void) {
+/* The same with host arrays streamed in chunks of at most chunk_bytes
+ * (0: the device's largest allocation), copied to the device when copy is
+ * set (else used in place where the device shares memory). */
+static TU_UNUSED clr_context *tu_context_chunked(uint64_t chunk_bytes,
+                                                 int copy) {
+  clr_context_config cfg;
   clr_context *ctx = NULL;
   char detail[512] = "";
-  clr_status s = clr_context_create(NULL, &ctx, detail, sizeof detail);
+  memset(&cfg, 0, sizeof cfg);
+  cfg.max_chunk_bytes = chunk_bytes;
+  cfg.copy_host_data = copy;
+  clr_status s = clr_context_create(&cfg, &ctx, detail, sizeof detail);
   if (s != CLR_OK || !ctx)
     tu_die("clr_context_create: %s (%s): %s", clr_status_name(s),
            clr_status_string(s), detail);
@@ -230,30 +238,23 @@ static TU_UNUSED clr_context *tu_context(void) {
   return ctx;
 }
 
-/* A context whose host arrays are streamed in chunks of at most
- * chunk_bytes (0: the device's largest allocation), copied to the device
- * when copy is set (else used in place where the device shares memory);
- * tu_device filled.  Fatal when it cannot be made. */
-static TU_UNUSED clr_context *tu_context_chunked(uint64_t chunk_bytes,
-                                                 int copy) {
-  clr_context_config cfg;
-  clr_context *c = NULL;
-  char detail[256] = "";
-  memset(&cfg, 0, sizeof cfg);
-  cfg.max_chunk_bytes = chunk_bytes;
-  cfg.copy_host_data = copy;
-  clr_status st = clr_context_create(&cfg, &c, detail, sizeof detail);
-  if (st != CLR_OK || clr_context_device(c, &tu_device) != CLR_OK)
-    tu_die("clr_context_create: %s: %s", clr_status_name(st), detail);
-  return c;
+static TU_UNUSED clr_context *tu_context(void) {
+  return tu_context_chunked(0, 0);
+}
+
+/* The last successful call's timing (clr_last_timing; fatal if none). */
+static TU_UNUSED clr_timing tu_last_timing(clr_context *ctx) {
+  clr_timing tm;
+  memset(&tm, 0, sizeof tm);
+  if (clr_last_timing(ctx, &tm) != CLR_OK)
+    tu_die("clr_last_timing failed");
+  return tm;
 }
 
 /* A call past one device allocation must have streamed: its timing's
  * chunks above 1 (what: the case). */
 static TU_UNUSED void tu_check_streamed(clr_context *ctx, const char *what) {
-  clr_timing tm;
-  memset(&tm, 0, sizeof tm);
-  clr_last_timing(ctx, &tm);
+  clr_timing tm = tu_last_timing(ctx);
   tu_check(tm.chunks > 1, "%s: %zu chunks, want more than one", what,
            tm.chunks);
 }

@@ -181,9 +181,15 @@ static clr_status reserve_levels(clr_context *ctx, const sscan_plan *p,
   return st;
 }
 
+/* A pass's work-group size for its items: the plan's, or fewer items
+ * than it in runs (tiles have theirs built in). */
+static size_t pass_local(const sscan_plan *p, size_t items) {
+  return items < p->wg && !p->tiled ? items : p->wg;
+}
+
 static clr_status enqueue(clr_context *ctx, const sscan_plan *p, cl_kernel k,
                           size_t items, cl_event *ev) {
-  size_t wg = p->wg, local = items < wg && !p->tiled ? items : wg;
+  size_t local = pass_local(p, items);
   size_t global = ceil_div(items, local) * local;
   cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local,
                                       0, NULL, ev);
@@ -273,7 +279,7 @@ static clr_status sscan_launch(clr_context *ctx, const sscan_plan *p,
         /* up passes climb the levels, down passes come back */
         size_t k = i + 1 < L.count ? i : n_ev - 1 - i;
         size_t items = ceil_div(L.size[k], p->per_item);
-        size_t local = items < p->wg && !p->tiled ? items : p->wg;
+        size_t local = pass_local(p, items);
         t->passes[i].n_in = L.size[k];
         t->passes[i].local_size = local;
         t->passes[i].global_size = ceil_div(items, local) * local;

@@ -73,14 +73,6 @@ static int bits_fixed(const sscan_case *c) {
   return !tu_is_float(c->type) || c->op == CLR_MIN || c->op == CLR_MAX;
 }
 
-static size_t last_depth(clr_context *ctx) {
-  clr_timing tm;
-  memset(&tm, 0, sizeof tm);
-  if (clr_last_timing(ctx, &tm) != CLR_OK)
-    tu_die("clr_last_timing failed");
-  return tm.error_depth;
-}
-
 /* The call's status as the case needs it: CLR_OK, or no fp64. */
 static int status_ok(const sscan_case *c, clr_context *ctx, clr_status st,
                      const char *how) {
@@ -110,7 +102,7 @@ static void *run_host(clr_context *ctx, const sscan_case *c, int in_place) {
     free(out);
     return NULL;
   }
-  check_out(c, out, last_depth(ctx), how);
+  check_out(c, out, tu_last_timing(ctx).error_depth, how);
   unsigned char guard[8];
   memset(guard, 0xa5, sizeof guard);
   tu_check(memcmp((char *)out + c->n * osize, guard, osize) == 0,
@@ -129,7 +121,7 @@ static void *run_host(clr_context *ctx, const sscan_case *c, int in_place) {
                "%s: heads and offsets differ first at element %zu", c->what,
                tu_first_diff(out_type(c), out, out2, c->n));
     else
-      check_out(c, out2, last_depth(ctx), "heads");
+      check_out(c, out2, tu_last_timing(ctx).error_depth, "heads");
   }
   free(out2);
   free(heads);
@@ -193,7 +185,7 @@ static void run_buffer(clr_context *ctx, const sscan_case *c,
       tu_check(memcmp((char *)got + osize, want, c->n * osize) == 0,
                "%s (%s): differs from the host arrays' result", c->what, how);
     else
-      check_out(c, (char *)got + osize, last_depth(ctx), how);
+      check_out(c, (char *)got + osize, tu_last_timing(ctx).error_depth, how);
   }
   free(got);
   clReleaseMemObject(d);
