@@ -39,7 +39,84 @@
  * Build options beyond common.cl: -DCLR_ITEMS=<elements per work-item>;
  * -DCLR_VEC=<2|4>, dividing CLR_ITEMS: global loads and stores of CLR_VEC
  * elements (16 bytes), a quarter of the memory instructions.  The host
- * only asks for it when the input and output start 16-byte aligned. */
+ * only asks for it when the input and output start 16-byte aligned.
+ *
+ * With -DCLR_RUN=1 the file holds the CPU shape instead (below), built on
+ * cl/scan_lanes.cl alone. */
+#if CLR_RUN
+/* The CPU shape: work-groups of one work-item (the host asks for it with
+ * decoupled.wg=1), each scanning a run of per_item contiguous elements,
+ * the tile.  On a CPU a work-group runs on one core and its work-items
+ * one after another, so the GPU shape's local tile, barriers and
+ * work-group look-back are pure cost there (428 ms for 1e8 ints on 2
+ * cores), and the tiled scans read the input twice from memory (tile
+ * totals, then the scan).  Here a tile is read from memory once: the
+ * work-item folds its run (which stays in the core's cache, per_item
+ * elements), waits for the tile before it to publish its inclusive
+ * prefix, publishes its own at once (before writing anything, so the
+ * chain between tiles costs one fold, not one scan), and then scans its
+ * run from the cache into out.
+ *
+ * The prefix of tile t is incl[t-1] combined with t's total, in that
+ * order whatever the timing: floating-point results are the same bits
+ * from run to run.  Flags, tickets and epochs as in the GPU shape (the
+ * aggregates' buffer is not used).  stream (outputs larger than the
+ * caches): the vectors are stored non-temporally where the run's output
+ * is aligned to them. */
+__kernel void clr_scan_decoupled_run(
+    __global const IN_T *in, ulong in_offset, __global ACC_T *out,
+    ulong out_offset, ulong n, ulong per_item, volatile __global uint *state,
+    uint ticket_base, uint epoch, volatile __global uint *incl,
+    __global ACC_T *carry, uint carry_flags, uint exclusive, uint stream) {
+  in += in_offset;
+  out += out_offset;
+  uint t = atomic_inc(&state[0]) - ticket_base;
+  ulong base = (ulong)t * per_item; /* the host keeps base < n */
+  ulong end = min(base + per_item, n);
+#if CLR_VEC > 1
+  ulong vend = base + (end - base) / CLR_VEC * CLR_VEC;
+#else
+  ulong vend = base;
+#endif
+  /* 1. the run's total, CLR_VEC independent chains */
+  ACC_T total = IDENTITY;
+#if CLR_VEC > 1
+  ACCV_T lanes = (ACCV_T)(IDENTITY);
+  for (ulong i = base; i < vend; i += CLR_VEC) {
+    ACCV_T x = VLOAD(i, in);
+    lanes = OP(lanes, x);
+  }
+  total = LAST(clr_scan_lanes(lanes));
+#endif
+  for (ulong i = vend; i < end; i++) {
+    ACC_T x = LOAD(IN_AT(in, i));
+    total = OP(total, x);
+  }
+  /* 2. the prefix: the carry-in for tile 0, else tile t-1's inclusive
+   * prefix, spun for (tile t-1 was taken, so started, before t) */
+  ACC_T prefix = IDENTITY;
+  if (t == 0) {
+    if (carry_flags & 1u)
+      prefix = carry[0];
+  } else {
+    while (atomic_or(&state[t], 0u) != (epoch << 2 | 2u))
+      ;
+    read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+    prefix = clr_fetch(incl, t - 1);
+  }
+  ACC_T inclusive = OP(prefix, total);
+  clr_publish(incl, t, inclusive);
+  write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+  atomic_xchg(&state[1 + t], epoch << 2 | 2u);
+  /* 3. the run again, from the cache, scanned and written */
+#if CLR_VEC > 1
+  stream = stream && (size_t)(out + base) % sizeof(ACCV_T) == 0;
+#endif
+  ACC_T run = clr_scan_run(in, out, base, vend, end, prefix, exclusive, stream);
+  if ((carry_flags & 2u) && end == n)
+    carry[1] = run;
+}
+#else
 #ifndef CLR_ITEMS
 #define CLR_ITEMS 8
 #endif
@@ -220,3 +297,4 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
   if ((carry_flags & 2u) && lid == wg - 1 && base + (ulong)wg * CLR_ITEMS >= n)
     carry[1] = run;
 }
+#endif /* CLR_RUN */

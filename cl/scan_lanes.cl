@@ -7,7 +7,9 @@
  *   clr_scan_lanes(v) its inclusive scan (log2(VEC) shifted combines,
  *                     which depend only on the loads), SHIFT1(v) the
  *                     lanes moved up one with the identity first (the
- *                     exclusive form), LAST(v) the last lane. */
+ *                     exclusive form), LAST(v) the last lane.
+ * clr_scan_run, for any CLR_VEC, scans a work-item's run from a running
+ * value (cl/scan_tile.cl, and the decoupled scan's CPU shape). */
 
 #if CLR_VEC > 1
 #define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
@@ -39,6 +41,20 @@
 #error "scan_tile.cl supports CLR_VEC of 1, 2, 4 or 8"
 #endif
 
+#if CLR_VEC == 8
+#define ACC4_T CLR_CAT(ACC_T, 4)
+inline ACC4_T clr_scan4(ACC4_T v) {
+  ACC4_T t = (ACC4_T)(ID, v.s0, v.s1, v.s2);
+  v = OP(t, v);
+  t = (ACC4_T)(ID, ID, v.s0, v.s1);
+  return OP(t, v);
+}
+inline ACCV_T clr_scan_lanes(ACCV_T v) {
+  ACC4_T lo = clr_scan4(v.lo), hi = clr_scan4(v.hi);
+  hi = OP((ACC4_T)(lo.s3), hi);
+  return (ACCV_T)(lo, hi);
+}
+#else
 /* Inclusive scan of the lanes of one vector (Hillis-Steele in registers). */
 inline ACCV_T clr_scan_lanes(ACCV_T v) {
   ACCV_T t = SHIFT1(v);
@@ -54,3 +70,52 @@ inline ACCV_T clr_scan_lanes(ACCV_T v) {
   return v;
 }
 #endif
+#endif
+
+/* Non-temporal stores (clang's builtin, where the compiler has it):
+ * vectors written past the caches, without reading their lines first.
+ * For outputs larger than the caches, where a store that allocates costs
+ * a read of the line as well as the write (memcpy does the same). */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define CLR_HAS_NT_STORE 1
+#endif
+#endif
+
+/* Scan elements [base, end) of in into out from the running value run
+ * (the combination of everything before base): whole vectors up to vend
+ * (base + a multiple of CLR_VEC), then one element at a time.  Returns the
+ * running value after element end - 1.  Each element is read once and
+ * written once, so in == out is safe.  stream: the vectors are stored
+ * non-temporally where the compiler can (out + base aligned to a
+ * vector). */
+inline ACC_T clr_scan_run(__global const IN_T *in, __global ACC_T *out,
+                          ulong base, ulong vend, ulong end, ACC_T run,
+                          uint exclusive, uint stream) {
+#if CLR_VEC > 1
+  for (ulong i = base; i < vend; i += CLR_VEC) {
+    ACCV_T x = VLOAD(i, in);
+    ACCV_T s = clr_scan_lanes(x);
+    ACCV_T r = (ACCV_T)(run);
+    ACCV_T y = exclusive ? OP(r, SHIFT1(s)) : OP(r, s);
+    run = OP(run, LAST(s));
+#if CLR_HAS_NT_STORE
+    if (stream)
+      __builtin_nontemporal_store(y, (__global ACCV_T *)(out + i));
+    else
+#endif
+      VSTORE(y, i, out);
+  }
+#endif
+  for (ulong i = vend; i < end; i++) {
+    ACC_T x = LOAD(IN_AT(in, i));
+    if (exclusive) {
+      out[i] = run;
+      run = OP(run, x);
+    } else {
+      run = OP(run, x);
+      out[i] = run;
+    }
+  }
+  return run;
+}

@@ -80,26 +80,7 @@ __kernel void clr_scan(__global const IN_T *in, ulong in_offset,
   run = OP(run, item_prefix);
 
   /* 3. rescan the run from its prefix and write it */
-#if CLR_VEC > 1
-  for (ulong i = base; i < vend; i += CLR_VEC) {
-    ACCV_T x = VLOAD(i, in);
-    ACCV_T s = clr_scan_lanes(x);
-    ACCV_T r = (ACCV_T)(run);
-    ACCV_T y = exclusive ? OP(r, SHIFT1(s)) : OP(r, s);
-    run = OP(run, LAST(s));
-    VSTORE(y, i, out);
-  }
-#endif
-  for (ulong i = vend; i < end; i++) {
-    ACC_T x = LOAD(IN_AT(in, i));
-    if (exclusive) {
-      out[i] = run;
-      run = OP(run, x);
-    } else {
-      run = OP(run, x);
-      out[i] = run;
-    }
-  }
+  run = clr_scan_run(in, out, base, vend, end, run, exclusive, 0u);
   if ((carry_flags & 2u) && end == n && base < n)
     carry[1] = run;
 }

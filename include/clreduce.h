@@ -847,6 +847,8 @@ typedef struct clr_tuning {
   clr_kernel scan_kernel;        /* the scan used when none is named     */
   size_t decoupled_items;        /* decoupled scan: elements per item    */
   size_t decoupled_wg;           /* decoupled scan: work-group size      */
+  size_t decoupled_run_items;    /* decoupled scan with decoupled_wg 1
+                                    (the CPU shape): elements per run    */
   unsigned exact_terms;          /* exact sums: floating-point expansion
                                     terms, 1..8 (speed only, never bits) */
   unsigned exact_vec_bytes;      /* exact sums: bytes per load           */

@@ -139,6 +139,11 @@ CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
    * size) and the single-pass decoupled scan (elements per work-item);
    * the faster becomes scan.kernel, the scan used when none is named. */
   static const size_t items[] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64};
+  /* The decoupled scan's work-group sizes, and on CPUs 1: its CPU shape,
+   * whose run length is then searched too. */
+  static const size_t dwgs[] = {1, 32, 64, 128, 256, 512, 1024};
+  static const size_t runs[] = {16384, 65536, 262144, 524288, 1048576};
+  size_t gpu = ctx->desc.is_gpu != 0;
   double tiled = search_scan(
       ctx, in, out, n, CLR_SCAN_KOGGE_STONE, "tiled scan", "scan.per_item",
       &ctx->tuning.scan_per_item, per_item, sizeof per_item / sizeof *per_item,
@@ -146,7 +151,12 @@ CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
   double single = search_scan(
       ctx, in, out, n, CLR_SCAN_DECOUPLED, "decoupled scan", "decoupled.items",
       &ctx->tuning.decoupled_items, items, sizeof items / sizeof *items,
-      "decoupled.wg", &ctx->tuning.decoupled_wg, wgs, sizeof wgs / sizeof *wgs);
+      "decoupled.wg", &ctx->tuning.decoupled_wg, dwgs + gpu,
+      sizeof dwgs / sizeof *dwgs - gpu);
+  if (single >= 0 && ctx->tuning.decoupled_wg == 1)
+    search(ctx, in, out, n, "decoupled.run_items",
+           &ctx->tuning.decoupled_run_items, runs, sizeof runs / sizeof *runs,
+           &single);
   if (tiled >= 0 || single >= 0) {
     int use_single = single >= 0 && (tiled < 0 || single < tiled);
     double ms = use_single ? single : tiled;

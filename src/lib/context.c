@@ -101,6 +101,10 @@ static clr_status finish_context(clr_context *ctx,
       w = 1;
     ctx->native_vec[t] = w;
   }
+  cl_ulong cache = 0;
+  if (clGetDeviceInfo(ctx->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
+                      sizeof cache, &cache, NULL) == CL_SUCCESS)
+    ctx->cache_bytes = cache;
   cl_bool unified = CL_FALSE;
   if (clGetDeviceInfo(ctx->device, CL_DEVICE_HOST_UNIFIED_MEMORY,
                       sizeof unified, &unified, NULL) == CL_SUCCESS)

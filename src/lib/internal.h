@@ -74,6 +74,7 @@ struct clr_context {
   int host_unified; /* CL_DEVICE_HOST_UNIFIED_MEMORY: zero-copy staging */
   clr_device_desc desc;
   unsigned native_vec[CLR_TYPE_COUNT]; /* CL_DEVICE_NATIVE_VECTOR_WIDTH_* */
+  uint64_t cache_bytes;     /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: unknown) */
   int int64_atomics;        /* cl_khr_int64_base_atomics               */
   uint64_t max_chunk_bytes; /* clr_context_config's; 0: device's limit */
 

@@ -20,6 +20,7 @@
 typedef struct scan_plan {
   clr_kernel kernel;
   int decoupled; /* single pass: only `tile` is used         */
+  int run;       /* the decoupled scan's CPU shape (wg of 1) */
   clr_op op;
   clr_type type;           /* of the elements read                    */
   clr_type out;            /* of the elements written and combined    */
@@ -57,6 +58,39 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->type = type;
   p->out = out;
   size_t esize = clr_type_size(type), osize = clr_type_size(out);
+  size_t want_wg = opt->wg_size ? opt->wg_size : ctx->tuning.decoupled_wg;
+  if (p->kernel == CLR_SCAN_DECOUPLED && want_wg == 1) {
+    /* The CPU shape (scan_decoupled.cl, CLR_RUN): a run of
+     * decoupled.run_items per work-group of one, vectors as the tiled
+     * scan's runs have them, no local memory. */
+    clr_options run = *opt;
+    if (!run.coarse) {
+      /* At most the tuned run, and small enough for 4 runs per compute
+       * unit (a multiple of 64, for the vectors). */
+      size_t cus = ctx->desc.compute_units ? ctx->desc.compute_units : 1;
+      size_t share = ceil_div(n_max, 4 * cus);
+      run.coarse = ctx->tuning.decoupled_run_items;
+      if (n_max != SIZE_MAX && share < run.coarse)
+        run.coarse = share < 64 ? 64 : ceil_div(share, 64) * 64;
+    }
+    if (run.coarse > n_max)
+      run.coarse = n_max;
+    p->decoupled = p->run = 1;
+    /* half is read as float: float's vectors (aligned, see
+     * aligned_vectors) */
+    clr_choose_scan_shape(ctx, &run, type == CLR_HALF ? CLR_FLOAT : type,
+                          &p->vec, &p->per_item);
+    p->wg = 1;
+    clr_build_spec one = {.source = clr_kernel_source(CLR_SCAN_DECOUPLED),
+                          .helpers = "scan_lanes.cl",
+                          .kernel = "clr_scan_decoupled_run",
+                          .in = type,
+                          .acc = out,
+                          .op = op,
+                          .vec = p->vec,
+                          .extra = "-DCLR_RUN=1"};
+    return clr_get_kernel(ctx, &one, &p->tile);
+  }
   if (p->kernel == CLR_SCAN_DECOUPLED) {
     char items[32];
     p->decoupled = 1;
@@ -320,13 +354,26 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   }
   cl_uint epoch = ctx->scan_epoch + 1, ticket = ctx->scan_ticket;
   cl_kernel k = p->tile->kernel;
-  st = CLR_SET_ARGS(
-      ctx, k, CLR_ARG(io->in), CLR_ARG(io->in_offset), CLR_ARG(io->out),
-      CLR_ARG(io->out_offset), CLR_ARG(n_arg), CLR_ARG(state->mem),
-      CLR_ARG(ticket), CLR_ARG(epoch), CLR_ARG(agg->mem), CLR_ARG(incl->mem),
-      CLR_ARG(ctx->carry.mem), CLR_ARG(carry_flags), CLR_ARG(exclusive),
-      CLR_LOCAL(PAD_ELEMS(p->wg * p->per_item) * esize),
-      CLR_LOCAL(p->wg * esize));
+  cl_ulong per_item = p->per_item;
+  /* Outputs larger than the device's cache are stored non-temporally by
+   * the CPU shape (where the output is aligned to its vectors: the kernel
+   * checks). */
+  cl_uint stream = p->run && ctx->cache_bytes && n > ctx->cache_bytes / esize;
+  if (p->run)
+    st = CLR_SET_ARGS(ctx, k, CLR_ARG(io->in), CLR_ARG(io->in_offset),
+                      CLR_ARG(io->out), CLR_ARG(io->out_offset), CLR_ARG(n_arg),
+                      CLR_ARG(per_item), CLR_ARG(state->mem), CLR_ARG(ticket),
+                      CLR_ARG(epoch), CLR_ARG(incl->mem),
+                      CLR_ARG(ctx->carry.mem), CLR_ARG(carry_flags),
+                      CLR_ARG(exclusive), CLR_ARG(stream));
+  else
+    st = CLR_SET_ARGS(
+        ctx, k, CLR_ARG(io->in), CLR_ARG(io->in_offset), CLR_ARG(io->out),
+        CLR_ARG(io->out_offset), CLR_ARG(n_arg), CLR_ARG(state->mem),
+        CLR_ARG(ticket), CLR_ARG(epoch), CLR_ARG(agg->mem), CLR_ARG(incl->mem),
+        CLR_ARG(ctx->carry.mem), CLR_ARG(carry_flags), CLR_ARG(exclusive),
+        CLR_LOCAL(PAD_ELEMS(p->wg * p->per_item) * esize),
+        CLR_LOCAL(p->wg * esize));
   if (st != CLR_OK)
     goto fail;
   st = launch(ctx, k, tiles * p->wg, p->wg, n, E);
@@ -337,11 +384,27 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
     /* The kernel may have run and taken tickets: start over next time. */
     clr_buffer_release(state);
   }
-  /* own run + work-group scan + the look-back chain over earlier tiles
-   * (at most one combine per tile) + carry */
-  *depth = p->per_item + 2 * ceil_log2(p->wg) + tiles + 2;
+  /* GPU shape: own run + work-group scan + the look-back chain over
+   * earlier tiles (at most one combine per tile) + carry.  CPU shape
+   * (scan_decoupled.cl, CLR_RUN; VEC lanes): a run's total (per_item / VEC
+   * combines a lane, then the lanes' scan), the chain of tiles, and the
+   * rescan (one combine a vector, then the lanes' scan; fewer than VEC
+   * elements one by one at the end) + carry. */
+  if (p->run)
+    *depth = 2 * (p->per_item / p->vec + 1) + 2 * ceil_log2(p->vec) + p->vec +
+             tiles + 3;
+  else
+    *depth = p->per_item + 2 * ceil_log2(p->wg) + tiles + 2;
 fail:
   return st;
+}
+
+/* Whether a plan's vector loads need addresses aligned to the vector:
+ * the decoupled scan's GPU shape casts pointers to vectors; its CPU shape
+ * loads with vloadN, which needs only the elements aligned, except that
+ * PoCL 3's vload_half8 faults on addresses not 16-byte aligned. */
+static int aligned_vectors(const scan_plan *p) {
+  return p->decoupled && p->vec > 1 && (!p->run || p->type == CLR_HALF);
 }
 
 /* The plans of one scan: the input's (type to out) and, for the tile
@@ -520,7 +583,7 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
     st = make_plans(ctx, opt, op, type, n, &plans);
   /* The decoupled scan's vector loads need offsets that keep them
    * aligned (the buffers themselves are). */
-  if (st == CLR_OK && plans.top.decoupled && plans.top.vec > 1 &&
+  if (st == CLR_OK && aligned_vectors(&plans.top) &&
       (io->in_offset % plans.top.vec || io->out_offset % plans.top.vec)) {
     clr_options scalar = *opt;
     scalar.vector_width = 1;
@@ -566,7 +629,7 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
   /* Arrays used in place (unified memory) keep the vector loads of the
    * decoupled scan only when every chunk starts aligned to a vector. */
   unsigned v = plans.top.vec;
-  if (st == CLR_OK && plans.top.decoupled && v > 1 && ctx->host_unified &&
+  if (st == CLR_OK && aligned_vectors(&plans.top) && ctx->host_unified &&
       (!clr_is_aligned(in, v * esize) || !clr_is_aligned(out, v * osize) ||
        (chunk * esize) % (v * esize) != 0)) {
     clr_options scalar = *opt;

@@ -11,7 +11,8 @@
  *   scan.per_item=1
  *   scan.kernel=decoupled   (the scan used when none is named)
  *   decoupled.items=8       (elements per work-item of the decoupled scan)
- *   decoupled.wg=128        (its work-group size)
+ *   decoupled.wg=128        (its work-group size; 1: the CPU shape)
+ *   decoupled.run_items=16384 (elements per run in the CPU shape)
  *   exact.terms=2           (exact sums: floating-point expansion terms)
  *   exact.vec_bytes=32      (exact sums: bytes per load)
  *   exact.int64_atomics=1   (exact sums: 64-bit local atomics if present)
@@ -285,10 +286,13 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
     t->reduce_layout = CLR_LAYOUT_CONTIGUOUS;
     t->reduce_groups_per_cu = 4;
     t->scan_per_item = 1024;
-    t->scan_kernel = CLR_SCAN_KOGGE_STONE;
+    /* The decoupled scan's CPU shape (decoupled.wg=1): the input read from
+     * memory once (data/tuning/pocl-cpu.txt, docs/PERFORMANCE.md). */
+    t->scan_kernel = CLR_SCAN_DECOUPLED;
   }
   t->decoupled_items = ctx->desc.is_gpu ? 32 : 8;
-  t->decoupled_wg = 256;
+  t->decoupled_wg = ctx->desc.is_gpu ? 256 : 1;
+  t->decoupled_run_items = 524288;
   /* Two terms catch nearly every rounding error of typical data; a third
    * costs a CPU 30% and gains an H100 nothing, one spills constantly
    * (docs/EXACT.md).  Wide loads: 32 bytes on GPUs (an H100 reads float4

@@ -33,6 +33,7 @@ static void two_tunings(clr_tuning *a, clr_tuning *b) {
   BOTH(scan_kernel, CLR_SCAN_DECOUPLED, CLR_SCAN_BRENT_KUNG);
   BOTH(decoupled_items, 32, 1);
   BOTH(decoupled_wg, 256, 5);
+  BOTH(decoupled_run_items, 16384, 3);
   BOTH(exact_terms, 2, 8);
   BOTH(exact_vec_bytes, 32, 1);
   BOTH(exact_int64_atomics, 1, 0);

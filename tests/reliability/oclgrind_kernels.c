@@ -519,6 +519,23 @@ static void part_scan(clr_kernel k) {
           check_scan(ctx, o, (clr_op)op, t, tile * tile + 1, 1, 1);
         }
       }
+  /* The decoupled scan's CPU shape: work-groups of one item, runs of 3
+   * (scalar) and 16 (vectors and a partial one), chained run to run. */
+  if (k == CLR_SCAN_DECOUPLED)
+    for (size_t ti = 0; ti < N_TYPES; ti++)
+      for (int op = 0; op < 4; op += 3) /* sum, max */
+        for (size_t run = 3; run <= 16; run += 13) {
+          clr_options o;
+          clr_options_init(&o);
+          o.kernel = k;
+          o.wg_size = 1;
+          o.coarse = run;
+          o.exclusive = op != 0;
+          size_t sizes[] = {1, 2 * run + 1, 20 * run + 3};
+          for (size_t si = 0; si < 3; si++)
+            check_scan(ctx, o, (clr_op)op, all_types[ti], sizes[si], si == 2,
+                       si == 1);
+        }
   clr_options o;
   clr_options_init(&o);
   o.kernel = k;

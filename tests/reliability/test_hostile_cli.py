@@ -664,10 +664,10 @@ def test_device_limits():
     expect_error(["--n=1000", "--repeat=1", "--wg=100000",
                   "--kernel=brent-kung"], 2, ["work-group size 100000"],
                  "--wg=100000, brent-kung scan", output=out)
-    expect_error(["--n=1000", "--repeat=1", "--coarse=100",
+    expect_error(["--n=1000", "--repeat=1", "--coarse=100", "--wg=64",
                   "--kernel=decoupled"], 2, ["decoupled", "100"],
-                 "--coarse=100 with the decoupled scan (at most 64)",
-                 output=out)
+                 "--coarse=100 with the decoupled scan's work-groups of 64 "
+                 "(at most 64)", output=out)
     expect_error(["--n=1000", "--vec=4", "--kernel=sequential"], 2,
                  ["--vec", "'sequential'"], "--vec=4 with a one-element "
                  "kernel (sequential)")

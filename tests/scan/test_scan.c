@@ -495,6 +495,10 @@ static const size_t sz_wg257[] = {256, 257, 258, 66049, 66050};
  * the default CPU shape), partial vectors at the end, several levels. */
 static const size_t sz_wg64c8[] = {7, 9, 511, 512, 513, 4097, 32767, 32769};
 static const size_t sz_wg63c8[] = {503, 504, 505, 254017};
+/* Work-groups of one item, runs of 40: the CPU shapes (the decoupled
+ * scan's chained runs, the tiled scan's groups of one), vectors of 8 and
+ * a partial one at the end of every run, many runs chained. */
+static const size_t sz_wg1c40[] = {1, 39, 40, 41, 4097, 65537};
 
 #define SHAPE(w, c, v, arr)                                                    \
   { {w, c, v}, arr, COUNT(arr) }
@@ -503,7 +507,7 @@ static const shape_sizes matrix_shapes[] = {
     SHAPE(256, 1, 0, sz_wg256), SHAPE(63, 1, 0, sz_wg63),
     SHAPE(65, 1, 0, sz_wg65),   SHAPE(255, 1, 0, sz_wg255),
     SHAPE(257, 1, 0, sz_wg257), SHAPE(64, 8, 0, sz_wg64c8),
-    SHAPE(63, 8, 0, sz_wg63c8),
+    SHAPE(63, 8, 0, sz_wg63c8), SHAPE(1, 40, 0, sz_wg1c40),
 };
 
 /* A work-group size beyond what the device allows for this kernel (an

@@ -1,0 +1,87 @@
+#!/bin/bash
+# What bounds the H100 figures of issue 16 items 3 and 4 (docs/PERFORMANCE.md,
+# "What bounds the H100 scan, the int sum and the mid sizes"), on the lent
+# GPU machine, in one command:
+#   scripts/bounds-measure.sh [OUTDIR]
+# - the scan and reduction tests on the GPU (unless TESTS=false);
+# - mid sizes: the coarse float sum in one launch, 1e6 .. 1e8, against the
+#   streaming read, for reduce.groups_per_cu 2, 4, 8 (shipped), 16 and
+#   reduce.wg 512 (tuning files in $out/tune-*);
+# - the int sum at 1e8 with 16- and 32-byte loads and 8 or 16 groups a
+#   compute unit, beside the float sum and the stream;
+# - the decoupled scan at 1e8 as shipped, with its look-back removed (the
+#   kernel from a copy of cl/ where tiles never wait: wrong answers, so
+#   --no-verify; what the tiles cost without the chain), and at other
+#   shapes; PyTorch's copy (x.clone()) and cumsum (CUB) in the same run.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/measure-common.sh"
+measure_build bounds "${1:-}"
+measure_tests scan-matrix-decoupled scan-matrix-kogge-stone scan-levels \
+  scan-inplace scan-carry scan-segments-matrix reduce-coarse
+r=${REPEAT:-30}
+
+# tune NAME KEY=VALUE...: a tuning directory, the shipped files with the
+# keys changed in the H100's file.
+tune() {
+  local d=$out/tune-$1
+  shift
+  rm -rf "$d" && cp -r "$here/../data/tuning" "$d"
+  for kv in "$@"; do
+    sed -i "s/^${kv%%=*}=.*/$kv/" "$d/nvidia-h100.txt"
+  done
+  echo "$d"
+}
+
+echo "== mid sizes (coarse float sum, one launch)"
+for v in "gpc8 reduce.groups_per_cu=8" "gpc2 reduce.groups_per_cu=2" \
+  "gpc4 reduce.groups_per_cu=4" "gpc16 reduce.groups_per_cu=16" \
+  "wg512 reduce.wg=512"; do
+  set -- $v
+  d=$(tune "$@")
+  echo "-- $1"
+  CLREDUCE_TUNING_DIR=$d $bench --kernels=coarse --per-decade=3 --min-n=1e6 \
+    --max-n=1e8 --repeat=50 2>/dev/null | grep -E "^coarse|^\(stream"
+done
+
+echo "== int sum at 1e8"
+for v in "i16x8 reduce.vec_bytes=16" "i32x8 reduce.vec_bytes=32" \
+  "i16x16 reduce.groups_per_cu=16" "i32x16 reduce.vec_bytes=32 reduce.groups_per_cu=16"; do
+  set -- $v
+  d=$(tune "$@")
+  for t in int float; do
+    echo "-- $1 $t: $(CLREDUCE_TUNING_DIR=$d $cli --type=$t --n=1e8 \
+      --repeat=$r | grep -E 'kernel:|verified' | tr '\n' ' ')"
+  done
+done
+$bench --kernels=coarse --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
+  grep -E "^coarse|^\(stream"
+
+echo "== decoupled scan at 1e8"
+for sh in "" "--coarse=16" "--coarse=64 --wg=128" "--coarse=16 --wg=512"; do
+  echo "-- shipped $sh: $($cli --kernel=decoupled --n=1e8 --repeat=$r $sh |
+    grep -E 'kernel:|verified' | tr '\n' ' ')"
+done
+nolb=$out/cl-nolookback
+rm -rf "$nolb" && cp -r "$here/../cl" "$nolb"
+sed -i 's/^  if (t > 0) {$/  if (0) {/' "$nolb/scan_decoupled.cl"
+grep -c "if (0) {" "$nolb/scan_decoupled.cl"
+echo "-- no look-back: $(CLREDUCE_KERNEL_DIR=$nolb $cli --kernel=decoupled \
+  --n=1e8 --repeat=$r --no-verify | grep -E 'kernel:' | tr '\n' ' ')"
+python3 - <<'PY'
+import torch
+x = torch.rand(10**8, device="cuda")
+def med(f, r=30):
+    for _ in range(3): f()
+    ts = []
+    for _ in range(r):
+        a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)
+        a.record(); f(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
+    ts.sort(); return ts[len(ts) // 2]
+for name, f in (("copy x.clone()", lambda: x.clone()),
+                ("cumsum (CUB)", lambda: torch.cumsum(x, 0)),
+                ("sum", lambda: x.sum())):
+    ms = med(f)
+    by = 4e8 if name == "sum" else 8e8
+    print("peer torch %s 1e8 float: %.4f ms %.0f GB/s" % (name, ms, by / ms / 1e6))
+PY
