@@ -12,8 +12,15 @@
 # - the decoupled scan at 1e8 as shipped, with its look-back removed (the
 #   kernel from a copy of cl/ where tiles never wait: wrong answers, so
 #   --no-verify; what the tiles cost without the chain), and at other
-#   shapes; PyTorch's copy (x.clone()) and cumsum (CUB) in the same run.
+#   shapes; PyTorch's copy (x.clone()) and cumsum (CUB) in the same run;
+# - spans: the decoupled scan with look-back windows of 1, 2, 4 and 8 times
+#   its work-group (-DCLR_SPAN, set in copies of cl/), float and int;
+# - vec32: every reduction op and type at 1e8 and the mid sizes with the
+#   shipped 16-byte loads and with 32-byte loads.
+# SECTIONS="mid int scan spans vec32" (the default: all) picks sections.
 set -u
+SECTIONS=${SECTIONS:-mid int scan spans vec32}
+on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
 measure_build bounds "${1:-}"
@@ -33,8 +40,8 @@ tune() {
   echo "$d"
 }
 
-echo "== mid sizes (coarse float sum, one launch)"
-for v in "gpc8 reduce.groups_per_cu=8" "gpc2 reduce.groups_per_cu=2" \
+on mid && echo "== mid sizes (coarse float sum, one launch)"
+on mid && for v in "gpc8 reduce.groups_per_cu=8" "gpc2 reduce.groups_per_cu=2" \
   "gpc4 reduce.groups_per_cu=4" "gpc16 reduce.groups_per_cu=16" \
   "wg512 reduce.wg=512"; do
   set -- $v
@@ -44,8 +51,8 @@ for v in "gpc8 reduce.groups_per_cu=8" "gpc2 reduce.groups_per_cu=2" \
     --max-n=1e8 --repeat=50 2>/dev/null | grep -E "^coarse|^\(stream"
 done
 
-echo "== int sum at 1e8"
-for v in "i16x8 reduce.vec_bytes=16" "i32x8 reduce.vec_bytes=32" \
+on int && echo "== int sum at 1e8"
+on int && for v in "i16x8 reduce.vec_bytes=16" "i32x8 reduce.vec_bytes=32" \
   "i16x16 reduce.groups_per_cu=16" "i32x16 reduce.vec_bytes=32 reduce.groups_per_cu=16"; do
   set -- $v
   d=$(tune "$@")
@@ -54,9 +61,10 @@ for v in "i16x8 reduce.vec_bytes=16" "i32x8 reduce.vec_bytes=32" \
       --repeat=$r | grep -E 'kernel:|verified' | tr '\n' ' ')"
   done
 done
-$bench --kernels=coarse --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
-  grep -E "^coarse|^\(stream"
+on int && $bench --kernels=coarse --min-n=1e8 --max-n=1e8 --repeat=$r \
+  2>/dev/null | grep -E "^coarse|^\(stream"
 
+if on scan; then
 echo "== decoupled scan at 1e8"
 for sh in "" "--coarse=16" "--coarse=64 --wg=128" "--coarse=16 --wg=512"; do
   echo "-- shipped $sh: $($cli --kernel=decoupled --n=1e8 --repeat=$r $sh |
@@ -85,3 +93,34 @@ for name, f in (("copy x.clone()", lambda: x.clone()),
     by = 4e8 if name == "sum" else 8e8
     print("peer torch %s 1e8 float: %.4f ms %.0f GB/s" % (name, ms, by / ms / 1e6))
 PY
+fi
+
+if on spans; then
+echo "== look-back spans (decoupled scan, 1e8)"
+for sp in 1 2 4 8; do
+  d=$out/cl-span$sp
+  rm -rf "$d" && cp -r "$here/../cl" "$d"
+  sed -i "s/^#define CLR_SPAN 1$/#define CLR_SPAN $sp/" "$d/scan_decoupled.cl"
+  for sh in "--type=float" "--type=int" "--type=float --coarse=64 --wg=128" \
+    "--type=double" "--type=float --exclusive"; do
+    echo "-- span $sp $sh: $(CLREDUCE_KERNEL_DIR=$d $cli --kernel=decoupled \
+      --n=1e8 --repeat=$r $sh | grep -E 'kernel:|verified' | tr '\n' ' ')"
+  done
+done
+fi
+
+if on vec32; then
+echo "== 16- and 32-byte loads, every op and type at 1e8"
+for v in "v16 reduce.vec_bytes=16" "v32 reduce.vec_bytes=32"; do
+  set -- $v
+  d=$(tune "$@")
+  for ot in "sum int" "sum float" "sum double" "sum long" "min float" \
+    "max int" "prod float" "and int" "sum half"; do
+    set -- $ot
+    echo "-- $v $ot: $(CLREDUCE_TUNING_DIR=$d $cli --op=$1 --type=$2 --n=1e8 \
+      --repeat=$r | grep -E 'kernel:|verified' | tr '\n' ' ')"
+  done
+  CLREDUCE_TUNING_DIR=$d $bench --kernels=coarse --per-decade=3 --min-n=1e6 \
+    --max-n=1e8 --repeat=50 2>/dev/null | grep -E "^coarse|^\(stream"
+done
+fi
