@@ -13,13 +13,11 @@
 #   kernel from a copy of cl/ where tiles never wait: wrong answers, so
 #   --no-verify; what the tiles cost without the chain), and at other
 #   shapes; PyTorch's copy (x.clone()) and cumsum (CUB) in the same run;
-# - spans: the decoupled scan with look-back windows of 1, 2, 4 and 8 times
-#   its work-group (-DCLR_SPAN, set in copies of cl/), float and int;
 # - vec32: every reduction op and type at 1e8 and the mid sizes with the
 #   shipped 16-byte loads and with 32-byte loads.
-# SECTIONS="mid int scan spans vec32" (the default: all) picks sections.
+# SECTIONS="mid int scan vec32" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan spans vec32}
+SECTIONS=${SECTIONS:-mid int scan vec32}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -93,20 +91,6 @@ for name, f in (("copy x.clone()", lambda: x.clone()),
     by = 4e8 if name == "sum" else 8e8
     print("peer torch %s 1e8 float: %.4f ms %.0f GB/s" % (name, ms, by / ms / 1e6))
 PY
-fi
-
-if on spans; then
-echo "== look-back spans (decoupled scan, 1e8)"
-for sp in 1 2 4 8; do
-  d=$out/cl-span$sp
-  rm -rf "$d" && cp -r "$here/../cl" "$d"
-  sed -i "s/^#define CLR_SPAN 1$/#define CLR_SPAN $sp/" "$d/scan_decoupled.cl"
-  for sh in "--type=float" "--type=int" "--type=float --coarse=64 --wg=128" \
-    "--type=double" "--type=float --exclusive"; do
-    echo "-- span $sp $sh: $(CLREDUCE_KERNEL_DIR=$d $cli --kernel=decoupled \
-      --n=1e8 --repeat=$r $sh | grep -E 'kernel:|verified' | tr '\n' ' ')"
-  done
-done
 fi
 
 if on vec32; then
