@@ -52,57 +52,101 @@
  * cores), and the tiled scans read the input twice from memory (tile
  * totals, then the scan).  Here a tile is read from memory once: the
  * work-item folds its run (which stays in the core's cache, per_item
- * elements), waits for the tile before it to publish its inclusive
- * prefix, publishes its own at once (before writing anything, so the
- * chain between tiles costs one fold, not one scan), and then scans its
- * run from the cache into out.
+ * elements) and publishes that total (flag 1), gets the inclusive prefix
+ * of the tile before it, publishes its own (flag 2) before writing
+ * anything (so the chain between tiles costs one fold, not one scan), and
+ * then scans its run from the cache into out.
  *
- * The prefix of tile t is incl[t-1] combined with t's total, in that
- * order whatever the timing: floating-point results are the same bits
- * from run to run.  Flags, tickets and epochs as in the GPU shape (the
- * aggregates' buffer is not used).  stream (outputs larger than the
- * caches): the vectors are stored non-temporally where the run's output
- * is aligned to them. */
-__kernel void clr_scan_decoupled_run(
-    __global const IN_T *in, ulong in_offset, __global ACC_T *out,
-    ulong out_offset, ulong n, ulong per_item, volatile __global uint *state,
-    uint ticket_base, uint epoch, volatile __global uint *incl,
-    __global ACC_T *carry, uint carry_flags, uint exclusive, uint stream) {
-  in += in_offset;
-  out += out_offset;
-  uint t = atomic_inc(&state[0]) - ticket_base;
-  ulong base = (ulong)t * per_item; /* the host keeps base < n */
-  ulong end = min(base + per_item, n);
-#if CLR_VEC > 1
-  ulong vend = base + (end - base) / CLR_VEC * CLR_VEC;
-#else
-  ulong vend = base;
-#endif
-  /* 1. the run's total, CLR_VEC independent chains */
+ * Never a long wait: a CPU may deschedule the thread running tile t-1
+ * (another process wants the core), and a tile spinning for it would burn
+ * the time slice the other one needs (PoCL on 2 busy cores: 170-680 ms
+ * instead of 20).  So a tile spins at most `spin` reads for t-1's
+ * inclusive prefix and then computes it itself: back to the nearest tile
+ * that has published one (or the start), then forward, taking each
+ * tile's published total or, where none is published yet, folding that
+ * tile's run itself.  In place (in == out) a tile waits instead (the host
+ * passes spin = UINT_MAX): a run overwrites its input once it has
+ * published, so a fold of it could read scanned values.
+ *
+ * Whoever computes it, the prefix of tile t is ((carry-in + total 0) +
+ * total 1) + ... + total t-1, a total being the same fold of the same
+ * run: floating-point results are the same bits from run to run, whatever
+ * the timing.  Flags, tickets and epochs as in the GPU shape.  stream
+ * (outputs larger than the caches): the vectors are stored non-temporally
+ * where the run's output is aligned to them. */
+/* The total of elements [base, end): CLR_VEC independent chains, then
+ * the lanes, then the tail.  *vend: where whole vectors end. */
+inline ACC_T run_total(__global const IN_T *in, ulong base, ulong end,
+                       ulong *vend) {
   ACC_T total = IDENTITY;
 #if CLR_VEC > 1
+  *vend = base + (end - base) / CLR_VEC * CLR_VEC;
   ACCV_T lanes = (ACCV_T)(IDENTITY);
-  for (ulong i = base; i < vend; i += CLR_VEC) {
+  for (ulong i = base; i < *vend; i += CLR_VEC) {
     ACCV_T x = VLOAD(i, in);
     lanes = OP(lanes, x);
   }
   total = LAST(clr_scan_lanes(lanes));
+#else
+  *vend = base;
 #endif
-  for (ulong i = vend; i < end; i++) {
+  for (ulong i = *vend; i < end; i++) {
     ACC_T x = LOAD(IN_AT(in, i));
     total = OP(total, x);
   }
-  /* 2. the prefix: the carry-in for tile 0, else tile t-1's inclusive
-   * prefix, spun for (tile t-1 was taken, so started, before t) */
-  ACC_T prefix = IDENTITY;
-  if (t == 0) {
-    if (carry_flags & 1u)
-      prefix = carry[0];
-  } else {
-    while (atomic_or(&state[t], 0u) != (epoch << 2 | 2u))
+  return total;
+}
+
+/* Tile j's flag is `want` (of this launch's epoch). */
+#define HAS(j, want) (atomic_or(&state[1 + (j)], 0u) == (epoch << 2 | (want)))
+
+__kernel void clr_scan_decoupled_run(
+    __global const IN_T *in, ulong in_offset, __global ACC_T *out,
+    ulong out_offset, ulong n, ulong per_item, volatile __global uint *state,
+    uint ticket_base, uint epoch, volatile __global uint *agg,
+    volatile __global uint *incl, __global ACC_T *carry, uint carry_flags,
+    uint exclusive, uint stream, uint spin) {
+  in += in_offset;
+  out += out_offset;
+  uint t = atomic_inc(&state[0]) - ticket_base;
+  ulong base = (ulong)t * per_item; /* the host keeps base < n */
+  ulong end = min(base + per_item, n), vend;
+  /* 1. the run's total, published */
+  ACC_T total = run_total(in, base, end, &vend);
+  clr_publish(agg, t, total);
+  write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+  atomic_xchg(&state[1 + t], epoch << 2 | 1u);
+  /* 2. the prefix: tile t-1's inclusive prefix, waited for a little, else
+   * computed from the nearest published one */
+  ACC_T prefix = (carry_flags & 1u) ? carry[0] : IDENTITY;
+  if (t > 0) {
+    /* spin == UINT_MAX (in place): wait as long as it takes, for a run
+     * that has published writes over what a fold of it would read */
+    for (uint k = 0; !HAS(t - 1, 2u) && (spin == UINT_MAX || k < spin); k++)
       ;
-    read_mem_fence(CLK_GLOBAL_MEM_FENCE);
-    prefix = clr_fetch(incl, t - 1);
+    long j = (long)t - 1;
+    while (j >= 0 && !HAS(j, 2u))
+      j--;
+    if (j >= 0) {
+      read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+      prefix = clr_fetch(incl, (uint)j);
+    }
+    for (long i = j + 1; i < (long)t; i++) {
+      ACC_T w;
+      ulong ib = (ulong)i * per_item, iv;
+      if (HAS(i, 2u)) { /* published meanwhile: the same bits */
+        read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+        prefix = clr_fetch(incl, (uint)i);
+        continue;
+      }
+      if (HAS(i, 1u)) {
+        read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+        w = clr_fetch(agg, (uint)i);
+      } else {
+        w = run_total(in, ib, min(ib + per_item, n), &iv);
+      }
+      prefix = OP(prefix, w);
+    }
   }
   ACC_T inclusive = OP(prefix, total);
   clr_publish(incl, t, inclusive);

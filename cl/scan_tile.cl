@@ -32,7 +32,7 @@ __kernel void clr_scan(__global const IN_T *in, ulong in_offset,
                        __global ACC_T *out, ulong out_offset, ulong n,
                        ulong per_item, __global const ACC_T *tile_prefix,
                        uint use_tiles, __global ACC_T *carry, uint carry_flags,
-                       uint exclusive, __local ACC_T *scratch) {
+                       uint exclusive, uint stream, __local ACC_T *scratch) {
   in += in_offset; /* elements [offset, offset + n) of the buffers */
   out += out_offset;
   ulong lid = get_local_id(0);
@@ -80,7 +80,10 @@ __kernel void clr_scan(__global const IN_T *in, ulong in_offset,
   run = OP(run, item_prefix);
 
   /* 3. rescan the run from its prefix and write it */
-  run = clr_scan_run(in, out, base, vend, end, run, exclusive, 0u);
+#if CLR_VEC > 1
+  stream = stream && (size_t)(out + base) % sizeof(ACCV_T) == 0;
+#endif
+  run = clr_scan_run(in, out, base, vend, end, run, exclusive, stream);
   if ((carry_flags & 2u) && end == n && base < n)
     carry[1] = run;
 }

@@ -606,6 +606,20 @@ CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
                                           clr_type type, const void *values,
                                           size_t n, void *unique_keys,
                                           void *results, size_t *n_runs);
+/* The same over buffers, on the device: n keys from element keys_offset
+ * of keys and n values from element values_offset of values; the runs'
+ * keys written from element unique_keys_offset of unique_keys and their
+ * results from element results_offset of results, each of which needs
+ * room for the runs only (checked once they are counted).  keys and
+ * unique_keys must not overlap.  The runs are found by two small kernels
+ * and a scan over a context buffer of n ulongs (8n bytes); only their
+ * count is read back (8 bytes). */
+CLR_API clr_status clr_reduce_by_key_buffer(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type key_type,
+    cl_mem keys, size_t keys_offset, clr_type type, cl_mem values,
+    size_t values_offset, size_t n, cl_mem unique_keys,
+    size_t unique_keys_offset, cl_mem results, size_t results_offset,
+    size_t *n_runs);
 
 /* Batches: one reduction per range of one array, all in one call.  Range
  * r is elements [ranges[2r], ranges[2r] + ranges[2r + 1]) (offset and
@@ -849,6 +863,9 @@ typedef struct clr_tuning {
   size_t decoupled_wg;           /* decoupled scan: work-group size      */
   size_t decoupled_run_items;    /* decoupled scan with decoupled_wg 1
                                     (the CPU shape): elements per run    */
+  unsigned decoupled_spin;       /* the CPU shape: reads of the previous
+                                    run's flag before a run computes its
+                                    prefix itself (never a long wait)    */
   unsigned exact_terms;          /* exact sums: floating-point expansion
                                     terms, 1..8 (speed only, never bits) */
   unsigned exact_vec_bytes;      /* exact sums: bytes per load           */

@@ -48,6 +48,7 @@ static inline int tu_same_tuning(const clr_tuning *a, const clr_tuning *b) {
          a->decoupled_items == b->decoupled_items &&
          a->decoupled_wg == b->decoupled_wg &&
          a->decoupled_run_items == b->decoupled_run_items &&
+         a->decoupled_spin == b->decoupled_spin &&
          a->exact_terms == b->exact_terms &&
          a->exact_vec_bytes == b->exact_vec_bytes &&
          a->exact_int64_atomics == b->exact_int64_atomics &&

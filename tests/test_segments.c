@@ -258,6 +258,127 @@ static void stream(clr_context *ctx) {
   tu_section("stream");
 }
 
+/* buf: a buffer of `pre` poison bytes, then bytes..bytes + size, then
+ * `post` poison bytes. */
+static cl_mem poisoned_buffer(clr_context *ctx, size_t pre, const void *bytes,
+                              size_t size, size_t post) {
+  unsigned char *h = tu_xmalloc(pre + size + post);
+  memset(h, 0xa5, pre + size + post);
+  if (bytes)
+    memcpy(h + pre, bytes, size);
+  cl_int err;
+  cl_mem m = clCreateBuffer(clr_context_cl_context(ctx),
+                            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            pre + size + post, h, &err);
+  free(h);
+  if (err != CL_SUCCESS)
+    tu_die("clCreateBuffer failed");
+  return m;
+}
+
+static void *read_back(clr_context *ctx, cl_mem m, size_t size) {
+  void *h = tu_xmalloc(size);
+  if (clEnqueueReadBuffer(clr_context_queue(ctx), m, CL_TRUE, 0, size, h, 0,
+                          NULL, NULL) != CL_SUCCESS)
+    tu_die("clEnqueueReadBuffer failed");
+  return h;
+}
+
+/* The case of keys() again through clr_reduce_by_key_buffer: keys at
+ * element 2 of their buffer, values at element 3, the runs' keys from
+ * element 1 and the results from element 1 of poisoned buffers just large
+ * enough for the runs (plus one poisoned element after them), all
+ * compared with the host call's answers and the CPU's. */
+static void keys_buffer(clr_context *ctx, seg_case *c, clr_type kt,
+                        const unsigned char *k, const size_t *host_runs,
+                        const uint64_t *off, size_t runs) {
+  clr_type rt = clr_options_result_type(&c->opt, c->op, c->type);
+  size_t ks = clr_type_size(kt), es = clr_type_size(c->type),
+         rs = clr_type_size(rt), n = c->n;
+  cl_mem kb = poisoned_buffer(ctx, 2 * ks, k, n * ks, 0);
+  cl_mem vb = poisoned_buffer(ctx, 3 * es, c->data, n * es, 0);
+  cl_mem ub = poisoned_buffer(ctx, ks, NULL, runs * ks, ks);
+  cl_mem rb = poisoned_buffer(ctx, rs, NULL, runs * rs, rs);
+  size_t got_runs = 0;
+  clr_status st =
+      clr_reduce_by_key_buffer(ctx, &c->opt, c->op, kt, kb, 2, c->type, vb, 3,
+                               n, ub, 1, rb, 1, &got_runs);
+  if (tu_check(st == CLR_OK && got_runs == runs && *host_runs == runs,
+               "%s (buffers): %s: %s, %zu runs, want %zu", c->what,
+               clr_status_name(st), clr_context_error(ctx), got_runs, runs)) {
+    unsigned char *uk = read_back(ctx, ub, (runs + 2) * ks);
+    unsigned char *res = read_back(ctx, rb, (runs + 2) * rs);
+    size_t bad = 0;
+    for (size_t q = 0; q < runs; q++)
+      bad += memcmp(uk + (q + 1) * ks, k + off[q] * ks, ks) != 0;
+    unsigned char poison[8];
+    memset(poison, 0xa5, sizeof poison);
+    tu_check(bad == 0, "%s (buffers): %zu run keys wrong", c->what, bad);
+    tu_check(memcmp(uk, poison, ks) == 0 &&
+                 memcmp(uk + (runs + 1) * ks, poison, ks) == 0 &&
+                 memcmp(res, poison, rs) == 0 &&
+                 memcmp(res + (runs + 1) * rs, poison, rs) == 0,
+             "%s (buffers): wrote outside the runs", c->what);
+    note(c, " (buffers)");
+    check_results(c, res + rs, tu_last_timing(ctx).error_depth, CLR_MAP_NONE);
+    free(uk);
+    free(res);
+  }
+  clReleaseMemObject(kb);
+  clReleaseMemObject(vb);
+  clReleaseMemObject(ub);
+  clReleaseMemObject(rb);
+}
+
+/* What clr_reduce_by_key_buffer refuses, with nothing written: overlapping
+ * keys and unique keys, too small a buffer for the runs' keys (found once
+ * counted), float keys, a NULL count. */
+static void keys_buffer_refusals(clr_context *ctx) {
+  int k[6] = {4, 4, 5, 6, 6, 6};
+  float v[6] = {1, 2, 3, 4, 5, 6};
+  size_t nr = 99;
+  cl_mem kb = poisoned_buffer(ctx, 0, k, sizeof k, 0);
+  cl_mem vb = poisoned_buffer(ctx, 0, v, sizeof v, 0);
+  cl_mem small = poisoned_buffer(ctx, 0, NULL, 2 * sizeof(int), 0);
+  cl_mem rb = poisoned_buffer(ctx, 0, NULL, 6 * sizeof(float), 0);
+  TU_EXPECT_STATUS(clr_reduce_by_key_buffer(ctx, NULL, CLR_SUM, CLR_INT, kb, 0,
+                                            CLR_FLOAT, vb, 0, 6, kb, 3, rb, 0,
+                                            &nr),
+                   CLR_ERR_INVALID_ARGUMENT, "keys and unique keys overlap");
+  TU_EXPECT_STATUS(clr_reduce_by_key_buffer(ctx, NULL, CLR_SUM, CLR_INT, kb, 0,
+                                            CLR_FLOAT, vb, 0, 6, small, 0, rb,
+                                            0, &nr),
+                   CLR_ERR_INVALID_ARGUMENT, "3 runs' keys into room for 2");
+  TU_EXPECT_STATUS(clr_reduce_by_key_buffer(ctx, NULL, CLR_SUM, CLR_FLOAT, vb,
+                                            0, CLR_FLOAT, vb, 0, 6, small, 0,
+                                            rb, 0, &nr),
+                   CLR_ERR_INVALID_ARGUMENT, "float keys (buffers)");
+  TU_EXPECT_STATUS(clr_reduce_by_key_buffer(ctx, NULL, CLR_SUM, CLR_INT, kb, 0,
+                                            CLR_FLOAT, vb, 0, 6, small, 0, rb,
+                                            0, NULL),
+                   CLR_ERR_INVALID_ARGUMENT, "n_runs NULL (buffers)");
+  TU_CHECK(nr == 99, "a refused call set n_runs to %zu", nr);
+  cl_mem ub = poisoned_buffer(ctx, 0, NULL, 3 * sizeof(int), 0);
+  if (TU_EXPECT_STATUS(clr_reduce_by_key_buffer(ctx, NULL, CLR_SUM, CLR_INT, kb,
+                                                0, CLR_FLOAT, vb, 0, 6, ub, 0,
+                                                rb, 0, &nr),
+                       CLR_OK, "three runs (buffers)")) {
+    int *uk = read_back(ctx, ub, 3 * sizeof(int));
+    float *r = read_back(ctx, rb, 3 * sizeof(float));
+    TU_CHECK(nr == 3 && uk[0] == 4 && uk[1] == 5 && uk[2] == 6 && r[0] == 3 &&
+                 r[1] == 3 && r[2] == 15,
+             "keys 4 5 6, sums 3 3 15: got %zu runs, %d %d %d, %g %g %g", nr,
+             uk[0], uk[1], uk[2], r[0], r[1], r[2]);
+    free(uk);
+    free(r);
+  }
+  clReleaseMemObject(kb);
+  clReleaseMemObject(vb);
+  clReleaseMemObject(small);
+  clReleaseMemObject(rb);
+  clReleaseMemObject(ub);
+}
+
 /* Reduce-by-key: runs of equal keys, sorted or not, each a group; keys of
  * every integer type, long and short runs, all equal, all distinct; the
  * runs' keys, their number and each run's result against a CPU loop. */
@@ -312,12 +433,15 @@ static void keys(clr_context *ctx, clr_context *chunked) {
                         tu_last_timing(ni % 2 ? chunked : ctx).error_depth,
                         CLR_MAP_NONE);
         }
+        if (ni < 4 || sh % 2 == 0)
+          keys_buffer(ctx, &c, kt, k, &got_runs, off, runs);
         free(off);
         free(res);
         free(v);
         free(uk);
         free(k);
       }
+  keys_buffer_refusals(ctx);
   /* Refusals. */
   float f[4] = {1, 2, 3, 4}, out[4];
   int ik[4] = {1, 1, 2, 2}, uk4[4];
@@ -344,7 +468,8 @@ static void keys(clr_context *ctx, clr_context *chunked) {
 /* Small cases for Oclgrind (tests/reliability: run under it, where every
  * work-item is interpreted): every layout, a few units per work-item so
  * segments span work-items and the pyramid has levels, work-groups of 3
- * and 4, 64-element chunks, buffers at offsets. */
+ * and 4, 64-element chunks, buffers at offsets; reduce-by-key of
+ * buffers. */
 static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
   const size_t *small = seg_small_sizes;
   static const seg_op_type cases[] = {
@@ -364,6 +489,7 @@ static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
           run_buffer(ctx, &c);
         free_case(&c);
       }
+  keys_buffer_refusals(ctx); /* and three runs found on the device */
   tu_section("oclgrind");
 }
 

@@ -431,6 +431,12 @@ clr_status clr_stage_scan_chunk(clr_context *ctx, void *src, void *dst,
 /* The running value a chunk left in carry[1] becomes the next chunk's
  * carry-in, carry[0] (osize bytes, in queue order); *flags then 1. */
 clr_status clr_scan_chain_carry(clr_context *ctx, size_t osize, cl_uint *flags);
+/* clr_scan_buffer_range inside a call already begun (the library's own
+ * passes: reduce-by-key's run numbers). */
+clr_status clr_scan_buffer_in_call(clr_context *ctx, const clr_options *opt,
+                                   clr_op op, clr_type type, cl_mem in,
+                                   size_t in_offset, cl_mem out,
+                                   size_t out_offset, size_t n);
 /* In place means in == out (and one type): a partial overlap would have
  * work-items read elements that others have already overwritten.  For
  * host arrays, and for buffers (as sub-buffers of one buffer, or as

@@ -216,6 +216,17 @@ typedef struct scan_io {
   cl_ulong in_offset, out_offset;
 } scan_io;
 
+/* Whether a scan of n elements stores its output non-temporally
+ * (clr_scan_run in cl/scan_lanes.cl): on CPUs (whose runs are vectors),
+ * for outputs larger than the device's cache, where a store that
+ * allocates would read each line before writing it.  The kernels check
+ * that the output is aligned to their vectors. */
+static cl_uint streams_out(const clr_context *ctx, const scan_plan *p,
+                           size_t n) {
+  return !ctx->desc.is_gpu && p->vec > 1 && ctx->cache_bytes &&
+         n > ctx->cache_bytes / clr_type_size(p->out);
+}
+
 /* Scan n elements of in into out (may be the same buffer) with plan p;
  * the tile totals (of p's output type) are scanned with plan down.
  * Returns the error depth of this level and below in *depth. */
@@ -275,11 +286,12 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p,
   /* 3. scan every tile from its prefix */
   {
     cl_kernel k = p->tile->kernel;
+    cl_uint stream = streams_out(ctx, p, n);
     st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(io->in_offset), CLR_ARG(out),
                       CLR_ARG(io->out_offset), CLR_ARG(n_arg),
                       CLR_ARG(per_item), CLR_ARG(prefix), CLR_ARG(use_tiles),
                       CLR_ARG(ctx->carry.mem), CLR_ARG(carry_flags),
-                      CLR_ARG(exclusive),
+                      CLR_ARG(exclusive), CLR_ARG(stream),
                       CLR_LOCAL(p->wg * p->local_per_item * esize));
     if (st != CLR_OK)
       goto fail;
@@ -355,17 +367,17 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   cl_uint epoch = ctx->scan_epoch + 1, ticket = ctx->scan_ticket;
   cl_kernel k = p->tile->kernel;
   cl_ulong per_item = p->per_item;
-  /* Outputs larger than the device's cache are stored non-temporally by
-   * the CPU shape (where the output is aligned to its vectors: the kernel
-   * checks). */
-  cl_uint stream = p->run && ctx->cache_bytes && n > ctx->cache_bytes / esize;
+  cl_uint stream = p->run && streams_out(ctx, p, n);
+  /* The CPU shape computes a late predecessor's prefix from its input,
+   * which in place it may be overwriting: there it waits (UINT_MAX). */
+  cl_uint spin = io->in == io->out ? CL_UINT_MAX : ctx->tuning.decoupled_spin;
   if (p->run)
     st = CLR_SET_ARGS(ctx, k, CLR_ARG(io->in), CLR_ARG(io->in_offset),
                       CLR_ARG(io->out), CLR_ARG(io->out_offset), CLR_ARG(n_arg),
                       CLR_ARG(per_item), CLR_ARG(state->mem), CLR_ARG(ticket),
-                      CLR_ARG(epoch), CLR_ARG(incl->mem),
+                      CLR_ARG(epoch), CLR_ARG(agg->mem), CLR_ARG(incl->mem),
                       CLR_ARG(ctx->carry.mem), CLR_ARG(carry_flags),
-                      CLR_ARG(exclusive), CLR_ARG(stream));
+                      CLR_ARG(exclusive), CLR_ARG(stream), CLR_ARG(spin));
   else
     st = CLR_SET_ARGS(
         ctx, k, CLR_ARG(io->in), CLR_ARG(io->in_offset), CLR_ARG(io->out),
@@ -737,6 +749,14 @@ static clr_status scan_buffers(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = scan_buffer_call(ctx, opt, op, type, io, n, async);
   return st;
+}
+
+clr_status clr_scan_buffer_in_call(clr_context *ctx, const clr_options *opt,
+                                   clr_op op, clr_type type, cl_mem in,
+                                   size_t in_offset, cl_mem out,
+                                   size_t out_offset, size_t n) {
+  scan_io io = {in, out, in_offset, out_offset};
+  return scan_buffers(ctx, opt, op, type, &io, n, NULL);
 }
 
 CLR_API clr_status clr_scan_buffer_range(clr_context *ctx,

@@ -653,14 +653,10 @@ CLR_API clr_status clr_reduce_segments_buffer(
 
 /* ------------------------------------------------------------ by key */
 
-/* Reduce-by-key of host arrays: the runs of equal keys are found on the
- * host, where the keys already are (one read of them, compared as bits),
- * and their values reduced on the device as segments. */
-static clr_status by_key_call(clr_context *ctx, const clr_options *opt,
-                              clr_op op, clr_type key_type, const void *keys,
-                              clr_type type, const void *values, size_t n,
-                              void *unique_keys, void *results,
-                              size_t *n_runs) {
+/* The arguments both forms of reduce-by-key refuse. */
+static clr_status check_by_key(clr_context *ctx, int keys, int unique_keys,
+                               const size_t *n_runs, clr_type key_type,
+                               size_t n) {
   if (!keys || !unique_keys || !n_runs)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "keys, unique_keys and n_runs must not be NULL");
@@ -671,6 +667,21 @@ static clr_status by_key_call(clr_context *ctx, const clr_options *opt,
                     clr_type_name(key_type));
   if (n == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  return CLR_OK;
+}
+
+/* Reduce-by-key of host arrays: the runs of equal keys are found on the
+ * host, where the keys already are (one read of them, compared as bits),
+ * and their values reduced on the device as segments. */
+static clr_status by_key_call(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type key_type, const void *keys,
+                              clr_type type, const void *values, size_t n,
+                              void *unique_keys, void *results,
+                              size_t *n_runs) {
+  clr_status check =
+      check_by_key(ctx, keys != NULL, unique_keys != NULL, n_runs, key_type, n);
+  if (check != CLR_OK)
+    return check;
   size_t ks = clr_type_size(key_type), runs = 1;
   const unsigned char *k = keys;
   for (size_t i = 1; i < n; i++)
@@ -707,5 +718,114 @@ CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
   if (st == CLR_OK)
     st = by_key_call(ctx, opt, op, key_type, keys, type, values, n, unique_keys,
                      results, n_runs);
+  return clr_end_call(ctx, st);
+}
+
+/* Reduce-by-key of buffers, on the device: cl/key_runs.cl marks where runs
+ * start, an inclusive sum scan numbers them (a buffer of n ulongs for the
+ * call), the run count is read back (8 bytes), the runs' starts and keys
+ * are written, and the values reduced as segments over those offsets. */
+static clr_status by_key_buffer_call(clr_context *ctx, const clr_options *opt,
+                                     clr_op op, clr_type key_type, cl_mem keys,
+                                     size_t keys_offset, clr_type type,
+                                     cl_mem values, size_t values_offset,
+                                     size_t n, cl_mem unique_keys,
+                                     size_t unique_keys_offset, cl_mem results,
+                                     size_t results_offset, size_t *n_runs) {
+  clr_status st =
+      check_by_key(ctx, keys != NULL, unique_keys != NULL, n_runs, key_type, n);
+  if (st != CLR_OK)
+    return st;
+  if (keys == unique_keys && keys_offset < unique_keys_offset + n &&
+      unique_keys_offset < keys_offset + n)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "keys and unique_keys overlap in one buffer");
+  if (n > SIZE_MAX / sizeof(cl_ulong) - 1)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n = %zu is too large", n);
+  st = clr_check_buffer(ctx, keys, keys_offset, n, key_type, CLR_ACCESS_READ,
+                        "keys");
+  clr_build_spec spec = {.source = "key_runs.cl",
+                         .kernel = "clr_key_heads",
+                         .in = key_type,
+                         .acc = CLR_ULONG,
+                         .op = CLR_SUM};
+  clr_program_entry *heads_k = NULL, *starts_k = NULL;
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &heads_k);
+  spec.kernel = "clr_key_starts";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &starts_k);
+  if (st != CLR_OK)
+    return st;
+  cl_mem heads = NULL, offsets = NULL;
+  cl_int err;
+  cl_ulong runs = 0, ko = keys_offset, nn = n, uko = unique_keys_offset;
+  size_t local = heads_k->max_wg < 256 ? heads_k->max_wg : 256;
+  size_t global = (n + local - 1) / local * local;
+  heads = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, n * sizeof(cl_ulong), NULL,
+                         &err);
+  if (err != CL_SUCCESS) {
+    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+    goto fail;
+  }
+  st = CLR_SET_ARGS(ctx, heads_k->kernel, CLR_ARG(keys), CLR_ARG(ko),
+                    CLR_ARG(nn), CLR_ARG(heads));
+  if (st != CLR_OK)
+    goto fail;
+  CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, heads_k->kernel, 1, NULL,
+                                           &global, &local, 0, NULL, NULL));
+  clr_options sum;
+  clr_options_init(&sum);
+  st = clr_scan_buffer_in_call(ctx, &sum, CLR_SUM, CLR_ULONG, heads, 0, heads,
+                               0, n);
+  if (st != CLR_OK)
+    goto fail;
+  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, heads, CL_TRUE,
+                                        (n - 1) * sizeof runs, sizeof runs,
+                                        &runs, 0, NULL, NULL));
+  st = clr_check_buffer(ctx, unique_keys, unique_keys_offset, (size_t)runs,
+                        key_type, CLR_ACCESS_WRITE, "unique_keys");
+  if (st != CLR_OK)
+    goto fail;
+  offsets = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
+                           ((size_t)runs + 1) * sizeof(cl_ulong), NULL, &err);
+  if (err != CL_SUCCESS) {
+    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+    goto fail;
+  }
+  st = CLR_SET_ARGS(ctx, starts_k->kernel, CLR_ARG(keys), CLR_ARG(ko),
+                    CLR_ARG(nn), CLR_ARG(heads), CLR_ARG(offsets),
+                    CLR_ARG(unique_keys), CLR_ARG(uko));
+  if (st != CLR_OK)
+    goto fail;
+  CLR_CL_CHECK(ctx,
+               clEnqueueNDRangeKernel(ctx->queue, starts_k->kernel, 1, NULL,
+                                      &global, &local, 0, NULL, NULL));
+  st = clr_segments_buffer_call(ctx, opt, op, type, values, values_offset, n,
+                                offsets, 0, (size_t)runs, results,
+                                results_offset);
+  if (st == CLR_OK)
+    *n_runs = (size_t)runs;
+fail:
+  if (offsets)
+    clReleaseMemObject(offsets);
+  if (heads)
+    clReleaseMemObject(heads);
+  return st;
+}
+
+CLR_API clr_status clr_reduce_by_key_buffer(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type key_type,
+    cl_mem keys, size_t keys_offset, clr_type type, cl_mem values,
+    size_t values_offset, size_t n, cl_mem unique_keys,
+    size_t unique_keys_offset, cl_mem results, size_t results_offset,
+    size_t *n_runs) {
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = clr_begin_call(ctx);
+  if (st == CLR_OK)
+    st = by_key_buffer_call(
+        ctx, opt, op, key_type, keys, keys_offset, type, values, values_offset,
+        n, unique_keys, unique_keys_offset, results, results_offset, n_runs);
   return clr_end_call(ctx, st);
 }

@@ -13,6 +13,7 @@
  *   decoupled.items=8       (elements per work-item of the decoupled scan)
  *   decoupled.wg=128        (its work-group size; 1: the CPU shape)
  *   decoupled.run_items=16384 (elements per run in the CPU shape)
+ *   decoupled.spin=4096     (the CPU shape's wait before it computes)
  *   exact.terms=2           (exact sums: floating-point expansion terms)
  *   exact.vec_bytes=32      (exact sums: bytes per load)
  *   exact.int64_atomics=1   (exact sums: 64-bit local atomics if present)
@@ -293,6 +294,7 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   t->decoupled_items = ctx->desc.is_gpu ? 32 : 8;
   t->decoupled_wg = ctx->desc.is_gpu ? 256 : 1;
   t->decoupled_run_items = 524288;
+  t->decoupled_spin = 4096;
   /* Two terms catch nearly every rounding error of typical data; a third
    * costs a CPU 30% and gains an H100 nothing, one spills constantly
    * (docs/EXACT.md).  Wide loads: 32 bytes on GPUs (an H100 reads float4

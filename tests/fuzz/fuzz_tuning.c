@@ -34,6 +34,7 @@ static void two_tunings(clr_tuning *a, clr_tuning *b) {
   BOTH(decoupled_items, 32, 1);
   BOTH(decoupled_wg, 256, 5);
   BOTH(decoupled_run_items, 16384, 3);
+  BOTH(decoupled_spin, 4096, 0);
   BOTH(exact_terms, 2, 8);
   BOTH(exact_vec_bytes, 32, 1);
   BOTH(exact_int64_atomics, 1, 0);

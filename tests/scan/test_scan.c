@@ -1718,10 +1718,19 @@ static void part_big(clr_context *ctx) {
                                    {CLR_MAX, CLR_FLOAT},  {CLR_MIN, CLR_LONG},
                                    {CLR_PROD, CLR_FLOAT}, {CLR_MIN, CLR_UINT}};
   /* (64 x 8: the default's vector width on PoCL, so its programs are the
-   * default shape's: the part compiles each kernel once a type) */
+   * default shape's: the part compiles each kernel once a type.  The
+   * decoupled scan's PoCL default is its CPU shape, whose programs 1 x 40
+   * shares: 75001 runs chained.) */
   static const shape shapes[] = {{0, 0, 0}, {64, 8, 0}};
+  static const shape cpu_shape = {1, 40, 0};
   void *in = tu_xmalloc(n * 8);
-  clr_context *copy_ctx = make_context(1);
+  clr_context *copy_ctx = make_context(1), *nospin_ctx = make_context(0);
+  clr_tuning nospin;
+  if (clr_get_tuning(nospin_ctx, &nospin) != CLR_OK)
+    tu_die("clr_get_tuning: %s", clr_context_error(nospin_ctx));
+  nospin.decoupled_spin = 0;
+  if (clr_set_tuning(nospin_ctx, &nospin) != CLR_OK)
+    tu_die("clr_set_tuning: %s", clr_context_error(nospin_ctx));
   for (size_t j = 0; j < COUNT(subset); j++) {
     clr_op op = subset[j].op;
     clr_type type = subset[j].type;
@@ -1730,13 +1739,38 @@ static void part_big(clr_context *ctx) {
     for (size_t k = 0; k < N_KERNELS; k++) {
       for (size_t s = 0; s < COUNT(shapes); s++) {
         for (int ex = 0; ex < 2; ex++) {
-          scase c = {scan_kernels[k], op, type, ex, shapes[s], NULL, "big"};
+          int cpu = s == 1 && scan_kernels[k] == CLR_SCAN_DECOUPLED;
+          scase c = {scan_kernels[k],
+                     op,
+                     type,
+                     ex,
+                     cpu ? cpu_shape : shapes[s],
+                     NULL,
+                     "big"};
           if (!scan_check(ctx, &c, in, n, NULL, NULL))
             continue;
           if (s == 1) /* 5860 tiles of 512, 12, 1: three levels */
             check_passes(ctx, &c, n);
         }
       }
+    }
+    /* The CPU shape computing its predecessors' prefixes itself (spin 0:
+     * a run never waits) gives the same bits as waiting for them. */
+    {
+      scase c = {CLR_SCAN_DECOUPLED, op, type, (int)(j % 2), cpu_shape, NULL,
+                 "big, CPU shape"};
+      scase c0 = c;
+      c0.label = "big, CPU shape, decoupled.spin=0";
+      void *waited = NULL, *computed = NULL;
+      if (scan_check(ctx, &c, in, n, &waited, NULL) &&
+          scan_check(nospin_ctx, &c0, in, n, &computed, NULL)) {
+        char desc[320];
+        describe(&c0, n, desc, sizeof desc);
+        check_equal(desc, "spin 0 against the default", type, computed, waited,
+                    n);
+      }
+      free(waited);
+      free(computed);
     }
     /* copy path, in place and not */
     scase c = {
@@ -1765,6 +1799,7 @@ static void part_big(clr_context *ctx) {
     tu_section(name);
   }
   clr_context_release(copy_ctx);
+  clr_context_release(nospin_ctx);
   free(in);
 }
 
