@@ -64,9 +64,10 @@
  * inclusive prefix and then computes it itself: back to the nearest tile
  * that has published one (or the start), then forward, taking each
  * tile's published total or, where none is published yet, folding that
- * tile's run itself.  In place (in == out) a tile waits instead (the host
- * passes spin = UINT_MAX): a run overwrites its input once it has
- * published, so a fold of it could read scanned values.
+ * tile's run itself.  In place a run overwrites its input once it has
+ * published its prefix, so a fold of a late run counts only if that run
+ * has still published nothing once the fold is done (else its published
+ * total is taken): the check of a seqlock.
  *
  * Whoever computes it, the prefix of tile t is ((carry-in + total 0) +
  * total 1) + ... + total t-1, a total being the same fold of the same
@@ -120,8 +121,7 @@ __kernel void clr_scan_decoupled_run(
    * computed from the nearest published one */
   ACC_T prefix = (carry_flags & 1u) ? carry[0] : IDENTITY;
   if (t > 0) {
-    /* spin == UINT_MAX (in place): wait as long as it takes, for a run
-     * that has published writes over what a fold of it would read */
+    /* spin == UINT_MAX: wait as long as it takes */
     for (uint k = 0; !HAS(t - 1, 2u) && (spin == UINT_MAX || k < spin); k++)
       ;
     long j = (long)t - 1;
@@ -132,19 +132,25 @@ __kernel void clr_scan_decoupled_run(
       prefix = clr_fetch(incl, (uint)j);
     }
     for (long i = j + 1; i < (long)t; i++) {
-      ACC_T w;
+      uint f = atomic_or(&state[1 + i], 0u);
       ulong ib = (ulong)i * per_item, iv;
-      if (HAS(i, 2u)) { /* published meanwhile: the same bits */
-        read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+      ACC_T w;
+      read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+      if (f == (epoch << 2 | 2u)) { /* published meanwhile: the same bits */
         prefix = clr_fetch(incl, (uint)i);
         continue;
       }
-      if (HAS(i, 1u)) {
-        read_mem_fence(CLK_GLOBAL_MEM_FENCE);
-        w = clr_fetch(agg, (uint)i);
-      } else {
+      if (f != (epoch << 2 | 1u)) {
         w = run_total(in, ib, min(ib + per_item, n), &iv);
+        /* In place, run i writes over its input once it has published
+         * (below): the fold counts only if run i has still published
+         * nothing (its writes come after its flags, fenced), else its
+         * total is taken. */
+        read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+        f = atomic_or(&state[1 + i], 0u);
       }
+      if (f == (epoch << 2 | 1u) || f == (epoch << 2 | 2u))
+        w = clr_fetch(agg, (uint)i);
       prefix = OP(prefix, w);
     }
   }
@@ -152,6 +158,7 @@ __kernel void clr_scan_decoupled_run(
   clr_publish(incl, t, inclusive);
   write_mem_fence(CLK_GLOBAL_MEM_FENCE);
   atomic_xchg(&state[1 + t], epoch << 2 | 2u);
+  mem_fence(CLK_GLOBAL_MEM_FENCE); /* the flags before the writes */
   /* 3. the run again, from the cache, scanned and written */
 #if CLR_VEC > 1
   stream = stream && (size_t)(out + base) % sizeof(ACCV_T) == 0;

@@ -368,9 +368,7 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   cl_kernel k = p->tile->kernel;
   cl_ulong per_item = p->per_item;
   cl_uint stream = p->run && streams_out(ctx, p, n);
-  /* The CPU shape computes a late predecessor's prefix from its input,
-   * which in place it may be overwriting: there it waits (UINT_MAX). */
-  cl_uint spin = io->in == io->out ? CL_UINT_MAX : ctx->tuning.decoupled_spin;
+  cl_uint spin = ctx->tuning.decoupled_spin;
   if (p->run)
     st = CLR_SET_ARGS(ctx, k, CLR_ARG(io->in), CLR_ARG(io->in_offset),
                       CLR_ARG(io->out), CLR_ARG(io->out_offset), CLR_ARG(n_arg),

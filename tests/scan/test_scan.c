@@ -1768,6 +1768,15 @@ static void part_big(clr_context *ctx) {
         describe(&c0, n, desc, sizeof desc);
         check_equal(desc, "spin 0 against the default", type, computed, waited,
                     n);
+        /* in place: a late run's fold must not count once that run has
+         * begun writing over its input */
+        size_t depth = 0;
+        void *work = new_output(type, n);
+        memcpy(work, in, n * esz(type));
+        if (run_host(nospin_ctx, &c0, work, work, n, &depth))
+          check_equal(desc, "spin 0 in place against the default", type, work,
+                      waited, n);
+        free(work);
       }
       free(waited);
       free(computed);
