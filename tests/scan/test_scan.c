@@ -320,10 +320,12 @@ static int check_equal(const char *desc, const char *what, clr_type t,
                   desc, what, bad, n, first, gb, wb);
 }
 
-/* check_equal where the kernel promises repeatable bits: the decoupled
- * scan's float sums and products combine predecessors in an order that
- * depends on timing, so two runs may round differently (both within the
- * bound, which check_ref asserts); those are compared by check_ref only. */
+/* check_equal where the two calls compared promise the same bits: the
+ * decoupled scan's float sums and products are repeatable run to run, but
+ * its CPU shape folds a run in vector lanes or one by one as the two
+ * calls' alignment allows, which rounds differently (both within the
+ * bound, which check_ref asserts); those are compared by check_ref only.
+ * (scan-big compares the CPU shape bit for bit where the shapes agree.) */
 static int check_same(const scase *c, const char *desc, const char *what,
                       clr_type t, const void *got, const void *want, size_t n) {
   if (c->kernel == CLR_SCAN_DECOUPLED &&
