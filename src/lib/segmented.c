@@ -760,7 +760,10 @@ static clr_status by_key_buffer_call(clr_context *ctx, const clr_options *opt,
   cl_mem heads = NULL, offsets = NULL;
   cl_int err;
   cl_ulong runs = 0, ko = keys_offset, nn = n, uko = unique_keys_offset;
-  size_t local = heads_k->max_wg < 256 ? heads_k->max_wg : 256;
+  size_t local =
+      heads_k->max_wg < starts_k->max_wg ? heads_k->max_wg : starts_k->max_wg;
+  if (local > 256)
+    local = 256;
   size_t global = (n + local - 1) / local * local;
   heads = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, n * sizeof(cl_ulong), NULL,
                          &err);
