@@ -75,8 +75,11 @@
  * the timing.  Flags, tickets and epochs as in the GPU shape.  stream
  * (outputs larger than the caches): the vectors are stored non-temporally
  * where the run's output is aligned to them. */
+CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
+
 /* The total of elements [base, end): CLR_VEC independent chains, then
- * the lanes, then the tail.  *vend: where whole vectors end. */
+ * the lanes (a tree, common.cl), then the tail.  *vend: where whole
+ * vectors end. */
 inline ACC_T run_total(__global const IN_T *in, ulong base, ulong end,
                        ulong *vend) {
   ACC_T total = IDENTITY;
@@ -87,7 +90,7 @@ inline ACC_T run_total(__global const IN_T *in, ulong base, ulong end,
     ACCV_T x = VLOAD(i, in);
     lanes = OP(lanes, x);
   }
-  total = LAST(clr_scan_lanes(lanes));
+  total = clr_fold_lanes(lanes);
 #else
   *vend = base;
 #endif

@@ -397,7 +397,7 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   /* GPU shape: own run + work-group scan + the look-back chain over
    * earlier tiles (at most one combine per tile) + carry.  CPU shape
    * (scan_decoupled.cl, CLR_RUN; VEC lanes): a run's total (per_item / VEC
-   * combines a lane, then the lanes' scan), the chain of tiles, and the
+   * combines a lane, then the lanes' tree), the chain of tiles, and the
    * rescan (one combine a vector, then the lanes' scan; fewer than VEC
    * elements one by one at the end) + carry. */
   if (p->run)
