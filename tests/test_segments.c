@@ -258,29 +258,22 @@ static void stream(clr_context *ctx) {
   tu_section("stream");
 }
 
-/* buf: a buffer of `pre` poison bytes, then bytes..bytes + size, then
- * `post` poison bytes. */
+/* A buffer of `pre` poison bytes, then bytes..bytes + size (poison too
+ * when bytes is NULL), then `post` poison bytes. */
 static cl_mem poisoned_buffer(clr_context *ctx, size_t pre, const void *bytes,
                               size_t size, size_t post) {
   unsigned char *h = tu_xmalloc(pre + size + post);
   memset(h, 0xa5, pre + size + post);
   if (bytes)
     memcpy(h + pre, bytes, size);
-  cl_int err;
-  cl_mem m = clCreateBuffer(clr_context_cl_context(ctx),
-                            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                            pre + size + post, h, &err);
+  cl_mem m = tu_new_buffer(ctx, pre + size + post, h);
   free(h);
-  if (err != CL_SUCCESS)
-    tu_die("clCreateBuffer failed");
   return m;
 }
 
 static void *read_back(clr_context *ctx, cl_mem m, size_t size) {
   void *h = tu_xmalloc(size);
-  if (clEnqueueReadBuffer(clr_context_queue(ctx), m, CL_TRUE, 0, size, h, 0,
-                          NULL, NULL) != CL_SUCCESS)
-    tu_die("clEnqueueReadBuffer failed");
+  tu_read_buffer(ctx, m, size, h);
   return h;
 }
 

@@ -261,6 +261,28 @@ static TU_UNUSED void tu_check_streamed(clr_context *ctx, const char *what) {
 
 /* The OpenCL device of tu_context's context (after tu_context), for the
  * cl_contexts and queues a test makes itself. */
+/* A read-write buffer of ctx's cl_context, copied from init when given. */
+static TU_UNUSED cl_mem tu_new_buffer(clr_context *ctx, size_t bytes,
+                                      const void *init) {
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(clr_context_cl_context(ctx),
+                            CL_MEM_READ_WRITE |
+                                (init ? CL_MEM_COPY_HOST_PTR : (cl_mem_flags)0),
+                            bytes, (void *)init, &err);
+  if (!m || err != CL_SUCCESS)
+    tu_die("clCreateBuffer(%zu bytes) failed: %d", bytes, (int)err);
+  return m;
+}
+
+/* The first bytes of m into dst, on ctx's queue (blocking). */
+static TU_UNUSED void tu_read_buffer(clr_context *ctx, cl_mem m, size_t bytes,
+                                     void *dst) {
+  cl_int err = clEnqueueReadBuffer(clr_context_queue(ctx), m, CL_TRUE, 0, bytes,
+                                   dst, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    tu_die("clEnqueueReadBuffer(%zu bytes) failed: %d", bytes, (int)err);
+}
+
 static TU_UNUSED cl_device_id tu_cl_device(void) {
   cl_platform_id plats[8];
   cl_uint np = 0;

@@ -438,17 +438,6 @@ static size_t expected_passes(size_t n, size_t tile) {
 
 /* ------------------------------------------------------------ buffers */
 
-static cl_mem new_buffer(clr_context *ctx, size_t bytes, const void *init) {
-  cl_int err = CL_SUCCESS;
-  cl_mem m = clCreateBuffer(clr_context_cl_context(ctx),
-                            CL_MEM_READ_WRITE |
-                                (init ? CL_MEM_COPY_HOST_PTR : (cl_mem_flags)0),
-                            bytes, (void *)init, &err);
-  if (!m || err != CL_SUCCESS)
-    tu_die("clCreateBuffer(%zu bytes) failed: %d", bytes, (int)err);
-  return m;
-}
-
 /* clr_scan_buffer of c from in to out (n elements), its status checked
  * (CLR_ERR_NO_FP64 for double where the device has no fp64): 1 with the
  * error depth in *depth when it ran. */
@@ -466,13 +455,6 @@ static int scan_buffer_ran(clr_context *ctx, const scase *c, cl_mem in,
   clr_last_timing(ctx, &tm);
   *depth = tm.error_depth;
   return 1;
-}
-
-static void read_buffer(clr_context *ctx, cl_mem m, size_t bytes, void *dst) {
-  cl_int err = clEnqueueReadBuffer(clr_context_queue(ctx), m, CL_TRUE, 0, bytes,
-                                   dst, 0, NULL, NULL);
-  if (err != CL_SUCCESS)
-    tu_die("clEnqueueReadBuffer(%zu bytes) failed: %d", bytes, (int)err);
 }
 
 /* ------------------------------------------------------------ matrix */
@@ -823,19 +805,19 @@ static void inplace_buffers(clr_context *ctx) {
         if (!scan_check(ctx, &c, in, n, &host_out, NULL))
           continue;
         /* in != out; both buffers GUARD elements longer than n */
-        cl_mem bin = new_buffer(ctx, gbytes, in);
+        cl_mem bin = tu_new_buffer(ctx, gbytes, in);
         unsigned char *sentinel = tu_xmalloc(gbytes);
         memset(sentinel, GUARD_BYTE, gbytes);
-        cl_mem bout = new_buffer(ctx, gbytes, sentinel);
+        cl_mem bout = tu_new_buffer(ctx, gbytes, sentinel);
         snprintf(d2, sizeof d2, "%s buffer in != out", desc);
         if (scan_buffer_ran(ctx, &c, bin, bout, n, d2, &depth)) {
-          read_buffer(ctx, bout, gbytes, got);
+          tu_read_buffer(ctx, bout, gbytes, got);
           check_ref(d2, p.op, p.type, ex, in, got, n, depth);
           check_same(&c, d2, "buffer against host path", p.type, got, host_out,
                      n);
           tu_check(memcmp(got + bytes, sentinel, GUARD * es) == 0,
                    "%s: out's elements past n were written", d2);
-          read_buffer(ctx, bin, gbytes, got);
+          tu_read_buffer(ctx, bin, gbytes, got);
           tu_check(memcmp(got, in, gbytes) == 0, "%s: the input buffer changed",
                    d2);
         }
@@ -844,7 +826,7 @@ static void inplace_buffers(clr_context *ctx) {
         /* in == out */
         snprintf(d2, sizeof d2, "%s buffer in == out", desc);
         if (scan_buffer_ran(ctx, &c, bin, bin, n, d2, &depth)) {
-          read_buffer(ctx, bin, gbytes, got);
+          tu_read_buffer(ctx, bin, gbytes, got);
           check_ref(d2, p.op, p.type, ex, in, got, n, depth);
           check_same(&c, d2, "in place buffer against host path", p.type, got,
                      host_out, n);
@@ -1110,11 +1092,11 @@ static void carry_buffers(clr_context *ctx) {
                      same ? "cl_mem in == out" : "cl_mem in != out"};
           char desc[320];
           describe(&c, n, desc, sizeof desc);
-          cl_mem bin = new_buffer(ctx, bytes, in);
-          cl_mem bout = same ? bin : new_buffer(ctx, bytes, NULL);
+          cl_mem bin = tu_new_buffer(ctx, bytes, in);
+          cl_mem bout = same ? bin : tu_new_buffer(ctx, bytes, NULL);
           size_t depth = 0;
           if (scan_buffer_ran(ctx, &c, bin, bout, n, desc, &depth)) {
-            read_buffer(ctx, bout, bytes, got);
+            tu_read_buffer(ctx, bout, bytes, got);
             check_carry(desc, p.op, p.type, ex, carry, in, got, n, depth);
           }
           if (!same)
@@ -1511,8 +1493,8 @@ static void part_errors(clr_context *ctx) {
 
   /* and / or: CLR_ERR_UNSUPPORTED for every scan kernel and type, host and
    * buffer, and the output untouched */
-  cl_mem bin = new_buffer(ctx, sizeof in, in);
-  cl_mem bout = new_buffer(ctx, sizeof sentinel, sentinel);
+  cl_mem bin = tu_new_buffer(ctx, sizeof in, in);
+  cl_mem bout = tu_new_buffer(ctx, sizeof sentinel, sentinel);
   for (size_t k = 0; k < N_KERNELS; k++) {
     opt.kernel = scan_kernels[k];
     for (clr_op op = CLR_AND; op <= CLR_OR; op++) {
@@ -1552,7 +1534,7 @@ static void part_errors(clr_context *ctx) {
                  clr_kernel_name(scan_kernels[k]), clr_op_name(scan_ops[o]),
                  clr_type_name(all_types[t]));
   }
-  read_buffer(ctx, bout, sizeof out, out);
+  tu_read_buffer(ctx, bout, sizeof out, out);
   tu_check(memcmp(out, sentinel, sizeof out) == 0,
            "the output buffer is untouched after the and/or failures");
   tu_section("errors: and / or are unsupported");
@@ -1587,9 +1569,9 @@ static void part_errors(clr_context *ctx) {
            "clr_scan_host: output untouched by the invalid calls");
 
   /* buffers: NULL, n == 0, too small (in, out, both), n exactly fitting */
-  cl_mem small = new_buffer(ctx, (n - 1) * sizeof(int32_t), in);
-  cl_mem exact = new_buffer(ctx, n * sizeof(int32_t), sentinel);
-  cl_mem tiny = new_buffer(ctx, 2, NULL); /* less than one int */
+  cl_mem small = tu_new_buffer(ctx, (n - 1) * sizeof(int32_t), in);
+  cl_mem exact = tu_new_buffer(ctx, n * sizeof(int32_t), sentinel);
+  cl_mem tiny = tu_new_buffer(ctx, 2, NULL); /* less than one int */
   /* clr_scan_buffer(ctx, &opt, CLR_SUM, type, in, out, n) */
   const struct {
     const char *what;
@@ -1618,13 +1600,13 @@ static void part_errors(clr_context *ctx) {
              "clr_scan_buffer %s: got %s, want CLR_ERR_INVALID_ARGUMENT",
              buf_cases[i].what, clr_status_name(s));
   }
-  read_buffer(ctx, bout, sizeof out, out);
+  tu_read_buffer(ctx, bout, sizeof out, out);
   tu_check(memcmp(out, sentinel, sizeof out) == 0,
            "clr_scan_buffer: the output untouched by the invalid calls");
   /* the small buffer holds the first n - 1 inputs, unchanged */
   {
     int32_t back[100];
-    read_buffer(ctx, small, (n - 1) * sizeof(int32_t), back);
+    tu_read_buffer(ctx, small, (n - 1) * sizeof(int32_t), back);
     tu_check(memcmp(back, in, (n - 1) * sizeof(int32_t)) == 0,
              "clr_scan_buffer: a too-small in-place buffer is untouched");
   }
@@ -1635,7 +1617,7 @@ static void part_errors(clr_context *ctx) {
     if (tu_check(s == CLR_OK,
                  "clr_scan_buffer with buffers of exactly n: %s: %s",
                  clr_status_name(s), clr_context_error(ctx))) {
-      read_buffer(ctx, exact, sizeof back, back);
+      tu_read_buffer(ctx, exact, sizeof back, back);
       check_ref("clr_scan_buffer, buffers of exactly n", CLR_SUM, CLR_INT, 0,
                 in, back, n, 0);
     }
