@@ -996,9 +996,10 @@ static void carry_halves(clr_context *ctx) {
   } cases[] = {
       {{4, 2, 1}, 1000, {1, 8, 500, 999}},
       {{0, 0, 0}, 4097, {1, 2048, 4096, 3000}},
-      {{64, 1, 0}, 65537, {64, 4096, 32769, 65536}},
+      /* four levels of tiles: 4097 -> 257 -> 17 -> 2 -> 1 */
+      {{16, 1, 0}, 4097, {16, 256, 2049, 4096}},
   };
-  size_t max_n = 65537;
+  size_t max_n = 4097;
   void *in = tu_xmalloc(max_n * 8);
   for (size_t k = 0; k < N_KERNELS; k++) {
     for (sweep_pair p = {0}; next_swept(&p, k);) {
