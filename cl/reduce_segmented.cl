@@ -46,8 +46,14 @@
  *
  * Ops: sum, prod, min, max, and, or (common.cl), with the coarse
  * reduction's maps and loads (the host puts cl/load_mapped.cl first:
- * clr_load_vec, CLR_VEC elements a load).  Results are in the accumulator
- * type. */
+ * clr_load_vec, CLR_VEC elements a load); results in the accumulator type.
+ * Argmin, argmax and minmax (CLR_OP 6, 7, 8): results, carries and
+ * partials are cl/records.cl's records (the extremes and their indices),
+ * combined in the same order; the elements themselves are read (and kept
+ * in a tile) as values, their indices known from where they are.  Records
+ * carry whole-input indices until a segment's result is written
+ * (seg_final: counted from the segment's first element; an empty
+ * segment's stay ULONG_MAX). */
 
 #ifndef CLR_SEG_ITEMS
 #define CLR_SEG_ITEMS 32
@@ -56,6 +62,37 @@
 #define CLR_SEG_BLOCK 32
 #endif
 #define CLR_SEG_NONE ((ulong)-1)
+
+/* SEG_T: a segment's partial or result.  seg_take(a, x, i): a followed
+ * by element x (index i); seg_merge(a, b): partial a followed by b. */
+#if CLR_OP >= 6
+#define SEG_T clr_record
+inline SEG_T seg_identity(void) { return clr_no_record(); }
+inline SEG_T seg_take(SEG_T a, ACC_T x, ulong i) {
+  clr_take(&a, x, i);
+  return a;
+}
+inline SEG_T seg_merge(SEG_T a, SEG_T b) {
+  clr_merge(&a, b);
+  return a;
+}
+/* A segment's result as written: its indices counted from the segment's
+ * first element (whole-input index start), as CUB's segmented ArgMin; a
+ * partial left for a later launch keeps whole-input indices. */
+inline SEG_T seg_final(SEG_T a, ulong start) {
+  if (a.ilo != ULONG_MAX)
+    a.ilo -= start;
+  if (a.ihi != ULONG_MAX)
+    a.ihi -= start;
+  return a;
+}
+#else
+#define SEG_T ACC_T
+inline SEG_T seg_identity(void) { return IDENTITY; }
+inline SEG_T seg_take(SEG_T a, ACC_T x, ulong i) { return OP(a, x); }
+inline SEG_T seg_merge(SEG_T a, SEG_T b) { return OP(a, b); }
+#define seg_final(a, start) (a)
+#endif
 
 /* The first segment of [0, closes) whose close is unit d or later
  * (closes when none): the segment the work-item starting at unit d is
@@ -80,16 +117,18 @@ inline ulong seg_first_unit(__global const ulong *offsets, ulong lo, ulong s) {
   return start < lo ? 0 : start - lo + s;
 }
 
+#if CLR_OP < 6
 CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
+#endif
 
 /* acc combined with the m elements at p (element index base first, for
- * expression maps): whole vectors of CLR_VEC into a vector accumulator
- * (independent chains, wide loads: cl/load_mapped.cl), its lanes folded,
- * then the rest one by one. */
-inline ACC_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
-                          ACC_T acc) {
+ * expression maps and records): whole vectors of CLR_VEC into a vector
+ * accumulator (independent chains, wide loads: cl/load_mapped.cl), its
+ * lanes folded, then the rest one by one (records: all one by one). */
+inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
+                          SEG_T acc) {
   ulong k = 0;
-#if CLR_VEC > 1
+#if CLR_VEC > 1 && CLR_OP < 6
   ulong vectors = m / CLR_VEC;
   if (vectors > 0) {
     ACCV_T v = (ACCV_T)(IDENTITY);
@@ -104,7 +143,7 @@ inline ACC_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
 #endif
   for (; k < m; k++) {
     ACC_T x = MAPPED(IN_AT(p, k), 0, base + k);
-    acc = OP(acc, x);
+    acc = seg_take(acc, x, base + k);
   }
 #if CLR_OP == 4 || CLR_OP == 5
   /* and / or give 0 or 1.  Oclgrind 21.10 gave 255 for a run of two
@@ -120,8 +159,8 @@ inline ACC_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
 __kernel void clr_seg_items(__global const IN_T *data, ulong data_off, ulong lo,
                             ulong len, __global const ulong *offsets,
                             ulong offsets_off, ulong closes,
-                            __global ACC_T *out, ulong out_off,
-                            __global ACC_T *carry, __global ACC_T *head,
+                            __global SEG_T *out, ulong out_off,
+                            __global SEG_T *carry, __global SEG_T *head,
                             __global ulong *pending) {
   offsets += offsets_off;
   out += out_off;
@@ -138,7 +177,7 @@ __kernel void clr_seg_items(__global const IN_T *data, ulong data_off, ulong lo,
   ulong s_open = s;
   int continued = offsets[s] < lo || seg_first_unit(offsets, lo, s) < d;
   ulong wait = CLR_SEG_NONE;
-  ACC_T acc = IDENTITY;
+  SEG_T acc = seg_identity();
   while (d < d_end) {
     ulong close = s < closes ? offsets[s + 1] - lo : len;
     ulong take = min(close - i, d_end - d);
@@ -150,11 +189,11 @@ __kernel void clr_seg_items(__global const IN_T *data, ulong data_off, ulong lo,
         wait = s;
         head[t] = acc;
       } else {
-        out[s] = acc;
+        out[s] = seg_final(acc, offsets[s]);
       }
       s++;
       d++;
-      acc = IDENTITY;
+      acc = seg_identity();
     }
   }
   carry[t] = acc;
@@ -181,14 +220,30 @@ __kernel void clr_seg_items(__global const IN_T *data, ulong data_off, ulong lo,
 #define XS(k) xs[(k) + (k) / 32]
 
 /* The fold of local partials [a, b). */
-inline ACC_T seg_local_fold(__local const ACC_T *p, uint a, uint b) {
-  ACC_T acc = IDENTITY;
-  for (uint j = a; j < b; j++) {
-    ACC_T x = p[j];
-    acc = OP(acc, x);
-  }
+inline SEG_T seg_local_fold(__local const SEG_T *p, uint a, uint b) {
+  SEG_T acc = seg_identity();
+  for (uint j = a; j < b; j++)
+    acc = seg_merge(acc, p[j]);
   return acc;
 }
+
+#if CLR_OP >= 6
+/* common.cl's clr_group_reduce on records. */
+inline SEG_T seg_group_reduce(__local SEG_T *scratch, SEG_T x) {
+  uint lid = (uint)get_local_id(0);
+  uint wg = (uint)get_local_size(0);
+  scratch[lid] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = clr_pow2_below(wg); s > 0; s >>= 1) {
+    if (lid < s && lid + s < wg)
+      scratch[lid] = seg_merge(scratch[lid], scratch[lid + s]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return scratch[0];
+}
+#else
+#define seg_group_reduce clr_group_reduce
+#endif
 
 /* Where every tile starts (and the last one ends): bounds[2j] the
  * segment open at tile j's first unit, bounds[2j + 1] the elements before
@@ -211,14 +266,14 @@ __kernel void clr_seg_partition(__global const ulong *offsets,
 __kernel __attribute__((reqd_work_group_size(CLR_SEG_WG, 1, 1))) void
 clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
               __global const ulong *offsets, ulong offsets_off, ulong closes,
-              __global ACC_T *out, ulong out_off, __global ACC_T *carry,
-              __global ACC_T *head, __global ulong *pending,
+              __global SEG_T *out, ulong out_off, __global SEG_T *carry,
+              __global SEG_T *head, __global ulong *pending,
               __global const ulong *tile_bounds) {
   __local ACC_T xs[SEG_TILE + SEG_TILE / 32]; /* its elements, mapped   */
   __local uint ends[SEG_TILE];     /* its segments' ends, tile-relative */
-  __local ACC_T parts[CLR_SEG_WG]; /* each work-item's carry           */
+  __local SEG_T parts[CLR_SEG_WG]; /* each work-item's carry           */
   __local ulong waiting;           /* the tile's pending segment       */
-  __local ACC_T waiting_value;
+  __local SEG_T waiting_value;
   offsets += offsets_off;
   out += out_off;
   uint lid = get_local_id(0);
@@ -267,13 +322,13 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
                           : (in_tile ? (uint)(offsets[s0] - lo - i0) : 0);
   int continued = !in_tile || first < d;
   int closes_open = 0;
-  ACC_T acc = IDENTITY, head_own = IDENTITY;
+  SEG_T acc = seg_identity(), head_own = acc;
   while (d < d_end) {
     uint close = r < n_ends ? ends[r] : n_x;
     uint take = min(close - i, d_end - d);
     for (uint k = 0; k < take; k++) {
       ACC_T x = XS(i + k);
-      acc = OP(acc, x);
+      acc = seg_take(acc, x, lo + i0 + i + k);
     }
     i += take;
     d += take;
@@ -282,11 +337,11 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
         closes_open = 1;
         head_own = acc;
       } else {
-        out[s0 + r] = acc;
+        out[s0 + r] = seg_final(acc, offsets[s0 + r]);
       }
       r++;
       d++;
-      acc = IDENTITY;
+      acc = seg_identity();
     }
   }
   parts[lid] = acc;
@@ -295,10 +350,10 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
    * the work-items before it that it spans, then its own. */
   if (closes_open) {
     uint from = in_tile ? first / CLR_SEG_IPT : 0;
-    ACC_T v = seg_local_fold(parts, from, lid);
-    v = OP(v, head_own);
+    SEG_T v = seg_local_fold(parts, from, lid);
+    v = seg_merge(v, head_own);
     if (in_tile) {
-      out[s0 + r_open] = v;
+      out[s0 + r_open] = seg_final(v, offsets[s0 + r_open]);
     } else { /* began before the tile: finished by clr_seg_finish */
       waiting = s0;
       waiting_value = v;
@@ -312,9 +367,11 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
                        ? ends[n_ends - 1] + n_ends
                        : (end_in_tile ? (uint)(offsets[s0] - lo - i0) : 0);
   uint from = end_in_tile ? end_first / CLR_SEG_IPT : 0;
-  ACC_T mine = lid >= from ? parts[lid] : IDENTITY;
+  SEG_T mine = seg_identity();
+  if (lid >= from)
+    mine = parts[lid];
   barrier(CLK_LOCAL_MEM_FENCE);
-  ACC_T tile_carry = clr_group_reduce(parts, mine);
+  SEG_T tile_carry = seg_group_reduce(parts, mine);
   if (lid == 0) { /* (waiting was set before the tree's barriers) */
     carry[tile] = tile_carry;
     pending[tile] = waiting;
@@ -326,18 +383,16 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
 
 /* dst[j] = the fold of src[j * CLR_SEG_BLOCK .. + CLR_SEG_BLOCK), within
  * the n values of src. */
-__kernel void clr_seg_blocks(__global ACC_T *pyramid, ulong src, ulong n,
+__kernel void clr_seg_blocks(__global SEG_T *pyramid, ulong src, ulong n,
                              ulong dst) {
   ulong j = get_global_id(0);
   ulong a = j * CLR_SEG_BLOCK;
   if (a >= n)
     return;
   ulong b = min(a + (ulong)CLR_SEG_BLOCK, n);
-  ACC_T acc = IDENTITY;
-  for (ulong k = a; k < b; k++) {
-    ACC_T x = pyramid[src + k];
-    acc = OP(acc, x);
-  }
+  SEG_T acc = seg_identity();
+  for (ulong k = a; k < b; k++)
+    acc = seg_merge(acc, pyramid[src + k]);
   pyramid[dst + j] = acc;
 }
 
@@ -345,29 +400,23 @@ __kernel void clr_seg_blocks(__global ACC_T *pyramid, ulong src, ulong n,
  * carries, each next level the block folds of the one below, stored after
  * it; whole blocks are read a level up.  The top level (levels - 1) is at
  * most 2 * CLR_SEG_BLOCK long. */
-inline ACC_T seg_range(__global const ACC_T *pyramid, ulong items, uint levels,
+inline SEG_T seg_range(__global const SEG_T *pyramid, ulong items, uint levels,
                        ulong a, ulong b) {
-  ACC_T acc = IDENTITY;
+  SEG_T acc = seg_identity();
   ulong start = 0, size = items;
   for (uint k = 0; a < b; k++) {
-    __global const ACC_T *p = pyramid + start;
+    __global const SEG_T *p = pyramid + start;
     ulong up = (a + CLR_SEG_BLOCK - 1) / CLR_SEG_BLOCK * CLR_SEG_BLOCK;
     ulong down = b / CLR_SEG_BLOCK * CLR_SEG_BLOCK;
     if (k + 1 == levels || up >= down) {
-      for (ulong j = a; j < b; j++) {
-        ACC_T x = p[j];
-        acc = OP(acc, x);
-      }
+      for (ulong j = a; j < b; j++)
+        acc = seg_merge(acc, p[j]);
       break;
     }
-    for (ulong j = a; j < up; j++) {
-      ACC_T x = p[j];
-      acc = OP(acc, x);
-    }
-    for (ulong j = down; j < b; j++) {
-      ACC_T x = p[j];
-      acc = OP(acc, x);
-    }
+    for (ulong j = a; j < up; j++)
+      acc = seg_merge(acc, p[j]);
+    for (ulong j = down; j < b; j++)
+      acc = seg_merge(acc, p[j]);
     a = up / CLR_SEG_BLOCK;
     b = down / CLR_SEG_BLOCK;
     start += size;
@@ -378,15 +427,16 @@ inline ACC_T seg_range(__global const ACC_T *pyramid, ulong items, uint levels,
 
 __kernel void clr_seg_finish(__global const ulong *offsets, ulong offsets_off,
                              ulong lo, ulong closes, int open_end, ulong items,
-                             __global ACC_T *out, ulong out_off,
-                             __global const ACC_T *pyramid, uint levels,
-                             __global const ACC_T *head,
+                             __global SEG_T *out, ulong out_off,
+                             __global const SEG_T *pyramid, uint levels,
+                             __global const SEG_T *head,
                              __global const ulong *pending) {
   offsets += offsets_off;
   out += out_off;
   ulong t = get_global_id(0);
   ulong s;
-  ACC_T last;
+  SEG_T last;
+  int partial = 0; /* the segment open at the launch's end */
   if (t < items) {
     s = pending[t];
     if (s == CLR_SEG_NONE)
@@ -394,16 +444,19 @@ __kernel void clr_seg_finish(__global const ulong *offsets, ulong offsets_off,
     last = head[t];
   } else if (t == items && open_end) {
     s = closes; /* open at the launch's end: its partial so far */
-    last = IDENTITY;
+    last = seg_identity();
+    partial = 1;
   } else {
     return;
   }
   ulong first = seg_first_unit(offsets, lo, s) / CLR_SEG_ITEMS;
-  ACC_T acc = offsets[s] < lo ? out[s] : IDENTITY;
-  ACC_T mid = seg_range(pyramid, items, levels, first, t);
-  acc = OP(acc, mid);
-  acc = OP(acc, last);
-  out[s] = acc;
+  SEG_T acc = seg_identity();
+  if (offsets[s] < lo)
+    acc = out[s];
+  SEG_T mid = seg_range(pyramid, items, levels, first, t);
+  acc = seg_merge(acc, mid);
+  acc = seg_merge(acc, last);
+  out[s] = partial ? acc : seg_final(acc, offsets[s]);
 }
 
 __kernel void clr_seg_check(__global const ulong *offsets, ulong offsets_off,

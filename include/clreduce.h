@@ -382,9 +382,18 @@ typedef struct clr_options {
  * when set (an int scan written as long; opt may be NULL). */
 CLR_API clr_type clr_scan_output_type(const clr_options *opt, clr_type t);
 
-/* The bytes one result of clr_reduce_buffer_async takes in its result
- * buffer (0 for an invalid op or type). */
+/* The bytes one result of clr_reduce_buffer_async, of a segmented
+ * reduction or of reduce-by-key takes in its results array or buffer (0
+ * for an invalid op or type): a value of clr_options_result_type, or for
+ * argmin, argmax and minmax a record (see clr_reduce_buffer_async). */
 CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t);
+
+/* Result i of such an array (results as read back from the device),
+ * decoded: for argmin, argmax and minmax the record's value(s) and
+ * index(es) (UINT64_MAX for an empty segment's).  result_type is
+ * clr_options_result_type(opt, op, t). */
+CLR_API clr_value clr_result_at(clr_op op, clr_type result_type,
+                                const void *results, size_t i);
 
 /* Fold next into acc (both of one result type, not half): acc = acc op
  * next, with the kernels' semantics: integer sums and products wrap; a NaN
@@ -560,16 +569,21 @@ CLR_API clr_status clr_exact_acc_value(const clr_exact_acc *acc,
  * Any lengths, mixed: the work is split evenly over the elements and the
  * segment ends together (merge path), so a segment of 3e7 elements beside
  * a million of length 1 keeps every work-item busy.  results receives
- * n_segments values of clr_options_result_type(opt, op, type).  Sum,
- * prod, min, max, and, or, with opt->map (built-in maps, and expressions
- * of x and i, i counted from the first element of data); accumulate_in
- * and narrow_accumulator as for clr_reduce_host.  opt->layout chooses
- * the form: CLR_LAYOUT_STRIDED (the GPUs' default) gives each work-group a
- * tile in local memory, CLR_LAYOUT_CONTIGUOUS (the CPUs') each work-item a
- * run of its own; opt->coarse, when set, is the elements plus segment ends
- * each work-item takes (by default 16 in tiles, 8 for 8-byte results, as
- * local memory allows; 2048 in runs; at most 2^32), opt->wg_size the
- * work-group size; vector_width does not apply.  n >= 1 and n_segments
+ * n_segments results of clr_result_bytes(opt, op, type) bytes each: a
+ * value of clr_options_result_type(opt, op, type), or for argmin, argmax
+ * and minmax the record clr_reduce_buffer_async describes, its index (or
+ * indices) counted from the segment's first element, the first index of
+ * the extreme value (UINT64_MAX for an empty segment); clr_result_at
+ * decodes one.  Sum, prod, min, max, and, or, argmin, argmax, minmax
+ * (not mean), with opt->map (built-in maps, and expressions of x and i, i
+ * counted from the first element of data; index_base does not apply);
+ * accumulate_in and narrow_accumulator as for clr_reduce_host.  opt->layout
+ * chooses the form: CLR_LAYOUT_STRIDED (the GPUs' default) gives each
+ * work-group a tile in local memory, CLR_LAYOUT_CONTIGUOUS (the CPUs') each
+ * work-item a run of its own; opt->coarse, when set, is the elements plus
+ * segment ends each work-item takes (by default 16 in tiles, 8 for 8-byte
+ * results, as local memory allows; 2048 in runs; at most 2^32), opt->wg_size
+ * the work-group size; vector_width does not apply.  n >= 1 and n_segments
  * >= 1.  Offsets that are no such partition give CLR_ERR_INVALID_ARGUMENT
  * naming the first bad one, and nothing is read through them.  Host data
  * larger than one device allocation is streamed in chunks (the offsets and
@@ -595,8 +609,9 @@ CLR_API clr_status clr_reduce_segments_buffer(
  * equal consecutive keys (int, uint, long or ulong; sorted or not: each
  * run is a group) give one key and one result each, in order.  keys and
  * values are n elements each; unique_keys (of key_type) and results (of
- * clr_options_result_type) must have room for as many runs as there can
- * be (n); *n_runs receives their number.  The same operations, maps and
+ * clr_result_bytes each; argmin's index counts from the run's first
+ * element) must have room for as many runs as there can be (n); *n_runs
+ * receives their number.  The same operations, maps and
  * options as clr_reduce_segments_host, which reduces the runs once they
  * are found: the keys are read on the host, where they are (twice: to
  * count the runs, then to list them). */
@@ -630,7 +645,8 @@ CLR_API clr_status clr_reduce_by_key_buffer(
  * is built: sorted disjoint ranges are reduced where they lie (the gaps
  * between them, when no larger than twice their elements, read and
  * dropped), other short ones (under 65536 elements) copied together
- * first.  results receives n_ranges values of clr_options_result_type.
+ * first.  results receives n_ranges results of clr_result_bytes (argmin's
+ * index counted from the range's first element).
  * For the rows of a row-major matrix, clr_reduce_segments_host with
  * offsets 0, L, 2L, ... is the direct form. */
 CLR_API clr_status clr_reduce_ranges_host(clr_context *ctx,

@@ -8,10 +8,11 @@
  *
  *   test_segments [--set=SET] [--any-device] [-v]
  * SET: matrix, layouts, edges, keys, ranges (clr_reduce_ranges_*: any
- * order, overlapping, sorted with gaps, sliding windows, empty);
+ * order, overlapping, sorted with gaps, sliding windows, empty), indexed
+ * (argmin, argmax, minmax);
  * stream (with POCL_MEMORY_LIMIT=1);
  * oclgrind, oclgrind-one-host, oclgrind-one-buffer
- * (default: matrix, layouts, edges and keys; the oclgrind sets run under
+ * (default: every set but stream and the oclgrind ones, which run under
  * Oclgrind, tests/reliability, or anywhere with --any-device) */
 #include "segment_layouts.h"
 #include "segment_reference.h"
@@ -57,22 +58,23 @@ static int check_results(const seg_case *c, const void *results, size_t depth,
                               c->segments, results, depth, &chk))
     tu_die("out of host memory");
   size_t s = chk.worst_index;
-  return tu_check(chk.ok,
-                  "%s: %zu segments wrong, first %zu [%llu, %llu): got %s, "
-                  "want %s (error %g, bound %g, depth %zu)",
-                  c->what, chk.n_bad, s, (unsigned long long)c->offsets[s],
-                  (unsigned long long)c->offsets[s + 1],
-                  tu_fmt(&chk.got_worst, gb, sizeof gb),
-                  tu_fmt(&chk.ref_worst, wb, sizeof wb), chk.worst_error,
-                  chk.worst_bound, depth);
+  return tu_check(
+      chk.ok,
+      "%s: %zu segments wrong, first %zu [%llu, %llu): got %s at %lld, "
+      "want %s at %lld (error %g, bound %g, depth %zu)",
+      c->what, chk.n_bad, s, (unsigned long long)c->offsets[s],
+      (unsigned long long)c->offsets[s + 1],
+      tu_fmt(&chk.got_worst, gb, sizeof gb), (long long)chk.got_worst.index,
+      tu_fmt(&chk.ref_worst, wb, sizeof wb), (long long)chk.ref_worst.index,
+      chk.worst_error, chk.worst_bound, depth);
 }
 
 /* Host arrays: run and check; returns the status. */
 static clr_status run_host(clr_context *ctx, const seg_case *c) {
-  clr_type rt = clr_options_result_type(&c->opt, c->op, c->type);
+  size_t rsize = clr_result_bytes(&c->opt, c->op, c->type);
   /* Poisoned, so a result the call never writes shows. */
-  void *res = tu_xmalloc(c->segments * clr_type_size(rt) + 1);
-  memset(res, 0xa5, c->segments * clr_type_size(rt));
+  void *res = tu_xmalloc(c->segments * rsize + 1);
+  memset(res, 0xa5, c->segments * rsize);
   clr_status st =
       clr_reduce_segments_host(ctx, &c->opt, c->op, c->type, c->data, c->n,
                                c->offsets, c->segments, res);
@@ -92,8 +94,8 @@ static clr_status run_host(clr_context *ctx, const seg_case *c) {
  * whole, from its start (Oclgrind 21.10's --uninitialized marks a write
  * at an offset as if it started at 0). */
 static void run_buffer(clr_context *ctx, const seg_case *c) {
-  clr_type rt = clr_options_result_type(&c->opt, c->op, c->type);
-  size_t esize = clr_type_size(c->type), rsize = clr_type_size(rt);
+  size_t esize = clr_type_size(c->type),
+         rsize = clr_result_bytes(&c->opt, c->op, c->type);
   size_t d_bytes = (c->n + 3) * esize, o_count = c->segments + 3;
   size_t r_bytes = (c->segments + 1) * rsize;
   unsigned char *d_host = tu_xmalloc(d_bytes), *r_host = tu_xmalloc(r_bytes);
@@ -285,9 +287,8 @@ static void *read_back(clr_context *ctx, cl_mem m, size_t size) {
 static void keys_buffer(clr_context *ctx, seg_case *c, clr_type kt,
                         const unsigned char *k, const size_t *host_runs,
                         const uint64_t *off, size_t runs) {
-  clr_type rt = clr_options_result_type(&c->opt, c->op, c->type);
   size_t ks = clr_type_size(kt), es = clr_type_size(c->type),
-         rs = clr_type_size(rt), n = c->n;
+         rs = clr_result_bytes(&c->opt, c->op, c->type), n = c->n;
   cl_mem kb = poisoned_buffer(ctx, 2 * ks, k, n * ks, 0);
   cl_mem vb = poisoned_buffer(ctx, 3 * es, c->data, n * es, 0);
   cl_mem ub = poisoned_buffer(ctx, ks, NULL, runs * ks, ks);
@@ -304,7 +305,7 @@ static void keys_buffer(clr_context *ctx, seg_case *c, clr_type kt,
     size_t bad = 0;
     for (size_t q = 0; q < runs; q++)
       bad += memcmp(uk + (q + 1) * ks, k + off[q] * ks, ks) != 0;
-    unsigned char poison[8];
+    unsigned char poison[64]; /* a key, a value or a record */
     memset(poison, 0xa5, sizeof poison);
     tu_check(bad == 0, "%s (buffers): %zu run keys wrong", c->what, bad);
     tu_check(memcmp(uk, poison, ks) == 0 &&
@@ -384,12 +385,14 @@ static void keys(clr_context *ctx, clr_context *chunked) {
     for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
       for (size_t sh = 0; sh < 4; sh++) {
         clr_type kt = key_types[ki], vt = ki % 2 ? CLR_INT : CLR_FLOAT;
-        clr_op op = sh % 2 ? CLR_MAX : CLR_SUM;
+        /* (uint and long keys: argmax and argmin by key) */
+        clr_op op = sh % 2 ? (ki == 1 ? CLR_ARGMAX : CLR_MAX)
+                           : (ki == 2 ? CLR_ARGMIN : CLR_SUM);
         size_t n = ns[ni], ks = clr_type_size(kt);
         tu_rng r = {tu_seed(ki, ni, sh, 9)};
         unsigned char *k = tu_xmalloc(n * ks), *uk = tu_xmalloc(n * ks);
         void *v = tu_xmalloc(n * clr_type_size(vt));
-        void *res = tu_xmalloc(n * 8);
+        void *res = tu_xmalloc(n * clr_result_bytes(NULL, op, vt));
         uint64_t *off = tu_xmalloc((n + 1) * sizeof *off);
         tu_fill(op, vt, TU_RANDOM, v, n, tu_seed(ki, ni, sh, 10));
         /* keys: a run's key differs from the one before it (unsorted:
@@ -445,9 +448,9 @@ static void keys(clr_context *ctx, clr_context *chunked) {
   TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik,
                                           CLR_FLOAT, f, 4, uk4, out, NULL),
                    CLR_ERR_INVALID_ARGUMENT, "n_runs NULL");
-  TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_ARGMAX, CLR_INT, ik,
+  TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_MEAN, CLR_INT, ik,
                                           CLR_FLOAT, f, 4, uk4, out, &nr),
-                   CLR_ERR_UNSUPPORTED, "argmax by key (not yet)");
+                   CLR_ERR_UNSUPPORTED, "mean by key");
   if (TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik,
                                               CLR_FLOAT, f, 4, uk4, out, &nr),
                        CLR_OK, "two runs"))
@@ -458,6 +461,108 @@ static void keys(clr_context *ctx, clr_context *chunked) {
   tu_section("keys");
 }
 
+/* ------------------------------------------------------------ indexed */
+
+/* Values with many ties (seven distinct ones), signed zeros and, with
+ * nans, a NaN about one element in 500: the first index of the extreme
+ * must win whatever the shape. */
+static void fill_ties(clr_type t, void *data, size_t n, uint64_t seed,
+                      int nans) {
+  tu_rng r = {seed};
+  for (size_t i = 0; i < n; i++) {
+    int64_t v = (int64_t)tu_below(&r, 7) - 3;
+    if (tu_is_float(t)) {
+      double x = v == 0 && (tu_next(&r) & 1) ? -0.0 : (double)v;
+      if (nans && tu_below(&r, 500) == 0)
+        x = NAN;
+      tu_store_f(t, data, i, x);
+    } else {
+      tu_store_i(t, data, i, v);
+    }
+  }
+}
+
+/* Known answers: segments [], [3 1 4], [1 5 9 2 6], [5] of ints. */
+static void indexed_known(clr_context *ctx) {
+  int x[9] = {3, 1, 4, 1, 5, 9, 2, 6, 5};
+  uint64_t off[5] = {0, 0, 3, 8, 9};
+  static const clr_op ops[] = {CLR_ARGMIN, CLR_ARGMAX, CLR_MINMAX};
+  /* per op and segment: value and index (minmax: min, index, max, index) */
+  static const int64_t want[3][4][4] = {
+      {{INT32_MAX, -1}, {1, 1}, {1, 0}, {5, 0}},
+      {{INT32_MIN, -1}, {4, 2}, {9, 2}, {5, 0}},
+      {{INT32_MAX, -1, INT32_MIN, -1},
+       {1, 1, 4, 2},
+       {1, 0, 9, 2},
+       {5, 0, 5, 0}}};
+  for (size_t o = 0; o < 3; o++) {
+    unsigned char res[4 * 24];
+    clr_status st =
+        clr_reduce_segments_host(ctx, NULL, ops[o], CLR_INT, x, 9, off, 4, res);
+    if (!TU_EXPECT_STATUS(st, CLR_OK, "known answers"))
+      continue;
+    for (size_t s = 0; s < 4; s++) {
+      clr_value v = clr_result_at(ops[o], CLR_INT, res, s);
+      const int64_t *w = want[o][s];
+      int ok = v.v.i == w[0] && v.index == (uint64_t)w[1];
+      if (ops[o] == CLR_MINMAX)
+        ok = ok && v.max.i == w[2] && v.max_index == (uint64_t)w[3];
+      TU_CHECK(ok, "%s of segment %zu: got %d at %lld (max %d at %lld)",
+               clr_op_name(ops[o]), s, v.v.i, (long long)v.index, v.max.i,
+               (long long)v.max_index);
+    }
+  }
+  tu_section("indexed: known answers");
+}
+
+/* Argmin, argmax and minmax per segment: float and int over every layout
+ * with ties, signed zeros and NaNs, in tiles and runs, with few units a
+ * work-item (segments over many, the carry pyramid), streamed in 4 KiB
+ * chunks (a record carried from one launch into the next) and through
+ * buffers; the other types once each.  By-key and ranges take them in
+ * their own sets. */
+static void indexed(clr_context *ctx, clr_context *chunked) {
+  indexed_known(ctx);
+  static const clr_op ops[] = {CLR_ARGMIN, CLR_ARGMAX, CLR_MINMAX};
+  static const clr_type types[] = {CLR_FLOAT, CLR_INT};
+  static const size_t ns[] = {3, 257, 65537};
+  size_t k = 0;
+  for (size_t ti = 0; ti < 2; ti++)
+    for (size_t oi = 0; oi < 3; oi++)
+      for (size_t ni = 0; ni < 3; ni++)
+        for (int l = 0; l < L_COUNT; l++, k++) {
+          clr_type t = types[ti];
+          size_t n = ns[ni];
+          seg_case c =
+              seeded(ops[oi], t, n, (layout)l, tu_seed(ti, oi, ni, 50 + l));
+          if (k % 3)
+            fill_ties(t, (void *)c.data, n, tu_seed(ti, oi, ni, 60 + l),
+                      k % 3 == 2);
+          c.opt.layout = k % 2 ? CLR_LAYOUT_STRIDED : CLR_LAYOUT_CONTIGUOUS;
+          c.opt.coarse = k % 4 == 1 ? 3 : 0;
+          int streamed = k % 5 == 0;
+          note(&c, "%s%s%s", k % 3 ? " ties" : "",
+               c.opt.layout == CLR_LAYOUT_STRIDED ? " tiles" : " runs",
+               streamed ? " 4 KiB chunks" : "");
+          if (run_host(streamed ? chunked : ctx, &c) == CLR_OK && k % 4 == 0)
+            run_buffer(ctx, &c);
+          free_case(&c);
+        }
+  static const clr_type others[] = {CLR_DOUBLE, CLR_UINT, CLR_LONG, CLR_ULONG,
+                                    CLR_HALF};
+  for (size_t ti = 0; ti < 5; ti++)
+    for (size_t l = 0; l < 2; l++) {
+      seg_case c = seeded(ops[(ti + l) % 3], others[ti], 4099,
+                          l ? L_MIXED : L_RANDOM, tu_seed(ti, l, 70, 71));
+      fill_ties(others[ti], (void *)c.data, c.n, tu_seed(ti, l, 72, 73), 1);
+      note(&c, " ties");
+      if (run_host(l ? chunked : ctx, &c) == CLR_OK && l == 0)
+        run_buffer(ctx, &c);
+      free_case(&c);
+    }
+  tu_section("indexed");
+}
+
 /* Small cases for Oclgrind (tests/reliability: run under it, where every
  * work-item is interpreted): every layout, a few units per work-item so
  * segments span work-items and the pyramid has levels, work-groups of 3
@@ -466,8 +571,9 @@ static void keys(clr_context *ctx, clr_context *chunked) {
 static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
   const size_t *small = seg_small_sizes;
   static const seg_op_type cases[] = {
-      {CLR_SUM, CLR_FLOAT}, {CLR_MAX, CLR_FLOAT}, {CLR_SUM, CLR_INT},
-      {CLR_AND, CLR_LONG},  {CLR_MIN, CLR_HALF},  {CLR_PROD, CLR_UINT}};
+      {CLR_SUM, CLR_FLOAT},   {CLR_MAX, CLR_FLOAT}, {CLR_SUM, CLR_INT},
+      {CLR_AND, CLR_LONG},    {CLR_MIN, CLR_HALF},  {CLR_PROD, CLR_UINT},
+      {CLR_ARGMAX, CLR_FLOAT}};
   for (size_t si = 0; si < SEG_N_SMALL; si++)
     for (int l = 0; l < L_COUNT; l++)
       for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
@@ -575,7 +681,7 @@ static void bad_offsets(clr_context *ctx) {
       {ctx, NULL, CLR_SUM, data, NULL, 3, res, CLR_ERR_INVALID_ARGUMENT, "offsets NULL"},
       {ctx, NULL, CLR_SUM, NULL, good, 3, res, CLR_ERR_INVALID_ARGUMENT, "data NULL"},
       {ctx, NULL, CLR_SUM, data, good, 3, NULL, CLR_ERR_INVALID_ARGUMENT, "results NULL"},
-      {ctx, NULL, CLR_ARGMAX, data, good, 3, res, CLR_ERR_UNSUPPORTED, "argmax (not yet segmented)"},
+      {ctx, NULL, CLR_MEAN, data, good, 3, res, CLR_ERR_UNSUPPORTED, "mean"},
       {ctx, NULL, CLR_AND, data, good, 3, res, CLR_ERR_UNSUPPORTED, "and of floats"},
       {ctx, &exact, CLR_SUM, data, good, 3, res, CLR_ERR_UNSUPPORTED, "exact"},
       {ctx, &seq, CLR_SUM, data, good, 3, res, CLR_ERR_INVALID_ARGUMENT, "another kernel"},
@@ -837,8 +943,7 @@ static void run_ranges(clr_context *ctx, clr_op op, clr_type type, size_t n,
   seg_case c = case_of(op, type, flat, (size_t)offsets[count], offsets, count,
                        "ranges %s %s n=%zu %s (%zu ranges)", clr_op_name(op),
                        clr_type_name(type), n, range_names[kind], count);
-  clr_type rt = clr_options_result_type(&c.opt, op, type);
-  size_t rsize = clr_type_size(rt);
+  size_t rsize = clr_result_bytes(&c.opt, op, type);
   void *res = tu_xmalloc(count * rsize);
   memset(res, 0xa5, count * rsize);
   clr_status st =
@@ -905,9 +1010,11 @@ static void ranges(clr_context *ctx, clr_context *chunked) {
   static const struct {
     clr_op op;
     clr_type type;
-  } cases[] = {{CLR_SUM, CLR_FLOAT}, {CLR_MAX, CLR_INT},   {CLR_MIN, CLR_HALF},
-               {CLR_PROD, CLR_UINT}, {CLR_SUM, CLR_LONG},  {CLR_AND, CLR_ULONG},
-               {CLR_OR, CLR_INT},    {CLR_SUM, CLR_DOUBLE}};
+  } cases[] = {{CLR_SUM, CLR_FLOAT},    {CLR_MAX, CLR_INT},
+               {CLR_MIN, CLR_HALF},     {CLR_PROD, CLR_UINT},
+               {CLR_SUM, CLR_LONG},     {CLR_AND, CLR_ULONG},
+               {CLR_OR, CLR_INT},       {CLR_SUM, CLR_DOUBLE},
+               {CLR_ARGMIN, CLR_FLOAT}, {CLR_MINMAX, CLR_INT}};
   static const size_t ns[] = {1, 7, 1000, 100003};
   size_t k = 0;
   for (int kind = 0; kind < R_KINDS; kind++) {
@@ -982,6 +1089,8 @@ int main(int argc, char **argv) {
     keys(ctx, chunked);
   if (all || strcmp(set, "ranges") == 0)
     ranges(ctx, chunked);
+  if (all || strcmp(set, "indexed") == 0)
+    indexed(ctx, chunked);
   if (strcmp(set, "stream") == 0)
     stream(ctx);
   if (strcmp(set, "oclgrind") == 0) {

@@ -19,6 +19,7 @@ The last line is "N passed, N failed".
 """
 import os
 import shutil
+import struct
 import sys
 import tempfile
 
@@ -67,6 +68,41 @@ def known_answers():
         got = read(out, fmt) if os.path.exists(out) else None
         check(got == want, "int %s: --output holds %s" % (op, want),
               "got %s" % got)
+    # argmin / argmax / minmax: --output holds records (min, max: int32;
+    # their indices: 64-bit, counted from the segment's first element;
+    # -1 for an empty segment), the first index of a tie.
+    imax, imin, none = 2**31 - 1, -2**31, 2**64 - 1
+    lows = [(-1, 1), (imax, none), (-5, 1), (9, 0), (imax, none), (-6, 1)]
+    highs = [(4, 2), (imin, none), (1, 0), (9, 0), (imin, none), (5, 2)]
+    ties = write("t.i32", "i", [7, 2, 7, 2, 2, 7])
+    tie_offs = write("t.off", "Q", [0, 6])
+    for op in ["argmin", "argmax", "minmax"]:
+        out = os.path.join(TMP, "r-" + op)
+        doc = run_json(["--type=int", "--op=" + op, "--input=" + ints,
+                        "--segments=" + offs, "--output=" + out,
+                        "--repeat=2"], "int %s by segment" % op)
+        recs = None
+        if doc is not None and os.path.exists(out):
+            with open(out, "rb") as f:
+                recs = list(struct.iter_unpack("<iiQQ", f.read()))
+        got_lo = [(r[0], r[2]) for r in recs] if recs else None
+        got_hi = [(r[1], r[3]) for r in recs] if recs else None
+        ok = doc is not None and doc["verified"] is True and recs is not None
+        if op != "argmax":
+            ok = ok and got_lo == lows
+        if op != "argmin":
+            ok = ok and got_hi == highs
+        check(ok, "int %s by segment: --output holds the records" % op,
+              "got %s, %s" % (recs, doc))
+        doc = run_json(["--type=int", "--op=" + op, "--input=" + ties,
+                        "--segments=" + tie_offs, "--output=" + out],
+                       "int %s with ties" % op)
+        with open(out, "rb") as f:
+            rec = struct.unpack("<iiQQ", f.read())
+        check(doc is not None and
+              (op == "argmax" or rec[0:3:2] == (2, 1)) and
+              (op == "argmin" or rec[1:4:2] == (7, 0)),
+              "int %s: the first index of a tie" % op, str(rec))
     # Floats: min / max of an empty segment are +inf / -inf.
     floats = write("x.f32", "f", [0.5, -2.0, 8.0, 0.25])
     offs2 = write("f.off", "Q", [0, 0, 3, 4, 4])
@@ -266,8 +302,8 @@ def refusals():
     expect_error(["--type=int", "--input=" + ints, "--segments=" + path,
                   "--scan"], 2, ["offsets[2]", "never decrease"],
                  "a segmented scan with decreasing offsets")
-    expect_error(["--n=100", "--segment-length=10", "--op=argmax"], 2,
-                 ["argmax"], "argmax by segment (not yet)")
+    expect_error(["--n=100", "--segment-length=10", "--op=mean"], 2,
+                 ["mean"], "mean by segment")
     expect_error(["--n=100", "--segment-length=10", "--op=and"], 2,
                  ["and", "float"], "and of floats by segment")
 
@@ -281,7 +317,7 @@ def dropped_carry_is_caught(kernel_dir):
     path = os.path.join(broken, "reduce_segmented.cl")
     with open(path) as f:
         text = f.read()
-    needle = "  acc = OP(acc, mid);\n"
+    needle = "  acc = seg_merge(acc, mid);\n"
     check(needle in text, "the carry combine is where the test expects it")
     with open(path, "w") as f:
         f.write(text.replace(needle, ""))

@@ -168,9 +168,11 @@ def wrong_index_is_caught(kernel_dir):
     at the wrong place: verification must fail (exit 1)."""
     broken = os.path.join(TMP, "broken-cl")
     shutil.copytree(kernel_dir, broken)
-    path = os.path.join(broken, "reduce_extrema.cl")
+    path = os.path.join(broken, "records.cl")
     with open(path) as f:
         text = f.read()
+    check("return ia < ib;" in text,
+          "the tie-break is where the test expects it (records.cl)")
     text = text.replace("return ia < ib;", "return ia > ib;")
     with open(path, "w") as f:
         f.write(text)

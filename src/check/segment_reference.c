@@ -6,6 +6,27 @@
 #include <math.h>
 #include <string.h>
 
+/* An empty segment's result: the identity; for argmin, argmax and minmax
+ * the starting record's value(s), index UINT64_MAX (-1). */
+static clr_value empty_result(clr_op op, clr_type rt) {
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  switch (op) {
+  case CLR_ARGMIN:
+  case CLR_ARGMAX:
+  case CLR_MINMAX:
+    v = clr_identity(op == CLR_ARGMAX ? CLR_MAX : CLR_MIN, rt);
+    v.index = UINT64_MAX;
+    if (op == CLR_MINMAX) {
+      v.max = clr_identity(CLR_MAX, rt).v;
+      v.max_index = UINT64_MAX;
+    }
+    return v;
+  default:
+    return clr_identity(op, rt);
+  }
+}
+
 int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                            const void *data, const uint64_t *offsets,
                            size_t n_segments, const void *results, size_t depth,
@@ -15,14 +36,17 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
   out->ok = 1;
   for (size_t s = 0; s < n_segments; s++) {
     size_t a = (size_t)offsets[s], len = (size_t)offsets[s + 1] - a;
-    clr_value got = clr_value_at(rt, results, s);
+    clr_value got = clr_result_at(op, rt, results, s);
     clr_reference ref;
     clr_check chk;
     memset(&chk, 0, sizeof chk);
     if (len == 0) {
-      ref.value = clr_identity(op, rt);
+      ref.value = empty_result(op, rt);
       chk.exact = 1;
-      chk.ok = memcmp(&got.v, &ref.value.v, clr_type_size(rt)) == 0;
+      chk.ok = memcmp(&got.v, &ref.value.v, clr_type_size(rt)) == 0 &&
+               got.index == ref.value.index &&
+               memcmp(&got.max, &ref.value.max, clr_type_size(rt)) == 0 &&
+               got.max_index == ref.value.max_index;
       chk.error = chk.ok ? 0.0 : INFINITY;
     } else {
       if (!clr_ref_reduce_mapped(map, op, type, rt,

@@ -617,7 +617,7 @@ static int run_segments(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
   clr_type rt = clr_options_result_type(&st->opt, a->op, a->type);
-  size_t rsize = clr_type_size(rt), S = st->n_segments;
+  size_t rsize = clr_result_bytes(&st->opt, a->op, a->type), S = st->n_segments;
   st->out = alloc_moving(st, S, rsize, 2);
   if (!st->out)
     return out_of_memory(S, rsize, "segment results");
@@ -638,7 +638,7 @@ static int run_segments(run_state *st) {
     else
       r->timing = t;
   }
-  r->result = clr_value_at(rt, st->out, S - 1); /* the last segment's */
+  r->result = clr_result_at(a->op, rt, st->out, S - 1); /* the last one's */
   if (a->verify) {
     clr_segments_check chk;
     const void *values = st->data;

@@ -150,17 +150,21 @@ static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
   return CLR_OK;
 }
 
-/* Concatenate the prelude, common.cl, the shared helpers, the algorithm
- * source and the optional second source (the scan kernels' shared tile
- * kernel). */
+/* Concatenate the prelude, common.cl, the shared helpers, for argmin,
+ * argmax and minmax records.cl (their (value, index) records), the
+ * algorithm source and the optional second source (the scan kernels'
+ * shared tile kernel). */
 static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
                               char **text, size_t *len) {
-  const char *names[4] = {"common.cl", s->helpers, s->source, s->source2};
-  char *parts[4] = {NULL, NULL, NULL, NULL};
-  size_t lens[4] = {0, 0, 0, 0};
+  int indexed =
+      s->op == CLR_ARGMIN || s->op == CLR_ARGMAX || s->op == CLR_MINMAX;
+  const char *names[5] = {"common.cl", s->helpers,
+                          indexed ? "records.cl" : NULL, s->source, s->source2};
+  char *parts[5] = {NULL, NULL, NULL, NULL, NULL};
+  size_t lens[5] = {0, 0, 0, 0, 0};
   size_t pre = s->prelude ? strlen(s->prelude) : 0, total = pre + 1;
   clr_status st = CLR_OK;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     if (!names[i])
       continue;
     parts[i] = read_text(ctx->kernel_dir, names[i], &lens[i]);
@@ -183,7 +187,7 @@ static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
     at = pre;
     all[at++] = '\n';
   }
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     if (!parts[i])
       continue;
     memcpy(all + at, parts[i], lens[i]);
@@ -194,7 +198,7 @@ static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
   *text = all;
   *len = at;
 done:
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     free(parts[i]);
   return st;
 }

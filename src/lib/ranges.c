@@ -175,7 +175,7 @@ static clr_status ranges_host_call(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
-  size_t rsize = clr_type_size(clr_options_result_type(opt, op, type));
+  size_t rsize = clr_result_bytes(opt, op, type);
   size_t room = 2 * n_ranges + 3;
   uint64_t *offsets = malloc(room * sizeof *offsets);
   unsigned char *res = malloc(room * rsize);
@@ -309,13 +309,12 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = clr_check_buffer_elems(ctx, ranges, ranges_offset, 2 * n_ranges,
                                 sizeof(cl_ulong), CLR_ACCESS_READ, "ranges");
-  clr_type rt = clr_options_result_type(opt, op, type);
+  size_t rsize = clr_result_bytes(opt, op, type), room = 2 * n_ranges + 3;
   if (st == CLR_OK)
-    st = clr_check_buffer(ctx, results, results_offset, n_ranges, rt,
-                          CLR_ACCESS_WRITE, "results");
+    st = clr_check_buffer_elems(ctx, results, results_offset, n_ranges, rsize,
+                                CLR_ACCESS_WRITE, "results");
   if (st != CLR_OK)
     return st;
-  size_t rsize = clr_type_size(rt), room = 2 * n_ranges + 3;
   uint64_t *g = malloc(2 * n_ranges * sizeof *g);
   uint64_t *offsets = malloc(room * sizeof *offsets);
   if (!g || !offsets) {

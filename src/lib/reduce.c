@@ -544,32 +544,10 @@ static clr_status read_result(clr_context *ctx, cl_mem buf,
   clr_status st = CLR_OK;
   cl_event ev = NULL;
   unsigned char bytes[64];
-  size_t s = clr_type_size(p->acc);
-  clr_value v;
-  memset(&v, 0, sizeof v);
-  v.type = p->acc;
   CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
                                         p->acc_bytes, bytes, 0, NULL, &ev));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
-  if (clr_op_is_indexed(p->op)) {
-    clr_scalar lo, hi;
-    uint64_t ilo, ihi;
-    memset(&lo, 0, sizeof lo);
-    memset(&hi, 0, sizeof hi);
-    memcpy(&lo, bytes, s);
-    memcpy(&hi, bytes + s, s);
-    memcpy(&ilo, bytes + 2 * s, 8);
-    memcpy(&ihi, bytes + 2 * s + 8, 8);
-    v.v = p->op == CLR_ARGMAX ? hi : lo;
-    v.index = p->op == CLR_ARGMAX ? ihi : ilo;
-    if (p->op == CLR_MINMAX) {
-      v.max = hi;
-      v.max_index = ihi;
-    }
-  } else {
-    memcpy(&v.v, bytes, s);
-  }
-  *result = v;
+  *result = clr_result_at(p->op, p->acc, bytes, 0);
 fail:
   if (ev)
     clReleaseEvent(ev);

@@ -29,7 +29,9 @@
 typedef struct seg_plan {
   clr_op op;
   clr_type in, acc;
-  size_t acc_bytes;
+  size_t acc_bytes; /* a result, carry or partial: clr_result_bytes (a
+                       record for argmin, argmax, minmax) */
+  size_t val_bytes; /* a mapped element in a tile: the accumulator's size */
   int tiled;        /* clr_seg_tiles: a tile a work-group */
   size_t ipt;       /* tiles: units a work-item (CLR_SEG_IPT) */
   size_t items_per; /* units per work-item (CLR_SEG_ITEMS), or per tile */
@@ -53,10 +55,10 @@ static clr_status check_segmented(clr_context *ctx, const clr_options *opt,
                     "kernel at its default '%s', not '%s'",
                     clr_kernel_name(CLR_REDUCE_COARSE),
                     clr_kernel_name(opt->kernel));
-  if (op > CLR_OR)
+  if (op > CLR_MINMAX)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "segmented reductions compute sum, prod, min, max, and, "
-                    "or; not '%s'",
+                    "or, argmin, argmax, minmax; not '%s'",
                     clr_op_name(op));
   if (opt->exact)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
@@ -114,7 +116,8 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
   p->op = op;
   p->in = type;
   p->acc = clr_options_result_type(opt, op, type);
-  p->acc_bytes = clr_type_size(p->acc);
+  p->val_bytes = clr_type_size(p->acc);
+  p->acc_bytes = clr_result_bytes(opt, op, type);
   /* The layout, and CLR_VEC elements a load, as the coarse reduction
    * chooses them (the tuned layout and load width); coarse counts units
    * here, not vectors, and vector_width is no segmented option. */
@@ -142,11 +145,11 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "work-group size %zu exceeds the device's limit of %zu",
                       p->wg, ctx->desc.max_work_group_size);
-    ipt = opt->coarse ? opt->coarse : p->acc_bytes > 4 ? 8 : 16;
+    ipt = opt->coarse ? opt->coarse : p->val_bytes > 4 ? 8 : 16;
     if (ipt > ctx->desc.local_mem_size) /* no product below can wrap */
       ipt = (size_t)ctx->desc.local_mem_size;
-    while (ipt > 1 && p->wg * ipt * (p->acc_bytes + 4) * 33 / 32 +
-                              p->wg * p->acc_bytes + 256 >
+    while (ipt > 1 && p->wg * ipt * (p->val_bytes + 4) * 33 / 32 +
+                              (p->wg + 1) * p->acc_bytes + 256 >
                           ctx->desc.local_mem_size)
       ipt /= 2;
     p->items_per = p->wg * ipt;
@@ -602,9 +605,9 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
     st = clr_check_buffer_elems(ctx, offsets, offsets_offset, n_segments + 1,
                                 sizeof(cl_ulong), CLR_ACCESS_READ, "offsets");
   if (st == CLR_OK)
-    st = clr_check_buffer(ctx, results, results_offset, n_segments,
-                          clr_options_result_type(opt, op, type),
-                          CLR_ACCESS_WRITE, "results");
+    st = clr_check_buffer_elems(ctx, results, results_offset, n_segments,
+                                clr_result_bytes(opt, op, type),
+                                CLR_ACCESS_WRITE, "results");
   if (st == CLR_OK)
     st = make_seg_plan(ctx, opt, op, type, &plan);
   if (st != CLR_OK)

@@ -183,6 +183,31 @@ CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t) {
   return clr_op_is_indexed(op) ? 2 * s + 16 : s;
 }
 
+CLR_API clr_value clr_result_at(clr_op op, clr_type result_type,
+                                const void *results, size_t i) {
+  clr_value v;
+  memset(&v, 0, sizeof v);
+  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)result_type >= CLR_TYPE_COUNT ||
+      !results)
+    return v;
+  v.type = result_type;
+  size_t s = clr_type_size(result_type);
+  const unsigned char *r = (const unsigned char *)results;
+  if (!clr_op_is_indexed(op)) {
+    memcpy(&v.v, r + i * s, s);
+    return v;
+  }
+  r += i * (2 * s + 16); /* lo, hi, ilo, ihi */
+  int max = op == CLR_ARGMAX;
+  memcpy(&v.v, r + (max ? s : 0), s);
+  memcpy(&v.index, r + 2 * s + (max ? 8 : 0), 8);
+  if (op == CLR_MINMAX) {
+    memcpy(&v.max, r + s, s);
+    memcpy(&v.max_index, r + 2 * s + 8, 8);
+  }
+  return v;
+}
+
 int clr_accumulator_fits(clr_type in, clr_type acc) {
   switch (in) {
   case CLR_FLOAT:
