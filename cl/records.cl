@@ -85,3 +85,68 @@ inline clr_record clr_no_record(void) {
   clr_record r = {(ACC_T)ACC_MAX, (ACC_T)ACC_LOWEST, ULONG_MAX, ULONG_MAX};
   return r;
 }
+
+#if CLR_VEC > 1
+/* Lanes: with CLR_VEC-wide loads (cl/load_mapped.cl, and its
+ * order-preserving integer keys), a candidate per lane: each lane sees
+ * its elements in increasing index order, so "strictly before" (a
+ * compare and a select of keys, no branch: SIMD on CPUs too) keeps the
+ * first index; the lanes then fold into a record with the full order. */
+#define VAL_T ACCV_T
+#define KEY_T KEYV_T
+/* Which of the work-item's vectors each lane's candidate came from: a
+ * 32-bit count (the kernel takes the 64-bit path when a work-item reads
+ * more than 2^32 - 1 vectors), so the selects stay 32-bit on GPUs. */
+#define ITER_T CLR_CAT(uint, CLR_VEC)
+#if CLR_ACC == 1 || CLR_ACC == 4 || CLR_ACC == 5 /* 64-bit masks */
+#define MASK32 CLR_CAT(convert_int, CLR_VEC)
+#else
+#define MASK32
+#endif
+
+/* One work-item's candidates, a lane each: keys, and the vector (counted
+ * from the work-item's first) each came from. */
+typedef struct clr_lanes {
+  KEY_T lo, hi;
+  ITER_T klo, khi;
+} clr_lanes;
+
+inline void clr_lanes_start(clr_lanes *c, VAL_T x) {
+  c->lo = clr_key(x, 0);
+  c->hi = clr_key(x, 1);
+  c->klo = c->khi = (ITER_T)0;
+}
+
+inline void clr_lanes_take(clr_lanes *c, VAL_T x, uint k) {
+#if WANT_MIN
+  KEY_T key = clr_key(x, 0);
+  KEY_T lo = c->lo;
+  c->lo = select(lo, key, key < lo);
+  c->klo = select(c->klo, (ITER_T)k, MASK32(key < lo));
+#endif
+#if WANT_MAX
+  KEY_T h = clr_key(x, 1);
+  KEY_T hi = c->hi;
+  c->hi = select(hi, h, h > hi);
+  c->khi = select(c->khi, (ITER_T)k, MASK32(h > hi));
+#endif
+}
+
+/* The lanes folded into r with the full order (index ties included); the
+ * work-item's vectors were first, first + step, ... */
+inline void clr_lanes_fold(clr_record *r, clr_lanes c, ulong base, ulong first,
+                           ulong step) {
+  ACC_T lo[CLR_VEC], hi[CLR_VEC];
+  uint klo[CLR_VEC], khi[CLR_VEC];
+  CLR_CAT(vstore, CLR_VEC)(clr_unkey(c.lo), 0, lo);
+  CLR_CAT(vstore, CLR_VEC)(clr_unkey(c.hi), 0, hi);
+  CLR_CAT(vstore, CLR_VEC)(c.klo, 0, klo);
+  CLR_CAT(vstore, CLR_VEC)(c.khi, 0, khi);
+  for (uint k = 0; k < CLR_VEC; k++) {
+    clr_record one = {lo[k], hi[k],
+                      base + (first + (ulong)klo[k] * step) * CLR_VEC + k,
+                      base + (first + (ulong)khi[k] * step) * CLR_VEC + k};
+    clr_merge(r, one);
+  }
+}
+#endif

@@ -11,11 +11,9 @@
  * for the passes after the first, which read the records the pass before
  * wrote.
  *
- * The first pass keeps, with vector loads, a candidate per lane: each
- * lane sees its elements in increasing index order, so "strictly before"
- * (a compare and a select of order-preserving integer keys, no branch:
- * SIMD on CPUs too) keeps the first index; the lanes then fold with the
- * full order.
+ * The first pass keeps, with vector loads, a candidate per lane
+ * (cl/records.cl's lanes: compares and selects of order-preserving keys),
+ * the lanes then folded with the full order.
  */
 #ifndef CLR_FROM_RECORDS
 #define CLR_FROM_RECORDS 0
@@ -28,64 +26,6 @@
 
 #define LANES (CLR_VEC > 1 && !CLR_FROM_RECORDS)
 #if LANES
-#define VAL_T ACCV_T
-#define KEY_T KEYV_T
-/* Which of the work-item's vectors each lane's candidate came from: a
- * 32-bit count (the kernel takes the 64-bit path when a work-item reads
- * more than 2^32 - 1 vectors), so the selects stay 32-bit on GPUs. */
-#define ITER_T CLR_CAT(uint, CLR_VEC)
-#if CLR_ACC == 1 || CLR_ACC == 4 || CLR_ACC == 5 /* 64-bit masks */
-#define MASK32 CLR_CAT(convert_int, CLR_VEC)
-#else
-#define MASK32
-#endif
-
-/* One work-item's candidates, a lane each: keys, and the vector (counted
- * from the work-item's first) each came from. */
-typedef struct clr_lanes {
-  KEY_T lo, hi;
-  ITER_T klo, khi;
-} clr_lanes;
-
-inline void clr_lanes_start(clr_lanes *c, VAL_T x) {
-  c->lo = clr_key(x, 0);
-  c->hi = clr_key(x, 1);
-  c->klo = c->khi = (ITER_T)0;
-}
-
-inline void clr_lanes_take(clr_lanes *c, VAL_T x, uint k) {
-#if WANT_MIN
-  KEY_T key = clr_key(x, 0);
-  KEY_T lo = c->lo;
-  c->lo = select(lo, key, key < lo);
-  c->klo = select(c->klo, (ITER_T)k, MASK32(key < lo));
-#endif
-#if WANT_MAX
-  KEY_T h = clr_key(x, 1);
-  KEY_T hi = c->hi;
-  c->hi = select(hi, h, h > hi);
-  c->khi = select(c->khi, (ITER_T)k, MASK32(h > hi));
-#endif
-}
-
-/* The lanes folded into r with the full order (index ties included); the
- * work-item's vectors were first, first + step, ... */
-inline void clr_lanes_fold(clr_record *r, clr_lanes c, ulong base, ulong first,
-                           ulong step) {
-  ACC_T lo[CLR_VEC], hi[CLR_VEC];
-  uint klo[CLR_VEC], khi[CLR_VEC];
-  CLR_CAT(vstore, CLR_VEC)(clr_unkey(c.lo), 0, lo);
-  CLR_CAT(vstore, CLR_VEC)(clr_unkey(c.hi), 0, hi);
-  CLR_CAT(vstore, CLR_VEC)(c.klo, 0, klo);
-  CLR_CAT(vstore, CLR_VEC)(c.khi, 0, khi);
-  for (uint k = 0; k < CLR_VEC; k++) {
-    clr_record one = {lo[k], hi[k],
-                      base + (first + (ulong)klo[k] * step) * CLR_VEC + k,
-                      base + (first + (ulong)khi[k] * step) * CLR_VEC + k};
-    clr_merge(r, one);
-  }
-}
-
 /* The 64-bit path: vector v's elements taken one by one. */
 inline void clr_take_vec(clr_record *r, __global const IN_T *p, ulong v,
                          ulong base) {

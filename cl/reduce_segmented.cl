@@ -124,7 +124,7 @@ CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 /* acc combined with the m elements at p (element index base first, for
  * expression maps and records): whole vectors of CLR_VEC into a vector
  * accumulator (independent chains, wide loads: cl/load_mapped.cl), its
- * lanes folded, then the rest one by one (records: all one by one). */
+ * lanes folded, then the rest one by one (records: a candidate a lane). */
 inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
                           SEG_T acc) {
   ulong k = 0;
@@ -138,6 +138,18 @@ inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
     }
     ACC_T f = clr_fold_lanes(v);
     acc = OP(acc, f);
+    k = vectors * CLR_VEC;
+  }
+#endif
+#if CLR_VEC > 1 && CLR_OP >= 6
+  /* Records: a candidate per lane (cl/records.cl), folded in after. */
+  ulong vectors = m / CLR_VEC;
+  if (vectors > 0 && vectors <= UINT_MAX) {
+    clr_lanes c;
+    clr_lanes_start(&c, clr_load_vec(p, p, 0, base));
+    for (uint j = 1; j < (uint)vectors; j++)
+      clr_lanes_take(&c, clr_load_vec(p, p, j, base), j);
+    clr_lanes_fold(&acc, c, base, 0, 1);
     k = vectors * CLR_VEC;
   }
 #endif

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Argmin / argmax per segment on the device (docs/PERFORMANCE.md, "Argmax
+# per segment"): build clreduce (release), run the indexed-segment tests
+# there, then issue 13's three shapes with --op=argmax through clreduce
+# (verified), and where PyTorch and a CUDA GPU are there its nearest
+# peers with CUDA events: M.argmax(dim=1) of the 10000 x 1000 batch,
+# torch.segment_reduce "max" (values only: PyTorch has no segmented
+# argmax) of the random and long shapes, x.argmax() of 1e8.
+#   scripts/segments-indexed-measure.sh [OUTDIR]      (REPEAT=50 by default)
+set -u
+. "$(dirname "$0")/measure-common.sh"
+measure_build segments-indexed "${1:-}"
+r=${REPEAT:-50}
+$cli --list-devices | head -4
+measure_tests segments-indexed segments-keys segments-ranges segments-cli \
+  transform-indexed transform-cli
+segment_shapes
+for op in argmax minmax; do
+  shape "$op-random" --op=$op --segments="$out/random.off" --n=$nrand
+  shape "$op-three-long" --op=$op --segments="$out/three.off" --n=9e7
+  shape "$op-batch-10000x1000" --op=$op --segment-length=1000 --n=1e7
+done
+shape sum-random --segments="$out/random.off" --n=$nrand
+shape argmax-1e8 --op=argmax --n=1e8
+python3 - "$r" "$out" "$(dirname "$0")" <<'PY' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
+import sys
+sys.path.insert(0, sys.argv[3])
+import torch
+from peers import random_segments, report  # scripts/peers.py
+r, out = int(sys.argv[1]), sys.argv[2]
+off, lengths = random_segments(out)
+x = torch.rand(int(off[-1]), device="cuda")
+three = torch.tensor([30_000_000] * 3, device="cuda")
+y = torch.rand(90_000_000, device="cuda")
+m = torch.rand(10_000, 1_000, device="cuda")
+s = torch.rand(100_000_000, device="cuda")
+report([
+    ("M.argmax(dim=1), 10000 x 1000", lambda: m.argmax(dim=1), 4 * m.numel()),
+    ("segment_reduce max, random 1..200", lambda: torch.segment_reduce(
+        x, "max", lengths=lengths), 4 * x.numel() + 8 * len(off)),
+    ("segment_reduce max, 3 x 3e7", lambda: torch.segment_reduce(
+        y, "max", lengths=three), 4 * y.numel() + 32),
+    ("x.argmax(), 1e8", lambda: s.argmax(), 4 * s.numel())], r)
+PY
