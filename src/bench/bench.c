@@ -337,9 +337,10 @@ static int parse(int argc, char **argv, bench_opts *o) {
   for (int k = 0; k < CLR_KERNEL_COUNT; k++)
     if ((o->map || o->dot) && !clr_kernel_takes_maps((clr_kernel)k))
       o->kernels[k] = 0;
-  if (o->kernels[ENTRY_SEG_RANDOM] && (o->op > CLR_OR || o->dot)) {
+  if (o->kernels[ENTRY_SEG_RANDOM] && (o->op > CLR_MINMAX || o->dot)) {
     fprintf(stderr, "clreduce-bench: --segments reduces with sum, prod, "
-                    "min, max, and or or, one array\n");
+                    "min, max, and, or, argmin, argmax or minmax, one "
+                    "array\n");
     return 2;
   }
   if (o->dot && o->op != CLR_SUM) {
@@ -456,10 +457,17 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
   uint64_t *offsets =
       is_segmented(entry) ? segment_offsets(entry, n, &c.segments) : NULL;
   c.offsets = offsets;
+  /* Segments' results: a record each for argmin, argmax, minmax. */
+  void *results =
+      offsets
+          ? malloc(c.segments * clr_result_bytes(&c.opt, o->op, o->type) + 1)
+          : NULL;
+  if (results)
+    c.out = results;
   double *km = malloc(o->repeat * sizeof *km);
   double *cm = malloc(o->repeat * sizeof *cm);
   double *hm = malloc(o->repeat * sizeof *hm);
-  clr_status st = km && cm && hm && (offsets || !is_segmented(entry))
+  clr_status st = km && cm && hm && (results || !is_segmented(entry))
                       ? CLR_OK
                       : CLR_ERR_OUT_OF_MEMORY;
   clr_timing t;
@@ -496,6 +504,7 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
       bytes += (double)(c.segments + 1) * sizeof(uint64_t);
     r->gbps = r->kernel_ms > 0 ? bytes / r->kernel_ms / 1e6 : 0;
   }
+  free(results);
   free(offsets);
   free(km);
   free(cm);
