@@ -38,3 +38,28 @@ def random_segments(out):
     lengths = torch.tensor([off[i + 1] - off[i] for i in range(len(off) - 1)],
                            device="cuda")
     return off, lengths
+
+
+def segment_peers(out, how):
+    """Issue 13's shapes (segment_shapes' offsets in $out) as CUDA tensors,
+    and PyTorch's peers on them for report(): torch.segment_reduce of `how`
+    ("sum" or "max") over the random and the long shapes, the 10000 x 1000
+    batch's rows (M.sum(dim=1), or M.argmax(dim=1) for "max") and one
+    array of 1e8 (x.sum(), x.argmax())."""
+    off, lengths = random_segments(out)
+    x = torch.rand(int(off[-1]), device="cuda")
+    three = torch.tensor([30_000_000] * 3, device="cuda")
+    y = torch.rand(90_000_000, device="cuda")
+    m = torch.rand(10_000, 1_000, device="cuda")
+    s = torch.rand(100_000_000, device="cuda")
+    rows, whole = ("sum", "sum") if how == "sum" else ("argmax", "argmax")
+    return [
+        ("segment_reduce %s, random 1..200" % how,
+         lambda: torch.segment_reduce(x, how, lengths=lengths),
+         4 * x.numel() + 8 * len(off)),
+        ("segment_reduce %s, 3 x 3e7" % how,
+         lambda: torch.segment_reduce(y, how, lengths=three),
+         4 * y.numel() + 32),
+        ("M.%s(dim=1), 10000 x 1000" % rows,
+         lambda: getattr(m, rows)(dim=1), 4 * m.numel()),
+        ("x.%s(), 1e8" % whole, lambda: getattr(s, whole)(), 4 * s.numel())]

@@ -25,20 +25,6 @@ shape argmax-1e8 --op=argmax --n=1e8
 python3 - "$r" "$out" "$(dirname "$0")" <<'PY' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
 import sys
 sys.path.insert(0, sys.argv[3])
-import torch
-from peers import random_segments, report  # scripts/peers.py
-r, out = int(sys.argv[1]), sys.argv[2]
-off, lengths = random_segments(out)
-x = torch.rand(int(off[-1]), device="cuda")
-three = torch.tensor([30_000_000] * 3, device="cuda")
-y = torch.rand(90_000_000, device="cuda")
-m = torch.rand(10_000, 1_000, device="cuda")
-s = torch.rand(100_000_000, device="cuda")
-report([
-    ("M.argmax(dim=1), 10000 x 1000", lambda: m.argmax(dim=1), 4 * m.numel()),
-    ("segment_reduce max, random 1..200", lambda: torch.segment_reduce(
-        x, "max", lengths=lengths), 4 * x.numel() + 8 * len(off)),
-    ("segment_reduce max, 3 x 3e7", lambda: torch.segment_reduce(
-        y, "max", lengths=three), 4 * y.numel() + 32),
-    ("x.argmax(), 1e8", lambda: s.argmax(), 4 * s.numel())], r)
+from peers import report, segment_peers  # scripts/peers.py
+report(segment_peers(sys.argv[2], "max"), int(sys.argv[1]))
 PY

@@ -42,20 +42,6 @@ $bench --kernels=decoupled --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
 python3 - "$r" "$out" "$(dirname "$0")" <<'EOF' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
 import sys
 sys.path.insert(0, sys.argv[3])
-import torch
-from peers import random_segments, report  # scripts/peers.py
-r, out = int(sys.argv[1]), sys.argv[2]
-off, lengths = random_segments(out)
-x = torch.rand(int(off[-1]), device="cuda")
-three = torch.tensor([30_000_000] * 3, device="cuda")
-y = torch.rand(90_000_000, device="cuda")
-m = torch.rand(10_000, 1_000, device="cuda")
-s = torch.rand(100_000_000, device="cuda")
-report([
-    ("segment_reduce sum, random 1..200", lambda: torch.segment_reduce(
-        x, "sum", lengths=lengths), 4 * x.numel() + 8 * len(off)),
-    ("segment_reduce sum, 3 x 3e7", lambda: torch.segment_reduce(
-        y, "sum", lengths=three), 4 * y.numel() + 32),
-    ("M.sum(dim=1), 10000 x 1000", lambda: m.sum(dim=1), 4 * m.numel()),
-    ("x.sum(), 1e8 (the stream's peer)", lambda: s.sum(), 4 * s.numel())], r)
+from peers import report, segment_peers  # scripts/peers.py
+report(segment_peers(sys.argv[2], "sum"), int(sys.argv[1]))
 EOF
