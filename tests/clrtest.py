@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -121,6 +122,20 @@ def write_values(directory, name, fmt, values):
     with open(path, "wb") as f:
         f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
     return path
+
+
+def broken_kernels(kernel_dir, into, name, needle, replacement, what):
+    """A copy of kernel_dir at `into` whose kernel file `name` has needle
+    replaced (checked, as `what`, to be there first, so a test of a broken
+    kernel never passes on an unbroken one); returns the copy's path."""
+    shutil.copytree(kernel_dir, into)
+    path = os.path.join(into, name)
+    with open(path) as f:
+        text = f.read()
+    check(needle in text, "%s is where the test expects it (%s)" % (what, name))
+    with open(path, "w") as f:
+        f.write(text.replace(needle, replacement))
+    return into
 
 
 def read_values(path, fmt):

@@ -18,7 +18,6 @@ drops a segment's carry, or a scan that loses a restart, is caught (exit
 The last line is "N passed, N failed".
 """
 import os
-import shutil
 import struct
 import sys
 import tempfile
@@ -312,15 +311,9 @@ def dropped_carry_is_caught(kernel_dir):
     """A copy of the kernels whose finishing pass forgets the carries of the
     work-items a segment spans: verification must fail (exit 1), and the
     --output file must not be written."""
-    broken = os.path.join(TMP, "broken-cl")
-    shutil.copytree(kernel_dir, broken)
-    path = os.path.join(broken, "reduce_segmented.cl")
-    with open(path) as f:
-        text = f.read()
-    needle = "  acc = seg_merge(acc, mid);\n"
-    check(needle in text, "the carry combine is where the test expects it")
-    with open(path, "w") as f:
-        f.write(text.replace(needle, ""))
+    broken = clrtest.broken_kernels(
+        kernel_dir, os.path.join(TMP, "broken-cl"), "reduce_segmented.cl",
+        "  acc = seg_merge(acc, mid);\n", "", "the carry combine")
     out = os.path.join(TMP, "dropped")
     rc, o, err = run(["--n=100000", "--segment-length=30000", "--repeat=1",
                       "--output=" + out],
@@ -336,15 +329,9 @@ def dropped_restart_is_caught(kernel_dir):
     """A copy of the kernels whose scan ignores the heads of the level
     above (a segment's restart lost between work-items): verification
     fails (exit 1, an element named), --output is not written."""
-    broken = os.path.join(TMP, "broken-scan-cl")
-    shutil.copytree(kernel_dir, broken)
-    path = os.path.join(broken, "scan_segmented.cl")
-    with open(path) as f:
-        text = f.read()
-    needle = "    f |= (uchar)head;\n"
-    check(needle in text, "the flag fold is where the test expects it")
-    with open(path, "w") as f:
-        f.write(text.replace(needle, ""))
+    broken = clrtest.broken_kernels(
+        kernel_dir, os.path.join(TMP, "broken-scan-cl"), "scan_segmented.cl",
+        "    f |= (uchar)head;\n", "", "the flag fold")
     out = os.path.join(TMP, "restart-dropped")
     rc, o, err = run(["--n=100000", "--segment-length=3000", "--scan",
                       "--repeat=1", "--output=" + out],

@@ -17,7 +17,6 @@ The last line is "N passed, N failed".
 """
 import math
 import os
-import shutil
 import sys
 import tempfile
 
@@ -166,16 +165,9 @@ def refusals():
 def wrong_index_is_caught(kernel_dir):
     """A kernel that keeps the last index among ties gives the right value
     at the wrong place: verification must fail (exit 1)."""
-    broken = os.path.join(TMP, "broken-cl")
-    shutil.copytree(kernel_dir, broken)
-    path = os.path.join(broken, "records.cl")
-    with open(path) as f:
-        text = f.read()
-    check("return ia < ib;" in text,
-          "the tie-break is where the test expects it (records.cl)")
-    text = text.replace("return ia < ib;", "return ia > ib;")
-    with open(path, "w") as f:
-        f.write(text)
+    broken = clrtest.broken_kernels(
+        kernel_dir, os.path.join(TMP, "broken-cl"), "records.cl",
+        "return ia < ib;", "return ia > ib;", "the tie-break")
     ties = write("t.i32", "i", [5, 9, 9, 1, 9])
     rc, out, err = run(["--op=argmax", "--type=int", "--input=" + ties,
                         "--repeat=1"],
