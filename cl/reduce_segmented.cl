@@ -471,6 +471,41 @@ __kernel void clr_seg_finish(__global const ulong *offsets, ulong offsets_off,
   out[s] = partial ? acc : seg_final(acc, offsets[s]);
 }
 
+#ifdef CLR_SEG_MEAN
+/* Means, in place: each segment's sum (ACC_T, from the sum's program)
+ * divided by its length and written over it as float (CLR_SEG_MEAN 1) or
+ * double (2), of the same size; the division in double where
+ * CLR_SEG_WIDE says the device has it.  An empty segment's mean is NaN
+ * (0 / 0). */
+#if CLR_SEG_MEAN == 2 || CLR_SEG_WIDE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#if CLR_SEG_MEAN == 2
+#define MEAN_T double
+#else
+#define MEAN_T float
+#endif
+__kernel void clr_seg_mean(__global const ulong *offsets, ulong offsets_off,
+                           ulong n_segments, __global ACC_T *out,
+                           ulong out_off) {
+  offsets += offsets_off;
+  out += out_off;
+  ulong s = get_global_id(0);
+  if (s >= n_segments)
+    return;
+  ulong len = offsets[s + 1] - offsets[s];
+  ACC_T sum = out[s];
+#if CLR_SEG_WIDE
+  MEAN_T q = (MEAN_T)((double)sum / (double)len);
+#else
+  /* float only: the quotient, corrected once by its residual */
+  float d = (float)len, q0 = sum / d;
+  MEAN_T q = q0 + fma(-q0, d, sum) / d;
+#endif
+  ((__global MEAN_T *)out)[s] = q;
+}
+#endif
+
 __kernel void clr_seg_check(__global const ulong *offsets, ulong offsets_off,
                             ulong n_segments, ulong n, __global uint *bad) {
   offsets += offsets_off;

@@ -574,16 +574,17 @@ CLR_API clr_status clr_exact_acc_value(const clr_exact_acc *acc,
  * and minmax the record clr_reduce_buffer_async describes, its index (or
  * indices) counted from the segment's first element, the first index of
  * the extreme value (UINT64_MAX for an empty segment); clr_result_at
- * decodes one.  Sum, prod, min, max, and, or, argmin, argmax, minmax
- * (not mean), with opt->map (built-in maps, and expressions of x and i, i
- * counted from the first element of data; index_base does not apply);
- * accumulate_in and narrow_accumulator as for clr_reduce_host.  opt->layout
- * chooses the form: CLR_LAYOUT_STRIDED (the GPUs' default) gives each
- * work-group a tile in local memory, CLR_LAYOUT_CONTIGUOUS (the CPUs') each
- * work-item a run of its own; opt->coarse, when set, is the elements plus
- * segment ends each work-item takes (by default 16 in tiles, 8 for 8-byte
- * results, as local memory allows; 2048 in runs; at most 2^32), opt->wg_size
- * the work-group size; vector_width does not apply.  n >= 1 and n_segments
+ * decodes one.  Every operation of clr_reduce_host (a mean: the sum
+ * divided by the segment's length; NaN for an empty segment), with opt->map
+ * (built-in maps, and expressions of x and i, i counted from the first element
+ * of data; index_base does not apply); accumulate_in and narrow_accumulator as
+ * for clr_reduce_host.  opt->layout chooses the form: CLR_LAYOUT_STRIDED (the
+ * GPUs' default) gives each work-group a tile in local memory,
+ * CLR_LAYOUT_CONTIGUOUS (the CPUs') each work-item a run of its own;
+ * opt->coarse, when set, is the elements plus segment ends each work-item takes
+ * (by default 16 in tiles, 8 for 8-byte results, as local memory allows; 2048
+ * in runs; at most 2^32), opt->wg_size the work-group size; vector_width does
+ * not apply.  n >= 1 and n_segments
  * >= 1.  Offsets that are no such partition give CLR_ERR_INVALID_ARGUMENT
  * naming the first bad one, and nothing is read through them.  Host data
  * larger than one device allocation is streamed in chunks (the offsets and

@@ -449,8 +449,8 @@ static void keys(clr_context *ctx, clr_context *chunked) {
                                           CLR_FLOAT, f, 4, uk4, out, NULL),
                    CLR_ERR_INVALID_ARGUMENT, "n_runs NULL");
   TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_MEAN, CLR_INT, ik,
-                                          CLR_FLOAT, f, 4, uk4, out, &nr),
-                   CLR_ERR_UNSUPPORTED, "mean by key");
+                                          CLR_LONG, f, 4, uk4, out, &nr),
+                   CLR_ERR_UNSUPPORTED, "a mean of long values by key");
   if (TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik,
                                               CLR_FLOAT, f, 4, uk4, out, &nr),
                        CLR_OK, "two runs"))
@@ -515,7 +515,8 @@ static void indexed_known(clr_context *ctx) {
   tu_section("indexed: known answers");
 }
 
-/* Argmin, argmax and minmax per segment: float and int over every layout
+/* Argmin, argmax and minmax per segment (and means): float and int over
+ * every layout
  * with ties, signed zeros and NaNs, in tiles and runs, with few units a
  * work-item (segments over many, the carry pyramid), streamed in 4 KiB
  * chunks (a record carried from one launch into the next) and through
@@ -561,6 +562,21 @@ static void indexed(clr_context *ctx, clr_context *chunked) {
       free_case(&c);
     }
   tu_section("indexed");
+  /* Means: the sums divided on the host (host arrays) or by
+   * clr_seg_mean on the device (buffers); NaN for an empty segment. */
+  static const clr_type mean_types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_INT,
+                                        CLR_UINT, CLR_HALF};
+  for (size_t ti = 0; ti < 5; ti++)
+    for (int l = 0; l < L_COUNT; l += 2) {
+      seg_case c = seeded(CLR_MEAN, mean_types[ti], 4099, (layout)l,
+                          tu_seed(ti, l, 80, 81));
+      if (l == 2)
+        c.opt.layout = CLR_LAYOUT_STRIDED;
+      if (run_host(l == 4 ? chunked : ctx, &c) == CLR_OK)
+        run_buffer(ctx, &c);
+      free_case(&c);
+    }
+  tu_section("indexed: means");
 }
 
 /* Small cases for Oclgrind (tests/reliability: run under it, where every
@@ -681,7 +697,6 @@ static void bad_offsets(clr_context *ctx) {
       {ctx, NULL, CLR_SUM, data, NULL, 3, res, CLR_ERR_INVALID_ARGUMENT, "offsets NULL"},
       {ctx, NULL, CLR_SUM, NULL, good, 3, res, CLR_ERR_INVALID_ARGUMENT, "data NULL"},
       {ctx, NULL, CLR_SUM, data, good, 3, NULL, CLR_ERR_INVALID_ARGUMENT, "results NULL"},
-      {ctx, NULL, CLR_MEAN, data, good, 3, res, CLR_ERR_UNSUPPORTED, "mean"},
       {ctx, NULL, CLR_AND, data, good, 3, res, CLR_ERR_UNSUPPORTED, "and of floats"},
       {ctx, &exact, CLR_SUM, data, good, 3, res, CLR_ERR_UNSUPPORTED, "exact"},
       {ctx, &seq, CLR_SUM, data, good, 3, res, CLR_ERR_INVALID_ARGUMENT, "another kernel"},

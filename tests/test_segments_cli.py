@@ -17,6 +17,7 @@ drops a segment's carry, or a scan that loses a restart, is caught (exit
 
 The last line is "N passed, N failed".
 """
+import math
 import os
 import struct
 import sys
@@ -102,6 +103,17 @@ def known_answers():
               (op == "argmax" or rec[0:3:2] == (2, 1)) and
               (op == "argmin" or rec[1:4:2] == (7, 0)),
               "int %s: the first index of a tie" % op, str(rec))
+    # Means (doubles for int data): NaN for an empty segment.
+    out = os.path.join(TMP, "r-mean")
+    doc = run_json(["--type=int", "--op=mean", "--input=" + ints,
+                    "--segments=" + offs, "--output=" + out],
+                   "int mean by segment")
+    got = read(out, "d") if os.path.exists(out) else None
+    check(doc is not None and doc["result_type"] == "double" and
+          got is not None and len(got) == 6 and
+          [got[i] for i in (0, 2, 3, 5)] == [2.0, -2.0, 9.0, 1.0] and
+          all(math.isnan(got[i]) for i in (1, 4)),
+          "int mean by segment: 2 NaN -2 9 NaN 1", "got %s, %s" % (got, doc))
     # Floats: min / max of an empty segment are +inf / -inf.
     floats = write("x.f32", "f", [0.5, -2.0, 8.0, 0.25])
     offs2 = write("f.off", "Q", [0, 0, 3, 4, 4])
@@ -301,8 +313,8 @@ def refusals():
     expect_error(["--type=int", "--input=" + ints, "--segments=" + path,
                   "--scan"], 2, ["offsets[2]", "never decrease"],
                  "a segmented scan with decreasing offsets")
-    expect_error(["--n=100", "--segment-length=10", "--op=mean"], 2,
-                 ["mean"], "mean by segment")
+    expect_error(["--n=100", "--segment-length=10", "--op=mean",
+                  "--type=long"], 2, ["mean"], "a mean of longs by segment")
     expect_error(["--n=100", "--segment-length=10", "--op=and"], 2,
                  ["and", "float"], "and of floats by segment")
 

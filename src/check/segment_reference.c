@@ -7,7 +7,8 @@
 #include <string.h>
 
 /* An empty segment's result: the identity; for argmin, argmax and minmax
- * the starting record's value(s), index UINT64_MAX (-1). */
+ * the starting record's value(s), index UINT64_MAX (-1).  (A mean's is
+ * NaN, checked apart.) */
 static clr_value empty_result(clr_op op, clr_type rt) {
   clr_value v;
   memset(&v, 0, sizeof v);
@@ -40,7 +41,12 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
     clr_reference ref;
     clr_check chk;
     memset(&chk, 0, sizeof chk);
-    if (len == 0) {
+    if (len == 0 && op == CLR_MEAN) { /* 0 / 0: any NaN */
+      ref.value = clr_fp_value(rt, NAN);
+      chk.exact = 1;
+      chk.ok = isnan(clr_value_as_double(&got));
+      chk.error = chk.ok ? 0.0 : INFINITY;
+    } else if (len == 0) {
       ref.value = empty_result(op, rt);
       chk.exact = 1;
       chk.ok = memcmp(&got.v, &ref.value.v, clr_type_size(rt)) == 0 &&

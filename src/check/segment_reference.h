@@ -19,7 +19,8 @@ typedef clr_scan_check clr_segments_check;
 
 /* Check results (n_segments results of op in type rt, as clr_result_at
  * decodes them: values, or records for argmin, argmax and minmax, their
- * indices counted from the segment's first element) of op over the segments
+ * indices counted from the segment's first element; a mean's NaN for an
+ * empty segment) of op over the segments
  * [offsets[s], offsets[s + 1]) of data (of type, mapped by map: none, abs
  * or square).  depth is the call's error depth (clr_timing), capped per
  * segment at its length - 1.  1, or 0 when out of host memory. */

@@ -9,6 +9,7 @@
  * next launch to continue. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,8 @@
 #define SEG_MAX_ITEMS ((size_t)1 << 32)
 
 typedef struct seg_plan {
-  clr_op op;
+  clr_op op; /* what the kernels compute: a mean's sum */
+  int mean;  /* CLR_MEAN: the sums divided by the lengths after */
   clr_type in, acc;
   size_t acc_bytes; /* a result, carry or partial: clr_result_bytes (a
                        record for argmin, argmax, minmax) */
@@ -46,20 +48,16 @@ typedef struct seg_plan {
   char prelude[CLR_MAX_MAP_EXPR + 64];
 } seg_plan;
 
-/* What the call may be: the reductions the segmented kernel computes. */
+/* What the call may be: every operation the plain reduction computes (its
+ * checks came first), with the segmented kernel's options. */
 static clr_status check_segmented(clr_context *ctx, const clr_options *opt,
-                                  clr_op op, size_t n_segments) {
+                                  size_t n_segments) {
   if (opt->kernel != CLR_REDUCE_COARSE)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "segmented reductions have their own kernel: leave the "
                     "kernel at its default '%s', not '%s'",
                     clr_kernel_name(CLR_REDUCE_COARSE),
                     clr_kernel_name(opt->kernel));
-  if (op > CLR_MINMAX)
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "segmented reductions compute sum, prod, min, max, and, "
-                    "or, argmin, argmax, minmax; not '%s'",
-                    clr_op_name(op));
   if (opt->exact)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "exact segmented sums are not implemented");
@@ -106,13 +104,17 @@ static clr_status start_segments(clr_context *ctx, const clr_options **opt,
                                  size_t n_segments) {
   clr_status st = clr_start_work(ctx, opt, defaults, data, results,
                                  "data and results", op, type, n, 0);
-  return st == CLR_OK ? check_segmented(ctx, *opt, op, n_segments) : st;
+  return st == CLR_OK ? check_segmented(ctx, *opt, n_segments) : st;
 }
 
 static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
                                 clr_op op, clr_type type, seg_plan *p) {
   memset(p, 0, sizeof *p);
   p->longest = SIZE_MAX; /* unknown until the host has seen the offsets */
+  /* A mean is the sum, divided once every segment's is there (sums and
+   * means of one type have one size). */
+  p->mean = op == CLR_MEAN;
+  op = p->mean ? CLR_SUM : op;
   p->op = op;
   p->in = type;
   p->acc = clr_options_result_type(opt, op, type);
@@ -492,6 +494,28 @@ static clr_status host_launch(clr_context *ctx, seg_plan *p,
   return st;
 }
 
+/* Each segment's sum (of type sum_t) replaced by its mean, divided here
+ * in long double as the plain mean is (clr_value_sum_to_mean); NaN for an
+ * empty segment. */
+static void sums_to_means(const clr_options *opt, clr_type type, clr_type sum_t,
+                          const uint64_t *offsets, size_t n_segments,
+                          void *results) {
+  size_t size = clr_type_size(sum_t);
+  clr_type mean_t = clr_options_result_type(opt, CLR_MEAN, type);
+  for (size_t s = 0; s < n_segments; s++) {
+    clr_value v = clr_result_at(CLR_SUM, sum_t, results, s);
+    uint64_t len = offsets[s + 1] - offsets[s];
+    if (len == 0 || clr_value_sum_to_mean(opt, type, len, &v) != CLR_OK) {
+      v.type = mean_t;
+      if (mean_t == CLR_FLOAT)
+        v.v.f = NAN;
+      else
+        v.v.d = NAN;
+    }
+    memcpy((unsigned char *)results + s * size, &v.v, size);
+  }
+}
+
 clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
                                   clr_op op, clr_type type, const void *data,
                                   size_t n, const uint64_t *offsets,
@@ -519,6 +543,8 @@ clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
     st = host_launch(ctx, &plan, &k, &c, data, esize, results);
     launches++;
   }
+  if (st == CLR_OK && plan.mean)
+    sums_to_means(opt, type, plan.acc, offsets, n_segments, results);
   if (launches > 1)
     clr_log(ctx, "segmented: %zu launches", launches);
   ctx->timing.chunks = launches;
@@ -587,6 +613,52 @@ fail:
   return st;
 }
 
+/* The buffer form of sums_to_means: cl/reduce_segmented.cl's
+ * clr_seg_mean over the results, in place, dividing in double where the
+ * device has it. */
+static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
+                                  clr_type type, const seg_plan *p,
+                                  cl_mem offsets, cl_ulong offsets_off,
+                                  cl_ulong n_segments, cl_mem results,
+                                  cl_ulong results_off) {
+  int wide = ctx->desc.has_fp64;
+  clr_type mean_t = clr_options_result_type(opt, CLR_MEAN, type);
+  if (mean_t == CLR_DOUBLE && !wide)
+    return clr_fail(ctx, CLR_ERR_NO_FP64,
+                    "device '%s' has no double-precision support "
+                    "(cl_khr_fp64) for a mean of %s",
+                    ctx->desc.device_name, clr_type_name(type));
+  char extra[64];
+  snprintf(extra, sizeof extra, "-DCLR_SEG_MEAN=%d -DCLR_SEG_WIDE=%d",
+           mean_t == CLR_DOUBLE ? 2 : 1, wide);
+  clr_build_spec spec = {.source = "reduce_segmented.cl",
+                         .kernel = "clr_seg_mean",
+                         .in = type,
+                         .acc = p->acc,
+                         .op = CLR_SUM,
+                         .extra = extra};
+  clr_program_entry *mean = NULL;
+  clr_status st = clr_get_kernel(ctx, &spec, &mean);
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, mean->kernel, CLR_ARG(offsets), CLR_ARG(offsets_off),
+                      CLR_ARG(n_segments), CLR_ARG(results),
+                      CLR_ARG(results_off));
+  cl_event ev = NULL;
+  size_t wg = mean && mean->max_wg < 64 ? mean->max_wg : 64;
+  if (st == CLR_OK)
+    st = enqueue(ctx, mean->kernel, (size_t)n_segments, wg, &ev);
+  if (st == CLR_OK) {
+    cl_int err = clWaitForEvents(1, &ev);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clWaitForEvents", err);
+    else
+      ctx->timing.kernel_ms += clr_event_ms(ev, ev);
+  }
+  if (ev)
+    clReleaseEvent(ev);
+  return st;
+}
+
 clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
                                     clr_op op, clr_type type, cl_mem data,
                                     size_t data_offset, size_t n,
@@ -619,6 +691,9 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
       results_offset, 0,       n,       n_segments,  0};
   if (st == CLR_OK)
     st = seg_launch(ctx, &plan, &io);
+  if (st == CLR_OK && plan.mean)
+    st = means_on_device(ctx, opt, type, &plan, offsets, offsets_offset,
+                         n_segments, results, results_offset);
   ctx->timing.chunks = 1;
   ctx->timing.error_depth = plan.depth;
   ctx->timing.total_ms = clr_now_ms() - t0;
