@@ -63,6 +63,14 @@ typedef struct {
   uint by_offsets;
 } sscan_heads;
 
+/* Work-item t's run of elements, [*b, *e) of n, per_item each: 0 when it
+ * has none (past n). */
+inline int sscan_run_of(ulong t, ulong per_item, ulong n, ulong *b, ulong *e) {
+  *b = t * per_item;
+  *e = min(*b + per_item, n);
+  return *b < n;
+}
+
 /* The first of offsets[0, count) that is >= v. */
 inline ulong sscan_lower_bound(__global const ulong *offsets, ulong count,
                                ulong v) {
@@ -282,14 +290,12 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
              ulong n_offsets, uint by_offsets, ulong lo, uint no_head0, ulong n,
              ulong per_item, __global ACC_T *up_val, ulong up_val_off,
              __global uchar *up_flag, ulong up_flag_off, uint vec_ok) {
+  ulong t = get_global_id(0), b, e;
+  if (!sscan_run_of(t, per_item, n, &b, &e))
+    return;
   in += in_off;
   heads += heads_off;
   offsets += offsets_off;
-  ulong t = get_global_id(0);
-  ulong b = t * per_item;
-  if (b >= n)
-    return;
-  ulong e = min(b + per_item, n);
   sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets);
   ACC_T v = IDENTITY;
   uchar f = 0;
@@ -338,15 +344,13 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
                              uint use_carry, __global ACC_T *init_total,
                              uint init_flags, __global ACC_T *out,
                              ulong out_off, uint mode, uint vec_ok) {
+  ulong t = get_global_id(0), b, e;
+  if (!sscan_run_of(t, per_item, n, &b, &e))
+    return;
   in += in_off;
+  out += out_off;
   heads += heads_off;
   offsets += offsets_off;
-  out += out_off;
-  ulong t = get_global_id(0);
-  ulong b = t * per_item;
-  if (b >= n)
-    return;
-  ulong e = min(b + per_item, n);
   ACC_T run = IDENTITY;
   if (use_carry)
     run = carry[carry_off + t];

@@ -74,3 +74,23 @@ print("random: %d segments, n = %d" % (len(off) - 1, off[-1]))
 PY
   nrand=$(python3 -c "import array; a=array.array('Q'); a.frombytes(open('$out/random.off','rb').read()); print(a[-1])")
 }
+
+# issue13_shapes PREFIX CLREDUCE-OPTIONS...: `shape` over issue 13's three
+# shapes (segment_shapes first) with the options: PREFIXrandom,
+# PREFIXthree-long and PREFIXbatch (rows of 1000, $BATCH_N elements: 1e7
+# unless set).
+issue13_shapes() {
+  local p=$1
+  shift
+  shape "${p}random" "$@" --segments="$out/random.off" --n="$nrand"
+  shape "${p}three-long" "$@" --segments="$out/three.off" --n=9e7
+  shape "${p}batch" "$@" --segment-length=1000 --n="${BATCH_N:-1e7}"
+}
+
+# decoupled_bench LINES: the decoupled scan at 1e8 beside the streaming
+# read, one clreduce-bench run, its last LINES lines.
+decoupled_bench() {
+  echo "== clreduce-bench --kernels=decoupled --min-n=1e8 --max-n=1e8"
+  $bench --kernels=decoupled --min-n=1e8 --max-n=1e8 --repeat="$r" \
+    2>/dev/null | tail -"$1"
+}

@@ -19,9 +19,7 @@ measure_tests scan-segments-matrix scan-segments-shapes scan-segments-edges \
 # 2. The shapes as offsets files (seeded as segments-measure.sh's).
 segment_shapes
 for t in float int; do
-  shape "random-$t" --scan --type=$t --segments="$out/random.off" --n=$nrand
-  shape "three-long-$t" --scan --type=$t --segments="$out/three.off" --n=9e7
-  shape "rows-1000-$t" --scan --type=$t --segment-length=1000 --n=1e8
+  BATCH_N=1e8 issue13_shapes "$t-" --scan --type=$t
   shape "plain-scan-$t" --type=$t --kernel=decoupled --n=1e8
 done
 shape rows-exclusive-double --scan --exclusive --type=double \
@@ -34,9 +32,7 @@ for c in ${COARSE:-4 8 16 32 64}; do
     --coarse=$c
 done
 # 4. The streaming read and the decoupled scan in one bench run.
-echo "== clreduce-bench --kernels=decoupled --min-n=1e8 --max-n=1e8"
-$bench --kernels=decoupled --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
-  tail -3
+decoupled_bench 3
 # 5. Peer: PyTorch, CUDA events, median of $r runs after warm-up.
 python3 - "$r" "$out" "$(dirname "$0")" <<'PY' 2>&1 || echo "(no PyTorch / CUDA: peer not measured)"
 import sys

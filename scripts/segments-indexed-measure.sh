@@ -16,9 +16,7 @@ measure_tests segments-indexed segments-keys segments-ranges segments-cli \
   transform-indexed transform-cli
 segment_shapes
 for op in argmax minmax; do
-  shape "$op-random" --op=$op --segments="$out/random.off" --n=$nrand
-  shape "$op-three-long" --op=$op --segments="$out/three.off" --n=9e7
-  shape "$op-batch-10000x1000" --op=$op --segment-length=1000 --n=1e7
+  issue13_shapes "$op-" --op=$op
 done
 shape sum-random --segments="$out/random.off" --n=$nrand
 shape argmax-1e8 --op=argmax --n=1e8

@@ -18,14 +18,10 @@ measure_tests segments-matrix segments-layouts segments-edges segments-cli
 # 2. The issue's shapes as offsets files: 1e6 segments of random length
 #    1..200 (seeded), 3 segments of 3e7.
 segment_shapes
-shape random --segments="$out/random.off" --n=$nrand
-shape three-long --segments="$out/three.off" --n=9e7
-shape batch-10000x1000 --segment-length=1000 --n=1e7
+issue13_shapes ""
 # 3. Units per work-item (clr_options.coarse), each shape.
 for c in ${COARSE:-4 8 16 32 64 128}; do
-  shape "random-coarse-$c" --segments="$out/random.off" --n=$nrand --coarse=$c
-  shape "three-long-coarse-$c" --segments="$out/three.off" --n=9e7 --coarse=$c
-  shape "batch-coarse-$c" --segment-length=1000 --n=1e7 --coarse=$c
+  issue13_shapes "coarse-$c-" --coarse=$c
 done
 # 4. clreduce-bench: the shapes beside the streaming read (1e7: the batch;
 #    1e8: the random and long shapes), and the coarse sum and the
@@ -35,9 +31,7 @@ for n in 1e7 1e8; do
   $bench --segments --kernels=coarse --min-n=$n --max-n=$n --repeat=$r \
     2>/dev/null | tail -5
 done
-echo "== clreduce-bench --kernels=decoupled --min-n=1e8 --max-n=1e8"
-$bench --kernels=decoupled --min-n=1e8 --max-n=1e8 --repeat=$r 2>/dev/null |
-  tail -2
+decoupled_bench 2
 # 5. Peers: PyTorch with CUDA events, median of $r runs after warm-up.
 python3 - "$r" "$out" "$(dirname "$0")" <<'EOF' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
 import sys

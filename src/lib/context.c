@@ -471,3 +471,10 @@ double clr_now_ms(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
+
+void clr_timing_done(clr_context *ctx, size_t chunks, size_t error_depth,
+                     double t0) {
+  ctx->timing.chunks = chunks;
+  ctx->timing.error_depth = error_depth;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+}

@@ -192,6 +192,10 @@ clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
 void clr_buffer_release(clr_buffer *buf);
 double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
 double clr_now_ms(void);
+/* A call's timing, the work done: its chunks (launches), error depth and
+ * total time since t0 (clr_now_ms at its start). */
+void clr_timing_done(clr_context *ctx, size_t chunks, size_t error_depth,
+                     double t0);
 /* Every public entry point that runs kernels brackets its work with these:
  * begin clears the error detail and the timing, trims the program cache
  * and, on an adopted out-of-order queue, waits for the caller's earlier
@@ -200,6 +204,18 @@ double clr_now_ms(void);
  * succeeded and returns st (begin's failure, if any, wins). */
 clr_status clr_begin_call(clr_context *ctx);
 clr_status clr_end_call(clr_context *ctx, clr_status st);
+/* The whole body of a public entry point on a context: a NULL context
+ * refused, the call opened (clr_begin_call), `call` (a clr_status
+ * expression: the work) run when that succeeded, the call closed. */
+#define CLR_PUBLIC_CALL(ctx, call)                                             \
+  do {                                                                         \
+    if (!(ctx))                                                                \
+      return CLR_ERR_INVALID_ARGUMENT;                                         \
+    clr_status clr_call_st_ = clr_begin_call(ctx);                             \
+    if (clr_call_st_ == CLR_OK)                                                \
+      clr_call_st_ = (call);                                                   \
+    return clr_end_call((ctx), clr_call_st_);                                  \
+  } while (0)
 /* An asynchronous call's events: the first command waits for wait_list,
  * the last returns *done (when done is not NULL). */
 typedef struct clr_async {

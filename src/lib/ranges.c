@@ -221,9 +221,7 @@ static clr_status ranges_host_call(clr_context *ctx, const clr_options *opt,
   free(offsets);
   if (batches > 1)
     clr_log(ctx, "ranges: %zu ranges in %zu batches", n_ranges, batches);
-  ctx->timing.chunks = batches;
-  ctx->timing.error_depth = depth;
-  ctx->timing.total_ms = clr_now_ms() - t0;
+  clr_timing_done(ctx, batches, depth, t0);
   return st;
 }
 
@@ -378,9 +376,7 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
   }
   free(offsets);
   free(g);
-  ctx->timing.chunks = batches;
-  ctx->timing.error_depth = depth;
-  ctx->timing.total_ms = clr_now_ms() - t0;
+  clr_timing_done(ctx, batches, depth, t0);
   return st;
 }
 
@@ -389,13 +385,8 @@ CLR_API clr_status clr_reduce_ranges_host(clr_context *ctx,
                                           clr_type type, const void *data,
                                           size_t n, const uint64_t *ranges,
                                           size_t n_ranges, void *results) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = ranges_host_call(ctx, opt, op, type, data, n, ranges, n_ranges,
-                          results);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, ranges_host_call(ctx, opt, op, type, data, n, ranges,
+                                        n_ranges, results));
 }
 
 CLR_API clr_status clr_reduce_ranges_buffer(clr_context *ctx,
@@ -405,11 +396,7 @@ CLR_API clr_status clr_reduce_ranges_buffer(clr_context *ctx,
                                             cl_mem ranges, size_t ranges_offset,
                                             size_t n_ranges, cl_mem results,
                                             size_t results_offset) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = ranges_buffer_call(ctx, opt, op, type, data, data_offset, n, ranges,
-                            ranges_offset, n_ranges, results, results_offset);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, ranges_buffer_call(ctx, opt, op, type, data, data_offset,
+                                          n, ranges, ranges_offset, n_ranges,
+                                          results, results_offset));
 }

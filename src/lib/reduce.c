@@ -735,12 +735,7 @@ static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
 
 CLR_API clr_status clr_prepare(clr_context *ctx, const clr_options *opt,
                                clr_op op, clr_type type) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = prepare_call(ctx, opt, op, type);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, prepare_call(ctx, opt, op, type));
 }
 
 /* A public reduction or dot product: the call begun, the arrays checked,

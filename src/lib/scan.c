@@ -608,9 +608,7 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = scan_once(ctx, &plans, io, n, opt->exclusive != 0, flags, 1, async,
                    &depth);
-  ctx->timing.chunks = 1;
-  ctx->timing.error_depth = depth;
-  ctx->timing.total_ms = clr_now_ms() - t0;
+  clr_timing_done(ctx, 1, depth, t0);
   return st;
 }
 
@@ -683,9 +681,7 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
     if (chunks > 1)
       clr_log(ctx, "chunk %zu/%zu scanned", c + 1, chunks);
   }
-  ctx->timing.chunks = chunks;
-  ctx->timing.error_depth = depth;
-  ctx->timing.total_ms = clr_now_ms() - t0;
+  clr_timing_done(ctx, chunks, depth, t0);
   return st;
 }
 
@@ -793,10 +789,5 @@ CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
 CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
                                  clr_op op, clr_type type, const void *in,
                                  void *out, size_t n) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = scan_host_call(ctx, opt, op, type, in, out, n);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, scan_host_call(ctx, opt, op, type, in, out, n));
 }

@@ -297,15 +297,17 @@ static clr_status sscan_launch(clr_context *ctx, const sscan_plan *p,
 
 /* The first of offsets[0, count) that is >= v. */
 static size_t lower_bound(const uint64_t *offsets, size_t count, uint64_t v) {
-  size_t a = 0, b = count;
-  while (a < b) {
-    size_t m = a + (b - a) / 2;
-    if (offsets[m] < v)
-      a = m + 1;
-    else
-      b = m;
+  const uint64_t *first = offsets;
+  for (size_t len = count; len > 0;) { /* [first, first + len) undecided */
+    size_t half = len / 2;
+    if (first[half] < v) {
+      first += half + 1;
+      len -= half + 1;
+    } else {
+      len = half;
+    }
   }
-  return a;
+  return (size_t)(first - offsets);
 }
 
 /* The whole host call: offsets (n_segments + 1 of them) or heads. */
@@ -424,10 +426,9 @@ static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
     clr_stage_release(ctx, &sout);
     clr_stage_release(ctx, &sheads);
   }
-  ctx->timing.chunks = chunks;
   /* No segment's chain is longer than the segment. */
-  ctx->timing.error_depth = offsets && longest < depth ? longest : depth;
-  ctx->timing.total_ms = clr_now_ms() - t0;
+  clr_timing_done(ctx, chunks, offsets && longest < depth ? longest : depth,
+                  t0);
   return st;
 }
 
@@ -516,38 +517,25 @@ CLR_API clr_status clr_scan_segments_host(clr_context *ctx,
                                           void *out, size_t n,
                                           const uint64_t *offsets,
                                           size_t n_segments) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = sscan_host_call(ctx, opt, op, type, in, out, n, offsets, n_segments,
-                         NULL, 1);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, sscan_host_call(ctx, opt, op, type, in, out, n, offsets,
+                                       n_segments, NULL, 1));
 }
 
 CLR_API clr_status clr_scan_heads_host(clr_context *ctx, const clr_options *opt,
                                        clr_op op, clr_type type, const void *in,
                                        void *out, size_t n,
                                        const uint8_t *heads) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = sscan_host_call(ctx, opt, op, type, in, out, n, NULL, 0, heads, 0);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(
+      ctx, sscan_host_call(ctx, opt, op, type, in, out, n, NULL, 0, heads, 0));
 }
 
 CLR_API clr_status clr_scan_segments_buffer(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
     cl_mem offsets, size_t offsets_offset, size_t n_segments) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = sscan_buffer_call(ctx, opt, op, type, in, in_offset, out, out_offset,
-                           n, offsets, offsets_offset, n_segments, NULL, 0, 1);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, sscan_buffer_call(ctx, opt, op, type, in, in_offset, out,
+                                         out_offset, n, offsets, offsets_offset,
+                                         n_segments, NULL, 0, 1));
 }
 
 CLR_API clr_status clr_scan_heads_buffer(clr_context *ctx,
@@ -556,11 +544,7 @@ CLR_API clr_status clr_scan_heads_buffer(clr_context *ctx,
                                          size_t in_offset, cl_mem out,
                                          size_t out_offset, size_t n,
                                          cl_mem heads, size_t heads_offset) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = sscan_buffer_call(ctx, opt, op, type, in, in_offset, out, out_offset,
-                           n, NULL, 0, 0, heads, heads_offset, 0);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, sscan_buffer_call(ctx, opt, op, type, in, in_offset, out,
+                                         out_offset, n, NULL, 0, 0, heads,
+                                         heads_offset, 0));
 }

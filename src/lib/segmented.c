@@ -547,9 +547,7 @@ clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
     sums_to_means(opt, type, plan.acc, offsets, n_segments, results);
   if (launches > 1)
     clr_log(ctx, "segmented: %zu launches", launches);
-  ctx->timing.chunks = launches;
-  ctx->timing.error_depth = plan.depth;
-  ctx->timing.total_ms = clr_now_ms() - t0;
+  clr_timing_done(ctx, launches, plan.depth, t0);
   return st;
 }
 
@@ -694,9 +692,7 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK && plan.mean)
     st = means_on_device(ctx, opt, type, &plan, offsets, offsets_offset,
                          n_segments, results, results_offset);
-  ctx->timing.chunks = 1;
-  ctx->timing.error_depth = plan.depth;
-  ctx->timing.total_ms = clr_now_ms() - t0;
+  clr_timing_done(ctx, 1, plan.depth, t0);
   return st;
 }
 
@@ -705,13 +701,8 @@ CLR_API clr_status clr_reduce_segments_host(clr_context *ctx,
                                             clr_type type, const void *data,
                                             size_t n, const uint64_t *offsets,
                                             size_t n_segments, void *results) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = clr_segments_host_call(ctx, opt, op, type, data, n, offsets,
-                                n_segments, results);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, clr_segments_host_call(ctx, opt, op, type, data, n,
+                                              offsets, n_segments, results));
 }
 
 CLR_API clr_status clr_reduce_segments_buffer(
@@ -719,14 +710,10 @@ CLR_API clr_status clr_reduce_segments_buffer(
     cl_mem data, size_t data_offset, size_t n, cl_mem offsets,
     size_t offsets_offset, size_t n_segments, cl_mem results,
     size_t results_offset) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = clr_segments_buffer_call(ctx, opt, op, type, data, data_offset, n,
-                                  offsets, offsets_offset, n_segments, results,
-                                  results_offset);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, clr_segments_buffer_call(ctx, opt, op, type, data,
+                                                data_offset, n, offsets,
+                                                offsets_offset, n_segments,
+                                                results, results_offset));
 }
 
 /* ------------------------------------------------------------ by key */
@@ -790,13 +777,8 @@ CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
                                           clr_type type, const void *values,
                                           size_t n, void *unique_keys,
                                           void *results, size_t *n_runs) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = by_key_call(ctx, opt, op, key_type, keys, type, values, n, unique_keys,
-                     results, n_runs);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx, by_key_call(ctx, opt, op, key_type, keys, type, values,
+                                   n, unique_keys, results, n_runs));
 }
 
 /* Reduce-by-key of buffers, on the device: cl/key_runs.cl marks where runs
@@ -901,12 +883,9 @@ CLR_API clr_status clr_reduce_by_key_buffer(
     size_t values_offset, size_t n, cl_mem unique_keys,
     size_t unique_keys_offset, cl_mem results, size_t results_offset,
     size_t *n_runs) {
-  if (!ctx)
-    return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = clr_begin_call(ctx);
-  if (st == CLR_OK)
-    st = by_key_buffer_call(
-        ctx, opt, op, key_type, keys, keys_offset, type, values, values_offset,
-        n, unique_keys, unique_keys_offset, results, results_offset, n_runs);
-  return clr_end_call(ctx, st);
+  CLR_PUBLIC_CALL(ctx,
+                  by_key_buffer_call(ctx, opt, op, key_type, keys, keys_offset,
+                                     type, values, values_offset, n,
+                                     unique_keys, unique_keys_offset, results,
+                                     results_offset, n_runs));
 }

@@ -227,6 +227,21 @@ static void run_case(clr_context *ctx, sscan_case *c, int buffers,
   free(want);
 }
 
+/* run_case with a launch shape: runs (the contiguous layout) or tiles
+ * (strided) of `coarse` elements a work-item in work-groups of wg; the
+ * case is freed after. */
+static void run_shaped(clr_context *ctx, sscan_case *c, clr_layout layout,
+                       size_t coarse, size_t wg, int buffers, int in_place) {
+  c->opt.layout = layout;
+  c->opt.coarse = coarse;
+  c->opt.wg_size = wg;
+  size_t len = strlen(c->what);
+  snprintf(c->what + len, sizeof c->what - len, " %s, wg=%zu coarse=%zu",
+           layout == CLR_LAYOUT_STRIDED ? "tiles" : "runs", wg, coarse);
+  run_case(ctx, c, buffers, in_place);
+  free_case(c);
+}
+
 /* ------------------------------------------------------------ sets */
 
 static const size_t sizes[] = {1, 2, 3, 31, 257, 4099, 30011, 65537};
@@ -267,13 +282,8 @@ static void shapes(clr_context *ctx) {
       layout l = (layout)(k % L_COUNT);
       sscan_case c =
           seeded(op, type, 30011, l, (int)(k % 2), tu_seed(k, 7, 0, 0));
-      c.opt.layout = CLR_LAYOUT_CONTIGUOUS;
-      c.opt.coarse = coarse[i];
-      c.opt.wg_size = wgs[w];
-      snprintf(c.what + strlen(c.what), sizeof c.what - strlen(c.what),
-               " coarse=%zu wg=%zu", coarse[i], wgs[w]);
-      run_case(ctx, &c, k % 4 == 0, k % 3 == 0);
-      free_case(&c);
+      run_shaped(ctx, &c, CLR_LAYOUT_CONTIGUOUS, coarse[i], wgs[w], k % 4 == 0,
+                 k % 3 == 0);
     }
   /* tiles (the strided layout, GPUs' default): at most 32 elements a
    * work-item, the work-group size built in */
@@ -287,13 +297,8 @@ static void shapes(clr_context *ctx) {
       clr_type type = scan_types[(2 * i + (size_t)l % 2) % N_SCAN_TYPES];
       sscan_case c = seeded(op, type, 30011, (layout)l, (int)(k % 2),
                             tu_seed(k, 17, 0, 0));
-      c.opt.layout = CLR_LAYOUT_STRIDED;
-      c.opt.coarse = tile_coarse[i];
-      c.opt.wg_size = tile_wgs[i];
-      snprintf(c.what + strlen(c.what), sizeof c.what - strlen(c.what),
-               " tiles of %zu x %zu", tile_wgs[i], tile_coarse[i]);
-      run_case(ctx, &c, k % 2 == 0, k % 3 == 0);
-      free_case(&c);
+      run_shaped(ctx, &c, CLR_LAYOUT_STRIDED, tile_coarse[i], tile_wgs[i],
+                 k % 2 == 0, k % 3 == 0);
     }
   {
     sscan_case c = seeded(CLR_SUM, CLR_INT, 100, L_RANDOM, 0, 3);
