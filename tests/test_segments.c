@@ -605,6 +605,20 @@ static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
         free_case(&c);
       }
   keys_buffer_refusals(ctx); /* and three runs found on the device */
+  /* rows: a work-group a row (cl/reduce_rows.cl), the last row shorter */
+  uint64_t row_off[27];
+  for (size_t r = 0; r < 27; r++)
+    row_off[r] = r * 10 < 257 ? r * 10 : 257;
+  seg_case rc = seeded(CLR_SUM, CLR_FLOAT, 257, L_ONES, 7);
+  free((void *)rc.offsets);
+  rc.offsets = row_off;
+  rc.segments = 26;
+  rc.opt.layout = CLR_LAYOUT_STRIDED;
+  rc.opt.wg_size = 3;
+  note(&rc, ", as rows of 10");
+  run_host(ctx, &rc);
+  run_buffer(ctx, &rc);
+  free((void *)rc.data);
   tu_section("oclgrind");
 }
 
@@ -729,6 +743,51 @@ static void bad_offsets(clr_context *ctx) {
 
 /* Values with known answers: NaN and signed zeros in min / max, ties, a
  * count by expression, built-in maps, accumulate_in. */
+/* Rows (every segment but the last of one length, the last shorter or
+ * not): the GPUs' form takes them in one launch of a work-group a row
+ * (cl/reduce_rows.cl), the CPUs' and a streamed call in the general
+ * kernels; each against the CPU, in both layouts, several work-group
+ * sizes, a map, and streamed in 4 KiB chunks. */
+static void rows(clr_context *ctx, clr_context *chunked) {
+  static const struct {
+    size_t n, len;
+  } shapes[] = {{1, 1},      {7, 1},      {1000, 1000}, {1000, 7},
+                {1001, 10},  {4099, 64},  {4099, 65},   {65537, 1000},
+                {100003, 3}, {5000, 4999}};
+  static const size_t wgs[] = {0, 1, 3, 64, 256};
+  static const seg_op_type ops[] = {
+      {CLR_SUM, CLR_FLOAT}, {CLR_MAX, CLR_INT},  {CLR_MEAN, CLR_DOUBLE},
+      {CLR_AND, CLR_UINT},  {CLR_MIN, CLR_HALF}, {CLR_SUM, CLR_LONG}};
+  size_t k = 0;
+  for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
+    for (size_t oi = 0; oi < sizeof ops / sizeof *ops; oi++, k++) {
+      size_t n = shapes[si].n, len = shapes[si].len;
+      size_t count = (n + len - 1) / len;
+      uint64_t *off = tu_xmalloc((count + 1) * sizeof *off);
+      for (size_t s = 0; s <= count; s++)
+        off[s] = s * len < n ? s * len : n;
+      void *x = tu_xmalloc(n * clr_type_size(ops[oi].type));
+      tu_fill(ops[oi].op, ops[oi].type, TU_RANDOM, x, n, tu_seed(si, oi, 3, 4));
+      seg_case c = case_of(ops[oi].op, ops[oi].type, x, n, off, count,
+                           "rows %s %s n=%zu of %zu", clr_op_name(ops[oi].op),
+                           clr_type_name(ops[oi].type), n, len);
+      c.opt.layout = k % 3 ? CLR_LAYOUT_STRIDED : CLR_LAYOUT_CONTIGUOUS;
+      c.opt.wg_size = wgs[k % 5];
+      if (k % 7 == 3 && ops[oi].op != CLR_AND)
+        c.opt.map = CLR_MAP_ABS;
+      int streamed = k % 4 == 1;
+      note(&c, " %s wg=%zu%s%s",
+           c.opt.layout == CLR_LAYOUT_STRIDED ? "strided" : "contiguous",
+           c.opt.wg_size, c.opt.map ? " abs" : "",
+           streamed ? " 4 KiB chunks" : "");
+      if (run_host(streamed ? chunked : ctx, &c) == CLR_OK && k % 3 == 1)
+        run_buffer(ctx, &c);
+      free(x);
+      free(off);
+    }
+  tu_section("rows");
+}
+
 static void edges(clr_context *ctx, clr_context *chunked) {
   size_t n = 20000, segments;
   float *x = tu_xmalloc(n * sizeof *x);
@@ -1099,6 +1158,7 @@ int main(int argc, char **argv) {
   if (all || strcmp(set, "edges") == 0) {
     bad_offsets(ctx);
     edges(ctx, chunked);
+    rows(ctx, chunked);
   }
   if (all || strcmp(set, "keys") == 0)
     keys(ctx, chunked);

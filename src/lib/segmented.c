@@ -26,6 +26,8 @@
 #define SEG_TILE_WG 128
 #define SEG_BLOCK 32
 #define SEG_MAX_ITEMS ((size_t)1 << 32)
+/* Rows (cl/reduce_rows.cl): a work-group a row, of this size by default. */
+#define ROWS_WG 64
 
 typedef struct seg_plan {
   clr_op op; /* what the kernels compute: a mean's sum */
@@ -516,6 +518,87 @@ static void sums_to_means(const clr_options *opt, clr_type type, clr_type sum_t,
   }
 }
 
+/* The length of rows (every segment but the last row_len long, the last
+ * 1..row_len), or 0 when the segments are no rows. */
+static size_t rows_of(const uint64_t *offsets, size_t n_segments) {
+  uint64_t len = offsets[1] - offsets[0];
+  if (len == 0)
+    return 0;
+  for (size_t s = 1; s + 1 < n_segments; s++)
+    if (offsets[s + 1] - offsets[s] != len)
+      return 0;
+  uint64_t last = offsets[n_segments] - offsets[n_segments - 1];
+  return last >= 1 && last <= len ? (size_t)len : 0;
+}
+
+/* Rows in one launch (cl/reduce_rows.cl: a work-group a row) where the
+ * GPUs' tiled form would take three: host data that fits one launch, an
+ * op of values (not records).  *done is 0 when this form does not apply
+ * and nothing was run. */
+static clr_status rows_host(clr_context *ctx, const clr_options *opt,
+                            const seg_plan *p, clr_type type, const void *data,
+                            size_t n, const uint64_t *offsets,
+                            size_t n_segments, void *results, int *done) {
+  *done = 0;
+  size_t row = rows_of(offsets, n_segments), esize = clr_type_size(type);
+  if (!row || !p->tiled || opt->coarse || clr_op_is_indexed(p->op) ||
+      clr_chunk_elems(ctx, esize) < n ||
+      clr_chunk_elems(ctx, p->acc_bytes) < n_segments)
+    return CLR_OK;
+  *done = 1;
+  clr_build_spec spec = {.source = "reduce_rows.cl",
+                         .helpers = NULL,
+                         .kernel = "clr_rows",
+                         .in = type,
+                         .acc = p->acc,
+                         .op = p->op,
+                         .map = opt->map,
+                         .prelude = p->prelude[0] ? p->prelude : NULL};
+  clr_program_entry *k = NULL;
+  clr_status st = clr_get_kernel(ctx, &spec, &k);
+  size_t wg = 0;
+  if (st == CLR_OK)
+    st = clr_choose_wg(ctx, k, opt->wg_size, ROWS_WG, p->acc_bytes, 0, &wg);
+  clr_staged in, res;
+  memset(&in, 0, sizeof in);
+  memset(&res, 0, sizeof res);
+  if (st == CLR_OK)
+    st = clr_stage_in(ctx, &ctx->input, (void *)(uintptr_t)data, n * esize, 0,
+                      &in);
+  if (st == CLR_OK)
+    st = clr_stage_in(ctx, &ctx->output, results, n_segments * p->acc_bytes, 1,
+                      &res);
+  cl_ulong zero = 0, n_ul = n, row_ul = row;
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in.mem), CLR_ARG(zero),
+                      CLR_ARG(n_ul), CLR_ARG(row_ul), CLR_ARG(res.mem),
+                      CLR_ARG(zero), CLR_LOCAL(wg * p->acc_bytes));
+  cl_event ev = NULL;
+  if (st == CLR_OK)
+    st = enqueue(ctx, k->kernel, n_segments * wg, wg, &ev);
+  if (st == CLR_OK) {
+    cl_int err = clWaitForEvents(1, &ev);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clWaitForEvents", err);
+    else
+      ctx->timing.kernel_ms += clr_event_ms(ev, ev);
+  }
+  if (ev)
+    clReleaseEvent(ev);
+  if (st == CLR_OK) {
+    clr_timing *t = &ctx->timing;
+    t->n_passes = 1;
+    t->passes[0].n_in = n;
+    t->passes[0].local_size = wg;
+    t->passes[0].global_size = n_segments * wg;
+    t->passes[0].ms = t->kernel_ms;
+    st = clr_stage_out(ctx, &res);
+  }
+  clr_stage_release(ctx, &res);
+  clr_stage_release(ctx, &in);
+  return st;
+}
+
 clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
                                   clr_op op, clr_type type, const void *data,
                                   size_t n, const uint64_t *offsets,
@@ -535,6 +618,19 @@ clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   plan.longest = longest;
+  int rows = 0;
+  st = rows_host(ctx, opt, &plan, type, data, n, offsets, n_segments, results,
+                 &rows);
+  if (rows) {
+    if (st == CLR_OK && plan.mean)
+      sums_to_means(opt, type, plan.acc, offsets, n_segments, results);
+    /* A work-item's chain over its part of a row, then the tree. */
+    size_t wg = ctx->timing.passes[0].local_size, depth = 0;
+    while (wg > 1 && ((size_t)1 << depth) < wg)
+      depth++;
+    clr_timing_done(ctx, 1, (longest + wg - 1) / (wg ? wg : 1) + depth + 1, t0);
+    return st;
+  }
   size_t esize = clr_type_size(type), launches = 0;
   seg_cutter k = make_cutter(ctx, offsets, n_segments, n, esize);
   st = reserve_largest(ctx, &plan, &k);
