@@ -606,14 +606,14 @@ static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
       }
   keys_buffer_refusals(ctx); /* and three runs found on the device */
   /* rows: a work-group a row (cl/reduce_rows.cl), the last row shorter
-   * (9 rows: enough for a device of up to 2 compute units) */
-  uint64_t row_off[10];
-  for (size_t r = 0; r < 10; r++)
+   * (10 rows: enough for a device of up to 2 compute units) */
+  uint64_t row_off[11];
+  for (size_t r = 0; r < 11; r++)
     row_off[r] = r * 256 < 2305 ? r * 256 : 2305;
   seg_case rc = seeded(CLR_SUM, CLR_FLOAT, 2305, L_ONES, 7);
   free((void *)rc.offsets);
   rc.offsets = row_off;
-  rc.segments = 9;
+  rc.segments = 10;
   rc.opt.layout = CLR_LAYOUT_STRIDED;
   rc.opt.wg_size = 3;
   note(&rc, ", as rows of 256");
