@@ -606,17 +606,17 @@ static void oclgrind_set(clr_context *ctx, clr_context *chunked) {
       }
   keys_buffer_refusals(ctx); /* and three runs found on the device */
   /* rows: a work-group a row (cl/reduce_rows.cl), the last row shorter
-   * (10 rows: enough for a device of up to 2 compute units) */
+   * (10 rows of 512: enough for a device of up to 2 compute units) */
   uint64_t row_off[11];
   for (size_t r = 0; r < 11; r++)
-    row_off[r] = r * 256 < 2305 ? r * 256 : 2305;
-  seg_case rc = seeded(CLR_SUM, CLR_FLOAT, 2305, L_ONES, 7);
+    row_off[r] = r * 512 < 4609 ? r * 512 : 4609;
+  seg_case rc = seeded(CLR_SUM, CLR_FLOAT, 4609, L_ONES, 7);
   free((void *)rc.offsets);
   rc.offsets = row_off;
   rc.segments = 10;
   rc.opt.layout = CLR_LAYOUT_STRIDED;
   rc.opt.wg_size = 3;
-  note(&rc, ", as rows of 256");
+  note(&rc, ", as rows of 512");
   run_host(ctx, &rc);
   run_buffer(ctx, &rc);
   free((void *)rc.data);
@@ -745,7 +745,7 @@ static void bad_offsets(clr_context *ctx) {
 /* Values with known answers: NaN and signed zeros in min / max, ties, a
  * count by expression, built-in maps, accumulate_in. */
 /* Rows (every segment but the last of one length, the last shorter or
- * not): the GPUs' form takes rows of 256..16384 elements, enough of them,
+ * not): the GPUs' form takes rows of 512..8192 elements, enough of them,
  * in one launch of a work-group a row (cl/reduce_rows.cl), the CPUs' form,
  * other lengths and a streamed call the general kernels; each against the CPU,
  * in both layouts, several work-group sizes, a map, and streamed in 4 KiB
@@ -753,9 +753,9 @@ static void bad_offsets(clr_context *ctx) {
 static void rows(clr_context *ctx, clr_context *chunked) {
   static const struct {
     size_t n, len;
-  } shapes[] = {{1, 1},        {7, 1},          {1000, 1000},   {1001, 10},
-                {4099, 65},    {5000, 4999},    {65537, 1000},  {20000, 256},
-                {100000, 300}, {147461, 16384}, {163840, 16384}};
+  } shapes[] = {{1, 1},        {7, 1},        {1000, 1000},  {1001, 10},
+                {4099, 65},    {5000, 4999},  {65537, 1000}, {20000, 512},
+                {100000, 600}, {73733, 8192}, {81920, 8192}, {60000, 300}};
   static const size_t wgs[] = {0, 1, 3, 64, 256};
   static const seg_op_type ops[] = {
       {CLR_SUM, CLR_FLOAT}, {CLR_MAX, CLR_INT},  {CLR_MEAN, CLR_DOUBLE},

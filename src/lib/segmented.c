@@ -28,13 +28,13 @@
 #define SEG_MAX_ITEMS ((size_t)1 << 32)
 /* Rows (cl/reduce_rows.cl): a work-group a row, of this size by default,
  * for rows of ROWS_MIN_LEN..ROWS_MAX_LEN elements and at least
- * ROWS_PER_CU rows a compute unit.  (H100, docs/PERFORMANCE.md: 10000 rows
- * of 1000 in 0.0212 ms against the merge path's 0.0419; rows of 100, a
- * work-group each, 0.61 ms, and 1000 rows of 1e5, 0.61 ms, where the
- * merge path spreads them.) */
+ * ROWS_PER_CU rows a compute unit: where the H100 measured it no slower
+ * than the merge path at 1e7 and 1e8 elements (docs/PERFORMANCE.md, "Rows
+ * in one launch": 10000 rows of 1000 in 0.0212 ms against 0.0416; rows of
+ * 16384 0.2234 ms against 0.1748, of 100 0.61 ms against 0.25). */
 #define ROWS_WG 64
-#define ROWS_MIN_LEN 256
-#define ROWS_MAX_LEN 16384
+#define ROWS_MIN_LEN 512
+#define ROWS_MAX_LEN 8192
 #define ROWS_PER_CU 4
 
 typedef struct seg_plan {
