@@ -129,12 +129,12 @@
 /* x != x tests NaN and the zero case resolves the sign: -((-a) - b) is
  * -0 when either zero is negative.  Plain operators, not isnan/signbit
  * calls, so the vector forms stay inline on every device. */
-#define OP(a, b)                                                              \
-  ((a) != (a)   ? (a)                                                         \
-   : (b) != (b) ? (b)                                                         \
-   : (a) < (b)  ? (a)                                                         \
-   : (b) < (a)  ? (b)                                                         \
-   : (a) == 0   ? -((-(a)) - (b))                                             \
+#define OP(a, b)                                                               \
+  ((a) != (a)   ? (a)                                                          \
+   : (b) != (b) ? (b)                                                          \
+   : (a) < (b)  ? (a)                                                          \
+   : (b) < (a)  ? (b)                                                          \
+   : (a) == 0   ? -((-(a)) - (b))                                              \
                 : (a))
 #else
 #define OP(a, b) min((a), (b))
@@ -143,12 +143,12 @@
 #elif CLR_OP == 3
 #if ACC_IS_FP
 /* As min; for two zeros a + b is -0 only when both are. */
-#define OP(a, b)                                                              \
-  ((a) != (a)   ? (a)                                                         \
-   : (b) != (b) ? (b)                                                         \
-   : (a) > (b)  ? (a)                                                         \
-   : (b) > (a)  ? (b)                                                         \
-   : (a) == 0   ? (a) + (b)                                                   \
+#define OP(a, b)                                                               \
+  ((a) != (a)   ? (a)                                                          \
+   : (b) != (b) ? (b)                                                          \
+   : (a) > (b)  ? (a)                                                          \
+   : (b) > (a)  ? (b)                                                          \
+   : (a) == 0   ? (a) + (b)                                                    \
                 : (a))
 #else
 #define OP(a, b) max((a), (b))
