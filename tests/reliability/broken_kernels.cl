@@ -63,8 +63,7 @@ __kernel void out_of_bounds(__global const float *in, __global float *out,
 
 /* Work-item 0 sums scratch[] but only the first half of the group wrote
  * its slot.  Oclgrind (--uninitialized): uninitialised value. */
-__kernel void uninitialized_local(__global const float *in,
-                                  __global float *out,
+__kernel void uninitialized_local(__global const float *in, __global float *out,
                                   __local float *scratch) {
   uint lid = get_local_id(0);
   if (lid < get_local_size(0) / 2)
