@@ -4,19 +4,47 @@
  * path's three (reduce_segmented.cl: its partition, tiles and finishing
  * passes): with no segment straddling a work-group there is nothing to
  * carry.  Work-item l reads elements l, l + wg, ... of its row (the
- * work-group's reads consecutive), folds them with OP, and the row's
- * partials fold in common.cl's tree.
+ * work-group's reads consecutive), folds them, and the row's partials
+ * fold in a tree (common.cl's).
  *
  * Ops: sum, prod, min, max, and, or (common.cl), with maps (an
- * expression's i: the element's index from data's first); results in the
- * accumulator type. */
+ * expression's i: the element's index from data's first), results in the
+ * accumulator type; argmin, argmax, minmax on cl/records.cl's records
+ * (which the host puts before this file), their indices counted from the
+ * row's first element. */
+
+#if CLR_OP >= 6
+#define ROW_T clr_record
+#else
+#define ROW_T ACC_T
+#endif
 
 __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
-                       ulong row_len, __global ACC_T *out, ulong out_off,
-                       __local ACC_T *scratch) {
+                       ulong row_len, __global ROW_T *out, ulong out_off,
+                       __local ROW_T *scratch) {
   ulong row = get_group_id(0);
   ulong a = row * row_len, b = min(a + row_len, n);
   ulong wg = get_local_size(0);
+#if CLR_OP >= 6
+  /* each work-item's elements in index order, so clr_take keeps the
+   * first of equal candidates; the tree merges with the full order */
+  clr_record acc = clr_no_record();
+  for (ulong i = a + get_local_id(0); i < b; i += wg)
+    clr_take(&acc, MAPPED(IN_AT(data, data_off + i), 0, i), i - a);
+  uint lid = (uint)get_local_id(0);
+  scratch[lid] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = clr_pow2_below((uint)wg); s > 0; s >>= 1) {
+    if (lid < s && lid + s < wg) {
+      clr_record r = scratch[lid];
+      clr_merge(&r, scratch[lid + s]);
+      scratch[lid] = r;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0)
+    out[out_off + row] = scratch[0];
+#else
   ACC_T acc = IDENTITY;
   for (ulong i = a + get_local_id(0); i < b; i += wg) {
     ACC_T x = MAPPED(IN_AT(data, data_off + i), 0, i);
@@ -25,4 +53,5 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
   acc = clr_group_reduce(scratch, acc);
   if (get_local_id(0) == 0)
     out[out_off + row] = acc;
+#endif
 }

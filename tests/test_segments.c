@@ -745,7 +745,8 @@ static void bad_offsets(clr_context *ctx) {
 /* Values with known answers: NaN and signed zeros in min / max, ties, a
  * count by expression, built-in maps, accumulate_in. */
 /* Rows (every segment but the last of one length, the last shorter or
- * not): the GPUs' form takes rows of 512..8192 elements, enough of them,
+ * not; values and records): the GPUs' form takes rows of 512..8192
+ * elements, enough of them,
  * in one launch of a work-group a row (cl/reduce_rows.cl), the CPUs' form,
  * other lengths and a streamed call the general kernels; each against the CPU,
  * in both layouts, several work-group sizes, a map, and streamed in 4 KiB
@@ -758,8 +759,9 @@ static void rows(clr_context *ctx, clr_context *chunked) {
                 {100000, 600}, {73733, 8192}, {81920, 8192}, {60000, 300}};
   static const size_t wgs[] = {0, 1, 3, 64, 256};
   static const seg_op_type ops[] = {
-      {CLR_SUM, CLR_FLOAT}, {CLR_MAX, CLR_INT},  {CLR_MEAN, CLR_DOUBLE},
-      {CLR_AND, CLR_UINT},  {CLR_MIN, CLR_HALF}, {CLR_SUM, CLR_LONG}};
+      {CLR_SUM, CLR_FLOAT},    {CLR_MAX, CLR_INT},   {CLR_MEAN, CLR_DOUBLE},
+      {CLR_AND, CLR_UINT},     {CLR_MIN, CLR_HALF},  {CLR_SUM, CLR_LONG},
+      {CLR_ARGMAX, CLR_FLOAT}, {CLR_MINMAX, CLR_INT}};
   size_t k = 0;
   for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
     for (size_t oi = 0; oi < sizeof ops / sizeof *ops; oi++, k++) {
@@ -770,6 +772,8 @@ static void rows(clr_context *ctx, clr_context *chunked) {
         off[s] = s * len < n ? s * len : n;
       void *x = tu_xmalloc(n * clr_type_size(ops[oi].type));
       tu_fill(ops[oi].op, ops[oi].type, TU_RANDOM, x, n, tu_seed(si, oi, 3, 4));
+      if (ops[oi].op == CLR_ARGMAX || ops[oi].op == CLR_MINMAX)
+        fill_ties(ops[oi].type, x, n, tu_seed(si, oi, 5, 6), 1);
       seg_case c = case_of(ops[oi].op, ops[oi].type, x, n, off, count,
                            "rows %s %s n=%zu of %zu", clr_op_name(ops[oi].op),
                            clr_type_name(ops[oi].type), n, len);

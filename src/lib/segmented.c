@@ -541,8 +541,8 @@ static size_t rows_of(const uint64_t *offsets, size_t n_segments) {
 
 /* Rows in one launch (cl/reduce_rows.cl: a work-group a row) where the
  * GPUs' tiled form would take three: rows of ROWS_MIN_LEN..ROWS_MAX_LEN,
- * enough of them to fill the device, host data that fits one launch, an
- * op of values (not records), no shape asked for (coarse).  *done is 0 when
+ * enough of them to fill the device, host data that fits one launch, no
+ * shape asked for (coarse).  *done is 0 when
  * this form does not apply and nothing was run. */
 static clr_status rows_host(clr_context *ctx, const clr_options *opt,
                             const seg_plan *p, clr_type type, const void *data,
@@ -552,8 +552,7 @@ static clr_status rows_host(clr_context *ctx, const clr_options *opt,
   size_t row = rows_of(offsets, n_segments), esize = clr_type_size(type);
   if (row < ROWS_MIN_LEN || row > ROWS_MAX_LEN ||
       n_segments < (size_t)ROWS_PER_CU * ctx->desc.compute_units || !p->tiled ||
-      opt->coarse || clr_op_is_indexed(p->op) ||
-      clr_chunk_elems(ctx, esize) < n ||
+      opt->coarse || clr_chunk_elems(ctx, esize) < n ||
       clr_chunk_elems(ctx, p->acc_bytes) < n_segments)
     return CLR_OK;
   *done = 1;
