@@ -91,19 +91,8 @@ __kernel void clr_reduce(__global const SRC_T *in, ulong offset, ulong n,
     for (ulong i = nv * UNIT; i < n; i++)
       clr_take(&r, MAPPED(IN_AT(p, i), 0, base + i), base + i);
 #endif
-  /* The work-group tree (common.cl's clr_group_reduce, on records). */
-  uint lid = (uint)get_local_id(0);
-  uint wg = (uint)get_local_size(0);
-  scratch[lid] = r;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint s = clr_pow2_below(wg); s > 0; s >>= 1) {
-    if (lid < s && lid + s < wg) {
-      clr_record a = scratch[lid];
-      clr_merge(&a, scratch[lid + s]);
-      scratch[lid] = a;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == 0)
-    out[get_group_id(0)] = scratch[0];
+  /* The work-group tree (cl/records.cl). */
+  r = clr_group_merge(scratch, r);
+  if (get_local_id(0) == 0)
+    out[get_group_id(0)] = r;
 }

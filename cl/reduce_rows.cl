@@ -31,19 +31,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
   clr_record acc = clr_no_record();
   for (ulong i = a + get_local_id(0); i < b; i += wg)
     clr_take(&acc, MAPPED(IN_AT(data, data_off + i), 0, i), i - a);
-  uint lid = (uint)get_local_id(0);
-  scratch[lid] = acc;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint s = clr_pow2_below((uint)wg); s > 0; s >>= 1) {
-    if (lid < s && lid + s < wg) {
-      clr_record r = scratch[lid];
-      clr_merge(&r, scratch[lid + s]);
-      scratch[lid] = r;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == 0)
-    out[out_off + row] = scratch[0];
+  acc = clr_group_merge(scratch, acc);
 #else
   ACC_T acc = IDENTITY;
   for (ulong i = a + get_local_id(0); i < b; i += wg) {
@@ -51,7 +39,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
     acc = OP(acc, x);
   }
   acc = clr_group_reduce(scratch, acc);
+#endif
   if (get_local_id(0) == 0)
     out[out_off + row] = acc;
-#endif
 }

@@ -240,19 +240,7 @@ inline SEG_T seg_local_fold(__local const SEG_T *p, uint a, uint b) {
 }
 
 #if CLR_OP >= 6
-/* common.cl's clr_group_reduce on records. */
-inline SEG_T seg_group_reduce(__local SEG_T *scratch, SEG_T x) {
-  uint lid = (uint)get_local_id(0);
-  uint wg = (uint)get_local_size(0);
-  scratch[lid] = x;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint s = clr_pow2_below(wg); s > 0; s >>= 1) {
-    if (lid < s && lid + s < wg)
-      scratch[lid] = seg_merge(scratch[lid], scratch[lid + s]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  return scratch[0];
-}
+#define seg_group_reduce clr_group_merge /* cl/records.cl */
 #else
 #define seg_group_reduce clr_group_reduce
 #endif

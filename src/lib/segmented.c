@@ -229,6 +229,24 @@ static clr_status enqueue(clr_context *ctx, cl_kernel k, size_t work, size_t wg,
   return CLR_OK;
 }
 
+/* One kernel over work items (rounded up to whole work-groups of wg), run
+ * to completion, its time added to the call's kernel time. */
+static clr_status run_timed(clr_context *ctx, cl_kernel k, size_t work,
+                            size_t wg) {
+  cl_event ev = NULL;
+  clr_status st = enqueue(ctx, k, work, wg, &ev);
+  if (st == CLR_OK) {
+    cl_int err = clWaitForEvents(1, &ev);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clWaitForEvents", err);
+    else
+      ctx->timing.kernel_ms += clr_event_ms(ev, ev);
+  }
+  if (ev)
+    clReleaseEvent(ev);
+  return st;
+}
+
 /* A launch's work-items and carry pyramid: the carries, then block folds
  * until a level is at most 2 blocks long. */
 typedef struct seg_shape {
@@ -583,18 +601,8 @@ static clr_status rows_host(clr_context *ctx, const clr_options *opt,
     st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in.mem), CLR_ARG(zero),
                       CLR_ARG(n_ul), CLR_ARG(row_ul), CLR_ARG(res.mem),
                       CLR_ARG(zero), CLR_LOCAL(wg * p->acc_bytes));
-  cl_event ev = NULL;
   if (st == CLR_OK)
-    st = enqueue(ctx, k->kernel, n_segments * wg, wg, &ev);
-  if (st == CLR_OK) {
-    cl_int err = clWaitForEvents(1, &ev);
-    if (err != CL_SUCCESS)
-      st = clr_cl_fail(ctx, "clWaitForEvents", err);
-    else
-      ctx->timing.kernel_ms += clr_event_ms(ev, ev);
-  }
-  if (ev)
-    clReleaseEvent(ev);
+    st = run_timed(ctx, k->kernel, n_segments * wg, wg);
   if (st == CLR_OK) {
     clr_timing *t = &ctx->timing;
     t->n_passes = 1;
@@ -747,19 +755,9 @@ static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
     st = CLR_SET_ARGS(ctx, mean->kernel, CLR_ARG(offsets), CLR_ARG(offsets_off),
                       CLR_ARG(n_segments), CLR_ARG(results),
                       CLR_ARG(results_off));
-  cl_event ev = NULL;
   size_t wg = mean && mean->max_wg < 64 ? mean->max_wg : 64;
   if (st == CLR_OK)
-    st = enqueue(ctx, mean->kernel, (size_t)n_segments, wg, &ev);
-  if (st == CLR_OK) {
-    cl_int err = clWaitForEvents(1, &ev);
-    if (err != CL_SUCCESS)
-      st = clr_cl_fail(ctx, "clWaitForEvents", err);
-    else
-      ctx->timing.kernel_ms += clr_event_ms(ev, ev);
-  }
-  if (ev)
-    clReleaseEvent(ev);
+    st = run_timed(ctx, mean->kernel, (size_t)n_segments, wg);
   return st;
 }
 
