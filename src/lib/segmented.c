@@ -560,10 +560,10 @@ static size_t rows_of(const uint64_t *offsets, size_t n_segments) {
 /* Rows in one launch (cl/reduce_rows.cl: a work-group a row) where the
  * GPUs' tiled form would take three: rows of ROWS_MIN_LEN..ROWS_MAX_LEN,
  * enough of them to fill the device, host data that fits one launch, no
- * shape asked for (coarse).  *done is 0 when
- * this form does not apply and nothing was run. */
+ * shape asked for (coarse).  *done is 0 when this form does not apply
+ * and nothing was run; else p->depth is its rounding depth. */
 static clr_status rows_host(clr_context *ctx, const clr_options *opt,
-                            const seg_plan *p, clr_type type, const void *data,
+                            seg_plan *p, clr_type type, const void *data,
                             size_t n, const uint64_t *offsets,
                             size_t n_segments, void *results, int *done) {
   *done = 0;
@@ -575,7 +575,6 @@ static clr_status rows_host(clr_context *ctx, const clr_options *opt,
     return CLR_OK;
   *done = 1;
   clr_build_spec spec = {.source = "reduce_rows.cl",
-                         .helpers = NULL,
                          .kernel = "clr_rows",
                          .in = type,
                          .acc = p->acc,
@@ -587,6 +586,8 @@ static clr_status rows_host(clr_context *ctx, const clr_options *opt,
   size_t wg = 0;
   if (st == CLR_OK)
     st = clr_choose_wg(ctx, k, opt->wg_size, ROWS_WG, p->acc_bytes, 0, &wg);
+  if (st == CLR_OK) /* a row's chains, then the tree */
+    p->depth = clr_fold_depth(row, wg);
   clr_staged in, res;
   memset(&in, 0, sizeof in);
   memset(&res, 0, sizeof res);
@@ -637,25 +638,16 @@ clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
     return st;
   plan.longest = longest;
   int rows = 0;
+  size_t launches = 1;
   st = rows_host(ctx, opt, &plan, type, data, n, offsets, n_segments, results,
                  &rows);
-  if (rows) {
-    if (st == CLR_OK && plan.mean)
-      sums_to_means(opt, type, plan.acc, offsets, n_segments, results);
-    /* A work-item's chain over its part of a row, then the tree. */
-    size_t wg = ctx->timing.passes[0].local_size, depth = 0;
-    while (wg > 1 && ((size_t)1 << depth) < wg)
-      depth++;
-    clr_timing_done(ctx, 1, (longest + wg - 1) / (wg ? wg : 1) + depth + 1, t0);
-    return st;
-  }
-  size_t esize = clr_type_size(type), launches = 0;
-  seg_cutter k = make_cutter(ctx, offsets, n_segments, n, esize);
-  st = reserve_largest(ctx, &plan, &k);
-  seg_cut c = {0, 0, 0, 0};
-  while (st == CLR_OK && next_cut(&k, &c)) {
-    st = host_launch(ctx, &plan, &k, &c, data, esize, results);
-    launches++;
+  if (!rows) { /* the merge path, in launches of what fits */
+    size_t esize = clr_type_size(type);
+    seg_cutter k = make_cutter(ctx, offsets, n_segments, n, esize);
+    st = reserve_largest(ctx, &plan, &k);
+    seg_cut c = {0, 0, 0, 0};
+    for (launches = 0; st == CLR_OK && next_cut(&k, &c); launches++)
+      st = host_launch(ctx, &plan, &k, &c, data, esize, results);
   }
   if (st == CLR_OK && plan.mean)
     sums_to_means(opt, type, plan.acc, offsets, n_segments, results);
