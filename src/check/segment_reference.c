@@ -11,7 +11,6 @@
  * NaN, checked apart.) */
 static clr_value empty_result(clr_op op, clr_type rt) {
   clr_value v;
-  memset(&v, 0, sizeof v);
   switch (op) {
   case CLR_ARGMIN:
   case CLR_ARGMAX:
