@@ -25,6 +25,7 @@
                                  test (exe), --kernel-dir DIR, and options
 """
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -32,6 +33,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 
 PASSED = 0
 FAILED = 0
@@ -171,19 +173,57 @@ def arguments(*options):
     return ap.parse_args()
 
 
-def bind(get_exe):
-    """run, expect_error and run_json for one program, whose path get_exe()
-    gives when called (scripts set it in main):
-        run, expect_error, run_json = clrtest.bind(lambda: EXE)"""
-    def run_exe(args, env=None, cwd=None, timeout=300, stdin=None,
-                preexec=None, exe=None):
-        return run([exe or get_exe()] + args, env=env, cwd=cwd,
+class Session:
+    """One CLI test script's program under test and scratch directory,
+    both set in its main by open():
+        T = clrtest.Session()
+        run, expect_error, run_json = T.run, T.expect_error, T.run_json
+        ...
+        def main():
+            a = clrtest.arguments()
+            with T.open(a.exe, "clr-what-"):
+                ...
+    get_exe: where the program's path comes from instead (bind)."""
+
+    def __init__(self, get_exe=None):
+        self.get_exe = get_exe
+        self.exe = None
+        self.tmp = None
+
+    @contextlib.contextmanager
+    def open(self, exe, prefix):
+        self.exe = exe
+        with tempfile.TemporaryDirectory(prefix=prefix) as d:
+            self.tmp = d
+            yield d
+
+    def program(self):
+        return self.get_exe() if self.get_exe else self.exe
+
+    def path(self, name):
+        """A path in the scratch directory."""
+        return os.path.join(self.tmp, name)
+
+    def write(self, name, fmt, values):
+        return write_values(self.tmp, name, fmt, values)
+
+    def run(self, args, env=None, cwd=None, timeout=300, stdin=None,
+            preexec=None, exe=None):
+        return run([exe or self.program()] + args, env=env, cwd=cwd,
                    timeout=timeout, stdin=stdin, preexec=preexec)
 
-    def expect(args, code, needles, what, env=None, one_line=True):
-        return expect_error(get_exe(), args, code, needles, what, env,
+    def expect_error(self, args, code, needles, what, env=None,
+                     one_line=True):
+        return expect_error(self.program(), args, code, needles, what, env,
                             one_line)
 
-    def run_json_exe(args, what, env=None, code=0):
-        return run_json(get_exe(), args, what, env, code)
-    return run_exe, expect, run_json_exe
+    def run_json(self, args, what, env=None, code=0):
+        return run_json(self.program(), args, what, env, code)
+
+
+def bind(get_exe):
+    """run, expect_error and run_json for one program, whose path get_exe()
+    gives when called (scripts that keep it in a global set it in main):
+        run, expect_error, run_json = clrtest.bind(lambda: EXE)"""
+    s = Session(get_exe)
+    return s.run, s.expect_error, s.run_json

@@ -882,17 +882,8 @@ static void remove_tree(const char *dir) { walk_tree(dir, 1); }
 static size_t count_files(const char *dir) { return walk_tree(dir, 0); }
 
 static clr_context *context_with(const char *kernel_dir, const char *cache) {
-  clr_context_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.kernel_dir = kernel_dir;
-  cfg.cache_dir = cache;
-  clr_context *c = NULL;
-  char detail[512] = "";
-  clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
-  if (s != CLR_OK)
-    tu_die("clr_context_create(kernel_dir %s): %s: %s", kernel_dir,
-           clr_status_name(s), detail);
-  return c;
+  clr_context_config cfg = {.kernel_dir = kernel_dir, .cache_dir = cache};
+  return tu_context_from(&cfg);
 }
 
 #define CORRUPTION "\nclreduce_test_corruption !!! this is not OpenCL C ;\n"

@@ -235,14 +235,8 @@ static int same_listing(const listing *a, const listing *b) {
 /* ------------------------------------------------------------ contexts */
 
 static clr_context *context_at(const char *kernel_dir, const char *cache) {
-  char detail[512] = "";
-  clr_status s;
-  clr_context *c =
-      tu_context_at(kernel_dir, cache, 0, &s, detail, sizeof detail);
-  if (s != CLR_OK || !c)
-    tu_die("clr_context_create(kernel dir %s, cache %s): %s: %s", kernel_dir,
-           cache, clr_status_name(s), detail);
-  return c;
+  clr_context_config cfg = {.kernel_dir = kernel_dir, .cache_dir = cache};
+  return tu_context_from(&cfg);
 }
 
 /* Float sum of rdata, checked against the reference.  The value and the
@@ -626,19 +620,11 @@ static void count_damage_log(void *user, const char *msg) {
 
 /* One context with a log callback counting damaged entries. */
 static clr_context *context_logged(const char *cache, size_t *damaged) {
-  clr_context_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.kernel_dir = kernel_src;
-  cfg.cache_dir = cache;
-  cfg.log = count_damage_log;
-  cfg.log_user = damaged;
-  clr_context *c = NULL;
-  char detail[512] = "";
-  clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
-  if (s != CLR_OK || !c)
-    tu_die("clr_context_create(cache %s): %s: %s", cache, clr_status_name(s),
-           detail);
-  return c;
+  clr_context_config cfg = {.kernel_dir = kernel_src,
+                            .cache_dir = cache,
+                            .log = count_damage_log,
+                            .log_user = damaged};
+  return tu_context_from(&cfg);
 }
 
 /* Every position of an entry damaged in turn (one byte flipped in the
@@ -1225,21 +1211,15 @@ static void test_autotune(void) {
   char want[4096], saved[4096] = "";
   size_t logged = 0;
   user_tuning_path(cache, want, sizeof want);
-  clr_context_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.kernel_dir = kernel_src;
-  cfg.cache_dir = cache;
-  cfg.log = count_log;
-  cfg.log_user = &logged;
-  clr_context *c = NULL;
-  char detail[512] = "";
-  clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
-  if (s != CLR_OK)
-    tu_die("clr_context_create: %s: %s", clr_status_name(s), detail);
+  clr_context_config cfg = {.kernel_dir = kernel_src,
+                            .cache_dir = cache,
+                            .log = count_log,
+                            .log_user = &logged};
+  clr_context *c = tu_context_from(&cfg);
 
   TU_EXPECT_STATUS(clr_autotune(NULL, 1 << 16, saved, sizeof saved),
                    CLR_ERR_INVALID_ARGUMENT, "clr_autotune(NULL)");
-  s = clr_autotune(c, (size_t)1 << 16, saved, sizeof saved);
+  clr_status s = clr_autotune(c, (size_t)1 << 16, saved, sizeof saved);
   TU_CHECK(s == CLR_OK, "clr_autotune(1<<16): %s (%s)", clr_status_name(s),
            clr_context_error(c));
   TU_CHECK(strcmp(saved, want) == 0, "clr_autotune saved to %s (want %s)",

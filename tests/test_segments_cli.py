@@ -21,19 +21,13 @@ import math
 import os
 import struct
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clrtest  # noqa: E402  (tests/clrtest.py)
 from clrtest import check, show  # noqa: E402
 
-EXE = None
-TMP = None
-run, expect_error, run_json = clrtest.bind(lambda: EXE)
-
-
-def write(name, fmt, values):
-    return clrtest.write_values(TMP, name, fmt, values)
+T = clrtest.Session()
+run, expect_error, run_json, write = T.run, T.expect_error, T.run_json, T.write
 
 
 def read(path, fmt):
@@ -54,7 +48,7 @@ def known_answers():
         ("or", "int", "i", [1, 0, 1, 1, 0, 1]),
     ]
     for op, rtype, fmt, want in cases:
-        out = os.path.join(TMP, "r-" + op)
+        out = T.path("r-" + op)
         doc = run_json(["--type=int", "--op=" + op, "--input=" + ints,
                         "--segments=" + offs, "--output=" + out,
                         "--repeat=2"], "int %s by segment" % op)
@@ -77,7 +71,7 @@ def known_answers():
     ties = write("t.i32", "i", [7, 2, 7, 2, 2, 7])
     tie_offs = write("t.off", "Q", [0, 6])
     for op in ["argmin", "argmax", "minmax"]:
-        out = os.path.join(TMP, "r-" + op)
+        out = T.path("r-" + op)
         doc = run_json(["--type=int", "--op=" + op, "--input=" + ints,
                         "--segments=" + offs, "--output=" + out,
                         "--repeat=2"], "int %s by segment" % op)
@@ -104,7 +98,7 @@ def known_answers():
               (op == "argmin" or rec[1:4:2] == (7, 0)),
               "int %s: the first index of a tie" % op, str(rec))
     # Means (doubles for int data): NaN for an empty segment.
-    out = os.path.join(TMP, "r-mean")
+    out = T.path("r-mean")
     doc = run_json(["--type=int", "--op=mean", "--input=" + ints,
                     "--segments=" + offs, "--output=" + out],
                    "int mean by segment")
@@ -120,7 +114,7 @@ def known_answers():
     for op, want in [("min", [inf, -2.0, 0.25, inf]),
                      ("max", [-inf, 8.0, 0.25, -inf]),
                      ("sum", [0.0, 6.5, 0.25, 0.0])]:
-        out = os.path.join(TMP, "f-" + op)
+        out = T.path("f-" + op)
         doc = run_json(["--op=" + op, "--input=" + floats,
                         "--segments=" + offs2, "--output=" + out],
                        "float %s by segment" % op)
@@ -128,7 +122,7 @@ def known_answers():
         check(doc is not None and got == want,
               "float %s with empty segments: %s" % (op, want), "got %s" % got)
     # Rows: 10 ints in rows of 4, the last of 2.
-    out = os.path.join(TMP, "rows")
+    out = T.path("rows")
     doc = run_json(["--type=int", "--input=" + ints, "--segment-length=4",
                     "--output=" + out], "rows of 4")
     got = read(out, "q") if os.path.exists(out) else None
@@ -152,7 +146,7 @@ def scan_known_answers():
     ]
     for op, extra, want in cases:
         what = "segmented %s scan %s" % (op, " ".join(extra))
-        out = os.path.join(TMP, "s-" + op + "".join(extra))
+        out = T.path("s-" + op + "".join(extra))
         doc = run_json(["--type=int", "--op=" + op, "--input=" + ints,
                         "--segments=" + offs, "--scan", "--output=" + out,
                         "--repeat=2"] + extra, what)
@@ -198,7 +192,7 @@ def ranges_known_answers():
             ("max", "i", "int", max, -2**31),
             ("min", "i", "int", min, 2**31 - 1)]:
         want = [fold(xs[o:o + n]) if n else ident for o, n in pairs]
-        out = os.path.join(TMP, "r-" + op)
+        out = T.path("r-" + op)
         doc = run_json(["--type=int", "--op=" + op, "--input=" + ints,
                         "--ranges=" + path, "--output=" + out, "--repeat=2"],
                        "int %s by range" % op)
@@ -226,7 +220,7 @@ def ranges_known_answers():
           "100 sorted ranges with gaps verified", str(doc))
     expect_error(["--n=100", "--ranges=" + write("bad.rng", "Q", [95, 6])],
                  2, ["range 0", "n = 100"], "a range past n")
-    odd = os.path.join(TMP, "odd.rng")
+    odd = T.path("odd.rng")
     with open(odd, "wb") as f:
         f.write(b"\0" * 24)
     expect_error(["--n=100", "--ranges=" + odd], 2, ["odd.rng"],
@@ -276,20 +270,20 @@ def refusals():
     ]
     for what, offs, needles in bad:
         path = write("bad.off", "Q", offs)
-        out = os.path.join(TMP, "never")
+        out = T.path("never")
         expect_error(["--type=int", "--input=" + ints, "--segments=" + path,
                       "--output=" + out], 2, needles, "offsets " + what)
         check(not os.path.exists(out), "offsets %s: no --output" % what)
     one = write("one.off", "Q", [0])
     expect_error(["--type=int", "--input=" + ints, "--segments=" + one], 2,
                  ["one.off", "1 offset"], "a file of one offset")
-    odd = os.path.join(TMP, "odd.off")
+    odd = T.path("odd.off")
     with open(odd, "wb") as f:
         f.write(b"\0" * 12)
     expect_error(["--type=int", "--input=" + ints, "--segments=" + odd], 2,
                  ["odd.off"], "a file of 12 bytes")
     expect_error(["--type=int", "--input=" + ints,
-                  "--segments=" + os.path.join(TMP, "missing")], 2,
+                  "--segments=" + T.path("missing")], 2,
                  ["missing"], "a missing file")
     expect_error(["--segment-length=0"], 2, ["--segment-length"],
                  "--segment-length=0")
@@ -324,13 +318,13 @@ def dropped_carry_is_caught(kernel_dir):
     work-items a segment spans: verification must fail (exit 1), and the
     --output file must not be written."""
     broken = clrtest.broken_kernels(
-        kernel_dir, os.path.join(TMP, "broken-cl"), "reduce_segmented.cl",
+        kernel_dir, T.path("broken-cl"), "reduce_segmented.cl",
         "  acc = seg_merge(acc, mid);\n", "", "the carry combine")
-    out = os.path.join(TMP, "dropped")
+    out = T.path("dropped")
     rc, o, err = run(["--n=100000", "--segment-length=30000", "--repeat=1",
                       "--output=" + out],
                      env={"CLREDUCE_KERNEL_DIR": broken,
-                          "CLREDUCE_CACHE_DIR": os.path.join(TMP, "c")})
+                          "CLREDUCE_CACHE_DIR": T.path("c")})
     check(rc == 1 and "verification failed" in err and "segment" in err and
           not os.path.exists(out),
           "a dropped carry: exit 1, the segment named, no --output",
@@ -342,13 +336,13 @@ def dropped_restart_is_caught(kernel_dir):
     above (a segment's restart lost between work-items): verification
     fails (exit 1, an element named), --output is not written."""
     broken = clrtest.broken_kernels(
-        kernel_dir, os.path.join(TMP, "broken-scan-cl"), "scan_segmented.cl",
+        kernel_dir, T.path("broken-scan-cl"), "scan_segmented.cl",
         "    f |= (uchar)head;\n", "", "the flag fold")
-    out = os.path.join(TMP, "restart-dropped")
+    out = T.path("restart-dropped")
     rc, o, err = run(["--n=100000", "--segment-length=3000", "--scan",
                       "--repeat=1", "--output=" + out],
                      env={"CLREDUCE_KERNEL_DIR": broken,
-                          "CLREDUCE_CACHE_DIR": os.path.join(TMP, "c2")})
+                          "CLREDUCE_CACHE_DIR": T.path("c2")})
     check(rc == 1 and "verification failed" in err and "index" in err and
           not os.path.exists(out),
           "a lost restart: exit 1, the element named, no --output",
@@ -356,10 +350,8 @@ def dropped_restart_is_caught(kernel_dir):
 
 
 def main():
-    global EXE, TMP
     a = clrtest.arguments()
-    EXE = a.exe
-    with tempfile.TemporaryDirectory(prefix="clr-segments-cli-") as TMP:
+    with T.open(a.exe, "clr-segments-cli-"):
         known_answers()
         scan_known_answers()
         ranges_known_answers()

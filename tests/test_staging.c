@@ -20,22 +20,6 @@
 
 #define BLOCK_KIB 4
 
-static clr_context *copy_context(uint64_t max_chunk_bytes) {
-  clr_context_config cfg;
-  clr_context *ctx = NULL;
-  char detail[512] = "";
-  memset(&cfg, 0, sizeof cfg);
-  cfg.copy_host_data = 1;
-  cfg.max_chunk_bytes = max_chunk_bytes;
-  clr_status st = clr_context_create(&cfg, &ctx, detail, sizeof detail);
-  if (st != CLR_OK)
-    tu_die("clr_context_create(copy_host_data): %s: %s", clr_status_name(st),
-           detail);
-  if (clr_context_device(ctx, &tu_device) != CLR_OK)
-    tu_die("clr_context_device: %s", clr_context_error(ctx));
-  return ctx;
-}
-
 static void set_staging(clr_context *ctx, unsigned threads) {
   clr_tuning t;
   if (clr_get_tuning(ctx, &t) != CLR_OK)
@@ -298,7 +282,7 @@ int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
   static const unsigned threads[] = {0, 1, 2, 3, 16};
-  clr_context *ctx = copy_context(0);
+  clr_context *ctx = tu_context_chunked(0, 1);
   for (size_t i = 0; i < sizeof threads / sizeof *threads; i++) {
     char label[64];
     snprintf(label, sizeof label, "stage.threads=%u", threads[i]);
@@ -321,7 +305,7 @@ int main(int argc, char **argv) {
 
   /* Chunks of 64 KiB (16 blocks each), each staged block by block. */
   tu_section("streamed chunks, each staged in blocks");
-  ctx = copy_context(64 * 1024);
+  ctx = tu_context_chunked(64 * 1024, 1);
   set_staging(ctx, 3);
   reductions(ctx, 3, "chunks of 64 KiB");
   scans(ctx, 3, "chunks of 64 KiB");

@@ -18,19 +18,13 @@ The last line is "N passed, N failed".
 import math
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clrtest  # noqa: E402  (tests/clrtest.py)
 from clrtest import check, show  # noqa: E402
 
-EXE = None
-TMP = None
-run, expect_error, run_json = clrtest.bind(lambda: EXE)
-
-
-def write(name, fmt, values):
-    return clrtest.write_values(TMP, name, fmt, values)
+T = clrtest.Session()
+run, expect_error, run_json, write = T.run, T.expect_error, T.run_json, T.write
 
 
 # (what, arguments, the JSON fields the answer must have): the files are
@@ -166,23 +160,21 @@ def wrong_index_is_caught(kernel_dir):
     """A kernel that keeps the last index among ties gives the right value
     at the wrong place: verification must fail (exit 1)."""
     broken = clrtest.broken_kernels(
-        kernel_dir, os.path.join(TMP, "broken-cl"), "records.cl",
+        kernel_dir, T.path("broken-cl"), "records.cl",
         "return ia < ib;", "return ia > ib;", "the tie-break")
     ties = write("t.i32", "i", [5, 9, 9, 1, 9])
     rc, out, err = run(["--op=argmax", "--type=int", "--input=" + ties,
                         "--repeat=1"],
                        env={"CLREDUCE_KERNEL_DIR": broken,
-                            "CLREDUCE_CACHE_DIR": os.path.join(TMP, "c")})
+                            "CLREDUCE_CACHE_DIR": T.path("c")})
     check(rc == 1 and "verification failed" in err and "index" in err,
           "argmax at the last tie instead of the first: exit 1",
           show(rc, out, err))
 
 
 def main():
-    global EXE, TMP
     a = clrtest.arguments()
-    EXE = a.exe
-    with tempfile.TemporaryDirectory(prefix="clr-transform-cli-") as TMP:
+    with T.open(a.exe, "clr-transform-cli-"):
         known_answers()
         generated_runs()
         refusals()

@@ -215,27 +215,33 @@ static TU_UNUSED int tu_same(const clr_value *a, const clr_value *b) {
 
 static TU_UNUSED clr_device_desc tu_device;
 
-/* Create a context with all defaults (the environment supplies
- * CLREDUCE_KERNEL_DIR and CLREDUCE_CACHE_DIR).  Any failure, a missing
- * platform included, is fatal: the suite must fail, not skip. */
-/* The same with host arrays streamed in chunks of at most chunk_bytes
- * (0: the device's largest allocation), copied to the device when copy is
- * set (else used in place where the device shares memory). */
-static TU_UNUSED clr_context *tu_context_chunked(uint64_t chunk_bytes,
-                                                 int copy) {
-  clr_context_config cfg;
+/* A context made from cfg; any failure, a missing platform included, is
+ * fatal (the suite must fail, not skip): the message names the config's
+ * kernel and cache directories.  Sets tu_device. */
+static TU_UNUSED clr_context *tu_context_from(const clr_context_config *cfg) {
   clr_context *ctx = NULL;
   char detail[512] = "";
-  memset(&cfg, 0, sizeof cfg);
-  cfg.max_chunk_bytes = chunk_bytes;
-  cfg.copy_host_data = copy;
-  clr_status s = clr_context_create(&cfg, &ctx, detail, sizeof detail);
+  clr_status s = clr_context_create(cfg, &ctx, detail, sizeof detail);
   if (s != CLR_OK || !ctx)
-    tu_die("clr_context_create: %s (%s): %s", clr_status_name(s),
+    tu_die("clr_context_create(kernel dir %s, cache %s): %s (%s): %s",
+           cfg->kernel_dir ? cfg->kernel_dir : "default",
+           cfg->cache_dir ? cfg->cache_dir : "default", clr_status_name(s),
            clr_status_string(s), detail);
   if (clr_context_device(ctx, &tu_device) != CLR_OK)
     tu_die("clr_context_device failed: %s", clr_context_error(ctx));
   return ctx;
+}
+
+/* A context with all defaults (the environment supplies
+ * CLREDUCE_KERNEL_DIR and CLREDUCE_CACHE_DIR) but host arrays streamed in
+ * chunks of at most chunk_bytes (0: the device's largest allocation),
+ * copied to the device when copy is set (else used in place where the
+ * device shares memory). */
+static TU_UNUSED clr_context *tu_context_chunked(uint64_t chunk_bytes,
+                                                 int copy) {
+  clr_context_config cfg = {.max_chunk_bytes = chunk_bytes,
+                            .copy_host_data = copy};
+  return tu_context_from(&cfg);
 }
 
 static TU_UNUSED clr_context *tu_context(void) {
@@ -305,12 +311,9 @@ static TU_UNUSED clr_context *tu_context_at(const char *kernel_dir,
                                             const char *cache_dir, int copy,
                                             clr_status *st, char *detail,
                                             size_t detail_size) {
-  clr_context_config cfg;
+  clr_context_config cfg = {
+      .kernel_dir = kernel_dir, .cache_dir = cache_dir, .copy_host_data = copy};
   clr_context *ctx = NULL;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.kernel_dir = kernel_dir;
-  cfg.cache_dir = cache_dir;
-  cfg.copy_host_data = copy;
   *st = clr_context_create(&cfg, &ctx, detail, detail_size);
   return *st == CLR_OK ? ctx : NULL;
 }

@@ -745,10 +745,7 @@ CLR_API clr_status clr_group_scan_host(clr_group *g, const clr_options *opt,
   if (!in || !out)
     return group_fail(g, CLR_ERR_INVALID_ARGUMENT,
                       "in and out must not be NULL");
-  scan_args a;
-  memset(&a, 0, sizeof a);
-  a.in = in;
-  a.out = out;
+  scan_args a = {.in = in, .out = out};
   return group_scan(g, opt, op, type, &a, n, NULL);
 }
 
@@ -764,12 +761,10 @@ CLR_API clr_status clr_group_scan_buffers(
     st = group_fail(g, CLR_ERR_INVALID_ARGUMENT, "out must not be NULL");
   if (st != CLR_OK)
     return st;
-  scan_args a;
-  memset(&a, 0, sizeof a);
-  a.in_bufs = in;
-  a.out_bufs = out;
-  a.in_offsets = in_offsets;
-  a.out_offsets = out_offsets;
+  scan_args a = {.in_bufs = in,
+                 .out_bufs = out,
+                 .in_offsets = in_offsets,
+                 .out_offsets = out_offsets};
   return group_scan(g, opt, op, type, &a, n, counts);
 }
 

@@ -59,22 +59,15 @@ static TU_PRINTF(1, 2) void trace(const char *fmt, ...) {
 
 static clr_context *make_context(const char *kernel_dir, int copy,
                                  int any_device) {
-  clr_context_config cfg;
-  clr_context *c = NULL;
-  char detail[512] = "";
-  memset(&cfg, 0, sizeof cfg);
-  cfg.kernel_dir = kernel_dir;
-  cfg.cache_dir = ""; /* always build: the checker sees every program */
-  cfg.copy_host_data = copy;
-  clr_status s = clr_context_create(&cfg, &c, detail, sizeof detail);
-  if (s != CLR_OK)
-    tu_die("clr_context_create: %s: %s", clr_status_name(s), detail);
-  clr_device_desc d;
-  clr_context_device(c, &d);
-  if (!any_device && !strstr(d.platform_name, "Oclgrind"))
+  /* An empty cache directory: always build, so the checker sees every
+   * program. */
+  clr_context_config cfg = {
+      .kernel_dir = kernel_dir, .cache_dir = "", .copy_host_data = copy};
+  clr_context *c = tu_context_from(&cfg);
+  if (!any_device && !strstr(tu_device.platform_name, "Oclgrind"))
     tu_die("the device is '%s' on '%s', not Oclgrind: run this program "
            "under oclgrind (tests/reliability/run_oclgrind.py)",
-           d.device_name, d.platform_name);
+           tu_device.device_name, tu_device.platform_name);
   return c;
 }
 
