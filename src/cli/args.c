@@ -433,7 +433,7 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_KERNEL:
     if ((i = name_index("kernel", val, CLR_KERNEL_COUNT, kernel_name_at)) < 0)
       return -1;
-    a->kernel = (clr_kernel)i;
+    a->opt.kernel = (clr_kernel)i;
     return 0;
   case OPT_OP:
     if ((i = name_index("op", val, CLR_OP_COUNT, op_name_at)) < 0)
@@ -477,12 +477,12 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_WG:
     if (parse_positive(code, val, SIZE_MAX, &u) != 0)
       return -1;
-    a->wg_size = (size_t)u;
+    a->opt.wg_size = (size_t)u;
     return 0;
   case OPT_COARSE:
     if (parse_positive(code, val, SIZE_MAX, &u) != 0)
       return -1;
-    a->coarse = (size_t)u;
+    a->opt.coarse = (size_t)u;
     return 0;
   case OPT_VEC:
     if (cli_parse_count(val, &u, &why) != 0 ||
@@ -490,48 +490,48 @@ static int parse_option(int code, const char *val, cli_args *a) {
       cli_error("bad --vec '%s': must be 1, 2, 4, 8 or 16" HINT, val);
       return -1;
     }
-    a->vector_width = (unsigned)u;
+    a->opt.vector_width = (unsigned)u;
     return 0;
   case OPT_LAYOUT:
     if (strcmp(val, "strided") == 0)
-      a->layout = CLR_LAYOUT_STRIDED;
+      a->opt.layout = CLR_LAYOUT_STRIDED;
     else if (strcmp(val, "contiguous") == 0)
-      a->layout = CLR_LAYOUT_CONTIGUOUS;
+      a->opt.layout = CLR_LAYOUT_CONTIGUOUS;
     else if (strcmp(val, "auto") == 0)
-      a->layout = CLR_LAYOUT_AUTO;
+      a->opt.layout = CLR_LAYOUT_AUTO;
     else {
       cli_error("unknown layout '%s' (valid: strided, contiguous, auto)", val);
       return -1;
     }
     return 0;
   case OPT_NARROW:
-    a->narrow = 1;
+    a->opt.narrow_accumulator = 1;
     return 0;
   case OPT_EXACT:
-    a->exact = 1;
+    a->opt.exact = 1;
     return 0;
   case OPT_ACC:
     if ((i = name_index("accumulator type", val, CLR_TYPE_COUNT,
                         type_name_at)) < 0)
       return -1;
-    a->accumulate_in = CLR_ACCUMULATE_IN((clr_type)i);
+    a->opt.accumulate_in = CLR_ACCUMULATE_IN((clr_type)i);
     return 0;
   case OPT_EXCLUSIVE:
-    a->exclusive = 1;
+    a->opt.exclusive = 1;
     return 0;
   case OPT_SCAN:
     a->scan = 1;
     return 0;
   case OPT_MAP:
-    if (parse_string(code, val, &a->map_expr) != 0)
+    if (parse_string(code, val, &a->opt.map_expr) != 0)
       return -1;
     /* abs and square are the built-in maps; anything else an expression
      * (the library checks it and the device's compiler builds it). */
     if (strcmp(val, "abs") == 0 || strcmp(val, "square") == 0) {
-      clr_map_from_name(val, &a->map);
-      a->map_expr = NULL;
+      clr_map_from_name(val, &a->opt.map);
+      a->opt.map_expr = NULL;
     } else {
-      a->map = CLR_MAP_EXPR;
+      a->opt.map = CLR_MAP_EXPR;
     }
     return 0;
   case OPT_DOT:
@@ -577,10 +577,11 @@ static int parse_option(int code, const char *val, cli_args *a) {
 static int check_combination(const cli_args *a) {
   /* Before the type check: and/or on a float with a scan kernel would
    * otherwise be sent to an integer type that cannot scan it either. */
-  if (clr_kernel_is_scan(a->kernel) && (a->op == CLR_AND || a->op == CLR_OR)) {
+  if (clr_kernel_is_scan(a->opt.kernel) &&
+      (a->op == CLR_AND || a->op == CLR_OR)) {
     cli_error("op '%s' is not supported by scan kernels (kernel '%s'; scans "
               "support sum, prod, min and max)" HINT,
-              clr_op_name(a->op), clr_kernel_name(a->kernel));
+              clr_op_name(a->op), clr_kernel_name(a->opt.kernel));
     return -1;
   }
   if (a->dot && a->op != CLR_SUM) {
@@ -599,7 +600,7 @@ static int check_combination(const cli_args *a) {
               clr_type_name(a->type));
     return -1;
   }
-  if (clr_op_supports(a->op, a->type) != CLR_OK && a->map != CLR_MAP_EXPR) {
+  if (clr_op_supports(a->op, a->type) != CLR_OK && a->opt.map != CLR_MAP_EXPR) {
     cli_error("op '%s' is not valid for type %s (and/or need an integer "
               "type, or a --map expression)" HINT,
               clr_op_name(a->op), clr_type_name(a->type));
@@ -607,12 +608,12 @@ static int check_combination(const cli_args *a) {
   }
   /* --vec is read by the coarse reduction and the scans; the other
    * reductions load one element per work-item and would ignore it. */
-  if (a->vector_width && (a->kernel == CLR_REDUCE_INTERLEAVED ||
-                          a->kernel == CLR_REDUCE_SEQUENTIAL ||
-                          a->kernel == CLR_REDUCE_FIRST_ADD)) {
+  if (a->opt.vector_width && (a->opt.kernel == CLR_REDUCE_INTERLEAVED ||
+                              a->opt.kernel == CLR_REDUCE_SEQUENTIAL ||
+                              a->opt.kernel == CLR_REDUCE_FIRST_ADD)) {
     cli_error("--vec applies only to the coarse kernel and the scan kernels, "
               "not '%s'" HINT,
-              clr_kernel_name(a->kernel));
+              clr_kernel_name(a->opt.kernel));
     return -1;
   }
   if (a->ranges && (a->segments || a->segment_length || a->scan)) {
@@ -629,45 +630,45 @@ static int check_combination(const cli_args *a) {
     return -1;
   }
   if (a->segments || a->segment_length || a->ranges) {
-    const char *clash = a->segments && a->segment_length ? "--segment-length"
-                        : clr_kernel_is_scan(a->kernel)  ? "a scan kernel"
-                        : a->kernel != CLR_REDUCE_COARSE ? "--kernel"
-                        : a->dot                         ? "--dot / --input2"
-                        : a->exact                       ? "--exact"
-                        : a->exclusive && !a->scan       ? "--exclusive"
-                        : a->vector_width                ? "--vec"
-                        : a->scan && a->map              ? "--map"
-                                                         : NULL;
+    const char *clash = a->segments && a->segment_length    ? "--segment-length"
+                        : clr_kernel_is_scan(a->opt.kernel) ? "a scan kernel"
+                        : a->opt.kernel != CLR_REDUCE_COARSE ? "--kernel"
+                        : a->dot                       ? "--dot / --input2"
+                        : a->opt.exact                 ? "--exact"
+                        : a->opt.exclusive && !a->scan ? "--exclusive"
+                        : a->opt.vector_width          ? "--vec"
+                        : a->scan && a->opt.map        ? "--map"
+                                                       : NULL;
     if (clash) {
       cli_error("--segments / --segment-length (%s, its own kernel) cannot "
                 "be combined with %s%s" HINT,
                 a->scan ? "a scan restarting at each segment"
                         : "one reduction per segment",
                 clash,
-                a->exclusive && !a->scan ? " (add --scan for a segmented "
-                                           "exclusive scan)"
-                                         : "");
+                a->opt.exclusive && !a->scan ? " (add --scan for a segmented "
+                                               "exclusive scan)"
+                                             : "");
       return -1;
     }
-    if (a->map == CLR_MAP_EXPR && a->verify) {
+    if (a->opt.map == CLR_MAP_EXPR && a->verify) {
       cli_error("a map expression has no CPU reference per segment: add "
                 "--no-verify to run it unverified" HINT);
       return -1;
     }
     return 0;
   }
-  if (!clr_kernel_is_scan(a->kernel)) {
-    if (a->exclusive) {
+  if (!clr_kernel_is_scan(a->opt.kernel)) {
+    if (a->opt.exclusive) {
       cli_error("--exclusive applies only to scan kernels (kogge-stone, "
                 "kogge-stone-db, brent-kung, decoupled), not '%s'" HINT,
-                clr_kernel_name(a->kernel));
+                clr_kernel_name(a->opt.kernel));
       return -1;
     }
     if (a->output) {
       cli_error("--output applies only to scan kernels (kogge-stone, "
                 "kogge-stone-db, brent-kung, decoupled) and segmented "
                 "reductions (--segments), not '%s'" HINT,
-                clr_kernel_name(a->kernel));
+                clr_kernel_name(a->opt.kernel));
       return -1;
     }
   }
@@ -677,12 +678,11 @@ static int check_combination(const cli_args *a) {
 static void set_defaults(cli_args *a) {
   memset(a, 0, sizeof *a);
   a->action = CLI_ACTION_RUN;
-  a->kernel = CLR_REDUCE_COARSE;
+  clr_options_init(&a->opt); /* the coarse kernel, the layout chosen */
   a->op = CLR_SUM;
   a->type = CLR_FLOAT;
   a->n = CLI_DEFAULT_N;
   a->seed = CLI_DEFAULT_SEED;
-  a->layout = CLR_LAYOUT_AUTO;
   a->repeat = CLI_DEFAULT_REPEAT;
   a->verify = 1;
 }
@@ -728,19 +728,4 @@ int cli_parse_args(int argc, char **argv, cli_args *out) {
   if (out->action == CLI_ACTION_RUN && check_combination(out) != 0)
     return CLI_EXIT_USAGE;
   return 0;
-}
-
-void cli_options_from_args(const cli_args *a, clr_options *o) {
-  clr_options_init(o);
-  o->kernel = a->kernel;
-  o->wg_size = a->wg_size;
-  o->coarse = a->coarse;
-  o->vector_width = a->vector_width;
-  o->layout = a->layout;
-  o->narrow_accumulator = a->narrow;
-  o->exact = a->exact;
-  o->accumulate_in = a->accumulate_in;
-  o->exclusive = a->exclusive;
-  o->map = a->map;
-  o->map_expr = a->map_expr;
 }

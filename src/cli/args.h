@@ -24,7 +24,6 @@ typedef enum cli_action {
 
 typedef struct cli_args {
   cli_action action;
-  clr_kernel kernel;
   clr_op op;
   clr_type type;
   uint64_t n;         /* element count (CLI_DEFAULT_N unless given)      */
@@ -32,19 +31,13 @@ typedef struct cli_args {
   const char *input;  /* --input: raw values of type; NULL: generate      */
   const char *output; /* --output (scans, segments): raw results, or NULL */
   uint64_t seed;
-  const char *platform;    /* --platform, passed to clr_context_config       */
-  const char *device;      /* --device, passed to clr_context_config         */
-  size_t wg_size;          /* --wg; 0 = library's choice                     */
-  size_t coarse;           /* --coarse; 0 = library's choice                 */
-  unsigned vector_width;   /* --vec; 0 = library's choice                  */
-  clr_layout layout;       /* --layout                                     */
-  int narrow;              /* --narrow                                     */
-  int exact;               /* --exact                                      */
-  unsigned accumulate_in;  /* --acc: CLR_ACCUMULATE_IN(type), or 0        */
-  int exclusive;           /* --exclusive (scans)                          */
+  const char *platform; /* --platform, passed to clr_context_config       */
+  const char *device;   /* --device, passed to clr_context_config         */
+  /* --kernel, --wg, --coarse, --vec, --layout, --narrow, --exact, --acc,
+   * --exclusive, --map: the library options the command line chose
+   * (clr_options_init's defaults unless given) */
+  clr_options opt;
   int scan;                /* --scan: with segments, a segmented scan      */
-  clr_map map;             /* --map: abs, square, or an expression         */
-  const char *map_expr;    /* --map=EXPR                                   */
   int dot;                 /* --dot or --input2: x . y of two arrays       */
   const char *input2;      /* --input2: the second array                   */
   const char *segments;    /* --segments: a file of 64-bit offsets, or NULL */
@@ -58,10 +51,6 @@ typedef struct cli_args {
 /* Parse argv.  Returns 0, or CLI_EXIT_USAGE after printing the one-line
  * reason on stderr. */
 int cli_parse_args(int argc, char **argv, cli_args *out);
-
-/* The library options the command line chose (kernel, shape, accumulator,
- * exact, exclusive, map): clreduce's and clreduce-mpi's. */
-void cli_options_from_args(const cli_args *a, clr_options *o);
 
 /* The --help text. */
 void cli_print_usage(FILE *f);

@@ -325,7 +325,7 @@ static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
     seq.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
   clr_status s = reduce_on(st, &seq, 1, &v);
   if (s == CLR_OK && fp_sum) {
-    snprintf(expr, sizeof expr, "fabs((double)(%s))", a->map_expr);
+    snprintf(expr, sizeof expr, "fabs((double)(%s))", a->opt.map_expr);
     seq.map_expr = expr;
     s = reduce_on(st, &seq, 1, &abs_sum);
   }
@@ -354,10 +354,10 @@ static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
 static int make_reference(run_state *st, clr_reference *ref) {
   const cli_args *a = st->args;
   clr_type rt = clr_options_result_type(&st->opt, a->op, a->type);
-  if (a->map == CLR_MAP_EXPR)
+  if (a->opt.map == CLR_MAP_EXPR)
     return expr_reference(st, rt, ref);
-  if (!clr_ref_reduce_mapped(a->map, a->op, a->type, rt, st->data, st->data2,
-                             st->n, ref))
+  if (!clr_ref_reduce_mapped(a->opt.map, a->op, a->type, rt, st->data,
+                             st->data2, st->n, ref))
     return out_of_memory(st->n, clr_type_size(rt), "mapped values");
   return 0;
 }
@@ -458,7 +458,7 @@ static int run_reduce(run_state *st) {
   clr_reference ref;
   /* An exact sum has one right answer: checked by equality with the CPU's
    * exact sum, not against an error bound. */
-  int exact = a->exact && a->op == CLR_SUM &&
+  int exact = a->opt.exact && a->op == CLR_SUM &&
               (a->type == CLR_FLOAT || a->type == CLR_DOUBLE);
   clr_value exact_ref;
   for (unsigned run = 0; run <= a->repeat; run++) {
@@ -573,10 +573,10 @@ static int run_scan(run_state *st) {
     clr_scan_check chk;
     if (st->offsets)
       clr_ref_segmented_scan_check(
-          a->op, a->type, otype, a->exclusive, st->data, st->out, st->offsets,
-          st->n_segments, r->timing.error_depth, 0, &chk);
+          a->op, a->type, otype, a->opt.exclusive, st->data, st->out,
+          st->offsets, st->n_segments, r->timing.error_depth, 0, &chk);
     else
-      clr_ref_scan_check_to(a->op, a->type, otype, a->exclusive, st->data,
+      clr_ref_scan_check_to(a->op, a->type, otype, a->opt.exclusive, st->data,
                             st->out, st->n, r->timing.error_depth, 0, &chk);
     report_elements(r, &chk);
   }
@@ -652,8 +652,9 @@ static int run_segments(run_state *st) {
       values = flat;
       offsets = flat_offsets;
     }
-    int ok = clr_ref_segments_check(a->map, a->op, a->type, rt, values, offsets,
-                                    S, st->out, r->timing.error_depth, &chk);
+    int ok =
+        clr_ref_segments_check(a->opt.map, a->op, a->type, rt, values, offsets,
+                               S, st->out, r->timing.error_depth, &chk);
     free(flat);
     free(flat_offsets);
     if (!ok)
@@ -751,13 +752,13 @@ static int run_steps(run_state *st) {
   st->elem_size = clr_type_size(a->type);
   int segmented = a->segments || a->segment_length || a->ranges;
   snprintf(st->what, sizeof st->what, "%s %s of %s%s%s%s",
-           segmented ? "segmented" : clr_kernel_name(a->kernel),
+           segmented ? "segmented" : clr_kernel_name(a->opt.kernel),
            a->dot ? "dot" : clr_op_name(a->op), clr_type_name(a->type),
-           a->map ? " (map " : "",
-           a->map == CLR_MAP_EXPR ? "expression"
-           : a->map               ? clr_map_name(a->map)
-                                  : "",
-           a->map ? ")" : "");
+           a->opt.map ? " (map " : "",
+           a->opt.map == CLR_MAP_EXPR ? "expression"
+           : a->opt.map               ? clr_map_name(a->opt.map)
+                                      : "",
+           a->opt.map ? ")" : "");
   if (segmented && several_devices(a->device)) {
     cli_error("segmented reductions and scans run on one device; --device=%s "
               "names "
@@ -769,7 +770,7 @@ static int run_steps(run_state *st) {
       (segmented && (rc = load_segments(st)) != 0) ||
       (rc = create_context(st)) != 0 || (rc = generate_data(st)) != 0)
     return rc;
-  cli_options_from_args(st->args, &st->opt);
+  st->opt = st->args->opt;
   /* clr_prepare builds one-array kernels: a dot product's and a segmented
    * reduction's are built (and timed) by their warm-up run. */
   if (!a->dot && !segmented && (rc = prepare(st)) != 0)
@@ -784,15 +785,15 @@ static int run_steps(run_state *st) {
       !st->combine_ms)
     return out_of_memory(a->repeat, sizeof(double), "timings");
 
-  r->kernel = a->kernel;
+  r->kernel = a->opt.kernel;
   r->op = a->op;
-  r->map = a->map == CLR_MAP_EXPR ? a->map_expr
-           : a->map               ? clr_map_name(a->map)
-                                  : NULL;
+  r->map = a->opt.map == CLR_MAP_EXPR ? a->opt.map_expr
+           : a->opt.map               ? clr_map_name(a->opt.map)
+                                      : NULL;
   r->dot = a->dot;
   r->type = a->type;
-  r->is_scan = clr_kernel_is_scan(a->kernel) || a->scan;
-  r->exclusive = a->exclusive;
+  r->is_scan = clr_kernel_is_scan(a->opt.kernel) || a->scan;
+  r->exclusive = a->opt.exclusive;
   r->result_type = r->is_scan
                        ? clr_scan_output_type(&st->opt, a->type)
                        : clr_options_result_type(&st->opt, a->op, a->type);

@@ -162,6 +162,16 @@ static void note_batch(clr_context *ctx, size_t *batches, size_t *depth) {
     *depth = ctx->timing.error_depth;
 }
 
+/* A call's end, host arrays or buffers: the batches logged, the timing
+ * closed (its depth the deepest batch's); returns st. */
+static clr_status ranges_done(clr_context *ctx, clr_status st, size_t n_ranges,
+                              size_t batches, size_t depth, double t0) {
+  if (batches > 1)
+    clr_log(ctx, "ranges: %zu ranges in %zu batches", n_ranges, batches);
+  clr_timing_done(ctx, batches, depth, t0);
+  return st;
+}
+
 static clr_status ranges_host_call(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, const void *data,
                                    size_t n, const uint64_t *g, size_t n_ranges,
@@ -219,10 +229,7 @@ static clr_status ranges_host_call(clr_context *ctx, const clr_options *opt,
   free(copy);
   free(res);
   free(offsets);
-  if (batches > 1)
-    clr_log(ctx, "ranges: %zu ranges in %zu batches", n_ranges, batches);
-  clr_timing_done(ctx, batches, depth, t0);
-  return st;
+  return ranges_done(ctx, st, n_ranges, batches, depth, t0);
 }
 
 /* A gathered batch on the device: its ranges' elements into ctx->input. */
@@ -376,8 +383,7 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
   }
   free(offsets);
   free(g);
-  clr_timing_done(ctx, batches, depth, t0);
-  return st;
+  return ranges_done(ctx, st, n_ranges, batches, depth, t0);
 }
 
 CLR_API clr_status clr_reduce_ranges_host(clr_context *ctx,

@@ -120,7 +120,7 @@ static void *whole_array(const mpi_run *r) {
 
 static int run_calls(mpi_run *r) {
   const cli_args *a = r->a;
-  int scan = clr_kernel_is_scan(a->kernel);
+  int scan = clr_kernel_is_scan(a->opt.kernel);
   size_t osize = clr_type_size(clr_scan_output_type(&r->opt, a->type));
   if (scan && !(r->out = malloc(r->n_local ? r->n_local * osize : 1))) {
     cli_error("rank %d: out of host memory", r->rank);
@@ -157,7 +157,7 @@ static int run_calls(mpi_run *r) {
 static int verify(mpi_run *r, int *ok, double *err, double *bound,
                   clr_value *ref_value) {
   const cli_args *a = r->a;
-  int scan = clr_kernel_is_scan(a->kernel);
+  int scan = clr_kernel_is_scan(a->opt.kernel);
   clr_type ot = clr_scan_output_type(&r->opt, a->type);
   size_t osize = clr_type_size(ot);
   void *all_out = NULL;
@@ -196,14 +196,14 @@ static int verify(mpi_run *r, int *ok, double *err, double *bound,
   *err = *bound = 0;
   if (scan) {
     clr_scan_check chk;
-    clr_ref_scan_check_to(a->op, a->type, ot, a->exclusive, all, all_out, r->n,
-                          r->info.error_depth, 0, &chk);
+    clr_ref_scan_check_to(a->op, a->type, ot, a->opt.exclusive, all, all_out,
+                          r->n, r->info.error_depth, 0, &chk);
     *ok = chk.ok;
     *ref_value = chk.ref_last;
     r->result = chk.got_last;
     *err = chk.worst_error;
     *bound = chk.worst_bound;
-  } else if (a->exact && (a->op == CLR_SUM) &&
+  } else if (a->opt.exact && (a->op == CLR_SUM) &&
              (a->type == CLR_FLOAT || a->type == CLR_DOUBLE)) {
     clr_ref_exact_sum(a->type, all, r->n, ref_value);
     *ok = clr_ref_exact_equal(ref_value, &r->result);
@@ -245,7 +245,7 @@ static void report(mpi_run *r, int verified, int ok, double err, double bound,
     clr_value_format(ref, want, sizeof want);
     clr_device_desc d;
     clr_context_device(r->ctx, &d);
-    int scan = clr_kernel_is_scan(a->kernel);
+    int scan = clr_kernel_is_scan(a->opt.kernel);
     size_t bytes_per =
         r->esize +
         (scan ? clr_type_size(clr_scan_output_type(&r->opt, a->type)) : 0);
@@ -259,9 +259,9 @@ static void report(mpi_run *r, int verified, int ok, double err, double bound,
           "17g,"
           "\"total_ms\":%.6f,\"combine_ms\":%.6f,\"gbps\":%.6f,\"parts\":[",
           r->size, r->n, clr_op_name(a->op), clr_type_name(a->type),
-          scan ? "true" : "false", clr_kernel_name(a->kernel),
-          a->exact ? "true" : "false", d.device_name, got, verified ? "\"" : "",
-          verified ? want : "null", verified ? "\"" : "",
+          scan ? "true" : "false", clr_kernel_name(a->opt.kernel),
+          a->opt.exact ? "true" : "false", d.device_name, got,
+          verified ? "\"" : "", verified ? want : "null", verified ? "\"" : "",
           verified ? (ok ? "true" : "false") : "null", err, bound, total,
           combine, gbps);
       for (int i = 0; i < r->size; i++)
@@ -276,14 +276,14 @@ static void report(mpi_run *r, int verified, int ok, double err, double bound,
         printf("rank %-6d %llu elements, its part %.3f ms\n", i,
                (unsigned long long)parts[2 * i], locals[i]);
       printf("run:        %s %s%s of %s%s, %u timed run%s after 1 warm-up\n",
-             clr_kernel_name(a->kernel),
-             scan ? (a->exclusive ? "exclusive " : "inclusive ") : "",
+             clr_kernel_name(a->opt.kernel),
+             scan ? (a->opt.exclusive ? "exclusive " : "inclusive ") : "",
              clr_op_name(a->op), clr_type_name(a->type),
-             a->exact ? " (exact)" : "", c, c == 1 ? "" : "s");
+             a->opt.exact ? " (exact)" : "", c, c == 1 ? "" : "s");
       printf("result:     %s%s\n", scan ? "last element " : "", got);
       if (verified) {
         printf("reference:  %s\n", want);
-        if (!(a->exact && !scan))
+        if (!(a->opt.exact && !scan))
           printf("error:      %.3g (bound %.3g)\n", err, bound);
       }
       printf("total:      %.3f ms median (the whole call on rank 0; MPI "
@@ -362,7 +362,7 @@ static int run(mpi_run *r) {
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (worst)
     return worst;
-  cli_options_from_args(a, &r->opt);
+  r->opt = a->opt;
   r->total_ms = calloc(a->repeat, sizeof(double));
   r->combine_ms = calloc(a->repeat, sizeof(double));
   r->local_ms = calloc(a->repeat, sizeof(double));
@@ -374,7 +374,7 @@ static int run(mpi_run *r) {
   double err = 0, bound = 0;
   clr_value ref;
   memset(&ref, 0, sizeof ref);
-  if (a->verify && a->map == CLR_MAP_EXPR) {
+  if (a->verify && a->opt.map == CLR_MAP_EXPR) {
     if (r->rank == 0)
       cli_error("clreduce-mpi verifies no map expression (clreduce --map "
                 "does): use --no-verify");

@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* what a run relies on */
     if ((a.n_given && a.n == 0) || a.repeat == 0 || a.repeat > CLI_MAX_REPEAT ||
         clr_type_size(a.type) == 0 || clr_op_supports(a.op, a.type) != CLR_OK ||
-        (!clr_kernel_is_scan(a.kernel) && (a.output || a.exclusive)))
+        (!clr_kernel_is_scan(a.opt.kernel) && (a.output || a.opt.exclusive)))
       abort();
   }
   free(buf);
