@@ -388,6 +388,8 @@ clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
  * values: a strided chain per item, then the tree (the single-launch
  * reduction's last group over the partials). */
 size_t clr_fold_depth(size_t values, size_t wg);
+/* The smallest k with 2^k >= x (0 for x <= 1): a tree's levels. */
+size_t clr_ceil_log2(size_t x);
 
 /* ---- tuning.c: the per-device tuning (built-in defaults, shipped and
  * user files; the file format is described there) */

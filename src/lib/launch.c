@@ -18,7 +18,7 @@ static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
  * only a quarter of the device's work-group size). */
 #define CLR_SCAN_MIN_TILE 64
 
-static size_t ceil_log2(size_t x) {
+size_t clr_ceil_log2(size_t x) {
   size_t k = 0;
   while (((size_t)1 << k) < x)
     k++;
@@ -143,7 +143,7 @@ static int mul_fits(size_t a, size_t b, size_t *out) {
 }
 
 size_t clr_fold_depth(size_t values, size_t wg) {
-  return ceil_div(values, wg) + ceil_log2(wg);
+  return ceil_div(values, wg) + clr_ceil_log2(wg);
 }
 
 clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
@@ -158,7 +158,7 @@ clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
                     "internal: reduction pass of %zu elements, work-group "
                     "size %zu, vector width %u",
                     n, wg, vec);
-  size_t tree = ceil_log2(wg);
+  size_t tree = clr_ceil_log2(wg);
   out->local = wg;
   switch (kernel) {
   case CLR_REDUCE_INTERLEAVED:
@@ -216,7 +216,7 @@ clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
     /* lane chain (no longer than the input) + lane fold + tail on item 0
      * + tree */
     size_t chain = per_item < nv ? per_item : nv;
-    out->depth = chain + ceil_log2(vec) + (n % vec) + tree;
+    out->depth = chain + clr_ceil_log2(vec) + (n % vec) + tree;
     break;
   }
   }

@@ -38,13 +38,6 @@ static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
  * scan_decoupled.cl: one slot every 32). */
 #define PAD_ELEMS(e) ((e) + (e) / 32 + 1)
 
-static size_t ceil_log2(size_t x) {
-  size_t k = 0;
-  while (((size_t)1 << k) < x)
-    k++;
-  return k;
-}
-
 /* n_max: the most elements one launch of the plan scans (SIZE_MAX when
  * unknown): a coarse factor beyond it is clamped to it. */
 static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
@@ -246,7 +239,7 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p,
                     n, p->wg, p->per_item);
   size_t tile = p->wg * p->per_item;
   size_t tiles = ceil_div(n, tile);
-  size_t tree = ceil_log2(p->wg);
+  size_t tree = clr_ceil_log2(p->wg);
   cl_mem prefix = ctx->carry.mem; /* any valid buffer when unused */
   cl_uint use_tiles = tiles > 1;
   cl_ulong n_arg = n, per_item = p->per_item;
@@ -281,7 +274,8 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p,
     if (st != CLR_OK)
       return st;
     prefix = totals->mem;
-    *depth += p->per_item / p->vec + ceil_log2(p->vec) + p->vec + tree + below;
+    *depth +=
+        p->per_item / p->vec + clr_ceil_log2(p->vec) + p->vec + tree + below;
   }
   /* 3. scan every tile from its prefix */
   {
@@ -401,10 +395,10 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
    * rescan (one combine a vector, then the lanes' scan; fewer than VEC
    * elements one by one at the end) + carry. */
   if (p->run)
-    *depth = 2 * (p->per_item / p->vec + 1) + 2 * ceil_log2(p->vec) + p->vec +
-             tiles + 3;
+    *depth = 2 * (p->per_item / p->vec + 1) + 2 * clr_ceil_log2(p->vec) +
+             p->vec + tiles + 3;
   else
-    *depth = p->per_item + 2 * ceil_log2(p->wg) + tiles + 2;
+    *depth = p->per_item + 2 * clr_ceil_log2(p->wg) + tiles + 2;
 fail:
   return st;
 }

@@ -390,13 +390,11 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
      * the lanes' fold, the scalar rest, the combine), a block fold per
      * level, the range's reads (two part-blocks per level), and the
      * combines around them; and one more per launch a segment spans. */
-    size_t log2v = 0;
-    while (((size_t)1 << log2v) < p->vec)
-      log2v++;
     /* (A tile: a work-item's run, then the fold of the work-items'
      * partials before it, then its own.) */
-    size_t run = p->tiled ? p->ipt + p->wg + 2
-                          : p->items_per / p->vec + log2v + p->vec + 1;
+    size_t run =
+        p->tiled ? p->ipt + p->wg + 2
+                 : p->items_per / p->vec + clr_ceil_log2(p->vec) + p->vec + 1;
     size_t depth = run + levels * SEG_BLOCK + 2 * SEG_BLOCK * levels + 3;
     if (depth + p->launches > p->depth)
       p->depth = depth + p->launches;
