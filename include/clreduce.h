@@ -242,12 +242,20 @@ typedef struct clr_context_config {
    * bytes (rounded down to 64 elements, at least 64).  0: the device's
    * limit (one allocation, at most a quarter of its memory). */
   uint64_t max_chunk_bytes;
+  /* 1: the context's own queue without CL_QUEUE_PROFILING_ENABLE, for
+   * callers whose calls are small and many.  Timings (clr_last_timing's
+   * kernel_ms, h2d_ms, d2h_ms and pass times) are then 0, total_ms stays,
+   * and reductions take no events for timing: on NVIDIA's OpenCL a
+   * profiling queue and a timed launch add about 15 us to every call
+   * (docs/PERFORMANCE.md, "Small calls").  A context around the caller's
+   * queue follows that queue's own properties instead. */
+  int no_profiling;
 } clr_context_config;
 
 /* Create a context on the chosen device, with its own command queue (with
- * profiling enabled).  detail (may be NULL) receives a one-line reason on
- * failure.  cfg may be NULL for all defaults.  A context is not
- * thread-safe by itself: distinct contexts may be used (and created) by
+ * profiling enabled unless cfg->no_profiling).  detail (may be NULL) receives a
+ * one-line reason on failure.  cfg may be NULL for all defaults.  A context is
+ * not thread-safe by itself: distinct contexts may be used (and created) by
  * distinct threads at once; one context by several threads only in turn,
  * under the caller's lock. */
 CLR_API clr_status clr_context_create(const clr_context_config *cfg,

@@ -34,14 +34,9 @@ done
 for k in coarse decoupled; do
   $cli --kernel=$k --n=1e8 --repeat=10 | grep -E "kernel|h2d|d2h|verified"
 done
-python3 - <<'PY'
-import time, torch
-def wall(f, r):
-    for _ in range(3): f()
-    ts = []
-    for _ in range(r):
-        t0 = time.perf_counter(); f(); ts.append((time.perf_counter() - t0) * 1e3)
-    ts.sort(); return ts[len(ts) // 2]
+PYTHONPATH=$here python3 - <<'PY'
+import torch
+from peers import small_calls, wall  # scripts/peers.py
 for n in (10**6, 10**7, 10**8):
     x = torch.rand(n)
     p = x.pin_memory()
@@ -49,11 +44,5 @@ for n in (10**6, 10**7, 10**8):
         ms = wall(lambda: h.to("cuda").sum().item(), 10)
         print("peer torch %s tensor .to(cuda).sum().item() n=%d: %.3f ms %.2f GB/s"
               % (name, n, ms, n * 4 / ms / 1e6))
-for n in (1000, 10000):
-    d = torch.rand(n, device="cuda")
-    ms = wall(lambda: d.sum().item(), 1000)
-    print("peer torch device x.sum().item() n=%d: %.1f us" % (n, ms * 1e3))
-    h = torch.rand(n)
-    ms = wall(lambda: h.to("cuda").sum().item(), 1000)
-    print("peer torch host x.to(cuda).sum().item() n=%d: %.1f us" % (n, ms * 1e3))
+small_calls(1000)
 PY

@@ -21,6 +21,34 @@ def med(f, r):
     return ts[len(ts) // 2]
 
 
+def wall(f, r):
+    """The median wall clock (ms) of r calls of f after three warm-up
+    calls: what a caller waits for, not just the device."""
+    import time
+    for _ in range(3):
+        f()
+    ts = []
+    for _ in range(r):
+        t0 = time.perf_counter()
+        f()
+        ts.append((time.perf_counter() - t0) * 1e3)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def small_calls(r):
+    """PyTorch's small calls (issue 16 item 5), n = 1e3 and 1e4: a device
+    tensor's x.sum().item(), and a host tensor's x.to("cuda").sum().item(),
+    wall clock, median of r."""
+    for n in (1000, 10000):
+        d = torch.rand(n, device="cuda")
+        print("peer torch device x.sum().item() n=%d: %.1f us"
+              % (n, wall(lambda: d.sum().item(), r) * 1e3))
+        h = torch.rand(n)
+        print("peer torch host x.to(cuda).sum().item() n=%d: %.1f us"
+              % (n, wall(lambda: h.to("cuda").sum().item(), r) * 1e3))
+
+
 def report(peers, r):
     """peers: (name, function, bytes it reads) each."""
     for name, f, nbytes in peers:

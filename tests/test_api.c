@@ -8,6 +8,7 @@
  *
  *   test_api --kernel-src=DIR --version=X.Y.Z
  *   test_api --overflow      (n * element size beyond SIZE_MAX) */
+#include "scan_reference.h"
 #include "test_files.h"
 #include "test_util.h"
 
@@ -437,6 +438,88 @@ static void test_timing_shape(clr_context *ctx) {
              "%s: timings are non-negative numbers", kn);
   }
   free(x);
+}
+
+/* A context without profiling (clr_context_config.no_profiling; on
+ * NVIDIA's OpenCL the cheaper one for small calls): the same answers from
+ * host arrays (copied, in one chunk and in several) and buffers, for every
+ * reduction kernel, max and a scan; no event times (0), the wall clock
+ * and the shape still reported. */
+static void test_no_profiling(void) {
+  clr_context_config cfg = {.kernel_dir = kernel_src,
+                            .copy_host_data = 1,
+                            .max_chunk_bytes = 64 * 1024,
+                            .no_profiling = 1};
+  clr_context *ctx = tu_context_from(&cfg);
+  static const size_t sizes[] = {1, 1000, 65537, 1000003};
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+    /* (a host array's first pass reads its first chunk) */
+    size_t n = sizes[si], chunks = (n * 4 + 65535) / 65536,
+           first = n < 16384 ? n : 16384;
+    int32_t *x = tu_xmalloc(n * sizeof *x);
+    int64_t want = 0, *scanned = tu_xmalloc(n * sizeof *scanned);
+    int32_t top = INT32_MIN;
+    for (size_t i = 0; i < n; i++) {
+      x[i] = (int32_t)(i * 7919 % 2001) - 1000;
+      want += x[i];
+      top = x[i] > top ? x[i] : top;
+    }
+    cl_int err;
+    cl_mem buf = clCreateBuffer(clr_context_cl_context(ctx),
+                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                n * sizeof *x, x, &err);
+    if (err != CL_SUCCESS)
+      tu_die("clCreateBuffer: %d", (int)err);
+    for (size_t ki = 0; ki < TU_N_REDUCE_KERNELS; ki++) {
+      clr_options o;
+      clr_options_init(&o);
+      o.kernel = tu_reduce_kernels[ki];
+      const char *kn = clr_kernel_name(o.kernel);
+      for (int form = 0; form < 2; form++) {
+        clr_value v;
+        clr_status s =
+            form ? clr_reduce_buffer(ctx, &o, CLR_SUM, CLR_INT, buf, 0, n, &v)
+                 : clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, n, &v);
+        const char *fn = form ? "buffer" : "host";
+        if (!TU_CHECK(s == CLR_OK && v.type == CLR_LONG && v.v.l == want,
+                      "no profiling, %s %s n=%zu: %s, sum %" PRId64
+                      " (want %" PRId64 ")",
+                      kn, fn, n, clr_status_name(s), v.v.l, want))
+          continue;
+        clr_timing tm = tu_last_timing(ctx);
+        TU_CHECK(tm.kernel_ms == 0 && tm.h2d_ms == 0 && tm.d2h_ms == 0 &&
+                     tm.passes[0].ms == 0 && tm.total_ms > 0 &&
+                     tm.n_passes >= 1 &&
+                     tm.passes[0].n_in == (form ? n : first),
+                 "no profiling, %s %s n=%zu: kernel %g h2d %g d2h %g pass "
+                 "%g ms, total %g ms, %zu passes (first reads %zu)",
+                 kn, fn, n, tm.kernel_ms, tm.h2d_ms, tm.d2h_ms, tm.passes[0].ms,
+                 tm.total_ms, tm.n_passes, tm.passes[0].n_in);
+        TU_CHECK(tm.chunks == (form ? 1 : chunks),
+                 "no profiling, %s %s n=%zu: %zu chunks (want %zu)", kn, fn, n,
+                 tm.chunks, form ? (size_t)1 : chunks);
+      }
+    }
+    clr_value v;
+    clr_status s = clr_reduce_host(ctx, NULL, CLR_MAX, CLR_INT, x, n, &v);
+    TU_CHECK(s == CLR_OK && v.v.i == top, "no profiling, max n=%zu: %s, %d", n,
+             clr_status_name(s), v.v.i);
+    clr_options so;
+    clr_options_init(&so);
+    so.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+    s = clr_scan_host(ctx, &so, CLR_SUM, CLR_INT, x, scanned, n);
+    clr_scan_check chk = {.ok = 0};
+    if (s == CLR_OK)
+      clr_ref_scan_check_to(CLR_SUM, CLR_INT, CLR_LONG, 0, x, scanned, n, 0, 0,
+                            &chk);
+    TU_CHECK(s == CLR_OK && chk.ok,
+             "no profiling, scan n=%zu: %s, %zu elements wrong", n,
+             clr_status_name(s), chk.n_bad);
+    clReleaseMemObject(buf);
+    free(scanned);
+    free(x);
+  }
+  clr_context_release(ctx);
 }
 
 /* "Timing and shape of the last successful call": a failed call in
@@ -1297,6 +1380,7 @@ int main(int argc, char **argv) {
   tu_section("invalid arguments");
   test_timing_shape(ctx);
   test_timing_after_failure(ctx);
+  test_no_profiling();
   tu_section("timing shape");
   test_launch_overflow(ctx);
   tu_section("launch overflow");

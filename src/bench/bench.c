@@ -715,8 +715,19 @@ int main(int argc, char **argv) {
   if (o.host || o.latency) {
     rc = o.host ? bench_host_paths(ctx, sizes, n_sizes, o.repeat) : 0;
     if (o.latency && rc == 0)
-      rc = bench_latency(ctx, o.repeat);
+      rc = bench_latency(ctx, o.repeat, "the default context (timed)");
     clr_context_release(ctx);
+    if (o.latency && rc == 0) { /* the same without profiling */
+      clr_context_config ucfg = cfg;
+      ucfg.no_profiling = 1;
+      ctx = NULL;
+      if (clr_context_create(&ucfg, &ctx, detail, sizeof detail) != CLR_OK) {
+        fprintf(stderr, "clreduce-bench: %s\n", detail);
+        return finish_stdout(3);
+      }
+      rc = bench_latency(ctx, o.repeat, "a context with no_profiling");
+      clr_context_release(ctx);
+    }
     return finish_stdout(rc);
   }
   size_t max_n = sizes[n_sizes - 1];

@@ -292,7 +292,7 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
   return rc;
 }
 
-int bench_latency(clr_context *ctx, unsigned repeat) {
+int bench_latency(clr_context *ctx, unsigned repeat, const char *label) {
   static const size_t sizes[] = {1000, 10000};
   cl_context cl = clr_context_cl_context(ctx);
   cl_command_queue q = clr_context_queue(ctx);
@@ -305,8 +305,9 @@ int bench_latency(clr_context *ctx, unsigned repeat) {
             clr_context_error(ctx));
     return 3;
   }
-  printf("\nsmall calls, float sum: wall clock of whole calls, median of %u\n",
-         repeat);
+  printf("\nsmall calls, float sum, %s: wall clock of whole calls, median of "
+         "%u\n",
+         label, repeat);
   printf("  %-52s %9.1f us\n", "floor: one launch + blocking read of 8 bytes",
          floor_us);
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes && rc == 0; s++) {

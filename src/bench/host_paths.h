@@ -11,6 +11,6 @@
 int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
                      unsigned repeat);
 /* Small calls against the device's call floor; 0, 1 or 3. */
-int bench_latency(clr_context *ctx, unsigned repeat);
+int bench_latency(clr_context *ctx, unsigned repeat, const char *label);
 
 #endif

@@ -202,8 +202,9 @@ CLR_API clr_status clr_context_create(const clr_context_config *cfg,
       st = creation_failed(msg, sizeof msg, "clCreateContext", err);
   }
   if (st == CLR_OK) {
-    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->device,
-                                      CL_QUEUE_PROFILING_ENABLE, &err);
+    ctx->queue = clCreateCommandQueue(
+        ctx->cl, ctx->device,
+        cfg && cfg->no_profiling ? 0 : CL_QUEUE_PROFILING_ENABLE, &err);
     if (err != CL_SUCCESS)
       st = creation_failed(msg, sizeof msg, "clCreateCommandQueue", err);
   }

@@ -51,6 +51,8 @@ typedef struct clr_pinned {
   clr_span span;        /* staged writes done or in flight, not yet counted */
   clr_host_block *host; /* clr_host_alloc's arrays, n_host of them */
   size_t n_host, cap_host;
+  clr_host_block bounce; /* small transfers' block (clr_bounce_write) */
+  cl_event bounce_ev;    /* its last write, or NULL */
 } clr_pinned;
 
 /* A device buffer the context keeps between calls, grown on demand. */
@@ -191,6 +193,11 @@ clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
                               cl_mem_flags flags);
 void clr_buffer_release(clr_buffer *buf);
 double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
+/* Where a command's event goes when it is taken only for its time: ev on
+ * a profiling queue, NULL (no event: cheaper) on one without. */
+static inline cl_event *clr_timed(const clr_context *ctx, cl_event *ev) {
+  return ctx->profiling ? ev : NULL;
+}
 double clr_now_ms(void);
 /* A call's timing, the work done: its chunks (launches), error depth and
  * total time since t0 (clr_now_ms at its start). */
@@ -294,6 +301,14 @@ void clr_pinned_release(clr_context *ctx);
  * least 1 MiB (or one stage.block_kib block, if smaller), and host not in
  * one of clr_host_alloc's pinned arrays (those are copied directly). */
 int clr_pinned_applies(const clr_context *ctx, const void *host, size_t bytes);
+/* 1 when a transfer of the bytes at host goes through the small pinned
+ * block instead: below the blocks' threshold, otherwise as above. */
+int clr_bounce_applies(const clr_context *ctx, const void *host, size_t bytes);
+/* bytes at host to element 0 of dev through the small block: one memcpy,
+ * one write (its event in *ev; the next bounce write waits for it before
+ * it fills the block again). */
+clr_status clr_bounce_write(clr_context *ctx, cl_mem dev, const void *host,
+                            size_t bytes, cl_event *ev);
 /* bytes at host to element 0 of dev.  Returns with the last blocks' writes
  * in flight on the queue (what is enqueued next runs after them);
  * clr_pinned_settle waits for them. */

@@ -89,6 +89,13 @@ static void release_host_block(clr_context *ctx, clr_host_block *h) {
 
 void clr_pinned_release(clr_context *ctx) {
   release_slots(ctx);
+  if (ctx->pinned.bounce_ev) {
+    clWaitForEvents(1, &ctx->pinned.bounce_ev);
+    clReleaseEvent(ctx->pinned.bounce_ev);
+    ctx->pinned.bounce_ev = NULL;
+  }
+  release_host_block(ctx, &ctx->pinned.bounce);
+  memset(&ctx->pinned.bounce, 0, sizeof ctx->pinned.bounce);
   for (size_t i = 0; i < ctx->pinned.n_host; i++)
     release_host_block(ctx, &ctx->pinned.host[i]);
   free(ctx->pinned.host);
@@ -272,11 +279,62 @@ static int owns_host(const clr_context *ctx, const void *p, size_t bytes) {
   return 0;
 }
 
-int clr_pinned_applies(const clr_context *ctx, const void *host, size_t bytes) {
+/* The least transfer the blocks take: 1 MiB, or one block if smaller. */
+static size_t pinned_least(const clr_context *ctx) {
   size_t block = (size_t)ctx->tuning.stage_block_kib * 1024;
-  size_t least = block < ((size_t)1 << 20) ? block : (size_t)1 << 20;
-  return !ctx->host_unified && ctx->tuning.stage_threads > 0 && block > 0 &&
-         bytes >= least && !owns_host(ctx, host, bytes);
+  return block < ((size_t)1 << 20) ? block : (size_t)1 << 20;
+}
+
+int clr_pinned_applies(const clr_context *ctx, const void *host, size_t bytes) {
+  return !ctx->host_unified && ctx->tuning.stage_threads > 0 &&
+         ctx->tuning.stage_block_kib > 0 && bytes >= pinned_least(ctx) &&
+         !owns_host(ctx, host, bytes);
+}
+
+int clr_bounce_applies(const clr_context *ctx, const void *host, size_t bytes) {
+  return !ctx->host_unified && ctx->tuning.stage_threads > 0 && bytes > 0 &&
+         (ctx->tuning.stage_block_kib == 0 || bytes < pinned_least(ctx)) &&
+         !owns_host(ctx, host, bytes);
+}
+
+/* Small transfers: NVIDIA's OpenCL takes 10-25 us to write 4-40 KB from
+ * pageable memory (docs/PERFORMANCE.md, "Small calls"), where a memcpy
+ * into a pinned block and a write from it need a few. */
+clr_status clr_bounce_write(clr_context *ctx, cl_mem dev, const void *host,
+                            size_t bytes, cl_event *ev) {
+  clr_host_block *b = &ctx->pinned.bounce;
+  *ev = NULL;
+  if (ctx->pinned.bounce_ev) { /* the block's last write has read it */
+    cl_int err = clWaitForEvents(1, &ctx->pinned.bounce_ev);
+    clReleaseEvent(ctx->pinned.bounce_ev);
+    ctx->pinned.bounce_ev = NULL;
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clWaitForEvents", err);
+  }
+  if (b->bytes < bytes) {
+    size_t want = (size_t)64 << 10;
+    while (want < bytes)
+      want *= 2;
+    release_host_block(ctx, b);
+    memset(b, 0, sizeof *b);
+    clr_status st = map_pinned(ctx, want, &b->mem, &b->ptr);
+    if (st != CLR_OK)
+      return st;
+    b->bytes = want;
+  }
+  memcpy(b->ptr, host, bytes);
+  cl_int err = clEnqueueWriteBuffer(ctx->queue, dev, CL_FALSE, 0, bytes, b->ptr,
+                                    0, NULL, ev);
+  if (err != CL_SUCCESS) {
+    *ev = NULL;
+    return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+  }
+  err = clRetainEvent(*ev);
+  if (err == CL_SUCCESS)
+    ctx->pinned.bounce_ev = *ev;
+  else if ((err = clWaitForEvents(1, ev)) != CL_SUCCESS) /* done with it now */
+    return clr_cl_fail(ctx, "clWaitForEvents", err);
+  return CLR_OK;
 }
 
 /* The block a transfer moves at a time: stage.block_kib, or less, so that

@@ -374,6 +374,19 @@ static clr_status settle_passes(clr_context *ctx, pass_set *ps) {
   return st;
 }
 
+/* The reduction kernels' arguments after the six every pass takes (in,
+ * in_offset, n, out, local scratch, per_item; cl/reduce_*.cl): the first
+ * element's index in the whole input (maps, argmin/argmax), a dot
+ * product's second array, and the single-launch fold's ticket, result
+ * and result index (after the second array where there is one). */
+enum {
+  ARG_BASE = 6,
+  ARG_IN2 = 7,
+  ARG_OFFSET2 = 8,
+  ARG_FINISH = 7,
+  ARG_FINISH_DOT = 9
+};
+
 /* Reduce n elements of src to one value (a record for the indexed ops),
  * written to element dst_index of dst.  first_is_input: the first pass
  * reads the input (else partials: the per-chunk values).  Adds kernel time
@@ -476,14 +489,14 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
                       CLR_ARG(out), CLR_LOCAL(L->local * acc_bytes),
                       CLR_ARG(per_item));
     if (st == CLR_OK && p->takes_base)
-      st = clr_set_arg_at(ctx, k, 6, CLR_ARG(base));
+      st = clr_set_arg_at(ctx, k, ARG_BASE, CLR_ARG(base));
     if (st == CLR_OK && input_pass && p->inputs == 2) {
-      st = clr_set_arg_at(ctx, k, 7, CLR_ARG(src->mem2));
+      st = clr_set_arg_at(ctx, k, ARG_IN2, CLR_ARG(src->mem2));
       if (st == CLR_OK)
-        st = clr_set_arg_at(ctx, k, 8, CLR_ARG(offset2));
+        st = clr_set_arg_at(ctx, k, ARG_OFFSET2, CLR_ARG(offset2));
     }
     if (st == CLR_OK && finish) {
-      cl_uint at = p->inputs == 2 ? 9 : 7;
+      cl_uint at = p->inputs == 2 ? ARG_FINISH_DOT : ARG_FINISH;
       cl_ulong index = dst_index;
       st = clr_set_arg_at(ctx, k, at, CLR_ARG(ctx->ticket.mem));
       if (st == CLR_OK)
@@ -495,10 +508,11 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
       goto fail;
     /* An asynchronous call's first pass waits for the caller's events. */
     int waits = i == 0 && async && async->num_events;
-    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(
-                          ctx->queue, k, 1, NULL, &L->global, &L->local,
-                          waits ? async->num_events : 0,
-                          waits ? async->wait_list : NULL, &events[i]));
+    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &L->global,
+                                             &L->local,
+                                             waits ? async->num_events : 0,
+                                             waits ? async->wait_list : NULL,
+                                             clr_timed(ctx, &events[i])));
     if (record && i < CLR_MAX_PASSES) {
       ctx->timing.passes[i].n_in = (size_t)m;
       ctx->timing.passes[i].global_size = L->global;
@@ -520,10 +534,14 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     goto fail;
   if (ps) { /* the caller's blocking read waits; then settle_passes */
     memcpy(ps->events, events, n_passes * sizeof *events);
-    ps->n = n_passes;
+    ps->n = ctx->profiling ? n_passes : 0; /* (no events otherwise) */
     ps->record = record;
     ps->kernel_ms = kernel_ms;
     return CLR_OK;
+  }
+  if (!ctx->profiling) {
+    CLR_CL_CHECK(ctx, clFinish(ctx->queue));
+    goto fail;
   }
   CLR_CL_CHECK(ctx, clWaitForEvents((cl_uint)n_passes, events));
   *kernel_ms += clr_event_ms(events[0], events[n_passes - 1]);
@@ -544,8 +562,9 @@ static clr_status read_result(clr_context *ctx, cl_mem buf,
   clr_status st = CLR_OK;
   cl_event ev = NULL;
   unsigned char bytes[64];
-  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
-                                        p->acc_bytes, bytes, 0, NULL, &ev));
+  CLR_CL_CHECK(ctx,
+               clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0, p->acc_bytes,
+                                   bytes, 0, NULL, clr_timed(ctx, &ev)));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
   *result = clr_result_at(p->op, p->acc, bytes, 0);
 fail:

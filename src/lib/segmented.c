@@ -292,6 +292,10 @@ static clr_status reserve_launch(clr_context *ctx, const seg_plan *p,
   return st;
 }
 
+/* clr_seg_tiles's argument after the twelve it shares with clr_seg_items
+ * (cl/reduce_segmented.cl): where each tile starts. */
+enum { SEG_ARG_TILE_BOUNDS = 12 };
+
 /* One launch: elements [lo, lo + len) of the whole input (element lo at
  * element data_off of data), and the `closes` segments that close in it,
  * whose offsets start at element offsets_off of offsets and whose results
@@ -330,7 +334,8 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
       st = enqueue(ctx, p->partition->kernel, (size_t)items + 1, p->wg_rest,
                    &ev[n_ev++]);
     if (st == CLR_OK)
-      st = clr_set_arg_at(ctx, p->items->kernel, 12, CLR_ARG(bounds));
+      st = clr_set_arg_at(ctx, p->items->kernel, SEG_ARG_TILE_BOUNDS,
+                          CLR_ARG(bounds));
   }
   if (st == CLR_OK)
     st = CLR_SET_ARGS(ctx, p->items->kernel, CLR_ARG(io->data),

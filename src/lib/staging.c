@@ -43,8 +43,17 @@ clr_status clr_stage_in(clr_context *ctx, clr_buffer *pool, void *host,
       out->mem = pool->mem;
     return st;
   }
-  err = clEnqueueWriteBuffer(ctx->queue, pool->mem, CL_FALSE, 0, bytes, host, 0,
-                             NULL, &out->write_event);
+  if (clr_bounce_applies(ctx, host, bytes)) {
+    st = clr_bounce_write(ctx, pool->mem, host, bytes, &out->write_event);
+    if (st == CLR_OK)
+      out->mem = pool->mem;
+    return st;
+  }
+  /* Without profiling, no event: the write blocks instead (it must be
+   * done before the call returns, and on NVIDIA's OpenCL a blocking write
+   * costs less than an event waited on a profiling queue). */
+  err = clEnqueueWriteBuffer(ctx->queue, pool->mem, !ctx->profiling, 0, bytes,
+                             host, 0, NULL, clr_timed(ctx, &out->write_event));
   if (err != CL_SUCCESS) {
     out->write_event = NULL;
     return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
