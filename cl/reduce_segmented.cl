@@ -524,7 +524,7 @@ __kernel void clr_seg_mean(__global const ulong *offsets, ulong offsets_off,
 #endif
 
 __kernel void clr_seg_check(__global const ulong *offsets, ulong offsets_off,
-                            ulong n_segments, ulong n, __global uint *bad) {
+                            ulong n_segments, ulong n, __global ulong *flags) {
   offsets += offsets_off;
   ulong s = get_global_id(0);
   if (s > n_segments)
@@ -532,5 +532,15 @@ __kernel void clr_seg_check(__global const ulong *offsets, ulong offsets_off,
   ulong o = offsets[s];
   if ((s == 0 && o != 0) || (s == n_segments && o != n) ||
       (s < n_segments && o > offsets[s + 1]))
-    *bad = 1;
+    flags[0] = 1;
+  /* flags[1]: the segments are no rows (every one but the last as long as
+   * the first, not empty; the last 1..that long); flags[2]: the first's
+   * length. */
+  if (s < n_segments) {
+    ulong len = offsets[s + 1] - o, row = offsets[1] - offsets[0];
+    if (row == 0 || (s + 1 < n_segments ? len != row : len == 0 || len > row))
+      flags[1] = 1;
+    if (s == 0)
+      flags[2] = row;
+  }
 }

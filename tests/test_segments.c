@@ -751,12 +751,20 @@ static void bad_offsets(clr_context *ctx) {
  * other lengths and a streamed call the general kernels; each against the CPU,
  * in both layouts, several work-group sizes, a map, and streamed in 4 KiB
  * chunks. */
+/* The last call took the rows form: one launch, a work-group a row. */
+static int took_rows(clr_context *ctx, size_t rows) {
+  clr_timing tm = tu_last_timing(ctx);
+  return tm.n_passes == 1 &&
+         tm.passes[0].global_size == rows * tm.passes[0].local_size;
+}
+
 static void rows(clr_context *ctx, clr_context *chunked) {
   static const struct {
     size_t n, len;
   } shapes[] = {{1, 1},        {7, 1},        {1000, 1000},  {1001, 10},
                 {4099, 65},    {5000, 4999},  {65537, 1000}, {20000, 512},
-                {100000, 600}, {73733, 8192}, {81920, 8192}, {60000, 300}};
+                {100000, 600}, {73733, 8192}, {81920, 8192}, {60000, 300},
+                {600000, 1000}}; /* (600 rows: enough for 150 CUs) */
   static const size_t wgs[] = {0, 1, 3, 64, 256};
   static const seg_op_type ops[] = {
       {CLR_SUM, CLR_FLOAT},    {CLR_MAX, CLR_INT},   {CLR_MEAN, CLR_DOUBLE},
@@ -786,8 +794,20 @@ static void rows(clr_context *ctx, clr_context *chunked) {
            c.opt.layout == CLR_LAYOUT_STRIDED ? "strided" : "contiguous",
            c.opt.wg_size, c.opt.map ? " abs" : "",
            streamed ? " 4 KiB chunks" : "");
-      if (run_host(streamed ? chunked : ctx, &c) == CLR_OK && k % 3 == 1)
+      /* The one-launch form where it applies (the CPUs' form on the
+       * strided layout), from host arrays and buffers alike. */
+      int one = c.opt.layout == CLR_LAYOUT_STRIDED && len >= 512 &&
+                len <= 8192 && count >= 4 * (size_t)tu_device.compute_units;
+      clr_status st = run_host(streamed ? chunked : ctx, &c);
+      if (st == CLR_OK && one && !streamed)
+        tu_check(took_rows(ctx, count), "%s: one launch, a work-group a row",
+                 c.what);
+      if (st == CLR_OK && k % 3 == 1) {
         run_buffer(ctx, &c);
+        if (one && tu_type_available(c.type))
+          tu_check(took_rows(ctx, count),
+                   "%s (buffers): one launch, a work-group a row", c.what);
+      }
       free(x);
       free(off);
     }

@@ -561,22 +561,23 @@ static size_t rows_of(const uint64_t *offsets, size_t n_segments) {
 }
 
 /* Rows in one launch (cl/reduce_rows.cl: a work-group a row) where the
- * GPUs' tiled form would take three: rows of ROWS_MIN_LEN..ROWS_MAX_LEN,
- * enough of them to fill the device, host data that fits one launch, no
- * shape asked for (coarse).  *done is 0 when this form does not apply
- * and nothing was run; else p->depth is its rounding depth. */
-static clr_status rows_host(clr_context *ctx, const clr_options *opt,
-                            seg_plan *p, clr_type type, const void *data,
-                            size_t n, const uint64_t *offsets,
-                            size_t n_segments, void *results, int *done) {
-  *done = 0;
-  size_t row = rows_of(offsets, n_segments), esize = clr_type_size(type);
-  if (row < ROWS_MIN_LEN || row > ROWS_MAX_LEN ||
-      n_segments < (size_t)ROWS_PER_CU * ctx->desc.compute_units || !p->tiled ||
-      opt->coarse || clr_chunk_elems(ctx, esize) < n ||
-      clr_chunk_elems(ctx, p->acc_bytes) < n_segments)
-    return CLR_OK;
-  *done = 1;
+ * GPUs' tiled form would take three: rows of ROWS_MIN_LEN..ROWS_MAX_LEN
+ * (row: their length, 0 for no rows), enough of them to fill the device,
+ * no shape asked for (coarse). */
+static int rows_apply(const clr_context *ctx, const clr_options *opt,
+                      const seg_plan *p, size_t row, size_t n_segments) {
+  return row >= ROWS_MIN_LEN && row <= ROWS_MAX_LEN &&
+         n_segments >= (size_t)ROWS_PER_CU * ctx->desc.compute_units &&
+         p->tiled && !opt->coarse;
+}
+
+/* The rows of n elements of in from element in_off, each row's result to
+ * out from element out_off; p->depth is set to the rounding depth and the
+ * timing to the one launch. */
+static clr_status rows_launch(clr_context *ctx, const clr_options *opt,
+                              seg_plan *p, clr_type type, cl_mem in,
+                              size_t in_off, size_t n, size_t row,
+                              size_t n_segments, cl_mem out, size_t out_off) {
   clr_build_spec spec = {.source = "reduce_rows.cl",
                          .kernel = "clr_rows",
                          .in = type,
@@ -591,20 +592,11 @@ static clr_status rows_host(clr_context *ctx, const clr_options *opt,
     st = clr_choose_wg(ctx, k, opt->wg_size, ROWS_WG, p->acc_bytes, 0, &wg);
   if (st == CLR_OK) /* a row's chains, then the tree */
     p->depth = clr_fold_depth(row, wg);
-  clr_staged in, res;
-  memset(&in, 0, sizeof in);
-  memset(&res, 0, sizeof res);
+  cl_ulong in_ul = in_off, n_ul = n, row_ul = row, out_ul = out_off;
   if (st == CLR_OK)
-    st = clr_stage_in(ctx, &ctx->input, (void *)(uintptr_t)data, n * esize, 0,
-                      &in);
-  if (st == CLR_OK)
-    st = clr_stage_in(ctx, &ctx->output, results, n_segments * p->acc_bytes, 1,
-                      &res);
-  cl_ulong zero = 0, n_ul = n, row_ul = row;
-  if (st == CLR_OK)
-    st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in.mem), CLR_ARG(zero),
-                      CLR_ARG(n_ul), CLR_ARG(row_ul), CLR_ARG(res.mem),
-                      CLR_ARG(zero), CLR_LOCAL(wg * p->acc_bytes));
+    st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(in_ul),
+                      CLR_ARG(n_ul), CLR_ARG(row_ul), CLR_ARG(out),
+                      CLR_ARG(out_ul), CLR_LOCAL(wg * p->acc_bytes));
   if (st == CLR_OK)
     st = run_timed(ctx, k->kernel, n_segments * wg, wg);
   if (st == CLR_OK) {
@@ -614,8 +606,36 @@ static clr_status rows_host(clr_context *ctx, const clr_options *opt,
     t->passes[0].local_size = wg;
     t->passes[0].global_size = n_segments * wg;
     t->passes[0].ms = t->kernel_ms;
-    st = clr_stage_out(ctx, &res);
   }
+  return st;
+}
+
+/* Host arrays as rows in one launch, where rows_apply and they fit one
+ * allocation: staged in, rows_launch, staged out.  *done is 0 when this
+ * form does not apply and nothing was run. */
+static clr_status rows_host(clr_context *ctx, const clr_options *opt,
+                            seg_plan *p, clr_type type, const void *data,
+                            size_t n, const uint64_t *offsets,
+                            size_t n_segments, void *results, int *done) {
+  size_t row = rows_of(offsets, n_segments), esize = clr_type_size(type);
+  *done = rows_apply(ctx, opt, p, row, n_segments) &&
+          clr_chunk_elems(ctx, esize) >= n &&
+          clr_chunk_elems(ctx, p->acc_bytes) >= n_segments;
+  if (!*done)
+    return CLR_OK;
+  clr_staged in, res;
+  memset(&in, 0, sizeof in);
+  memset(&res, 0, sizeof res);
+  clr_status st = clr_stage_in(ctx, &ctx->input, (void *)(uintptr_t)data,
+                               n * esize, 0, &in);
+  if (st == CLR_OK)
+    st = clr_stage_in(ctx, &ctx->output, results, n_segments * p->acc_bytes, 1,
+                      &res);
+  if (st == CLR_OK)
+    st = rows_launch(ctx, opt, p, type, in.mem, 0, n, row, n_segments, res.mem,
+                     0);
+  if (st == CLR_OK)
+    st = clr_stage_out(ctx, &res);
   clr_stage_release(ctx, &res);
   clr_stage_release(ctx, &in);
   return st;
@@ -663,7 +683,7 @@ clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
 /* On a bad offset, the offsets are read to name it. */
 clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                                     cl_ulong offsets_off, cl_ulong n_segments,
-                                    size_t n) {
+                                    size_t n, size_t *row) {
   clr_program_entry *check;
   clr_build_spec spec = {.source = "reduce_segmented.cl",
                          .kernel = "clr_seg_check",
@@ -673,20 +693,21 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
   clr_status st = clr_get_kernel(ctx, &spec, &check);
   if (st != CLR_OK)
     return st;
-  st = clr_buffer_reserve(ctx, &ctx->carry, 2 * sizeof(cl_ulong),
+  st = clr_buffer_reserve(ctx, &ctx->carry, 3 * sizeof(cl_ulong),
                           CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
-  cl_uint bad = 0;
+  cl_ulong flags[3] = {0, 0, 0}; /* a bad offset; no rows; the row */
   cl_mem flag = ctx->carry.mem;
   cl_ulong n_ul = n;
   cl_event ev = NULL;
   uint64_t *host = NULL;
+  *row = 0;
   /* Blocking: bad lives on this stack frame, which a failure below would
    * leave while a non-blocking write still read it (ASan found it under
    * fault injection). */
   CLR_CL_CHECK(ctx, clEnqueueWriteBuffer(ctx->queue, flag, CL_TRUE, 0,
-                                         sizeof bad, &bad, 0, NULL, NULL));
+                                         sizeof flags, flags, 0, NULL, NULL));
   st = CLR_SET_ARGS(ctx, check->kernel, CLR_ARG(offsets), CLR_ARG(offsets_off),
                     CLR_ARG(n_segments), CLR_ARG(n_ul), CLR_ARG(flag));
   if (st == CLR_OK)
@@ -694,8 +715,10 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
   if (st != CLR_OK)
     goto fail;
   CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, flag, CL_TRUE, 0,
-                                        sizeof bad, &bad, 0, NULL, NULL));
-  if (!bad)
+                                        sizeof flags, flags, 0, NULL, NULL));
+  if (!flags[0] && !flags[1] && n_segments > 0)
+    *row = (size_t)flags[2];
+  if (!flags[0])
     goto fail;
   size_t count = (size_t)n_segments + 1;
   host = malloc(count * sizeof *host);
@@ -781,12 +804,18 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
     st = make_seg_plan(ctx, opt, op, type, &plan);
   if (st != CLR_OK)
     return st;
-  st = clr_check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n);
-  /* The whole range in one launch: every segment closes in it. */
+  size_t row = 0;
+  st = clr_check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n,
+                                &row);
+  /* Rows in one launch, else the whole range in one launch of the merge
+   * path: every segment closes in it. */
   seg_launch_io io = {
       data,           offsets, results, data_offset, offsets_offset,
       results_offset, 0,       n,       n_segments,  0};
-  if (st == CLR_OK)
+  if (st == CLR_OK && rows_apply(ctx, opt, &plan, row, n_segments))
+    st = rows_launch(ctx, opt, &plan, type, data, data_offset, n, row,
+                     n_segments, results, results_offset);
+  else if (st == CLR_OK)
     st = seg_launch(ctx, &plan, &io);
   if (st == CLR_OK && plan.mean)
     st = means_on_device(ctx, opt, type, &plan, offsets, offsets_offset,
