@@ -246,7 +246,7 @@ typedef struct clr_context_config {
    * callers whose calls are small and many.  Timings (clr_last_timing's
    * kernel_ms, h2d_ms, d2h_ms and pass times) are then 0, total_ms stays,
    * and reductions take no events for timing: on NVIDIA's OpenCL a
-   * profiling queue and a timed launch add about 15 us to every call
+   * profiling queue and a timed launch add 12-15 us to every call
    * (docs/PERFORMANCE.md, "Small calls").  A context around the caller's
    * queue follows that queue's own properties instead. */
   int no_profiling;
