@@ -293,8 +293,7 @@ int clr_pinned_applies(const clr_context *ctx, const void *host, size_t bytes) {
 
 int clr_bounce_applies(const clr_context *ctx, const void *host, size_t bytes) {
   return !ctx->host_unified && ctx->tuning.stage_threads > 0 && bytes > 0 &&
-         (ctx->tuning.stage_block_kib == 0 || bytes < pinned_least(ctx)) &&
-         !owns_host(ctx, host, bytes);
+         bytes < pinned_least(ctx) && !owns_host(ctx, host, bytes);
 }
 
 /* Small transfers: NVIDIA's OpenCL takes 10-25 us to write 4-40 KB from
