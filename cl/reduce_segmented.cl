@@ -285,15 +285,11 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
   __local ACC_T xs[SEG_TILE + SEG_TILE / 32]; /* its elements, mapped   */
   __local SEG_END_T ends[SEG_TILE]; /* its segments' ends, tile-relative */
   __local SEG_T parts[CLR_SEG_WG];  /* each work-item's carry           */
-  __local ulong waiting;            /* the tile's pending segment       */
-  __local SEG_T waiting_value;
   offsets += offsets_off;
   out += out_off;
   uint lid = get_local_id(0);
   ulong tile = get_group_id(0), units = len + closes;
   ulong t0 = tile * SEG_TILE, t1 = min(t0 + SEG_TILE, units);
-  if (lid == 0)
-    waiting = CLR_SEG_NONE;
   /* The segment and the element at the tile's start and end
    * (clr_seg_partition). */
   __global const ulong *tb = tile_bounds + 2 * tile;
@@ -364,18 +360,26 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
   parts[lid] = acc;
   barrier(CLK_LOCAL_MEM_FENCE);
   /* The segment this work-item closed after its start: the partials of
-   * the work-items before it that it spans, then its own. */
+   * the work-items before it that it spans, then its own.  The tile's
+   * first segment, when it began before the tile, is finished by
+   * clr_seg_finish: the work-item that closes it (the one holding the
+   * tile's first close) leaves its part in head[tile] and names it in
+   * pending[tile]; without one, work-item 0 writes "none".  Each of those
+   * has one writer, so no barrier follows: a warp leaves as soon as its
+   * folds are done. */
   if (closes_open) {
     uint from = in_tile ? first / CLR_SEG_IPT : 0;
     SEG_T v = seg_local_fold(parts, from, lid);
     v = seg_merge(v, head_own);
     if (in_tile) {
       out[s0 + r_open] = seg_final(v, offsets[s0 + r_open]);
-    } else { /* began before the tile: finished by clr_seg_finish */
-      waiting = s0;
-      waiting_value = v;
+    } else {
+      pending[tile] = s0;
+      head[tile] = v;
     }
   }
+  if (lid == 0 && (n_ends == 0 || offsets[s0] >= lo + i0))
+    pending[tile] = CLR_SEG_NONE;
   /* The segment open at the tile's end: its partial, the fold of the
    * work-items' partials from where it began, is the tile's carry: folded
    * by one work-item when it began in the last SEG_SHORT_CARRY, else by a
@@ -388,24 +392,17 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
                        ? ends[n_ends - 1] + n_ends
                        : (end_in_tile ? (uint)(offsets[s0] - lo - i0) : 0);
   uint from = end_in_tile ? end_first / CLR_SEG_IPT : 0;
-  SEG_T tile_carry;
   if (CLR_SEG_WG - from <= SEG_SHORT_CARRY) {
-    barrier(CLK_LOCAL_MEM_FENCE); /* (waiting set) */
-    tile_carry = seg_identity();
-    if (lid == 0)
-      tile_carry = seg_local_fold(parts, from, CLR_SEG_WG);
+    if (lid == CLR_SEG_WG - 1)
+      carry[tile] = seg_local_fold(parts, from, CLR_SEG_WG);
   } else {
     SEG_T mine = seg_identity();
     if (lid >= from)
       mine = parts[lid];
     barrier(CLK_LOCAL_MEM_FENCE);
-    tile_carry = seg_group_reduce(parts, mine);
-  }
-  if (lid == 0) { /* (waiting was set before the barriers above) */
-    carry[tile] = tile_carry;
-    pending[tile] = waiting;
-    if (waiting != CLR_SEG_NONE)
-      head[tile] = waiting_value;
+    SEG_T tile_carry = seg_group_reduce(parts, mine);
+    if (lid == 0)
+      carry[tile] = tile_carry;
   }
 }
 #endif
