@@ -703,7 +703,7 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
   cl_event ev = NULL;
   uint64_t *host = NULL;
   *row = 0;
-  /* Blocking: bad lives on this stack frame, which a failure below would
+  /* Blocking: flags lives on this stack frame, which a failure below would
    * leave while a non-blocking write still read it (ASan found it under
    * fault injection). */
   CLR_CL_CHECK(ctx, clEnqueueWriteBuffer(ctx->queue, flag, CL_TRUE, 0,
