@@ -14,6 +14,7 @@
  * oclgrind, oclgrind-one-host, oclgrind-one-buffer
  * (default: every set but stream and the oclgrind ones, which run under
  * Oclgrind, tests/reliability, or anywhere with --any-device) */
+#include "internal.h" /* (a context without fp64, simulated) */
 #include "segment_layouts.h"
 #include "segment_reference.h"
 #include "test_util.h"
@@ -515,6 +516,58 @@ static void indexed_known(clr_context *ctx) {
   tu_section("indexed: known answers");
 }
 
+/* A device without double precision, simulated: a context whose
+ * descriptor (internal.h) says it has no cl_khr_fp64, so the library
+ * takes the paths such a device gets.  Float means of buffers are divided
+ * on the device in float (clr_seg_mean without CLR_SEG_WIDE: the quotient
+ * corrected by its residual), host arrays' on the host; what needs doubles
+ * (an int mean, a double sum) is refused with CLR_ERR_NO_FP64. */
+static void no_fp64_means(void) {
+  clr_context *ctx = tu_context_chunked(0, 0);
+  ctx->desc.has_fp64 = 0;
+  for (int l = 0; l < L_COUNT; l++) {
+    seg_case c =
+        seeded(CLR_MEAN, CLR_FLOAT, 20011, (layout)l, tu_seed(l, 90, 91, 92));
+    note(&c, " (no fp64)");
+    if (l % 2)
+      c.opt.layout = CLR_LAYOUT_STRIDED;
+    if (run_host(ctx, &c) == CLR_OK)
+      run_buffer(ctx, &c);
+    free_case(&c);
+  }
+  /* An int mean is a double: host arrays divide on the host, buffers (on
+   * the device) are refused. */
+  seg_case c = seeded(CLR_MEAN, CLR_INT, 1000, L_RANDOM, 93);
+  note(&c, " (no fp64)");
+  run_host(ctx, &c);
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_int e1, e2, e3;
+  cl_mem db = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             c.n * sizeof(int32_t), (void *)c.data, &e1);
+  cl_mem ob = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             (c.segments + 1) * sizeof(uint64_t),
+                             (void *)c.offsets, &e2);
+  cl_mem rb = clCreateBuffer(cl, CL_MEM_READ_WRITE, c.segments * 8, NULL, &e3);
+  if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS)
+    tu_die("clCreateBuffer failed");
+  TU_EXPECT_STATUS(clr_reduce_segments_buffer(ctx, NULL, CLR_MEAN, CLR_INT, db,
+                                              0, c.n, ob, 0, c.segments, rb, 0),
+                   CLR_ERR_NO_FP64, "int mean per segment of buffers, no fp64");
+  clReleaseMemObject(db);
+  clReleaseMemObject(ob);
+  clReleaseMemObject(rb);
+  void *res = tu_xmalloc(8);
+  double d[4] = {1, 2, 3, 4};
+  uint64_t whole[2] = {0, 4};
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, NULL, CLR_SUM, CLR_DOUBLE, d,
+                                            4, whole, 1, res),
+                   CLR_ERR_NO_FP64, "double sum per segment, no fp64");
+  free(res);
+  free_case(&c);
+  clr_context_release(ctx);
+  tu_section("indexed: means without fp64");
+}
+
 /* Argmin, argmax and minmax per segment (and means): float and int over
  * every layout
  * with ties, signed zeros and NaNs, in tiles and runs, with few units a
@@ -577,6 +630,7 @@ static void indexed(clr_context *ctx, clr_context *chunked) {
       free_case(&c);
     }
   tu_section("indexed: means");
+  no_fp64_means();
 }
 
 /* Small cases for Oclgrind (tests/reliability: run under it, where every
