@@ -324,11 +324,15 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
       a = m + 1;
   }
   uint r = a, i = d - r, r_open = r;
+  /* The tile's first segment, s0: whether it began in the tile, and at
+   * which unit (its first element; 0 when it began before). */
+  ulong s0_start = offsets[s0];
+  int s0_in = s0_start >= lo + i0;
+  uint s0_at = s0_in ? (uint)(s0_start - lo - i0) : 0;
   /* The tile-relative unit where segment s0 + r_open begins (its first
    * element, or its close when empty); before the tile: none. */
-  int in_tile = r_open > 0 || offsets[s0] >= lo + i0;
-  uint first = r_open > 0 ? ends[r_open - 1] + r_open
-                          : (in_tile ? (uint)(offsets[s0] - lo - i0) : 0);
+  int in_tile = r_open > 0 || s0_in;
+  uint first = r_open > 0 ? ends[r_open - 1] + r_open : s0_at;
   int continued = !in_tile || first < d;
   int closes_open = 0;
   SEG_T acc = seg_identity(), head_own = acc;
@@ -378,7 +382,7 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
       head[tile] = v;
     }
   }
-  if (lid == 0 && (n_ends == 0 || offsets[s0] >= lo + i0))
+  if (lid == 0 && (n_ends == 0 || s0_in))
     pending[tile] = CLR_SEG_NONE;
   /* The segment open at the tile's end: its partial, the fold of the
    * work-items' partials from where it began, is the tile's carry: folded
@@ -387,10 +391,8 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
    * the work-group's own, so every work-item takes the same branch.  The
    * tree's seven barriers cost random segments 0.022 ms of their 0.24 on
    * the H100, where the open segment spans a few work-items.) */
-  int end_in_tile = n_ends > 0 || offsets[s0] >= lo + i0;
-  uint end_first = n_ends > 0
-                       ? ends[n_ends - 1] + n_ends
-                       : (end_in_tile ? (uint)(offsets[s0] - lo - i0) : 0);
+  int end_in_tile = n_ends > 0 || s0_in;
+  uint end_first = n_ends > 0 ? ends[n_ends - 1] + n_ends : s0_at;
   uint from = end_in_tile ? end_first / CLR_SEG_IPT : 0;
   if (CLR_SEG_WG - from <= SEG_SHORT_CARRY) {
     if (lid == CLR_SEG_WG - 1)
