@@ -87,13 +87,21 @@ static void release_host_block(clr_context *ctx, clr_host_block *h) {
     free(h->ptr);
 }
 
-void clr_pinned_release(clr_context *ctx) {
-  release_slots(ctx);
+/* Wait for the small block's last write (it has read the block then) and
+ * forget it; the wait's status. */
+static cl_int settle_bounce(clr_context *ctx) {
+  cl_int err = CL_SUCCESS;
   if (ctx->pinned.bounce_ev) {
-    clWaitForEvents(1, &ctx->pinned.bounce_ev);
+    err = clWaitForEvents(1, &ctx->pinned.bounce_ev);
     clReleaseEvent(ctx->pinned.bounce_ev);
     ctx->pinned.bounce_ev = NULL;
   }
+  return err;
+}
+
+void clr_pinned_release(clr_context *ctx) {
+  release_slots(ctx);
+  settle_bounce(ctx);
   release_host_block(ctx, &ctx->pinned.bounce);
   memset(&ctx->pinned.bounce, 0, sizeof ctx->pinned.bounce);
   for (size_t i = 0; i < ctx->pinned.n_host; i++)
@@ -303,13 +311,9 @@ clr_status clr_bounce_write(clr_context *ctx, cl_mem dev, const void *host,
                             size_t bytes, cl_event *ev) {
   clr_host_block *b = &ctx->pinned.bounce;
   *ev = NULL;
-  if (ctx->pinned.bounce_ev) { /* the block's last write has read it */
-    cl_int err = clWaitForEvents(1, &ctx->pinned.bounce_ev);
-    clReleaseEvent(ctx->pinned.bounce_ev);
-    ctx->pinned.bounce_ev = NULL;
-    if (err != CL_SUCCESS)
-      return clr_cl_fail(ctx, "clWaitForEvents", err);
-  }
+  cl_int err = settle_bounce(ctx);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clWaitForEvents", err);
   if (b->bytes < bytes) {
     size_t want = (size_t)64 << 10;
     while (want < bytes)
@@ -322,8 +326,8 @@ clr_status clr_bounce_write(clr_context *ctx, cl_mem dev, const void *host,
     b->bytes = want;
   }
   memcpy(b->ptr, host, bytes);
-  cl_int err = clEnqueueWriteBuffer(ctx->queue, dev, CL_FALSE, 0, bytes, b->ptr,
-                                    0, NULL, ev);
+  err = clEnqueueWriteBuffer(ctx->queue, dev, CL_FALSE, 0, bytes, b->ptr, 0,
+                             NULL, ev);
   if (err != CL_SUCCESS) {
     *ev = NULL;
     return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
