@@ -37,7 +37,6 @@ typedef struct run_state {
   char data_desc[512];
   char what[128];          /* "coarse sum of float", for messages          */
   char segments_desc[256]; /* "1000 of length 100", "5 from 'f'"  */
-  clr_options opt;
   cli_report rep;
 } run_state;
 
@@ -311,7 +310,7 @@ static clr_status reduce_once(run_state *st, const clr_options *opt,
  * would check it. */
 static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
   const cli_args *a = st->args;
-  clr_options seq = st->opt;
+  clr_options seq = a->opt;
   clr_value v, abs_sum;
   char expr[4200];
   clr_timing t;
@@ -353,7 +352,7 @@ static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
  * built-in map or a dot product gives. */
 static int make_reference(run_state *st, clr_reference *ref) {
   const cli_args *a = st->args;
-  clr_type rt = clr_options_result_type(&st->opt, a->op, a->type);
+  clr_type rt = clr_options_result_type(&a->opt, a->op, a->type);
   if (a->opt.map == CLR_MAP_EXPR)
     return expr_reference(st, rt, ref);
   if (!clr_ref_reduce_mapped(a->opt.map, a->op, a->type, rt, st->data,
@@ -367,14 +366,14 @@ static int prepare(run_state *st) {
   clr_timing t;
   if (st->group) { /* every device's programs, at once */
     clr_group_timing gt;
-    clr_status s = clr_group_prepare(st->group, &st->opt, a->op, a->type);
+    clr_status s = clr_group_prepare(st->group, &a->opt, a->op, a->type);
     if (s != CLR_OK)
       return library_error(st, "building", s);
     clr_group_last_timing(st->group, &gt);
     st->rep.build_ms = gt.total_ms;
     return 0;
   }
-  clr_status s = clr_prepare(st->ctx, &st->opt, a->op, a->type);
+  clr_status s = clr_prepare(st->ctx, &a->opt, a->op, a->type);
   if (s != CLR_OK)
     return library_error(st, "building", s);
   s = clr_last_timing(st->ctx, &t);
@@ -464,7 +463,7 @@ static int run_reduce(run_state *st) {
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_value result;
     clr_timing t;
-    clr_status s = reduce_once(st, &st->opt, &result);
+    clr_status s = reduce_once(st, &a->opt, &result);
     int rc = after_run(st, run, s, &t);
     if (rc != 0)
       return rc;
@@ -541,7 +540,7 @@ static int write_output(run_state *st, size_t bytes) {
 static int run_scan(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
-  clr_type otype = clr_scan_output_type(&st->opt, a->type);
+  clr_type otype = clr_scan_output_type(&a->opt, a->type);
   size_t osize = clr_type_size(otype);
   st->out = alloc_moving(st, st->n, osize, 2);
   if (!st->out)
@@ -549,14 +548,13 @@ static int run_scan(run_state *st) {
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_timing t;
     clr_status s =
-        st->group ? clr_group_scan_host(st->group, &st->opt, a->op, a->type,
-                                        st->data, st->out, st->n)
-        : st->offsets
-            ? clr_scan_segments_host(st->ctx, &st->opt, a->op, a->type,
-                                     st->data, st->out, st->n, st->offsets,
-                                     st->n_segments)
-            : clr_scan_host(st->ctx, &st->opt, a->op, a->type, st->data,
-                            st->out, st->n);
+        st->group     ? clr_group_scan_host(st->group, &a->opt, a->op, a->type,
+                                            st->data, st->out, st->n)
+        : st->offsets ? clr_scan_segments_host(st->ctx, &a->opt, a->op, a->type,
+                                               st->data, st->out, st->n,
+                                               st->offsets, st->n_segments)
+                      : clr_scan_host(st->ctx, &a->opt, a->op, a->type,
+                                      st->data, st->out, st->n);
     int rc = after_run(st, run, s, &t);
     if (rc != 0)
       return rc;
@@ -616,8 +614,8 @@ static void *gather_ranges(const run_state *st, uint64_t **offsets,
 static int run_segments(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
-  clr_type rt = clr_options_result_type(&st->opt, a->op, a->type);
-  size_t rsize = clr_result_bytes(&st->opt, a->op, a->type), S = st->n_segments;
+  clr_type rt = clr_options_result_type(&a->opt, a->op, a->type);
+  size_t rsize = clr_result_bytes(&a->opt, a->op, a->type), S = st->n_segments;
   st->out = alloc_moving(st, S, rsize, 2);
   if (!st->out)
     return out_of_memory(S, rsize, "segment results");
@@ -625,9 +623,9 @@ static int run_segments(run_state *st) {
     clr_timing t;
     clr_status s =
         st->ranges
-            ? clr_reduce_ranges_host(st->ctx, &st->opt, a->op, a->type,
-                                     st->data, st->n, st->ranges, S, st->out)
-            : clr_reduce_segments_host(st->ctx, &st->opt, a->op, a->type,
+            ? clr_reduce_ranges_host(st->ctx, &a->opt, a->op, a->type, st->data,
+                                     st->n, st->ranges, S, st->out)
+            : clr_reduce_segments_host(st->ctx, &a->opt, a->op, a->type,
                                        st->data, st->n, st->offsets, S,
                                        st->out);
     int rc = after_run(st, run, s, &t);
@@ -741,7 +739,7 @@ static void summarize(run_state *st) {
   }
   if (r->is_scan)
     bytes += (double)st->n *
-             (double)clr_type_size(clr_scan_output_type(&st->opt, a->type));
+             (double)clr_type_size(clr_scan_output_type(&a->opt, a->type));
   r->gbps = r->kernel_ms > 0 ? bytes / (r->kernel_ms * 1e-3) / 1e9 : 0.0;
 }
 
@@ -770,7 +768,6 @@ static int run_steps(run_state *st) {
       (segmented && (rc = load_segments(st)) != 0) ||
       (rc = create_context(st)) != 0 || (rc = generate_data(st)) != 0)
     return rc;
-  st->opt = st->args->opt;
   /* clr_prepare builds one-array kernels: a dot product's and a segmented
    * reduction's are built (and timed) by their warm-up run. */
   if (!a->dot && !segmented && (rc = prepare(st)) != 0)
@@ -795,8 +792,8 @@ static int run_steps(run_state *st) {
   r->is_scan = clr_kernel_is_scan(a->opt.kernel) || a->scan;
   r->exclusive = a->opt.exclusive;
   r->result_type = r->is_scan
-                       ? clr_scan_output_type(&st->opt, a->type)
-                       : clr_options_result_type(&st->opt, a->op, a->type);
+                       ? clr_scan_output_type(&a->opt, a->type)
+                       : clr_options_result_type(&a->opt, a->op, a->type);
   r->n = st->n;
   r->seed = a->seed;
   r->generated = a->input == NULL;

@@ -32,7 +32,6 @@ typedef struct mpi_run {
   int rank, size, uneven;
   size_t n, n_local, first, esize;
   clr_context *ctx;
-  clr_options opt;
   void *local, *out;
   char desc[256];
   double *total_ms, *combine_ms, *local_ms;
@@ -121,7 +120,7 @@ static void *whole_array(const mpi_run *r) {
 static int run_calls(mpi_run *r) {
   const cli_args *a = r->a;
   int scan = clr_kernel_is_scan(a->opt.kernel);
-  size_t osize = clr_type_size(clr_scan_output_type(&r->opt, a->type));
+  size_t osize = clr_type_size(clr_scan_output_type(&a->opt, a->type));
   if (scan && !(r->out = malloc(r->n_local ? r->n_local * osize : 1))) {
     cli_error("rank %d: out of host memory", r->rank);
     return CLI_EXIT_RUNTIME;
@@ -129,9 +128,9 @@ static int run_calls(mpi_run *r) {
   for (unsigned k = 0; k <= a->repeat; k++) {
     clr_status st =
         scan
-            ? clr_mpi_scan_host(r->ctx, MPI_COMM_WORLD, &r->opt, a->op, a->type,
+            ? clr_mpi_scan_host(r->ctx, MPI_COMM_WORLD, &a->opt, a->op, a->type,
                                 r->local, r->out, r->n_local, &r->info)
-            : clr_mpi_reduce_host(r->ctx, MPI_COMM_WORLD, &r->opt, a->op,
+            : clr_mpi_reduce_host(r->ctx, MPI_COMM_WORLD, &a->opt, a->op,
                                   a->type, r->local, r->n_local, &r->result,
                                   &r->info);
     if (st != CLR_OK) {
@@ -158,7 +157,7 @@ static int verify(mpi_run *r, int *ok, double *err, double *bound,
                   clr_value *ref_value) {
   const cli_args *a = r->a;
   int scan = clr_kernel_is_scan(a->opt.kernel);
-  clr_type ot = clr_scan_output_type(&r->opt, a->type);
+  clr_type ot = clr_scan_output_type(&a->opt, a->type);
   size_t osize = clr_type_size(ot);
   void *all_out = NULL;
   int *counts = NULL, *displs = NULL;
@@ -210,7 +209,7 @@ static int verify(mpi_run *r, int *ok, double *err, double *bound,
   } else {
     clr_reference ref;
     clr_check chk;
-    clr_type rt = clr_options_result_type(&r->opt, a->op, a->type);
+    clr_type rt = clr_options_result_type(&a->opt, a->op, a->type);
     clr_ref_reduce_to(a->op, a->type, rt, all, r->n, &ref);
     clr_ref_check(&ref, &r->result, r->info.error_depth, &chk);
     *ok = chk.ok;
@@ -248,7 +247,7 @@ static void report(mpi_run *r, int verified, int ok, double err, double bound,
     int scan = clr_kernel_is_scan(a->opt.kernel);
     size_t bytes_per =
         r->esize +
-        (scan ? clr_type_size(clr_scan_output_type(&r->opt, a->type)) : 0);
+        (scan ? clr_type_size(clr_scan_output_type(&a->opt, a->type)) : 0);
     double gbps =
         total > 0 ? (double)r->n * (double)bytes_per / total / 1e6 : 0;
     if (a->json) {
@@ -362,7 +361,6 @@ static int run(mpi_run *r) {
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (worst)
     return worst;
-  r->opt = a->opt;
   r->total_ms = calloc(a->repeat, sizeof(double));
   r->combine_ms = calloc(a->repeat, sizeof(double));
   r->local_ms = calloc(a->repeat, sizeof(double));
