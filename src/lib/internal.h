@@ -502,8 +502,9 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
 clr_status clr_check_offsets(clr_context *ctx, const uint64_t *offsets,
                              size_t n_segments, size_t n, size_t *longest);
 /* The same for n_segments + 1 offsets in a buffer from element
- * offsets_off, checked on the device (flags read back); *row is the rows'
- * length when the segments are rows (rows_of's sense), else 0. */
+ * offsets_off, checked on the device (flags read back); *row (row may be
+ * NULL) is the rows' length when the segments are rows (rows_of's sense),
+ * else 0. */
 clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                                     cl_ulong offsets_off, cl_ulong n_segments,
                                     size_t n, size_t *row);

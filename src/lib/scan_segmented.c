@@ -474,12 +474,10 @@ static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
     st = clr_check_scan_buffers_overlap(ctx, in, in_offset, out, out_offset,
                                         clr_type_size(type),
                                         clr_type_size(otype), n);
-  /* Offsets are checked before any kernel reads through them.  (Rows take
-   * no other form in a scan: row is unused.) */
-  size_t row = 0;
+  /* Offsets are checked before any kernel reads through them. */
   if (st == CLR_OK && offsets)
     st = clr_check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n,
-                                  &row);
+                                  NULL);
   if (st == CLR_OK)
     st = make_sscan_plan(ctx, opt, op, type, offsets != NULL, &plan);
   if (st == CLR_OK)

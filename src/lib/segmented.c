@@ -702,7 +702,8 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
   cl_ulong n_ul = n;
   cl_event ev = NULL;
   uint64_t *host = NULL;
-  *row = 0;
+  if (row)
+    *row = 0;
   /* Blocking: flags lives on this stack frame, which a failure below would
    * leave while a non-blocking write still read it (ASan found it under
    * fault injection). */
@@ -716,7 +717,7 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
     goto fail;
   CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, flag, CL_TRUE, 0,
                                         sizeof flags, flags, 0, NULL, NULL));
-  if (!flags[0] && !flags[1] && n_segments > 0)
+  if (row && !flags[0] && !flags[1] && n_segments > 0)
     *row = (size_t)flags[2];
   if (!flags[0])
     goto fail;
