@@ -27,9 +27,11 @@
  * of the segment open at its end goes to carry[t] (the identity if none); the
  *                   segment open at its start that closes in it is left
  *                   pending, with the work-item's part of it in head[t].
- *   clr_seg_partition, clr_seg_tiles   (GPUs: the strided layout) the
- *                   same a work-group at a time: a tile of units in local
- *                   memory, its bounds found beforehand (below), its
+ *   clr_seg_partition(_short), clr_seg_tiles   (GPUs: the strided
+ *                   layout) the same a work-group at a time: a tile of
+ *                   units in local memory, its bounds found beforehand
+ *                   (by a search a tile, or from the segments' side when
+ *                   none spans more than a few tiles), its
  *                   carry, head and pending segment as one item's.
  *   clr_seg_blocks  a level of the carry pyramid: block sums of
  *                   CLR_SEG_BLOCK values of the level below, so a
@@ -274,6 +276,31 @@ __kernel void clr_seg_partition(__global const ulong *offsets,
   ulong s = seg_at_unit(offsets, lo, closes, d);
   bounds[2 * j] = s;
   bounds[2 * j + 1] = d - s;
+}
+
+/* The same bounds found from the segments' side, where every segment
+ * spans a few tiles at most (the host knows its longest): work-item s (of
+ * closes + 1) writes the bounds of each tile whose first unit is one of
+ * segment s's units (its elements and its close, after the close of
+ * s - 1; for s == closes, the segment open at the launch's end, up to the
+ * end).  The offsets are read once, coalesced, and no read waits on
+ * another: clr_seg_partition's search is a chain of log2(closes)
+ * dependent reads a tile (20 for 1e6 segments). */
+__kernel void clr_seg_partition_short(__global const ulong *offsets,
+                                      ulong offsets_off, ulong lo, ulong len,
+                                      ulong closes, ulong tiles,
+                                      __global ulong *bounds) {
+  offsets += offsets_off;
+  ulong s = get_global_id(0);
+  if (s > closes)
+    return;
+  ulong units = len + closes;
+  ulong j = s == 0 ? 0 : (offsets[s] - lo + s - 1) / SEG_TILE + 1;
+  ulong j_end = s < closes ? (offsets[s + 1] - lo + s) / SEG_TILE : tiles;
+  for (; j <= j_end; j++) {
+    bounds[2 * j] = s;
+    bounds[2 * j + 1] = min(j * SEG_TILE, units) - s;
+  }
 }
 
 __kernel __attribute__((reqd_work_group_size(CLR_SEG_WG, 1, 1))) void
@@ -523,7 +550,8 @@ __kernel void clr_seg_mean(__global const ulong *offsets, ulong offsets_off,
 #endif
 
 __kernel void clr_seg_check(__global const ulong *offsets, ulong offsets_off,
-                            ulong n_segments, ulong n, __global ulong *flags) {
+                            ulong n_segments, ulong n, ulong short_units,
+                            __global ulong *flags) {
   offsets += offsets_off;
   ulong s = get_global_id(0);
   if (s > n_segments)
@@ -541,5 +569,9 @@ __kernel void clr_seg_check(__global const ulong *offsets, ulong offsets_off,
       flags[1] = 1;
     if (s == 0)
       flags[2] = row;
+    /* flags[3]: a segment has more than short_units units (elements and
+     * its close): its length is not bounded by it */
+    if (len >= short_units)
+      flags[3] = 1;
   }
 }

@@ -504,10 +504,12 @@ clr_status clr_check_offsets(clr_context *ctx, const uint64_t *offsets,
 /* The same for n_segments + 1 offsets in a buffer from element
  * offsets_off, checked on the device (flags read back); *row (row may be
  * NULL) is the rows' length when the segments are rows (rows_of's sense),
- * else 0. */
+ * else 0; *longest (may be NULL) is short_units when no segment has more
+ * units (elements + 1) than that, else SIZE_MAX (not known). */
 clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                                     cl_ulong offsets_off, cl_ulong n_segments,
-                                    size_t n, size_t *row);
+                                    size_t n, size_t *row, cl_ulong short_units,
+                                    size_t *longest);
 
 /* ==== Hardening (issue 17): the on-disk readers' pure parts, which take
  * bytes and need no OpenCL device, so they can be fuzzed

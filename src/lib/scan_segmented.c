@@ -477,7 +477,7 @@ static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
   /* Offsets are checked before any kernel reads through them. */
   if (st == CLR_OK && offsets)
     st = clr_check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n,
-                                  NULL);
+                                  NULL, 0, NULL);
   if (st == CLR_OK)
     st = make_sscan_plan(ctx, opt, op, type, offsets != NULL, &plan);
   if (st == CLR_OK)
