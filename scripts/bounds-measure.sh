@@ -14,10 +14,16 @@
 #   --no-verify; what the tiles cost without the chain), and at other
 #   shapes; PyTorch's copy (x.clone()) and cumsum (CUB) in the same run;
 # - vec32: every reduction op and type at 1e8 and the mid sizes with the
-#   shipped 16-byte loads and with 32-byte loads.
-# SECTIONS="mid int scan vec32" (the default: all) picks sections.
+#   shipped 16-byte loads and with 32-byte loads;
+# - resident: mid sizes on a device-resident buffer (scripts/resident_sizes.c:
+#   back to back, and after a flush of the L2), with the shipped kernel and
+#   with two parts of its single launch cut from a copy of cl/ (wrong
+#   answers, so the program's check is off for them): the last work-group's
+#   ticket and fold of the partials ("noticket"), the work-group tree
+#   ("notree").
+# SECTIONS="mid int scan vec32 resident" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -106,5 +112,25 @@ for v in "v16 reduce.vec_bytes=16" "v32 reduce.vec_bytes=32"; do
   done
   CLREDUCE_TUNING_DIR=$d $bench --kernels=coarse --per-decade=3 --min-n=1e6 \
     --max-n=1e8 --repeat=50 2>/dev/null | grep -E "^coarse|^\(stream"
+done
+fi
+
+if on resident; then
+echo "== mid sizes, device-resident (coarse float sum, one launch)"
+cc -O2 -o "$out/resident_sizes" "$here/resident_sizes.c" -I"$here/../include" \
+  -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
+echo "-- shipped"
+"$out/resident_sizes" "$r"
+for v in noticket notree; do
+  d=$out/cl-$v
+  rm -rf "$d" && cp -r "$here/../cl" "$d"
+  case $v in
+  noticket) sed -i 's/^    last = atomic_inc(ticket) == get_num_groups(0) - 1;/    last = 0;/' "$d/reduce_coarse.cl" ;;
+  notree) sed -i 's/^  r = clr_group_reduce(scratch, r);/  (void)scratch;/' "$d/reduce_coarse.cl" ;;
+  esac
+  cmp -s "$here/../cl/reduce_coarse.cl" "$d/reduce_coarse.cl" && echo "$v: no change"
+  echo "-- $v (wrong answers)"
+  RESIDENT_NO_CHECK=1 CLREDUCE_KERNEL_DIR=$d CLREDUCE_CACHE_DIR=$out/cache-$v \
+    "$out/resident_sizes" "$r"
 done
 fi
