@@ -49,7 +49,8 @@ int main(int argc, char **argv) {
   cl_command_queue q = clr_context_queue(ctx);
   const size_t n_max = 100000000, flush_bytes = (size_t)256 << 20;
   float *ones = malloc(n_max * sizeof *ones);
-  double *hot = malloc(MAX_R * sizeof *hot), *cold = malloc(MAX_R * sizeof *cold);
+  double *hot = malloc(MAX_R * sizeof *hot),
+         *cold = malloc(MAX_R * sizeof *cold);
   cl_int err;
   cl_mem flush = clCreateBuffer(cl, CL_MEM_READ_WRITE, flush_bytes, NULL, &err);
   int rc = 0;
@@ -63,11 +64,11 @@ int main(int argc, char **argv) {
          "after flush ms", "%");
   for (size_t k = 0; k < sizeof sizes / sizeof *sizes && rc == 0; k++) {
     size_t n = sizes[k];
-    cl_mem b = clCreateBuffer(cl, CL_MEM_READ_ONLY, n * sizeof(float), NULL,
-                              &err);
+    cl_mem b =
+        clCreateBuffer(cl, CL_MEM_READ_ONLY, n * sizeof(float), NULL, &err);
     if (err != CL_SUCCESS ||
-        clEnqueueWriteBuffer(q, b, CL_TRUE, 0, n * sizeof(float), ones, 0,
-                             NULL, NULL) != CL_SUCCESS) {
+        clEnqueueWriteBuffer(q, b, CL_TRUE, 0, n * sizeof(float), ones, 0, NULL,
+                             NULL) != CL_SUCCESS) {
       rc = fail("buffer", NULL);
       if (err == CL_SUCCESS)
         clReleaseMemObject(b);
@@ -96,9 +97,9 @@ int main(int argc, char **argv) {
             t.kernel_ms;
     }
     double stream_ms = 0;
-    if (rc == 0 && clr_measure_read_bandwidth(ctx, n * sizeof(float),
-                                              (unsigned)reps,
-                                              &stream_ms) != CLR_OK)
+    if (rc == 0 &&
+        clr_measure_read_bandwidth(ctx, n * sizeof(float), (unsigned)reps,
+                                   &stream_ms) != CLR_OK)
       rc = fail("clr_measure_read_bandwidth", ctx);
     if (rc == 0) {
       double h = median(hot, reps), c = median(cold, reps);

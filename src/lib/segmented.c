@@ -25,10 +25,11 @@
 #define SEG_ITEMS_CPU 2048
 #define SEG_TILE_WG 128
 #define SEG_BLOCK 32
-/* Tile bounds from the segments' side (clr_seg_partition_short) where no
- * segment spans more than this many tiles: each of its work-items then
- * writes a few bounds at most.  On an H100 the search took 0.011 ms of
- * random segments' 0.213 (1e6 segments: 20 dependent reads a tile). */
+/* Tile bounds from the segments' side (clr_seg_partition's by_segment)
+ * where no segment spans more than this many tiles: each of its
+ * work-items then writes a few bounds at most.  On an H100 the search took
+ * 0.011 ms of random segments' 0.213 (1e6 segments: 20 dependent reads a tile).
+ */
 #define SEG_SHORT_TILES 4
 #define SEG_MAX_ITEMS ((size_t)1 << 32)
 /* Rows (cl/reduce_rows.cl): a work-group a row, of this size by default,
@@ -54,8 +55,7 @@ typedef struct seg_plan {
   size_t items_per; /* units per work-item (CLR_SEG_ITEMS), or per tile */
   unsigned vec;     /* elements a load (CLR_VEC) */
   clr_program_entry *items, *blocks, *finish;
-  clr_program_entry *partition; /* tiles: their bounds, by a search */
-  clr_program_entry *partition_short; /* ... or from the segments' side */
+  clr_program_entry *partition; /* tiles: their bounds */
   size_t wg, wg_rest; /* the first pass's work-group size, the others' */
   size_t launches;
   size_t depth;   /* longest rounding chain of any launch */
@@ -199,9 +199,6 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
   spec.kernel = "clr_seg_partition";
   if (st == CLR_OK && p->tiled)
     st = clr_get_kernel(ctx, &spec, &p->partition);
-  spec.kernel = "clr_seg_partition_short";
-  if (st == CLR_OK && p->tiled)
-    st = clr_get_kernel(ctx, &spec, &p->partition_short);
   spec.kernel = "clr_seg_blocks";
   if (st == CLR_OK)
     st = clr_get_kernel(ctx, &spec, &p->blocks);
@@ -223,8 +220,6 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
     p->wg_rest = p->blocks->max_wg;
   if (st == CLR_OK && p->tiled && p->wg_rest > p->partition->max_wg)
     p->wg_rest = p->partition->max_wg;
-  if (st == CLR_OK && p->tiled && p->wg_rest > p->partition_short->max_wg)
-    p->wg_rest = p->partition_short->max_wg;
   return st;
 }
 
@@ -337,14 +332,13 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
          pending = ctx->partial[0].mem;
   if (p->tiled) { /* first where each tile starts */
     cl_mem bounds = ctx->tile_bounds.mem;
-    int by_segment = p->longest <= SEG_SHORT_TILES * p->items_per;
-    cl_kernel part =
-        by_segment ? p->partition_short->kernel : p->partition->kernel;
-    st = CLR_SET_ARGS(ctx, part, CLR_ARG(io->offsets), CLR_ARG(io->offsets_off),
-                      CLR_ARG(io->lo), CLR_ARG(io->len), CLR_ARG(io->closes),
-                      CLR_ARG(items), CLR_ARG(bounds));
+    cl_uint by_segment = p->longest <= SEG_SHORT_TILES * p->items_per;
+    st = CLR_SET_ARGS(ctx, p->partition->kernel, CLR_ARG(io->offsets),
+                      CLR_ARG(io->offsets_off), CLR_ARG(io->lo),
+                      CLR_ARG(io->len), CLR_ARG(io->closes), CLR_ARG(items),
+                      CLR_ARG(bounds), CLR_ARG(by_segment));
     if (st == CLR_OK)
-      st = enqueue(ctx, part,
+      st = enqueue(ctx, p->partition->kernel,
                    by_segment ? (size_t)io->closes + 1 : (size_t)items + 1,
                    p->wg_rest, &ev[n_ev++]);
     if (st == CLR_OK)
@@ -827,7 +821,8 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
     return st;
   size_t row = 0;
   /* Whether every segment is short enough for the tiles' bounds to be
-   * found from the segments' side (clr_seg_partition_short). */
+   * found from the segments' side (clr_seg_partition), with no carry
+   * pyramid (launch_shape). */
   cl_ulong short_units = plan.tiled ? SEG_SHORT_TILES * plan.items_per : 0;
   st = clr_check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n,
                                 &row, short_units, &plan.longest);
