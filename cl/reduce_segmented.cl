@@ -565,8 +565,9 @@ __kernel void clr_seg_check(__global const ulong *offsets, ulong offsets_off,
     if (s == 0)
       flags[2] = row;
     /* flags[3]: a segment has more than short_units units (elements and
-     * its close): its length is not bounded by it */
-    if (len >= short_units)
+     * its close): its length is not bounded by it (0: not asked, and no
+     * work-item stores) */
+    if (short_units && len >= short_units)
       flags[3] = 1;
   }
 }

@@ -505,7 +505,8 @@ clr_status clr_check_offsets(clr_context *ctx, const uint64_t *offsets,
  * offsets_off, checked on the device (flags read back); *row (row may be
  * NULL) is the rows' length when the segments are rows (rows_of's sense),
  * else 0; *longest (may be NULL) is short_units when no segment has more
- * units (elements + 1) than that, else SIZE_MAX (not known). */
+ * units (elements + 1) than that, else SIZE_MAX (not known; short_units 0
+ * asks nothing). */
 clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                                     cl_ulong offsets_off, cl_ulong n_segments,
                                     size_t n, size_t *row, cl_ulong short_units,

@@ -732,7 +732,7 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                                         sizeof flags, flags, 0, NULL, NULL));
   if (row && !flags[0] && !flags[1] && n_segments > 0)
     *row = (size_t)flags[2];
-  if (longest && !flags[0] && !flags[3])
+  if (longest && short_units && !flags[0] && !flags[3])
     *longest = (size_t)short_units;
   if (!flags[0])
     goto fail;
