@@ -72,10 +72,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     abort();
   if (rc == 0 && a.action == CLI_ACTION_RUN) {
     /* what a run relies on (--output and --exclusive belong to scans, and
-     * --output to segmented runs too: one result a segment or range) */
+     * --output to segmented runs too: one result a segment or range; an
+     * op the type lacks only with a map expression, as and / or of floats
+     * are of the expression's truth) */
     int segmented = a.segments || a.segment_length || a.ranges;
     if ((a.n_given && a.n == 0) || a.repeat == 0 || a.repeat > CLI_MAX_REPEAT ||
-        clr_type_size(a.type) == 0 || clr_op_supports(a.op, a.type) != CLR_OK ||
+        clr_type_size(a.type) == 0 ||
+        (clr_op_supports(a.op, a.type) != CLR_OK &&
+         a.opt.map != CLR_MAP_EXPR) ||
         (!segmented && !clr_kernel_is_scan(a.opt.kernel) &&
          (a.output || a.opt.exclusive)))
       abort();
