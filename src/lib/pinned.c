@@ -293,15 +293,21 @@ static size_t pinned_least(const clr_context *ctx) {
   return block < ((size_t)1 << 20) ? block : (size_t)1 << 20;
 }
 
-int clr_pinned_applies(const clr_context *ctx, const void *host, size_t bytes) {
+/* Whether a host array is staged at all: a device apart from the host,
+ * staging on (stage.threads), and not one of clr_host_alloc's pinned
+ * arrays.  Its size then picks the blocks or the small block. */
+static int staged(const clr_context *ctx, const void *host, size_t bytes) {
   return !ctx->host_unified && ctx->tuning.stage_threads > 0 &&
-         ctx->tuning.stage_block_kib > 0 && bytes >= pinned_least(ctx) &&
          !owns_host(ctx, host, bytes);
 }
 
+int clr_pinned_applies(const clr_context *ctx, const void *host, size_t bytes) {
+  return ctx->tuning.stage_block_kib > 0 && bytes >= pinned_least(ctx) &&
+         staged(ctx, host, bytes);
+}
+
 int clr_bounce_applies(const clr_context *ctx, const void *host, size_t bytes) {
-  return !ctx->host_unified && ctx->tuning.stage_threads > 0 && bytes > 0 &&
-         bytes < pinned_least(ctx) && !owns_host(ctx, host, bytes);
+  return bytes > 0 && bytes < pinned_least(ctx) && staged(ctx, host, bytes);
 }
 
 /* Small transfers: NVIDIA's OpenCL takes 10-25 us to write 4-40 KB from
