@@ -53,6 +53,7 @@ typedef struct seg_plan {
   size_t val_bytes; /* a mapped element in a tile: the accumulator's size */
   int tiled;        /* clr_seg_tiles: a tile a work-group */
   size_t ipt;       /* tiles: units a work-item (CLR_SEG_IPT) */
+  int shfl;         /* tiles: warp shuffles (CLR_SEG_SHFL, NVIDIA) */
   size_t items_per; /* units per work-item (CLR_SEG_ITEMS), or per tile */
   unsigned vec;     /* elements a load (CLR_VEC) */
   clr_program_entry *items, *blocks, *finish;
@@ -173,10 +174,15 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
       ipt /= 2;
     p->items_per = p->wg * ipt;
     p->ipt = ipt;
+    /* Warp shuffles (inline PTX) combine the partials on NVIDIA's OpenCL,
+     * in work-groups of whole warps of 32. */
+    p->shfl = strstr(ctx->desc.platform_name, "NVIDIA") != NULL &&
+              ctx->desc.is_gpu && p->wg % 32 == 0;
     snprintf(extra, sizeof extra,
              "-DCLR_SEG_ITEMS=%zu -DCLR_SEG_BLOCK=%d -DCLR_SEG_WG=%zu "
-             "-DCLR_SEG_IPT=%zu",
-             p->items_per, SEG_BLOCK, p->wg, ipt);
+             "-DCLR_SEG_IPT=%zu%s",
+             p->items_per, SEG_BLOCK, p->wg, ipt,
+             p->shfl ? " -DCLR_SEG_SHFL=1" : "");
   } else {
     /* More than 2^32 units a work-item is one work-item for any input
      * this side of 2^32 units, and keeps the kernel's sums from wrapping. */
@@ -197,6 +203,12 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
                          .extra = extra,
                          .prelude = p->prelude[0] ? p->prelude : NULL};
   clr_status st = clr_get_kernel(ctx, &spec, &p->items);
+  if (st == CLR_ERR_BUILD && p->shfl) {
+    /* A driver that refuses the inline PTX gets the portable combine. */
+    p->shfl = 0;
+    *strstr(extra, " -DCLR_SEG_SHFL=1") = '\0';
+    st = clr_get_kernel(ctx, &spec, &p->items);
+  }
   spec.kernel = "clr_seg_partition";
   if (st == CLR_OK && p->tiled)
     st = clr_get_kernel(ctx, &spec, &p->partition);
