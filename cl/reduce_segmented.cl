@@ -252,8 +252,8 @@ __kernel void clr_seg_items(__global const IN_T *data, ulong data_off, ulong lo,
  *   whole warps of 32): one segmented scan of the partials, across each
  *   warp by PTX shuffles (NVIDIA's OpenCL has no subgroup extension but
  *   takes inline PTX), then across the warps through local memory, with
- *   one barrier.  1e6 random segments on an H100: 0.2086-0.2094 ->
- *   0.1995-0.1999 ms for the whole kernel; argmax 0.3150 -> 0.2944.
+ *   one barrier.  1e6 random segments on an H100: 0.2080-0.2099 ->
+ *   0.1985-0.2009 ms for the whole kernel; argmax 0.3150 -> 0.2944.
  * - otherwise the partials in local memory, folded by each work-item
  *   that closes a segment over the ones it spans, and the carry by one
  *   work-item or a tree.  (A Kogge-Stone scan in local memory in their

@@ -841,7 +841,12 @@ typedef struct clr_pass_info {
   size_t n_in;        /* elements read by this pass          */
   size_t global_size; /* work-items launched                 */
   size_t local_size;  /* work-group size                     */
-  double ms;          /* kernel time from profiling events   */
+  double ms;          /* kernel time from profiling events (a
+                         segmented reduction's tile pass on a GPU: from
+                         the partition pass's end to the finishing pass's
+                         start, the carry pyramid and the gaps between
+                         launches included: it takes no event of its
+                         own)                                          */
   int folds;          /* 1: its last work-group to finish also folded
                          every group's partial into the result (tuning
                          reduce.single_launch): no later pass        */

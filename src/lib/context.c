@@ -455,16 +455,26 @@ clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
   return CLR_OK;
 }
 
-double clr_event_ms(cl_event start, cl_event end) {
+/* From a's `from` time to b's `to` time, in ms (0 without profiling). */
+static double event_span(cl_event a, cl_profiling_info from, cl_event b,
+                         cl_profiling_info to) {
   cl_ulong t0 = 0, t1 = 0;
-  if (!start || !end)
+  if (!a || !b)
     return 0.0;
-  if (clGetEventProfilingInfo(start, CL_PROFILING_COMMAND_START, sizeof t0, &t0,
-                              NULL) != CL_SUCCESS ||
-      clGetEventProfilingInfo(end, CL_PROFILING_COMMAND_END, sizeof t1, &t1,
-                              NULL) != CL_SUCCESS)
+  if (clGetEventProfilingInfo(a, from, sizeof t0, &t0, NULL) != CL_SUCCESS ||
+      clGetEventProfilingInfo(b, to, sizeof t1, &t1, NULL) != CL_SUCCESS)
     return 0.0;
   return t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+}
+
+double clr_event_ms(cl_event start, cl_event end) {
+  return event_span(start, CL_PROFILING_COMMAND_START, end,
+                    CL_PROFILING_COMMAND_END);
+}
+
+double clr_event_gap_ms(cl_event before, cl_event after) {
+  return event_span(before, CL_PROFILING_COMMAND_END, after,
+                    CL_PROFILING_COMMAND_START);
 }
 
 double clr_now_ms(void) {

@@ -193,6 +193,8 @@ clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
                               cl_mem_flags flags);
 void clr_buffer_release(clr_buffer *buf);
 double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
+/* From the end of `before` to the start of `after` (0 without profiling). */
+double clr_event_gap_ms(cl_event before, cl_event after);
 /* Where a command's event goes when it is taken only for its time: ev on
  * a profiling queue, NULL (no event: cheaper) on one without. */
 static inline cl_event *clr_timed(const clr_context *ctx, cl_event *ev) {
