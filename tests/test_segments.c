@@ -865,6 +865,39 @@ static void rows(clr_context *ctx, clr_context *chunked) {
       free(x);
       free(off);
     }
+  /* Near rows: 600 segments whose first is a row's length (1000), with
+   * one that breaks the pattern: a row one short and the next one long,
+   * an empty row and the next twice as long, a last row longer than the
+   * first.  Not rows (for buffers, clr_seg_check's no-rows flag says so):
+   * the merge path, from host arrays and buffers, and every result right. */
+  for (size_t v = 0; v < 3; v++) {
+    size_t count = 600, len = 1000, n = count * len + (v == 2);
+    uint64_t *off = tu_xmalloc((count + 1) * sizeof *off);
+    for (size_t s = 0; s <= count; s++)
+      off[s] = s * len;
+    if (v == 0)
+      off[301] -= 1;
+    if (v == 1)
+      off[301] = off[300];
+    off[count] = n;
+    float *x = tu_xmalloc(n * sizeof *x);
+    tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, x, n, tu_seed(v, 7, 8, 9));
+    seg_case c =
+        case_of(CLR_SUM, CLR_FLOAT, x, n, off, count, "near rows (%s), n=%zu",
+                v == 0   ? "a row short, the next long"
+                : v == 1 ? "an empty row"
+                         : "the last row long",
+                n);
+    c.opt.layout = CLR_LAYOUT_STRIDED;
+    if (run_host(ctx, &c) == CLR_OK)
+      tu_check(!took_rows(ctx, count), "%s: not taken as rows", c.what);
+    run_buffer(ctx, &c);
+    if (tu_type_available(c.type))
+      tu_check(!took_rows(ctx, count), "%s (buffers): not taken as rows",
+               c.what);
+    free(x);
+    free(off);
+  }
   tu_section("rows");
 }
 

@@ -727,6 +727,7 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
     return st;
   cl_mem flag = ctx->carry.mem;
   cl_ulong n_ul = n;
+  cl_uint rows_asked = row != NULL;
   cl_event ev = NULL;
   uint64_t *host = NULL;
   if (row)
@@ -740,7 +741,7 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                                          sizeof flags, flags, 0, NULL, NULL));
   st = CLR_SET_ARGS(ctx, check->kernel, CLR_ARG(offsets), CLR_ARG(offsets_off),
                     CLR_ARG(n_segments), CLR_ARG(n_ul), CLR_ARG(short_units),
-                    CLR_ARG(flag));
+                    CLR_ARG(rows_asked), CLR_ARG(flag));
   if (st == CLR_OK)
     st = enqueue(ctx, check->kernel, (size_t)n_segments + 1, 64, &ev);
   if (st != CLR_OK)
