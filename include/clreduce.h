@@ -914,6 +914,11 @@ typedef struct clr_tuning {
   unsigned stage_block_kib;      /* the pinned blocks' size, KiB; a
                                     context keeps 2 x stage_threads of
                                     them once it has staged a large array */
+  size_t seg_units;              /* segmented reductions in tiles (GPUs):
+                                    units (elements and segment ends) a
+                                    work-item, accumulators of 4 bytes or
+                                    less                                 */
+  size_t seg_units_wide;         /* the same, 8-byte accumulators        */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

@@ -18,7 +18,8 @@
 /* Units (elements + segment ends) per work-item.  The contiguous layout
  * (CPUs) gives each work-item a long run of its own (which amortises its
  * binary search); the strided one (GPUs) gives a work-group a tile,
- * SEG_TILE_WG work-items of 16 units (8 for 8-byte results), read into
+ * SEG_TILE_WG work-items of tuning's segments.units units (16 by default,
+ * 18 on the H100; segments.units_wide for 8-byte results: 8, 14), read into
  * local memory with consecutive work-items on consecutive elements
  * (clr_seg_tiles).  On an H100, work-groups of 128 beat 256 by 5 to 7%
  * (docs/PERFORMANCE.md).  SEG_BLOCK: the block of the carry pyramid. */
@@ -165,7 +166,9 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "work-group size %zu exceeds the device's limit of %zu",
                       p->wg, ctx->desc.max_work_group_size);
-    ipt = opt->coarse ? opt->coarse : p->val_bytes > 4 ? 8 : 16;
+    ipt = opt->coarse        ? opt->coarse
+          : p->val_bytes > 4 ? ctx->tuning.seg_units_wide
+                             : ctx->tuning.seg_units;
     if (ipt > ctx->desc.local_mem_size) /* no product below can wrap */
       ipt = (size_t)ctx->desc.local_mem_size;
     while (ipt > 1 && p->wg * ipt * (p->val_bytes + 4) * 33 / 32 +

@@ -318,6 +318,11 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   /* A second launch costs a GPU several microseconds (most of the gap to
    * the streaming read at 1e7 on the H100); a CPU runs it at once. */
   t->reduce_single_launch = ctx->desc.is_gpu ? 1 : 0;
+  /* A segmented reduction's tile (cl/reduce_segmented.cl): 16 units a
+   * work-item of 4-byte accumulators, 8 of 8-byte ones, the first shape
+   * measured (data/tuning/nvidia-h100.txt has the H100's). */
+  t->seg_units = 16;
+  t->seg_units_wide = 8;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");
 }

@@ -42,6 +42,8 @@ static void two_tunings(clr_tuning *a, clr_tuning *b) {
   BOTH(stage_threads, 8, 0);
   BOTH(reduce_single_launch, 1, 0);
   BOTH(stage_block_kib, 4096, 4);
+  BOTH(seg_units, 16, 256);
+  BOTH(seg_units_wide, 8, 1);
 #undef BOTH
 }
 
