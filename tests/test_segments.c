@@ -1008,6 +1008,36 @@ static void edges(clr_context *ctx, clr_context *chunked) {
       case_of(CLR_SUM, CLR_FLOAT, x, n, off, segments, "float sum in double");
   c.opt.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
   run_host(ctx, &c);
+  /* The tuning's units a work-item (segments.units for 4-byte
+   * accumulators, segments.units_wide for 8-byte ones) shape the tiles:
+   * ceil((elements + segments) / (work-group x units)) of them, and the
+   * results stay right at odd counts. */
+  clr_tuning saved, t;
+  if (clr_get_tuning(ctx, &saved) != CLR_OK)
+    tu_die("clr_get_tuning failed");
+  t = saved;
+  t.seg_units = 5;
+  t.seg_units_wide = 3;
+  TU_EXPECT_STATUS(clr_set_tuning(ctx, &t), CLR_OK, "segments.units=5");
+  for (int wide = 0; wide < 2; wide++) {
+    seg_case u = case_of(CLR_SUM, CLR_FLOAT, x, n, off, segments,
+                         "tuned %s units a work-item in tiles",
+                         wide ? "3 (segments.units_wide)" : "5");
+    u.opt.layout = CLR_LAYOUT_STRIDED;
+    if (wide)
+      u.opt.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+    if (run_host(ctx, &u) == CLR_OK &&
+        (!wide || tu_type_available(CLR_DOUBLE))) {
+      clr_timing tm = tu_last_timing(ctx);
+      size_t per = tm.passes[0].local_size * (wide ? 3 : 5);
+      size_t tiles = (n + segments + per - 1) / per;
+      tu_check(tm.n_passes == 2 &&
+                   tm.passes[0].global_size == tiles * tm.passes[0].local_size,
+               "%s: %zu tiles of %zu units (global %zu, local %zu)", u.what,
+               tiles, per, tm.passes[0].global_size, tm.passes[0].local_size);
+    }
+  }
+  TU_EXPECT_STATUS(clr_set_tuning(ctx, &saved), CLR_OK, "tuning restored");
   free(counts);
   free(off);
   free(x);
