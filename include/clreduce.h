@@ -919,6 +919,9 @@ typedef struct clr_tuning {
                                     work-item, accumulators of 4 bytes or
                                     less                                 */
   size_t seg_units_wide;         /* the same, 8-byte accumulators        */
+  size_t reduce_min_vectors;     /* coarse reduction sized by the device:
+                                    at least this many loads a work-item
+                                    (fewer work-groups for small n)      */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

@@ -21,9 +21,14 @@
 #   answers, so the program's check is off for them): the last work-group's
 #   ticket and fold of the partials ("noticket"), the work-group tree
 #   ("notree").
-# SECTIONS="mid int scan vec32 resident" (the default: all) picks sections.
+# - minvec: the same resident program with reduce.min_vectors 16 (shipped),
+#   8, 4, 2 and 1 (the stream and the sum both take the shape), and with
+#   the strided loops of cl/reduce_coarse.cl and cl/stream_read.cl
+#   unrolled by 4 (a copy of cl/), in two rounds.
+# SECTIONS="mid int scan vec32 resident minvec" (the default: all) picks
+# sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -33,13 +38,17 @@ measure_tests scan-matrix-decoupled scan-matrix-kogge-stone scan-levels \
 r=${REPEAT:-30}
 
 # tune NAME KEY=VALUE...: a tuning directory, the shipped files with the
-# keys changed in the H100's file.
+# keys changed (or added) in the H100's file.
 tune() {
   local d=$out/tune-$1
   shift
   rm -rf "$d" && cp -r "$here/../data/tuning" "$d"
   for kv in "$@"; do
-    sed -i "s/^${kv%%=*}=.*/$kv/" "$d/nvidia-h100.txt"
+    if grep -q "^${kv%%=*}=" "$d/nvidia-h100.txt"; then
+      sed -i "s/^${kv%%=*}=.*/$kv/" "$d/nvidia-h100.txt"
+    else
+      echo "$kv" >>"$d/nvidia-h100.txt"
+    fi
   done
   echo "$d"
 }
@@ -115,10 +124,13 @@ for v in "v16 reduce.vec_bytes=16" "v32 reduce.vec_bytes=32"; do
 done
 fi
 
-if on resident; then
-echo "== mid sizes, device-resident (coarse float sum, one launch)"
+if on resident || on minvec; then
 cc -O2 -o "$out/resident_sizes" "$here/resident_sizes.c" -I"$here/../include" \
   -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
+fi
+
+if on resident; then
+echo "== mid sizes, device-resident (coarse float sum, one launch)"
 echo "-- shipped"
 "$out/resident_sizes" "$r"
 for v in noticket notree; do
@@ -132,5 +144,30 @@ for v in noticket notree; do
   echo "-- $v (wrong answers)"
   RESIDENT_NO_CHECK=1 CLREDUCE_KERNEL_DIR=$d CLREDUCE_CACHE_DIR=$out/cache-$v \
     "$out/resident_sizes" "$r"
+done
+fi
+
+if on minvec; then
+echo "== mid sizes, device-resident: loads a work-item at least (reduce.min_vectors)"
+unr=$out/cl-unroll
+rm -rf "$unr" && cp -r "$here/../cl" "$unr"
+sed -i 's/^  for (ulong v = gid; v < nv; v += stride) {$/#pragma unroll 4\n&/' \
+  "$unr/reduce_coarse.cl"
+sed -i 's/^  for (ulong v = gid; v < nv; v += get_global_size(0))$/#pragma unroll 4\n&/' \
+  "$unr/stream_read.cl"
+[ "$(cat "$unr/reduce_coarse.cl" "$unr/stream_read.cl" | grep -c 'pragma unroll 4')" = 2 ] ||
+  echo "unroll: the loops were not found"
+for round in 1 2; do
+  for m in 16 8 4 2 1; do
+    echo "-- min_vectors=$m, round $round"
+    CLREDUCE_TUNING_DIR=$(tune m$m reduce.min_vectors=$m) \
+      "$out/resident_sizes" "$r" | head -n 6
+  done
+  for m in 16 4; do
+    echo "-- unrolled by 4, min_vectors=$m, round $round"
+    CLREDUCE_TUNING_DIR=$(tune m$m reduce.min_vectors=$m) \
+      CLREDUCE_KERNEL_DIR=$unr CLREDUCE_CACHE_DIR=$out/cache-unroll \
+      "$out/resident_sizes" "$r" | head -n 6
+  done
 done
 fi

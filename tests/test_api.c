@@ -437,6 +437,36 @@ static void test_timing_shape(clr_context *ctx) {
                  isfinite(tm.kernel_ms) && isfinite(tm.total_ms),
              "%s: timings are non-negative numbers", kn);
   }
+  /* reduce.min_vectors: below groups_per_cu x compute units work-groups
+   * (made large here), a device-sized coarse launch gives each work-item
+   * at least that many loads: ceil(ceil(vectors / m) / wg) work-groups. */
+  clr_tuning saved, t;
+  if (!TU_CHECK(clr_get_tuning(ctx, &saved) == CLR_OK, "clr_get_tuning"))
+    goto done;
+  static const size_t mins[] = {1, 3, 16, 1000, 65536};
+  for (size_t i = 0; i < sizeof mins / sizeof *mins; i++) {
+    t = saved;
+    t.reduce_groups_per_cu = 1024;
+    t.reduce_min_vectors = mins[i];
+    TU_EXPECT_STATUS(clr_set_tuning(ctx, &t), CLR_OK, "reduce.min_vectors");
+    clr_options o;
+    clr_options_init(&o);
+    o.kernel = CLR_REDUCE_COARSE;
+    o.vector_width = 4;
+    clr_value v;
+    clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, n, &v);
+    if (!TU_CHECK(s == CLR_OK && v.v.l == want,
+                  "min_vectors %zu: sum = %" PRId64, mins[i], v.v.l))
+      continue;
+    clr_timing tm = tu_last_timing(ctx);
+    size_t wg = tm.passes[0].local_size, nv = n / 4;
+    size_t groups = ((nv + mins[i] - 1) / mins[i] + wg - 1) / wg;
+    TU_CHECK(tm.passes[0].global_size == groups * wg,
+             "min_vectors %zu: %zu work-groups of %zu (global %zu)", mins[i],
+             groups, wg, tm.passes[0].global_size);
+  }
+  TU_EXPECT_STATUS(clr_set_tuning(ctx, &saved), CLR_OK, "tuning restored");
+done:
   free(x);
 }
 

@@ -182,8 +182,9 @@ clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
       size_t items = nv ? ceil_div(nv, per_item) : 1;
       out->groups = ceil_div(items, wg);
     } else {
-      /* Enough work-groups to fill the device, but at least 16 vectors a
-       * work-item, so small inputs (later passes) take one group. */
+      /* Enough work-groups to fill the device, but at least
+       * reduce.min_vectors (default 16) vectors a work-item, so small
+       * inputs (later passes) take one group. */
       size_t target = 0;
       if (!mul_fits((size_t)ctx->desc.compute_units,
                     ctx->tuning.reduce_groups_per_cu
@@ -191,7 +192,9 @@ clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
                         : 1,
                     &target))
         target = SIZE_MAX;
-      size_t by_size = ceil_div(ceil_div(nv ? nv : 1, 16), wg);
+      size_t min_v =
+          ctx->tuning.reduce_min_vectors ? ctx->tuning.reduce_min_vectors : 16;
+      size_t by_size = ceil_div(ceil_div(nv ? nv : 1, min_v), wg);
       out->groups = by_size < target ? by_size : target;
     }
     if (out->groups == 0)

@@ -323,6 +323,10 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
    * measured (data/tuning/nvidia-h100.txt has the H100's). */
   t->seg_units = 16;
   t->seg_units_wide = 8;
+  /* Below groups_per_cu x compute units work-groups, a coarse launch gives
+   * each work-item at least 16 loads, so later passes of small partials
+   * take one work-group. */
+  t->reduce_min_vectors = 16;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");
 }

@@ -44,6 +44,7 @@ static void two_tunings(clr_tuning *a, clr_tuning *b) {
   BOTH(stage_block_kib, 4096, 4);
   BOTH(seg_units, 16, 256);
   BOTH(seg_units_wide, 8, 1);
+  BOTH(reduce_min_vectors, 16, 1);
 #undef BOTH
 }
 
