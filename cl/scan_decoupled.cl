@@ -73,8 +73,8 @@
  * total 1) + ... + total t-1, a total being the same fold of the same
  * run: floating-point results are the same bits from run to run, whatever
  * the timing.  Flags, tickets and epochs as in the GPU shape.  stream
- * (outputs larger than the caches): the vectors are stored non-temporally
- * where the run's output is aligned to them. */
+ * (outputs larger than the caches): the vectors are stored
+ * non-temporally (clr_scan_run, cl/scan_lanes.cl). */
 CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 
 /* The total of elements [base, end): CLR_VEC independent chains, then
@@ -163,9 +163,6 @@ __kernel void clr_scan_decoupled_run(
   atomic_xchg(&state[1 + t], epoch << 2 | 2u);
   mem_fence(CLK_GLOBAL_MEM_FENCE); /* the flags before the writes */
   /* 3. the run again, from the cache, scanned and written */
-#if CLR_VEC > 1
-  stream = stream && (size_t)(out + base) % sizeof(ACCV_T) == 0;
-#endif
   ACC_T run = clr_scan_run(in, out, base, vend, end, prefix, exclusive, stream);
   if ((carry_flags & 2u) && end == n)
     carry[1] = run;

@@ -82,17 +82,41 @@ inline ACCV_T clr_scan_lanes(ACCV_T v) {
 #endif
 #endif
 
+#if CLR_HAS_NT_STORE && CLR_VEC > 1
+/* Half a vector, for non-temporal stores to an output aligned only to
+ * that (a large malloc'd array starts 16 bytes past a page; 8 ints are
+ * 32). */
+#if CLR_VEC == 2
+#define HALFV_T ACC_T
+#elif CLR_VEC == 4
+#define HALFV_T CLR_CAT(ACC_T, 2)
+#else
+#define HALFV_T CLR_CAT(ACC_T, 4)
+#endif
+#endif
+
 /* Scan elements [base, end) of in into out from the running value run
  * (the combination of everything before base): whole vectors up to vend
  * (base + a multiple of CLR_VEC), then one element at a time.  Returns the
  * running value after element end - 1.  Each element is read once and
  * written once, so in == out is safe.  stream: the vectors are stored
- * non-temporally where the compiler can (out + base aligned to a
- * vector). */
+ * non-temporally where the compiler can, whole where out + base is
+ * aligned to a vector, in halves where it is aligned to half of one
+ * (else stored as usual).  The arithmetic is the same either way, so the
+ * results are the same bits. */
 inline ACC_T clr_scan_run(__global const IN_T *in, __global ACC_T *out,
                           ulong base, ulong vend, ulong end, ACC_T run,
                           uint exclusive, uint stream) {
 #if CLR_VEC > 1
+#if CLR_HAS_NT_STORE
+  size_t mis = (size_t)(out + base) % sizeof(ACCV_T);
+  uint nt = !stream                           ? 0u
+            : mis == 0                        ? 2u
+            : mis % (sizeof(ACCV_T) / 2) == 0 ? 1u
+                                              : 0u;
+#else
+  (void)stream;
+#endif
   for (ulong i = base; i < vend; i += CLR_VEC) {
     ACCV_T x = VLOAD(i, in);
     ACCV_T s = clr_scan_lanes(x);
@@ -100,12 +124,18 @@ inline ACC_T clr_scan_run(__global const IN_T *in, __global ACC_T *out,
     ACCV_T y = exclusive ? OP(r, SHIFT1(s)) : OP(r, s);
     run = OP(run, LAST(s));
 #if CLR_HAS_NT_STORE
-    if (stream)
+    if (nt == 2u) {
       __builtin_nontemporal_store(y, (__global ACCV_T *)(out + i));
-    else
+    } else if (nt == 1u) {
+      __builtin_nontemporal_store(y.lo, (__global HALFV_T *)(out + i));
+      __builtin_nontemporal_store(y.hi,
+                                  (__global HALFV_T *)(out + i + CLR_VEC / 2));
+    } else
 #endif
       VSTORE(y, i, out);
   }
+#else
+  (void)stream;
 #endif
   for (ulong i = vend; i < end; i++) {
     ACC_T x = LOAD(IN_AT(in, i));

@@ -80,9 +80,6 @@ __kernel void clr_scan(__global const IN_T *in, ulong in_offset,
   run = OP(run, item_prefix);
 
   /* 3. rescan the run from its prefix and write it */
-#if CLR_VEC > 1
-  stream = stream && (size_t)(out + base) % sizeof(ACCV_T) == 0;
-#endif
   run = clr_scan_run(in, out, base, vend, end, run, exclusive, stream);
   if ((carry_flags & 2u) && end == n && base < n)
     carry[1] = run;

@@ -922,6 +922,11 @@ typedef struct clr_tuning {
   size_t reduce_min_vectors;     /* coarse reduction sized by the device:
                                     at least this many loads a work-item
                                     (fewer work-groups for small n)      */
+  size_t scan_stream_bytes;      /* CPU scans store their output
+                                    non-temporally when the bytes they
+                                    touch (output, and input unless in
+                                    place) exceed this; 0: the device's
+                                    cache size                           */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

@@ -211,13 +211,21 @@ typedef struct scan_io {
 
 /* Whether a scan of n elements stores its output non-temporally
  * (clr_scan_run in cl/scan_lanes.cl): on CPUs (whose runs are vectors),
- * for outputs larger than the device's cache, where a store that
- * allocates would read each line before writing it.  The kernels check
- * that the output is aligned to their vectors. */
+ * when what the scan touches (its output, and its input unless in place)
+ * is larger than the device's cache, where a store that allocates would
+ * read each line before writing it.  A 480 MiB cache holds a 400 MB
+ * output, yet not the 400 MB input beside it: 1e8 ints took 43-46 ms
+ * counting the output alone, 33-36 ms counting both (docs/PERFORMANCE.md).
+ * The tuning's scan.stream_bytes, where set, replaces the cache size.
+ * The kernels store whole vectors or halves of them that way, as the
+ * output's alignment allows, and plain stores where it allows neither. */
 static cl_uint streams_out(const clr_context *ctx, const scan_plan *p,
-                           size_t n) {
-  return !ctx->desc.is_gpu && p->vec > 1 && ctx->cache_bytes &&
-         n > ctx->cache_bytes / clr_type_size(p->out);
+                           const scan_io *io, size_t n) {
+  size_t bytes =
+      clr_type_size(p->out) + (io->in == io->out ? 0 : clr_type_size(p->type));
+  uint64_t limit = ctx->tuning.scan_stream_bytes ? ctx->tuning.scan_stream_bytes
+                                                 : ctx->cache_bytes;
+  return !ctx->desc.is_gpu && p->vec > 1 && limit && n > limit / bytes;
 }
 
 /* Scan n elements of in into out (may be the same buffer) with plan p;
@@ -280,7 +288,7 @@ static clr_status scan_level(clr_context *ctx, const scan_plan *p,
   /* 3. scan every tile from its prefix */
   {
     cl_kernel k = p->tile->kernel;
-    cl_uint stream = streams_out(ctx, p, n);
+    cl_uint stream = streams_out(ctx, p, io, n);
     st = CLR_SET_ARGS(ctx, k, CLR_ARG(in), CLR_ARG(io->in_offset), CLR_ARG(out),
                       CLR_ARG(io->out_offset), CLR_ARG(n_arg),
                       CLR_ARG(per_item), CLR_ARG(prefix), CLR_ARG(use_tiles),
@@ -361,7 +369,7 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   cl_uint epoch = ctx->scan_epoch + 1, ticket = ctx->scan_ticket;
   cl_kernel k = p->tile->kernel;
   cl_ulong per_item = p->per_item;
-  cl_uint stream = p->run && streams_out(ctx, p, n);
+  cl_uint stream = p->run && streams_out(ctx, p, io, n);
   cl_uint spin = ctx->tuning.decoupled_spin;
   if (p->run)
     st = CLR_SET_ARGS(ctx, k, CLR_ARG(io->in), CLR_ARG(io->in_offset),

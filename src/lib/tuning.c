@@ -327,6 +327,7 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
    * each work-item at least 16 loads, so later passes of small partials
    * take one work-group. */
   t->reduce_min_vectors = 16;
+  t->scan_stream_bytes = 0; /* the device's cache size */
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");
 }

@@ -842,7 +842,87 @@ static void inplace_buffers(clr_context *ctx) {
   }
 }
 
+/* Non-temporal stores (a CPU scan's output past the cache, clr_scan_run in
+ * cl/scan_lanes.cl): a context whose scan.stream_bytes is 1 stores every
+ * scan that way; out of place, in place, and into outputs 3 elements into
+ * their allocation (aligned to no vector: plain stores) and 16 bytes in
+ * (to half a vector of 32 bytes: stored in halves), the same elements as
+ * ctx's scan and right against the reference.  (GPUs never stream: there
+ * this repeats ctx's scans.) */
+static void streamed_stores(clr_context *ctx) {
+  static const size_t sizes[] = {1, 9, 4097, 100003};
+  static const clr_type types[] = {CLR_FLOAT, CLR_INT, CLR_DOUBLE, CLR_ULONG};
+  clr_context *nt = make_context(0);
+  clr_tuning t;
+  if (clr_get_tuning(nt, &t) != CLR_OK)
+    tu_die("clr_get_tuning: %s", clr_context_error(nt));
+  t.scan_stream_bytes = 1;
+  if (clr_set_tuning(nt, &t) != CLR_OK)
+    tu_die("clr_set_tuning: %s", clr_context_error(nt));
+  size_t max_n = sizes[COUNT(sizes) - 1];
+  void *in = tu_xmalloc(max_n * 8), *work = new_output(CLR_ULONG, max_n);
+  /* 64-byte aligned, so that the outputs below start where they say */
+  size_t outb_bytes = ((max_n + 4 + GUARD) * 8 + 63) / 64 * 64;
+  unsigned char *outb = aligned_alloc(64, outb_bytes);
+  if (!outb)
+    tu_die("out of memory");
+  for (size_t k = 0; k < N_KERNELS; k++) {
+    for (size_t ti = 0; ti < COUNT(types); ti++) {
+      for (size_t si = 0; si < COUNT(sizes); si++) {
+        size_t n = sizes[si], es = esz(types[ti]);
+        clr_op op = scan_ops[(k + ti + si) % N_OPS];
+        int ex = (int)((k + si) % 2);
+        scase c = {scan_kernels[k],      op, types[ti], ex, {0, 0, 0}, NULL,
+                   "scan.stream_bytes=1"};
+        char desc[320], d2[400];
+        describe(&c, n, desc, sizeof desc);
+        fill_data(op, types[ti], DATA_RANDOM, in, n, tu_seed(k, ti, si, 77));
+        void *want = NULL, *got = NULL;
+        if (!scan_check(ctx, &c, in, n, &want, NULL))
+          continue;
+        if (scan_check(nt, &c, in, n, &got, NULL))
+          check_same(&c, desc, "streamed against ctx's stores", types[ti], got,
+                     want, n);
+        free(got);
+        size_t depth = 0;
+        memcpy(work, in, n * es);
+        memset(at(work, types[ti], n), GUARD_BYTE, GUARD * es);
+        snprintf(d2, sizeof d2, "%s in place", desc);
+        if (run_host(nt, &c, work, work, n, &depth)) {
+          check_same(&c, d2, "streamed in place against ctx's stores",
+                     types[ti], work, want, n);
+          tu_check(guard_intact(work, n, types[ti]),
+                   "%s: elements after n were written", d2);
+        }
+        /* 0: aligned to a whole vector; 16 bytes in: to half a vector of
+         * 32 bytes (stored in halves); 3 elements in: to neither */
+        size_t skips[] = {0, 16 / es, 3};
+        for (size_t m = 0; m < COUNT(skips); m++) {
+          size_t skip = skips[m];
+          memset(outb, GUARD_BYTE, (n + 4 + GUARD) * es);
+          void *out = at(outb, types[ti], skip);
+          snprintf(d2, sizeof d2, "%s, output %zu elements in", desc, skip);
+          if (run_host(nt, &c, in, out, n, &depth)) {
+            check_same(&c, d2, "streamed against ctx's stores", types[ti], out,
+                       want, n);
+            tu_check(skip == 0 || (outb[0] == GUARD_BYTE &&
+                                   outb[skip * es - 1] == GUARD_BYTE),
+                     "%s: elements before out were written", d2);
+          }
+        }
+        free(want);
+      }
+    }
+  }
+  free(outb);
+  free(work);
+  free(in);
+  clr_context_release(nt);
+}
+
 static void part_inplace(clr_context *ctx) {
+  streamed_stores(ctx);
+  tu_section("non-temporal stores (scan.stream_bytes=1)");
   clr_context *copy_ctx = make_context(1);
   inplace_host(ctx, "zero-copy context", copy_ctx);
   tu_section("in place host arrays (and against the copy path)");
