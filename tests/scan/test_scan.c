@@ -236,6 +236,18 @@ static clr_context *make_context(int copy_host_data) {
   return ctx;
 }
 
+/* make_context(0) with its tuning changed by edit.  Fatal on failure. */
+static clr_context *make_tuned_context(void (*edit)(clr_tuning *)) {
+  clr_context *ctx = make_context(0);
+  clr_tuning t;
+  if (clr_get_tuning(ctx, &t) != CLR_OK)
+    tu_die("clr_get_tuning: %s", clr_context_error(ctx));
+  edit(&t);
+  if (clr_set_tuning(ctx, &t) != CLR_OK)
+    tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+  return ctx;
+}
+
 /* Double scans must fail with CLR_ERR_NO_FP64 where the device lacks it. */
 static int available(clr_type t) { return t != CLR_DOUBLE || device.has_fp64; }
 
@@ -849,16 +861,12 @@ static void inplace_buffers(clr_context *ctx) {
  * (to half a vector of 32 bytes: stored in halves), the same elements as
  * ctx's scan and right against the reference.  (GPUs never stream: there
  * this repeats ctx's scans.) */
+static void stream_everything(clr_tuning *t) { t->scan_stream_bytes = 1; }
+
 static void streamed_stores(clr_context *ctx) {
   static const size_t sizes[] = {1, 9, 4097, 100003};
   static const clr_type types[] = {CLR_FLOAT, CLR_INT, CLR_DOUBLE, CLR_ULONG};
-  clr_context *nt = make_context(0);
-  clr_tuning t;
-  if (clr_get_tuning(nt, &t) != CLR_OK)
-    tu_die("clr_get_tuning: %s", clr_context_error(nt));
-  t.scan_stream_bytes = 1;
-  if (clr_set_tuning(nt, &t) != CLR_OK)
-    tu_die("clr_set_tuning: %s", clr_context_error(nt));
+  clr_context *nt = make_tuned_context(stream_everything);
   size_t max_n = sizes[COUNT(sizes) - 1];
   void *in = tu_xmalloc(max_n * 8), *work = new_output(CLR_ULONG, max_n);
   /* 64-byte aligned, so that the outputs below start where they say */
@@ -1776,6 +1784,8 @@ static void part_errors(clr_context *ctx) {
 
 /* ------------------------------------------------------------ big */
 
+static void never_spin(clr_tuning *t) { t->decoupled_spin = 0; }
+
 static void part_big(clr_context *ctx) {
   size_t n = 3000001;
   static const op_type subset[] = {{CLR_SUM, CLR_FLOAT},  {CLR_SUM, CLR_DOUBLE},
@@ -1789,13 +1799,8 @@ static void part_big(clr_context *ctx) {
   static const shape shapes[] = {{0, 0, 0}, {64, 8, 0}};
   static const shape cpu_shape = {1, 40, 0};
   void *in = tu_xmalloc(n * 8);
-  clr_context *copy_ctx = make_context(1), *nospin_ctx = make_context(0);
-  clr_tuning nospin;
-  if (clr_get_tuning(nospin_ctx, &nospin) != CLR_OK)
-    tu_die("clr_get_tuning: %s", clr_context_error(nospin_ctx));
-  nospin.decoupled_spin = 0;
-  if (clr_set_tuning(nospin_ctx, &nospin) != CLR_OK)
-    tu_die("clr_set_tuning: %s", clr_context_error(nospin_ctx));
+  clr_context *copy_ctx = make_context(1),
+              *nospin_ctx = make_tuned_context(never_spin);
   for (size_t j = 0; j < COUNT(subset); j++) {
     clr_op op = subset[j].op;
     clr_type type = subset[j].type;
