@@ -250,13 +250,65 @@ inline uint clr_local_put(__local ACC_T *s, ACC_T x) {
 }
 
 #if CLR_OP < 6 /* the indexed ops have their own (reduce_extrema.cl) */
+#if CLR_SHFL
+/* -DCLR_SHFL=1 (the host sets it for the coarse reduction on NVIDIA's
+ * OpenCL, which has no subgroup extension but takes inline PTX): x of the
+ * lane delta above this one in the warp of 32 (the last lanes keep
+ * theirs).  Every lane of the warp must call it together. */
+inline uint clr_shfl_down_u32(uint v, uint delta) {
+  uint r;
+  __asm__ __volatile__("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                       : "=r"(r)
+                       : "r"(v), "r"(delta));
+  return r;
+}
+inline ACC_T clr_shfl_down(ACC_T v, uint delta) {
+  union {
+    ACC_T v;
+    uint u[(sizeof(ACC_T) + 3) / 4];
+  } a, b;
+  for (uint k = 0; k < (sizeof(ACC_T) + 3) / 4; k++)
+    a.u[k] = 0;
+  a.v = v;
+  for (uint k = 0; k < (sizeof(ACC_T) + 3) / 4; k++)
+    b.u[k] = clr_shfl_down_u32(a.u[k], delta);
+  return b.v;
+}
+/* The fold of the warp's 32 values, in lane 0, in a fixed order (halving
+ * strides).  OP may evaluate an argument twice, so the shuffle is taken
+ * out of it: every lane shuffles once a step. */
+inline ACC_T clr_warp_reduce(ACC_T x) {
+  for (uint off = 16; off > 0; off >>= 1) {
+    ACC_T y = clr_shfl_down(x, off);
+    x = OP(x, y);
+  }
+  return x;
+}
+#endif
+
 /* Work-group tree reduction with sequential addressing (course notes,
  * seed 003): the stride halves each step and the active work-items stay
  * contiguous, so whole warps retire and local-memory accesses do not
  * conflict.  Every work-item calls it with its value; returns the group's
  * result in work-item 0 (others get garbage).  Any work-group size works:
- * the first stride is the largest power of two below it. */
+ * the first stride is the largest power of two below it.  With CLR_SHFL,
+ * a work-group of whole warps folds each warp by shuffles and the warps'
+ * values in warp 0: one barrier instead of one a step (on the H100, about
+ * 1 us less a single-launch sum of 1e6-2e6 floats, docs/PERFORMANCE.md). */
 inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
+#if CLR_SHFL
+  uint wgs = (uint)get_local_size(0);
+  if (wgs % 32 == 0) {
+    uint l = (uint)get_local_id(0), lane = l % 32, warp = l / 32;
+    x = clr_warp_reduce(x);
+    if (lane == 0)
+      scratch[warp] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (warp == 0)
+      x = clr_warp_reduce(lane < wgs / 32 ? scratch[lane] : IDENTITY);
+    return x;
+  }
+#endif
   uint lid = clr_local_put(scratch, x);
   uint wg = (uint)get_local_size(0);
   for (uint s = clr_pow2_below(wg); s > 0; s >>= 1) {

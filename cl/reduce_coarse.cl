@@ -20,16 +20,25 @@
  *   -DCLR_MAP, -DCLR_INPUTS a map, or two inputs (a dot product): see
  *                           common.cl.  Later passes read the partials,
  *                           unmapped.
- *   -DCLR_FINISH=1          one launch instead of two: the last work-group
- *                           to finish (the one that draws the last ticket
- *                           of an atomic counter) folds every group's
- *                           partial and writes final_out[final_index],
- *                           then sets the counter back to 0 for the next
- *                           launch.  The partials travel through 32-bit
- *                           atomics (clr_publish / clr_fetch, common.cl)
- *                           with a global fence before the ticket, the
- *                           pattern of CUDA's threadFenceReduction
- *                           sample within OpenCL 1.2's memory model.
+ *   -DCLR_FINISH=1          one launch instead of two (needs
+ *                           cl_khr_int64_base_atomics): the work-group
+ *                           that draws the last ticket of an atomic
+ *                           counter as it starts, when every other group
+ *                           has started, waits for every group's partial
+ *                           and folds them in group order into
+ *                           final_out[final_index], then sets the counter
+ *                           back to 0 for the next launch.  A partial
+ *                           travels in 64-bit slots, 32 bits of it and the
+ *                           launch's epoch each, written by one atomic
+ *                           exchange: a slot that shows this launch's
+ *                           epoch holds this launch's bits, with no fence
+ *                           and no second round trip.  The ticket's round
+ *                           trip overlaps the group's loads.  (The ticket
+ *                           drawn at the end, after a fence, as in CUDA's
+ *                           threadFenceReduction sample, cost the H100
+ *                           0.5-2 us more a call at 1e6-1e7 floats.)
+ *   -DCLR_SHFL=1            NVIDIA: warp shuffles in the group's tree
+ *                           (clr_group_reduce, common.cl).
  * The host puts cl/load_mapped.cl (clr_load_vec) before this file.
  */
 /* The private accumulator: a vector of values, or for floating-point min
@@ -51,22 +60,66 @@
 #define STATE_VALUE(s) (s)
 #endif
 
+#if CLR_FINISH
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+/* A partial's 32-bit words, each in a slot with the epoch above it. */
+#if ACC_IS_FP ? CLR_ACC == 1 : CLR_ACC >= 4
+#define SLOT_WORDS 2
+#define SLOT_BITS(v) as_uint2(v)
+#define SLOT_VALUE(w) AS_ACC((uint2)((uint)(w)[0], (uint)(w)[1]))
+#else
+#define SLOT_WORDS 1
+#define SLOT_BITS(v) ((uint2)(as_uint(v), 0u))
+#define SLOT_VALUE(w) AS_ACC((uint)(w)[0])
+#endif
+
+inline void coarse_publish(volatile __global ulong *slots, ulong g, uint epoch,
+                           ACC_T v) {
+  uint2 b = SLOT_BITS(v);
+  ulong tag = (ulong)epoch << 32;
+  atom_xchg(&slots[g * SLOT_WORDS], tag | b.x);
+#if SLOT_WORDS == 2
+  atom_xchg(&slots[g * SLOT_WORDS + 1], tag | b.y);
+#endif
+}
+
+/* The fold of every group's partial, in group order within each
+ * work-item, then the group's tree: the same order whenever they come.
+ * (Reading a work-item's slots four at a time before waiting on any, so
+ * that their round trips overlap, gained nothing measurable on the H100
+ * and cost the loads of 64-bit sums 9%: registers.) */
+inline ACC_T coarse_fold_partials(volatile __global ulong *slots, uint epoch,
+                                  __local ACC_T *scratch) {
+  ulong groups = get_num_groups(0), wg = get_local_size(0);
+  ACC_T x = IDENTITY;
+  for (ulong g = get_local_id(0); g < groups; g += wg) {
+    ulong w[SLOT_WORDS];
+    for (uint k = 0; k < SLOT_WORDS; k++)
+      do
+        w[k] = atom_add(&slots[g * SLOT_WORDS + k], 0ul);
+      while ((uint)(w[k] >> 32) != epoch);
+    x = OP(x, SLOT_VALUE(w));
+  }
+  return clr_group_reduce(scratch, x);
+}
+#endif
+
 /* Fold the lanes of the private vector accumulator into one value. */
 CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 
 /* base: the index of in[offset] in the whole input (a streamed chunk's
  * start), for the index i a map expression sees. */
-__kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
-                         __global ACC_T *out, __local ACC_T *scratch,
-                         ulong per_item, ulong base
+__kernel void
+clr_reduce(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out,
+           __local ACC_T *scratch, ulong per_item, ulong base
 #if CLR_INPUTS == 2
-                         ,
-                         __global const IN_T *in2, ulong offset2
+           ,
+           __global const IN_T *in2, ulong offset2
 #endif
 #if CLR_FINISH
-                         ,
-                         volatile __global uint *ticket,
-                         __global ACC_T *final_out, ulong final_index
+           ,
+           volatile __global uint *ticket, volatile __global ulong *slots,
+           __global ACC_T *final_out, ulong final_index, uint epoch
 #endif
 ) {
 #if CLR_FINISH
@@ -81,6 +134,12 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
   ulong nv = n / CLR_VEC; /* whole vectors; the rest is the tail */
   ulong gid = get_global_id(0);
   STATE_T acc = STATE_INIT;
+#if CLR_FINISH
+  /* Drawn first, used last: the round trip overlaps the loads. */
+  uint my_ticket = 0;
+  if (get_local_id(0) == 0)
+    my_ticket = atomic_inc(ticket);
+#endif
 #if CLR_LAYOUT == 2
   /* No product here wraps: clr_reduce_launch (src/lib/tuning.c) clamps the
    * coarse factor to n and refuses a launch whose global size x per_item
@@ -113,24 +172,19 @@ __kernel void clr_reduce(__global const IN_T *in, ulong offset, ulong n,
       r = OP(r, x);
     }
   }
-  r = clr_group_reduce(scratch, r);
 #if CLR_FINISH
-  volatile __global uint *parts = (volatile __global uint *)out;
-  if (get_local_id(0) == 0) {
-    clr_publish(parts, (uint)get_group_id(0), r);
-    write_mem_fence(CLK_GLOBAL_MEM_FENCE);
-    last = atomic_inc(ticket) == get_num_groups(0) - 1;
-  }
-  /* Also keeps scratch[0] (read by every item above) from being
-   * overwritten before everyone has it. */
+  if (get_local_id(0) == 0)
+    last = my_ticket == get_num_groups(0) - 1;
+#endif
+  r = clr_group_reduce(scratch, r); /* (its barrier shows `last`) */
+#if CLR_FINISH
+  (void)out;
+  if (get_local_id(0) == 0)
+    coarse_publish(slots, get_group_id(0), epoch, r);
+  /* The tree's scratch is free again, and `last` read by all. */
   barrier(CLK_LOCAL_MEM_FENCE);
   if (last) {
-    read_mem_fence(CLK_GLOBAL_MEM_FENCE);
-    ACC_T x = IDENTITY;
-    for (uint g = (uint)get_local_id(0); g < get_num_groups(0);
-         g += (uint)get_local_size(0))
-      x = OP(x, clr_fetch(parts, g));
-    x = clr_group_reduce(scratch, x);
+    ACC_T x = coarse_fold_partials(slots, epoch, scratch);
     if (get_local_id(0) == 0) {
       final_out[final_index] = x;
       atomic_xchg(ticket, 0u);

@@ -19,22 +19,30 @@
 #   back to back, and after a flush of the L2), with the shipped kernel and
 #   with two parts of its single launch cut from a copy of cl/ (wrong
 #   answers, so the program's check is off for them): the last work-group's
-#   ticket and fold of the partials ("noticket"), the work-group tree
+#   fold of the partials ("noticket": no group folds), the work-group tree
 #   ("notree").
 # - minvec: the same resident program with reduce.min_vectors 16 (shipped),
 #   8, 4, 2 and 1 (the stream and the sum both take the shape), and with
 #   the strided loops of cl/reduce_coarse.cl and cl/stream_read.cl
 #   unrolled by 4 (a copy of cl/), in two rounds.
-# SECTIONS="mid int scan vec32 resident minvec" (the default: all) picks
-# sections.
+# - fold: the single launch's tail (cl/reduce_coarse.cl), the resident
+#   program in turns with this tree's kernels, with reduce.shuffles=0
+#   (the tree in local memory), and with the library of revision $BEFORE
+#   (default c91e0f9: a ticket drawn at the end after a fence, partials
+#   through 32-bit atomics, the tree), built beside; two rounds; then the
+#   CLI at 1e8 (ops and types) with both builds.
+# SECTIONS="mid int scan vec32 resident minvec fold" (the default: all)
+# picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
 measure_build bounds "${1:-}"
 measure_tests scan-matrix-decoupled scan-matrix-kogge-stone scan-levels \
-  scan-inplace scan-carry scan-segments-matrix reduce-coarse
+  scan-inplace scan-carry scan-segments-matrix reduce-coarse \
+  reduce-single-launch api segments-matrix transform-dot transform-maps \
+  transform-half
 r=${REPEAT:-30}
 
 # tune NAME KEY=VALUE...: a tuning directory, the shipped files with the
@@ -124,7 +132,7 @@ for v in "v16 reduce.vec_bytes=16" "v32 reduce.vec_bytes=32"; do
 done
 fi
 
-if on resident || on minvec; then
+if on resident || on minvec || on fold; then
 cc -O2 -o "$out/resident_sizes" "$here/resident_sizes.c" -I"$here/../include" \
   -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
 fi
@@ -137,8 +145,8 @@ for v in noticket notree; do
   d=$out/cl-$v
   rm -rf "$d" && cp -r "$here/../cl" "$d"
   case $v in
-  noticket) sed -i 's/^    last = atomic_inc(ticket) == get_num_groups(0) - 1;/    last = 0;/' "$d/reduce_coarse.cl" ;;
-  notree) sed -i 's/^  r = clr_group_reduce(scratch, r);/  (void)scratch;/' "$d/reduce_coarse.cl" ;;
+  noticket) sed -i 's/^    last = my_ticket == get_num_groups(0) - 1;/    last = 0;/' "$d/reduce_coarse.cl" ;;
+  notree) sed -i 's/^  r = clr_group_reduce(scratch, r);.*/  (void)scratch;/' "$d/reduce_coarse.cl" ;;
   esac
   cmp -s "$here/../cl/reduce_coarse.cl" "$d/reduce_coarse.cl" && echo "$v: no change"
   echo "-- $v (wrong answers)"
@@ -168,6 +176,40 @@ for round in 1 2; do
     CLREDUCE_TUNING_DIR=$(tune m$m reduce.min_vectors=$m) \
       CLREDUCE_KERNEL_DIR=$unr CLREDUCE_CACHE_DIR=$out/cache-unroll \
       "$out/resident_sizes" "$r" | head -n 6
+  done
+done
+fi
+
+if on fold; then
+echo "== the single launch's tail: this tree, reduce.shuffles=0, revision ${BEFORE:-c91e0f9}"
+bt=$out/before-src bb=$out/before-build
+rm -rf "$bt" "$bb" && mkdir -p "$bt" &&
+  git -C "$here/.." archive "${BEFORE:-c91e0f9}" | tar -x -C "$bt" &&
+  meson setup "$bb" "$bt" --buildtype=release >"$out/before-setup.log" 2>&1 &&
+  ninja -C "$bb" >"$out/before-build.log" 2>&1 &&
+  cc -O2 -o "$out/resident_before" "$here/resident_sizes.c" \
+    -I"$bt/include" -L"$bb/src/lib" -lclreduce -lOpenCL \
+    -Wl,-rpath,"$bb/src/lib" || { echo "before: no build"; exit 1; }
+noshfl=$(tune noshfl reduce.shuffles=0)
+for round in 1 2; do
+  echo "-- this tree, round $round"
+  "$out/resident_sizes" "$r" | head -n 7
+  echo "-- reduce.shuffles=0, round $round"
+  CLREDUCE_TUNING_DIR=$noshfl "$out/resident_sizes" "$r" | head -n 7
+  echo "-- ${BEFORE:-c91e0f9}, round $round"
+  CLREDUCE_KERNEL_DIR=$bt/cl CLREDUCE_CACHE_DIR=$out/cache-before \
+    "$out/resident_before" "$r" | head -n 7
+done
+for ot in "sum float" "sum int" "sum double" "sum long" "sum half" \
+  "min float" "max double" "prod float" "and int" "max uint"; do
+  set -- $ot
+  for round in 1 2; do
+    echo "-- 1e8 $1 $2: this tree $($cli --op=$1 --type=$2 --n=1e8 \
+      --repeat=$r | grep -E 'kernel:|verified' | tr '\n' ' ')"
+    echo "-- 1e8 $1 $2: before $(CLREDUCE_KERNEL_DIR=$bt/cl \
+      CLREDUCE_CACHE_DIR=$out/cache-before $bb/src/cli/clreduce --op=$1 \
+      --type=$2 --n=1e8 --repeat=$r | grep -E 'kernel:|verified' |
+      tr '\n' ' ')"
   done
 done
 fi

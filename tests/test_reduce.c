@@ -250,6 +250,32 @@ static void single_launch(clr_context *ctx, const clr_options *base,
       for (size_t ti = 0; ti < TU_N_TYPES; ti++)
         run_op_type(ctx, base, tu_ops[oi], tu_types[ti], sizes, 2,
                     tu_ops[oi] == CLR_SUM, buf);
+    /* Work-groups of 8 and hundreds of them: each work-item of the last
+     * group folds many groups' slots (cl/reduce_coarse.cl), of each
+     * accumulator width. */
+    clr_options few = *base;
+    few.wg_size = 8;
+    few.coarse = 64;
+    size_t many[] = {200003}; /* 391 groups: two passes, so one */
+    for (size_t oi = 0; oi < TU_N_OPS; oi++)
+      for (size_t ti = 0; ti < TU_N_TYPES; ti++)
+        run_op_type(ctx, &few, tu_ops[oi], tu_types[ti], many, 1, 0, buf);
+    for (size_t i = 0; i < many[0]; i++)
+      x[i] = 1.0f;
+    clr_value fv;
+    clr_timing ft;
+    clr_status fs =
+        clr_reduce_host(ctx, &few, CLR_SUM, CLR_FLOAT, x, many[0], &fv);
+    clr_last_timing(ctx, &ft);
+    TU_CHECK(fs == CLR_OK && fv.v.f == (float)many[0] && ft.n_passes == 1 &&
+                 ft.passes[0].folds &&
+                 ft.passes[0].global_size / ft.passes[0].local_size > 4 * 8,
+             "wg 8: %s, sum %g, %zu passes, %zu groups of %zu",
+             clr_status_name(fs), (double)fv.v.f, ft.n_passes,
+             ft.passes[0].global_size / ft.passes[0].local_size,
+             ft.passes[0].local_size);
+    printf("single launch, wg 8: %zu groups\n",
+           ft.passes[0].global_size / ft.passes[0].local_size);
     /* From a buffer, at an offset (run_op_type reduces host arrays). */
     int *d = buf;
     size_t n = sizes[0], off = 3;

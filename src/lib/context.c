@@ -298,6 +298,7 @@ CLR_API void clr_context_release(clr_context *ctx) {
   clr_buffer_release(&ctx->carry);
   clr_buffer_release(&ctx->tile_bounds);
   clr_buffer_release(&ctx->ticket);
+  clr_buffer_release(&ctx->fold_slots);
   if (ctx->queue)
     clReleaseCommandQueue(ctx->queue);
   if (ctx->caller_queue)

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CLR_DETAIL_SIZE 512
 #define CLR_MAX_PROGRAMS 64
@@ -104,6 +105,10 @@ struct clr_context {
   cl_uint scan_ticket;    /* decoupled scan: its ticket counter's value */
   int ticket_ready;       /* ticket's counter zeroed since it was made */
   cl_uint scan_epoch;     /* decoupled scan: the last launch's epoch      */
+  clr_buffer fold_slots;  /* single-launch reduction: the partials, each
+                             32-bit word with the launch's epoch */
+  cl_uint fold_epoch;     /* the last single launch's epoch (0: none since
+                             the slots were zeroed) */
 
   clr_tuning tuning;      /* launch parameters for this device */
   clr_timing timing;      /* of the call in progress */
@@ -197,6 +202,12 @@ double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
 double clr_event_gap_ms(cl_event before, cl_event after);
 /* Where a command's event goes when it is taken only for its time: ev on
  * a profiling queue, NULL (no event: cheaper) on one without. */
+/* NVIDIA's OpenCL on a GPU, which builds inline PTX (warp shuffles) but
+ * has no subgroup extension. */
+static inline int clr_device_takes_ptx(const clr_context *ctx) {
+  return ctx->desc.is_gpu && strstr(ctx->desc.platform_name, "NVIDIA") != NULL;
+}
+
 static inline cl_event *clr_timed(const clr_context *ctx, cl_event *ev) {
   return ctx->profiling ? ev : NULL;
 }

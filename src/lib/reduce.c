@@ -25,6 +25,7 @@ typedef struct reduce_plan {
   clr_build_spec first_spec; /* the first pass's build (for finish_kernel) */
   int can_finish; /* the coarse sum kind whose first pass can fold the
                      partials itself (tuning reduce.single_launch) */
+  int shfl;       /* coarse kernels with warp shuffles (CLR_SHFL) */
   size_t wg_first, wg_rest;
   size_t acc_bytes; /* a partial: a value, or an indexed op's record */
   int inputs;       /* 2: a dot product */
@@ -276,12 +277,22 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
       .map = opt->map,
       .inputs = (unsigned)p->inputs,
       .prelude = p->prelude[0] ? p->prelude : NULL};
+  p->shfl = p->kernel == CLR_REDUCE_COARSE && !indexed &&
+            ctx->tuning.reduce_shuffles && clr_device_takes_ptx(ctx);
+  spec.extra = p->shfl ? "-DCLR_SHFL=1" : NULL;
   st = clr_get_kernel(ctx, &spec, &p->first);
+  if (st == CLR_ERR_BUILD && p->shfl) {
+    /* A driver that refuses the inline PTX gets the tree. */
+    p->shfl = 0;
+    spec.extra = NULL;
+    st = clr_get_kernel(ctx, &spec, &p->first);
+  }
   if (st != CLR_OK)
     return st;
   p->first_spec = spec;
+  /* The fold's slots take 64-bit atomics (cl/reduce_coarse.cl). */
   p->can_finish = p->kernel == CLR_REDUCE_COARSE && !indexed &&
-                  ctx->tuning.reduce_single_launch;
+                  ctx->tuning.reduce_single_launch && ctx->int64_atomics;
   /* Later passes read the partials, unmapped; they are always aligned
    * (they start at element 0 of a buffer).  The indexed ops' records are
    * read one at a time. */
@@ -322,7 +333,7 @@ static clr_status finish_kernel(clr_context *ctx, const reduce_plan *p,
   if (!p->can_finish)
     return CLR_OK;
   clr_build_spec spec = p->first_spec;
-  spec.extra = "-DCLR_FINISH=1";
+  spec.extra = p->shfl ? "-DCLR_FINISH=1 -DCLR_SHFL=1" : "-DCLR_FINISH=1";
   clr_status st = clr_get_kernel(ctx, &spec, &e);
   if (st != CLR_OK)
     return st;
@@ -460,6 +471,27 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
         return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
       ctx->ticket_ready = 1;
     }
+    /* A slot a 32-bit word of each group's partial.  Fresh slots are
+     * zeroed, and so are all of them when the epoch wraps: a slot never
+     * shows the epoch of a launch that has not written it. */
+    size_t slot_bytes = (p->acc_bytes > 4 ? 2 : 1) * sizeof(cl_ulong);
+    if (shapes[0].groups > SIZE_MAX / slot_bytes)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "%zu partials overflow size_t", shapes[0].groups);
+    size_t need = shapes[0].groups * slot_bytes;
+    int fresh = !ctx->fold_slots.mem || ctx->fold_slots.bytes < need;
+    st = clr_buffer_reserve(ctx, &ctx->fold_slots, need, CL_MEM_READ_WRITE);
+    if (st != CLR_OK)
+      return st;
+    if (fresh || ctx->fold_epoch == UINT32_MAX) {
+      cl_ulong zero = 0;
+      cl_int err = clEnqueueFillBuffer(ctx->queue, ctx->fold_slots.mem, &zero,
+                                       sizeof zero, 0, ctx->fold_slots.bytes, 0,
+                                       NULL, NULL);
+      if (err != CL_SUCCESS)
+        return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+      ctx->fold_epoch = 0;
+    }
   }
   if (max_even > SIZE_MAX / acc_bytes || max_odd > SIZE_MAX / acc_bytes)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -498,11 +530,16 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     if (st == CLR_OK && finish) {
       cl_uint at = p->inputs == 2 ? ARG_FINISH_DOT : ARG_FINISH;
       cl_ulong index = dst_index;
+      cl_uint epoch = ctx->fold_epoch + 1;
       st = clr_set_arg_at(ctx, k, at, CLR_ARG(ctx->ticket.mem));
       if (st == CLR_OK)
-        st = clr_set_arg_at(ctx, k, at + 1, CLR_ARG(dst));
+        st = clr_set_arg_at(ctx, k, at + 1, CLR_ARG(ctx->fold_slots.mem));
       if (st == CLR_OK)
-        st = clr_set_arg_at(ctx, k, at + 2, CLR_ARG(index));
+        st = clr_set_arg_at(ctx, k, at + 2, CLR_ARG(dst));
+      if (st == CLR_OK)
+        st = clr_set_arg_at(ctx, k, at + 3, CLR_ARG(index));
+      if (st == CLR_OK)
+        st = clr_set_arg_at(ctx, k, at + 4, CLR_ARG(epoch));
     }
     if (st != CLR_OK)
       goto fail;
@@ -513,6 +550,8 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
                                              waits ? async->num_events : 0,
                                              waits ? async->wait_list : NULL,
                                              clr_timed(ctx, &events[i])));
+    if (finish)
+      ctx->fold_epoch++; /* its slots now show it */
     if (record && i < CLR_MAX_PASSES) {
       ctx->timing.passes[i].n_in = (size_t)m;
       ctx->timing.passes[i].global_size = L->global;

@@ -179,8 +179,7 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
     p->ipt = ipt;
     /* Warp shuffles (inline PTX) combine the partials on NVIDIA's OpenCL,
      * in work-groups of whole warps of 32. */
-    p->shfl = strstr(ctx->desc.platform_name, "NVIDIA") != NULL &&
-              ctx->desc.is_gpu && p->wg % 32 == 0;
+    p->shfl = clr_device_takes_ptx(ctx) && p->wg % 32 == 0;
     snprintf(extra, sizeof extra,
              "-DCLR_SEG_ITEMS=%zu -DCLR_SEG_BLOCK=%d -DCLR_SEG_WG=%zu "
              "-DCLR_SEG_IPT=%zu%s",
