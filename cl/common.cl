@@ -249,12 +249,20 @@ inline uint clr_local_put(__local ACC_T *s, ACC_T x) {
   return lid;
 }
 
-#if CLR_OP < 6 /* the indexed ops have their own (reduce_extrema.cl) */
-#if CLR_SHFL
-/* -DCLR_SHFL=1 (the host sets it for the coarse reduction on NVIDIA's
- * OpenCL, which has no subgroup extension but takes inline PTX): x of the
- * lane delta above this one in the warp of 32 (the last lanes keep
- * theirs).  Every lane of the warp must call it together. */
+#if CLR_SHFL || CLR_SEG_SHFL
+/* Warp shuffles: -DCLR_SHFL=1 (the host sets it on NVIDIA's OpenCL,
+ * which has no subgroup extension but takes inline PTX, for the coarse
+ * reduction and the decoupled scan; CLR_SEG_SHFL for segmented tiles).
+ * The word of the lane delta below (up) or above (down) this one in the
+ * warp of 32; lanes with none keep theirs.  Every lane of the warp must
+ * call them together. */
+inline uint clr_shfl_up_u32(uint v, uint delta) {
+  uint r;
+  __asm__ __volatile__("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;"
+                       : "=r"(r)
+                       : "r"(v), "r"(delta));
+  return r;
+}
 inline uint clr_shfl_down_u32(uint v, uint delta) {
   uint r;
   __asm__ __volatile__("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;"
@@ -262,18 +270,28 @@ inline uint clr_shfl_down_u32(uint v, uint delta) {
                        : "r"(v), "r"(delta));
   return r;
 }
-inline ACC_T clr_shfl_down(ACC_T v, uint delta) {
-  union {
-    ACC_T v;
-    uint u[(sizeof(ACC_T) + 3) / 4];
-  } a, b;
-  for (uint k = 0; k < (sizeof(ACC_T) + 3) / 4; k++)
-    a.u[k] = 0;
-  a.v = v;
-  for (uint k = 0; k < (sizeof(ACC_T) + 3) / 4; k++)
-    b.u[k] = clr_shfl_down_u32(a.u[k], delta);
-  return b.v;
-}
+
+/* CLR_DEFINE_SHFL(name, T, word) defines `T name(T v, uint delta)`: a
+ * value of any type through one of the word shuffles above. */
+#define CLR_DEFINE_SHFL(name, T, word)                                         \
+  inline T name(T v, uint delta) {                                             \
+    union {                                                                    \
+      T v;                                                                     \
+      uint u[(sizeof(T) + 3) / 4];                                             \
+    } a, b;                                                                    \
+    for (uint k = 0; k < (sizeof(T) + 3) / 4; k++)                             \
+      a.u[k] = 0;                                                              \
+    a.v = v;                                                                   \
+    for (uint k = 0; k < (sizeof(T) + 3) / 4; k++)                             \
+      b.u[k] = word(a.u[k], delta);                                            \
+    return b.v;                                                                \
+  }
+#endif
+
+#if CLR_OP < 6 /* the indexed ops have their own (reduce_extrema.cl) */
+#if CLR_SHFL
+CLR_DEFINE_SHFL(clr_shfl_up, ACC_T, clr_shfl_up_u32)
+CLR_DEFINE_SHFL(clr_shfl_down, ACC_T, clr_shfl_down_u32)
 /* The fold of the warp's 32 values, in lane 0, in a fixed order (halving
  * strides).  OP may evaluate an argument twice, so the shuffle is taken
  * out of it: every lane shuffles once a step. */
@@ -298,7 +316,7 @@ inline ACC_T clr_warp_reduce(ACC_T x) {
 inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
 #if CLR_SHFL
   uint wgs = (uint)get_local_size(0);
-  if (wgs % 32 == 0) {
+  if (wgs % 32 == 0 && wgs <= 32 * 32) {
     uint l = (uint)get_local_id(0), lane = l % 32, warp = l / 32;
     x = clr_warp_reduce(x);
     if (lane == 0)

@@ -260,26 +260,7 @@ __kernel void clr_seg_items(__global const IN_T *data, ulong data_off, ulong lo,
  *   place, two barriers a step, took 0.2148-0.2153 ms on the H100 where
  *   these took 0.2086-0.2094.) */
 #if CLR_SEG_SHFL
-/* The word of lane (this lane - delta); lanes below delta keep theirs. */
-inline uint seg_shfl_up_u32(uint v, uint delta) {
-  uint r;
-  __asm__ __volatile__("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;"
-                       : "=r"(r)
-                       : "r"(v), "r"(delta));
-  return r;
-}
-inline SEG_T seg_shfl_up(SEG_T v, uint delta) {
-  union {
-    SEG_T v;
-    uint u[(sizeof(SEG_T) + 3) / 4];
-  } a, b;
-  for (uint k = 0; k < (sizeof(SEG_T) + 3) / 4; k++)
-    a.u[k] = 0;
-  a.v = v;
-  for (uint k = 0; k < (sizeof(SEG_T) + 3) / 4; k++)
-    b.u[k] = seg_shfl_up_u32(a.u[k], delta);
-  return b.v;
-}
+CLR_DEFINE_SHFL(seg_shfl_up, SEG_T, clr_shfl_up_u32) /* common.cl */
 /* The warp's lanes whose p is not 0, a bit each. */
 inline uint seg_ballot(int p) {
   uint r;

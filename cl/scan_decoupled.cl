@@ -40,6 +40,8 @@
  * -DCLR_VEC=<2|4>, dividing CLR_ITEMS: global loads and stores of CLR_VEC
  * elements (16 bytes), a quarter of the memory instructions.  The host
  * only asks for it when the input and output start 16-byte aligned.
+ * -DCLR_SHFL=1 (NVIDIA): the tile's scan and the look-back's tree by warp
+ * shuffles (scan_kogge_stone.cl, common.cl).
  *
  * With -DCLR_RUN=1 the file holds the CPU shape instead (below), built on
  * cl/scan_lanes.cl alone. */
@@ -293,8 +295,8 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
         v = clr_fetch(agg, (uint)j);
       }
     }
-    ACC_T back = clr_group_reduce(scratch, v);
-    if (lid == wg - 1) {
+    ACC_T back = clr_group_reduce(scratch, v); /* in work-item 0 */
+    if (lid == 0) {
       if (k < 0 && (carry_flags & 1u)) {
         ACC_T c = carry[0];
         back = OP(c, back);

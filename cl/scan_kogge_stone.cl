@@ -10,7 +10,45 @@
  * Local memory: one value per work-item. */
 #define CLR_SCAN_LOCAL_PER_ITEM 1
 
+#if CLR_SHFL
+/* The inclusive Kogge-Stone scan of the warp's 32 values by shuffles
+ * (common.cl): no local memory, no barrier. */
+inline ACC_T clr_warp_scan(ACC_T v, uint lane) {
+  for (uint d = 1; d < 32; d <<= 1) {
+    ACC_T u = clr_shfl_up(v, d); /* every lane, outside OP */
+    if (lane >= d)
+      v = OP(u, v);
+  }
+  return v;
+}
+#endif
+
 inline ACC_T clr_block_scan_exclusive(__local ACC_T *s, ACC_T x) {
+#if CLR_SHFL
+  /* Work-groups of whole warps: each warp scans itself, warp 0 scans the
+   * warps' totals, three barriers in all (the decoupled scan on the H100:
+   * 1e8 floats 0.366 -> 0.359 ms with the look-back's tree by shuffles
+   * too; docs/PERFORMANCE.md). */
+  uint wgs = (uint)get_local_size(0);
+  if (wgs % 32 == 0 && wgs <= 32 * 32) {
+    uint l = (uint)get_local_id(0), lane = l % 32, warp = l / 32;
+    ACC_T v = clr_warp_scan(x, lane);
+    if (lane == 31)
+      s[warp] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (warp == 0) {
+      ACC_T w = clr_warp_scan(lane < wgs / 32 ? s[lane] : IDENTITY, lane);
+      if (lane < wgs / 32)
+        s[lane] = w;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ACC_T before = warp > 0 ? s[warp - 1] : IDENTITY;
+    ACC_T left = clr_shfl_up(v, 1);
+    ACC_T prefix = lane == 0 ? before : OP(before, left);
+    barrier(CLK_LOCAL_MEM_FENCE); /* s may be reused by the caller */
+    return prefix;
+  }
+#endif
   uint lid = clr_local_put(s, x), wg = (uint)get_local_size(0);
   for (uint d = 1; d < wg; d *= 2) {
     ACC_T v = s[lid];

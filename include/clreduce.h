@@ -927,10 +927,11 @@ typedef struct clr_tuning {
                                     touch (output, and input unless in
                                     place) exceed this; 0: the device's
                                     cache size                           */
-  unsigned reduce_shuffles;      /* coarse reduction on NVIDIA's OpenCL:
-                                    1 folds a work-group's values by warp
-                                    shuffles (inline PTX), 0 by the tree
-                                    in local memory                      */
+  unsigned warp_shuffles;        /* NVIDIA's OpenCL: 1 uses warp shuffles
+                                    (inline PTX) in work-groups of whole
+                                    warps (the coarse reduction's tree,
+                                    the decoupled scan, segmented tiles);
+                                    0: local memory only                 */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

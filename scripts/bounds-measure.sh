@@ -26,15 +26,18 @@
 #   the strided loops of cl/reduce_coarse.cl and cl/stream_read.cl
 #   unrolled by 4 (a copy of cl/), in two rounds.
 # - fold: the single launch's tail (cl/reduce_coarse.cl), the resident
-#   program in turns with this tree's kernels, with reduce.shuffles=0
+#   program in turns with this tree's kernels, with warp.shuffles=0
 #   (the tree in local memory), and with the library of revision $BEFORE
 #   (default c91e0f9: a ticket drawn at the end after a fence, partials
 #   through 32-bit atomics, the tree), built beside; two rounds; then the
 #   CLI at 1e8 (ops and types) with both builds.
-# SECTIONS="mid int scan vec32 resident minvec fold" (the default: all)
-# picks sections.
+# - scanshfl: the decoupled scan at 1e8 (float, int) with this tree, with
+#   warp.shuffles=0 and with revision $BEFORE, two rounds, and PyTorch's
+#   copy and cumsum in the same run.
+# SECTIONS="mid int scan vec32 resident minvec fold scanshfl" (the
+# default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -59,6 +62,20 @@ tune() {
     fi
   done
   echo "$d"
+}
+
+# build_before: revision ${BEFORE:-c91e0f9} in $bt, built in $bb, and
+# the resident program on its library ($out/resident_before).
+bt=$out/before-src bb=$out/before-build
+build_before() {
+  [ -x "$out/resident_before" ] && return 0
+  rm -rf "$bt" "$bb" && mkdir -p "$bt" &&
+    git -C "$here/.." archive "${BEFORE:-c91e0f9}" | tar -x -C "$bt" &&
+    meson setup "$bb" "$bt" --buildtype=release >"$out/before-setup.log" 2>&1 &&
+    ninja -C "$bb" >"$out/before-build.log" 2>&1 &&
+    cc -O2 -o "$out/resident_before" "$here/resident_sizes.c" \
+      -I"$bt/include" -L"$bb/src/lib" -lclreduce -lOpenCL \
+      -Wl,-rpath,"$bb/src/lib" || { echo "before: no build"; exit 1; }
 }
 
 on mid && echo "== mid sizes (coarse float sum, one launch)"
@@ -181,20 +198,13 @@ done
 fi
 
 if on fold; then
-echo "== the single launch's tail: this tree, reduce.shuffles=0, revision ${BEFORE:-c91e0f9}"
-bt=$out/before-src bb=$out/before-build
-rm -rf "$bt" "$bb" && mkdir -p "$bt" &&
-  git -C "$here/.." archive "${BEFORE:-c91e0f9}" | tar -x -C "$bt" &&
-  meson setup "$bb" "$bt" --buildtype=release >"$out/before-setup.log" 2>&1 &&
-  ninja -C "$bb" >"$out/before-build.log" 2>&1 &&
-  cc -O2 -o "$out/resident_before" "$here/resident_sizes.c" \
-    -I"$bt/include" -L"$bb/src/lib" -lclreduce -lOpenCL \
-    -Wl,-rpath,"$bb/src/lib" || { echo "before: no build"; exit 1; }
-noshfl=$(tune noshfl reduce.shuffles=0)
+echo "== the single launch's tail: this tree, warp.shuffles=0, revision ${BEFORE:-c91e0f9}"
+build_before
+noshfl=$(tune noshfl warp.shuffles=0)
 for round in 1 2; do
   echo "-- this tree, round $round"
   "$out/resident_sizes" "$r" | head -n 7
-  echo "-- reduce.shuffles=0, round $round"
+  echo "-- warp.shuffles=0, round $round"
   CLREDUCE_TUNING_DIR=$noshfl "$out/resident_sizes" "$r" | head -n 7
   echo "-- ${BEFORE:-c91e0f9}, round $round"
   CLREDUCE_KERNEL_DIR=$bt/cl CLREDUCE_CACHE_DIR=$out/cache-before \
@@ -212,4 +222,37 @@ for ot in "sum float" "sum int" "sum double" "sum long" "sum half" \
       tr '\n' ' ')"
   done
 done
+fi
+
+if on scanshfl; then
+echo "== decoupled scan at 1e8: this tree, warp.shuffles=0, ${BEFORE:-c91e0f9}"
+build_before
+noshfl=$(tune noshfl warp.shuffles=0)
+for round in 1 2; do
+  for t in float int; do
+    echo "-- $t this tree: $($cli --kernel=decoupled --type=$t --n=1e8 \
+      --repeat=$r | grep -E 'kernel:|verified' | tr '\n' ' ')"
+    echo "-- $t warp.shuffles=0: $(CLREDUCE_TUNING_DIR=$noshfl $cli \
+      --kernel=decoupled --type=$t --n=1e8 --repeat=$r |
+      grep -E 'kernel:|verified' | tr '\n' ' ')"
+    echo "-- $t before: $(CLREDUCE_KERNEL_DIR=$bt/cl \
+      CLREDUCE_CACHE_DIR=$out/cache-before $bb/src/cli/clreduce \
+      --kernel=decoupled --type=$t --n=1e8 --repeat=$r |
+      grep -E 'kernel:|verified' | tr '\n' ' ')"
+  done
+done
+python3 - <<'PY'
+import torch
+x = torch.rand(10**8, device="cuda")
+def med(f, r=30):
+    for _ in range(3): f()
+    ts = []
+    for _ in range(r):
+        a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)
+        a.record(); f(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
+    ts.sort(); return ts[len(ts) // 2]
+for name, f in (("copy x.clone()", lambda: x.clone()),
+                ("cumsum (CUB)", lambda: torch.cumsum(x, 0))):
+    print("peer torch %s 1e8 float: %.4f ms" % (name, med(f)))
+PY
 fi

@@ -278,7 +278,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
       .inputs = (unsigned)p->inputs,
       .prelude = p->prelude[0] ? p->prelude : NULL};
   p->shfl = p->kernel == CLR_REDUCE_COARSE && !indexed &&
-            ctx->tuning.reduce_shuffles && clr_device_takes_ptx(ctx);
+            ctx->tuning.warp_shuffles && clr_device_takes_ptx(ctx);
   spec.extra = p->shfl ? "-DCLR_SHFL=1" : NULL;
   st = clr_get_kernel(ctx, &spec, &p->first);
   if (st == CLR_ERR_BUILD && p->shfl) {

@@ -85,7 +85,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     return clr_get_kernel(ctx, &one, &p->tile);
   }
   if (p->kernel == CLR_SCAN_DECOUPLED) {
-    char items[32];
+    char items[48];
     p->decoupled = 1;
     p->per_item = opt->coarse ? opt->coarse : ctx->tuning.decoupled_items;
     if (p->per_item > 64)
@@ -101,7 +101,11 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     for (v = 1; v * 2 <= most && p->per_item % (v * 2) == 0;)
       v *= 2;
     p->vec = v;
-    snprintf(items, sizeof items, "-DCLR_ITEMS=%zu", p->per_item);
+    /* Warp shuffles in the tile's scan and the look-back's tree on
+     * NVIDIA's OpenCL (work-groups of whole warps use them). */
+    int shfl = clr_device_takes_ptx(ctx) && ctx->tuning.warp_shuffles;
+    snprintf(items, sizeof items, "-DCLR_ITEMS=%zu%s", p->per_item,
+             shfl ? " -DCLR_SHFL=1" : "");
     clr_build_spec one = {.source = "scan_kogge_stone.cl",
                           .source2 = clr_kernel_source(CLR_SCAN_DECOUPLED),
                           .kernel = "clr_scan_decoupled",
@@ -111,6 +115,11 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                           .vec = p->vec > 1 ? p->vec : 0,
                           .extra = items};
     st = clr_get_kernel(ctx, &one, &p->tile);
+    if (st == CLR_ERR_BUILD && shfl) {
+      /* A driver that refuses the inline PTX gets local memory. */
+      *strstr(items, " -DCLR_SHFL=1") = '\0';
+      st = clr_get_kernel(ctx, &one, &p->tile);
+    }
     if (st != CLR_OK)
       return st;
     /* Local memory: the padded tile plus the work-group scan's slot. */

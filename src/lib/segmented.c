@@ -179,7 +179,8 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
     p->ipt = ipt;
     /* Warp shuffles (inline PTX) combine the partials on NVIDIA's OpenCL,
      * in work-groups of whole warps of 32. */
-    p->shfl = clr_device_takes_ptx(ctx) && p->wg % 32 == 0;
+    p->shfl = clr_device_takes_ptx(ctx) && ctx->tuning.warp_shuffles &&
+              p->wg % 32 == 0;
     snprintf(extra, sizeof extra,
              "-DCLR_SEG_ITEMS=%zu -DCLR_SEG_BLOCK=%d -DCLR_SEG_WG=%zu "
              "-DCLR_SEG_IPT=%zu%s",

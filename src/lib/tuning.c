@@ -329,8 +329,9 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   t->reduce_min_vectors = 16;
   t->scan_stream_bytes = 0; /* the device's cache size */
   /* Warp shuffles (where the driver takes PTX): one barrier a tree, not
-   * eight; about 1 us off a mid-sized sum on the H100 (docs/PERFORMANCE.md). */
-  t->reduce_shuffles = 1;
+   * eight (docs/PERFORMANCE.md: about 1 us off a mid-sized sum, 2-3% off
+   * the decoupled scan on the H100). */
+  t->warp_shuffles = 1;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");
 }

@@ -46,7 +46,7 @@ static void two_tunings(clr_tuning *a, clr_tuning *b) {
   BOTH(seg_units_wide, 8, 1);
   BOTH(reduce_min_vectors, 16, 1);
   BOTH(scan_stream_bytes, 0, 4096);
-  BOTH(reduce_shuffles, 1, 0);
+  BOTH(warp_shuffles, 1, 0);
 #undef BOTH
 }
 
