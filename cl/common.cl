@@ -311,8 +311,9 @@ inline ACC_T clr_warp_reduce(ACC_T x) {
  * result in work-item 0 (others get garbage).  Any work-group size works:
  * the first stride is the largest power of two below it.  With CLR_SHFL,
  * a work-group of whole warps folds each warp by shuffles and the warps'
- * values in warp 0: one barrier instead of one a step (on the H100, about
- * 1 us less a single-launch sum of 1e6-2e6 floats, docs/PERFORMANCE.md). */
+ * values in warp 0: one barrier instead of one a step (on the H100 part of
+ * the decoupled scan's 0.006-0.009 ms at 1e8; no consistent gain in a
+ * single-launch sum: docs/PERFORMANCE.md). */
 inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
 #if CLR_SHFL
   uint wgs = (uint)get_local_size(0);

@@ -36,7 +36,7 @@
  *                           trip overlaps the group's loads.  (The ticket
  *                           drawn at the end, after a fence, as in CUDA's
  *                           threadFenceReduction sample, cost the H100
- *                           0.5-2 us more a call at 1e6-1e7 floats.)
+ *                           0.4-2.2 us more a call at 1e6-5e6 floats.)
  *   -DCLR_SHFL=1            NVIDIA: warp shuffles in the group's tree
  *                           (clr_group_reduce, common.cl).
  * The host puts cl/load_mapped.cl (clr_load_vec) before this file.

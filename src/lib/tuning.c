@@ -329,8 +329,8 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   t->reduce_min_vectors = 16;
   t->scan_stream_bytes = 0; /* the device's cache size */
   /* Warp shuffles (where the driver takes PTX): one barrier a tree, not
-   * eight (docs/PERFORMANCE.md: about 1 us off a mid-sized sum, 2-3% off
-   * the decoupled scan on the H100). */
+   * eight; the decoupled scan of 1e8 floats on the H100 0.368 -> 0.360 ms
+   * (docs/PERFORMANCE.md). */
   t->warp_shuffles = 1;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");
