@@ -256,20 +256,17 @@ inline uint clr_local_put(__local ACC_T *s, ACC_T x) {
  * The word of the lane delta below (up) or above (down) this one in the
  * warp of 32; lanes with none keep theirs.  Every lane of the warp must
  * call them together. */
-inline uint clr_shfl_up_u32(uint v, uint delta) {
-  uint r;
-  __asm__ __volatile__("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;"
-                       : "=r"(r)
-                       : "r"(v), "r"(delta));
-  return r;
-}
-inline uint clr_shfl_down_u32(uint v, uint delta) {
-  uint r;
-  __asm__ __volatile__("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;"
-                       : "=r"(r)
-                       : "r"(v), "r"(delta));
-  return r;
-}
+#define CLR_DEFINE_SHFL_U32(name, mode, clamp)                                 \
+  inline uint name(uint v, uint delta) {                                       \
+    uint r;                                                                    \
+    __asm__ __volatile__("shfl.sync." mode ".b32 %0, %1, %2, " clamp           \
+                         ", 0xffffffff;"                                       \
+                         : "=r"(r)                                             \
+                         : "r"(v), "r"(delta));                                \
+    return r;                                                                  \
+  }
+CLR_DEFINE_SHFL_U32(clr_shfl_up_u32, "up", "0")
+CLR_DEFINE_SHFL_U32(clr_shfl_down_u32, "down", "0x1f")
 
 /* CLR_DEFINE_SHFL(name, T, word) defines `T name(T v, uint delta)`: a
  * value of any type through one of the word shuffles above. */

@@ -64,6 +64,29 @@ tune() {
   echo "$d"
 }
 
+# torch_peers NAME...: PyTorch's copy (x.clone()), cumsum (CUB) and sum of
+# 1e8 floats on the GPU, CUDA events, median of 30.
+torch_peers() {
+  python3 - "$@" <<'PY'
+import sys, torch
+x = torch.rand(10**8, device="cuda")
+def med(f, r=30):
+    for _ in range(3): f()
+    ts = []
+    for _ in range(r):
+        a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)
+        a.record(); f(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
+    ts.sort(); return ts[len(ts) // 2]
+peers = {"copy": ("copy x.clone()", lambda: x.clone(), 8e8),
+         "cumsum": ("cumsum (CUB)", lambda: torch.cumsum(x, 0), 8e8),
+         "sum": ("sum", lambda: x.sum(), 4e8)}
+for key in sys.argv[1:]:
+    name, f, by = peers[key]
+    ms = med(f)
+    print("peer torch %s 1e8 float: %.4f ms %.0f GB/s" % (name, ms, by / ms / 1e6))
+PY
+}
+
 # build_before: revision ${BEFORE:-c91e0f9} in $bt, built in $bb, and
 # the resident program on its library ($out/resident_before).
 bt=$out/before-src bb=$out/before-build
@@ -114,23 +137,7 @@ sed -i 's/^  if (t > 0) {$/  if (0) {/' "$nolb/scan_decoupled.cl"
 grep -c "if (0) {" "$nolb/scan_decoupled.cl"
 echo "-- no look-back: $(CLREDUCE_KERNEL_DIR=$nolb $cli --kernel=decoupled \
   --n=1e8 --repeat=$r --no-verify | grep -E 'kernel:' | tr '\n' ' ')"
-python3 - <<'PY'
-import torch
-x = torch.rand(10**8, device="cuda")
-def med(f, r=30):
-    for _ in range(3): f()
-    ts = []
-    for _ in range(r):
-        a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)
-        a.record(); f(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
-    ts.sort(); return ts[len(ts) // 2]
-for name, f in (("copy x.clone()", lambda: x.clone()),
-                ("cumsum (CUB)", lambda: torch.cumsum(x, 0)),
-                ("sum", lambda: x.sum())):
-    ms = med(f)
-    by = 4e8 if name == "sum" else 8e8
-    print("peer torch %s 1e8 float: %.4f ms %.0f GB/s" % (name, ms, by / ms / 1e6))
-PY
+torch_peers copy cumsum sum
 fi
 
 if on vec32; then
@@ -241,18 +248,5 @@ for round in 1 2; do
       grep -E 'kernel:|verified' | tr '\n' ' ')"
   done
 done
-python3 - <<'PY'
-import torch
-x = torch.rand(10**8, device="cuda")
-def med(f, r=30):
-    for _ in range(3): f()
-    ts = []
-    for _ in range(r):
-        a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)
-        a.record(); f(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
-    ts.sort(); return ts[len(ts) // 2]
-for name, f in (("copy x.clone()", lambda: x.clone()),
-                ("cumsum (CUB)", lambda: torch.cumsum(x, 0))):
-    print("peer torch %s 1e8 float: %.4f ms" % (name, med(f)))
-PY
+torch_peers copy cumsum
 fi
