@@ -30,7 +30,7 @@
 #   (the tree in local memory), and with the library of revision $BEFORE
 #   (default c91e0f9: a ticket drawn at the end after a fence, partials
 #   through 32-bit atomics, the tree), built beside; two rounds; then the
-#   CLI at 1e8 (ops and types) with both builds.
+#   CLI at 1e8 (ops and types) the same three ways.
 # - scanshfl: the decoupled scan at 1e8 (float, int) with this tree, with
 #   warp.shuffles=0 and with revision $BEFORE, two rounds, and PyTorch's
 #   copy and cumsum in the same run.
@@ -86,6 +86,21 @@ for key in sys.argv[1:]:
     print("peer torch %s 1e8 float: %.4f ms %.0f GB/s" % (name, ms, by / ms / 1e6))
 PY
 }
+
+# versions LABEL CLREDUCE-ARGS...: a verified run (--repeat=$r) with this
+# tree, with warp.shuffles=0 and with revision $BEFORE (build_before first),
+# a line each.
+versions() {
+  local label=$1
+  shift
+  echo "-- $label this tree: $(kernel_line "$cli" "$@")"
+  echo "-- $label warp.shuffles=0: $(CLREDUCE_TUNING_DIR=$(tune noshfl \
+    warp.shuffles=0) kernel_line "$cli" "$@")"
+  echo "-- $label before: $(CLREDUCE_KERNEL_DIR=$bt/cl \
+    CLREDUCE_CACHE_DIR=$out/cache-before kernel_line "$bb/src/cli/clreduce" \
+    "$@")"
+}
+kernel_line() { "$@" --repeat="$r" | grep -E 'kernel:|verified' | tr '\n' ' '; }
 
 # build_before: revision ${BEFORE:-c91e0f9} in $bt, built in $bb, and
 # the resident program on its library ($out/resident_before).
@@ -221,12 +236,7 @@ for ot in "sum float" "sum int" "sum double" "sum long" "sum half" \
   "min float" "max double" "prod float" "and int" "max uint"; do
   set -- $ot
   for round in 1 2; do
-    echo "-- 1e8 $1 $2: this tree $($cli --op=$1 --type=$2 --n=1e8 \
-      --repeat=$r | grep -E 'kernel:|verified' | tr '\n' ' ')"
-    echo "-- 1e8 $1 $2: before $(CLREDUCE_KERNEL_DIR=$bt/cl \
-      CLREDUCE_CACHE_DIR=$out/cache-before $bb/src/cli/clreduce --op=$1 \
-      --type=$2 --n=1e8 --repeat=$r | grep -E 'kernel:|verified' |
-      tr '\n' ' ')"
+    versions "1e8 $1 $2" --op=$1 --type=$2 --n=1e8
   done
 done
 fi
@@ -234,18 +244,9 @@ fi
 if on scanshfl; then
 echo "== decoupled scan at 1e8: this tree, warp.shuffles=0, ${BEFORE:-c91e0f9}"
 build_before
-noshfl=$(tune noshfl warp.shuffles=0)
 for round in 1 2; do
   for t in float int; do
-    echo "-- $t this tree: $($cli --kernel=decoupled --type=$t --n=1e8 \
-      --repeat=$r | grep -E 'kernel:|verified' | tr '\n' ' ')"
-    echo "-- $t warp.shuffles=0: $(CLREDUCE_TUNING_DIR=$noshfl $cli \
-      --kernel=decoupled --type=$t --n=1e8 --repeat=$r |
-      grep -E 'kernel:|verified' | tr '\n' ' ')"
-    echo "-- $t before: $(CLREDUCE_KERNEL_DIR=$bt/cl \
-      CLREDUCE_CACHE_DIR=$out/cache-before $bb/src/cli/clreduce \
-      --kernel=decoupled --type=$t --n=1e8 --repeat=$r |
-      grep -E 'kernel:|verified' | tr '\n' ' ')"
+    versions "$t" --kernel=decoupled --type=$t --n=1e8
   done
 done
 torch_peers copy cumsum
