@@ -572,7 +572,7 @@ static void part_scan_buffer(void) {
  *   coarse kernel's vector sums and reports "control flow depends on
  *   uninitialized value" for 16-wide min/max, although every lane is
  *   initialised; so the coarse cases here are scalar (vec=1), plus one
- *   4-wide max, which it handles (in two launches: see there).  The full
+ *   4-wide max, which it handles (in one launch).  The full
  *   matrix (all widths) runs without --uninitialized. */
 static int part_one(const char *what) {
   clr_options o;
@@ -581,21 +581,21 @@ static int part_one(const char *what) {
   if (strncmp(what, "one-reduce-", 11) == 0) {
     const char *k = what + 11;
     if (strcmp(k, "coarse-vec4") == 0) {
-      /* In two launches: with 4-wide loads the plugin also reports every
-       * partial of the single-launch variant (reduce.single_launch, on for
-       * Oclgrind's device) as uninitialised when it is published, although
-       * the scalar runs of that variant (coarse-strided, coarse-contiguous
-       * below) pass here and its answers check out everywhere else. */
-      clr_tuning t;
-      clr_get_tuning(ctx, &t);
-      t.reduce_single_launch = 0;
-      if (clr_set_tuning(ctx, &t) != CLR_OK)
-        return 0;
+      /* In one launch (reduce.single_launch, on for Oclgrind's device):
+       * the last work-group folds the partials.  (When they travelled
+       * through 32-bit atomics, the plugin reported each one published
+       * with 4-wide loads as uninitialised; since they travel in 64-bit
+       * slots tagged with the launch's epoch it reports nothing.) */
       o.kernel = CLR_REDUCE_COARSE;
       o.layout = CLR_LAYOUT_CONTIGUOUS;
       o.vector_width = 4;
       o.coarse = 8;
       check_reduce(ctx, &o, CLR_MAX, CLR_INT, 301, 1);
+      clr_timing tm;
+      clr_last_timing(ctx, &tm);
+      tu_check(tm.n_passes == 1 && tm.passes[0].folds,
+               "coarse-vec4: %zu passes, the first folds: %d (want one)",
+               tm.n_passes, tm.passes[0].folds);
       return 1;
     }
     if (strcmp(k, "coarse-strided") == 0 ||
