@@ -847,9 +847,9 @@ typedef struct clr_pass_info {
                          start, the carry pyramid and the gaps between
                          launches included: it takes no event of its
                          own)                                          */
-  int folds;          /* 1: its last work-group to finish also folded
-                         every group's partial into the result (tuning
-                         reduce.single_launch): no later pass        */
+  int folds;          /* 1: its work-group that started last also
+                         folded every group's partial into the result
+                         (tuning reduce.single_launch): no later pass */
 } clr_pass_info;
 
 typedef struct clr_timing {
