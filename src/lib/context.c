@@ -456,6 +456,36 @@ clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
   return CLR_OK;
 }
 
+clr_status clr_zero_buffers(clr_context *ctx, clr_buffer *const *bufs,
+                            size_t count) {
+  /* Copied from a buffer of zeros, not clEnqueueFillBuffer: Oclgrind's
+   * --uninitialized does not count a fill's writes.  The zeros' buffer is
+   * released at once; OpenCL keeps it until the copies have run. */
+  size_t most = 0;
+  for (size_t i = 0; i < count; i++)
+    most = bufs[i]->bytes > most ? bufs[i]->bytes : most;
+  void *zeros = calloc(1, most ? most : 1);
+  if (!zeros)
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+  cl_int err;
+  const char *what = "clCreateBuffer";
+  cl_mem zmem = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               most ? most : 1, zeros, &err);
+  free(zeros);
+  for (size_t i = 0; i < count && err == CL_SUCCESS; i++) {
+    what = "clEnqueueCopyBuffer";
+    err = clEnqueueCopyBuffer(ctx->queue, zmem, bufs[i]->mem, 0, 0,
+                              bufs[i]->bytes, 0, NULL, NULL);
+  }
+  if (zmem)
+    clReleaseMemObject(zmem);
+  if (err == CL_SUCCESS)
+    return CLR_OK;
+  for (size_t i = 0; i < count; i++)
+    clr_buffer_release(bufs[i]);
+  return clr_cl_fail(ctx, what, err);
+}
+
 /* From a's `from` time to b's `to` time, in ms (0 without profiling). */
 static double event_span(cl_event a, cl_profiling_info from, cl_event b,
                          cl_profiling_info to) {

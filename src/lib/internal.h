@@ -197,17 +197,21 @@ cl_int clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
 clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
                               cl_mem_flags flags);
 void clr_buffer_release(clr_buffer *buf);
+/* Zero the count buffers on the device, in queue order (nothing waits on
+ * the host).  On failure they are released, so that the next reserve
+ * makes them anew and its caller zeroes them again. */
+clr_status clr_zero_buffers(clr_context *ctx, clr_buffer *const *bufs,
+                            size_t count);
 double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
 /* From the end of `before` to the start of `after` (0 without profiling). */
 double clr_event_gap_ms(cl_event before, cl_event after);
-/* Where a command's event goes when it is taken only for its time: ev on
- * a profiling queue, NULL (no event: cheaper) on one without. */
 /* NVIDIA's OpenCL on a GPU, which builds inline PTX (warp shuffles) but
  * has no subgroup extension. */
 static inline int clr_device_takes_ptx(const clr_context *ctx) {
   return ctx->desc.is_gpu && strstr(ctx->desc.platform_name, "NVIDIA") != NULL;
 }
-
+/* Where a command's event goes when it is taken only for its time: ev on
+ * a profiling queue, NULL (no event: cheaper) on one without. */
 static inline cl_event *clr_timed(const clr_context *ctx, cl_event *ev) {
   return ctx->profiling ? ev : NULL;
 }

@@ -484,12 +484,10 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     if (st != CLR_OK)
       return st;
     if (fresh || ctx->fold_epoch == UINT32_MAX) {
-      cl_ulong zero = 0;
-      cl_int err = clEnqueueFillBuffer(ctx->queue, ctx->fold_slots.mem, &zero,
-                                       sizeof zero, 0, ctx->fold_slots.bytes, 0,
-                                       NULL, NULL);
-      if (err != CL_SUCCESS)
-        return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+      clr_buffer *const slots[1] = {&ctx->fold_slots};
+      st = clr_zero_buffers(ctx, slots, 1);
+      if (st != CLR_OK)
+        return st;
       ctx->fold_epoch = 0;
     }
   }

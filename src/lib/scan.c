@@ -343,35 +343,12 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
     return st;
   /* New buffers, or an epoch about to wrap: zero them once.  (The values
    * are only read after their flag says so, but the atomics that publish
-   * them read the old words, which a checker wants initialised.)  Copied
-   * on the device from a buffer of zeros, in queue order before the scan:
-   * nothing waits on the host, so an asynchronous scan stays asynchronous.
-   * (Not clEnqueueFillBuffer: Oclgrind's --uninitialized does not count
-   * its writes.)  The zeros' buffer is released at once; OpenCL keeps it
-   * until the copies have run. */
+   * them read the old words, which a checker wants initialised.) */
   if (fresh || ctx->scan_epoch >= (1u << 30) - 1) {
-    clr_buffer *all[3] = {state, agg, incl};
-    size_t most = state->bytes > agg->bytes ? state->bytes : agg->bytes;
-    most = most > incl->bytes ? most : incl->bytes;
-    void *zeros = calloc(1, most);
-    if (!zeros)
-      return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
-    cl_int err;
-    const char *what = "clCreateBuffer";
-    cl_mem zmem = clCreateBuffer(
-        ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, most, zeros, &err);
-    free(zeros);
-    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) {
-      what = "clEnqueueCopyBuffer";
-      err = clEnqueueCopyBuffer(ctx->queue, zmem, all[i]->mem, 0, 0,
-                                all[i]->bytes, 0, NULL, NULL);
-    }
-    if (zmem)
-      clReleaseMemObject(zmem);
-    if (err != CL_SUCCESS) {
-      clr_buffer_release(state); /* not zeroed: reallocate next time */
-      return clr_cl_fail(ctx, what, err);
-    }
+    clr_buffer *const all[3] = {state, agg, incl};
+    st = clr_zero_buffers(ctx, all, 3);
+    if (st != CLR_OK)
+      return st;
     ctx->scan_ticket = 0;
     ctx->scan_epoch = 0;
   }
