@@ -368,3 +368,49 @@ inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
   return AS_ACC(atomic_or(&slot[t], 0u));
 }
 #endif
+
+/* -DCLR_SLOTS=1 (the host asks for it where the device has
+ * cl_khr_int64_base_atomics): values travel in tagged 64-bit slots
+ * instead, each slot holding 32 bits of the value below the launch's
+ * epoch, written by one atomic exchange.  A slot that shows this launch's
+ * epoch holds this launch's bits: the reader needs no flag, no fence and
+ * no second round trip, and words left by an earlier launch (an older
+ * epoch) read as "not yet".  The host zeroes the slots when it makes them
+ * and again before the epoch wraps.  Used by the single-launch
+ * reduction's partials (reduce_coarse.cl) and the decoupled scan's
+ * aggregates and inclusive prefixes (scan_decoupled.cl). */
+#ifndef CLR_SLOTS
+#define CLR_SLOTS 0
+#endif
+#if CLR_SLOTS
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#if ACC_IS_FP ? CLR_ACC == 1 : CLR_ACC >= 4
+#define CLR_SLOT_WORDS 2
+#define CLR_SLOT_BITS(v) as_uint2(v)
+#define CLR_SLOT_VALUE(w) AS_ACC((uint2)((uint)(w)[0], (uint)(w)[1]))
+#else
+#define CLR_SLOT_WORDS 1
+#define CLR_SLOT_BITS(v) ((uint2)(as_uint(v), 0u))
+#define CLR_SLOT_VALUE(w) AS_ACC((uint)(w)[0])
+#endif
+/* Value i of an array of tagged slots. */
+inline void clr_slot_publish(volatile __global ulong *slots, ulong i,
+                             uint epoch, ACC_T v) {
+  uint2 b = CLR_SLOT_BITS(v);
+  ulong tag = (ulong)epoch << 32;
+  atom_xchg(&slots[i * CLR_SLOT_WORDS], tag | b.x);
+#if CLR_SLOT_WORDS == 2
+  atom_xchg(&slots[i * CLR_SLOT_WORDS + 1], tag | b.y);
+#endif
+}
+/* Value i once it shows this launch's epoch (waits for it). */
+inline ACC_T clr_slot_wait(volatile __global ulong *slots, ulong i,
+                           uint epoch) {
+  ulong w[CLR_SLOT_WORDS];
+  for (uint k = 0; k < CLR_SLOT_WORDS; k++)
+    do
+      w[k] = atom_add(&slots[i * CLR_SLOT_WORDS + k], 0ul);
+    while ((uint)(w[k] >> 32) != epoch);
+  return CLR_SLOT_VALUE(w);
+}
+#endif

@@ -28,7 +28,8 @@
  *                           and folds them in group order into
  *                           final_out[final_index], then sets the counter
  *                           back to 0 for the next launch.  A partial
- *                           travels in 64-bit slots, 32 bits of it and the
+ *                           travels in 64-bit slots (clr_slot_publish,
+ *                           common.cl), 32 bits of it and the
  *                           launch's epoch each, written by one atomic
  *                           exchange: a slot that shows this launch's
  *                           epoch holds this launch's bits, with no fence
@@ -61,28 +62,6 @@
 #endif
 
 #if CLR_FINISH
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-/* A partial's 32-bit words, each in a slot with the epoch above it. */
-#if ACC_IS_FP ? CLR_ACC == 1 : CLR_ACC >= 4
-#define SLOT_WORDS 2
-#define SLOT_BITS(v) as_uint2(v)
-#define SLOT_VALUE(w) AS_ACC((uint2)((uint)(w)[0], (uint)(w)[1]))
-#else
-#define SLOT_WORDS 1
-#define SLOT_BITS(v) ((uint2)(as_uint(v), 0u))
-#define SLOT_VALUE(w) AS_ACC((uint)(w)[0])
-#endif
-
-inline void coarse_publish(volatile __global ulong *slots, ulong g, uint epoch,
-                           ACC_T v) {
-  uint2 b = SLOT_BITS(v);
-  ulong tag = (ulong)epoch << 32;
-  atom_xchg(&slots[g * SLOT_WORDS], tag | b.x);
-#if SLOT_WORDS == 2
-  atom_xchg(&slots[g * SLOT_WORDS + 1], tag | b.y);
-#endif
-}
-
 /* The fold of every group's partial, in group order within each
  * work-item, then the group's tree: the same order whenever they come.
  * (Reading a work-item's slots four at a time before waiting on any, so
@@ -93,12 +72,8 @@ inline ACC_T coarse_fold_partials(volatile __global ulong *slots, uint epoch,
   ulong groups = get_num_groups(0), wg = get_local_size(0);
   ACC_T x = IDENTITY;
   for (ulong g = get_local_id(0); g < groups; g += wg) {
-    ulong w[SLOT_WORDS];
-    for (uint k = 0; k < SLOT_WORDS; k++)
-      do
-        w[k] = atom_add(&slots[g * SLOT_WORDS + k], 0ul);
-      while ((uint)(w[k] >> 32) != epoch);
-    x = OP(x, SLOT_VALUE(w));
+    ACC_T v = clr_slot_wait(slots, g, epoch);
+    x = OP(x, v);
   }
   return clr_group_reduce(scratch, x);
 }
@@ -180,7 +155,7 @@ clr_reduce(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out,
 #if CLR_FINISH
   (void)out;
   if (get_local_id(0) == 0)
-    coarse_publish(slots, get_group_id(0), epoch, r);
+    clr_slot_publish(slots, get_group_id(0), epoch, r);
   /* The tree's scratch is free again, and `last` read by all. */
   barrier(CLK_LOCAL_MEM_FENCE);
   if (last) {

@@ -18,6 +18,15 @@
  * tile serialised the scan on an H100: 0.27 TB/s), and the fixed window
  * makes the rounding independent of the timing (see the look-back).
  *
+ * With -DCLR_SLOTS=1 (the GPU shape, where the device has 64-bit atomics;
+ * tuning decoupled.slots) there are no flags: aggregates and the
+ * checkpoints' inclusive prefixes travel in tagged 64-bit slots
+ * (clr_slot_publish / clr_slot_wait, common.cl), each word below the
+ * launch's epoch.  A reader's one atomic read returns the value with its
+ * tag, where a flag took a read, a fence and a second read, and a writer
+ * needs no fence before its flag.  On the H100 that took the scan of 1e8
+ * floats from 0.359 to 0.300 ms (docs/PERFORMANCE.md).
+ *
  * Forward progress: OpenCL promises none between work-groups, so a
  * work-group must never wait for one that has not started.  The tile a
  * work-group scans is not its group id but the next value of an atomic
@@ -186,7 +195,14 @@ __kernel void clr_scan_decoupled_run(
 #define VEC_TO_ARRAY(vec, arr) CLR_CAT(vstore, CLR_VEC)((vec), 0, (arr))
 #define ARRAY_TO_VEC(arr) CLR_CAT(vload, CLR_VEC)(0, (arr))
 #endif
-/* clr_publish / clr_fetch (values through 32-bit atomics): common.cl. */
+/* clr_publish / clr_fetch (values through 32-bit atomics, a flag in
+ * state[] saying which are there) or, with -DCLR_SLOTS=1, clr_slot_publish
+ * / clr_slot_wait (tagged 64-bit slots that need no flag): common.cl. */
+#if CLR_SLOTS
+#define LB_T ulong
+#else
+#define LB_T uint
+#endif
 
 /* One pad slot every 32 elements keeps the strided local accesses of the
  * blocked <-> striped transposes free of bank conflicts. */
@@ -196,7 +212,7 @@ __kernel void
 clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
                    __global ACC_T *out, ulong out_offset, ulong n,
                    volatile __global uint *state, uint ticket_base, uint epoch,
-                   volatile __global uint *agg, volatile __global uint *incl,
+                   volatile __global LB_T *agg, volatile __global LB_T *incl,
                    __global ACC_T *carry, uint carry_flags, uint exclusive,
                    __local ACC_T *tile, __local ACC_T *scratch) {
   __local uint tile_index;
@@ -246,10 +262,15 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
   ACC_T item_prefix = clr_block_scan_exclusive(scratch, total);
 
   /* The last work-item holds the tile's aggregate and publishes it (tile
-   * 0, which has no predecessor, publishes its inclusive prefix too). */
+   * 0, which has no predecessor, publishes its inclusive prefix too; with
+   * slots it goes through the look-back below, which finds no
+   * predecessor). */
   if (lid == wg - 1) {
     ACC_T aggregate = OP(item_prefix, total);
     tile_aggregate = aggregate;
+#if CLR_SLOTS
+    clr_slot_publish(agg, t, epoch, aggregate);
+#else
     clr_publish(agg, t, aggregate);
     if (t == 0) {
       ACC_T excl = (carry_flags & 1u) ? carry[0] : IDENTITY;
@@ -262,6 +283,7 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
       write_mem_fence(CLK_GLOBAL_MEM_FENCE);
       atomic_xchg(&state[1 + t], epoch << 2 | 1u);
     }
+#endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -275,12 +297,16 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
    * to run (a look-back that stops at the nearest finished tile, as in
    * Merrill & Garland, is faster to start but its rounding follows the
    * timing).  Checkpoints are wg tiles apart, so the chain of waits on
-   * them is n / (wg^2 CLR_ITEMS) long. */
-  if (t > 0) {
+   * them is n / (wg^2 CLR_ITEMS) long.  With slots only the checkpoints
+   * publish an inclusive prefix. */
+  if (CLR_SLOTS || t > 0) {
     long k = (long)(t / wg) * (long)wg - 1;
     long j = (long)t - 1 - (long)lid;
     ACC_T v = IDENTITY;
     if (j >= 0 && j >= k) {
+#if CLR_SLOTS
+      v = clr_slot_wait(j == k ? incl : agg, (ulong)j, epoch);
+#else
       uint f;
       if (j == k) {
         while (((f = atomic_or(&state[1 + j], 0u)) >> 2) != epoch ||
@@ -294,6 +320,7 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
         read_mem_fence(CLK_GLOBAL_MEM_FENCE);
         v = clr_fetch(agg, (uint)j);
       }
+#endif
     }
     ACC_T back = clr_group_reduce(scratch, v); /* in work-item 0 */
     if (lid == 0) {
@@ -303,9 +330,14 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
       }
       ACC_T aggregate = tile_aggregate;
       ACC_T inclusive = OP(back, aggregate);
+#if CLR_SLOTS
+      if ((t + 1) % wg == 0) /* a checkpoint */
+        clr_slot_publish(incl, t, epoch, inclusive);
+#else
       clr_publish(incl, t, inclusive);
       write_mem_fence(CLK_GLOBAL_MEM_FENCE);
       atomic_xchg(&state[1 + t], epoch << 2 | 2u);
+#endif
       tile_prefix = back;
     }
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -932,6 +932,12 @@ typedef struct clr_tuning {
                                     warps (the coarse reduction's tree,
                                     the decoupled scan, segmented tiles);
                                     0: local memory only                 */
+  unsigned decoupled_slots;      /* decoupled scan (GPU shape), where the
+                                    device has 64-bit atomics: 1 passes
+                                    aggregates and prefixes in 64-bit
+                                    slots tagged with the launch (one
+                                    round trip, no flags, no fences);
+                                    0: flags and 32-bit words            */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

@@ -34,10 +34,14 @@
 # - scanshfl: the decoupled scan at 1e8 (float, int) with this tree, with
 #   warp.shuffles=0 and with revision $BEFORE, two rounds, and PyTorch's
 #   copy and cumsum in the same run.
-# SECTIONS="mid int scan vec32 resident minvec fold scanshfl" (the
+# - slots: the decoupled scan at 1e8 and 1e7 with its look-back through
+#   tagged 64-bit slots (this tree) and through flags and 32-bit words
+#   (decoupled.slots=0), in the shipped shape and in 128 x 64, three
+#   rounds in turns, and PyTorch's copy and cumsum in the same run.
+# SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots" (the
 # default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -248,6 +252,28 @@ for round in 1 2; do
   for t in float int; do
     versions "$t" --kernel=decoupled --type=$t --n=1e8
   done
+done
+torch_peers copy cumsum
+fi
+
+if on slots; then
+echo "== decoupled scan: tagged slots (this tree) and flags (decoupled.slots=0)"
+flags=$(tune flags decoupled.slots=0)
+s64=$(tune s64 decoupled.wg=128 decoupled.items=64)
+f64=$(tune f64 decoupled.wg=128 decoupled.items=64 decoupled.slots=0)
+for round in 1 2 3; do
+  for t in float int double; do
+    echo "-- 1e8 $t slots: $(kernel_line "$cli" --kernel=decoupled --type=$t --n=1e8)"
+    echo "-- 1e8 $t flags: $(CLREDUCE_TUNING_DIR=$flags kernel_line "$cli" \
+      --kernel=decoupled --type=$t --n=1e8)"
+  done
+  echo "-- 1e8 float 128x64 slots: $(CLREDUCE_TUNING_DIR=$s64 kernel_line \
+    "$cli" --kernel=decoupled --n=1e8)"
+  echo "-- 1e8 float 128x64 flags: $(CLREDUCE_TUNING_DIR=$f64 kernel_line \
+    "$cli" --kernel=decoupled --n=1e8)"
+  echo "-- 1e7 float slots: $(kernel_line "$cli" --kernel=decoupled --n=1e7)"
+  echo "-- 1e7 float flags: $(CLREDUCE_TUNING_DIR=$flags kernel_line "$cli" \
+    --kernel=decoupled --n=1e7)"
 done
 torch_peers copy cumsum
 fi

@@ -105,6 +105,8 @@ struct clr_context {
   cl_uint scan_ticket;    /* decoupled scan: its ticket counter's value */
   int ticket_ready;       /* ticket's counter zeroed since it was made */
   cl_uint scan_epoch;     /* decoupled scan: the last launch's epoch      */
+  int scan_slots;         /* lookback[1..2] hold tagged slots (1) or flagged
+                             words (0) since they were last zeroed */
   clr_buffer fold_slots;  /* single-launch reduction: the partials, each
                              32-bit word with the launch's epoch */
   cl_uint fold_epoch;     /* the last single launch's epoch (0: none since

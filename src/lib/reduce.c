@@ -333,7 +333,8 @@ static clr_status finish_kernel(clr_context *ctx, const reduce_plan *p,
   if (!p->can_finish)
     return CLR_OK;
   clr_build_spec spec = p->first_spec;
-  spec.extra = p->shfl ? "-DCLR_FINISH=1 -DCLR_SHFL=1" : "-DCLR_FINISH=1";
+  spec.extra = p->shfl ? "-DCLR_FINISH=1 -DCLR_SLOTS=1 -DCLR_SHFL=1"
+                       : "-DCLR_FINISH=1 -DCLR_SLOTS=1";
   clr_status st = clr_get_kernel(ctx, &spec, &e);
   if (st != CLR_OK)
     return st;

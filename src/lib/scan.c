@@ -21,6 +21,8 @@ typedef struct scan_plan {
   clr_kernel kernel;
   int decoupled; /* single pass: only `tile` is used         */
   int run;       /* the decoupled scan's CPU shape (wg of 1) */
+  int slots;     /* the GPU shape's look-back through tagged 64-bit slots
+                    (scan_decoupled.cl, CLR_SLOTS) */
   clr_op op;
   clr_type type;           /* of the elements read                    */
   clr_type out;            /* of the elements written and combined    */
@@ -85,7 +87,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     return clr_get_kernel(ctx, &one, &p->tile);
   }
   if (p->kernel == CLR_SCAN_DECOUPLED) {
-    char items[48];
+    char items[64];
     p->decoupled = 1;
     p->per_item = opt->coarse ? opt->coarse : ctx->tuning.decoupled_items;
     if (p->per_item > 64)
@@ -104,8 +106,9 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     /* Warp shuffles in the tile's scan and the look-back's tree on
      * NVIDIA's OpenCL (work-groups of whole warps use them). */
     int shfl = clr_device_takes_ptx(ctx) && ctx->tuning.warp_shuffles;
-    snprintf(items, sizeof items, "-DCLR_ITEMS=%zu%s", p->per_item,
-             shfl ? " -DCLR_SHFL=1" : "");
+    p->slots = ctx->int64_atomics && ctx->tuning.decoupled_slots;
+    snprintf(items, sizeof items, "-DCLR_ITEMS=%zu%s%s", p->per_item,
+             p->slots ? " -DCLR_SLOTS=1" : "", shfl ? " -DCLR_SHFL=1" : "");
     clr_build_spec one = {.source = "scan_kogge_stone.cl",
                           .source2 = clr_kernel_source(CLR_SCAN_DECOUPLED),
                           .kernel = "clr_scan_decoupled",
@@ -320,6 +323,8 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
                                  size_t *depth) {
   clr_status st = CLR_OK;
   size_t esize = clr_type_size(p->out);
+  /* Tagged slots (CLR_SLOTS) take 8 bytes a 32-bit word of a value. */
+  size_t vbytes = esize * (p->slots ? 2 : 1);
   size_t tile = p->wg * p->per_item;
   size_t tiles = ceil_div(n, tile);
   clr_buffer *state = &ctx->lookback[0], *agg = &ctx->lookback[1],
@@ -331,26 +336,30 @@ static clr_status scan_decoupled(clr_context *ctx, const scan_plan *p,
   /* Reallocated buffers must be zeroed.  Compare sizes, not handles: a
    * new cl_mem may reuse the address of the one just released. */
   int fresh = !state->mem || state->bytes < (tiles + 1) * sizeof(cl_uint) ||
-              !agg->mem || agg->bytes < tiles * esize || !incl->mem ||
-              incl->bytes < tiles * esize;
+              !agg->mem || agg->bytes < tiles * vbytes || !incl->mem ||
+              incl->bytes < tiles * vbytes;
   st = clr_buffer_reserve(ctx, state, (tiles + 1) * sizeof(cl_uint),
                           CL_MEM_READ_WRITE);
   if (st == CLR_OK)
-    st = clr_buffer_reserve(ctx, agg, tiles * esize, CL_MEM_READ_WRITE);
+    st = clr_buffer_reserve(ctx, agg, tiles * vbytes, CL_MEM_READ_WRITE);
   if (st == CLR_OK)
-    st = clr_buffer_reserve(ctx, incl, tiles * esize, CL_MEM_READ_WRITE);
+    st = clr_buffer_reserve(ctx, incl, tiles * vbytes, CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
-  /* New buffers, or an epoch about to wrap: zero them once.  (The values
-   * are only read after their flag says so, but the atomics that publish
-   * them read the old words, which a checker wants initialised.) */
-  if (fresh || ctx->scan_epoch >= (1u << 30) - 1) {
+  /* New buffers, an epoch about to wrap, or words of the other layout
+   * (a flagged value's bits could read as a current slot's tag): zero them
+   * once.  (The values are only read after their flag or tag says so, but
+   * the atomics that publish them read the old words, which a checker
+   * wants initialised.) */
+  if (fresh || ctx->scan_epoch >= (1u << 30) - 1 ||
+      ctx->scan_slots != p->slots) {
     clr_buffer *const all[3] = {state, agg, incl};
     st = clr_zero_buffers(ctx, all, 3);
     if (st != CLR_OK)
       return st;
     ctx->scan_ticket = 0;
     ctx->scan_epoch = 0;
+    ctx->scan_slots = p->slots;
   }
   cl_uint epoch = ctx->scan_epoch + 1, ticket = ctx->scan_ticket;
   cl_kernel k = p->tile->kernel;

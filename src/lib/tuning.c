@@ -295,6 +295,7 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   t->decoupled_wg = ctx->desc.is_gpu ? 256 : 1;
   t->decoupled_run_items = 524288;
   t->decoupled_spin = 4096;
+  t->decoupled_slots = 1;
   /* Two terms catch nearly every rounding error of typical data; a third
    * costs a CPU 30% and gains an H100 nothing, one spills constantly
    * (docs/EXACT.md).  Wide loads: 32 bytes on GPUs (an H100 reads float4

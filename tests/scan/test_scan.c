@@ -531,6 +531,52 @@ static int shape_fits(clr_context *ctx, clr_kernel k, clr_op op, clr_type type,
   return 0;
 }
 
+static void no_slots(clr_tuning *t) { t->decoupled_slots = 0; }
+
+/* The decoupled scan's look-back through flags and 32-bit words
+ * (decoupled.slots=0: the GPU shape of devices without 64-bit atomics),
+ * every op x type in work-groups of 64 or 63; then one context switching
+ * between slots and flags, which share its look-back buffers. */
+static void matrix_flags(void *in) {
+  clr_context *fc = make_tuned_context(no_slots);
+  for (sweep_pair p = {0}; next_pair(&p);) {
+    const shape_sizes *ss = &matrix_shapes[(p.o + p.t) % 2 ? 1 : 3];
+    if (!shape_fits(fc, CLR_SCAN_DECOUPLED, p.op, p.type, &ss->sh))
+      continue;
+    for (size_t i = 0; i < ss->count; i++) {
+      size_t n = ss->sizes[i];
+      fill_data(p.op, p.type, DATA_RANDOM, in, n, tu_seed(p.op, p.type, n, 99));
+      for (int ex = 0; ex < 2; ex++) {
+        scase c = {CLR_SCAN_DECOUPLED, p.op, p.type, ex, ss->sh, NULL, "flags"};
+        scan_check(fc, &c, in, n, NULL, NULL);
+      }
+    }
+  }
+  clr_tuning t;
+  if (tu_check(clr_get_tuning(fc, &t) == CLR_OK, "clr_get_tuning: %s",
+               clr_context_error(fc))) {
+    size_t n = 65537;
+    for (int round = 0; round < 4; round++) {
+      t.decoupled_slots = round % 2 == 0;
+      if (!tu_check(clr_set_tuning(fc, &t) == CLR_OK, "clr_set_tuning: %s",
+                    clr_context_error(fc)))
+        break;
+      fill_data(CLR_SUM, CLR_INT, DATA_RANDOM, in, n,
+                tu_seed(CLR_SUM, CLR_INT, n, 100 + (size_t)round));
+      scase c = {CLR_SCAN_DECOUPLED,
+                 CLR_SUM,
+                 CLR_INT,
+                 0,
+                 {64, 1, 0},
+                 NULL,
+                 round % 2 ? "flags after slots" : "slots after flags"};
+      scan_check(fc, &c, in, n, NULL, NULL);
+    }
+  }
+  clr_context_release(fc);
+  tu_section("matrix decoupled through flags");
+}
+
 static void part_matrix(clr_context *ctx, clr_kernel k) {
   size_t max_n = 0;
   for (size_t s = 0; s < COUNT(matrix_shapes); s++)
@@ -574,6 +620,8 @@ static void part_matrix(clr_context *ctx, clr_kernel k) {
              clr_op_name(p.op), clr_type_name(p.type));
     tu_section(name);
   }
+  if (k == CLR_SCAN_DECOUPLED)
+    matrix_flags(in);
   free(in);
 }
 
