@@ -204,6 +204,48 @@ __kernel void clr_scan_decoupled_run(
 #define LB_T uint
 #endif
 
+/* A work-item's own chains (its run's total, then its run's scan) go
+ * through CLR_ITEMS dependent steps.  A floating-point min or max takes
+ * several dependent instructions a step (NaN, then order, then the sign of
+ * zero: OP in common.cl), so there the chains run on order keys, where a
+ * step is one integer min or max: key(x) is x's bits with the magnitude
+ * bits flipped when negative (so -0 < +0 and the order is the floats'),
+ * and a NaN is the lowest key for min, the highest for max, so that it
+ * wins as OP's NaN does.  The key of a NaN reads back as a NaN (not the
+ * same NaN); every other key reads back as the same bits. */
+#if ACC_IS_FP && (CLR_OP == 2 || CLR_OP == 3)
+#if CLR_ACC == 1
+#define KEY_T long
+#define KEY_SIGN 63
+#define KEY_MAG 0x7fffffffffffffffL
+#define KEY_NAN (CLR_OP == 2 ? LONG_MIN : LONG_MAX)
+#define KEY_OF_BITS as_long
+#else
+#define KEY_T int
+#define KEY_SIGN 31
+#define KEY_MAG 0x7fffffff
+#define KEY_NAN (CLR_OP == 2 ? INT_MIN : INT_MAX)
+#define KEY_OF_BITS as_int
+#endif
+inline KEY_T item_key(ACC_T v) {
+  KEY_T b = KEY_OF_BITS(v);
+  return v != v ? KEY_NAN : b ^ ((b >> KEY_SIGN) & KEY_MAG);
+}
+inline ACC_T item_value(KEY_T k) {
+  return AS_ACC(k ^ ((k >> KEY_SIGN) & KEY_MAG));
+}
+#if CLR_OP == 2
+#define ITEM_OP(a, b) min((a), (b))
+#else
+#define ITEM_OP(a, b) max((a), (b))
+#endif
+#else
+#define KEY_T ACC_T
+#define item_key(v) (v)
+#define item_value(k) (k)
+#define ITEM_OP OP
+#endif
+
 /* One pad slot every 32 elements keeps the strided local accesses of the
  * blocked <-> striped transposes free of bank conflicts. */
 #define PAD(i) ((i) + ((i) >> 5))
@@ -253,12 +295,13 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
   }
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
-  ACC_T x[CLR_ITEMS];
-  ACC_T total = IDENTITY;
+  KEY_T x[CLR_ITEMS], chain = item_key(IDENTITY);
   for (uint k = 0; k < CLR_ITEMS; k++) {
-    x[k] = tile[PAD(lid * CLR_ITEMS + k)];
-    total = OP(total, x[k]);
+    ACC_T v = tile[PAD(lid * CLR_ITEMS + k)];
+    x[k] = item_key(v);
+    chain = ITEM_OP(chain, x[k]);
   }
+  ACC_T total = item_value(chain);
   ACC_T item_prefix = clr_block_scan_exclusive(scratch, total);
 
   /* The last work-item holds the tile's aggregate and publishes it (tile
@@ -343,17 +386,18 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 
-  ACC_T run = OP(tile_prefix, item_prefix);
+  ACC_T start = OP(tile_prefix, item_prefix);
+  KEY_T run = item_key(start);
   for (uint k = 0; k < CLR_ITEMS; k++) {
-    ACC_T v = x[k], y;
+    KEY_T v = x[k], y;
     if (exclusive) {
       y = run;
-      run = OP(run, v);
+      run = ITEM_OP(run, v);
     } else {
-      run = OP(run, v);
+      run = ITEM_OP(run, v);
       y = run;
     }
-    tile[PAD(lid * CLR_ITEMS + k)] = y;
+    tile[PAD(lid * CLR_ITEMS + k)] = item_value(y);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 #if CLR_VEC > 1
@@ -380,6 +424,6 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
 #endif
   /* Elements past n are identities, so the last item's run is the total. */
   if ((carry_flags & 2u) && lid == wg - 1 && base + (ulong)wg * CLR_ITEMS >= n)
-    carry[1] = run;
+    carry[1] = item_value(run);
 }
 #endif /* CLR_RUN */

@@ -38,10 +38,13 @@
 #   tagged 64-bit slots (this tree) and through flags and 32-bit words
 #   (decoupled.slots=0), in the shipped shape and in 128 x 64, three
 #   rounds in turns, and PyTorch's copy and cumsum in the same run.
-# SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots" (the
-# default: all) picks sections.
+# - slotshape: the slotted scan at 1e8 in other shapes (wg x items), every
+#   op and type with slots and with flags, and PyTorch's copies of 1e8
+#   floats and doubles in the same run.
+# SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
+# slotshape" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -81,7 +84,9 @@ def med(f, r=30):
         a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)
         a.record(); f(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
     ts.sort(); return ts[len(ts) // 2]
+x64 = x.double() if "copy64" in sys.argv else None
 peers = {"copy": ("copy x.clone()", lambda: x.clone(), 8e8),
+         "copy64": ("copy of doubles x64.clone()", lambda: x64.clone(), 1.6e9),
          "cumsum": ("cumsum (CUB)", lambda: torch.cumsum(x, 0), 8e8),
          "sum": ("sum", lambda: x.sum(), 4e8)}
 for key in sys.argv[1:]:
@@ -276,4 +281,26 @@ for round in 1 2 3; do
     --kernel=decoupled --n=1e7)"
 done
 torch_peers copy cumsum
+fi
+
+if on slotshape; then
+echo "== the slotted decoupled scan at 1e8: shapes (decoupled.wg x decoupled.items)"
+for round in 1 2; do
+  for sh in 256x32 256x16 512x16 128x32 512x8 1024x8 128x16; do
+    d=$(tune "sh$sh" decoupled.wg=${sh%x*} decoupled.items=${sh#*x})
+    echo "-- $sh round $round: $(CLREDUCE_TUNING_DIR=$d kernel_line "$cli" \
+      --kernel=decoupled --n=1e8)"
+  done
+done
+echo "== every op and type at 1e8: slots (this tree) and flags"
+flags=$(tune flags decoupled.slots=0)
+for ot in "sum float" "sum int" "sum uint" "sum long" "sum double" \
+  "sum half" "min float" "max int" "prod double" "max ulong"; do
+  set -- $ot
+  echo "-- $1 $2 slots: $(kernel_line "$cli" --kernel=decoupled --op=$1 \
+    --type=$2 --n=1e8)"
+  echo "-- $1 $2 flags: $(CLREDUCE_TUNING_DIR=$flags kernel_line "$cli" \
+    --kernel=decoupled --op=$1 --type=$2 --n=1e8)"
+done
+torch_peers copy copy64 cumsum
 fi
