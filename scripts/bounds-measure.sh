@@ -41,10 +41,14 @@
 # - slotshape: the slotted scan at 1e8 in other shapes (wg x items), every
 #   op and type with slots and with flags, and PyTorch's copies of 1e8
 #   floats and doubles in the same run.
+# - scanfinal: the decoupled scan at 1e8, ops and types, with this tree and
+#   with revision $BEFORE (set BEFORE=4f860b4: before the slots), float
+#   min and double max also at 256 x 32 (the order-key chains alone), the
+#   bench's decoupled scan 1e6 .. 1e8, and PyTorch's copies and cumsum.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
-# slotshape" (the default: all) picks sections.
+# slotshape scanfinal" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -302,5 +306,30 @@ for ot in "sum float" "sum int" "sum uint" "sum long" "sum double" \
   echo "-- $1 $2 flags: $(CLREDUCE_TUNING_DIR=$flags kernel_line "$cli" \
     --kernel=decoupled --op=$1 --type=$2 --n=1e8)"
 done
+torch_peers copy copy64 cumsum
+fi
+
+if on scanfinal; then
+echo "== the decoupled scan at 1e8: this tree and ${BEFORE:-c91e0f9}"
+build_before
+w256=$(tune w256 decoupled.wg=256)
+for round in $(seq "${ROUNDS:-2}"); do
+  for ot in "sum float" "sum int" "sum double" "sum long" "sum half" \
+    "min float" "max float" "min double" "max int"; do
+    set -- $ot
+    echo "-- $1 $2 this tree: $(kernel_line "$cli" --kernel=decoupled \
+      --op=$1 --type=$2 --n=1e8)"
+    echo "-- $1 $2 before: $(CLREDUCE_KERNEL_DIR=$bt/cl \
+      CLREDUCE_CACHE_DIR=$out/cache-before kernel_line "$bb/src/cli/clreduce" \
+      --kernel=decoupled --op=$1 --type=$2 --n=1e8)"
+  done
+  for ot in "min float" "min double"; do
+    set -- $ot
+    echo "-- $1 $2 this tree at 256 x 32: $(CLREDUCE_TUNING_DIR=$w256 \
+      kernel_line "$cli" --kernel=decoupled --op=$1 --type=$2 --n=1e8)"
+  done
+done
+$bench --kernels=decoupled --per-decade=1 --min-n=1e6 --max-n=1e8 \
+  --repeat=$r 2>/dev/null | grep -E "^decoupled|^\(stream"
 torch_peers copy copy64 cumsum
 fi
