@@ -932,10 +932,6 @@ typedef struct clr_tuning {
                                     warps (the coarse reduction's tree,
                                     the decoupled scan, segmented tiles);
                                     0: local memory only                 */
-  unsigned stage_stream_stores;  /* host arrays staged through pinned
-                                    blocks: 1 copies with non-temporal
-                                    stores where the CPU has them (x86-64)
-                                    0: memcpy                            */
   unsigned decoupled_slots;      /* decoupled scan (GPU shape), where the
                                     device has 64-bit atomics: 1 passes
                                     aggregates and prefixes in 64-bit

@@ -45,22 +45,18 @@
 #   with revision $BEFORE (set BEFORE=4f860b4: before the slots), float
 #   min and double max also at 256 x 32 (the order-key chains alone), the
 #   bench's decoupled scan 1e6 .. 1e8, and PyTorch's copies and cumsum.
-# - stage: host arrays staged through pinned blocks (clreduce-bench --host,
-#   1e7 and 1e8) with stage.stream_stores 1 (this tree) and 0, three
-#   rounds in turns.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
-# slotshape scanfinal stage" (the default: all) picks sections.
+# slotshape scanfinal" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal stage}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
 measure_build bounds "${1:-}"
-# (TEST_NAMES: other tests instead)
-measure_tests ${TEST_NAMES:-scan-matrix-decoupled scan-matrix-kogge-stone \
-  scan-levels scan-inplace scan-carry scan-segments-matrix reduce-coarse \
+measure_tests scan-matrix-decoupled scan-matrix-kogge-stone scan-levels \
+  scan-inplace scan-carry scan-segments-matrix reduce-coarse \
   reduce-single-launch api segments-matrix transform-dot transform-maps \
-  transform-half}
+  transform-half
 r=${REPEAT:-30}
 
 # tune NAME KEY=VALUE...: a tuning directory, the shipped files with the
@@ -336,17 +332,4 @@ done
 $bench --kernels=decoupled --per-decade=1 --min-n=1e6 --max-n=1e8 \
   --repeat=$r 2>/dev/null | grep -E "^decoupled|^\(stream"
 torch_peers copy copy64 cumsum
-fi
-
-if on stage; then
-echo "== host arrays staged: stage.stream_stores=1 (this tree) and 0 (memcpy)"
-nproc
-memcpy_dir=$(tune memcpy stage.stream_stores=0)
-for round in 1 2 3; do
-  echo "-- streaming stores, round $round"
-  $bench --host --min-n=1e7 --max-n=1e8 --repeat=10
-  echo "-- memcpy, round $round"
-  CLREDUCE_TUNING_DIR=$memcpy_dir $bench --host --min-n=1e7 --max-n=1e8 \
-    --repeat=10
-done
 fi

@@ -6,9 +6,7 @@
  *   - reductions (coarse float and int sum, double max, a dot product, an
  *     exact sum) and scans (separate arrays, in place, into a wider type)
  *     and segmented reductions, for 0 (one direct write), 1, 2, 3 and 16
- *     threads (more than there are blocks for the smaller arrays), the
- *     copies with non-temporal stores for an odd number of threads and
- *     memcpy for an even one (stage.stream_stores);
+ *     threads (more than there are blocks for the smaller arrays);
  *   - sizes of half a block, one block, one block and one element, 7 blocks
  *     less one element, 13 blocks and 3 elements, and a prime;
  *   - arrays streamed in chunks (max_chunk_bytes) each staged in blocks;
@@ -28,7 +26,6 @@ static void set_staging(clr_context *ctx, unsigned threads) {
     tu_die("clr_get_tuning: %s", clr_context_error(ctx));
   t.stage_threads = threads;
   t.stage_block_kib = BLOCK_KIB;
-  t.stage_stream_stores = threads % 2;
   if (clr_set_tuning(ctx, &t) != CLR_OK)
     tu_die("clr_set_tuning(stage.threads=%u): %s", threads,
            clr_context_error(ctx));

@@ -19,15 +19,6 @@
  * tuning keys (stage.threads, stage.block_kib); stage.threads = 0 turns
  * this off: one direct write from the host array, as before.
  *
- * The copies between a block and the host array store non-temporally
- * where the CPU can (stage.stream_stores; x86-64's SSE2): a plain store
- * first reads the destination's cache line, so each byte staged to the
- * device crossed the host's memory four times (the read of the array,
- * that line's read, its write, the device's read of the block), three
- * with streaming stores.  The host's memory bandwidth, shared with the
- * device's copy engine, is what bounds a staged transfer
- * (docs/PERFORMANCE.md, "Host arrays on a GPU").
- *
  * The transfer's time is the profiling span of its commands, from the
  * first one's start to the last one's end: the time the device's copy
  * engine was busy or waiting for the host, which is what the caller
@@ -39,9 +30,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* ------------------------------------------------------------ the blocks */
 
@@ -189,7 +177,6 @@ typedef struct job {
   size_t bytes, block;
   unsigned threads;
   int to_device;
-  int stream; /* stage_copy's non-temporal stores (stage.stream_stores) */
   atomic_int failed; /* a worker failed: the others stop */
 } job;
 
@@ -212,40 +199,6 @@ static int fail_worker(worker *w, const char *what, cl_int err) {
   return 0;
 }
 
-/* len bytes from src to dst, with non-temporal stores if `stream` and the
- * CPU has them (16 bytes each, from an aligned destination; the ragged
- * ends by memcpy), else memcpy.  A fence ends the streamed stores, so they
- * are visible to the device's copy engine once this returns. */
-static void stage_copy(void *dst, const void *src, size_t len, int stream) {
-#if defined(__SSE2__)
-  unsigned char *d = dst;
-  const unsigned char *s = src;
-  size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-  if (stream && len >= head + 64) {
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    len -= head;
-    for (; len >= 64; d += 64, s += 64, len -= 64) {
-      __m128i a = _mm_loadu_si128((const __m128i *)s);
-      __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-      __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
-      __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
-      _mm_stream_si128((__m128i *)d, a);
-      _mm_stream_si128((__m128i *)(d + 16), b);
-      _mm_stream_si128((__m128i *)(d + 32), c);
-      _mm_stream_si128((__m128i *)(d + 48), e);
-    }
-    memcpy(d, s, len);
-    _mm_sfence();
-    return;
-  }
-#else
-  (void)stream;
-#endif
-  memcpy(dst, src, len);
-}
-
 /* Worker t's blocks are t, t + T, t + 2T ...; its slots 2t and 2t + 1. */
 static void write_blocks(worker *w) {
   job *j = w->j;
@@ -262,7 +215,7 @@ static void write_blocks(worker *w) {
       fail_worker(w, "clWaitForEvents", err);
       return;
     }
-    stage_copy(s->ptr, j->host + at, len, j->stream);
+    memcpy(s->ptr, j->host + at, len);
     err = clEnqueueWriteBuffer(j->ctx->queue, j->dev, CL_FALSE, at, len, s->ptr,
                                0, NULL, &s->ev);
     if (err != CL_SUCCESS) {
@@ -307,7 +260,7 @@ static void read_blocks(worker *w) {
     }
     if (atomic_load(&j->failed))
       return;
-    stage_copy(j->host + at, s->ptr, len, j->stream);
+    memcpy(j->host + at, s->ptr, len);
   }
 }
 
@@ -446,9 +399,7 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
   /* A read reuses slots that earlier writes may still hold. */
   if (!to_device)
     settle_all(ctx, &pin->span);
-  job j = {ctx,   dev,     host,      bytes,
-           block, threads, to_device, (int)ctx->tuning.stage_stream_stores,
-           0};
+  job j = {ctx, dev, host, bytes, block, threads, to_device, 0};
   worker w[CLR_MAX_STAGE_THREADS];
   memset(w, 0, sizeof w);
   for (unsigned t = 0; t < threads; t++) {

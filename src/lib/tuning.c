@@ -316,7 +316,6 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   t->stage_threads = cpus >= 16 ? 16 : cpus >= 1 ? (unsigned)cpus : 1;
   t->stage_block_kib = 4096;
-  t->stage_stream_stores = 1;
   /* A second launch costs a GPU several microseconds (most of the gap to
    * the streaming read at 1e7 on the H100); a CPU runs it at once. */
   t->reduce_single_launch = ctx->desc.is_gpu ? 1 : 0;
