@@ -53,10 +53,11 @@ on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
 measure_build bounds "${1:-}"
-measure_tests scan-matrix-decoupled scan-matrix-kogge-stone scan-levels \
-  scan-inplace scan-carry scan-segments-matrix reduce-coarse \
+# (TEST_NAMES: other tests instead)
+measure_tests ${TEST_NAMES:-scan-matrix-decoupled scan-matrix-kogge-stone \
+  scan-levels scan-inplace scan-carry scan-segments-matrix reduce-coarse \
   reduce-single-launch api segments-matrix transform-dot transform-maps \
-  transform-half
+  transform-half}
 r=${REPEAT:-30}
 
 # tune NAME KEY=VALUE...: a tuning directory, the shipped files with the
