@@ -45,10 +45,13 @@
 #   with revision $BEFORE (set BEFORE=4f860b4: before the slots), float
 #   min and double max also at 256 x 32 (the order-key chains alone), the
 #   bench's decoupled scan 1e6 .. 1e8, and PyTorch's copies and cumsum.
+# - wideshape: the decoupled scan of 8-byte types (double, long) at 1e8 in
+#   shapes wg x items (--wg, --coarse), two rounds, and PyTorch's copy of
+#   1e8 doubles.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
-# slotshape scanfinal" (the default: all) picks sections.
+# slotshape scanfinal wideshape" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -333,4 +336,17 @@ done
 $bench --kernels=decoupled --per-decade=1 --min-n=1e6 --max-n=1e8 \
   --repeat=$r 2>/dev/null | grep -E "^decoupled|^\(stream"
 torch_peers copy copy64 cumsum
+fi
+
+if on wideshape; then
+echo "== the decoupled scan of 8-byte types at 1e8: shapes wg x items"
+for round in 1 2; do
+  for t in double long; do
+    for sh in 128x32 128x16 256x16 64x32 256x8 512x8; do
+      echo "-- $t $sh round $round: $(kernel_line "$cli" --kernel=decoupled \
+        --type=$t --n=1e8 --wg=${sh%x*} --coarse=${sh#*x})"
+    done
+  done
+done
+torch_peers copy copy64
 fi
