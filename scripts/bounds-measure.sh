@@ -48,10 +48,13 @@
 # - wideshape: the decoupled scan of 8-byte types (double, long) at 1e8 in
 #   shapes wg x items (--wg, --coarse), two rounds, and PyTorch's copy of
 #   1e8 doubles.
+# - blocks: host arrays staged through pinned blocks of 256 KiB .. 8 MiB
+#   (clreduce-bench --host --stage-block-kib, 16 threads), 1e7 and 1e8,
+#   two rounds.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
-# slotshape scanfinal wideshape" (the default: all) picks sections.
+# slotshape scanfinal wideshape blocks" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -349,4 +352,15 @@ for round in 1 2; do
   done
 done
 torch_peers copy copy64
+fi
+
+if on blocks; then
+echo "== host arrays staged: pinned block sizes (stage.block_kib)"
+for round in 1 2; do
+  for kib in 4096 256 512 1024 2048 8192; do
+    echo "-- $kib KiB, round $round"
+    $bench --host --min-n=1e7 --max-n=1e8 --repeat=10 --stage-threads=16 \
+      --stage-block-kib=$kib | grep -E "n = |pinned memory|staged"
+  done
+done
 fi
