@@ -311,11 +311,12 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   t->minmax_vec_bytes = ctx->desc.is_gpu ? 32 : 64;
   /* A memcpy thread moves ~10 GB/s, a PCIe 5 x16 link ~55, and on an
    * H100's host 16 threads copy 35-44 GB/s: every core, up to 16, each
-   * with two 4 MiB blocks (fewer threads for smaller arrays: pinned.c;
-   * docs/PERFORMANCE.md). */
+   * with two 2 MiB blocks (fewer threads for smaller arrays: pinned.c).
+   * Blocks of 2 MiB staged 1e8 floats there in 9.8-10.5 ms, of 4 MiB in
+   * 11.6-12.8, of 1 MiB or less 12-36 (docs/PERFORMANCE.md). */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   t->stage_threads = cpus >= 16 ? 16 : cpus >= 1 ? (unsigned)cpus : 1;
-  t->stage_block_kib = 4096;
+  t->stage_block_kib = 2048;
   /* A second launch costs a GPU several microseconds (most of the gap to
    * the streaming read at 1e7 on the H100); a CPU runs it at once. */
   t->reduce_single_launch = ctx->desc.is_gpu ? 1 : 0;
