@@ -51,10 +51,14 @@
 # - blocks: host arrays staged through pinned blocks of 256 KiB .. 8 MiB
 #   (clreduce-bench --host --stage-block-kib, 16 threads), 1e7 and 1e8,
 #   two rounds.
+# - threads: the staged calls with the shipped defaults, and 1.5, 2 and
+#   3 MiB blocks with 12 or 16 threads (--stage-threads), 1e7 and 1e8,
+#   two rounds.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
-# slotshape scanfinal wideshape blocks" (the default: all) picks sections.
+# slotshape scanfinal wideshape blocks threads" (the default: all) picks
+# sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -361,6 +365,21 @@ for round in 1 2; do
     echo "-- $kib KiB, round $round"
     $bench --host --min-n=1e7 --max-n=1e8 --repeat=10 --stage-threads=16 \
       --stage-block-kib=$kib | grep -E "n = |pinned memory|staged"
+  done
+done
+fi
+
+if on threads; then
+echo "== host arrays staged: threads and blocks"
+for round in 1 2; do
+  echo "-- defaults, round $round"
+  $bench --host --min-n=1e7 --max-n=1e8 --repeat=10 |
+    grep -E "n = |stage.threads|pinned memory|staged|host_alloc"
+  for tk in "16 1536" "16 3072" "12 2048" "12 3072"; do
+    set -- $tk
+    echo "-- $1 threads, $2 KiB, round $round"
+    $bench --host --min-n=1e7 --max-n=1e8 --repeat=10 --stage-threads=$1 \
+      --stage-block-kib=$2 | grep -E "n = |pinned memory|staged"
   done
 done
 fi
