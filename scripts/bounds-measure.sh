@@ -54,11 +54,13 @@
 # - threads: the staged calls with the shipped defaults, and 1.5, 2 and
 #   3 MiB blocks with 12 or 16 threads (--stage-threads), 1e7 and 1e8,
 #   two rounds.
+# - stagedefault: the staged calls with the shipped defaults, 1e8, three
+#   rounds.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
-# slotshape scanfinal wideshape blocks threads" (the default: all) picks
-# sections.
+# slotshape scanfinal wideshape blocks threads stagedefault" (the default:
+# all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -381,5 +383,14 @@ for round in 1 2; do
     $bench --host --min-n=1e7 --max-n=1e8 --repeat=10 --stage-threads=$1 \
       --stage-block-kib=$2 | grep -E "n = |pinned memory|staged"
   done
+done
+fi
+
+if on stagedefault; then
+echo "== host arrays staged with the shipped defaults"
+for round in 1 2 3; do
+  echo "-- round $round"
+  $bench --host --min-n=1e8 --max-n=1e8 --repeat=10 |
+    grep -E "n = |stage.threads|pinned memory|staged|host_alloc"
 done
 fi

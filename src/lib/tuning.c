@@ -310,13 +310,14 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
    * docs/PERFORMANCE.md). */
   t->minmax_vec_bytes = ctx->desc.is_gpu ? 32 : 64;
   /* A memcpy thread moves ~10 GB/s, a PCIe 5 x16 link ~55, and on an
-   * H100's host 16 threads copy 35-44 GB/s: every core, up to 16, each
-   * with two 2 MiB blocks (fewer threads for smaller arrays: pinned.c).
-   * Blocks of 2 MiB staged 1e8 floats there in 9.8-10.5 ms, of 4 MiB in
-   * 11.6-12.8, of 1 MiB or less 12-36 (docs/PERFORMANCE.md). */
+   * H100's host 16 threads copy 35-44 GB/s: every core, up to 12, each
+   * with two 3 MiB blocks (fewer threads for smaller arrays: pinned.c).
+   * There 12 threads x 3 MiB staged 1e8 floats in 9.0-9.3 ms, 16 x 2 MiB
+   * in 9.8-11.2, 16 x 4 MiB (the earlier default) in 11.6-12.9, blocks
+   * of 1 MiB or less in 12-36 (docs/PERFORMANCE.md). */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  t->stage_threads = cpus >= 16 ? 16 : cpus >= 1 ? (unsigned)cpus : 1;
-  t->stage_block_kib = 2048;
+  t->stage_threads = cpus >= 12 ? 12 : cpus >= 1 ? (unsigned)cpus : 1;
+  t->stage_block_kib = 3072;
   /* A second launch costs a GPU several microseconds (most of the gap to
    * the streaming read at 1e7 on the H100); a CPU runs it at once. */
   t->reduce_single_launch = ctx->desc.is_gpu ? 1 : 0;
