@@ -55,7 +55,7 @@
 #   3 MiB blocks with 12 or 16 threads (--stage-threads), 1e7 and 1e8,
 #   two rounds.
 # - stagedefault: the staged calls with the shipped defaults, 1e8, three
-#   rounds.
+#   rounds; with STAGE_THREADS="10 14" also with those threads (3 MiB).
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
 # slotshape scanfinal wideshape blocks threads stagedefault" (the default:
 # all) picks sections.
@@ -392,5 +392,10 @@ for round in 1 2 3; do
   echo "-- round $round"
   $bench --host --min-n=1e8 --max-n=1e8 --repeat=10 |
     grep -E "n = |stage.threads|pinned memory|staged|host_alloc"
+  for th in ${STAGE_THREADS:-}; do
+    echo "-- $th threads, round $round"
+    $bench --host --min-n=1e8 --max-n=1e8 --repeat=10 --stage-threads=$th |
+      grep -E "pinned memory|staged"
+  done
 done
 fi
