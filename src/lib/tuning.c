@@ -312,9 +312,9 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   /* A memcpy thread moves ~10 GB/s, a PCIe 5 x16 link ~55, and on an
    * H100's host 16 threads copy 35-44 GB/s: every core, up to 12, each
    * with two 3 MiB blocks (fewer threads for smaller arrays: pinned.c).
-   * There 12 threads x 3 MiB staged 1e8 floats in 9.0-9.3 ms, 16 x 2 MiB
-   * in 9.8-11.2, 16 x 4 MiB (the earlier default) in 11.6-12.9, blocks
-   * of 1 MiB or less in 12-36 (docs/PERFORMANCE.md). */
+   * There 12 threads x 3 MiB staged 1e8 floats in 9.0-9.9 ms (three lent
+   * hosts), 16 x 2 MiB in 9.8-10.8, 16 x 4 MiB (the earlier default) in
+   * 11.6-12.9, blocks of 1 MiB or less in 12-36 (docs/PERFORMANCE.md). */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   t->stage_threads = cpus >= 12 ? 12 : cpus >= 1 ? (unsigned)cpus : 1;
   t->stage_block_kib = 3072;
