@@ -369,6 +369,77 @@ inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
 }
 #endif
 
+/* ACCV_T: CLR_VEC accumulators (the accumulator itself when CLR_VEC is
+ * 1). */
+#if CLR_VEC == 1
+#define ACCV_T ACC_T
+#define CLR_VSUF
+#else
+#define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
+#define CLR_VSUF CLR_VEC
+#endif
+
+/* Order keys for the minimum and maximum of floating point: the bits as an
+ * integer with the magnitude bits of negative numbers flipped, an
+ * order-preserving map (-0 below +0) that costs two integer operations,
+ * and a NaN mapped to the lowest key for the minimum and the highest for
+ * the maximum (so it wins, and an equal key keeps the first).  An integer
+ * min / max of keys (CLR_KEY_OP) is then OP's NaN-propagating,
+ * signed-zero ordering min / max in one operation instead of a chain of
+ * compares and selects.  Integers are their own keys.  (A NaN comes back
+ * as a NaN, its payload not kept.)  Used by the min / max reductions
+ * (load_mapped.cl, records.cl) and the scans' per-item chains
+ * (scan_lanes.cl, scan_decoupled.cl).  clr_key / clr_unkey take CLR_VEC
+ * values, clr_key1 / clr_value1 one. */
+#if ACC_IS_FP
+#if CLR_ACC == 1
+#define CLR_KEY_T long
+#define KEYV_T CLR_CAT(long, CLR_VSUF)
+#define CLR_AS_KEY CLR_CAT(as_long, CLR_VSUF)
+#define CLR_AS_VAL CLR_CAT(as_double, CLR_VSUF)
+#define CLR_KEY_FLIP(k) ((k) ^ (((k) >> 63) & LONG_MAX))
+#define CLR_KEY_LOWEST LONG_MIN
+#define CLR_KEY_HIGHEST LONG_MAX
+#else
+#define CLR_KEY_T int
+#define KEYV_T CLR_CAT(int, CLR_VSUF)
+#define CLR_AS_KEY CLR_CAT(as_int, CLR_VSUF)
+#define CLR_AS_VAL CLR_CAT(as_float, CLR_VSUF)
+#define CLR_KEY_FLIP(k) ((k) ^ (((k) >> 31) & INT_MAX))
+#define CLR_KEY_LOWEST INT_MIN
+#define CLR_KEY_HIGHEST INT_MAX
+#endif
+inline KEYV_T clr_key(ACCV_T x, int for_max) {
+  KEYV_T k = CLR_AS_KEY(x);
+  k = CLR_KEY_FLIP(k);
+  KEYV_T nan_key = (KEYV_T)(for_max ? CLR_KEY_HIGHEST : CLR_KEY_LOWEST);
+#if CLR_VEC == 1 /* a scalar compare gives an int, whatever the type */
+  return x != x ? nan_key : k;
+#else
+  return select(k, nan_key, x != x);
+#endif
+}
+inline ACCV_T clr_unkey(KEYV_T k) { return CLR_AS_VAL(CLR_KEY_FLIP(k)); }
+inline CLR_KEY_T clr_key1(ACC_T x, int for_max) {
+  CLR_KEY_T k = CLR_CAT(as_, CLR_KEY_T)(x);
+  k = CLR_KEY_FLIP(k);
+  return x != x ? (for_max ? CLR_KEY_HIGHEST : CLR_KEY_LOWEST) : k;
+}
+inline ACC_T clr_value1(CLR_KEY_T k) { return AS_ACC(CLR_KEY_FLIP(k)); }
+#else
+#define CLR_KEY_T ACC_T
+#define KEYV_T ACCV_T
+#define clr_key(x, for_max) (x)
+#define clr_unkey(k) (k)
+#define clr_key1(x, for_max) (x)
+#define clr_value1(k) (k)
+#endif
+#if CLR_OP == 2
+#define CLR_KEY_OP(a, b) min((a), (b))
+#elif CLR_OP == 3
+#define CLR_KEY_OP(a, b) max((a), (b))
+#endif
+
 /* -DCLR_SLOTS=1 (the host asks for it where the device has
  * cl_khr_int64_base_atomics): values travel in tagged 64-bit slots
  * instead, each slot holding 32 bits of the value below the launch's

@@ -8,10 +8,7 @@
 #define CLR_ALIGNED 0
 #endif
 
-#if CLR_VEC == 1
-#define ACCV_T ACC_T
-#else
-#define ACCV_T CLR_CAT(ACC_T, CLR_VEC)
+#if CLR_VEC > 1 /* (ACCV_T: common.cl) */
 #define INV_T CLR_CAT(IN_T, CLR_VEC)
 #define XV_T CLR_CAT(X_T, CLR_VEC)
 #define CONVV CLR_CAT(convert_, ACCV_T)
@@ -73,49 +70,4 @@ inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
 #endif
 }
 
-/* Order keys for the minimum and maximum of floating point: the bits as an
- * integer with the magnitude bits of negative numbers flipped, an
- * order-preserving map (-0 below +0) that costs two integer operations,
- * and a NaN mapped to the lowest key for the minimum and the highest for
- * the maximum (so it wins, and an equal key keeps the first).  An integer
- * min / max of keys is then common.cl's NaN-propagating, signed-zero
- * ordering OP, in three or four vector operations instead of a chain of
- * compares and selects.  Integers are their own keys.  (A NaN comes back
- * as a NaN, its payload not kept.) */
-#if CLR_VEC == 1
-#define CLR_VSUF
-#else
-#define CLR_VSUF CLR_VEC
-#endif
-#if ACC_IS_FP
-#if CLR_ACC == 1
-#define KEYV_T CLR_CAT(long, CLR_VSUF)
-#define CLR_AS_KEY CLR_CAT(as_long, CLR_VSUF)
-#define CLR_AS_VAL CLR_CAT(as_double, CLR_VSUF)
-#define CLR_KEY_FLIP(k) ((k) ^ (((k) >> 63) & (KEYV_T)LONG_MAX))
-#define CLR_KEY_LOWEST LONG_MIN
-#define CLR_KEY_HIGHEST LONG_MAX
-#else
-#define KEYV_T CLR_CAT(int, CLR_VSUF)
-#define CLR_AS_KEY CLR_CAT(as_int, CLR_VSUF)
-#define CLR_AS_VAL CLR_CAT(as_float, CLR_VSUF)
-#define CLR_KEY_FLIP(k) ((k) ^ (((k) >> 31) & (KEYV_T)INT_MAX))
-#define CLR_KEY_LOWEST INT_MIN
-#define CLR_KEY_HIGHEST INT_MAX
-#endif
-inline KEYV_T clr_key(ACCV_T x, int for_max) {
-  KEYV_T k = CLR_AS_KEY(x);
-  k = CLR_KEY_FLIP(k);
-  KEYV_T nan_key = (KEYV_T)(for_max ? CLR_KEY_HIGHEST : CLR_KEY_LOWEST);
-#if CLR_VEC == 1 /* a scalar compare gives an int, whatever the type */
-  return x != x ? nan_key : k;
-#else
-  return select(k, nan_key, x != x);
-#endif
-}
-inline ACCV_T clr_unkey(KEYV_T k) { return CLR_AS_VAL(CLR_KEY_FLIP(k)); }
-#else
-#define KEYV_T ACCV_T
-#define clr_key(x, for_max) (x)
-#define clr_unkey(k) (k)
-#endif
+/* Order keys (clr_key, clr_unkey, KEYV_T): common.cl. */

@@ -96,12 +96,21 @@ inline ACC_T run_total(__global const IN_T *in, ulong base, ulong end,
   ACC_T total = IDENTITY;
 #if CLR_VEC > 1
   *vend = base + (end - base) / CLR_VEC * CLR_VEC;
+#if CLR_RUN_KEYS /* (scan_lanes.cl) */
+  KEYV_T lanes = clr_key((ACCV_T)(IDENTITY), CLR_OP == 3);
+  for (ulong i = base; i < *vend; i += CLR_VEC) {
+    KEYV_T x = clr_key(VLOAD(i, in), CLR_OP == 3);
+    lanes = CLR_KEY_OP(lanes, x);
+  }
+  total = clr_fold_lanes(clr_unkey(lanes));
+#else
   ACCV_T lanes = (ACCV_T)(IDENTITY);
   for (ulong i = base; i < *vend; i += CLR_VEC) {
     ACCV_T x = VLOAD(i, in);
     lanes = OP(lanes, x);
   }
   total = clr_fold_lanes(lanes);
+#endif
 #else
   *vend = base;
 #endif
@@ -207,38 +216,14 @@ __kernel void clr_scan_decoupled_run(
 /* A work-item's own chains (its run's total, then its run's scan) go
  * through CLR_ITEMS dependent steps.  A floating-point min or max takes
  * several dependent instructions a step (NaN, then order, then the sign of
- * zero: OP in common.cl), so there the chains run on order keys, where a
- * step is one integer min or max: key(x) is x's bits with the magnitude
- * bits flipped when negative (so -0 < +0 and the order is the floats'),
- * and a NaN is the lowest key for min, the highest for max, so that it
- * wins as OP's NaN does.  The key of a NaN reads back as a NaN (not the
- * same NaN); every other key reads back as the same bits. */
+ * zero: OP in common.cl), so there the chains run on order keys
+ * (common.cl), where a step is one integer min or max.  A key reads back
+ * as the same bits, a NaN's as a NaN (not the same NaN). */
 #if ACC_IS_FP && (CLR_OP == 2 || CLR_OP == 3)
-#if CLR_ACC == 1
-#define KEY_T long
-#define KEY_SIGN 63
-#define KEY_MAG 0x7fffffffffffffffL
-#define KEY_NAN (CLR_OP == 2 ? LONG_MIN : LONG_MAX)
-#define KEY_OF_BITS as_long
-#else
-#define KEY_T int
-#define KEY_SIGN 31
-#define KEY_MAG 0x7fffffff
-#define KEY_NAN (CLR_OP == 2 ? INT_MIN : INT_MAX)
-#define KEY_OF_BITS as_int
-#endif
-inline KEY_T item_key(ACC_T v) {
-  KEY_T b = KEY_OF_BITS(v);
-  return v != v ? KEY_NAN : b ^ ((b >> KEY_SIGN) & KEY_MAG);
-}
-inline ACC_T item_value(KEY_T k) {
-  return AS_ACC(k ^ ((k >> KEY_SIGN) & KEY_MAG));
-}
-#if CLR_OP == 2
-#define ITEM_OP(a, b) min((a), (b))
-#else
-#define ITEM_OP(a, b) max((a), (b))
-#endif
+#define KEY_T CLR_KEY_T
+#define item_key(v) clr_key1((v), CLR_OP == 3)
+#define item_value(k) clr_value1(k)
+#define ITEM_OP CLR_KEY_OP
 #else
 #define KEY_T ACC_T
 #define item_key(v) (v)
