@@ -285,6 +285,11 @@ CLR_DEFINE_SHFL_U32(clr_shfl_down_u32, "down", "0x1f")
   }
 #endif
 
+#if CLR_SHFL
+/* Work-groups that the shuffle paths take: whole warps, at most 32. */
+inline int clr_whole_warps(uint wgs) { return wgs % 32 == 0 && wgs <= 32 * 32; }
+#endif
+
 #if CLR_OP < 6 /* the indexed ops have their own (reduce_extrema.cl) */
 #if CLR_SHFL
 CLR_DEFINE_SHFL(clr_shfl_up, ACC_T, clr_shfl_up_u32)
@@ -314,7 +319,7 @@ inline ACC_T clr_warp_reduce(ACC_T x) {
 inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
 #if CLR_SHFL
   uint wgs = (uint)get_local_size(0);
-  if (wgs % 32 == 0 && wgs <= 32 * 32) {
+  if (clr_whole_warps(wgs)) {
     uint l = (uint)get_local_id(0), lane = l % 32, warp = l / 32;
     x = clr_warp_reduce(x);
     if (lane == 0)
@@ -339,12 +344,12 @@ inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
 }
 #endif
 
-/* Values one work-group publishes for another (the decoupled scan's
- * aggregates, the single-launch reduction's partials) travel through
- * 32-bit atomics, one per word, so the exchange needs no 64-bit atomics
- * and no memory model beyond OpenCL 1.2's (and a checker such as oclgrind
- * sees no unsynchronised access).  A value
- * is written before its flag and read after it, so its words are
+/* Values one work-group publishes for another through 32-bit atomics,
+ * one per word, with a flag beside them (the decoupled scan's CPU shape,
+ * and its GPU shape without 64-bit atomics; otherwise tagged slots,
+ * below): no 64-bit atomics and no memory model beyond OpenCL 1.2's (and
+ * a checker such as oclgrind sees no unsynchronised access).  A value is
+ * written before its flag and read after it, so its words are
  * consistent. */
 #if ACC_IS_FP ? CLR_ACC == 1 : CLR_ACC >= 4 /* 64-bit accumulator */
 #define AS_ACC CLR_CAT(as_, ACC_T)
@@ -387,7 +392,8 @@ inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
  * min / max of keys (CLR_KEY_OP) is then OP's NaN-propagating,
  * signed-zero ordering min / max in one operation instead of a chain of
  * compares and selects.  Integers are their own keys.  (A NaN comes back
- * as a NaN, its payload not kept.)  Used by the min / max reductions
+ * as a NaN, its payload not kept.)  CLR_KEYED: the accumulator and
+ * operation whose combines go through keys.  Used by the min / max reductions
  * (load_mapped.cl, records.cl) and the scans' per-item chains
  * (scan_lanes.cl, scan_decoupled.cl).  clr_key / clr_unkey take CLR_VEC
  * values, clr_key1 / clr_value1 one. */
@@ -434,6 +440,7 @@ inline ACC_T clr_value1(CLR_KEY_T k) { return AS_ACC(CLR_KEY_FLIP(k)); }
 #define clr_key1(x, for_max) (x)
 #define clr_value1(k) (k)
 #endif
+#define CLR_KEYED (ACC_IS_FP && (CLR_OP == 2 || CLR_OP == 3))
 #if CLR_OP == 2
 #define CLR_KEY_OP(a, b) min((a), (b))
 #elif CLR_OP == 3

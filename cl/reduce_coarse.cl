@@ -43,16 +43,12 @@
  * The host puts cl/load_mapped.cl (clr_load_vec) before this file.
  */
 /* The private accumulator: a vector of values, or for floating-point min
- * and max a vector of order keys (cl/load_mapped.cl), reduced with the
- * integer min / max. */
-#if ACC_IS_FP && (CLR_OP == 2 || CLR_OP == 3)
+ * and max a vector of order keys (common.cl), reduced with the integer
+ * min / max. */
+#if CLR_KEYED
 #define STATE_T KEYV_T
 #define STATE_INIT clr_key((ACCV_T)(IDENTITY), CLR_OP == 3)
-#if CLR_OP == 3
-#define STATE_ADD(s, x) max((s), clr_key((x), 1))
-#else
-#define STATE_ADD(s, x) min((s), clr_key((x), 0))
-#endif
+#define STATE_ADD(s, x) CLR_KEY_OP((s), clr_key((x), CLR_OP == 3))
 #define STATE_VALUE(s) clr_unkey(s)
 #else
 #define STATE_T ACCV_T

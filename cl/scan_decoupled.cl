@@ -219,7 +219,7 @@ __kernel void clr_scan_decoupled_run(
  * zero: OP in common.cl), so there the chains run on order keys
  * (common.cl), where a step is one integer min or max.  A key reads back
  * as the same bits, a NaN's as a NaN (not the same NaN). */
-#if ACC_IS_FP && (CLR_OP == 2 || CLR_OP == 3)
+#if CLR_KEYED
 #define KEY_T CLR_KEY_T
 #define item_key(v) clr_key1((v), CLR_OP == 3)
 #define item_value(k) clr_value1(k)

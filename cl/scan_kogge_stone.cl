@@ -30,7 +30,7 @@ inline ACC_T clr_block_scan_exclusive(__local ACC_T *s, ACC_T x) {
    * 1e8 floats 0.366 -> 0.359 ms with the look-back's tree by shuffles
    * too; docs/PERFORMANCE.md). */
   uint wgs = (uint)get_local_size(0);
-  if (wgs % 32 == 0 && wgs <= 32 * 32) {
+  if (clr_whole_warps(wgs)) {
     uint l = (uint)get_local_id(0), lane = l % 32, warp = l / 32;
     ACC_T v = clr_warp_scan(x, lane);
     if (lane == 31)

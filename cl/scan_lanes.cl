@@ -76,7 +76,7 @@ inline ACCV_T clr_scan_lanes(ACCV_T v) {
 #endif
 #endif
 
-#if CLR_VEC > 1 && ACC_IS_FP && (CLR_OP == 2 || CLR_OP == 3)
+#if CLR_VEC > 1 && CLR_KEYED
 #define CLR_RUN_KEYS 1
 /* The lanes moved up one, the key id first; the inclusive scan of a
  * vector of keys. */
