@@ -47,6 +47,7 @@ static void two_tunings(clr_tuning *a, clr_tuning *b) {
   BOTH(reduce_min_vectors, 16, 1);
   BOTH(scan_stream_bytes, 0, 4096);
   BOTH(warp_shuffles, 1, 0);
+  BOTH(decoupled_slots, 1, 0);
 #undef BOTH
 }
 
