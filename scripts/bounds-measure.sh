@@ -53,14 +53,21 @@
 #   two rounds.
 # - threads: the staged calls with the shipped defaults, and 1.5, 2 and
 #   3 MiB blocks with 12 or 16 threads (--stage-threads), 1e7 and 1e8,
-#   two rounds.
+#   two rounds; STAGE_SHAPES="12x2048 16x4096" (threads x KiB) picks
+#   other shapes, STAGE_MIN_N=1e8 drops the 1e7 rows.
 # - stagedefault: the staged calls with the shipped defaults, 1e8, three
-#   rounds; with STAGE_THREADS="10 14" also with those threads (3 MiB).
+#   rounds; with STAGE_THREADS="10 14" also with those threads (3 MiB);
+#   with STAGE_BEFORE=1 also revision $BEFORE's bench, in turns.
+# - hostbounds: what bounds a malloc'd array's staged trip
+#   (scripts/host_bounds.c): the host's threaded read and memcpy into
+#   pinned memory at 1 .. 16 threads, the pinned write, the caller's array
+#   wrapped in a CL_MEM_USE_HOST_PTR buffer and copied on the device, and
+#   clr_reduce_host, two rounds.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
-# slotshape scanfinal wideshape blocks threads stagedefault" (the default:
-# all) picks sections.
+# slotshape scanfinal wideshape blocks threads stagedefault hostbounds"
+# (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -375,19 +382,20 @@ if on threads; then
 echo "== host arrays staged: threads and blocks"
 for round in 1 2; do
   echo "-- defaults, round $round"
-  $bench --host --min-n=1e7 --max-n=1e8 --repeat=10 |
+  $bench --host --min-n=${STAGE_MIN_N:-1e7} --max-n=1e8 --repeat=10 |
     grep -E "n = |stage.threads|pinned memory|staged|host_alloc"
-  for tk in "16 1536" "16 3072" "12 2048" "12 3072"; do
-    set -- $tk
-    echo "-- $1 threads, $2 KiB, round $round"
-    $bench --host --min-n=1e7 --max-n=1e8 --repeat=10 --stage-threads=$1 \
-      --stage-block-kib=$2 | grep -E "n = |pinned memory|staged"
+  for tk in ${STAGE_SHAPES:-16x1536 16x3072 12x2048 12x3072}; do
+    echo "-- ${tk%x*} threads, ${tk#*x} KiB, round $round"
+    $bench --host --min-n=${STAGE_MIN_N:-1e7} --max-n=1e8 --repeat=10 \
+      --stage-threads=${tk%x*} --stage-block-kib=${tk#*x} |
+      grep -E "n = |pinned memory|staged"
   done
 done
 fi
 
 if on stagedefault; then
 echo "== host arrays staged with the shipped defaults"
+[ -z "${STAGE_BEFORE:-}" ] || build_before
 for round in 1 2 3; do
   echo "-- round $round"
   $bench --host --min-n=1e8 --max-n=1e8 --repeat=10 |
@@ -397,5 +405,24 @@ for round in 1 2 3; do
     $bench --host --min-n=1e8 --max-n=1e8 --repeat=10 --stage-threads=$th |
       grep -E "pinned memory|staged"
   done
+  [ -n "${STAGE_BEFORE:-}" ] || continue
+  for th in 0 ${STAGE_THREADS:-}; do
+    echo "-- ${BEFORE:-c91e0f9}, ${th/#0/default} threads, round $round"
+    CLREDUCE_KERNEL_DIR=$bt/cl CLREDUCE_CACHE_DIR=$out/cache-before \
+      "$bb/src/bench/clreduce-bench" --host --min-n=1e8 --max-n=1e8 \
+      --repeat=10 $([ "$th" = 0 ] || echo --stage-threads=$th) |
+      grep -E "pinned memory|staged"
+  done
+done
+fi
+
+if on hostbounds; then
+echo "== what bounds a malloc'd host array's trip (host_bounds)"
+cc -O2 -o "$out/host_bounds" "$here/host_bounds.c" -I"$here/../include" \
+  -L"$b/src/lib" -lclreduce -lOpenCL -lpthread -Wl,-rpath,"$b/src/lib" ||
+  exit 1
+for round in 1 2; do
+  echo "-- round $round"
+  "$out/host_bounds" 10
 done
 fi

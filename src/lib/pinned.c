@@ -177,7 +177,8 @@ typedef struct job {
   size_t bytes, block;
   unsigned threads;
   int to_device;
-  atomic_int failed; /* a worker failed: the others stop */
+  atomic_size_t next; /* the next block a worker takes */
+  atomic_int failed;  /* a worker failed: the others stop */
 } job;
 
 typedef struct worker {
@@ -199,25 +200,36 @@ static int fail_worker(worker *w, const char *what, cl_int err) {
   return 0;
 }
 
-/* Worker t's blocks are t, t + T, t + 2T ...; its slots 2t and 2t + 1. */
+/* The offset of the next block nobody has taken, or j->bytes when none is
+ * left.  Workers take blocks as they come free, not in a fixed turn: a
+ * thread the scheduler holds back (the driver's own threads need cores
+ * too) then delays only its own block, and the last blocks go to whoever
+ * is idle, so no thread is left with one block more than the others. */
+static size_t take_block(job *j) {
+  if (atomic_load(&j->failed))
+    return j->bytes;
+  size_t k = atomic_fetch_add(&j->next, 1);
+  return k < (j->bytes + j->block - 1) / j->block ? k * j->block : j->bytes;
+}
+
+static size_t block_len(const job *j, size_t at) {
+  return j->bytes - at < j->block ? j->bytes - at : j->block;
+}
+
+/* Worker t fills its slots 2t and 2t + 1 in turn, a block at a time. */
 static void write_blocks(worker *w) {
   job *j = w->j;
   clr_pinned_slot *own = &j->ctx->pinned.slot[2 * w->t];
-  size_t k = 0;
-  for (size_t at = w->t * j->block; at < j->bytes;
-       at += (size_t)j->threads * j->block, k++) {
-    if (atomic_load(&j->failed))
-      return;
+  for (size_t k = 0, at; (at = take_block(j)) < j->bytes; k++) {
     clr_pinned_slot *s = &own[k & 1];
-    size_t len = j->bytes - at < j->block ? j->bytes - at : j->block;
     cl_int err = settle(s, &w->sp);
     if (err != CL_SUCCESS) {
       fail_worker(w, "clWaitForEvents", err);
       return;
     }
-    memcpy(s->ptr, j->host + at, len);
-    err = clEnqueueWriteBuffer(j->ctx->queue, j->dev, CL_FALSE, at, len, s->ptr,
-                               0, NULL, &s->ev);
+    memcpy(s->ptr, j->host + at, block_len(j, at));
+    err = clEnqueueWriteBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
+                               block_len(j, at), s->ptr, 0, NULL, &s->ev);
     if (err != CL_SUCCESS) {
       s->ev = NULL;
       fail_worker(w, "clEnqueueWriteBuffer", err);
@@ -229,9 +241,8 @@ static void write_blocks(worker *w) {
 /* The read of block `at` into slot s, not waited for. */
 static int start_read(worker *w, clr_pinned_slot *s, size_t at) {
   job *j = w->j;
-  size_t len = j->bytes - at < j->block ? j->bytes - at : j->block;
-  cl_int err = clEnqueueReadBuffer(j->ctx->queue, j->dev, CL_FALSE, at, len,
-                                   s->ptr, 0, NULL, &s->ev);
+  cl_int err = clEnqueueReadBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
+                                   block_len(j, at), s->ptr, 0, NULL, &s->ev);
   if (err != CL_SUCCESS) {
     s->ev = NULL;
     return fail_worker(w, "clEnqueueReadBuffer", err);
@@ -239,20 +250,19 @@ static int start_read(worker *w, clr_pinned_slot *s, size_t at) {
   return 1;
 }
 
-/* The same blocks the other way: block k + 1's read is in flight while
- * block k is copied out. */
+/* The same the other way: the worker's next block is read into its other
+ * slot while this one is copied out. */
 static void read_blocks(worker *w) {
   job *j = w->j;
   clr_pinned_slot *own = &j->ctx->pinned.slot[2 * w->t];
-  size_t step = (size_t)j->threads * j->block, k = 0;
-  size_t at = w->t * j->block;
+  size_t at = take_block(j);
   if (at >= j->bytes || !start_read(w, &own[0], at))
     return;
-  for (; at < j->bytes; at += step, k++) {
+  for (size_t k = 0;; k++) {
     clr_pinned_slot *s = &own[k & 1];
-    size_t len = j->bytes - at < j->block ? j->bytes - at : j->block;
-    if (at + step < j->bytes && !atomic_load(&j->failed))
-      start_read(w, &own[(k + 1) & 1], at + step);
+    size_t next = take_block(j);
+    if (next < j->bytes)
+      start_read(w, &own[(k + 1) & 1], next);
     cl_int err = settle(s, &w->sp);
     if (err != CL_SUCCESS) {
       fail_worker(w, "clWaitForEvents", err);
@@ -260,7 +270,10 @@ static void read_blocks(worker *w) {
     }
     if (atomic_load(&j->failed))
       return;
-    memcpy(j->host + at, s->ptr, len);
+    memcpy(j->host + at, s->ptr, block_len(j, at));
+    if (next >= j->bytes)
+      return;
+    at = next;
   }
 }
 
@@ -399,7 +412,7 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
   /* A read reuses slots that earlier writes may still hold. */
   if (!to_device)
     settle_all(ctx, &pin->span);
-  job j = {ctx, dev, host, bytes, block, threads, to_device, 0};
+  job j = {ctx, dev, host, bytes, block, threads, to_device, 0, 0};
   worker w[CLR_MAX_STAGE_THREADS];
   memset(w, 0, sizeof w);
   for (unsigned t = 0; t < threads; t++) {

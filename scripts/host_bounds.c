@@ -1,0 +1,255 @@
+/* What bounds a malloc'd host array's trip to a GPU (issue 16 item 2; run
+ * by scripts/bounds-measure.sh, section "hostbounds"), in one process:
+ *
+ * - the host alone: T threads each read (sum) their share of 400 MB, and
+ *   T threads memcpy it into a pinned CL_MEM_ALLOC_HOST_PTR buffer, for
+ *   T = 1, 2, 4, 8, 10, 12, 14, 16: what the staging's copy can reach;
+ * - the bus alone: one write of the 400 MB from that pinned buffer;
+ * - a route with no host copy: the caller's array wrapped in a
+ *   CL_MEM_USE_HOST_PTR buffer (page-aligned, or as malloc gives it), then
+ *   copied to a device buffer (clEnqueueCopyBuffer), with the wrap's
+ *   create and release timed too, on a new array each time and on the
+ *   same array again (a driver may keep a registration);
+ * - clr_reduce_host of the malloc'd array (the staged call) and of a
+ *   clr_host_alloc array, for reference.
+ * Wall clock, median of R runs after one warm-up.
+ *   cc -O2 host_bounds.c -lclreduce -lOpenCL -lpthread && ./a.out [R] */
+#include <clreduce.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { N = 100000000, MAX_T = 16, MAX_R = 50 };
+static const size_t BYTES = (size_t)N * sizeof(float);
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n) {
+  qsort(v, n, sizeof *v, cmp);
+  return v[n / 2];
+}
+
+typedef struct share {
+  const float *src;
+  char *dst; /* NULL: read only */
+  size_t n;
+  double sum;
+} share;
+
+static void *work(void *arg) {
+  share *s = arg;
+  if (s->dst) {
+    memcpy(s->dst, s->src, s->n * sizeof(float));
+    return NULL;
+  }
+  float acc[8] = {0};
+  for (size_t i = 0; i + 8 <= s->n; i += 8)
+    for (int k = 0; k < 8; k++)
+      acc[k] += s->src[i + k];
+  for (int k = 0; k < 8; k++)
+    s->sum += acc[k];
+  return NULL;
+}
+
+/* T threads over the array: a read, or a memcpy into dst; ms. */
+static double threads_ms(const float *src, char *dst, unsigned t) {
+  share s[MAX_T];
+  pthread_t id[MAX_T];
+  double t0 = now_ms();
+  size_t per = N / t;
+  for (unsigned i = 0; i < t; i++) {
+    s[i] = (share){src + i * per, dst ? dst + i * per * sizeof(float) : NULL,
+                   i + 1 == t ? N - i * per : per, 0};
+    if (i > 0 && pthread_create(&id[i], NULL, work, &s[i]) != 0)
+      return -1;
+  }
+  work(&s[0]);
+  for (unsigned i = 1; i < t; i++)
+    pthread_join(id[i], NULL);
+  return now_ms() - t0;
+}
+
+static int check(cl_int err, const char *what) {
+  if (err != CL_SUCCESS)
+    fprintf(stderr, "host_bounds: %s: %d\n", what, (int)err);
+  return err == CL_SUCCESS;
+}
+
+/* The USE_HOST_PTR route for one array: wrap, copy to dev, release; the
+ * three wall times added to the arrays at r. */
+static int wrapped(cl_context cl, cl_command_queue q, cl_mem dev, float *a,
+                   double *create, double *copy, double *release, size_t r) {
+  cl_int err;
+  double t0 = now_ms();
+  cl_mem w = clCreateBuffer(cl, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY, BYTES,
+                            a, &err);
+  double t1 = now_ms();
+  if (!check(err, "clCreateBuffer(USE_HOST_PTR)"))
+    return 0;
+  err = clEnqueueCopyBuffer(q, w, dev, 0, 0, BYTES, 0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = clFinish(q);
+  double t2 = now_ms();
+  clReleaseMemObject(w);
+  clFinish(q);
+  double t3 = now_ms();
+  create[r] = t1 - t0;
+  copy[r] = t2 - t1;
+  release[r] = t3 - t2;
+  return check(err, "clEnqueueCopyBuffer");
+}
+
+int main(int argc, char **argv) {
+  size_t reps = argc > 1 ? strtoul(argv[1], NULL, 10) : 10;
+  if (reps < 1 || reps > MAX_R)
+    reps = 10;
+  clr_context *ctx = NULL;
+  char detail[256];
+  if (clr_context_create(NULL, &ctx, detail, sizeof detail) != CLR_OK) {
+    fprintf(stderr, "host_bounds: %s\n", detail);
+    return 1;
+  }
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_command_queue q = clr_context_queue(ctx);
+  cl_int err;
+  float *a = malloc(BYTES), *aligned = NULL;
+  double ms[3][MAX_R];
+  int rc = 1;
+  cl_mem dev = clCreateBuffer(cl, CL_MEM_READ_WRITE, BYTES, NULL, &err);
+  cl_mem pin = NULL;
+  float *pinned = NULL;
+  if (!check(err, "clCreateBuffer") || !a ||
+      posix_memalign((void **)&aligned, 4096, BYTES) != 0)
+    goto done;
+  pin = clCreateBuffer(cl, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, BYTES,
+                       NULL, &err);
+  if (!check(err, "clCreateBuffer(ALLOC_HOST_PTR)"))
+    goto done;
+  pinned = clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                              BYTES, 0, NULL, NULL, &err);
+  if (!check(err, "clEnqueueMapBuffer"))
+    goto done;
+  for (size_t i = 0; i < N; i++)
+    a[i] = aligned[i] = pinned[i] = 1.0f;
+  printf("400 MB of floats; wall clock, median of %zu\n", reps);
+
+  for (size_t r = 0; r <= reps; r++) {
+    double t0 = now_ms();
+    if (!check(clEnqueueWriteBuffer(q, dev, CL_TRUE, 0, BYTES, pinned, 0, NULL,
+                                    NULL),
+               "clEnqueueWriteBuffer"))
+      goto done;
+    if (r > 0)
+      ms[0][r - 1] = now_ms() - t0;
+  }
+  double bus = median(ms[0], reps);
+  printf("pinned write to the device: %.3f ms (%.1f GB/s)\n", bus,
+         BYTES / bus / 1e6);
+
+  static const unsigned ts[] = {1, 2, 4, 8, 10, 12, 14, 16};
+  printf("%8s %12s %8s %14s %8s %8s\n", "threads", "read ms", "GB/s",
+         "memcpy->pin ms", "GB/s", "of bus");
+  for (size_t k = 0; k < sizeof ts / sizeof *ts; k++) {
+    for (size_t r = 0; r <= reps; r++) {
+      double rd = threads_ms(a, NULL, ts[k]);
+      double cp = threads_ms(a, (char *)pinned, ts[k]);
+      if (rd < 0 || cp < 0)
+        goto done;
+      if (r > 0) {
+        ms[0][r - 1] = rd;
+        ms[1][r - 1] = cp;
+      }
+    }
+    double rd = median(ms[0], reps), cp = median(ms[1], reps);
+    printf("%8u %12.3f %8.1f %14.3f %8.1f %8.2f\n", ts[k], rd, BYTES / rd / 1e6,
+           cp, BYTES / cp / 1e6, bus / cp);
+  }
+
+  struct {
+    const char *what;
+    float *arr;
+  } wraps[] = {{"malloc'd", a}, {"page-aligned", aligned}};
+  for (int w = 0; w < 2; w++) {
+    for (size_t r = 0; r <= reps; r++)
+      if (!wrapped(cl, q, dev, wraps[w].arr, ms[0], ms[1], ms[2],
+                   r > 0 ? r - 1 : 0))
+        goto done;
+    double c = median(ms[0], reps), y = median(ms[1], reps),
+           x = median(ms[2], reps);
+    printf("USE_HOST_PTR, %s array, the same one again: create %.3f, copy "
+           "%.3f, release %.3f ms; all %.3f (%.2f of the bus)\n",
+           wraps[w].what, c, y, x, c + y + x, bus / (c + y + x));
+  }
+  /* A new array each time: the driver cannot reuse a registration. */
+  for (size_t r = 0; r <= reps && r < 4; r++) {
+    float *f = NULL;
+    if (posix_memalign((void **)&f, 4096, BYTES) != 0)
+      goto done;
+    memcpy(f, a, BYTES);
+    int ok = wrapped(cl, q, dev, f, ms[0], ms[1], ms[2], r);
+    free(f);
+    if (!ok)
+      goto done;
+    printf("USE_HOST_PTR, a new page-aligned array (%zu): create %.3f, copy "
+           "%.3f, release %.3f ms\n",
+           r, ms[0][r], ms[1][r], ms[2][r]);
+  }
+
+  float *h = clr_host_alloc(ctx, BYTES);
+  if (!h) {
+    fprintf(stderr, "host_bounds: clr_host_alloc: %s\n",
+            clr_context_error(ctx));
+    goto done;
+  }
+  memcpy(h, a, BYTES);
+  struct {
+    const char *what;
+    float *arr;
+  } calls[] = {{"malloc'd (staged)", a}, {"clr_host_alloc", h}};
+  for (int c = 0; c < 2; c++) {
+    for (size_t r = 0; r <= reps; r++) {
+      clr_value v;
+      double t0 = now_ms();
+      if (clr_reduce_host(ctx, NULL, CLR_SUM, CLR_FLOAT, calls[c].arr, N, &v) !=
+          CLR_OK) {
+        fprintf(stderr, "host_bounds: %s\n", clr_context_error(ctx));
+        goto done;
+      }
+      if (r > 0)
+        ms[0][r - 1] = now_ms() - t0;
+      if (v.v.f < 0.99999f * N || v.v.f > 1.00001f * N) {
+        fprintf(stderr, "host_bounds: wrong sum %g\n", (double)v.v.f);
+        goto done;
+      }
+    }
+    double m = median(ms[0], reps);
+    printf("clr_reduce_host, %s: %.3f ms (%.2f of the bus)\n", calls[c].what, m,
+           bus / m);
+  }
+  clr_host_free(ctx, h);
+  rc = 0;
+done:
+  if (pinned)
+    clEnqueueUnmapMemObject(q, pin, pinned, 0, NULL, NULL);
+  clFinish(q);
+  if (pin)
+    clReleaseMemObject(pin);
+  if (dev)
+    clReleaseMemObject(dev);
+  free(a);
+  free(aligned);
+  clr_context_release(ctx);
+  return rc;
+}
