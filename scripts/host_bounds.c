@@ -1,10 +1,13 @@
 /* What bounds a malloc'd host array's trip to a GPU (issue 16 item 2; run
  * by scripts/bounds-measure.sh, section "hostbounds"), in one process:
  *
- * - the host alone: T threads each read (sum) their share of 400 MB, and
- *   T threads memcpy it into a pinned CL_MEM_ALLOC_HOST_PTR buffer, for
- *   T = 1, 2, 4, 8, 10, 12, 14, 16: what the staging's copy can reach;
- * - the bus alone: one write of the 400 MB from that pinned buffer;
+ * - the host alone: T threads each read (sum) their share of 400 MB; T
+ *   threads memcpy their shares into a pinned CL_MEM_ALLOC_HOST_PTR
+ *   buffer; and T threads copy it in 3 MiB blocks taken as they come free
+ *   into two pinned slots each (the staging's pattern, src/lib/pinned.c),
+ *   for T = 1, 2, 4, 8, 10, 12, 14, 16: what the staging's copy can reach;
+ * - the bus alone: one write of the 400 MB from that pinned buffer, and
+ *   the same in 3 MiB writes from 24 pinned slots (no host copy);
  * - a route with no host copy: the caller's array wrapped in a
  *   CL_MEM_USE_HOST_PTR buffer (page-aligned, or as malloc gives it), then
  *   copied to a device buffer (clEnqueueCopyBuffer), with the wrap's
@@ -17,6 +20,7 @@
 #include <clreduce.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +65,65 @@ static void *work(void *arg) {
   for (int k = 0; k < 8; k++)
     s->sum += acc[k];
   return NULL;
+}
+
+/* The staging's own pattern without the bus: T threads take BLOCK-byte
+ * blocks of the array as they come free (an atomic counter) and copy each
+ * into the next of their two pinned slots, as src/lib/pinned.c does. */
+enum { BLOCK = 3 << 20 };
+
+typedef struct blocks {
+  const char *src;
+  char *slots;
+  atomic_size_t next;
+} blocks;
+
+typedef struct blocks_worker {
+  blocks *b;
+  unsigned t;
+} blocks_worker;
+
+static void *copy_blocks(void *arg) {
+  blocks_worker *w = arg;
+  char *own = w->b->slots + (size_t)2 * w->t * BLOCK;
+  for (size_t k = 0;; k++) {
+    size_t i = atomic_fetch_add(&w->b->next, 1), at = i * BLOCK;
+    if (at >= BYTES)
+      return NULL;
+    size_t len = BYTES - at < BLOCK ? BYTES - at : BLOCK;
+    memcpy(own + (k & 1) * BLOCK, w->b->src + at, len);
+  }
+}
+
+static double blocks_ms(const float *src, char *slots, unsigned t) {
+  blocks b = {(const char *)src, slots, 0};
+  blocks_worker w[MAX_T];
+  pthread_t id[MAX_T];
+  double t0 = now_ms();
+  for (unsigned i = 0; i < t; i++) {
+    w[i] = (blocks_worker){&b, i};
+    if (i > 0 && pthread_create(&id[i], NULL, copy_blocks, &w[i]) != 0)
+      return -1;
+  }
+  copy_blocks(&w[0]);
+  for (unsigned i = 1; i < t; i++)
+    pthread_join(id[i], NULL);
+  return now_ms() - t0;
+}
+
+/* The bus's side of the same pattern: a write of each BLOCK from a ring
+ * of 2 x 12 pinned slots (no host copy), then one wait. */
+static double block_writes_ms(cl_command_queue q, cl_mem dev,
+                              const char *slots) {
+  double t0 = now_ms();
+  for (size_t at = 0, i = 0; at < BYTES; at += BLOCK, i++) {
+    size_t len = BYTES - at < BLOCK ? BYTES - at : BLOCK;
+    if (clEnqueueWriteBuffer(q, dev, CL_FALSE, at, len,
+                             slots + (i % 24) * BLOCK, 0, NULL,
+                             NULL) != CL_SUCCESS)
+      return -1;
+  }
+  return clFinish(q) == CL_SUCCESS ? now_ms() - t0 : -1;
 }
 
 /* T threads over the array: a read, or a memcpy into dst; ms. */
@@ -159,22 +222,39 @@ int main(int argc, char **argv) {
          BYTES / bus / 1e6);
 
   static const unsigned ts[] = {1, 2, 4, 8, 10, 12, 14, 16};
-  printf("%8s %12s %8s %14s %8s %8s\n", "threads", "read ms", "GB/s",
-         "memcpy->pin ms", "GB/s", "of bus");
+  for (size_t r = 0; r <= reps; r++) {
+    double w = block_writes_ms(q, dev, (const char *)pinned);
+    if (w < 0)
+      goto done;
+    if (r > 0)
+      ms[0][r - 1] = w;
+  }
+  double bw = median(ms[0], reps);
+  printf("the same in 3 MiB writes from 24 pinned slots: %.3f ms (%.2f of "
+         "one write)\n",
+         bw, bus / bw);
+
+  printf("%8s %10s %7s %15s %7s %7s %15s %7s %7s\n", "threads", "read ms",
+         "GB/s", "memcpy->pin ms", "GB/s", "of bus", "3 MiB blocks ms", "GB/s",
+         "of bus");
   for (size_t k = 0; k < sizeof ts / sizeof *ts; k++) {
     for (size_t r = 0; r <= reps; r++) {
       double rd = threads_ms(a, NULL, ts[k]);
       double cp = threads_ms(a, (char *)pinned, ts[k]);
-      if (rd < 0 || cp < 0)
+      double bl = blocks_ms(a, (char *)pinned, ts[k]);
+      if (rd < 0 || cp < 0 || bl < 0)
         goto done;
       if (r > 0) {
         ms[0][r - 1] = rd;
         ms[1][r - 1] = cp;
+        ms[2][r - 1] = bl;
       }
     }
-    double rd = median(ms[0], reps), cp = median(ms[1], reps);
-    printf("%8u %12.3f %8.1f %14.3f %8.1f %8.2f\n", ts[k], rd, BYTES / rd / 1e6,
-           cp, BYTES / cp / 1e6, bus / cp);
+    double rd = median(ms[0], reps), cp = median(ms[1], reps),
+           bl = median(ms[2], reps);
+    printf("%8u %10.3f %7.1f %15.3f %7.1f %7.2f %15.3f %7.1f %7.2f\n", ts[k],
+           rd, BYTES / rd / 1e6, cp, BYTES / cp / 1e6, bus / cp, bl,
+           BYTES / bl / 1e6, bus / bl);
   }
 
   struct {
