@@ -28,9 +28,10 @@ typedef struct clr_program_entry {
   cl_ulong local_used; /* CL_KERNEL_LOCAL_MEM_SIZE (without arguments) */
 } clr_program_entry;
 
-/* Pinned staging (pinned.c): page-locked blocks, mapped for the host, two
- * for each staging thread. */
+/* Pinned staging (pinned.c): page-locked blocks, mapped for the host, that
+ * the staging threads fill (or empty) together, one block at a time. */
 #define CLR_MAX_STAGE_THREADS 16
+#define CLR_STAGE_SLOTS 4 /* pinned blocks in flight, src/lib/pinned.c */
 typedef struct clr_pinned_slot {
   cl_mem mem;  /* CL_MEM_ALLOC_HOST_PTR */
   void *ptr;   /* mapped for the context's lifetime */
@@ -47,7 +48,7 @@ typedef struct clr_host_block {
   size_t bytes;
 } clr_host_block;
 typedef struct clr_pinned {
-  clr_pinned_slot slot[2 * CLR_MAX_STAGE_THREADS];
+  clr_pinned_slot slot[CLR_STAGE_SLOTS];
   size_t slots, slot_bytes;
   clr_span span;        /* staged writes done or in flight, not yet counted */
   clr_host_block *host; /* clr_host_alloc's arrays, n_host of them */

@@ -170,120 +170,180 @@ static cl_int settle(clr_pinned_slot *s, span *sp) {
 
 /* ------------------------------------------------------------ the workers */
 
+/* A transfer moves `blocks` blocks of `block` bytes (the last one shorter),
+ * one write or read command each, through CLR_STAGE_SLOTS pinned slots:
+ * block c lives in slot c % CLR_STAGE_SLOTS.  The host's side of a block
+ * is cut into pieces of `piece` bytes, and the workers take pieces in
+ * order as they come free (an atomic counter), so every thread works on
+ * the same one or two blocks at a time: a block is copied in about
+ * block / threads of one thread's time, the bus starts early and a thread
+ * the scheduler holds back delays only its own piece.
+ *
+ * A slot's state (under the job's lock): the block it holds; the pieces
+ * of it not yet copied; its command's event in the context's slot.  To the
+ * device, the worker that copies a block's last piece enqueues its write;
+ * the slot passes to block c + CLR_STAGE_SLOTS when that write has ended.
+ * From the device, the block's read is enqueued when the slot passes to
+ * it, and the pieces are copied out once it has ended; the worker that
+ * copies the last piece passes the slot on and enqueues the next read.
+ * One worker at a time waits for a slot's event (`waiting`); the others
+ * wait on the condition variable, which every change of state wakes. */
+typedef struct slot_state {
+  long long block; /* the block the slot holds (or is passing to) */
+  size_t left;     /* its pieces not yet copied */
+  int waiting;     /* a worker waits for the slot's event */
+  int ready;       /* from the device: the block's read has ended */
+} slot_state;
+
 typedef struct job {
   clr_context *ctx;
   cl_mem dev;
   char *host;
-  size_t bytes, block;
-  unsigned threads;
+  size_t bytes, block, piece, blocks, per_block;
   int to_device;
-  atomic_size_t next; /* the next block a worker takes */
+  atomic_size_t next; /* the next piece nobody has taken */
   atomic_int failed;  /* a worker failed: the others stop */
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  slot_state st[CLR_STAGE_SLOTS];
+  span sp;    /* the commands that ended (under the lock) */
+  cl_int err; /* the first failure, and its call */
+  const char *what;
 } job;
 
-typedef struct worker {
-  job *j;
-  unsigned t;
-  pthread_t thread;
-  int started;
-  cl_int err;
-  const char *what; /* the OpenCL call that failed */
-  span sp;
-} worker;
+static size_t block_bytes(const job *j, size_t c) {
+  return j->bytes - c * j->block < j->block ? j->bytes - c * j->block
+                                            : j->block;
+}
 
-static int fail_worker(worker *w, const char *what, cl_int err) {
-  if (w->err == CL_SUCCESS) {
-    w->err = err;
-    w->what = what;
+static size_t pieces_of(const job *j, long long c) {
+  if (c < 0 || (size_t)c >= j->blocks)
+    return 0;
+  return (block_bytes(j, (size_t)c) + j->piece - 1) / j->piece;
+}
+
+/* Record a failure (the lock held) and wake everyone. */
+static void fail_locked(job *j, const char *what, cl_int err) {
+  if (j->err == CL_SUCCESS) {
+    j->err = err;
+    j->what = what;
   }
-  atomic_store(&w->j->failed, 1);
-  return 0;
+  atomic_store(&j->failed, 1);
+  pthread_cond_broadcast(&j->changed);
 }
 
-/* The offset of the next block nobody has taken, or j->bytes when none is
- * left.  Workers take blocks as they come free, not in a fixed turn: a
- * thread the scheduler holds back (the driver's own threads need cores
- * too) then delays only its own block, and the last blocks go to whoever
- * is idle, so no thread is left with one block more than the others. */
-static size_t take_block(job *j) {
-  if (atomic_load(&j->failed))
-    return j->bytes;
-  size_t k = atomic_fetch_add(&j->next, 1);
-  return k < (j->bytes + j->block - 1) / j->block ? k * j->block : j->bytes;
+static clr_pinned_slot *slot_of(job *j, size_t s) {
+  return &j->ctx->pinned.slot[s];
 }
 
-static size_t block_len(const job *j, size_t at) {
-  return j->bytes - at < j->block ? j->bytes - at : j->block;
-}
-
-/* Worker t fills its slots 2t and 2t + 1 in turn, a block at a time. */
-static void write_blocks(worker *w) {
-  job *j = w->j;
-  clr_pinned_slot *own = &j->ctx->pinned.slot[2 * w->t];
-  for (size_t k = 0, at; (at = take_block(j)) < j->bytes; k++) {
-    clr_pinned_slot *s = &own[k & 1];
-    cl_int err = settle(s, &w->sp);
-    if (err != CL_SUCCESS) {
-      fail_worker(w, "clWaitForEvents", err);
-      return;
-    }
-    memcpy(s->ptr, j->host + at, block_len(j, at));
-    err = clEnqueueWriteBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
-                               block_len(j, at), s->ptr, 0, NULL, &s->ev);
-    if (err != CL_SUCCESS) {
-      s->ev = NULL;
-      fail_worker(w, "clEnqueueWriteBuffer", err);
-      return;
-    }
+/* Wait (the lock held, released meanwhile) for slot s's command to end,
+ * fold its times and release it; 0 on a failure. */
+static int wait_slot(job *j, size_t s) {
+  clr_pinned_slot *ps = slot_of(j, s);
+  cl_event ev = ps->ev;
+  j->st[s].waiting = 1;
+  pthread_mutex_unlock(&j->lock);
+  cl_int err = clWaitForEvents(1, &ev);
+  pthread_mutex_lock(&j->lock);
+  j->st[s].waiting = 0;
+  if (err != CL_SUCCESS) { /* the event stays: settle_all releases it */
+    fail_locked(j, "clWaitForEvents", err);
+    return 0;
   }
-}
-
-/* The read of block `at` into slot s, not waited for. */
-static int start_read(worker *w, clr_pinned_slot *s, size_t at) {
-  job *j = w->j;
-  cl_int err = clEnqueueReadBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
-                                   block_len(j, at), s->ptr, 0, NULL, &s->ev);
-  if (err != CL_SUCCESS) {
-    s->ev = NULL;
-    return fail_worker(w, "clEnqueueReadBuffer", err);
-  }
+  fold(&j->sp, ev);
+  clReleaseEvent(ev);
+  ps->ev = NULL;
   return 1;
 }
 
-/* The same the other way: the worker's next block is read into its other
- * slot while this one is copied out. */
-static void read_blocks(worker *w) {
-  job *j = w->j;
-  clr_pinned_slot *own = &j->ctx->pinned.slot[2 * w->t];
-  size_t at = take_block(j);
-  if (at >= j->bytes || !start_read(w, &own[0], at))
-    return;
-  for (size_t k = 0;; k++) {
-    clr_pinned_slot *s = &own[k & 1];
-    size_t next = take_block(j);
-    if (next < j->bytes)
-      start_read(w, &own[(k + 1) & 1], next);
-    cl_int err = settle(s, &w->sp);
-    if (err != CL_SUCCESS) {
-      fail_worker(w, "clWaitForEvents", err);
-      return;
-    }
+/* The command for block c in slot s (the lock held); 0 on a failure. */
+static int enqueue_block(job *j, size_t s, size_t c) {
+  clr_pinned_slot *ps = slot_of(j, s);
+  size_t at = c * j->block, len = block_bytes(j, c);
+  cl_int err = j->to_device
+                   ? clEnqueueWriteBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
+                                          len, ps->ptr, 0, NULL, &ps->ev)
+                   : clEnqueueReadBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
+                                         len, ps->ptr, 0, NULL, &ps->ev);
+  if (err != CL_SUCCESS) {
+    ps->ev = NULL;
+    fail_locked(
+        j, j->to_device ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer", err);
+    return 0;
+  }
+  pthread_cond_broadcast(&j->changed);
+  return 1;
+}
+
+/* Wait (the lock held) until slot s may take block c's piece: to the
+ * device, until it holds block c (its earlier block's write has ended);
+ * from the device, until block c's read has ended.  0 on a failure. */
+static int slot_ready(job *j, size_t s, size_t c) {
+  slot_state *st = &j->st[s];
+  for (;;) {
     if (atomic_load(&j->failed))
-      return;
-    memcpy(j->host + at, s->ptr, block_len(j, at));
-    if (next >= j->bytes)
-      return;
-    at = next;
+      return 0;
+    if (st->block == (long long)c && (j->to_device || st->ready))
+      return 1;
+    int mine = !st->waiting && slot_of(j, s)->ev &&
+               (j->to_device ? st->left == 0 : st->block == (long long)c);
+    if (!mine) {
+      pthread_cond_wait(&j->changed, &j->lock);
+      continue;
+    }
+    if (!wait_slot(j, s))
+      return 0;
+    if (j->to_device) { /* the write ended: the slot passes on */
+      st->block += CLR_STAGE_SLOTS;
+      st->left = pieces_of(j, st->block);
+    } else {
+      st->ready = 1;
+    }
+    pthread_cond_broadcast(&j->changed);
   }
 }
 
+/* A piece copied (the lock held): the block's last one enqueues its write
+ * (to the device), or passes the slot on and reads the block after (from
+ * the device).  0 on a failure. */
+static int piece_done(job *j, size_t s, size_t c) {
+  slot_state *st = &j->st[s];
+  if (--st->left > 0)
+    return 1;
+  if (j->to_device)
+    return enqueue_block(j, s, c);
+  st->block += CLR_STAGE_SLOTS;
+  st->ready = 0;
+  st->left = pieces_of(j, st->block);
+  pthread_cond_broadcast(&j->changed);
+  return st->left == 0 || enqueue_block(j, s, (size_t)st->block);
+}
+
 static void *run_worker(void *arg) {
-  worker *w = arg;
-  if (w->j->to_device)
-    write_blocks(w);
-  else
-    read_blocks(w);
-  return NULL;
+  job *j = arg;
+  for (;;) {
+    size_t k = atomic_fetch_add(&j->next, 1), c = k / j->per_block;
+    size_t at = c * j->block + k % j->per_block * j->piece;
+    if (c >= j->blocks || at >= j->bytes || atomic_load(&j->failed))
+      return NULL;
+    size_t end = c * j->block + block_bytes(j, c), s = c % CLR_STAGE_SLOTS;
+    size_t len = end - at < j->piece ? end - at : j->piece;
+    char *pinned = (char *)slot_of(j, s)->ptr + (at - c * j->block);
+    pthread_mutex_lock(&j->lock);
+    int ok = slot_ready(j, s, c);
+    pthread_mutex_unlock(&j->lock);
+    if (!ok)
+      return NULL;
+    if (j->to_device)
+      memcpy(pinned, j->host + at, len);
+    else
+      memcpy(j->host + at, pinned, len);
+    pthread_mutex_lock(&j->lock);
+    ok = piece_done(j, s, c);
+    pthread_mutex_unlock(&j->lock);
+    if (!ok)
+      return NULL;
+  }
 }
 
 /* ------------------------------------------------------------ transfers */
@@ -359,15 +419,14 @@ clr_status clr_bounce_write(clr_context *ctx, cl_mem dev, const void *host,
   return CLR_OK;
 }
 
-/* The block a transfer moves at a time: stage.block_kib, or less, so that
- * every thread gets two blocks of a smaller transfer (at least 256 KiB,
- * a multiple of 64 KiB). */
-static size_t block_for(size_t bytes, unsigned threads, size_t block) {
-  size_t least = (size_t)256 << 10, share = bytes / (2 * (size_t)threads);
-  share = (share + 0xffff) & ~(size_t)0xffff;
-  if (share < least)
-    share = least;
-  return share < block ? share : block;
+/* The block a transfer moves in one command: stage.block_kib, or less, so
+ * that a smaller transfer still spans twice the slots (a multiple of
+ * 64 KiB, at least that). */
+static size_t block_for(size_t bytes, size_t slot_bytes) {
+  size_t least = (size_t)64 << 10,
+         share = (bytes + 2 * CLR_STAGE_SLOTS - 1) / (2 * CLR_STAGE_SLOTS);
+  share = (share + least - 1) & ~(least - 1);
+  return share < slot_bytes ? share : slot_bytes;
 }
 
 /* Wait for every slot's command, folding its times into sp. */
@@ -395,48 +454,75 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
   if (threads > CLR_MAX_STAGE_THREADS)
     threads = CLR_MAX_STAGE_THREADS;
   /* A thread costs tens of microseconds to start: one for each 4 MiB (or
-   * two blocks, if smaller) of data.  On an H100's host 16 threads copy
-   * 400 MB at 35-44 GB/s, one thread 4 MB in 0.34 ms (PERFORMANCE.md). */
+   * two blocks, if smaller) of data.  One thread copies 4 MB in about
+   * 0.4 ms (PERFORMANCE.md). */
   size_t unit =
       2 * slot_bytes < ((size_t)4 << 20) ? 2 * slot_bytes : (size_t)4 << 20;
   if (bytes / unit < threads)
     threads = bytes / unit > 0 ? (unsigned)(bytes / unit) : 1;
-  size_t block = block_for(bytes, threads, slot_bytes);
-  size_t blocks = bytes / block + (bytes % block != 0);
-  if (threads > blocks)
-    threads = (unsigned)blocks;
-  clr_status st = reserve_slots(ctx, 2 * (size_t)threads, slot_bytes);
+  clr_status st = reserve_slots(ctx, CLR_STAGE_SLOTS, slot_bytes);
   if (st != CLR_OK)
     return st;
-  span own = empty_span, *into = to_device ? &pin->span : &own;
   /* A read reuses slots that earlier writes may still hold. */
   if (!to_device)
     settle_all(ctx, &pin->span);
-  job j = {ctx, dev, host, bytes, block, threads, to_device, 0, 0};
-  worker w[CLR_MAX_STAGE_THREADS];
-  memset(w, 0, sizeof w);
-  for (unsigned t = 0; t < threads; t++) {
-    w[t].j = &j;
-    w[t].t = t;
-    w[t].sp = empty_span;
-    /* Worker 0 is this thread; one that cannot start runs here too. */
-    w[t].started =
-        t > 0 && pthread_create(&w[t].thread, NULL, run_worker, &w[t]) == 0;
+  job j;
+  memset(&j, 0, sizeof j);
+  j.ctx = ctx;
+  j.dev = dev;
+  j.host = host;
+  j.bytes = bytes;
+  j.to_device = to_device;
+  j.block = block_for(bytes, slot_bytes);
+  j.blocks = (bytes + j.block - 1) / j.block;
+  j.piece = (j.block + threads - 1) / threads;
+  j.piece = (j.piece + 63) & ~(size_t)63;
+  if (j.piece > j.block)
+    j.piece = j.block;
+  j.per_block = (j.block + j.piece - 1) / j.piece;
+  j.sp = empty_span;
+  atomic_init(&j.next, 0);
+  atomic_init(&j.failed, 0);
+  if (pthread_mutex_init(&j.lock, NULL) != 0)
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "pthread_mutex_init failed");
+  if (pthread_cond_init(&j.changed, NULL) != 0) {
+    pthread_mutex_destroy(&j.lock);
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "pthread_cond_init failed");
   }
-  for (unsigned t = 0; t < threads; t++)
-    if (!w[t].started)
-      run_worker(&w[t]);
-  for (unsigned t = 0; t < threads; t++) {
-    if (w[t].started)
-      pthread_join(w[t].thread, NULL);
-    if (st == CLR_OK && w[t].err != CL_SUCCESS)
-      st = clr_cl_fail(ctx, w[t].what, w[t].err);
-    merge(into, &w[t].sp);
+  /* The slots' first blocks: to the device, a slot whose earlier write may
+   * still be in flight passes to its block when that write ends; from the
+   * device, the first blocks' reads start now. */
+  for (size_t s = 0; s < CLR_STAGE_SLOTS; s++) {
+    slot_state *ss = &j.st[s];
+    ss->block = (long long)s;
+    ss->left = pieces_of(&j, ss->block);
+    if (to_device && pin->slot[s].ev) {
+      ss->block -= CLR_STAGE_SLOTS;
+      ss->left = 0;
+    } else if (!to_device && ss->left > 0 && !enqueue_block(&j, s, s)) {
+      break;
+    }
   }
-  if (st != CLR_OK) /* nothing stays in flight after a failure */
-    settle_all(ctx, into);
-  if (!to_device && ms && own.start <= own.end)
-    *ms += (double)(own.end - own.start) * 1e-6;
+  pthread_t tid[CLR_MAX_STAGE_THREADS];
+  int started[CLR_MAX_STAGE_THREADS] = {0};
+  /* Worker 0 is this thread; the others start if they can (fewer only
+   * cost speed). */
+  for (unsigned t = 1; t < threads && !atomic_load(&j.failed); t++)
+    started[t] = pthread_create(&tid[t], NULL, run_worker, &j) == 0;
+  run_worker(&j);
+  for (unsigned t = 1; t < threads; t++)
+    if (started[t])
+      pthread_join(tid[t], NULL);
+  if (j.err != CL_SUCCESS)
+    st = clr_cl_fail(ctx, j.what, j.err);
+  if (st != CLR_OK || !to_device) /* nothing stays in flight after a read */
+    settle_all(ctx, &j.sp);       /* or a failure */
+  pthread_cond_destroy(&j.changed);
+  pthread_mutex_destroy(&j.lock);
+  if (to_device)
+    merge(&pin->span, &j.sp);
+  else if (ms && j.sp.start <= j.sp.end)
+    *ms += (double)(j.sp.end - j.sp.start) * 1e-6;
   return st;
 }
 
