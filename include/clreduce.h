@@ -911,9 +911,11 @@ typedef struct clr_tuning {
                                     share the host's memory: threads
                                     copying through pinned blocks, 0..16
                                     (0: one direct write from the array) */
-  unsigned stage_block_kib;      /* the pinned blocks' size, KiB; a
-                                    context keeps 2 x stage_threads of
-                                    them once it has staged a large array */
+  unsigned stage_block_kib;      /* the pinned blocks' size, KiB (one
+                                    write or read each, its pieces copied
+                                    by the threads together); a context
+                                    keeps four once it has staged a large
+                                    array */
   size_t seg_units;              /* segmented reductions in tiles (GPUs):
                                     units (elements and segment ends) a
                                     work-item, accumulators of 4 bytes or

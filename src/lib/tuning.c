@@ -309,15 +309,14 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
    * argmax is faster with float4 (0.142 ms, 0.155 with float8;
    * docs/PERFORMANCE.md). */
   t->minmax_vec_bytes = ctx->desc.is_gpu ? 32 : 64;
-  /* A memcpy thread moves ~10 GB/s, a PCIe 5 x16 link ~55, and on an
-   * H100's host 16 threads copy 35-44 GB/s: every core, up to 12, each
-   * with two 3 MiB blocks (fewer threads for smaller arrays: pinned.c).
-   * There 12 threads x 3 MiB staged 1e8 floats in 9.0-9.9 ms (three lent
-   * hosts), 16 x 2 MiB in 9.8-10.8, 16 x 4 MiB (the earlier default) in
-   * 11.6-12.9, blocks of 1 MiB or less in 12-36 (docs/PERFORMANCE.md). */
+  /* A memcpy thread moves ~10 GB/s, a PCIe 5 x16 link ~55: every core, up
+   * to 16, copies pieces of one 12 MiB block at a time (fewer threads for
+   * smaller arrays: pinned.c).  On a lent H100's 16-core host 16 x 12 MiB
+   * staged 1e8 floats in 8.8 ms, 12 x 12 MiB in 8.9-9.5, 12 x 3 MiB in
+   * 13.7-15.3 (docs/PERFORMANCE.md, "One block at a time"). */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  t->stage_threads = cpus >= 12 ? 12 : cpus >= 1 ? (unsigned)cpus : 1;
-  t->stage_block_kib = 3072;
+  t->stage_threads = cpus >= 16 ? 16 : cpus >= 1 ? (unsigned)cpus : 1;
+  t->stage_block_kib = 12288;
   /* A second launch costs a GPU several microseconds (most of the gap to
    * the streaming read at 1e7 on the H100); a CPU runs it at once. */
   t->reduce_single_launch = ctx->desc.is_gpu ? 1 : 0;
