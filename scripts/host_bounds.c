@@ -14,7 +14,8 @@
  *   create and release timed too, on a new array each time and on the
  *   same array again (a driver may keep a registration);
  * - clr_reduce_host of the malloc'd array (the staged call) and of a
- *   clr_host_alloc array, for reference.
+ *   clr_host_alloc array, for reference, with the span of its writes on
+ *   the device (first start to last end) and its kernel's time.
  * Wall clock, median of R runs after one warm-up.
  *   cc -O2 host_bounds.c -lclreduce -lOpenCL -lpthread && ./a.out [R] */
 #include <clreduce.h>
@@ -307,16 +308,23 @@ int main(int argc, char **argv) {
         fprintf(stderr, "host_bounds: %s\n", clr_context_error(ctx));
         goto done;
       }
-      if (r > 0)
+      clr_timing tm;
+      if (r > 0) {
         ms[0][r - 1] = now_ms() - t0;
+        clr_last_timing(ctx, &tm);
+        ms[1][r - 1] = tm.h2d_ms;
+        ms[2][r - 1] = tm.kernel_ms;
+      }
       if (v.v.f < 0.99999f * N || v.v.f > 1.00001f * N) {
         fprintf(stderr, "host_bounds: wrong sum %g\n", (double)v.v.f);
         goto done;
       }
     }
-    double m = median(ms[0], reps);
-    printf("clr_reduce_host, %s: %.3f ms (%.2f of the bus)\n", calls[c].what, m,
-           bus / m);
+    double m = median(ms[0], reps), h2d = median(ms[1], reps),
+           kern = median(ms[2], reps);
+    printf("clr_reduce_host, %s: %.3f ms (%.2f of the bus); its writes' span "
+           "%.3f ms, kernel %.3f ms\n",
+           calls[c].what, m, bus / m, h2d, kern);
   }
   clr_host_free(ctx, h);
   rc = 0;
