@@ -1,8 +1,9 @@
 /* Host arrays copied to a device through pinned blocks (src/lib/pinned.c),
  * on a context that copies host data (copy_host_data: PoCL then takes the
  * path a discrete GPU takes).  Tiny blocks (4 KiB) make every array span
- * many of them, so each thread's two blocks are reused many times, and the
- * threads' blocks interleave.  Every answer is checked against the CPU:
+ * many of them, so the four slots are reused many times, and the threads
+ * copy pieces of the same block (as small as 256 bytes with 16 threads),
+ * taking them as they come free.  Every answer is checked against the CPU:
  *   - reductions (coarse float and int sum, double max, a dot product, an
  *     exact sum) and scans (separate arrays, in place, into a wider type)
  *     and segmented reductions, for 0 (one direct write), 1, 2, 3 and 16

@@ -6,12 +6,12 @@
  * where a transfer from page-locked (pinned) memory runs at 50+ GB/s.  So
  * the context keeps a few pinned blocks (CL_MEM_ALLOC_HOST_PTR buffers,
  * mapped once) and moves a large transfer through them block by block:
- * while the device copies block k, the host fills block k + 1.  One host
- * thread's memcpy (~10 GB/s) would then be the bottleneck, so several
- * threads work at once, each with two blocks of its own:
+ * while the device copies block k, the host fills blocks k + 1 ...  One
+ * host thread's memcpy (~10 GB/s) would then be the bottleneck, so several
+ * threads copy the pieces of the same block at once (the workers, below):
  *
- *   to the device:   memcpy(block, host) -> clEnqueueWriteBuffer(block)
- *   from the device: clEnqueueReadBuffer(block) -> wait -> memcpy(host)
+ *   to the device:   memcpy(pieces, host) -> clEnqueueWriteBuffer(block)
+ *   from the device: clEnqueueReadBuffer(block) -> wait -> memcpy(pieces)
  *
  * Every command goes to the context's in-order queue (OpenCL calls are
  * thread-safe from 1.1 on), so a kernel enqueued after a staged write
