@@ -199,9 +199,7 @@ typedef struct job {
   clr_context *ctx;
   cl_mem dev;
   char *host;
-  size_t bytes, block, blocks, threads;
-  size_t ramp;   /* blocks at each end of a ramp (0: all of `block`) */
-  size_t middle; /* the bytes between the ramps */
+  size_t bytes, block, piece, blocks, per_block;
   int to_device;
   atomic_size_t next; /* the next piece nobody has taken */
   atomic_int failed;  /* a worker failed: the others stop */
@@ -213,55 +211,15 @@ typedef struct job {
   const char *what;
 } job;
 
-/* The blocks' bounds.  A large transfer ramps up and down: its first
- * blocks are block / 8, / 4, / 2 (and its last ones the same backwards),
- * so that the bus starts after a small block's copy and ends after a
- * small block's write; between them every block is `block` bytes (the
- * last one shorter). */
-static size_t ramp_block(const job *j, size_t i) {
-  return j->block >> (j->ramp - i);
-}
-
-static size_t ramp_bytes(const job *j) { /* one ramp's blocks together */
-  size_t sum = 0;
-  for (size_t i = 0; i < j->ramp; i++)
-    sum += ramp_block(j, i);
-  return sum;
-}
-
-static void block_bounds(const job *j, size_t c, size_t *at, size_t *len) {
-  size_t head = ramp_bytes(j), mids = j->blocks - 2 * j->ramp;
-  if (c < j->ramp) {
-    *at = 0;
-    for (size_t i = 0; i < c; i++)
-      *at += ramp_block(j, i);
-    *len = ramp_block(j, c);
-  } else if (c < j->ramp + mids) {
-    *at = head + (c - j->ramp) * j->block;
-    *len =
-        head + j->middle - *at < j->block ? head + j->middle - *at : j->block;
-  } else {
-    size_t i = c - j->ramp - mids;
-    *at = head + j->middle;
-    for (size_t k = 0; k < i; k++)
-      *at += ramp_block(j, j->ramp - 1 - k);
-    *len = ramp_block(j, j->ramp - 1 - i);
-  }
-}
-
-/* A block is cut into `threads` pieces (fewer for a small one): a
- * multiple of 64 bytes each, the last one shorter. */
-static size_t piece_of(const job *j, size_t len) {
-  size_t piece = (len + j->threads - 1) / j->threads;
-  return (piece + 63) & ~(size_t)63;
+static size_t block_bytes(const job *j, size_t c) {
+  return j->bytes - c * j->block < j->block ? j->bytes - c * j->block
+                                            : j->block;
 }
 
 static size_t pieces_of(const job *j, long long c) {
   if (c < 0 || (size_t)c >= j->blocks)
     return 0;
-  size_t at, len;
-  block_bounds(j, (size_t)c, &at, &len);
-  return (len + piece_of(j, len) - 1) / piece_of(j, len);
+  return (block_bytes(j, (size_t)c) + j->piece - 1) / j->piece;
 }
 
 /* Record a failure (the lock held) and wake everyone. */
@@ -301,8 +259,7 @@ static int wait_slot(job *j, size_t s) {
 /* The command for block c in slot s (the lock held); 0 on a failure. */
 static int enqueue_block(job *j, size_t s, size_t c) {
   clr_pinned_slot *ps = slot_of(j, s);
-  size_t at, len;
-  block_bounds(j, c, &at, &len);
+  size_t at = c * j->block, len = block_bytes(j, c);
   cl_int err = j->to_device
                    ? clEnqueueWriteBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
                                           len, ps->ptr, 0, NULL, &ps->ev)
@@ -365,17 +322,13 @@ static int piece_done(job *j, size_t s, size_t c) {
 static void *run_worker(void *arg) {
   job *j = arg;
   for (;;) {
-    size_t k = atomic_fetch_add(&j->next, 1), c = k / j->threads;
-    if (c >= j->blocks || atomic_load(&j->failed))
+    size_t k = atomic_fetch_add(&j->next, 1), c = k / j->per_block;
+    size_t at = c * j->block + k % j->per_block * j->piece;
+    if (c >= j->blocks || at >= j->bytes || atomic_load(&j->failed))
       return NULL;
-    size_t start, blen;
-    block_bounds(j, c, &start, &blen);
-    size_t piece = piece_of(j, blen), off = k % j->threads * piece;
-    if (off >= blen) /* a small block has fewer pieces */
-      continue;
-    size_t len = blen - off < piece ? blen - off : piece, at = start + off;
-    size_t s = c % CLR_STAGE_SLOTS;
-    char *pinned = (char *)slot_of(j, s)->ptr + off;
+    size_t end = c * j->block + block_bytes(j, c), s = c % CLR_STAGE_SLOTS;
+    size_t len = end - at < j->piece ? end - at : j->piece;
+    char *pinned = (char *)slot_of(j, s)->ptr + (at - c * j->block);
     pthread_mutex_lock(&j->lock);
     int ok = slot_ready(j, s, c);
     pthread_mutex_unlock(&j->lock);
@@ -521,12 +474,12 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
   j.bytes = bytes;
   j.to_device = to_device;
   j.block = block_for(bytes, slot_bytes);
-  j.threads = threads;
-  j.ramp = 3;
-  if (bytes < 2 * ramp_bytes(&j) + j.block) /* too small to ramp */
-    j.ramp = 0;
-  j.middle = bytes - 2 * ramp_bytes(&j);
-  j.blocks = 2 * j.ramp + (j.middle + j.block - 1) / j.block;
+  j.blocks = (bytes + j.block - 1) / j.block;
+  j.piece = (j.block + threads - 1) / threads;
+  j.piece = (j.piece + 63) & ~(size_t)63;
+  if (j.piece > j.block)
+    j.piece = j.block;
+  j.per_block = (j.block + j.piece - 1) / j.piece;
   j.sp = empty_span;
   atomic_init(&j.next, 0);
   atomic_init(&j.failed, 0);
