@@ -266,7 +266,13 @@ clr_sscan_down(__global const IN_T *in, ulong in_off,
 #endif
 
 #if CLR_VEC > 1
+#if CLR_RUN_KEYS
+/* A floating-point min or max walks its head-free vectors on order keys
+ * (cl/scan_lanes.cl, common.cl): one integer min or max a combine. */
+CLR_DEFINE_FOLD(sscan_fold_keys, CLR_KEY_T, CLR_KEY_OP)
+#else
 CLR_DEFINE_FOLD(sscan_fold_lanes, ACC_T, OP)
+#endif
 
 /* 1 when no element of [i, i + CLR_VEC) is a head (the walk stands at i). */
 inline int sscan_no_head(const sscan_heads *h, __global const uchar *heads,
@@ -302,17 +308,27 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
   ulong i = b;
 #if CLR_VEC > 1
   /* lanes: the fold, lane by lane, of the vectors since v's last element */
-  CLR_CAT(ACC_T, CLR_VEC) lanes = (CLR_CAT(ACC_T, CLR_VEC))(IDENTITY);
+#if CLR_RUN_KEYS
+#define SSCAN_LANES_ID ((KEYV_T)(clr_key1(IDENTITY, CLR_OP == 3)))
+#define SSCAN_LANES_ADD(l, x) CLR_KEY_OP((l), clr_key((x), CLR_OP == 3))
+#define SSCAN_LANES_FOLD(l) clr_value1(sscan_fold_keys(l))
+  KEYV_T lanes = SSCAN_LANES_ID;
+#else
+#define SSCAN_LANES_ID ((ACCV_T)(IDENTITY))
+#define SSCAN_LANES_ADD(l, x) OP((l), (x))
+#define SSCAN_LANES_FOLD(l) sscan_fold_lanes(l)
+  ACCV_T lanes = SSCAN_LANES_ID;
+#endif
   int held = 0;
   for (; vec_ok && i + CLR_VEC <= e; i += CLR_VEC) {
     if (sscan_no_head(&h, heads, i)) {
-      lanes = OP(lanes, VLOAD(i, in));
+      lanes = SSCAN_LANES_ADD(lanes, VLOAD(i, in));
       held = 1;
       continue;
     }
     if (held) {
-      v = OP(v, sscan_fold_lanes(lanes));
-      lanes = (CLR_CAT(ACC_T, CLR_VEC))(IDENTITY);
+      v = OP(v, SSCAN_LANES_FOLD(lanes));
+      lanes = SSCAN_LANES_ID;
       held = 0;
     }
     for (ulong k = i; k < i + CLR_VEC; k++) {
@@ -322,7 +338,7 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
     }
   }
   if (held)
-    v = OP(v, sscan_fold_lanes(lanes));
+    v = OP(v, SSCAN_LANES_FOLD(lanes));
 #endif
   for (; i < e; i++) {
     SSCAN_ELEMENT(i);
@@ -359,12 +375,25 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
   sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets);
   ulong i = b;
 #if CLR_VEC > 1
+#if CLR_RUN_KEYS
+  CLR_KEY_T kid = clr_key1(IDENTITY, CLR_OP == 3);
+#endif
   for (; vec_ok && i + CLR_VEC <= e; i += CLR_VEC) {
     if (sscan_no_head(&h, heads, i)) {
+#if CLR_RUN_KEYS
+      KEYV_T s = clr_scan_lanes_keys(clr_key(VLOAD(i, in), CLR_OP == 3), kid);
+      CLR_KEY_T krun = clr_key1(run, CLR_OP == 3);
+      KEYV_T r = (KEYV_T)(krun);
+      VSTORE(clr_unkey(mode == 0 ? CLR_KEY_OP(r, s)
+                                 : CLR_KEY_OP(r, KSHIFT1(s, kid))),
+             i, out);
+      run = clr_value1(CLR_KEY_OP(krun, LAST(s)));
+#else
       ACCV_T s = clr_scan_lanes(VLOAD(i, in));
       ACCV_T r = (ACCV_T)(run);
       VSTORE(mode == 0 ? OP(r, s) : OP(r, SHIFT1(s)), i, out);
       run = OP(run, LAST(s));
+#endif
       continue;
     }
     for (ulong k = i; k < i + CLR_VEC; k++) {
