@@ -129,6 +129,19 @@ inline int sscan_is_head(sscan_heads *h, __global const uchar *heads,
 #if CLR_SSCAN_IPT > 32
 #error "a tile's work-item takes at most 32 elements (one bit mask)"
 #endif
+/* A work-item's chain over its run: on order keys for a floating-point
+ * min or max (CLR_KEYED, common.cl), else on values. */
+#if CLR_KEYED
+#define SSCAN_CHAIN_T CLR_KEY_T
+#define SSCAN_KEY(x) clr_key1((x), CLR_OP == 3)
+#define SSCAN_VALUE(k) clr_value1(k)
+#define SSCAN_CHAIN_OP(a, b) CLR_KEY_OP((a), (b))
+#else
+#define SSCAN_CHAIN_T ACC_T
+#define SSCAN_KEY(x) (x)
+#define SSCAN_VALUE(k) (k)
+#define SSCAN_CHAIN_OP(a, b) OP((a), (b))
+#endif
 
 /* The tile from element `tile` into tv (the identity past n), and its
  * heads into hm: bit j of hm[w] marks element w * ipt + j of the tile.
@@ -199,17 +212,19 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
   SSCAN_TILE_BEGIN;
   if (b >= n)
     return;
-  ACC_T v = IDENTITY;
+  /* A floating-point min or max chains order keys (common.cl): one
+   * integer min or max a step, not OP's compares and selects. */
+  SSCAN_CHAIN_T v = SSCAN_KEY(IDENTITY);
   uchar f = 0;
   for (uint j = 0; j < CLR_SSCAN_IPT; j++)
     if (b + j < n) {
-      ACC_T x = tv[SSCAN_PAD(lid * CLR_SSCAN_IPT + j)];
+      SSCAN_CHAIN_T x = SSCAN_KEY(tv[SSCAN_PAD(lid * CLR_SSCAN_IPT + j)]);
       int head = (mask >> j) & 1u;
-      v = head ? x : OP(v, x);
+      v = head ? x : SSCAN_CHAIN_OP(v, x);
       f |= (uchar)head;
     }
   ulong t = get_global_id(0);
-  up_val[up_val_off + t] = v;
+  up_val[up_val_off + t] = SSCAN_VALUE(v);
   up_flag[up_flag_off + t] = f;
 }
 
@@ -231,15 +246,19 @@ clr_sscan_down(__global const IN_T *in, ulong in_off,
       run = carry[carry_off + get_global_id(0)];
     else if (init_flags & 1u)
       run = init_total[0];
+    SSCAN_CHAIN_T k = SSCAN_KEY(run);
     for (uint j = 0; j < CLR_SSCAN_IPT; j++)
       if (b + j < n) {
         uint p = SSCAN_PAD(lid * CLR_SSCAN_IPT + j);
-        ACC_T x = tv[p];
+        SSCAN_CHAIN_T x = SSCAN_KEY(tv[p]);
         int head = (mask >> j) & 1u;
-        ACC_T next = head ? x : OP(run, x);
-        tv[p] = mode == 0 ? next : mode == 1 && head ? IDENTITY : run;
-        run = next;
+        SSCAN_CHAIN_T next = head ? x : SSCAN_CHAIN_OP(k, x);
+        tv[p] = mode == 0           ? SSCAN_VALUE(next)
+                : mode == 1 && head ? IDENTITY
+                                    : SSCAN_VALUE(k);
+        k = next;
       }
+    run = SSCAN_VALUE(k);
     if ((init_flags & 2u) && b + CLR_SSCAN_IPT >= n)
       init_total[1] = run;
   }

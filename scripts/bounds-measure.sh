@@ -63,11 +63,15 @@
 #   pinned memory at 1 .. 16 threads, the pinned write, the caller's array
 #   wrapped in a CL_MEM_USE_HOST_PTR buffer and copied on the device, and
 #   clr_reduce_host, two rounds.
+# - gpcfold: the resident program with reduce.groups_per_cu 8 (shipped), 4
+#   and 2: with the fold in the last work-group, fewer groups leave it
+#   fewer partials to read; two rounds in turns.  Then the segmented scan
+#   (rows of 1000, 1e8) of float sum, min and max on the GPU's tiles.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
-# slotshape scanfinal wideshape blocks threads stagedefault hostbounds"
-# (the default: all) picks sections.
+# slotshape scanfinal wideshape blocks threads stagedefault hostbounds
+# gpcfold" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds gpcfold}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -204,7 +208,7 @@ for v in "v16 reduce.vec_bytes=16" "v32 reduce.vec_bytes=32"; do
 done
 fi
 
-if on resident || on minvec || on fold; then
+if on resident || on minvec || on fold || on gpcfold; then
 cc -O2 -o "$out/resident_sizes" "$here/resident_sizes.c" -I"$here/../include" \
   -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
 fi
@@ -424,5 +428,21 @@ cc -O2 -o "$out/host_bounds" "$here/host_bounds.c" -I"$here/../include" \
 for round in 1 2; do
   echo "-- round $round"
   "$out/host_bounds" 10
+done
+fi
+
+if on gpcfold; then
+echo "== mid sizes, device-resident: work-groups a compute unit, with the fold"
+for round in 1 2; do
+  for g in 8 4 2; do
+    echo "-- groups_per_cu=$g, round $round"
+    CLREDUCE_TUNING_DIR=$(tune g$g reduce.groups_per_cu=$g) \
+      "$out/resident_sizes" "$r" | head -n 6
+  done
+done
+echo "== the segmented scan's tiles, rows of 1000, 1e8: float sum, min, max"
+for op in sum min max; do
+  echo "-- $op: $(kernel_line "$cli" --scan --segment-length=1000 --n=1e8 \
+    --op=$op)"
 done
 fi
