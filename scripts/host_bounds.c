@@ -4,7 +4,7 @@
  * - the host alone: T threads each read (sum) their share of 400 MB; T
  *   threads memcpy their shares into a pinned CL_MEM_ALLOC_HOST_PTR
  *   buffer; and T threads copy it in 3 MiB blocks taken as they come free
- *   into two pinned slots each (the staging's pattern, src/lib/pinned.c),
+ *   into two pinned slots each (the pattern of src/lib/pinned.c at 5f4e382),
  *   for T = 1, 2, 4, 8, 10, 12, 14, 16: what the staging's copy can reach;
  * - the bus alone: one write of the 400 MB from that pinned buffer, and
  *   the same in 3 MiB writes from 24 pinned slots (no host copy);
@@ -70,7 +70,8 @@ static void *work(void *arg) {
 
 /* The staging's own pattern without the bus: T threads take BLOCK-byte
  * blocks of the array as they come free (an atomic counter) and copy each
- * into the next of their two pinned slots, as src/lib/pinned.c does. */
+ * into the next of their two pinned slots, as src/lib/pinned.c did at 5f4e382
+ * (it now copies the pieces of one larger block with every thread). */
 enum { BLOCK = 3 << 20 };
 
 typedef struct blocks {
