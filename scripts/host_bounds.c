@@ -18,7 +18,7 @@
  *   the device (first start to last end) and its kernel's time.
  * Wall clock, median of R runs after one warm-up.
  *   cc -O2 host_bounds.c -lclreduce -lOpenCL -lpthread && ./a.out [R] */
-#include <clreduce.h>
+#include "measure_util.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,16 +34,6 @@ static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp);
-  return v[n / 2];
 }
 
 typedef struct share {
@@ -180,12 +170,9 @@ int main(int argc, char **argv) {
   size_t reps = argc > 1 ? strtoul(argv[1], NULL, 10) : 10;
   if (reps < 1 || reps > MAX_R)
     reps = 10;
-  clr_context *ctx = NULL;
-  char detail[256];
-  if (clr_context_create(NULL, &ctx, detail, sizeof detail) != CLR_OK) {
-    fprintf(stderr, "host_bounds: %s\n", detail);
+  clr_context *ctx = mu_context("host_bounds");
+  if (!ctx)
     return 1;
-  }
   cl_context cl = clr_context_cl_context(ctx);
   cl_command_queue q = clr_context_queue(ctx);
   cl_int err;
@@ -219,7 +206,7 @@ int main(int argc, char **argv) {
     if (r > 0)
       ms[0][r - 1] = now_ms() - t0;
   }
-  double bus = median(ms[0], reps);
+  double bus = mu_median(ms[0], reps);
   printf("pinned write to the device: %.3f ms (%.1f GB/s)\n", bus,
          BYTES / bus / 1e6);
 
@@ -231,7 +218,7 @@ int main(int argc, char **argv) {
     if (r > 0)
       ms[0][r - 1] = w;
   }
-  double bw = median(ms[0], reps);
+  double bw = mu_median(ms[0], reps);
   printf("the same in 3 MiB writes from 24 pinned slots: %.3f ms (%.2f of "
          "one write)\n",
          bw, bus / bw);
@@ -252,8 +239,8 @@ int main(int argc, char **argv) {
         ms[2][r - 1] = bl;
       }
     }
-    double rd = median(ms[0], reps), cp = median(ms[1], reps),
-           bl = median(ms[2], reps);
+    double rd = mu_median(ms[0], reps), cp = mu_median(ms[1], reps),
+           bl = mu_median(ms[2], reps);
     printf("%8u %10.3f %7.1f %15.3f %7.1f %7.2f %15.3f %7.1f %7.2f\n", ts[k],
            rd, BYTES / rd / 1e6, cp, BYTES / cp / 1e6, bus / cp, bl,
            BYTES / bl / 1e6, bus / bl);
@@ -268,8 +255,8 @@ int main(int argc, char **argv) {
       if (!wrapped(cl, q, dev, wraps[w].arr, ms[0], ms[1], ms[2],
                    r > 0 ? r - 1 : 0))
         goto done;
-    double c = median(ms[0], reps), y = median(ms[1], reps),
-           x = median(ms[2], reps);
+    double c = mu_median(ms[0], reps), y = mu_median(ms[1], reps),
+           x = mu_median(ms[2], reps);
     printf("USE_HOST_PTR, %s array, the same one again: create %.3f, copy "
            "%.3f, release %.3f ms; all %.3f (%.2f of the bus)\n",
            wraps[w].what, c, y, x, c + y + x, bus / (c + y + x));
@@ -321,8 +308,8 @@ int main(int argc, char **argv) {
         goto done;
       }
     }
-    double m = median(ms[0], reps), h2d = median(ms[1], reps),
-           kern = median(ms[2], reps);
+    double m = mu_median(ms[0], reps), h2d = mu_median(ms[1], reps),
+           kern = mu_median(ms[2], reps);
     printf("clr_reduce_host, %s: %.3f ms (%.2f of the bus); its writes' span "
            "%.3f ms, kernel %.3f ms\n",
            calls[c].what, m, bus / m, h2d, kern);

@@ -9,20 +9,10 @@
  *   cc -O2 resident_sizes.c -lclreduce -lOpenCL && ./a.out [R]
  * CLREDUCE_KERNEL_DIR picks the kernels, as for clreduce;
  * RESIDENT_NO_CHECK=1 skips the check (for kernels cut to measure). */
-#include <clreduce.h>
+#include "measure_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp);
-  return v[n / 2];
-}
 
 static int fail(const char *what, clr_context *ctx) {
   fprintf(stderr, "resident_sizes: %s: %s\n", what,
@@ -39,12 +29,9 @@ int main(int argc, char **argv) {
   int check = getenv("RESIDENT_NO_CHECK") == NULL;
   if (reps < 1 || reps > MAX_R)
     reps = 60;
-  clr_context *ctx = NULL;
-  char detail[256];
-  if (clr_context_create(NULL, &ctx, detail, sizeof detail) != CLR_OK) {
-    fprintf(stderr, "resident_sizes: %s\n", detail);
+  clr_context *ctx = mu_context("resident_sizes");
+  if (!ctx)
     return 1;
-  }
   cl_context cl = clr_context_cl_context(ctx);
   cl_command_queue q = clr_context_queue(ctx);
   const size_t n_max = 100000000, flush_bytes = (size_t)256 << 20;
@@ -102,7 +89,7 @@ int main(int argc, char **argv) {
                                    &stream_ms) != CLR_OK)
       rc = fail("clr_measure_read_bandwidth", ctx);
     if (rc == 0) {
-      double h = median(hot, reps), c = median(cold, reps);
+      double h = mu_median(hot, reps), c = mu_median(cold, reps);
       printf("%10zu %10.4f %12.4f %6.1f %14.4f %6.1f\n", n, stream_ms, h,
              100 * stream_ms / h, c, 100 * stream_ms / c);
     }
