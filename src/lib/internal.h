@@ -409,9 +409,11 @@ clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
                          size_t requested, size_t preferred, size_t elem_bytes,
                          size_t local_elems_per_item, size_t *out);
 /* Scan shape: vector width of the tile reduction and elements per
- * work-item (a multiple of it). */
+ * work-item (a multiple of it), for input `type` scanned into `acc`
+ * under `op`. */
 void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
-                           clr_type type, unsigned *vec, size_t *per_item);
+                           clr_type type, clr_type acc, clr_op op,
+                           unsigned *vec, size_t *per_item);
 /* Launch shape of one reduction pass over n elements, every quantity
  * computed with overflow checks: CLR_OK, or CLR_ERR_INVALID_ARGUMENT (with
  * a detail) when the shape cannot be represented.  A coarse factor beyond

@@ -73,8 +73,8 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     p->decoupled = p->run = 1;
     /* half is read as float: float's vectors (aligned, see
      * aligned_vectors) */
-    clr_choose_scan_shape(ctx, &run, type == CLR_HALF ? CLR_FLOAT : type,
-                          &p->vec, &p->per_item);
+    clr_choose_scan_shape(ctx, &run, type == CLR_HALF ? CLR_FLOAT : type, out,
+                          op, &p->vec, &p->per_item);
     p->wg = 1;
     clr_build_spec one = {.source = clr_kernel_source(CLR_SCAN_DECOUPLED),
                           .helpers = "scan_lanes.cl",
@@ -137,7 +137,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   clr_options clamped = *opt;
   if (clamped.coarse > n_max)
     clamped.coarse = n_max;
-  clr_choose_scan_shape(ctx, &clamped, type, &p->vec, &p->per_item);
+  clr_choose_scan_shape(ctx, &clamped, type, out, op, &p->vec, &p->per_item);
   p->local_per_item = p->kernel == CLR_SCAN_KOGGE_STONE_DB ? 2 : 1;
   clr_build_spec tile = {.source = clr_kernel_source(p->kernel),
                          .source2 = "scan_tile.cl",
