@@ -174,10 +174,11 @@ static cl_int settle(clr_pinned_slot *s, span *sp) {
  * one write or read command each, through CLR_STAGE_SLOTS pinned slots:
  * block c lives in slot c % CLR_STAGE_SLOTS.  The host's side of a block
  * is cut into pieces of `piece` bytes, and the workers take pieces in
- * order as they come free (an atomic counter), so every thread works on
- * the same one or two blocks at a time: a block is copied in about
- * block / threads of one thread's time, the bus starts early and a thread
- * the scheduler holds back delays only its own piece.
+ * order as they come free (an atomic counter), so the threads work
+ * together on the block the bus needs next (and at most the three after
+ * it): a block is copied in about block / threads of one thread's time,
+ * the bus starts early and a thread the scheduler holds back delays only
+ * its own piece.
  *
  * A slot's state (under the job's lock): the block it holds; the pieces
  * of it not yet copied; its command's event in the context's slot.  To the
