@@ -312,8 +312,8 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   /* A memcpy thread moves ~10 GB/s, a PCIe 5 x16 link ~55: every core, up
    * to 16, copies pieces of one 12 MiB block at a time (fewer threads for
    * smaller arrays: pinned.c).  On a lent H100's 16-core host 16 x 12 MiB
-   * staged 1e8 floats in 8.8 ms, 12 x 12 MiB in 8.9-9.5, 12 x 3 MiB in
-   * 13.7-15.3 (docs/PERFORMANCE.md, "One block at a time"). */
+   * staged 1e8 floats in 8.7-9.2 ms over ten runs, 12 x 12 MiB in 8.8-9.5,
+   * 12 x 3 MiB in 13.7-15.3 (docs/PERFORMANCE.md, "One block at a time"). */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   t->stage_threads = cpus >= 16 ? 16 : cpus >= 1 ? (unsigned)cpus : 1;
   t->stage_block_kib = 12288;
