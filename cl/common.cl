@@ -447,6 +447,31 @@ inline ACC_T clr_value1(CLR_KEY_T k) { return AS_ACC(CLR_KEY_FLIP(k)); }
 #define CLR_KEY_OP(a, b) max((a), (b))
 #endif
 
+/* A chain of combines (a work-item's running value, the lanes of its
+ * vectors): on order keys where CLR_KEYED, else on values.  CLR_CHAIN_T
+ * holds one link, CLR_CHAINV_T CLR_VEC of them; clr_chain / clr_chainv
+ * take values in, clr_unchain / clr_unchainv give them back, and
+ * CLR_CHAIN_OP combines two.  The coarse reduction's accumulator, the
+ * decoupled scan's run totals and per-item chains, the segmented scan's
+ * runs and tiles and clr_scan_vector (scan_lanes.cl) all go through it. */
+#if CLR_KEYED
+#define CLR_CHAIN_T CLR_KEY_T
+#define CLR_CHAINV_T KEYV_T
+#define clr_chain(x) clr_key1((x), CLR_OP == 3)
+#define clr_chainv(x) clr_key((x), CLR_OP == 3)
+#define clr_unchain(k) clr_value1(k)
+#define clr_unchainv(k) clr_unkey(k)
+#define CLR_CHAIN_OP(a, b) CLR_KEY_OP((a), (b))
+#else
+#define CLR_CHAIN_T ACC_T
+#define CLR_CHAINV_T ACCV_T
+#define clr_chain(x) (x)
+#define clr_chainv(x) (x)
+#define clr_unchain(k) (k)
+#define clr_unchainv(k) (k)
+#define CLR_CHAIN_OP(a, b) OP((a), (b))
+#endif
+
 /* -DCLR_SLOTS=1 (the host asks for it where the device has
  * cl_khr_int64_base_atomics): values travel in tagged 64-bit slots
  * instead, each slot holding 32 bits of the value below the launch's

@@ -43,19 +43,8 @@
  * The host puts cl/load_mapped.cl (clr_load_vec) before this file.
  */
 /* The private accumulator: a vector of values, or for floating-point min
- * and max a vector of order keys (common.cl), reduced with the integer
- * min / max. */
-#if CLR_KEYED
-#define STATE_T KEYV_T
-#define STATE_INIT clr_key((ACCV_T)(IDENTITY), CLR_OP == 3)
-#define STATE_ADD(s, x) CLR_KEY_OP((s), clr_key((x), CLR_OP == 3))
-#define STATE_VALUE(s) clr_unkey(s)
-#else
-#define STATE_T ACCV_T
-#define STATE_INIT ((ACCV_T)(IDENTITY))
-#define STATE_ADD(s, x) OP((s), (x))
-#define STATE_VALUE(s) (s)
-#endif
+ * and max a vector of order keys, reduced with the integer min / max (a
+ * chain, common.cl). */
 
 #if CLR_FINISH
 /* The fold of every group's partial, in group order within each
@@ -104,7 +93,7 @@ clr_reduce(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out,
 #endif
   ulong nv = n / CLR_VEC; /* whole vectors; the rest is the tail */
   ulong gid = get_global_id(0);
-  STATE_T acc = STATE_INIT;
+  CLR_CHAINV_T acc = clr_chainv((ACCV_T)(IDENTITY));
 #if CLR_FINISH
   /* Drawn first, used last: the round trip overlaps the loads. */
   uint my_ticket = 0;
@@ -119,16 +108,16 @@ clr_reduce(__global const IN_T *in, ulong offset, ulong n, __global ACC_T *out,
   ulong end = min(begin + per_item, nv);
   for (ulong v = begin; v < end; v++) {
     ACCV_T x = clr_load_vec(p, q, v, base);
-    acc = STATE_ADD(acc, x);
+    acc = CLR_CHAIN_OP(acc, clr_chainv(x));
   }
 #else
   ulong stride = get_global_size(0);
   for (ulong v = gid; v < nv; v += stride) {
     ACCV_T x = clr_load_vec(p, q, v, base);
-    acc = STATE_ADD(acc, x);
+    acc = CLR_CHAIN_OP(acc, clr_chainv(x));
   }
 #endif
-  ACC_T r = clr_fold_lanes(STATE_VALUE(acc));
+  ACC_T r = clr_fold_lanes(clr_unchainv(acc));
   /* Fewer than CLR_VEC elements are left over.  The contiguous layout gives
    * them to the work-item whose range they continue, so every work-group
    * reduces exactly its own contiguous tile (the scans rely on that). */

@@ -96,21 +96,11 @@ inline ACC_T run_total(__global const IN_T *in, ulong base, ulong end,
   ACC_T total = IDENTITY;
 #if CLR_VEC > 1
   *vend = base + (end - base) / CLR_VEC * CLR_VEC;
-#if CLR_RUN_KEYS /* (scan_lanes.cl) */
-  KEYV_T lanes = clr_key((ACCV_T)(IDENTITY), CLR_OP == 3);
-  for (ulong i = base; i < *vend; i += CLR_VEC) {
-    KEYV_T x = clr_key(VLOAD(i, in), CLR_OP == 3);
-    lanes = CLR_KEY_OP(lanes, x);
-  }
-  total = clr_fold_lanes(clr_unkey(lanes));
-#else
-  ACCV_T lanes = (ACCV_T)(IDENTITY);
-  for (ulong i = base; i < *vend; i += CLR_VEC) {
-    ACCV_T x = VLOAD(i, in);
-    lanes = OP(lanes, x);
-  }
-  total = clr_fold_lanes(lanes);
-#endif
+  /* (a chain, common.cl: order keys for a floating-point min or max) */
+  CLR_CHAINV_T lanes = clr_chainv((ACCV_T)(IDENTITY));
+  for (ulong i = base; i < *vend; i += CLR_VEC)
+    lanes = CLR_CHAIN_OP(lanes, clr_chainv(VLOAD(i, in)));
+  total = clr_fold_lanes(clr_unchainv(lanes));
 #else
   *vend = base;
 #endif
@@ -217,19 +207,8 @@ __kernel void clr_scan_decoupled_run(
  * through CLR_ITEMS dependent steps.  A floating-point min or max takes
  * several dependent instructions a step (NaN, then order, then the sign of
  * zero: OP in common.cl), so there the chains run on order keys
- * (common.cl), where a step is one integer min or max.  A key reads back
- * as the same bits, a NaN's as a NaN (not the same NaN). */
-#if CLR_KEYED
-#define KEY_T CLR_KEY_T
-#define item_key(v) clr_key1((v), CLR_OP == 3)
-#define item_value(k) clr_value1(k)
-#define ITEM_OP CLR_KEY_OP
-#else
-#define KEY_T ACC_T
-#define item_key(v) (v)
-#define item_value(k) (k)
-#define ITEM_OP OP
-#endif
+ * (CLR_CHAIN_T, common.cl), where a step is one integer min or max.  A key
+ * reads back as the same bits, a NaN's as a NaN (not the same NaN). */
 
 /* One pad slot every 32 elements keeps the strided local accesses of the
  * blocked <-> striped transposes free of bank conflicts. */
@@ -280,13 +259,13 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
   }
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
-  KEY_T x[CLR_ITEMS], chain = item_key(IDENTITY);
+  CLR_CHAIN_T x[CLR_ITEMS], chain = clr_chain(IDENTITY);
   for (uint k = 0; k < CLR_ITEMS; k++) {
     ACC_T v = tile[PAD(lid * CLR_ITEMS + k)];
-    x[k] = item_key(v);
-    chain = ITEM_OP(chain, x[k]);
+    x[k] = clr_chain(v);
+    chain = CLR_CHAIN_OP(chain, x[k]);
   }
-  ACC_T total = item_value(chain);
+  ACC_T total = clr_unchain(chain);
   ACC_T item_prefix = clr_block_scan_exclusive(scratch, total);
 
   /* The last work-item holds the tile's aggregate and publishes it (tile
@@ -372,17 +351,17 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
   }
 
   ACC_T start = OP(tile_prefix, item_prefix);
-  KEY_T run = item_key(start);
+  CLR_CHAIN_T run = clr_chain(start);
   for (uint k = 0; k < CLR_ITEMS; k++) {
-    KEY_T v = x[k], y;
+    CLR_CHAIN_T v = x[k], y;
     if (exclusive) {
       y = run;
-      run = ITEM_OP(run, v);
+      run = CLR_CHAIN_OP(run, v);
     } else {
-      run = ITEM_OP(run, v);
+      run = CLR_CHAIN_OP(run, v);
       y = run;
     }
-    tile[PAD(lid * CLR_ITEMS + k)] = item_value(y);
+    tile[PAD(lid * CLR_ITEMS + k)] = clr_unchain(y);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 #if CLR_VEC > 1
@@ -409,6 +388,6 @@ clr_scan_decoupled(__global const IN_T *in, ulong in_offset,
 #endif
   /* Elements past n are identities, so the last item's run is the total. */
   if ((carry_flags & 2u) && lid == wg - 1 && base + (ulong)wg * CLR_ITEMS >= n)
-    carry[1] = item_value(run);
+    carry[1] = clr_unchain(run);
 }
 #endif /* CLR_RUN */

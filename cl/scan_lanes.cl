@@ -102,6 +102,27 @@ inline KEYV_T clr_scan_lanes_keys(KEYV_T v, CLR_KEY_T id) {
 #define CLR_RUN_KEYS 0
 #endif
 
+#if CLR_VEC > 1
+/* One vector v of a run from the running value run (a chain, common.cl):
+ * *y gets v's inclusive scan combined with run (exclusive: the lanes moved
+ * up one first); returns the running value after v.  clr_scan_run and the
+ * segmented scan's runs (cl/scan_segmented.cl) walk their vectors by it. */
+inline CLR_CHAIN_T clr_scan_vector(ACCV_T v, CLR_CHAIN_T run, uint exclusive,
+                                   ACCV_T *y) {
+#if CLR_RUN_KEYS
+  CLR_KEY_T id = clr_key1(IDENTITY, CLR_OP == 3);
+  KEYV_T s = clr_scan_lanes_keys(clr_key(v, CLR_OP == 3), id);
+  KEYV_T r = (KEYV_T)(run);
+  *y = clr_unkey(exclusive ? CLR_KEY_OP(r, KSHIFT1(s, id)) : CLR_KEY_OP(r, s));
+#else
+  ACCV_T s = clr_scan_lanes(v);
+  ACCV_T r = (ACCV_T)(run);
+  *y = exclusive ? OP(r, SHIFT1(s)) : OP(r, s);
+#endif
+  return CLR_CHAIN_OP(run, LAST(s));
+}
+#endif
+
 /* Non-temporal stores (clang's builtin, where the compiler has it):
  * vectors written past the caches, without reading their lines first.
  * For outputs larger than the caches, where a store that allocates costs
@@ -147,24 +168,10 @@ inline ACC_T clr_scan_run(__global const IN_T *in, __global ACC_T *out,
 #else
   (void)stream;
 #endif
-#if CLR_RUN_KEYS
-  CLR_KEY_T id = clr_key1(IDENTITY, CLR_OP == 3),
-            krun = clr_key1(run, CLR_OP == 3);
-#endif
+  CLR_CHAIN_T chain = clr_chain(run);
   for (ulong i = base; i < vend; i += CLR_VEC) {
-#if CLR_RUN_KEYS
-    KEYV_T s = clr_scan_lanes_keys(clr_key(VLOAD(i, in), CLR_OP == 3), id);
-    KEYV_T r = (KEYV_T)(krun);
-    ACCV_T y =
-        clr_unkey(exclusive ? CLR_KEY_OP(r, KSHIFT1(s, id)) : CLR_KEY_OP(r, s));
-    krun = CLR_KEY_OP(krun, LAST(s));
-#else
-    ACCV_T x = VLOAD(i, in);
-    ACCV_T s = clr_scan_lanes(x);
-    ACCV_T r = (ACCV_T)(run);
-    ACCV_T y = exclusive ? OP(r, SHIFT1(s)) : OP(r, s);
-    run = OP(run, LAST(s));
-#endif
+    ACCV_T y;
+    chain = clr_scan_vector(VLOAD(i, in), chain, exclusive, &y);
 #if CLR_HAS_NT_STORE
     if (nt == 2u) {
       __builtin_nontemporal_store(y, (__global ACCV_T *)(out + i));
@@ -176,10 +183,8 @@ inline ACC_T clr_scan_run(__global const IN_T *in, __global ACC_T *out,
 #endif
       VSTORE(y, i, out);
   }
-#if CLR_RUN_KEYS
-  if (vend > base)
-    run = clr_value1(krun);
-#endif
+  if (vend > base) /* (with no vector, a NaN carry-in keeps its bits) */
+    run = clr_unchain(chain);
 #else
   (void)stream;
 #endif

@@ -129,19 +129,6 @@ inline int sscan_is_head(sscan_heads *h, __global const uchar *heads,
 #if CLR_SSCAN_IPT > 32
 #error "a tile's work-item takes at most 32 elements (one bit mask)"
 #endif
-/* A work-item's chain over its run: on order keys for a floating-point
- * min or max (CLR_KEYED, common.cl), else on values. */
-#if CLR_KEYED
-#define SSCAN_CHAIN_T CLR_KEY_T
-#define SSCAN_KEY(x) clr_key1((x), CLR_OP == 3)
-#define SSCAN_VALUE(k) clr_value1(k)
-#define SSCAN_CHAIN_OP(a, b) CLR_KEY_OP((a), (b))
-#else
-#define SSCAN_CHAIN_T ACC_T
-#define SSCAN_KEY(x) (x)
-#define SSCAN_VALUE(k) (k)
-#define SSCAN_CHAIN_OP(a, b) OP((a), (b))
-#endif
 
 /* The tile from element `tile` into tv (the identity past n), and its
  * heads into hm: bit j of hm[w] marks element w * ipt + j of the tile.
@@ -212,19 +199,20 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
   SSCAN_TILE_BEGIN;
   if (b >= n)
     return;
-  /* A floating-point min or max chains order keys (common.cl): one
-   * integer min or max a step, not OP's compares and selects. */
-  SSCAN_CHAIN_T v = SSCAN_KEY(IDENTITY);
+  /* A floating-point min or max chains order keys (CLR_CHAIN_T,
+   * common.cl): one integer min or max a step, not OP's compares and
+   * selects. */
+  CLR_CHAIN_T v = clr_chain(IDENTITY);
   uchar f = 0;
   for (uint j = 0; j < CLR_SSCAN_IPT; j++)
     if (b + j < n) {
-      SSCAN_CHAIN_T x = SSCAN_KEY(tv[SSCAN_PAD(lid * CLR_SSCAN_IPT + j)]);
+      CLR_CHAIN_T x = clr_chain(tv[SSCAN_PAD(lid * CLR_SSCAN_IPT + j)]);
       int head = (mask >> j) & 1u;
-      v = head ? x : SSCAN_CHAIN_OP(v, x);
+      v = head ? x : CLR_CHAIN_OP(v, x);
       f |= (uchar)head;
     }
   ulong t = get_global_id(0);
-  up_val[up_val_off + t] = SSCAN_VALUE(v);
+  up_val[up_val_off + t] = clr_unchain(v);
   up_flag[up_flag_off + t] = f;
 }
 
@@ -246,19 +234,19 @@ clr_sscan_down(__global const IN_T *in, ulong in_off,
       run = carry[carry_off + get_global_id(0)];
     else if (init_flags & 1u)
       run = init_total[0];
-    SSCAN_CHAIN_T k = SSCAN_KEY(run);
+    CLR_CHAIN_T k = clr_chain(run);
     for (uint j = 0; j < CLR_SSCAN_IPT; j++)
       if (b + j < n) {
         uint p = SSCAN_PAD(lid * CLR_SSCAN_IPT + j);
-        SSCAN_CHAIN_T x = SSCAN_KEY(tv[p]);
+        CLR_CHAIN_T x = clr_chain(tv[p]);
         int head = (mask >> j) & 1u;
-        SSCAN_CHAIN_T next = head ? x : SSCAN_CHAIN_OP(k, x);
-        tv[p] = mode == 0           ? SSCAN_VALUE(next)
+        CLR_CHAIN_T next = head ? x : CLR_CHAIN_OP(k, x);
+        tv[p] = mode == 0           ? clr_unchain(next)
                 : mode == 1 && head ? IDENTITY
-                                    : SSCAN_VALUE(k);
+                                    : clr_unchain(k);
         k = next;
       }
-    run = SSCAN_VALUE(k);
+    run = clr_unchain(k);
     if ((init_flags & 2u) && b + CLR_SSCAN_IPT >= n)
       init_total[1] = run;
   }
@@ -285,13 +273,9 @@ clr_sscan_down(__global const IN_T *in, ulong in_off,
 #endif
 
 #if CLR_VEC > 1
-#if CLR_RUN_KEYS
 /* A floating-point min or max walks its head-free vectors on order keys
- * (cl/scan_lanes.cl, common.cl): one integer min or max a combine. */
-CLR_DEFINE_FOLD(sscan_fold_keys, CLR_KEY_T, CLR_KEY_OP)
-#else
-CLR_DEFINE_FOLD(sscan_fold_lanes, ACC_T, OP)
-#endif
+ * (a chain, common.cl): one integer min or max a combine. */
+CLR_DEFINE_FOLD(sscan_fold_chain, CLR_CHAIN_T, CLR_CHAIN_OP)
 
 /* 1 when no element of [i, i + CLR_VEC) is a head (the walk stands at i). */
 inline int sscan_no_head(const sscan_heads *h, __global const uchar *heads,
@@ -327,27 +311,17 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
   ulong i = b;
 #if CLR_VEC > 1
   /* lanes: the fold, lane by lane, of the vectors since v's last element */
-#if CLR_RUN_KEYS
-#define SSCAN_LANES_ID ((KEYV_T)(clr_key1(IDENTITY, CLR_OP == 3)))
-#define SSCAN_LANES_ADD(l, x) CLR_KEY_OP((l), clr_key((x), CLR_OP == 3))
-#define SSCAN_LANES_FOLD(l) clr_value1(sscan_fold_keys(l))
-  KEYV_T lanes = SSCAN_LANES_ID;
-#else
-#define SSCAN_LANES_ID ((ACCV_T)(IDENTITY))
-#define SSCAN_LANES_ADD(l, x) OP((l), (x))
-#define SSCAN_LANES_FOLD(l) sscan_fold_lanes(l)
-  ACCV_T lanes = SSCAN_LANES_ID;
-#endif
+  CLR_CHAINV_T lanes = clr_chainv((ACCV_T)(IDENTITY));
   int held = 0;
   for (; vec_ok && i + CLR_VEC <= e; i += CLR_VEC) {
     if (sscan_no_head(&h, heads, i)) {
-      lanes = SSCAN_LANES_ADD(lanes, VLOAD(i, in));
+      lanes = CLR_CHAIN_OP(lanes, clr_chainv(VLOAD(i, in)));
       held = 1;
       continue;
     }
     if (held) {
-      v = OP(v, SSCAN_LANES_FOLD(lanes));
-      lanes = SSCAN_LANES_ID;
+      v = OP(v, clr_unchain(sscan_fold_chain(lanes)));
+      lanes = clr_chainv((ACCV_T)(IDENTITY));
       held = 0;
     }
     for (ulong k = i; k < i + CLR_VEC; k++) {
@@ -357,7 +331,7 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
     }
   }
   if (held)
-    v = OP(v, SSCAN_LANES_FOLD(lanes));
+    v = OP(v, clr_unchain(sscan_fold_chain(lanes)));
 #endif
   for (; i < e; i++) {
     SSCAN_ELEMENT(i);
@@ -394,25 +368,13 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
   sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets);
   ulong i = b;
 #if CLR_VEC > 1
-#if CLR_RUN_KEYS
-  CLR_KEY_T kid = clr_key1(IDENTITY, CLR_OP == 3);
-#endif
   for (; vec_ok && i + CLR_VEC <= e; i += CLR_VEC) {
     if (sscan_no_head(&h, heads, i)) {
-#if CLR_RUN_KEYS
-      KEYV_T s = clr_scan_lanes_keys(clr_key(VLOAD(i, in), CLR_OP == 3), kid);
-      CLR_KEY_T krun = clr_key1(run, CLR_OP == 3);
-      KEYV_T r = (KEYV_T)(krun);
-      VSTORE(clr_unkey(mode == 0 ? CLR_KEY_OP(r, s)
-                                 : CLR_KEY_OP(r, KSHIFT1(s, kid))),
-             i, out);
-      run = clr_value1(CLR_KEY_OP(krun, LAST(s)));
-#else
-      ACCV_T s = clr_scan_lanes(VLOAD(i, in));
-      ACCV_T r = (ACCV_T)(run);
-      VSTORE(mode == 0 ? OP(r, s) : OP(r, SHIFT1(s)), i, out);
-      run = OP(run, LAST(s));
-#endif
+      /* (a head-free vector: modes 1 and 2 alike, the lanes moved up) */
+      ACCV_T y;
+      run = clr_unchain(
+          clr_scan_vector(VLOAD(i, in), clr_chain(run), mode != 0, &y));
+      VSTORE(y, i, out);
       continue;
     }
     for (ulong k = i; k < i + CLR_VEC; k++) {
