@@ -287,9 +287,13 @@ inline int sscan_no_head(const sscan_heads *h, __global const uchar *heads,
 }
 #endif
 
-/* Element i's pair (the walk stands at i): its value x and head. */
+/* Element i's pair (the walk stands at i): its value x (a chain link,
+ * common.cl) and head.  The runs combine every element, not only their
+ * head-free vectors', on the chain, so a floating-point min or max gives
+ * the same bits whether a vector is walked whole or element by element
+ * (which the arrays' alignment decides: vec_ok). */
 #define SSCAN_ELEMENT(i)                                                       \
-  ACC_T x = LOAD(IN_AT(in, (i)));                                              \
+  CLR_CHAIN_T x = clr_chain(LOAD(IN_AT(in, (i))));                             \
   int head = sscan_is_head(&h, heads, offsets, n_offsets, lo, (i)) &&          \
              ((i) != 0 || !no_head0)
 
@@ -306,7 +310,7 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
   heads += heads_off;
   offsets += offsets_off;
   sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets);
-  ACC_T v = IDENTITY;
+  CLR_CHAIN_T v = clr_chain(IDENTITY);
   uchar f = 0;
   ulong i = b;
 #if CLR_VEC > 1
@@ -320,25 +324,25 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
       continue;
     }
     if (held) {
-      v = OP(v, clr_unchain(sscan_fold_chain(lanes)));
+      v = CLR_CHAIN_OP(v, sscan_fold_chain(lanes));
       lanes = clr_chainv((ACCV_T)(IDENTITY));
       held = 0;
     }
     for (ulong k = i; k < i + CLR_VEC; k++) {
       SSCAN_ELEMENT(k);
-      v = head ? x : OP(v, x);
+      v = head ? x : CLR_CHAIN_OP(v, x);
       f |= (uchar)head;
     }
   }
   if (held)
-    v = OP(v, clr_unchain(sscan_fold_chain(lanes)));
+    v = CLR_CHAIN_OP(v, sscan_fold_chain(lanes));
 #endif
   for (; i < e; i++) {
     SSCAN_ELEMENT(i);
-    v = head ? x : OP(v, x);
+    v = head ? x : CLR_CHAIN_OP(v, x);
     f |= (uchar)head;
   }
-  up_val[up_val_off + t] = v;
+  up_val[up_val_off + t] = clr_unchain(v);
   up_flag[up_flag_off + t] = f;
 }
 
@@ -365,6 +369,7 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
     run = carry[carry_off + t];
   else if (init_flags & 1u)
     run = init_total[0];
+  CLR_CHAIN_T c = clr_chain(run);
   sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets);
   ulong i = b;
 #if CLR_VEC > 1
@@ -372,26 +377,29 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
     if (sscan_no_head(&h, heads, i)) {
       /* (a head-free vector: modes 1 and 2 alike, the lanes moved up) */
       ACCV_T y;
-      run = clr_unchain(
-          clr_scan_vector(VLOAD(i, in), clr_chain(run), mode != 0, &y));
+      c = clr_scan_vector(VLOAD(i, in), c, mode != 0, &y);
       VSTORE(y, i, out);
       continue;
     }
     for (ulong k = i; k < i + CLR_VEC; k++) {
       SSCAN_ELEMENT(k);
-      ACC_T next = head ? x : OP(run, x);
-      out[k] = mode == 0 ? next : mode == 1 && head ? IDENTITY : run;
-      run = next;
+      CLR_CHAIN_T next = head ? x : CLR_CHAIN_OP(c, x);
+      out[k] = mode == 0           ? clr_unchain(next)
+               : mode == 1 && head ? IDENTITY
+                                   : clr_unchain(c);
+      c = next;
     }
   }
 #endif
   for (; i < e; i++) {
     SSCAN_ELEMENT(i);
-    ACC_T next = head ? x : OP(run, x);
-    out[i] = mode == 0 ? next : mode == 1 && head ? IDENTITY : run;
-    run = next;
+    CLR_CHAIN_T next = head ? x : CLR_CHAIN_OP(c, x);
+    out[i] = mode == 0           ? clr_unchain(next)
+             : mode == 1 && head ? IDENTITY
+                                 : clr_unchain(c);
+    c = next;
   }
   if ((init_flags & 2u) && e == n)
-    init_total[1] = run;
+    init_total[1] = clr_unchain(c);
 }
 #endif
