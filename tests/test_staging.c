@@ -7,7 +7,9 @@
  *   - reductions (coarse float and int sum, double max, a dot product, an
  *     exact sum) and scans (separate arrays, in place, into a wider type)
  *     and segmented reductions, for 0 (one direct write), 1, 2, 3 and 16
- *     threads (more than there are blocks for the smaller arrays);
+ *     threads (more than there are blocks for the smaller arrays), on one
+ *     context, so its helper threads (src/lib/crew.c) are kept from call
+ *     to call, grow, and sit out calls that want fewer of them;
  *   - sizes of half a block, one block, one block and one element, 7 blocks
  *     less one element, 13 blocks and 3 elements, and a prime;
  *   - arrays streamed in chunks (max_chunk_bytes) each staged in blocks;

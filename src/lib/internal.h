@@ -4,6 +4,7 @@
 
 #include "clreduce.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,32 @@ typedef struct clr_program_entry {
 /* Pinned staging (pinned.c): page-locked blocks, mapped for the host, that
  * the staging threads fill (or empty) together, one block at a time. */
 #define CLR_MAX_STAGE_THREADS 16
+
+/* Helper threads a context keeps (crew.c): clr_crew_run runs fn(arg) on
+ * `threads` threads at once, the caller's and threads - 1 helpers, and
+ * returns when every one has returned.  Zeroed: no helpers yet. */
+#define CLR_CREW_MAX (CLR_MAX_STAGE_THREADS - 1)
+typedef struct clr_crew clr_crew;
+typedef struct clr_crew_member {
+  clr_crew *crew;
+  unsigned index;
+  unsigned long seen; /* the last job it saw posted */
+} clr_crew_member;
+struct clr_crew {
+  pthread_t tid[CLR_CREW_MAX];
+  clr_crew_member member[CLR_CREW_MAX];
+  unsigned started;     /* helpers running */
+  unsigned want, busy;  /* of them, in the job posted; not yet done */
+  unsigned long posted; /* jobs posted */
+  void (*fn)(void *);
+  void *arg;
+  int quit, ready; /* ready: lock and conditions made */
+  pthread_mutex_t lock;
+  pthread_cond_t go, done;
+};
+void clr_crew_run(clr_crew *c, unsigned threads, void (*fn)(void *), void *arg);
+void clr_crew_release(clr_crew *c);
+
 #define CLR_STAGE_SLOTS 4 /* pinned blocks in flight, src/lib/pinned.c */
 typedef struct clr_pinned_slot {
   cl_mem mem;  /* CL_MEM_ALLOC_HOST_PTR */
@@ -55,6 +82,7 @@ typedef struct clr_pinned {
   size_t n_host, cap_host;
   clr_host_block bounce; /* small transfers' block (clr_bounce_write) */
   cl_event bounce_ev;    /* its last write, or NULL */
+  clr_crew crew;         /* the staging's helper threads */
 } clr_pinned;
 
 /* A device buffer the context keeps between calls, grown on demand. */

@@ -100,6 +100,7 @@ static cl_int settle_bounce(clr_context *ctx) {
 }
 
 void clr_pinned_release(clr_context *ctx) {
+  clr_crew_release(&ctx->pinned.crew);
   release_slots(ctx);
   settle_bounce(ctx);
   release_host_block(ctx, &ctx->pinned.bounce);
@@ -320,13 +321,13 @@ static int piece_done(job *j, size_t s, size_t c) {
   return st->left == 0 || enqueue_block(j, s, (size_t)st->block);
 }
 
-static void *run_worker(void *arg) {
+static void run_worker(void *arg) {
   job *j = arg;
   for (;;) {
     size_t k = atomic_fetch_add(&j->next, 1), c = k / j->per_block;
     size_t at = c * j->block + k % j->per_block * j->piece;
     if (c >= j->blocks || at >= j->bytes || atomic_load(&j->failed))
-      return NULL;
+      return;
     size_t end = c * j->block + block_bytes(j, c), s = c % CLR_STAGE_SLOTS;
     size_t len = end - at < j->piece ? end - at : j->piece;
     char *pinned = (char *)slot_of(j, s)->ptr + (at - c * j->block);
@@ -334,7 +335,7 @@ static void *run_worker(void *arg) {
     int ok = slot_ready(j, s, c);
     pthread_mutex_unlock(&j->lock);
     if (!ok)
-      return NULL;
+      return;
     if (j->to_device)
       memcpy(pinned, j->host + at, len);
     else
@@ -343,7 +344,7 @@ static void *run_worker(void *arg) {
     ok = piece_done(j, s, c);
     pthread_mutex_unlock(&j->lock);
     if (!ok)
-      return NULL;
+      return;
   }
 }
 
@@ -454,9 +455,10 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
   unsigned threads = ctx->tuning.stage_threads;
   if (threads > CLR_MAX_STAGE_THREADS)
     threads = CLR_MAX_STAGE_THREADS;
-  /* A thread costs tens of microseconds to start: one for each 4 MiB (or
-   * two blocks, if smaller) of data.  One thread copies 4 MB in about
-   * 0.4 ms (PERFORMANCE.md). */
+  /* One thread for each 4 MiB (or two blocks, if smaller).  One thread
+   * copies 4 MB in about 0.4 ms (PERFORMANCE.md); more threads for less
+   * (one per 256 KiB, measured) made 1e6 and 1e7 floats slower, though
+   * the crew's helpers no longer start for each call. */
   size_t unit =
       2 * slot_bytes < ((size_t)4 << 20) ? 2 * slot_bytes : (size_t)4 << 20;
   if (bytes / unit < threads)
@@ -504,16 +506,10 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
       break;
     }
   }
-  pthread_t tid[CLR_MAX_STAGE_THREADS];
-  int started[CLR_MAX_STAGE_THREADS] = {0};
-  /* Worker 0 is this thread; the others start if they can (fewer only
-   * cost speed). */
-  for (unsigned t = 1; t < threads && !atomic_load(&j.failed); t++)
-    started[t] = pthread_create(&tid[t], NULL, run_worker, &j) == 0;
-  run_worker(&j);
-  for (unsigned t = 1; t < threads; t++)
-    if (started[t])
-      pthread_join(tid[t], NULL);
+  /* This thread and the context's helpers (crew.c), started by the first
+   * call that wants them. */
+  if (!atomic_load(&j.failed))
+    clr_crew_run(&pin->crew, threads, run_worker, &j);
   if (j.err != CL_SUCCESS)
     st = clr_cl_fail(ctx, j.what, j.err);
   if (st != CLR_OK || !to_device) /* nothing stays in flight after a read */
