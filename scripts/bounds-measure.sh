@@ -55,9 +55,10 @@
 #   3 MiB blocks with 12 or 16 threads (--stage-threads), 1e7 and 1e8,
 #   two rounds; STAGE_SHAPES="12x2048 16x4096" (threads x KiB) picks
 #   other shapes, STAGE_MIN_N=1e8 drops the 1e7 rows.
-# - stagedefault: the staged calls with the shipped defaults, 1e8, three
-#   rounds; with STAGE_THREADS="10 14" also with those threads (3 MiB);
-#   with STAGE_BEFORE=1 also revision $BEFORE's bench, in turns.
+# - stagedefault: the staged calls with the shipped defaults, 1e8 (from
+#   STAGE_MIN_N up), three rounds; with STAGE_THREADS="10 14" also with
+#   those threads; with STAGE_BEFORE=1 also revision $BEFORE's (or
+#   BEFORE_TREE's) bench, in turns.
 # - hostbounds: what bounds a malloc'd array's staged trip
 #   (scripts/host_bounds.c): the host's threaded read and memcpy into
 #   pinned memory at 1 .. 16 threads, the pinned write, the caller's array
@@ -140,12 +141,16 @@ versions() {
 kernel_line() { "$@" --repeat="$r" | grep -E 'kernel:|verified' | tr '\n' ' '; }
 
 # build_before: revision ${BEFORE:-c91e0f9} in $bt, built in $bb, and
-# the resident program on its library ($out/resident_before).
+# the resident program on its library ($out/resident_before).  A lent
+# machine's git may not know a recent commit: BEFORE_TREE=DIR (a copy of
+# the old tree, e.g. `git archive REV | tar -x -C DIR` in an untracked
+# directory of the working tree, which travels with it) is built instead.
 bt=$out/before-src bb=$out/before-build
 build_before() {
   [ -x "$out/resident_before" ] && return 0
   rm -rf "$bt" "$bb" && mkdir -p "$bt" &&
-    git -C "$here/.." archive "${BEFORE:-c91e0f9}" | tar -x -C "$bt" &&
+    if [ -n "${BEFORE_TREE:-}" ]; then cp -r "$BEFORE_TREE"/. "$bt"; else
+      git -C "$here/.." archive "${BEFORE:-c91e0f9}" | tar -x -C "$bt"; fi &&
     meson setup "$bb" "$bt" --buildtype=release >"$out/before-setup.log" 2>&1 &&
     ninja -C "$bb" >"$out/before-build.log" 2>&1 &&
     cc -O2 -o "$out/resident_before" "$here/resident_sizes.c" \
@@ -402,18 +407,19 @@ echo "== host arrays staged with the shipped defaults"
 [ -z "${STAGE_BEFORE:-}" ] || build_before
 for round in 1 2 3; do
   echo "-- round $round"
-  $bench --host --min-n=1e8 --max-n=1e8 --repeat=10 |
+  $bench --host --min-n=${STAGE_MIN_N:-1e8} --max-n=1e8 --repeat=10 |
     grep -E "n = |stage.threads|pinned memory|staged|host_alloc"
   for th in ${STAGE_THREADS:-}; do
     echo "-- $th threads, round $round"
-    $bench --host --min-n=1e8 --max-n=1e8 --repeat=10 --stage-threads=$th |
+    $bench --host --min-n=${STAGE_MIN_N:-1e8} --max-n=1e8 --repeat=10 \
+      --stage-threads=$th |
       grep -E "pinned memory|staged"
   done
   [ -n "${STAGE_BEFORE:-}" ] || continue
   for th in 0 ${STAGE_THREADS:-}; do
     echo "-- ${BEFORE:-c91e0f9}, ${th/#0/default} threads, round $round"
     CLREDUCE_KERNEL_DIR=$bt/cl CLREDUCE_CACHE_DIR=$out/cache-before \
-      "$bb/src/bench/clreduce-bench" --host --min-n=1e8 --max-n=1e8 \
+      "$bb/src/bench/clreduce-bench" --host --min-n=${STAGE_MIN_N:-1e8} --max-n=1e8 \
       --repeat=10 $([ "$th" = 0 ] || echo --stage-threads=$th) |
       grep -E "pinned memory|staged"
   done
