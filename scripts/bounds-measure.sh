@@ -64,15 +64,18 @@
 #   pinned memory at 1 .. 16 threads, the pinned write, the caller's array
 #   wrapped in a CL_MEM_USE_HOST_PTR buffer and copied on the device, and
 #   clr_reduce_host, two rounds.
+# - busblocks: the bus alone (scripts/bus_blocks.c): 400 MB from pinned
+#   memory in blocks of 3 .. 48 MiB on one queue or two, against one
+#   write; the 12 MiB blocks again while 15 threads copy host memory.
 # - gpcfold: the resident program with reduce.groups_per_cu 8 (shipped), 4
 #   and 2: with the fold in the last work-group, fewer groups leave it
 #   fewer partials to read; two rounds in turns.  Then the segmented scan
 #   (rows of 1000, 1e8) of float sum, min and max on the GPU's tiles.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
 # slotshape scanfinal wideshape blocks threads stagedefault hostbounds
-# gpcfold" (the default: all) picks sections.
+# busblocks gpcfold" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds gpcfold}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds busblocks gpcfold}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -434,6 +437,17 @@ cc -O2 -o "$out/host_bounds" "$here/host_bounds.c" -I"$here/../include" \
 for round in 1 2; do
   echo "-- round $round"
   "$out/host_bounds" 10
+done
+fi
+
+if on busblocks; then
+echo "== the bus alone: 400 MB in blocks, one queue or two (bus_blocks)"
+cc -O2 -o "$out/bus_blocks" "$here/bus_blocks.c" -I"$here/../include" \
+  -L"$b/src/lib" -lclreduce -lOpenCL -lpthread -Wl,-rpath,"$b/src/lib" ||
+  exit 1
+for round in 1 2; do
+  echo "-- round $round"
+  "$out/bus_blocks" 7
 done
 fi
 

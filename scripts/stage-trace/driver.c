@@ -1,7 +1,9 @@
 /* The staged trip of a malloc'd array, traced (scripts/stage-trace/run.sh
  * builds the library with trace.patch).  For each n: a plain pinned write
  * of the same bytes (the yardstick, median of 5), then clr_reduce_host of
- * a malloc'd float array, 4 calls untraced and 5 traced (CLR_TRACE set:
+ * a malloc'd float array, 8 calls untraced (the last seven reported with
+ * clr_last_timing's span of the writes and kernel time, and the rest of
+ * the wall clock) and 5 traced (CLR_TRACE set:
  * the patched library prints each call's steps to stderr, after a
  * "# n N call C" line here and before "# wall MS"). */
 #define _POSIX_C_SOURCE 200809L
@@ -9,6 +11,8 @@
 
 #include <string.h>
 #include <time.h>
+
+#define UNTRACED 8
 
 static double now_ms(void) {
   struct timespec ts;
@@ -63,22 +67,27 @@ int main(int argc, char **argv) {
     printf("n %zu: pinned write %.3f ms\n", n,
            pinned_write_ms(ctx, n * sizeof *a));
     clr_value v;
-    for (int c = 0; c < 9; c++) {
-      if (c == 4)
+    for (int c = 0; c < UNTRACED + 5; c++) {
+      if (c == UNTRACED)
         setenv("CLR_TRACE", "1", 1);
-      if (c >= 4)
-        fprintf(stderr, "# n %zu call %d\n", n, c - 4);
+      if (c >= UNTRACED)
+        fprintf(stderr, "# n %zu call %d\n", n, c - UNTRACED);
       double t0 = now_ms();
       if (clr_reduce_host(ctx, NULL, CLR_SUM, CLR_FLOAT, a, n, &v) != CLR_OK) {
         fprintf(stderr, "stage-trace: %s\n", clr_context_error(ctx));
         return 1;
       }
       double ms = now_ms() - t0;
-      if (c >= 4) {
+      clr_timing tm;
+      if (c > 0 && c < UNTRACED && clr_last_timing(ctx, &tm) == CLR_OK)
+        printf("n %zu: untraced call, %.3f ms: its writes' span %.3f, kernel "
+               "%.3f, the rest %.3f\n",
+               n, ms, tm.h2d_ms, tm.kernel_ms, ms - tm.h2d_ms - tm.kernel_ms);
+      if (c >= UNTRACED) {
         fprintf(stderr, "# wall %.3f\n", ms);
         printf("n %zu: traced call %d, %.3f ms (the trace's printing "
                "included), sum %.0f\n",
-               n, c - 4, ms, (double)v.v.f);
+               n, c - UNTRACED, ms, (double)v.v.f);
       }
     }
     unsetenv("CLR_TRACE");
