@@ -83,6 +83,7 @@ typedef struct clr_pinned {
   clr_host_block bounce; /* small transfers' block (clr_bounce_write) */
   cl_event bounce_ev;    /* its last write, or NULL */
   clr_crew crew;         /* the staging's helper threads */
+  size_t host_cache;     /* the host's last-level cache in bytes, 0 unknown */
 } clr_pinned;
 
 /* A device buffer the context keeps between calls, grown on demand. */
