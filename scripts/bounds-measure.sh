@@ -64,6 +64,10 @@
 #   pinned memory at 1 .. 16 threads, the pinned write, the caller's array
 #   wrapped in a CL_MEM_USE_HOST_PTR buffer and copied on the device, and
 #   clr_reduce_host, two rounds.
+# - hostcold: clr_reduce_host of malloc'd floats, 1e6 .. 1e8, warm (in
+#   the host's cache) and cold (scripts/host_cold.c), two rounds; with
+#   STAGE_BEFORE=1 also on revision $BEFORE's (or BEFORE_TREE's) library,
+#   in turns.
 # - busblocks: the bus alone (scripts/bus_blocks.c): 400 MB from pinned
 #   memory in blocks of 3 .. 48 MiB on one queue or two, against one
 #   write; the 12 MiB blocks again while 15 threads copy host memory.
@@ -73,9 +77,9 @@
 #   (rows of 1000, 1e8) of float sum, min and max on the GPU's tiles.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
 # slotshape scanfinal wideshape blocks threads stagedefault hostbounds
-# busblocks gpcfold" (the default: all) picks sections.
+# hostcold busblocks gpcfold" (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds busblocks gpcfold}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds hostcold busblocks gpcfold}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -437,6 +441,25 @@ cc -O2 -o "$out/host_bounds" "$here/host_bounds.c" -I"$here/../include" \
 for round in 1 2; do
   echo "-- round $round"
   "$out/host_bounds" 10
+done
+fi
+
+if on hostcold; then
+echo "== clr_reduce_host warm and cold by size (host_cold)"
+cc -O2 -o "$out/host_cold" "$here/host_cold.c" -I"$here/../include" \
+  -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
+if [ -n "${STAGE_BEFORE:-}" ]; then
+  build_before
+  cc -O2 -o "$out/host_cold_before" "$here/host_cold.c" -I"$here/../include" \
+    -L"$bb/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$bb/src/lib" || exit 1
+fi
+for round in 1 2; do
+  echo "-- this tree, round $round"
+  "$out/host_cold"
+  [ -n "${STAGE_BEFORE:-}" ] || continue
+  echo "-- ${BEFORE_TREE:-${BEFORE:-c91e0f9}}, round $round"
+  CLREDUCE_KERNEL_DIR=$bt/cl CLREDUCE_CACHE_DIR=$out/cache-before \
+    "$out/host_cold_before"
 done
 fi
 

@@ -24,12 +24,14 @@
  * engine was busy or waiting for the host, which is what the caller
  * waits for.
  *
- * A write that fits the host's last-level cache fills the slots with
+ * A write of up to half the host's last-level cache fills the slots with
  * non-temporal stores (x86-64): the device then reads lines no core
  * holds.  On a lent H100's host (300 MB L3) that took 1e7 floats from
- * 1.42-1.86 to 1.01-1.35 ms, in or out of the cache; a 400 MB write was
- * 0.4 ms slower with them when the previous call had left most of it in
- * the cache, so larger writes keep ordinary stores (PERFORMANCE.md). */
+ * 1.48-1.54 to 1.04-1.08 ms when the array was in the cache and from
+ * 1.77-1.88 to 1.35-1.37 when it was not.  From 200 MB up they lost
+ * 0.1-0.5 ms when most of the array was in the cache, so larger writes
+ * keep ordinary stores (PERFORMANCE.md, "Non-temporal stores into the
+ * slots"). */
 #include "internal.h"
 
 #include <pthread.h>
@@ -517,7 +519,7 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
   j.host = host;
   j.bytes = bytes;
   j.to_device = to_device;
-  j.stream = to_device && bytes <= pin->host_cache;
+  j.stream = to_device && bytes <= pin->host_cache / 2;
   j.block = block_for(bytes, slot_bytes);
   j.blocks = (bytes + j.block - 1) / j.block;
   j.piece = (j.block + threads - 1) / threads;
