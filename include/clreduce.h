@@ -910,7 +910,11 @@ typedef struct clr_tuning {
   unsigned stage_threads;        /* host arrays on devices that do not
                                     share the host's memory: threads
                                     copying through pinned blocks, 0..16
-                                    (0: one direct write from the array) */
+                                    (0: one direct write from the array);
+                                    the context keeps the helper threads
+                                    it starts (every signal blocked,
+                                    parked between calls) until
+                                    clr_context_release                 */
   unsigned stage_block_kib;      /* the pinned blocks' size, KiB (one
                                     write or read each, its pieces copied
                                     by the threads together); a context
