@@ -8,7 +8,10 @@
  *
  * Thread safety: distinct contexts may be used from distinct threads at the
  * same time.  One context must not be used by two threads at once; several
- * threads may use it in turn (with their own locking).
+ * threads may use it in turn (with their own locking).  A context belongs
+ * to the process that made it: after fork() the child must not use or
+ * release it (its OpenCL objects, and the helper threads a context keeps
+ * for host arrays, are the parent's).
  */
 #ifndef CLREDUCE_H
 #define CLREDUCE_H
