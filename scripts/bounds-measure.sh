@@ -147,6 +147,15 @@ versions() {
 }
 kernel_line() { "$@" --repeat="$r" | grep -E 'kernel:|verified' | tr '\n' ' '; }
 
+# program NAME [BUILD]: scripts/NAME.c against the library built in BUILD
+# ($b, this tree's, by default: $out/NAME; else $out/NAME_before).
+program() {
+  local lib=${2:-$b} exe=$out/$1
+  [ "$lib" = "$b" ] || exe=$out/${1}_before
+  cc -O2 -o "$exe" "$here/$1.c" -I"$here/../include" -L"$lib/src/lib" \
+    -lclreduce -lOpenCL -lpthread -Wl,-rpath,"$lib/src/lib"
+}
+
 # build_before: revision ${BEFORE:-c91e0f9} in $bt, built in $bb, and
 # the resident program on its library ($out/resident_before).  A lent
 # machine's git may not know a recent commit: BEFORE_TREE=DIR (a copy of
@@ -435,9 +444,7 @@ fi
 
 if on hostbounds; then
 echo "== what bounds a malloc'd host array's trip (host_bounds)"
-cc -O2 -o "$out/host_bounds" "$here/host_bounds.c" -I"$here/../include" \
-  -L"$b/src/lib" -lclreduce -lOpenCL -lpthread -Wl,-rpath,"$b/src/lib" ||
-  exit 1
+program host_bounds || exit 1
 for round in 1 2; do
   echo "-- round $round"
   "$out/host_bounds" 10
@@ -446,12 +453,9 @@ fi
 
 if on hostcold; then
 echo "== clr_reduce_host warm and cold by size (host_cold)"
-cc -O2 -o "$out/host_cold" "$here/host_cold.c" -I"$here/../include" \
-  -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
+program host_cold || exit 1
 if [ -n "${STAGE_BEFORE:-}" ]; then
-  build_before
-  cc -O2 -o "$out/host_cold_before" "$here/host_cold.c" -I"$here/../include" \
-    -L"$bb/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$bb/src/lib" || exit 1
+  build_before && program host_cold "$bb" || exit 1
 fi
 for round in 1 2; do
   echo "-- this tree, round $round"
@@ -465,9 +469,7 @@ fi
 
 if on busblocks; then
 echo "== the bus alone: 400 MB in blocks, one queue or two (bus_blocks)"
-cc -O2 -o "$out/bus_blocks" "$here/bus_blocks.c" -I"$here/../include" \
-  -L"$b/src/lib" -lclreduce -lOpenCL -lpthread -Wl,-rpath,"$b/src/lib" ||
-  exit 1
+program bus_blocks || exit 1
 for round in 1 2; do
   echo "-- round $round"
   "$out/bus_blocks" 7
