@@ -498,14 +498,18 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
   unsigned threads = ctx->tuning.stage_threads;
   if (threads > CLR_MAX_STAGE_THREADS)
     threads = CLR_MAX_STAGE_THREADS;
-  /* One thread for each 4 MiB (or two blocks, if smaller).  One thread
-   * copies 4 MB in about 0.4 ms (PERFORMANCE.md); more threads for less
-   * (one per 256 KiB, measured) made 1e6 and 1e7 floats slower, though
-   * the crew's helpers no longer start for each call. */
+  /* One thread for each 4 MiB (or two blocks, if smaller), and up to four
+   * for less, one for each MiB.  One thread copies 4 MB in about 0.4 ms
+   * (PERFORMANCE.md): three made 1e6 floats 0.32-0.39 ms where one took
+   * 0.46-0.54.  More (one per 256 KiB or per MiB: 16 at 1e7) were no
+   * faster from 1e7 up, and slower in one run of two. */
   size_t unit =
       2 * slot_bytes < ((size_t)4 << 20) ? 2 * slot_bytes : (size_t)4 << 20;
-  if (bytes / unit < threads)
-    threads = bytes / unit > 0 ? (unsigned)(bytes / unit) : 1;
+  size_t want = bytes / unit, small = bytes >> 20;
+  if (want < 4 && small > want)
+    want = small < 4 ? small : 4;
+  if (want < threads)
+    threads = want > 0 ? (unsigned)want : 1;
   clr_status st = reserve_slots(ctx, CLR_STAGE_SLOTS, slot_bytes);
   if (st != CLR_OK)
     return st;
