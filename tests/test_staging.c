@@ -13,6 +13,8 @@
  *   - sizes of half a block, one block, one block and one element, 7 blocks
  *     less one element, 13 blocks and 3 elements, and a prime;
  *   - arrays streamed in chunks (max_chunk_bytes) each staged in blocks;
+ *   - the shipped 12 MiB blocks, 1 to 20 MB (one to four threads, by the
+ *     transfer's size);
  *   - the transfer's time is reported (h2d_ms, d2h_ms > 0 with profiling);
  *   - arrays from clr_host_alloc (copied directly, or used in place).
  */
@@ -281,6 +283,54 @@ static void host_alloc(clr_context *ctx, const char *label) {
   free(keep);
 }
 
+/* The shipped block size (12 MiB), where a transfer's size sets its
+ * threads: one per MiB, up to four, under 16 MiB (1 MiB and one element:
+ * one thread; 4 MB: three; 10 MB: four), then one per 4 MiB.  Int sums
+ * and scans, checked exactly. */
+static void shipped_blocks(clr_context *ctx) {
+  clr_tuning t;
+  if (clr_get_tuning(ctx, &t) != CLR_OK)
+    tu_die("clr_get_tuning: %s", clr_context_error(ctx));
+  t.stage_threads = 16;
+  t.stage_block_kib = 12288;
+  if (clr_set_tuning(ctx, &t) != CLR_OK)
+    tu_die("clr_set_tuning(12 MiB blocks): %s", clr_context_error(ctx));
+  static const size_t sizes[] = {(1 << 18) + 1, 1000000, 2500001, (4 << 20) + 1,
+                                 5000011};
+  tu_rng rng = {tu_seed(12288, 1, 2, 3)};
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+    size_t n = sizes[si];
+    int *in = tu_xmalloc(n * sizeof *in), *keep = tu_xmalloc(n * sizeof *in);
+    int *out = tu_xmalloc(n * sizeof *out);
+    tu_fill(CLR_SUM, CLR_INT, TU_RANDOM, in, n, tu_next(&rng));
+    memcpy(keep, in, n * sizeof *in);
+    tu_case c;
+    memset(&c, 0, sizeof c);
+    clr_options_init(&c.opt);
+    c.label = "12 MiB blocks, sum";
+    c.op = CLR_SUM;
+    c.type = CLR_INT;
+    c.data = in;
+    c.n = n;
+    if (tu_run_host(ctx, &c) == CLR_OK)
+      check_timed(ctx, "reduce, 12 MiB blocks", 16, n * sizeof *in, 0);
+    clr_status st = clr_scan_host(ctx, NULL, CLR_SUM, CLR_INT, in, out, n);
+    if (TU_CHECK(st == CLR_OK, "12 MiB blocks, scan n=%zu: %s: %s", n,
+                 clr_status_name(st), clr_context_error(ctx))) {
+      clr_scan_check chk;
+      clr_ref_scan_check_to(CLR_SUM, CLR_INT, CLR_INT, 0, keep, out, n, 0, 0,
+                            &chk);
+      TU_CHECK(chk.ok,
+               "12 MiB blocks, scan n=%zu: %zu elements wrong (first "
+               "at %zu)",
+               n, chk.n_bad, chk.worst_index);
+    }
+    free(in);
+    free(keep);
+    free(out);
+  }
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -296,6 +346,8 @@ int main(int argc, char **argv) {
     scans(ctx, threads[i], label);
     segments(ctx, threads[i], label);
   }
+  tu_section("12 MiB blocks: 1 to 20 MB, threads by size");
+  shipped_blocks(ctx);
   host_alloc(ctx, "clr_host_alloc, copied context");
   clr_context_release(ctx);
 
