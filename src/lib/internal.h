@@ -29,8 +29,7 @@ typedef struct clr_program_entry {
   cl_ulong local_used; /* CL_KERNEL_LOCAL_MEM_SIZE (without arguments) */
 } clr_program_entry;
 
-/* Pinned staging (pinned.c): page-locked blocks, mapped for the host, that
- * the staging threads fill (or empty) together, one block at a time. */
+/* Threads that copy a staged transfer at most (pinned.c). */
 #define CLR_MAX_STAGE_THREADS 16
 
 /* Helper threads a context keeps (crew.c): clr_crew_run runs fn(arg) on
@@ -58,6 +57,8 @@ struct clr_crew {
 void clr_crew_run(clr_crew *c, unsigned threads, void (*fn)(void *), void *arg);
 void clr_crew_release(clr_crew *c);
 
+/* Pinned staging (pinned.c): page-locked blocks, mapped for the host, that
+ * the staging threads fill (or empty) together, one block at a time. */
 #define CLR_STAGE_SLOTS 4 /* pinned blocks in flight, src/lib/pinned.c */
 typedef struct clr_pinned_slot {
   cl_mem mem;  /* CL_MEM_ALLOC_HOST_PTR */
