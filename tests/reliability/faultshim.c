@@ -6,6 +6,7 @@
 #include "faultshim.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -417,6 +418,70 @@ static fs_fnptr real_sym(const char *name) {
     real = (__typeof__(&name))real_sym(#name);                                 \
     __atomic_store_n(&real_##name##_, real, __ATOMIC_RELEASE);                 \
   }
+
+/* ------------------------------------------------------------ threads */
+
+static int fs_thr_armed, fs_thr_sticky;
+static unsigned long fs_thr_nth, fs_thr_seen, fs_thr_fired;
+
+FS_API void fs_threads_arm(unsigned long nth, int sticky) {
+  pthread_mutex_lock(&fs_lock);
+  fs_thr_armed = 1;
+  fs_thr_nth = nth ? nth : 1;
+  fs_thr_sticky = sticky;
+  fs_thr_seen = 0;
+  fs_thr_fired = 0;
+  pthread_mutex_unlock(&fs_lock);
+}
+
+FS_API void fs_threads_disarm(void) {
+  pthread_mutex_lock(&fs_lock);
+  fs_thr_armed = 0;
+  pthread_mutex_unlock(&fs_lock);
+}
+
+FS_API unsigned long fs_thread_calls(void) {
+  pthread_mutex_lock(&fs_lock);
+  unsigned long n = fs_thr_seen;
+  pthread_mutex_unlock(&fs_lock);
+  return n;
+}
+
+FS_API unsigned long fs_threads_fired(void) {
+  pthread_mutex_lock(&fs_lock);
+  unsigned long n = fs_thr_fired;
+  pthread_mutex_unlock(&fs_lock);
+  return n;
+}
+
+/* Whether code at `at` lies in libclreduce.so (not its MPI layer). */
+static int in_library(const void *at) {
+  Dl_info info;
+  if (!dladdr(at, &info) || !info.dli_fname)
+    return 0;
+  const char *base = strrchr(info.dli_fname, '/');
+  base = base ? base + 1 : info.dli_fname;
+  return strncmp(base, "libclreduce.so", 14) == 0;
+}
+
+FS_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                          void *(*start)(void *), void *arg) {
+  REAL(pthread_create);
+  if (in_library(__builtin_return_address(0))) {
+    int fail = 0;
+    pthread_mutex_lock(&fs_lock);
+    fs_thr_seen++;
+    if (fs_thr_armed && (fs_thr_seen == fs_thr_nth ||
+                         (fs_thr_sticky && fs_thr_seen > fs_thr_nth))) {
+      fs_thr_fired++;
+      fail = 1;
+    }
+    pthread_mutex_unlock(&fs_lock);
+    if (fail)
+      return EAGAIN;
+  }
+  return real(thread, attr, start, arg);
+}
 
 /* A function returning cl_int: fail before calling the real one. */
 #define FAIL_RET(name)                                                         \

@@ -109,6 +109,17 @@ int fs_gate_pending(void);
 /* Let the held-back commands run. */
 void fs_gate_open(void);
 
+/* Threads: make the nth pthread_create that libclreduce itself calls
+ * (the staging's helpers, src/lib/crew.c) fail with EAGAIN from now on
+ * (1 = the next one); with sticky, every later one too.  Threads the
+ * OpenCL platform starts are never failed.  Only where the shim is linked
+ * into the test executable (its pthread_create interposes the library's).
+ * fs_thread_calls counts the library's calls since fs_threads_arm. */
+void fs_threads_arm(unsigned long nth, int sticky);
+void fs_threads_disarm(void);
+unsigned long fs_thread_calls(void);
+unsigned long fs_threads_fired(void);
+
 /* Objects alive (created and not yet released to zero). */
 size_t fs_live(void);
 /* Objects released more often than created or retained (or released

@@ -926,6 +926,81 @@ static void part_program_cache(void) {
   tu_check(n == 0, "program cache: %zu OpenCL objects leaked:\n%s", n, live);
 }
 
+/* ------------------------------------------------------------ threads */
+
+/* An int sum and an inclusive scan of a staged host array, checked
+ * exactly. */
+static void staged_calls(clr_context *ctx, const int *in, int *out, size_t n,
+                         const char *what) {
+  long long want = 0;
+  for (size_t i = 0; i < n; i++)
+    want += in[i];
+  clr_value v;
+  clr_status st = clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, n, &v);
+  tu_check(st == CLR_OK && v.v.i == (int32_t)want,
+           "[threads] %s: sum %s, %d, want %lld", what, clr_status_name(st),
+           (int)v.v.i, want);
+  st = clr_scan_host(ctx, NULL, CLR_SUM, CLR_INT, in, out, n);
+  size_t bad = 0;
+  int run = 0;
+  for (size_t i = 0; st == CLR_OK && i < n; i++) {
+    run += in[i];
+    bad += out[i] != run;
+  }
+  tu_check(st == CLR_OK && bad == 0, "[threads] %s: scan %s, %zu wrong", what,
+           clr_status_name(st), bad);
+}
+
+/* Staged host arrays when the staging's helper threads cannot all start
+ * (pthread_create fails with EAGAIN, as in a process out of threads): the
+ * call runs on the threads it has, the next call starts the rest (the
+ * context's crew, src/lib/crew.c), and every OpenCL object is released.
+ * A copied context, 4 KiB blocks, 8 threads: 7 helpers in the end. */
+static void part_threads(void) {
+  static const struct {
+    unsigned long nth;
+    int sticky;
+    const char *what;
+  } faults[] = {{1, 1, "no helper starts"},
+                {2, 1, "one helper starts, the rest fail"},
+                {3, 0, "the third helper fails, once"}};
+  size_t n = 100003;
+  int *in = tu_xmalloc(n * sizeof *in), *out = tu_xmalloc(n * sizeof *out);
+  for (size_t i = 0; i < n; i++)
+    in[i] = (int)(i % 11) - 5;
+  for (size_t f = 0; f < sizeof faults / sizeof *faults; f++) {
+    size_t before = fs_live();
+    clr_context *ctx = new_context(1, "");
+    clr_tuning t;
+    clr_get_tuning(ctx, &t);
+    t.stage_threads = 8;
+    if (clr_set_tuning(ctx, &t) != CLR_OK)
+      tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+    fs_threads_arm(faults[f].nth, faults[f].sticky);
+    staged_calls(ctx, in, out, n, faults[f].what);
+    tu_check(fs_threads_fired() > 0,
+             "[threads] %s: no pthread_create failed (the library made %lu)",
+             faults[f].what, fs_thread_calls());
+    unsigned long failed = fs_threads_fired();
+    fs_threads_disarm();
+    char again[256];
+    snprintf(again, sizeof again, "%s, then every start succeeds",
+             faults[f].what);
+    staged_calls(ctx, in, out, n, again);
+    /* The helpers that started, the starts that failed, and the rest. */
+    tu_check(fs_thread_calls() == 7 + failed,
+             "[threads] %s: %lu pthread_create calls, want %lu (7 helpers "
+             "and %lu failed starts)",
+             again, fs_thread_calls(), 7 + failed, failed);
+    clr_context_release(ctx);
+    tu_check(fs_live() == before, "[threads] %s: %zu OpenCL objects left",
+             faults[f].what, fs_live() - before);
+  }
+  n_faults += sizeof faults / sizeof *faults;
+  free(in);
+  free(out);
+}
+
 int main(int argc, char **argv) {
   const char *part = tu_arg_value(argc, argv, "--part");
   kernel_dir = tu_arg_value(argc, argv, "--kernel-dir");
@@ -955,6 +1030,8 @@ int main(int argc, char **argv) {
     part_build_errors();
   } else if (strcmp(part, "program-cache") == 0) {
     part_program_cache();
+  } else if (strcmp(part, "threads") == 0) {
+    part_threads();
   } else {
     tu_die("unknown --part '%s'", part);
   }
