@@ -15,24 +15,17 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #define BYTES ((size_t)400000000)
 #define MAX_R 31
 #define COPIERS 15
 #define SCRATCH ((size_t)48 << 20)
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 /* BYTES in blocks of `block` from four slots of `pinned`, alternating over
  * queues q[0, nq); ms, or -1. */
 static double blocks_ms(cl_command_queue *q, int nq, cl_mem dev,
                         const char *pinned, size_t block) {
-  double t0 = now_ms();
+  double t0 = mu_now_ms();
   for (size_t at = 0, i = 0; at < BYTES; at += block, i++) {
     size_t len = BYTES - at < block ? BYTES - at : block;
     if (clEnqueueWriteBuffer(q[i % nq], dev, CL_FALSE, at, len,
@@ -45,7 +38,7 @@ static double blocks_ms(cl_command_queue *q, int nq, cl_mem dev,
   for (int k = 0; k < nq; k++)
     if (clFinish(q[k]) != CL_SUCCESS)
       return -1;
-  return now_ms() - t0;
+  return mu_now_ms() - t0;
 }
 
 typedef struct copier {
@@ -68,12 +61,6 @@ static void *copy_loop(void *arg) {
   return NULL;
 }
 
-static int check(cl_int err, const char *what) {
-  if (err != CL_SUCCESS)
-    fprintf(stderr, "bus_blocks: %s failed (%d)\n", what, err);
-  return err == CL_SUCCESS;
-}
-
 int main(int argc, char **argv) {
   size_t reps = argc > 1 ? strtoul(argv[1], NULL, 10) : 7;
   if (reps < 1 || reps > MAX_R)
@@ -90,20 +77,21 @@ int main(int argc, char **argv) {
   char *src = malloc(BYTES), *scratch = malloc(SCRATCH), *pinned = NULL;
   cl_mem dev = clCreateBuffer(cl, CL_MEM_READ_WRITE, BYTES, NULL, &err);
   cl_mem pin = NULL;
-  if (!check(err, "clCreateBuffer") || !src || !scratch ||
-      !check(clGetCommandQueueInfo(q[0], CL_QUEUE_DEVICE, sizeof device,
-                                   &device, NULL),
-             "clGetCommandQueueInfo"))
+  if (!mu_check("bus_blocks", err, "clCreateBuffer") || !src || !scratch ||
+      !mu_check("bus_blocks",
+                clGetCommandQueueInfo(q[0], CL_QUEUE_DEVICE, sizeof device,
+                                      &device, NULL),
+                "clGetCommandQueueInfo"))
     goto done;
   q[1] = clCreateCommandQueue(cl, device, 0, &err);
-  if (!check(err, "clCreateCommandQueue"))
+  if (!mu_check("bus_blocks", err, "clCreateCommandQueue"))
     goto done;
   pin = clCreateBuffer(cl, CL_MEM_ALLOC_HOST_PTR, BYTES, NULL, &err);
-  if (!check(err, "clCreateBuffer(ALLOC_HOST_PTR)"))
+  if (!mu_check("bus_blocks", err, "clCreateBuffer(ALLOC_HOST_PTR)"))
     goto done;
   pinned = clEnqueueMapBuffer(q[0], pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                               BYTES, 0, NULL, NULL, &err);
-  if (!check(err, "clEnqueueMapBuffer"))
+  if (!mu_check("bus_blocks", err, "clEnqueueMapBuffer"))
     goto done;
   memset(pinned, 1, BYTES);
   memset(src, 2, BYTES);

@@ -25,16 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { N = 100000000, MAX_T = 16, MAX_R = 50 };
 static const size_t BYTES = (size_t)N * sizeof(float);
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 typedef struct share {
   const float *src;
@@ -91,7 +84,7 @@ static double blocks_ms(const float *src, char *slots, unsigned t) {
   blocks b = {(const char *)src, slots, 0};
   blocks_worker w[MAX_T];
   pthread_t id[MAX_T];
-  double t0 = now_ms();
+  double t0 = mu_now_ms();
   for (unsigned i = 0; i < t; i++) {
     w[i] = (blocks_worker){&b, i};
     if (i > 0 && pthread_create(&id[i], NULL, copy_blocks, &w[i]) != 0)
@@ -100,14 +93,14 @@ static double blocks_ms(const float *src, char *slots, unsigned t) {
   copy_blocks(&w[0]);
   for (unsigned i = 1; i < t; i++)
     pthread_join(id[i], NULL);
-  return now_ms() - t0;
+  return mu_now_ms() - t0;
 }
 
 /* The bus's side of the same pattern: a write of each BLOCK from a ring
  * of 2 x 12 pinned slots (no host copy), then one wait. */
 static double block_writes_ms(cl_command_queue q, cl_mem dev,
                               const char *slots) {
-  double t0 = now_ms();
+  double t0 = mu_now_ms();
   for (size_t at = 0, i = 0; at < BYTES; at += BLOCK, i++) {
     size_t len = BYTES - at < BLOCK ? BYTES - at : BLOCK;
     if (clEnqueueWriteBuffer(q, dev, CL_FALSE, at, len,
@@ -115,14 +108,14 @@ static double block_writes_ms(cl_command_queue q, cl_mem dev,
                              NULL) != CL_SUCCESS)
       return -1;
   }
-  return clFinish(q) == CL_SUCCESS ? now_ms() - t0 : -1;
+  return clFinish(q) == CL_SUCCESS ? mu_now_ms() - t0 : -1;
 }
 
 /* T threads over the array: a read, or a memcpy into dst; ms. */
 static double threads_ms(const float *src, char *dst, unsigned t) {
   share s[MAX_T];
   pthread_t id[MAX_T];
-  double t0 = now_ms();
+  double t0 = mu_now_ms();
   size_t per = N / t;
   for (unsigned i = 0; i < t; i++) {
     s[i] = (share){src + i * per, dst ? dst + i * per * sizeof(float) : NULL,
@@ -133,13 +126,7 @@ static double threads_ms(const float *src, char *dst, unsigned t) {
   work(&s[0]);
   for (unsigned i = 1; i < t; i++)
     pthread_join(id[i], NULL);
-  return now_ms() - t0;
-}
-
-static int check(cl_int err, const char *what) {
-  if (err != CL_SUCCESS)
-    fprintf(stderr, "host_bounds: %s: %d\n", what, (int)err);
-  return err == CL_SUCCESS;
+  return mu_now_ms() - t0;
 }
 
 /* The USE_HOST_PTR route for one array: wrap, copy to dev, release; the
@@ -147,23 +134,23 @@ static int check(cl_int err, const char *what) {
 static int wrapped(cl_context cl, cl_command_queue q, cl_mem dev, float *a,
                    double *create, double *copy, double *release, size_t r) {
   cl_int err;
-  double t0 = now_ms();
+  double t0 = mu_now_ms();
   cl_mem w = clCreateBuffer(cl, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY, BYTES,
                             a, &err);
-  double t1 = now_ms();
-  if (!check(err, "clCreateBuffer(USE_HOST_PTR)"))
+  double t1 = mu_now_ms();
+  if (!mu_check("host_bounds", err, "clCreateBuffer(USE_HOST_PTR)"))
     return 0;
   err = clEnqueueCopyBuffer(q, w, dev, 0, 0, BYTES, 0, NULL, NULL);
   if (err == CL_SUCCESS)
     err = clFinish(q);
-  double t2 = now_ms();
+  double t2 = mu_now_ms();
   clReleaseMemObject(w);
   clFinish(q);
-  double t3 = now_ms();
+  double t3 = mu_now_ms();
   create[r] = t1 - t0;
   copy[r] = t2 - t1;
   release[r] = t3 - t2;
-  return check(err, "clEnqueueCopyBuffer");
+  return mu_check("host_bounds", err, "clEnqueueCopyBuffer");
 }
 
 int main(int argc, char **argv) {
@@ -182,29 +169,30 @@ int main(int argc, char **argv) {
   cl_mem dev = clCreateBuffer(cl, CL_MEM_READ_WRITE, BYTES, NULL, &err);
   cl_mem pin = NULL;
   float *pinned = NULL;
-  if (!check(err, "clCreateBuffer") || !a ||
+  if (!mu_check("host_bounds", err, "clCreateBuffer") || !a ||
       posix_memalign((void **)&aligned, 4096, BYTES) != 0)
     goto done;
   pin = clCreateBuffer(cl, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, BYTES,
                        NULL, &err);
-  if (!check(err, "clCreateBuffer(ALLOC_HOST_PTR)"))
+  if (!mu_check("host_bounds", err, "clCreateBuffer(ALLOC_HOST_PTR)"))
     goto done;
   pinned = clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                               BYTES, 0, NULL, NULL, &err);
-  if (!check(err, "clEnqueueMapBuffer"))
+  if (!mu_check("host_bounds", err, "clEnqueueMapBuffer"))
     goto done;
   for (size_t i = 0; i < N; i++)
     a[i] = aligned[i] = pinned[i] = 1.0f;
   printf("400 MB of floats; wall clock, median of %zu\n", reps);
 
   for (size_t r = 0; r <= reps; r++) {
-    double t0 = now_ms();
-    if (!check(clEnqueueWriteBuffer(q, dev, CL_TRUE, 0, BYTES, pinned, 0, NULL,
-                                    NULL),
-               "clEnqueueWriteBuffer"))
+    double t0 = mu_now_ms();
+    if (!mu_check("host_bounds",
+                  clEnqueueWriteBuffer(q, dev, CL_TRUE, 0, BYTES, pinned, 0,
+                                       NULL, NULL),
+                  "clEnqueueWriteBuffer"))
       goto done;
     if (r > 0)
-      ms[0][r - 1] = now_ms() - t0;
+      ms[0][r - 1] = mu_now_ms() - t0;
   }
   double bus = mu_median(ms[0], reps);
   printf("pinned write to the device: %.3f ms (%.1f GB/s)\n", bus,
@@ -290,7 +278,7 @@ int main(int argc, char **argv) {
   for (int c = 0; c < 2; c++) {
     for (size_t r = 0; r <= reps; r++) {
       clr_value v;
-      double t0 = now_ms();
+      double t0 = mu_now_ms();
       if (clr_reduce_host(ctx, NULL, CLR_SUM, CLR_FLOAT, calls[c].arr, N, &v) !=
           CLR_OK) {
         fprintf(stderr, "host_bounds: %s\n", clr_context_error(ctx));
@@ -298,7 +286,7 @@ int main(int argc, char **argv) {
       }
       clr_timing tm;
       if (r > 0) {
-        ms[0][r - 1] = now_ms() - t0;
+        ms[0][r - 1] = mu_now_ms() - t0;
         clr_last_timing(ctx, &tm);
         ms[1][r - 1] = tm.h2d_ms;
         ms[2][r - 1] = tm.kernel_ms;

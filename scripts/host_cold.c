@@ -7,14 +7,7 @@
 #include "measure_util.h"
 
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 /* Read 1 GiB, so that no part of the array stays in the cache. */
 #define FLUSH ((size_t)1 << 30)
@@ -48,15 +41,15 @@ int main(void) {
     double w[7], c[7];
     clr_reduce_host(ctx, NULL, CLR_SUM, CLR_FLOAT, a, n, &v);
     for (int r = 0; r < 7; r++) {
-      double t0 = now_ms();
+      double t0 = mu_now_ms();
       clr_reduce_host(ctx, NULL, CLR_SUM, CLR_FLOAT, a, n, &v);
-      w[r] = now_ms() - t0;
+      w[r] = mu_now_ms() - t0;
     }
     for (int r = 0; r < 7; r++) {
       flush(f);
-      double t0 = now_ms();
+      double t0 = mu_now_ms();
       clr_reduce_host(ctx, NULL, CLR_SUM, CLR_FLOAT, a, n, &v);
-      c[r] = now_ms() - t0;
+      c[r] = mu_now_ms() - t0;
     }
     if (v.v.f != (float)n) {
       printf("host_cold: n %zu: sum %g, want %zu\n", n, v.v.f, n);

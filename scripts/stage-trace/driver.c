@@ -10,15 +10,8 @@
 #include "../measure_util.h"
 
 #include <string.h>
-#include <time.h>
 
 #define UNTRACED 8
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 /* Median wall time of 5 blocking writes of `bytes` from pinned memory. */
 static double pinned_write_ms(clr_context *ctx, size_t bytes) {
@@ -34,9 +27,9 @@ static double pinned_write_ms(clr_context *ctx, size_t bytes) {
   if (dev && p) {
     memset(p, 1, bytes);
     for (int i = 0; i < 5; i++) {
-      double t0 = now_ms();
+      double t0 = mu_now_ms();
       clEnqueueWriteBuffer(q, dev, CL_TRUE, 0, bytes, p, 0, NULL, NULL);
-      t[i] = now_ms() - t0;
+      t[i] = mu_now_ms() - t0;
     }
     ms = mu_median(t, 5);
   }
@@ -72,12 +65,12 @@ int main(int argc, char **argv) {
         setenv("CLR_TRACE", "1", 1);
       if (c >= UNTRACED)
         fprintf(stderr, "# n %zu call %d\n", n, c - UNTRACED);
-      double t0 = now_ms();
+      double t0 = mu_now_ms();
       if (clr_reduce_host(ctx, NULL, CLR_SUM, CLR_FLOAT, a, n, &v) != CLR_OK) {
         fprintf(stderr, "stage-trace: %s\n", clr_context_error(ctx));
         return 1;
       }
-      double ms = now_ms() - t0;
+      double ms = mu_now_ms() - t0;
       clr_timing tm;
       if (c > 0 && c < UNTRACED && clr_last_timing(ctx, &tm) == CLR_OK)
         printf("n %zu: untraced call, %.3f ms: its writes' span %.3f, kernel "
