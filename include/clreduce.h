@@ -947,6 +947,13 @@ typedef struct clr_tuning {
                                     slots tagged with the launch (one
                                     round trip, no flags, no fences);
                                     0: flags and 32-bit words            */
+  unsigned reduce_min_groups_cu; /* coarse reduction sized by the device:
+                                    its first pass takes at least this
+                                    many work-groups a compute unit where
+                                    n gives each work-item a load,
+                                    whatever reduce_min_vectors asks (a
+                                    small input over every compute unit);
+                                    0: no floor                          */
   char origin[4096];             /* "built-in defaults" or the file path */
 } clr_tuning;
 

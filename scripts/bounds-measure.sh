@@ -75,11 +75,30 @@
 #   and 2: with the fold in the last work-group, fewer groups leave it
 #   fewer partials to read; two rounds in turns.  Then the segmented scan
 #   (rows of 1000, 1e8) of float sum, min and max on the GPU's tiles.
+# - wgmid: the resident program with reduce.wg 256 (shipped), 512 and 1024
+#   each with reduce.min_vectors 16 (shipped), 4 and 2: wider groups give
+#   the fold fewer partials when the grid is wide; then the last group's
+#   wait on the slots by a volatile load instead of an atomic (a copy of
+#   cl/); two rounds in turns.  (NVIDIA's driver reports 256 as every
+#   kernel's CL_KERNEL_WORK_GROUP_SIZE on the H100, so the library clamps
+#   512 and 1024 to 256: those rows run the shipped shape.)
+# - midpeers: the resident program (shipped), what the profiling events
+#   give a kernel that does nothing (scripts/empty_kernel.c), then
+#   PyTorch's x.sum() and x.clone() at 1e6 .. 2e7 floats and a fill of 32
+#   floats, the kernels' device time from CUPTI (scripts/peers.py
+#   mid_kernels), two rounds in turns.
+# - mingroups: the resident program with reduce.min_groups_cu 0 (no
+#   floor), 1, 2 and 4: a first pass over at least that many work-groups a
+#   compute unit, two rounds in turns; then the CLI's float sum at 1e6 and
+#   1e8 with each; then small calls (clreduce-bench --latency, n = 1e3 and
+#   1e4: 1e4 takes 10 work-groups with the floor, one without) with 0 and
+#   2, two rounds in turns.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
 # slotshape scanfinal wideshape blocks threads stagedefault hostbounds
-# hostcold busblocks gpcfold" (the default: all) picks sections.
+# hostcold busblocks gpcfold wgmid midpeers mingroups" (the default: all)
+# picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds hostcold busblocks gpcfold}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds hostcold busblocks gpcfold wgmid midpeers mingroups}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -229,7 +248,8 @@ for v in "v16 reduce.vec_bytes=16" "v32 reduce.vec_bytes=32"; do
 done
 fi
 
-if on resident || on minvec || on fold || on gpcfold; then
+if on resident || on minvec || on fold || on gpcfold || on wgmid ||
+  on midpeers || on mingroups; then
 cc -O2 -o "$out/resident_sizes" "$here/resident_sizes.c" -I"$here/../include" \
   -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
 fi
@@ -489,5 +509,68 @@ echo "== the segmented scan's tiles, rows of 1000, 1e8: float sum, min, max"
 for op in sum min max; do
   echo "-- $op: $(kernel_line "$cli" --scan --segment-length=1000 --n=1e8 \
     --op=$op)"
+done
+fi
+
+if on wgmid; then
+echo "== mid sizes, device-resident: work-group size x loads a work-item"
+for w in 512 1024; do
+  echo "-- the CLI at --wg=$w: $(kernel_line "$cli" --n=1e6 --wg=$w)"
+done
+vp=$out/cl-vpoll
+rm -rf "$vp" && cp -r "$here/../cl" "$vp"
+sed -i 's/^      w\[k\] = atom_add(&slots\[i \* CLR_SLOT_WORDS + k\], 0ul);$/      w[k] = slots[i * CLR_SLOT_WORDS + k];/' "$vp/common.cl"
+cmp -s "$here/../cl/common.cl" "$vp/common.cl" && echo "vpoll: no change"
+for round in 1 2; do
+  for w in 256 512 1024; do
+    for m in 16 4 2; do
+      echo "-- wg=$w min_vectors=$m, round $round"
+      CLREDUCE_TUNING_DIR=$(tune w$w-m$m reduce.wg=$w reduce.min_vectors=$m) \
+        "$out/resident_sizes" "$r" | head -n 6
+    done
+  done
+  for wm in 256:16 1024:4; do
+    w=${wm%:*} m=${wm#*:}
+    echo "-- volatile poll, wg=$w min_vectors=$m, round $round"
+    CLREDUCE_TUNING_DIR=$(tune w$w-m$m reduce.wg=$w reduce.min_vectors=$m) \
+      CLREDUCE_KERNEL_DIR=$vp CLREDUCE_CACHE_DIR=$out/cache-vpoll \
+      "$out/resident_sizes" "$r" | head -n 6
+  done
+done
+fi
+
+if on midpeers; then
+echo "== mid sizes, device-resident: the sum against PyTorch's kernels"
+program empty_kernel || exit 1
+for round in 1 2; do
+  echo "-- shipped, round $round"
+  "$out/resident_sizes" "$r" | head -n 6
+  echo "-- a kernel that does nothing, round $round"
+  "$out/empty_kernel" 200
+  echo "-- PyTorch, round $round"
+  PYTHONPATH=$here python3 -c "from peers import mid_kernels; mid_kernels($r)"
+done
+fi
+
+if on mingroups; then
+echo "== mid sizes, device-resident: work-groups a compute unit at least"
+for round in 1 2; do
+  for g in 0 1 2 4; do
+    echo "-- min_groups_cu=$g, round $round"
+    CLREDUCE_TUNING_DIR=$(tune mg$g reduce.min_groups_cu=$g) \
+      "$out/resident_sizes" "$r" | head -n 6
+  done
+done
+for g in 0 1 2 4; do
+  for n in 1e6 1e8; do
+    echo "-- min_groups_cu=$g, the CLI at $n: $(CLREDUCE_TUNING_DIR=$out/tune-mg$g \
+      kernel_line "$cli" --n=$n)"
+  done
+done
+for round in 1 2; do
+  for g in 0 2; do
+    echo "-- min_groups_cu=$g, small calls, round $round"
+    CLREDUCE_TUNING_DIR=$out/tune-mg$g "$bench" --latency --repeat=1000
+  done
 done
 fi

@@ -91,3 +91,50 @@ def segment_peers(out, how):
         ("M.%s(dim=1), 10000 x 1000" % rows,
          lambda: getattr(m, rows)(dim=1), 4 * m.numel()),
         ("x.%s(), 1e8" % whole, lambda: getattr(s, whole)(), 4 * s.numel())]
+
+
+def kernel_times(f, r, skip=()):
+    """The median device time (ms) of the GPU work that one call of f
+    launches, from r profiled calls after three warm-up calls (CUPTI
+    through torch.profiler: each kernel's start to end on the device, as
+    OpenCL's profiling events time clreduce's kernels), leaving out the
+    activities whose names start with one of `skip`, and the names of
+    those counted."""
+    from torch.profiler import profile, ProfilerActivity
+    for _ in range(3):
+        f()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(r):
+            f()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.events()
+               if e.device_type == torch.autograd.DeviceType.CUDA]
+    per_call = len(kernels) // r if r else 0
+    if per_call == 0 or per_call * r != len(kernels):
+        return float("nan"), {"(%d activities in %d calls)" % (len(kernels), r)}
+    counted = [[k for k in kernels[i * per_call:(i + 1) * per_call]
+                if not k.name.startswith(tuple(skip))] for i in range(r)]
+    ts = sorted(sum(k.time_range.elapsed_us() for k in c) for c in counted)
+    return ts[r // 2] / 1e3, {k.name for c in counted for k in c}
+
+
+def mid_kernels(r):
+    """Issue 16 item 4's peers: PyTorch's x.sum() and x.clone() of n floats
+    on the GPU, n = 1e6 .. 2e7, back to back on one tensor (hot in the L2
+    where it fits, as clreduce's resident program times them), the device
+    time of their kernels, median of r; the sum also without the memset
+    that zeroes its semaphore.  First a kernel that does next to nothing
+    (fill 32 floats): CUPTI's floor, beside scripts/empty_kernel.c's."""
+    y = torch.empty(32, device="cuda")
+    t, names = kernel_times(lambda: y.fill_(1.0), r)
+    print("peer torch fill of 32 floats: %.4f ms (%s)"
+          % (t, ", ".join(sorted(m[:50] for m in names))))
+    for n in (1_000_000, 2_000_000, 5_000_000, 10_000_000, 20_000_000):
+        x = torch.ones(n, device="cuda")
+        s, names = kernel_times(lambda: x.sum(), r)
+        k, _ = kernel_times(lambda: x.sum(), r, skip=("Memset",))
+        c, _ = kernel_times(lambda: x.clone(), r)
+        print("peer torch n=%d: sum %.4f ms (%s), its reduce kernel alone "
+              "%.4f ms; clone %.4f ms"
+              % (n, s, ", ".join(sorted(m[:40] for m in names)), k, c))

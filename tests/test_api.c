@@ -448,6 +448,7 @@ static void test_timing_shape(clr_context *ctx) {
     t = saved;
     t.reduce_groups_per_cu = 1024;
     t.reduce_min_vectors = mins[i];
+    t.reduce_min_groups_cu = 0; /* (below) */
     TU_EXPECT_STATUS(clr_set_tuning(ctx, &t), CLR_OK, "reduce.min_vectors");
     clr_options o;
     clr_options_init(&o);
@@ -465,6 +466,62 @@ static void test_timing_shape(clr_context *ctx) {
              "min_vectors %zu: %zu work-groups of %zu (global %zu)", mins[i],
              groups, wg, tm.passes[0].global_size);
   }
+  /* reduce.min_groups_cu: a first pass that min_vectors sizes at more
+   * than one work-group takes at least G x compute units of them, but no
+   * more than give each work-item a load; one group stays one; a pass over
+   * the partials is still sized by min_vectors, so it stays one group. */
+  clr_device_desc dd;
+  if (!TU_CHECK(clr_context_device(ctx, &dd) == CLR_OK, "clr_context_device"))
+    goto restore;
+  /* n; a prefix where G x compute units passes one load a work-item (the
+   * cap); the same prefix in one group (no floor) */
+  static const size_t mins2[3] = {1000, 4, 65536};
+  size_t lens[3] = {n, 1001, 1001};
+  int64_t sums[3] = {want, 0, 0};
+  for (size_t i = 0; i < lens[1]; i++)
+    sums[1] += x[i];
+  sums[2] = sums[1];
+  static const unsigned spreads[] = {0, 1, 3, 1024};
+  for (size_t i = 0; i < 3 * sizeof spreads / sizeof *spreads; i++) {
+    unsigned g = spreads[i / 3];
+    size_t len = lens[i % 3], m = mins2[i % 3];
+    t = saved;
+    t.reduce_groups_per_cu = 1024;
+    t.reduce_min_vectors = m;
+    t.reduce_min_groups_cu = g;
+    t.reduce_single_launch = 0;
+    TU_EXPECT_STATUS(clr_set_tuning(ctx, &t), CLR_OK, "reduce.min_groups_cu");
+    clr_options o;
+    clr_options_init(&o);
+    o.kernel = CLR_REDUCE_COARSE;
+    o.vector_width = 4;
+    o.wg_size = 32; /* enough partials that a floor on the second pass
+                       would give it more than one work-group */
+    clr_value v;
+    clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, len, &v);
+    if (!TU_CHECK(s == CLR_OK && v.v.l == sums[i % 3],
+                  "min_groups_cu %u, n %zu: sum = %" PRId64, g, len, v.v.l))
+      continue;
+    clr_timing tm = tu_last_timing(ctx);
+    size_t wg = tm.passes[0].local_size, nv = len / 4;
+    size_t groups = ((nv + m - 1) / m + wg - 1) / wg;
+    size_t spread = (size_t)g * dd.compute_units, one_load = (nv + wg - 1) / wg;
+    if (spread > one_load)
+      spread = one_load;
+    if (groups > 1 && groups < spread)
+      groups = spread;
+    TU_CHECK(tm.passes[0].global_size == groups * wg,
+             "min_groups_cu %u on %u compute units, n %zu, min_vectors "
+             "%zu: %zu work-groups of %zu (global %zu)",
+             g, dd.compute_units, len, m, groups, wg, tm.passes[0].global_size);
+    TU_CHECK(tm.n_passes == (groups > 1 ? 2u : 1u) &&
+                 tm.passes[tm.n_passes - 1].global_size ==
+                     tm.passes[tm.n_passes - 1].local_size,
+             "min_groups_cu %u, n %zu: %zu passes, the last of global %zu "
+             "(its partials fold in one work-group)",
+             g, len, tm.n_passes, tm.passes[tm.n_passes - 1].global_size);
+  }
+restore:
   TU_EXPECT_STATUS(clr_set_tuning(ctx, &saved), CLR_OK, "tuning restored");
 done:
   free(x);

@@ -97,7 +97,7 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
   if (st != CLR_OK)
     return st;
   st = clr_reduce_launch(ctx, CLR_REDUCE_COARSE, &opt, bytes / 4, wg, vec,
-                         layout, &L);
+                         layout, 1, &L);
   if (st != CLR_OK)
     return st;
   cl_int err;

@@ -447,10 +447,12 @@ void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
 /* Launch shape of one reduction pass over n elements, every quantity
  * computed with overflow checks: CLR_OK, or CLR_ERR_INVALID_ARGUMENT (with
  * a detail) when the shape cannot be represented.  A coarse factor beyond
- * n is clamped to n (see clr_options.coarse). */
+ * n is clamped to n (see clr_options.coarse).  first_pass: the pass over
+ * the input (reduce.min_groups_cu applies), not over partials. */
 clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
                              const clr_options *opt, size_t n, size_t wg,
-                             unsigned vec, clr_layout layout, clr_launch *out);
+                             unsigned vec, clr_layout layout, int first_pass,
+                             clr_launch *out);
 /* The rounding depth one work-group of wg items adds folding `values`
  * values: a strided chain per item, then the tree (the single-launch
  * reduction's last group over the partials). */

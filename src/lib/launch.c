@@ -158,7 +158,8 @@ size_t clr_fold_depth(size_t values, size_t wg) {
 
 clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
                              const clr_options *opt, size_t n, size_t wg,
-                             unsigned vec, clr_layout layout, clr_launch *out) {
+                             unsigned vec, clr_layout layout, int first_pass,
+                             clr_launch *out) {
   memset(out, 0, sizeof *out);
   int coarse_kernel = kernel != CLR_REDUCE_INTERLEAVED &&
                       kernel != CLR_REDUCE_SEQUENTIAL &&
@@ -205,6 +206,23 @@ clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
       size_t min_v =
           ctx->tuning.reduce_min_vectors ? ctx->tuning.reduce_min_vectors : 16;
       size_t by_size = ceil_div(ceil_div(nv ? nv : 1, min_v), wg);
+      /* A first pass that needs more than one work-group spreads over
+       * reduce.min_groups_cu work-groups a compute unit, fewer loads a
+       * work-item than min_vectors asks, as long as every work-item gets a
+       * load: on an H100 1e6 floats in 62 groups of 16 loads left half the
+       * SMs idle (tuning.c).  One group stays one (a small call needs no
+       * fold: 2 us less at 1e4 floats), and a pass over partials must
+       * stay one group. */
+      size_t spread = 0;
+      if (first_pass && by_size > 1 && ctx->tuning.reduce_min_groups_cu &&
+          !mul_fits((size_t)ctx->desc.compute_units,
+                    ctx->tuning.reduce_min_groups_cu, &spread))
+        spread = SIZE_MAX;
+      size_t by_loads = ceil_div(nv ? nv : 1, wg); /* one load an item */
+      if (spread > by_loads)
+        spread = by_loads;
+      if (by_size < spread)
+        by_size = spread;
       out->groups = by_size < target ? by_size : target;
     }
     if (out->groups == 0)

@@ -433,7 +433,7 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
                       CLR_MAX_PASSES);
     st = clr_reduce_launch(
         ctx, p->kernel, p->opt, m, use_first ? p->wg_first : p->wg_rest,
-        use_first ? p->vec : p->vec_rest, p->layout, &shapes[i]);
+        use_first ? p->vec : p->vec_rest, p->layout, use_first, &shapes[i]);
     if (st != CLR_OK)
       return st;
     total_depth += shapes[i].depth;

@@ -329,6 +329,14 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
    * each work-item at least 16 loads, so later passes of small partials
    * take one work-group. */
   t->reduce_min_vectors = 16;
+  /* GPUs: a first pass over at least two work-groups a compute unit.  On
+   * the H100 1e6 floats took 62 groups of 16 loads a work-item, half the
+   * SMs idle: 264 groups summed them in 0.0092-0.0103 ms against
+   * 0.0110-0.0111, and 2e6 in 0.0094-0.0100 against 0.0104-0.0109; from
+   * 5e6 the grid is wider anyway (docs/PERFORMANCE.md, "The profiling
+   * floor and the grid at mid sizes").  A CPU's few cores are full with
+   * the grid as it is. */
+  t->reduce_min_groups_cu = ctx->desc.is_gpu ? 2 : 0;
   t->scan_stream_bytes = 0; /* the device's cache size */
   /* Warp shuffles (where the driver takes PTX): one barrier a tree, not
    * eight; the decoupled scan of 1e8 floats on the H100 0.368 -> 0.360 ms

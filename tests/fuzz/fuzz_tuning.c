@@ -48,6 +48,7 @@ static void two_tunings(clr_tuning *a, clr_tuning *b) {
   BOTH(scan_stream_bytes, 0, 4096);
   BOTH(warp_shuffles, 1, 0);
   BOTH(decoupled_slots, 1, 0);
+  BOTH(reduce_min_groups_cu, 2, 1024);
 #undef BOTH
 }
 
