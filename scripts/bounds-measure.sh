@@ -93,12 +93,16 @@
 #   1e8 with each; then small calls (clreduce-bench --latency, n = 1e3 and
 #   1e4: 1e4 takes 10 work-groups with the floor, one without) with 0 and
 #   2, two rounds in turns.
+# - unroll: the resident program with the strided loops of
+#   cl/reduce_coarse.cl and cl/stream_read.cl unrolled by U = 2, 4, 8 (a
+#   copy of cl/ each) against this tree, two rounds in turns; then the CLI
+#   at 1e8 (float, int, double sums, float min) each way.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
 # slotshape scanfinal wideshape blocks threads stagedefault hostbounds
-# hostcold busblocks gpcfold wgmid midpeers mingroups" (the default: all)
-# picks sections.
+# hostcold busblocks gpcfold wgmid midpeers mingroups unroll" (the
+# default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds hostcold busblocks gpcfold wgmid midpeers mingroups}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds hostcold busblocks gpcfold wgmid midpeers mingroups unroll}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -249,7 +253,7 @@ done
 fi
 
 if on resident || on minvec || on fold || on gpcfold || on wgmid ||
-  on midpeers || on mingroups; then
+  on midpeers || on mingroups || on unroll; then
 cc -O2 -o "$out/resident_sizes" "$here/resident_sizes.c" -I"$here/../include" \
   -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
 fi
@@ -571,6 +575,36 @@ for round in 1 2; do
   for g in 0 2; do
     echo "-- min_groups_cu=$g, small calls, round $round"
     CLREDUCE_TUNING_DIR=$out/tune-mg$g "$bench" --latency --repeat=1000
+  done
+done
+fi
+
+if on unroll; then
+echo "== mid sizes, device-resident: the strided loops unrolled"
+for u in 2 4 8; do
+  d=$out/cl-unroll$u
+  rm -rf "$d" && cp -r "$here/../cl" "$d"
+  sed -i "s/^  for (ulong v = gid; v < nv; v += stride) {\$/#pragma unroll $u\n&/" \
+    "$d/reduce_coarse.cl"
+  sed -i "s/^  for (ulong v = gid; v < nv; v += get_global_size(0))\$/#pragma unroll $u\n&/" \
+    "$d/stream_read.cl"
+  [ "$(cat "$d/reduce_coarse.cl" "$d/stream_read.cl" | grep -c "pragma unroll $u")" = 2 ] ||
+    echo "unroll $u: the loops were not found"
+done
+for round in 1 2; do
+  echo "-- this tree, round $round"
+  "$out/resident_sizes" "$r" | head -n 6
+  for u in 2 4 8; do
+    echo "-- unrolled by $u, round $round"
+    CLREDUCE_KERNEL_DIR=$out/cl-unroll$u CLREDUCE_CACHE_DIR=$out/cache-unroll$u \
+      "$out/resident_sizes" "$r" | head -n 6
+  done
+done
+for a in "--type=float" "--type=int" "--type=double" "--type=float --op=min"; do
+  echo "-- 1e8 $a, this tree: $(kernel_line "$cli" --n=1e8 $a)"
+  for u in 2 4 8; do
+    echo "-- 1e8 $a, unrolled by $u: $(CLREDUCE_KERNEL_DIR=$out/cl-unroll$u \
+      CLREDUCE_CACHE_DIR=$out/cache-unroll$u kernel_line "$cli" --n=1e8 $a)"
   done
 done
 fi
