@@ -1106,14 +1106,22 @@ static void test_set_tuning(void) {
   /* Tunings to reject: t0 with one field out of range (and both
    * work-group sizes changed, so that a partial apply would show), and one
    * of all zeros. */
-  static const char *names[] = {
-      "reduce_wg=0",       "reduce_vec_bytes=0",     "reduce_layout=auto",
-      "reduce_layout=99",  "reduce_groups_per_cu=0", "scan_wg=0",
-      "scan_per_item=0",   "scan_kernel=coarse",     "scan_kernel=99",
-      "decoupled_items=0", "decoupled_items=65",     "decoupled_wg=0",
-      "everything zero"};
-  clr_tuning bad[13];
-  for (int k = 0; k < 12; k++) {
+  static const char *names[] = {"reduce_wg=0",
+                                "reduce_vec_bytes=0",
+                                "reduce_layout=auto",
+                                "reduce_layout=99",
+                                "reduce_groups_per_cu=0",
+                                "scan_wg=0",
+                                "scan_per_item=0",
+                                "scan_kernel=coarse",
+                                "scan_kernel=99",
+                                "decoupled_items=0",
+                                "decoupled_items=65",
+                                "decoupled_wg=0",
+                                "reduce_min_groups_cu=1025",
+                                "everything zero"};
+  clr_tuning bad[14];
+  for (int k = 0; k < 13; k++) {
     bad[k] = t0;
     bad[k].reduce_wg = 32;
     bad[k].scan_wg = 32;
@@ -1130,8 +1138,9 @@ static void test_set_tuning(void) {
   bad[9].decoupled_items = 0;
   bad[10].decoupled_items = 65;
   bad[11].decoupled_wg = 0;
-  memset(&bad[12], 0, sizeof bad[12]);
-  for (int k = 0; k < 13; k++) {
+  bad[12].reduce_min_groups_cu = 1025;
+  memset(&bad[13], 0, sizeof bad[13]);
+  for (int k = 0; k < 14; k++) {
     clr_status s = clr_set_tuning(c, &bad[k]);
     char what[128];
     snprintf(what, sizeof what, "clr_set_tuning(%s)", names[k]);
