@@ -97,12 +97,23 @@
 #   cl/reduce_coarse.cl and cl/stream_read.cl unrolled by U = 2, 4, 8 (a
 #   copy of cl/ each) against this tree, two rounds in turns; then the CLI
 #   at 1e8 (float, int, double sums, float min) each way.
+# - tail: the single launch's tail taken apart with the shipped grid
+#   (copies of cl/, wrong answers): no fold (no group is last), then also
+#   no slot published (group 0 stores its value), then also no tree, then
+#   also no ticket drawn; the resident program for each and this tree, two
+#   rounds in turns.
+# - batch: the last group's fold reading its slots four words at a time
+#   (one round trip a batch; scripts/fold-batch.patch on a copy of cl/),
+#   and the same with the batch's first reads by plain volatile loads,
+#   against this tree: the resident program two rounds in turns, then the
+#   CLI at 1e7 and 1e8 for every type's sum and a float min and double
+#   max, each way.
 # SECTIONS="mid int scan vec32 resident minvec fold scanshfl slots
 # slotshape scanfinal wideshape blocks threads stagedefault hostbounds
-# hostcold busblocks gpcfold wgmid midpeers mingroups unroll" (the
-# default: all) picks sections.
+# hostcold busblocks gpcfold wgmid midpeers mingroups unroll tail batch"
+# (the default: all) picks sections.
 set -u
-SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds hostcold busblocks gpcfold wgmid midpeers mingroups unroll}
+SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds hostcold busblocks gpcfold wgmid midpeers mingroups unroll tail batch}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/measure-common.sh"
@@ -253,7 +264,7 @@ done
 fi
 
 if on resident || on minvec || on fold || on gpcfold || on wgmid ||
-  on midpeers || on mingroups || on unroll; then
+  on midpeers || on mingroups || on unroll || on tail || on batch; then
 cc -O2 -o "$out/resident_sizes" "$here/resident_sizes.c" -I"$here/../include" \
   -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
 fi
@@ -605,6 +616,61 @@ for a in "--type=float" "--type=int" "--type=double" "--type=float --op=min"; do
   for u in 2 4 8; do
     echo "-- 1e8 $a, unrolled by $u: $(CLREDUCE_KERNEL_DIR=$out/cl-unroll$u \
       CLREDUCE_CACHE_DIR=$out/cache-unroll$u kernel_line "$cli" --n=1e8 $a)"
+  done
+done
+fi
+
+if on tail; then
+echo "== the single launch's tail taken apart (wrong answers)"
+prev=$here/../cl
+for v in nofold nopublish notree noticket; do
+  d=$out/cl-$v
+  rm -rf "$d" && cp -r "$prev" "$d"
+  case $v in
+  nofold) sed -i 's/^    last = my_ticket == get_num_groups(0) - 1;$/    last = 0;/' "$d/reduce_coarse.cl" ;;
+  nopublish) sed -i 's/^    clr_slot_publish(slots, get_group_id(0), epoch, r);$/    if (get_group_id(0) == 0) final_out[final_index] = r;/' "$d/reduce_coarse.cl" ;;
+  notree) sed -i 's/^  r = clr_group_reduce(scratch, r);.*/  (void)scratch;/' "$d/reduce_coarse.cl" ;;
+  noticket) sed -i 's/^    my_ticket = atomic_inc(ticket);$/    my_ticket = 0;/' "$d/reduce_coarse.cl" ;;
+  esac
+  cmp -s "$prev/reduce_coarse.cl" "$d/reduce_coarse.cl" && echo "$v: no change"
+  prev=$d
+done
+for round in 1 2; do
+  echo "-- this tree, round $round"
+  "$out/resident_sizes" "$r" | head -n 6
+  for v in nofold nopublish notree noticket; do
+    echo "-- $v (and the cuts before it), round $round"
+    RESIDENT_NO_CHECK=1 CLREDUCE_KERNEL_DIR=$out/cl-$v \
+      CLREDUCE_CACHE_DIR=$out/cache-$v "$out/resident_sizes" "$r" | head -n 6
+  done
+done
+fi
+
+if on batch; then
+echo "== the fold's slots in batches (scripts/fold-batch.patch) against this tree"
+bat=$out/cl-batch vbat=$out/cl-vbatch
+rm -rf "$bat" "$vbat" && cp -r "$here/../cl" "$bat" &&
+  patch -s -p1 -d "$bat" <"$here/fold-batch.patch" && cp -r "$bat" "$vbat" || exit 1
+sed -i 's/^    w\[k\] = atom_add(&p\[k\], 0ul);$/    w[k] = p[k];/' "$vbat/common.cl"
+[ "$(grep -c 'w\[k\] = p\[k\];' "$vbat/common.cl")" = 1 ] || echo "vbatch: no change"
+for round in 1 2; do
+  for v in tree batch vbatch; do
+    echo "-- $v, round $round"
+    case $v in
+    tree) "$out/resident_sizes" "$r" | head -n 8 ;;
+    *) CLREDUCE_KERNEL_DIR=$out/cl-$v CLREDUCE_CACHE_DIR=$out/cache-$v \
+      "$out/resident_sizes" "$r" | head -n 8 ;;
+    esac
+  done
+done
+for a in "--type=float" "--type=int" "--type=double" "--type=long" \
+  "--type=half" "--type=float --op=min" "--type=double --op=max"; do
+  for n in 1e7 1e8; do
+    echo "-- $n $a, this tree: $(kernel_line "$cli" --n=$n $a)"
+    for v in batch vbatch; do
+      echo "-- $n $a, $v: $(CLREDUCE_KERNEL_DIR=$out/cl-$v \
+        CLREDUCE_CACHE_DIR=$out/cache-$v kernel_line "$cli" --n=$n $a)"
+    done
   done
 done
 fi
