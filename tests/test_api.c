@@ -495,8 +495,7 @@ static void test_timing_shape(clr_context *ctx) {
     clr_options_init(&o);
     o.kernel = CLR_REDUCE_COARSE;
     o.vector_width = 4;
-    o.wg_size = 32; /* enough partials that a floor on the second pass
-                       would give it more than one work-group */
+    o.wg_size = 32; /* many work-groups from a small input */
     clr_value v;
     clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, len, &v);
     if (!TU_CHECK(s == CLR_OK && v.v.l == sums[i % 3],
@@ -520,6 +519,38 @@ static void test_timing_shape(clr_context *ctx) {
              "min_groups_cu %u, n %zu: %zu passes, the last of global %zu "
              "(its partials fold in one work-group)",
              g, len, tm.n_passes, tm.passes[tm.n_passes - 1].global_size);
+  }
+  /* A pass over partials is never spread: with min_vectors 4 the first
+   * pass leaves so many partials that the second takes several work-groups,
+   * as many as min_vectors alone gives them. */
+  t = saved;
+  t.reduce_groups_per_cu = 1024;
+  t.reduce_min_vectors = 4;
+  t.reduce_min_groups_cu = 1024;
+  t.reduce_single_launch = 0;
+  TU_EXPECT_STATUS(clr_set_tuning(ctx, &t), CLR_OK, "reduce.min_groups_cu");
+  {
+    clr_options o;
+    clr_options_init(&o);
+    o.kernel = CLR_REDUCE_COARSE;
+    o.vector_width = 4;
+    o.wg_size = 32;
+    clr_value v;
+    clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, n, &v);
+    clr_timing tm = tu_last_timing(ctx);
+    if (TU_CHECK(s == CLR_OK && v.v.l == want && tm.n_passes >= 3,
+                 "partials: sum = %" PRId64 " in %zu passes (want 3 or more)",
+                 v.v.l, tm.n_passes)) {
+      size_t wg = tm.passes[1].local_size, nv = tm.passes[1].n_in / 4;
+      size_t groups = ((nv + 3) / 4 + wg - 1) / wg,
+             target = (size_t)1024 * dd.compute_units;
+      if (groups > target)
+        groups = target;
+      TU_CHECK(tm.passes[1].global_size == groups * wg,
+               "partials: the second pass over %zu takes %zu work-groups of "
+               "%zu (global %zu), not spread",
+               tm.passes[1].n_in, groups, wg, tm.passes[1].global_size);
+    }
   }
 restore:
   TU_EXPECT_STATUS(clr_set_tuning(ctx, &saved), CLR_OK, "tuning restored");
