@@ -382,6 +382,29 @@ static void test_invalid_arguments(clr_context *ctx) {
            "prepared first-add max ulong");
 }
 
+/* reduce.min_groups_cu's cases: the coarse int sum of x[0, len), 4 ints a
+ * load, work-groups of 32 (many from a small input), two launches, under
+ * saved's tuning with groups_per_cu 1024, min_vectors m and
+ * min_groups_cu g; its status, value and timing. */
+static clr_status spread_sum(clr_context *ctx, const clr_tuning *saved,
+                             size_t m, unsigned g, const int32_t *x, size_t len,
+                             clr_value *v, clr_timing *tm) {
+  clr_tuning t = *saved;
+  t.reduce_groups_per_cu = 1024;
+  t.reduce_min_vectors = m;
+  t.reduce_min_groups_cu = g;
+  t.reduce_single_launch = 0;
+  TU_EXPECT_STATUS(clr_set_tuning(ctx, &t), CLR_OK, "reduce.min_groups_cu");
+  clr_options o;
+  clr_options_init(&o);
+  o.kernel = CLR_REDUCE_COARSE;
+  o.vector_width = 4;
+  o.wg_size = 32;
+  clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, len, v);
+  *tm = tu_last_timing(ctx);
+  return s;
+}
+
 /* The shape clr_last_timing reports: consistent, never timing values. */
 static void test_timing_shape(clr_context *ctx) {
   size_t n = 1000003;
@@ -485,23 +508,12 @@ static void test_timing_shape(clr_context *ctx) {
   for (size_t i = 0; i < 3 * sizeof spreads / sizeof *spreads; i++) {
     unsigned g = spreads[i / 3];
     size_t len = lens[i % 3], m = mins2[i % 3];
-    t = saved;
-    t.reduce_groups_per_cu = 1024;
-    t.reduce_min_vectors = m;
-    t.reduce_min_groups_cu = g;
-    t.reduce_single_launch = 0;
-    TU_EXPECT_STATUS(clr_set_tuning(ctx, &t), CLR_OK, "reduce.min_groups_cu");
-    clr_options o;
-    clr_options_init(&o);
-    o.kernel = CLR_REDUCE_COARSE;
-    o.vector_width = 4;
-    o.wg_size = 32; /* many work-groups from a small input */
     clr_value v;
-    clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, len, &v);
+    clr_timing tm;
+    clr_status s = spread_sum(ctx, &saved, m, g, x, len, &v, &tm);
     if (!TU_CHECK(s == CLR_OK && v.v.l == sums[i % 3],
                   "min_groups_cu %u, n %zu: sum = %" PRId64, g, len, v.v.l))
       continue;
-    clr_timing tm = tu_last_timing(ctx);
     size_t wg = tm.passes[0].local_size, nv = len / 4;
     size_t groups = ((nv + m - 1) / m + wg - 1) / wg;
     size_t spread = (size_t)g * dd.compute_units, one_load = (nv + wg - 1) / wg;
@@ -523,21 +535,10 @@ static void test_timing_shape(clr_context *ctx) {
   /* A pass over partials is never spread: with min_vectors 4 the first
    * pass leaves so many partials that the second takes several work-groups,
    * as many as min_vectors alone gives them. */
-  t = saved;
-  t.reduce_groups_per_cu = 1024;
-  t.reduce_min_vectors = 4;
-  t.reduce_min_groups_cu = 1024;
-  t.reduce_single_launch = 0;
-  TU_EXPECT_STATUS(clr_set_tuning(ctx, &t), CLR_OK, "reduce.min_groups_cu");
   {
-    clr_options o;
-    clr_options_init(&o);
-    o.kernel = CLR_REDUCE_COARSE;
-    o.vector_width = 4;
-    o.wg_size = 32;
     clr_value v;
-    clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_INT, x, n, &v);
-    clr_timing tm = tu_last_timing(ctx);
+    clr_timing tm;
+    clr_status s = spread_sum(ctx, &saved, 4, 1024, x, n, &v, &tm);
     if (TU_CHECK(s == CLR_OK && v.v.l == want && tm.n_passes >= 3,
                  "partials: sum = %" PRId64 " in %zu passes (want 3 or more)",
                  v.v.l, tm.n_passes)) {
