@@ -181,6 +181,36 @@ versions() {
 }
 kernel_line() { "$@" --repeat="$r" | grep -E 'kernel:|verified' | tr '\n' ' '; }
 
+# resident ROWS: the resident program (scripts/resident_sizes.c, built by
+# the sections that use it), its header and its first ROWS sizes.
+resident() { "$out/resident_sizes" "$r" | head -n $(($1 + 1)); }
+
+# on_cl NAME CMD...: CMD with the kernels of the copy of cl/ in
+# $out/cl-NAME, cached in $out/cache-NAME.
+on_cl() {
+  local name=$1
+  shift
+  CLREDUCE_KERNEL_DIR=$out/cl-$name CLREDUCE_CACHE_DIR=$out/cache-$name "$@"
+}
+
+# cut_tail PIECE DIR: one piece of the single launch's tail cut from
+# DIR/reduce_coarse.cl, a copy of cl/'s (wrong answers): nofold (no group
+# is last), nopublish (group 0 stores its value, no slot is published),
+# notree (no work-group tree), noticket (no ticket drawn); says so when
+# the line was not found.
+cut_tail() {
+  local f=$2/reduce_coarse.cl before
+  before=$(cat "$f")
+  case $1 in
+  nofold) sed -i 's/^    last = my_ticket == get_num_groups(0) - 1;$/    last = 0;/' "$f" ;;
+  nopublish) sed -i 's/^    clr_slot_publish(slots, get_group_id(0), epoch, r);$/    if (get_group_id(0) == 0) final_out[final_index] = r;/' "$f" ;;
+  notree) sed -i 's/^  r = clr_group_reduce(scratch, r);.*/  (void)scratch;/' "$f" ;;
+  noticket) sed -i 's/^    my_ticket = atomic_inc(ticket);$/    my_ticket = 0;/' "$f" ;;
+  esac
+  [ "$before" = "$(cat "$f")" ] && echo "$1: no change"
+  return 0
+}
+
 # program NAME [BUILD]: scripts/NAME.c against the library built in BUILD
 # ($b, this tree's, by default: $out/NAME; else $out/NAME_before).
 program() {
@@ -277,13 +307,11 @@ for v in noticket notree; do
   d=$out/cl-$v
   rm -rf "$d" && cp -r "$here/../cl" "$d"
   case $v in
-  noticket) sed -i 's/^    last = my_ticket == get_num_groups(0) - 1;/    last = 0;/' "$d/reduce_coarse.cl" ;;
-  notree) sed -i 's/^  r = clr_group_reduce(scratch, r);.*/  (void)scratch;/' "$d/reduce_coarse.cl" ;;
+  noticket) cut_tail nofold "$d" ;; # (the fold and the ticket's use)
+  notree) cut_tail notree "$d" ;;
   esac
-  cmp -s "$here/../cl/reduce_coarse.cl" "$d/reduce_coarse.cl" && echo "$v: no change"
   echo "-- $v (wrong answers)"
-  RESIDENT_NO_CHECK=1 CLREDUCE_KERNEL_DIR=$d CLREDUCE_CACHE_DIR=$out/cache-$v \
-    "$out/resident_sizes" "$r"
+  RESIDENT_NO_CHECK=1 on_cl $v "$out/resident_sizes" "$r"
 done
 fi
 
@@ -301,13 +329,12 @@ for round in 1 2; do
   for m in 16 8 4 2 1; do
     echo "-- min_vectors=$m, round $round"
     CLREDUCE_TUNING_DIR=$(tune m$m reduce.min_vectors=$m) \
-      "$out/resident_sizes" "$r" | head -n 6
+      resident 5
   done
   for m in 16 4; do
     echo "-- unrolled by 4, min_vectors=$m, round $round"
     CLREDUCE_TUNING_DIR=$(tune m$m reduce.min_vectors=$m) \
-      CLREDUCE_KERNEL_DIR=$unr CLREDUCE_CACHE_DIR=$out/cache-unroll \
-      "$out/resident_sizes" "$r" | head -n 6
+      on_cl unroll resident 5
   done
 done
 fi
@@ -318,9 +345,9 @@ build_before
 noshfl=$(tune noshfl warp.shuffles=0)
 for round in 1 2; do
   echo "-- this tree, round $round"
-  "$out/resident_sizes" "$r" | head -n 7
+  resident 6
   echo "-- warp.shuffles=0, round $round"
-  CLREDUCE_TUNING_DIR=$noshfl "$out/resident_sizes" "$r" | head -n 7
+  CLREDUCE_TUNING_DIR=$noshfl resident 6
   echo "-- ${BEFORE:-c91e0f9}, round $round"
   CLREDUCE_KERNEL_DIR=$bt/cl CLREDUCE_CACHE_DIR=$out/cache-before \
     "$out/resident_before" "$r" | head -n 7
@@ -517,7 +544,7 @@ for round in 1 2; do
   for g in 8 4 2; do
     echo "-- groups_per_cu=$g, round $round"
     CLREDUCE_TUNING_DIR=$(tune g$g reduce.groups_per_cu=$g) \
-      "$out/resident_sizes" "$r" | head -n 6
+      resident 5
   done
 done
 echo "== the segmented scan's tiles, rows of 1000, 1e8: float sum, min, max"
@@ -541,15 +568,14 @@ for round in 1 2; do
     for m in 16 4 2; do
       echo "-- wg=$w min_vectors=$m, round $round"
       CLREDUCE_TUNING_DIR=$(tune w$w-m$m reduce.wg=$w reduce.min_vectors=$m) \
-        "$out/resident_sizes" "$r" | head -n 6
+        resident 5
     done
   done
   for wm in 256:16 1024:4; do
     w=${wm%:*} m=${wm#*:}
     echo "-- volatile poll, wg=$w min_vectors=$m, round $round"
     CLREDUCE_TUNING_DIR=$(tune w$w-m$m reduce.wg=$w reduce.min_vectors=$m) \
-      CLREDUCE_KERNEL_DIR=$vp CLREDUCE_CACHE_DIR=$out/cache-vpoll \
-      "$out/resident_sizes" "$r" | head -n 6
+      on_cl vpoll resident 5
   done
 done
 fi
@@ -559,7 +585,7 @@ echo "== mid sizes, device-resident: the sum against PyTorch's kernels"
 program empty_kernel || exit 1
 for round in 1 2; do
   echo "-- shipped, round $round"
-  "$out/resident_sizes" "$r" | head -n 6
+  resident 5
   echo "-- a kernel that does nothing, round $round"
   "$out/empty_kernel" 200
   echo "-- PyTorch, round $round"
@@ -573,7 +599,7 @@ for round in 1 2; do
   for g in 0 1 2 4; do
     echo "-- min_groups_cu=$g, round $round"
     CLREDUCE_TUNING_DIR=$(tune mg$g reduce.min_groups_cu=$g) \
-      "$out/resident_sizes" "$r" | head -n 6
+      resident 5
   done
 done
 for g in 0 1 2 4; do
@@ -604,18 +630,17 @@ for u in 2 4 8; do
 done
 for round in 1 2; do
   echo "-- this tree, round $round"
-  "$out/resident_sizes" "$r" | head -n 6
+  resident 5
   for u in 2 4 8; do
     echo "-- unrolled by $u, round $round"
-    CLREDUCE_KERNEL_DIR=$out/cl-unroll$u CLREDUCE_CACHE_DIR=$out/cache-unroll$u \
-      "$out/resident_sizes" "$r" | head -n 6
+    on_cl unroll$u resident 5
   done
 done
 for a in "--type=float" "--type=int" "--type=double" "--type=float --op=min"; do
   echo "-- 1e8 $a, this tree: $(kernel_line "$cli" --n=1e8 $a)"
   for u in 2 4 8; do
-    echo "-- 1e8 $a, unrolled by $u: $(CLREDUCE_KERNEL_DIR=$out/cl-unroll$u \
-      CLREDUCE_CACHE_DIR=$out/cache-unroll$u kernel_line "$cli" --n=1e8 $a)"
+    echo "-- 1e8 $a, unrolled by $u: $(on_cl unroll$u kernel_line "$cli" \
+      --n=1e8 $a)"
   done
 done
 fi
@@ -626,22 +651,15 @@ prev=$here/../cl
 for v in nofold nopublish notree noticket; do
   d=$out/cl-$v
   rm -rf "$d" && cp -r "$prev" "$d"
-  case $v in
-  nofold) sed -i 's/^    last = my_ticket == get_num_groups(0) - 1;$/    last = 0;/' "$d/reduce_coarse.cl" ;;
-  nopublish) sed -i 's/^    clr_slot_publish(slots, get_group_id(0), epoch, r);$/    if (get_group_id(0) == 0) final_out[final_index] = r;/' "$d/reduce_coarse.cl" ;;
-  notree) sed -i 's/^  r = clr_group_reduce(scratch, r);.*/  (void)scratch;/' "$d/reduce_coarse.cl" ;;
-  noticket) sed -i 's/^    my_ticket = atomic_inc(ticket);$/    my_ticket = 0;/' "$d/reduce_coarse.cl" ;;
-  esac
-  cmp -s "$prev/reduce_coarse.cl" "$d/reduce_coarse.cl" && echo "$v: no change"
+  cut_tail $v "$d"
   prev=$d
 done
 for round in 1 2; do
   echo "-- this tree, round $round"
-  "$out/resident_sizes" "$r" | head -n 6
+  resident 5
   for v in nofold nopublish notree noticket; do
     echo "-- $v (and the cuts before it), round $round"
-    RESIDENT_NO_CHECK=1 CLREDUCE_KERNEL_DIR=$out/cl-$v \
-      CLREDUCE_CACHE_DIR=$out/cache-$v "$out/resident_sizes" "$r" | head -n 6
+    RESIDENT_NO_CHECK=1 on_cl $v resident 5
   done
 done
 fi
@@ -657,9 +675,8 @@ for round in 1 2; do
   for v in tree batch vbatch; do
     echo "-- $v, round $round"
     case $v in
-    tree) "$out/resident_sizes" "$r" | head -n 8 ;;
-    *) CLREDUCE_KERNEL_DIR=$out/cl-$v CLREDUCE_CACHE_DIR=$out/cache-$v \
-      "$out/resident_sizes" "$r" | head -n 8 ;;
+    tree) resident 7 ;;
+    *) on_cl $v resident 7 ;;
     esac
   done
 done
@@ -668,8 +685,7 @@ for a in "--type=float" "--type=int" "--type=double" "--type=long" \
   for n in 1e7 1e8; do
     echo "-- $n $a, this tree: $(kernel_line "$cli" --n=$n $a)"
     for v in batch vbatch; do
-      echo "-- $n $a, $v: $(CLREDUCE_KERNEL_DIR=$out/cl-$v \
-        CLREDUCE_CACHE_DIR=$out/cache-$v kernel_line "$cli" --n=$n $a)"
+      echo "-- $n $a, $v: $(on_cl $v kernel_line "$cli" --n=$n $a)"
     done
   done
 done
