@@ -97,9 +97,9 @@ def kernel_times(f, r, skip=()):
     """The median device time (ms) of the GPU work that one call of f
     launches, from r profiled calls after three warm-up calls (CUPTI
     through torch.profiler: each kernel's start to end on the device, as
-    OpenCL's profiling events time clreduce's kernels), leaving out the
-    activities whose names start with one of `skip`, and the names of
-    those counted."""
+    OpenCL's profiling events time clreduce's kernels); the same leaving
+    out the activities whose names start with one of `skip`; and the
+    names of those it counts."""
     from torch.profiler import profile, ProfilerActivity
     for _ in range(3):
         f()
@@ -112,11 +112,15 @@ def kernel_times(f, r, skip=()):
                if e.device_type == torch.autograd.DeviceType.CUDA]
     per_call = len(kernels) // r if r else 0
     if per_call == 0 or per_call * r != len(kernels):
-        return float("nan"), {"(%d activities in %d calls)" % (len(kernels), r)}
-    counted = [[k for k in kernels[i * per_call:(i + 1) * per_call]
-                if not k.name.startswith(tuple(skip))] for i in range(r)]
-    ts = sorted(sum(k.time_range.elapsed_us() for k in c) for c in counted)
-    return ts[r // 2] / 1e3, {k.name for c in counted for k in c}
+        nan = float("nan")
+        return nan, nan, {"(%d activities in %d calls)" % (len(kernels), r)}
+    calls = [kernels[i * per_call:(i + 1) * per_call] for i in range(r)]
+
+    def median(leave_out):
+        ts = sorted(sum(k.time_range.elapsed_us() for k in c
+                        if not k.name.startswith(leave_out)) for c in calls)
+        return ts[r // 2] / 1e3
+    return median(()), median(tuple(skip)), {k.name for k in calls[0]}
 
 
 def mid_kernels(r):
@@ -127,14 +131,13 @@ def mid_kernels(r):
     that zeroes its semaphore.  First a kernel that does next to nothing
     (fill 32 floats): CUPTI's floor, beside scripts/empty_kernel.c's."""
     y = torch.empty(32, device="cuda")
-    t, names = kernel_times(lambda: y.fill_(1.0), r)
+    t, _, names = kernel_times(lambda: y.fill_(1.0), r)
     print("peer torch fill of 32 floats: %.4f ms (%s)"
           % (t, ", ".join(sorted(m[:50] for m in names))))
     for n in (1_000_000, 2_000_000, 5_000_000, 10_000_000, 20_000_000):
         x = torch.ones(n, device="cuda")
-        s, names = kernel_times(lambda: x.sum(), r)
-        k, _ = kernel_times(lambda: x.sum(), r, skip=("Memset",))
-        c, _ = kernel_times(lambda: x.clone(), r)
+        s, k, names = kernel_times(lambda: x.sum(), r, skip=("Memset",))
+        c, _, _ = kernel_times(lambda: x.clone(), r)
         print("peer torch n=%d: sum %.4f ms (%s), its reduce kernel alone "
               "%.4f ms; clone %.4f ms"
               % (n, s, ", ".join(sorted(m[:40] for m in names)), k, c))
