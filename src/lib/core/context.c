@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static char *dup_string(const char *s) {
   size_t n = strlen(s) + 1;
@@ -348,91 +347,6 @@ CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out) {
   return CLR_OK;
 }
 
-/* The caller's queue could not be waited for: the call must not count. */
-static clr_status caller_queue_fail(clr_context *ctx) {
-  clr_status st = clr_cl_fail(ctx, "clFinish", ctx->caller_err);
-  return clr_fail(ctx, st,
-                  "clFinish of the caller's queue (waiting for its commands "
-                  "enqueued before this call) failed: %s (%d)",
-                  clr_cl_error_name(ctx->caller_err), (int)ctx->caller_err);
-}
-
-/* What every call starts with: no timing, no detail, room in the
- * program cache. */
-static void start_call(clr_context *ctx, int async) {
-  memset(&ctx->timing, 0, sizeof ctx->timing);
-  ctx->detail[0] = '\0';
-  ctx->caller_err = CL_SUCCESS;
-  ctx->async_call = async;
-  if (ctx->n_programs > CLR_MAX_PROGRAMS - CLR_PROGRAMS_PER_CALL)
-    clr_release_programs(ctx); /* rare: start the in-memory cache over */
-}
-
-clr_status clr_begin_call(clr_context *ctx) {
-  start_call(ctx, 0);
-  /* On an in-order queue the caller's earlier commands precede ours by
-   * the queue's order; beside an out-of-order one, wait for all of them
-   * (the calls are blocking, so a host wait costs no overlap). */
-  if (ctx->caller_queue) {
-    ctx->caller_err = clFinish(ctx->caller_queue);
-    if (ctx->caller_err != CL_SUCCESS)
-      return caller_queue_fail(ctx);
-  }
-  return CLR_OK;
-}
-
-void clr_begin_async_call(clr_context *ctx, clr_async *async,
-                          cl_uint num_events, const cl_event *wait_list,
-                          cl_event *event) {
-  if (event)
-    *event = NULL;
-  async->num_events = num_events;
-  async->wait_list = wait_list;
-  async->done = event;
-  start_call(ctx, 1);
-}
-
-const clr_options *clr_options_or_defaults(const clr_options *opt,
-                                           clr_options *defaults) {
-  if (opt)
-    return opt;
-  clr_options_init(defaults);
-  return defaults;
-}
-
-clr_status clr_end_async_call(clr_context *ctx, clr_status st) {
-  if (st == CLR_OK) {
-    /* Flushed, so the commands start without a later call or wait. */
-    cl_int err = clFlush(ctx->queue);
-    if (err != CL_SUCCESS)
-      st = clr_cl_fail(ctx, "clFlush", err);
-  }
-  st = clr_end_call(ctx, st);
-  ctx->async_call = 0;
-  return st;
-}
-
-clr_status clr_end_call(clr_context *ctx, clr_status st) {
-  if (ctx->caller_queue && ctx->queue && !(st == CLR_OK && ctx->async_call)) {
-    /* The context's own queue: complete this call's commands before the
-     * caller's next ones, which may use what it wrote. */
-    cl_int err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS && st == CLR_OK)
-      st = clr_cl_fail(ctx, "clFinish", err);
-  }
-  if (ctx->caller_err != CL_SUCCESS)
-    st = caller_queue_fail(ctx);
-  if (st == CLR_OK)
-    ctx->last_timing = ctx->timing;
-  else if (ctx->queue)
-    clFinish(ctx->queue); /* a failed call may have left commands queued
-                             that use the caller's arrays: wait for them */
-  /* Every failed call leaves its own detail (begin cleared the last one):
-   * a path that returned a status without clr_fail still says what. */
-  if (st != CLR_OK && ctx->detail[0] == '\0')
-    clr_fail(ctx, st, "%s", clr_status_string(st));
-  return st;
-}
 
 clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
                               cl_mem_flags flags) {
@@ -486,37 +400,4 @@ clr_status clr_zero_buffers(clr_context *ctx, clr_buffer *const *bufs,
   return clr_cl_fail(ctx, what, err);
 }
 
-/* From a's `from` time to b's `to` time, in ms (0 without profiling). */
-static double event_span(cl_event a, cl_profiling_info from, cl_event b,
-                         cl_profiling_info to) {
-  cl_ulong t0 = 0, t1 = 0;
-  if (!a || !b)
-    return 0.0;
-  if (clGetEventProfilingInfo(a, from, sizeof t0, &t0, NULL) != CL_SUCCESS ||
-      clGetEventProfilingInfo(b, to, sizeof t1, &t1, NULL) != CL_SUCCESS)
-    return 0.0;
-  return t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
-}
 
-double clr_event_ms(cl_event start, cl_event end) {
-  return event_span(start, CL_PROFILING_COMMAND_START, end,
-                    CL_PROFILING_COMMAND_END);
-}
-
-double clr_event_gap_ms(cl_event before, cl_event after) {
-  return event_span(before, CL_PROFILING_COMMAND_END, after,
-                    CL_PROFILING_COMMAND_START);
-}
-
-double clr_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-void clr_timing_done(clr_context *ctx, size_t chunks, size_t error_depth,
-                     double t0) {
-  ctx->timing.chunks = chunks;
-  ctx->timing.error_depth = error_depth;
-  ctx->timing.total_ms = clr_now_ms() - t0;
-}

@@ -1,0 +1,279 @@
+/* The frame of every public call that runs kernels, below every driver:
+ * its start and end (clr_begin_call / clr_end_call and the asynchronous
+ * forms: the error detail and timing cleared, the caller's queue waited
+ * for, the context's queue finished), its timing, and the one validation
+ * of a reduction's or scan's options and arguments. */
+#include "internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* The caller's queue could not be waited for: the call must not count. */
+static clr_status caller_queue_fail(clr_context *ctx) {
+  clr_status st = clr_cl_fail(ctx, "clFinish", ctx->caller_err);
+  return clr_fail(ctx, st,
+                  "clFinish of the caller's queue (waiting for its commands "
+                  "enqueued before this call) failed: %s (%d)",
+                  clr_cl_error_name(ctx->caller_err), (int)ctx->caller_err);
+}
+
+/* What every call starts with: no timing, no detail, room in the
+ * program cache. */
+static void start_call(clr_context *ctx, int async) {
+  memset(&ctx->timing, 0, sizeof ctx->timing);
+  ctx->detail[0] = '\0';
+  ctx->caller_err = CL_SUCCESS;
+  ctx->async_call = async;
+  if (ctx->n_programs > CLR_MAX_PROGRAMS - CLR_PROGRAMS_PER_CALL)
+    clr_release_programs(ctx); /* rare: start the in-memory cache over */
+}
+
+clr_status clr_begin_call(clr_context *ctx) {
+  start_call(ctx, 0);
+  /* On an in-order queue the caller's earlier commands precede ours by
+   * the queue's order; beside an out-of-order one, wait for all of them
+   * (the calls are blocking, so a host wait costs no overlap). */
+  if (ctx->caller_queue) {
+    ctx->caller_err = clFinish(ctx->caller_queue);
+    if (ctx->caller_err != CL_SUCCESS)
+      return caller_queue_fail(ctx);
+  }
+  return CLR_OK;
+}
+
+void clr_begin_async_call(clr_context *ctx, clr_async *async,
+                          cl_uint num_events, const cl_event *wait_list,
+                          cl_event *event) {
+  if (event)
+    *event = NULL;
+  async->num_events = num_events;
+  async->wait_list = wait_list;
+  async->done = event;
+  start_call(ctx, 1);
+}
+
+const clr_options *clr_options_or_defaults(const clr_options *opt,
+                                           clr_options *defaults) {
+  if (opt)
+    return opt;
+  clr_options_init(defaults);
+  return defaults;
+}
+
+clr_status clr_end_async_call(clr_context *ctx, clr_status st) {
+  if (st == CLR_OK) {
+    /* Flushed, so the commands start without a later call or wait. */
+    cl_int err = clFlush(ctx->queue);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clFlush", err);
+  }
+  st = clr_end_call(ctx, st);
+  ctx->async_call = 0;
+  return st;
+}
+
+clr_status clr_end_call(clr_context *ctx, clr_status st) {
+  if (ctx->caller_queue && ctx->queue && !(st == CLR_OK && ctx->async_call)) {
+    /* The context's own queue: complete this call's commands before the
+     * caller's next ones, which may use what it wrote. */
+    cl_int err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS && st == CLR_OK)
+      st = clr_cl_fail(ctx, "clFinish", err);
+  }
+  if (ctx->caller_err != CL_SUCCESS)
+    st = caller_queue_fail(ctx);
+  if (st == CLR_OK)
+    ctx->last_timing = ctx->timing;
+  else if (ctx->queue)
+    clFinish(ctx->queue); /* a failed call may have left commands queued
+                             that use the caller's arrays: wait for them */
+  /* Every failed call leaves its own detail (begin cleared the last one):
+   * a path that returned a status without clr_fail still says what. */
+  if (st != CLR_OK && ctx->detail[0] == '\0')
+    clr_fail(ctx, st, "%s", clr_status_string(st));
+  return st;
+}
+
+void clr_timing_done(clr_context *ctx, size_t chunks, size_t error_depth,
+                     double t0) {
+  ctx->timing.chunks = chunks;
+  ctx->timing.error_depth = error_depth;
+  ctx->timing.total_ms = clr_now_ms() - t0;
+}
+
+/* What a map expression may hold: one expression, so nothing that could
+ * end it, open a block or a directive, or hide the rest of the line. */
+static clr_status check_expr(clr_context *ctx, const char *e) {
+  size_t len = e ? strlen(e) : 0;
+  int depth = 0;
+  if (len == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "the map expression is empty (CLR_MAP_EXPR needs "
+                    "map_expr)");
+  if (len > CLR_MAX_MAP_EXPR)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "the map expression has %zu characters; at most %d", len,
+                    CLR_MAX_MAP_EXPR);
+  for (size_t k = 0; k < len; k++) {
+    unsigned char c = (unsigned char)e[k];
+    if (c == '(')
+      depth++;
+    if (c == ')' && --depth < 0)
+      break;
+    if (strchr(";{}#\"'\\`", c) || c < 32 || c > 126 ||
+        (c == '/' && (e[k + 1] == '*' || e[k + 1] == '/')))
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "the map expression may not contain '%c%s' (one OpenCL "
+                      "C expression of x, i and, for a dot product, y)",
+                      c >= 32 && c <= 126 ? c : '?',
+                      c == '/' ? (e[k + 1] == '*' ? "*" : "/") : "");
+  }
+  if (depth != 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "the map expression's parentheses do not balance");
+  return CLR_OK;
+}
+
+/* The map option against the call. */
+static clr_status check_map(clr_context *ctx, const clr_options *opt, clr_op op,
+                            int scan) {
+  if ((unsigned)opt->map >= CLR_MAP_COUNT)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown map %d",
+                    (int)opt->map);
+  if (opt->map == CLR_MAP_NONE)
+    return CLR_OK;
+  if (scan || opt->exact || !clr_kernel_takes_maps(opt->kernel))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "maps apply to reductions with the '%s' kernel (not to "
+                    "%s)",
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    scan         ? "scans"
+                    : opt->exact ? "exact sums"
+                                 : clr_kernel_name(opt->kernel));
+  if (opt->map != CLR_MAP_EXPR && (op == CLR_AND || op == CLR_OR))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "'%s' tests the elements as they are: give a map "
+                    "expression for another test",
+                    clr_op_name(op));
+  return opt->map == CLR_MAP_EXPR ? check_expr(ctx, opt->map_expr) : CLR_OK;
+}
+
+/* The one validation of a call's arguments and options, shared by the
+ * reductions and the scans (scan != 0), before anything is built or
+ * launched.  Every refusal records its own detail. */
+clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
+                             clr_op op, clr_type type, size_t n, int scan) {
+  clr_status st;
+  if ((unsigned)opt->kernel >= CLR_KERNEL_COUNT)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown kernel %d",
+                    (int)opt->kernel);
+  if (!scan && clr_kernel_is_scan(opt->kernel))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "kernel '%s' is not a reduction kernel",
+                    clr_kernel_name(opt->kernel));
+  /* Scans: a scan kernel, or CLR_REDUCE_COARSE (clr_options_init's
+   * default) for the device's tuned scan; another reduction kernel is a
+   * mistake, not a request. */
+  if (scan && !clr_kernel_is_scan(opt->kernel) &&
+      opt->kernel != CLR_REDUCE_COARSE)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "kernel '%s' is a reduction kernel: a scan takes a scan "
+                    "kernel, or '%s' (the default) for the device's tuned scan",
+                    clr_kernel_name(opt->kernel),
+                    clr_kernel_name(CLR_REDUCE_COARSE));
+  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)type >= CLR_TYPE_COUNT)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown operation or type");
+  int expr = opt->map == CLR_MAP_EXPR;
+  /* and / or of floats test a map expression's values */
+  if (clr_op_supports(op, type) != CLR_OK &&
+      !(expr && !scan && (op == CLR_AND || op == CLR_OR)))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "operation '%s' needs an integer type, not '%s' (or a map "
+                    "expression giving the values it tests)",
+                    clr_op_name(op), clr_type_name(type));
+  if (scan && op >= CLR_AND)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "scans support sum, prod, min and max, not '%s'",
+                    clr_op_name(op));
+  if (!scan && clr_op_is_indexed(op) && !clr_kernel_takes_maps(opt->kernel))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "'%s' runs on the '%s' kernel, not '%s'", clr_op_name(op),
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    clr_kernel_name(opt->kernel));
+  st = check_map(ctx, opt, op, scan);
+  if (st != CLR_OK)
+    return st;
+  if (n == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  if (n > SIZE_MAX / clr_type_size(type))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu elements of %s exceed the address space", n,
+                    clr_type_name(type));
+  if (opt->wg_size == 1 && (opt->kernel == CLR_REDUCE_INTERLEAVED ||
+                            opt->kernel == CLR_REDUCE_SEQUENTIAL))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "kernel '%s' needs a work-group size of at least 2: with "
+                    "one element per work-item, groups of 1 never shrink the "
+                    "input",
+                    clr_kernel_name(opt->kernel));
+  if (type == CLR_HALF && opt->exact)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact sums take float or double data, not half (a half "
+                    "sum accumulated in double is exact while its partial "
+                    "sums stay below 2^29)");
+  if (opt->exact && clr_type_is_float(type) && op == CLR_PROD)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact mode covers sums (min and max are exact anyway), "
+                    "not '%s'",
+                    clr_op_name(op));
+  if (opt->exact && scan && clr_type_is_float(type) && op == CLR_SUM)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact %s scans are not implemented (exact sums are "
+                    "reductions)",
+                    clr_type_name(type));
+  if (opt->exact && !scan && opt->kernel != CLR_REDUCE_COARSE)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "exact mode has its own kernel: use it with the default "
+                    "kernel '%s', not '%s'",
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    clr_kernel_name(opt->kernel));
+  if (op == CLR_MEAN &&
+      ((opt->narrow_accumulator && (type == CLR_INT || type == CLR_UINT)) ||
+       opt->accumulate_in == CLR_ACCUMULATE_IN(CLR_INT) ||
+       opt->accumulate_in == CLR_ACCUMULATE_IN(CLR_UINT)))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "a mean's sum is not narrowed to 32 bits: it would wrap");
+  if (opt->accumulate_in) {
+    clr_type acc = (clr_type)(opt->accumulate_in - 1);
+    if (opt->accumulate_in > CLR_TYPE_COUNT)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "accumulate_in %u is no type", opt->accumulate_in);
+    if (op == CLR_AND || op == CLR_OR || opt->exact ||
+        !(expr || clr_accumulator_fits(type, acc)))
+      return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                      "%s of %s cannot accumulate in %s%s", clr_op_name(op),
+                      clr_type_name(type), clr_type_name(acc),
+                      opt->exact ? " (an exact sum has its own accumulator)"
+                                 : " (the same kind, at least as wide)");
+  }
+  unsigned v = opt->vector_width;
+  if (v != 0 && v != 1 && v != 2 && v != 4 && v != 8 && v != 16)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "vector width %u is not 1, 2, 4, 8 or 16", v);
+  if (opt->layout != CLR_LAYOUT_AUTO && opt->layout != CLR_LAYOUT_STRIDED &&
+      opt->layout != CLR_LAYOUT_CONTIGUOUS)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown layout %d",
+                    (int)opt->layout);
+  return CLR_OK;
+}
+
+clr_status clr_start_work(clr_context *ctx, const clr_options **opt,
+                          clr_options *defaults, const void *a, const void *b,
+                          const char *names, clr_op op, clr_type type, size_t n,
+                          int scan) {
+  *opt = clr_options_or_defaults(*opt, defaults);
+  if (!a || !b)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s must not be NULL",
+                    names);
+  return clr_validate_call(ctx, *opt, op, type, n, scan);
+}
