@@ -1,8 +1,8 @@
 #!/bin/bash
-# What bounds the H100 figures of issue 16 items 3 and 4 (docs/PERFORMANCE.md,
-# "What bounds the H100 scan, the int sum and the mid sizes"), on the lent
-# GPU machine, in one command:
-#   scripts/bounds-measure.sh [OUTDIR]
+# What bounds the H100 figures of the scan, the int sum, the mid sizes and
+# the host arrays (docs/perf-log/: reductions.md, scans.md, staging.md), on
+# the lent GPU machine, in one command:
+#   tools/perf/bounds-measure.sh [OUTDIR]
 # - the scan and reduction tests on the GPU (unless TESTS=false);
 # - mid sizes: the coarse float sum in one launch, 1e6 .. 1e8, against the
 #   streaming read, for reduce.groups_per_cu 2, 4, 8 (shipped), 16 and
@@ -15,7 +15,7 @@
 #   shapes; PyTorch's copy (x.clone()) and cumsum (CUB) in the same run;
 # - vec32: every reduction op and type at 1e8 and the mid sizes with the
 #   shipped 16-byte loads and with 32-byte loads;
-# - resident: mid sizes on a device-resident buffer (scripts/resident_sizes.c:
+# - resident: mid sizes on a device-resident buffer (tools/perf/resident_sizes.c:
 #   back to back, and after a flush of the L2), with the shipped kernel and
 #   with two parts of its single launch cut from a copy of cl/ (wrong
 #   answers, so the program's check is off for them): the last work-group's
@@ -60,15 +60,15 @@
 #   those threads; with STAGE_BEFORE=1 also revision $BEFORE's (or
 #   BEFORE_TREE's) bench, in turns.
 # - hostbounds: what bounds a malloc'd array's staged trip
-#   (scripts/host_bounds.c): the host's threaded read and memcpy into
+#   (tools/perf/host_bounds.c): the host's threaded read and memcpy into
 #   pinned memory at 1 .. 16 threads, the pinned write, the caller's array
 #   wrapped in a CL_MEM_USE_HOST_PTR buffer and copied on the device, and
 #   clr_reduce_host, two rounds.
 # - hostcold: clr_reduce_host of malloc'd floats, 1e6 .. 1e8, warm (in
-#   the host's cache) and cold (scripts/host_cold.c), two rounds; with
+#   the host's cache) and cold (tools/perf/host_cold.c), two rounds; with
 #   STAGE_BEFORE=1 also on revision $BEFORE's (or BEFORE_TREE's) library,
 #   in turns.
-# - busblocks: the bus alone (scripts/bus_blocks.c): 400 MB from pinned
+# - busblocks: the bus alone (tools/perf/bus_blocks.c): 400 MB from pinned
 #   memory in blocks of 3 .. 48 MiB on one queue or two, against one
 #   write; the 12 MiB blocks again while 15 threads copy host memory.
 # - gpcfold: the resident program with reduce.groups_per_cu 8 (shipped), 4
@@ -83,9 +83,9 @@
 #   kernel's CL_KERNEL_WORK_GROUP_SIZE on the H100, so the library clamps
 #   512 and 1024 to 256: those rows run the shipped shape.)
 # - midpeers: the resident program (shipped), what the profiling events
-#   give a kernel that does nothing (scripts/empty_kernel.c), then
+#   give a kernel that does nothing (tools/perf/empty_kernel.c), then
 #   PyTorch's x.sum() and x.clone() at 1e6 .. 2e7 floats and a fill of 32
-#   floats, the kernels' device time from CUPTI (scripts/peers.py
+#   floats, the kernels' device time from CUPTI (tools/perf/peers.py
 #   mid_kernels), two rounds in turns.
 # - mingroups: the resident program with reduce.min_groups_cu 0 (no
 #   floor), 1, 2 and 4: a first pass over at least that many work-groups a
@@ -103,7 +103,9 @@
 #   also no ticket drawn; the resident program for each and this tree, two
 #   rounds in turns.
 # - batch: the last group's fold reading its slots four words at a time
-#   (one round trip a batch; scripts/fold-batch.patch on a copy of cl/),
+#   (one round trip a batch; a rejected experiment, not in the tree: its
+#   patch is read from git, $BATCH_REV:scripts/fold-batch.patch with
+#   BATCH_REV=66274fb by default, and applied to a copy of cl/),
 #   and the same with the batch's first reads by plain volatile loads,
 #   against this tree: the resident program two rounds in turns, then the
 #   CLI at 1e7 and 1e8 for every type's sum and a float min and double
@@ -115,8 +117,7 @@
 set -u
 SECTIONS=${SECTIONS:-mid int scan vec32 resident minvec fold scanshfl slots slotshape scanfinal wideshape blocks threads stagedefault hostbounds hostcold busblocks gpcfold wgmid midpeers mingroups unroll tail batch}
 on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/measure-common.sh"
+. "$(dirname "$0")/measure-common.sh"
 measure_build bounds "${1:-}"
 # (TEST_NAMES: other tests instead)
 measure_tests ${TEST_NAMES:-scan-matrix-decoupled scan-matrix-kogge-stone \
@@ -130,7 +131,7 @@ r=${REPEAT:-30}
 tune() {
   local d=$out/tune-$1
   shift
-  rm -rf "$d" && cp -r "$here/../data/tuning" "$d"
+  rm -rf "$d" && cp -r "$root/data/tuning" "$d"
   for kv in "$@"; do
     if grep -q "^${kv%%=*}=" "$d/nvidia-h100.txt"; then
       sed -i "s/^${kv%%=*}=.*/$kv/" "$d/nvidia-h100.txt"
@@ -181,9 +182,9 @@ versions() {
 }
 kernel_line() { "$@" --repeat="$r" | grep -E 'kernel:|verified' | tr '\n' ' '; }
 
-# resident ROWS: the resident program (scripts/resident_sizes.c, built by
-# the sections that use it), its header and its first ROWS sizes.
-resident() { "$out/resident_sizes" "$r" | head -n $(($1 + 1)); }
+# resident ROWS: the resident program (tools/perf/resident_sizes.c, built
+# with the tree in $tools), its header and its first ROWS sizes.
+resident() { "$tools/resident_sizes" "$r" | head -n $(($1 + 1)); }
 
 # on_cl NAME CMD...: CMD with the kernels of the copy of cl/ in
 # $out/cl-NAME, cached in $out/cache-NAME.
@@ -211,13 +212,12 @@ cut_tail() {
   return 0
 }
 
-# program NAME [BUILD]: scripts/NAME.c against the library built in BUILD
-# ($b, this tree's, by default: $out/NAME; else $out/NAME_before).
-program() {
-  local lib=${2:-$b} exe=$out/$1
-  [ "$lib" = "$b" ] || exe=$out/${1}_before
-  cc -O2 -o "$exe" "$here/$1.c" -I"$here/../include" -L"$lib/src/lib" \
-    -lclreduce -lOpenCL -lpthread -Wl,-rpath,"$lib/src/lib"
+# program_before NAME: tools/perf/NAME.c against revision $BEFORE's
+# library (build_before first), in $out/NAME_before.  (This tree's
+# programs are built with it, in $tools.)
+program_before() {
+  cc -O2 -o "$out/${1}_before" "$perf/$1.c" -I"$bt/include" -L"$bb/src/lib" \
+    -lclreduce -lOpenCL -lpthread -Wl,-rpath,"$bb/src/lib"
 }
 
 # build_before: revision ${BEFORE:-c91e0f9} in $bt, built in $bb, and
@@ -230,12 +230,10 @@ build_before() {
   [ -x "$out/resident_before" ] && return 0
   rm -rf "$bt" "$bb" && mkdir -p "$bt" &&
     if [ -n "${BEFORE_TREE:-}" ]; then cp -r "$BEFORE_TREE"/. "$bt"; else
-      git -C "$here/.." archive "${BEFORE:-c91e0f9}" | tar -x -C "$bt"; fi &&
+      git -C "$root" archive "${BEFORE:-c91e0f9}" | tar -x -C "$bt"; fi &&
     meson setup "$bb" "$bt" --buildtype=release >"$out/before-setup.log" 2>&1 &&
     ninja -C "$bb" >"$out/before-build.log" 2>&1 &&
-    cc -O2 -o "$out/resident_before" "$here/resident_sizes.c" \
-      -I"$bt/include" -L"$bb/src/lib" -lclreduce -lOpenCL \
-      -Wl,-rpath,"$bb/src/lib" || { echo "before: no build"; exit 1; }
+    program_before resident_sizes || { echo "before: no build"; exit 1; }
 }
 
 on mid && echo "== mid sizes (coarse float sum, one launch)"
@@ -269,7 +267,7 @@ for sh in "" "--coarse=16" "--coarse=64 --wg=128" "--coarse=16 --wg=512"; do
     grep -E 'kernel:|verified' | tr '\n' ' ')"
 done
 nolb=$out/cl-nolookback
-rm -rf "$nolb" && cp -r "$here/../cl" "$nolb"
+rm -rf "$nolb" && cp -r "$root/cl" "$nolb"
 sed -i 's/^  if (t > 0) {$/  if (0) {/' "$nolb/scan_decoupled.cl"
 grep -c "if (0) {" "$nolb/scan_decoupled.cl"
 echo "-- no look-back: $(CLREDUCE_KERNEL_DIR=$nolb $cli --kernel=decoupled \
@@ -293,32 +291,26 @@ for v in "v16 reduce.vec_bytes=16" "v32 reduce.vec_bytes=32"; do
 done
 fi
 
-if on resident || on minvec || on fold || on gpcfold || on wgmid ||
-  on midpeers || on mingroups || on unroll || on tail || on batch; then
-cc -O2 -o "$out/resident_sizes" "$here/resident_sizes.c" -I"$here/../include" \
-  -L"$b/src/lib" -lclreduce -lOpenCL -Wl,-rpath,"$b/src/lib" || exit 1
-fi
-
 if on resident; then
 echo "== mid sizes, device-resident (coarse float sum, one launch)"
 echo "-- shipped"
-"$out/resident_sizes" "$r"
+"$tools/resident_sizes" "$r"
 for v in noticket notree; do
   d=$out/cl-$v
-  rm -rf "$d" && cp -r "$here/../cl" "$d"
+  rm -rf "$d" && cp -r "$root/cl" "$d"
   case $v in
   noticket) cut_tail nofold "$d" ;; # (the fold and the ticket's use)
   notree) cut_tail notree "$d" ;;
   esac
   echo "-- $v (wrong answers)"
-  RESIDENT_NO_CHECK=1 on_cl $v "$out/resident_sizes" "$r"
+  RESIDENT_NO_CHECK=1 on_cl $v "$tools/resident_sizes" "$r"
 done
 fi
 
 if on minvec; then
 echo "== mid sizes, device-resident: loads a work-item at least (reduce.min_vectors)"
 unr=$out/cl-unroll
-rm -rf "$unr" && cp -r "$here/../cl" "$unr"
+rm -rf "$unr" && cp -r "$root/cl" "$unr"
 sed -i 's/^  for (ulong v = gid; v < nv; v += stride) {$/#pragma unroll 4\n&/' \
   "$unr/reduce_coarse.cl"
 sed -i 's/^  for (ulong v = gid; v < nv; v += get_global_size(0))$/#pragma unroll 4\n&/' \
@@ -506,22 +498,20 @@ fi
 
 if on hostbounds; then
 echo "== what bounds a malloc'd host array's trip (host_bounds)"
-program host_bounds || exit 1
 for round in 1 2; do
   echo "-- round $round"
-  "$out/host_bounds" 10
+  "$tools/host_bounds" 10
 done
 fi
 
 if on hostcold; then
 echo "== clr_reduce_host warm and cold by size (host_cold)"
-program host_cold || exit 1
 if [ -n "${STAGE_BEFORE:-}" ]; then
-  build_before && program host_cold "$bb" || exit 1
+  build_before && program_before host_cold || exit 1
 fi
 for round in 1 2; do
   echo "-- this tree, round $round"
-  "$out/host_cold"
+  "$tools/host_cold"
   [ -n "${STAGE_BEFORE:-}" ] || continue
   echo "-- ${BEFORE_TREE:-${BEFORE:-c91e0f9}}, round $round"
   CLREDUCE_KERNEL_DIR=$bt/cl CLREDUCE_CACHE_DIR=$out/cache-before \
@@ -531,10 +521,9 @@ fi
 
 if on busblocks; then
 echo "== the bus alone: 400 MB in blocks, one queue or two (bus_blocks)"
-program bus_blocks || exit 1
 for round in 1 2; do
   echo "-- round $round"
-  "$out/bus_blocks" 7
+  "$tools/bus_blocks" 7
 done
 fi
 
@@ -560,9 +549,9 @@ for w in 512 1024; do
   echo "-- the CLI at --wg=$w: $(kernel_line "$cli" --n=1e6 --wg=$w)"
 done
 vp=$out/cl-vpoll
-rm -rf "$vp" && cp -r "$here/../cl" "$vp"
+rm -rf "$vp" && cp -r "$root/cl" "$vp"
 sed -i 's/^      w\[k\] = atom_add(&slots\[i \* CLR_SLOT_WORDS + k\], 0ul);$/      w[k] = slots[i * CLR_SLOT_WORDS + k];/' "$vp/common.cl"
-cmp -s "$here/../cl/common.cl" "$vp/common.cl" && echo "vpoll: no change"
+cmp -s "$root/cl/common.cl" "$vp/common.cl" && echo "vpoll: no change"
 for round in 1 2; do
   for w in 256 512 1024; do
     for m in 16 4 2; do
@@ -582,14 +571,13 @@ fi
 
 if on midpeers; then
 echo "== mid sizes, device-resident: the sum against PyTorch's kernels"
-program empty_kernel || exit 1
 for round in 1 2; do
   echo "-- shipped, round $round"
   resident 5
   echo "-- a kernel that does nothing, round $round"
-  "$out/empty_kernel" 200
+  "$tools/empty_kernel" 200
   echo "-- PyTorch, round $round"
-  PYTHONPATH=$here python3 -c "from peers import mid_kernels; mid_kernels($r)"
+  PYTHONPATH=$perf python3 -c "from peers import mid_kernels; mid_kernels($r)"
 done
 fi
 
@@ -620,7 +608,7 @@ if on unroll; then
 echo "== mid sizes, device-resident: the strided loops unrolled"
 for u in 2 4 8; do
   d=$out/cl-unroll$u
-  rm -rf "$d" && cp -r "$here/../cl" "$d"
+  rm -rf "$d" && cp -r "$root/cl" "$d"
   sed -i "s/^  for (ulong v = gid; v < nv; v += stride) {\$/#pragma unroll $u\n&/" \
     "$d/reduce_coarse.cl"
   sed -i "s/^  for (ulong v = gid; v < nv; v += get_global_size(0))\$/#pragma unroll $u\n&/" \
@@ -647,7 +635,7 @@ fi
 
 if on tail; then
 echo "== the single launch's tail taken apart (wrong answers)"
-prev=$here/../cl
+prev=$root/cl
 for v in nofold nopublish notree noticket; do
   d=$out/cl-$v
   rm -rf "$d" && cp -r "$prev" "$d"
@@ -665,10 +653,12 @@ done
 fi
 
 if on batch; then
-echo "== the fold's slots in batches (scripts/fold-batch.patch) against this tree"
+rev=${BATCH_REV:-66274fb}
+echo "== the fold's slots in batches ($rev:scripts/fold-batch.patch) against this tree"
 bat=$out/cl-batch vbat=$out/cl-vbatch
-rm -rf "$bat" "$vbat" && cp -r "$here/../cl" "$bat" &&
-  patch -s -p1 -d "$bat" <"$here/fold-batch.patch" && cp -r "$bat" "$vbat" || exit 1
+rm -rf "$bat" "$vbat" && cp -r "$root/cl" "$bat" &&
+  git -C "$root" show "$rev:scripts/fold-batch.patch" >"$out/fold-batch.patch" &&
+  patch -s -p1 -d "$bat" <"$out/fold-batch.patch" && cp -r "$bat" "$vbat" || exit 1
 sed -i 's/^    w\[k\] = atom_add(&p\[k\], 0ul);$/    w[k] = p[k];/' "$vbat/common.cl"
 [ "$(grep -c 'w\[k\] = p\[k\];' "$vbat/common.cl")" = 1 ] || echo "vbatch: no change"
 for round in 1 2; do

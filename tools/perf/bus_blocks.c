@@ -5,9 +5,8 @@
  * 12 MiB blocks again while 15 host threads copy another 400 MB array
  * into ordinary memory (the host's memory as busy as the staging's copy
  * keeps it).  Wall clock, median of R (argument 1, default 7).
- *   cc -O2 scripts/bus_blocks.c -Iinclude -Lbuild/src/lib -lclreduce
- *      -lOpenCL -lpthread
- * (scripts/bounds-measure.sh SECTIONS=busblocks builds and runs it.) */
+ *   build/tools/perf/bus_blocks [R]
+ * (tools/perf/bounds-measure.sh SECTIONS=busblocks runs it.) */
 #define _POSIX_C_SOURCE 200809L
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "measure_util.h"

@@ -1,11 +1,11 @@
 /* What a small blocking reduction's OpenCL calls cost on the first GPU
- * (docs/PERFORMANCE.md, "Small calls"): one launch of 256 work-items
+ * (docs/perf-log/small-calls.md): one launch of 256 work-items
  * summing 1,000 floats and a blocking read of 4 bytes, with and without
  * a profiling queue, kernel arguments, events, profiling queries, waits
  * and host-to-device writes.  The variants take turns, round after round,
  * so that drift in the machine's state shows in all of them alike.
- *   cc -O2 -o call_parts scripts/call_parts.c -lOpenCL && ./call_parts
- * (scripts/latency-measure.sh runs it beside clreduce-bench --latency.) */
+ *   build/tools/perf/call_parts
+ * (tools/perf/latency-measure.sh runs it beside clreduce-bench --latency.) */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* What the device's profiling events give a kernel that does nothing
- * (issue 16 item 4; run by scripts/bounds-measure.sh, section "midpeers"):
+ * (the mid sizes' floor; run by tools/perf/bounds-measure.sh, section
+ * "midpeers"):
  * one work-item a work-group writes one word, on the context's own
  * profiling queue, the time from CL_PROFILING_COMMAND_START to _END.
  * Timed two ways, median and minimum of R:
@@ -10,7 +11,7 @@
  * where a kernel's own work takes a few microseconds (1e6 floats read in
  * about 1.5 us at 3 TB/s) the ratio of two kernels' times says little
  * without it.
- *   cc -O2 empty_kernel.c -lclreduce -lOpenCL && ./a.out [R] */
+ *   build/tools/perf/empty_kernel [R] */
 #include "measure_util.h"
 
 #include <stdio.h>

@@ -2,14 +2,15 @@
 # Exact sums on an NVIDIA GPU: the tests, `clreduce --exact` at 1e8 for
 # float and double, and clreduce-bench --exact against the streaming read
 # for a few tunings (exact.terms, reduce.vec_bytes): the GPU figures of
-# docs/PERFORMANCE.md's exact-sum table.   scripts/exact-measure.sh
+# docs/PERFORMANCE.md's exact-sum table.   tools/perf/exact-measure.sh
 set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/clreduce-exact}; mkdir -p "$out" /etc/OpenCL/vendors
 [ -f /etc/OpenCL/vendors/nvidia.icd ] ||
   echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
 b=/tmp/clreduce-exact-build; export CLREDUCE_CACHE_DIR=/tmp/clreduce-exact-cache
 rm -rf "$b" "$CLREDUCE_CACHE_DIR"
-meson setup "$b" --buildtype=release >"$out/setup.log" 2>&1 &&
+meson setup "$b" "$root" --buildtype=release >"$out/setup.log" 2>&1 &&
   ninja -C "$b" >"$out/build.log" 2>&1 || { tail -30 "$out"/*.log; exit 1; }
 cli=$b/src/cli/clreduce bench=$b/src/bench/clreduce-bench
 if [ "${TESTS:-true}" = true ]; then
@@ -20,7 +21,7 @@ for t in float double; do
   $cli --exact --type=$t --n=1e8 --repeat=20 |
     grep -E "run:|pass|result|refer|error|kernel:|bandw|verified"
 done
-base=$(ls data/tuning/*.txt)
+base=$(ls "$root"/data/tuning/*.txt)
 # SPECS: terms:vec_bytes pairs, comma-separated
 for spec in $(echo "${SPECS:-2:16,3:16,2:32}" | tr , ' '); do
   set -- $(echo "$spec" | tr : ' ')

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Build clreduce on a machine with an NVIDIA GPU and measure it: the
 # numbers of docs/PERFORMANCE.md's GPU table come from this script.
-#   scripts/gpu-measure.sh [OUTDIR]
+#   tools/perf/gpu-measure.sh [OUTDIR]
 # NVIDIA's OpenCL ICD is registered first (the lent H100 has the driver but
 # no ICD file).  Needs meson, ninja, a C compiler and the OpenCL loader.
 set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-${OUT:-/tmp/clreduce-gpu}}
 mkdir -p "$out" /etc/OpenCL/vendors 2>/dev/null
 [ -f /etc/OpenCL/vendors/nvidia.icd ] ||
@@ -12,7 +13,7 @@ mkdir -p "$out" /etc/OpenCL/vendors 2>/dev/null
 b=/tmp/clreduce-gpu-build
 export CLREDUCE_CACHE_DIR=/tmp/clreduce-gpu-cache
 rm -rf "$b" "$CLREDUCE_CACHE_DIR"
-meson setup "$b" --buildtype=release >"$out/setup.log" 2>&1 &&
+meson setup "$b" "$root" --buildtype=release >"$out/setup.log" 2>&1 &&
   ninja -C "$b" >"$out/build.log" 2>&1 || { tail -n 30 "$out/setup.log" "$out/build.log"; exit 1; }
 cli=$b/src/cli/clreduce bench=$b/src/bench/clreduce-bench
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Several devices on a machine with two NVIDIA GPUs (issue 15):
+# Several devices on a machine with two NVIDIA GPUs (clr_group):
 # docs/SCALING.md's GPU figures.
-#   scripts/group-measure.sh [OUTDIR]
+#   tools/perf/group-measure.sh [OUTDIR]
 # Builds, lists the devices, then clreduce-bench --group=all (a float sum
 # over both GPUs against the first alone: resident buffers and host
 # arrays) from 1e3 to 1e9 and at 2e9, and the clreduce command over both

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The host-array path and small calls on a machine with an NVIDIA GPU
-# (issue 16, items 2, 4 and 5): docs/PERFORMANCE.md's "Host arrays" figures.
-#   scripts/host-measure.sh [OUTDIR]
+# (host arrays, mid sizes and small calls): the host-array and small-call
+# figures of docs/PERFORMANCE.md (the investigation: docs/perf-log/staging.md).
+#   tools/perf/host-measure.sh [OUTDIR]
 # Builds, runs the staging test on the GPU, then clreduce-bench --host at
 # 1e6..1e8 for several stage.threads / stage.block_kib, --latency, and
 # PyTorch's peers in the same run: a pageable and a pinned tensor copied
@@ -23,7 +24,7 @@ for tb in ${STAGES:-16 4096|8 4096}; do
 done
 $bench --latency --repeat=1000
 $bench --latency --repeat=1000 --single-launch=0 | grep -E "clr_reduce"
-# Mid sizes (item 4): the coarse sum in one launch and in two, 1e5..1e8.
+# Mid sizes: the coarse sum in one launch and in two, 1e5..1e8.
 for sl in 1 0; do
   echo "reduce.single_launch=$sl"
   $bench --kernels=coarse --per-decade=3 --min-n=1e5 --max-n=1e8 \
@@ -36,7 +37,7 @@ for k in coarse decoupled; do
 done
 PYTHONPATH=$here python3 - <<'PY'
 import torch
-from peers import small_calls, wall  # scripts/peers.py
+from peers import small_calls, wall  # tools/perf/peers.py
 for n in (10**6, 10**7, 10**8):
     x = torch.rand(n)
     p = x.pin_memory()

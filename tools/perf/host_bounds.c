@@ -1,5 +1,5 @@
-/* What bounds a malloc'd host array's trip to a GPU (issue 16 item 2; run
- * by scripts/bounds-measure.sh, section "hostbounds"), in one process:
+/* What bounds a malloc'd host array's trip to a GPU (run by
+ * tools/perf/bounds-measure.sh, section "hostbounds"), in one process:
  *
  * - the host alone: T threads each read (sum) their share of 400 MB; T
  *   threads memcpy their shares into a pinned CL_MEM_ALLOC_HOST_PTR
@@ -17,7 +17,7 @@
  *   clr_host_alloc array, for reference, with the span of its writes on
  *   the device (first start to last end) and its kernel's time.
  * Wall clock, median of R runs after one warm-up.
- *   cc -O2 host_bounds.c -lclreduce -lOpenCL -lpthread && ./a.out [R] */
+ *   build/tools/perf/host_bounds [R] */
 #include "measure_util.h"
 
 #include <pthread.h>

@@ -2,8 +2,11 @@
  * staged write's cost when the array is in the host's cache (the call
  * before read it) and when it is not (1 GiB read between calls).  Seven
  * calls each, median (min-max), wall clock; every answer is checked.
- * (scripts/bounds-measure.sh SECTIONS=hostcold builds and runs it.) */
+ *   build/tools/perf/host_cold
+ * (tools/perf/bounds-measure.sh SECTIONS=hostcold runs it.) */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "measure_util.h"
 
 #include <string.h>

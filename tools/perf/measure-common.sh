@@ -1,14 +1,20 @@
-# Sourced by the scripts that measure on a lent GPU (transform-measure.sh,
-# segments-measure.sh; their PyTorch peers are timed by peers.py):
+# Sourced by the scripts of tools/perf that measure on a device
+# (transform-measure.sh, segments-measure.sh, ...; their PyTorch peers are
+# timed by peers.py):
 #   . "$(dirname "$0")/measure-common.sh"
 #   measure_build NAME [OUTDIR]   then   measure_tests TEST...,
 #   segment_shapes and shape
+# Sourcing it sets perf (this directory, tools/perf) and root (the source
+# tree, two levels up), so that the scripts run from any directory.
 # measure_build registers NVIDIA's OpenCL ICD where the driver is there
 # (the lent machines have no ICD file), builds clreduce (release) afresh in
 # $BUILD (default /tmp/clreduce-NAME-build) with its program cache in
 # $CLREDUCE_CACHE_DIR (default /tmp/clreduce-NAME-cache), and sets out
-# (OUTDIR, else $OUT, else /tmp/clreduce-NAME), b (the build), cli and bench.
+# (OUTDIR, else $OUT, else /tmp/clreduce-NAME), b (the build), cli, bench
+# and tools (the build's tools/perf, where the measuring programs are).
 # On a failed build it prints the logs' tails and exits.
+perf=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$perf/../.." && pwd)
 measure_build() {
   local name=$1
   out=${2:-${OUT:-/tmp/clreduce-$name}}
@@ -21,12 +27,12 @@ measure_build() {
   b=${BUILD:-/tmp/clreduce-$name-build}
   export CLREDUCE_CACHE_DIR=${CLREDUCE_CACHE_DIR:-/tmp/clreduce-$name-cache}
   rm -rf "$b"
-  meson setup "$b" --buildtype=release >"$out/setup.log" 2>&1 &&
+  meson setup "$b" "$root" --buildtype=release >"$out/setup.log" 2>&1 &&
     ninja -C "$b" >"$out/build.log" 2>&1 || {
     tail -n 30 "$out/setup.log" "$out/build.log"
     exit 1
   }
-  cli=$b/src/cli/clreduce bench=$b/src/bench/clreduce-bench
+  cli=$b/src/cli/clreduce bench=$b/src/bench/clreduce-bench tools=$b/tools/perf
 }
 
 # The named meson tests on the device (unless TESTS=false), within
@@ -57,7 +63,8 @@ print("%-26s segments %8s  n %10d  kernel %.4f ms  %7.1f GB/s  h2d %.2f ms"
 PY
 }
 
-# segment_shapes: issue 13's shapes as offsets files in $out: random.off
+# segment_shapes: the segmented reductions' three shapes (random, long,
+# batch); the first two as offsets files in $out: random.off
 # (1e6 segments of random length 1..200, seeded) and three.off (3 of 3e7);
 # sets nrand, the random shape's element count.
 segment_shapes() {
@@ -75,11 +82,11 @@ PY
   nrand=$(python3 -c "import array; a=array.array('Q'); a.frombytes(open('$out/random.off','rb').read()); print(a[-1])")
 }
 
-# issue13_shapes PREFIX CLREDUCE-OPTIONS...: `shape` over issue 13's three
+# three_shapes PREFIX CLREDUCE-OPTIONS...: `shape` over the three segment
 # shapes (segment_shapes first) with the options: PREFIXrandom,
 # PREFIXthree-long and PREFIXbatch (rows of 1000, $BATCH_N elements: 1e7
 # unless set).
-issue13_shapes() {
+three_shapes() {
   local p=$1
   shift
   shape "${p}random" "$@" --segments="$out/random.off" --n="$nrand"

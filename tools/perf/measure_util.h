@@ -1,4 +1,4 @@
-/* Shared by the measuring programs in scripts/ (resident_sizes.c,
+/* Shared by the measuring programs in tools/perf/ (resident_sizes.c,
  * host_bounds.c, host_cold.c, bus_blocks.c, stage-trace/driver.c): the
  * wall clock, the median of a run's times, a context on the default
  * device with the reason printed when there is none, and an OpenCL call's

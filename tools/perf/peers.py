@@ -1,7 +1,7 @@
 """Timing of PyTorch peers for the measurement scripts (*-measure.sh):
 the median of r CUDA-event timings of f after three warm-up calls, and one
-line a peer.  Imported as `from peers import med, report` with scripts/ on
-sys.path."""
+line a peer.  Imported as `from peers import med, report` with tools/perf/
+on sys.path."""
 import torch
 
 
@@ -37,7 +37,7 @@ def wall(f, r):
 
 
 def small_calls(r):
-    """PyTorch's small calls (issue 16 item 5), n = 1e3 and 1e4: a device
+    """PyTorch's small calls, n = 1e3 and 1e4: a device
     tensor's x.sum().item(), and a host tensor's x.to("cuda").sum().item(),
     wall clock, median of r."""
     for n in (1000, 10000):
@@ -69,7 +69,7 @@ def random_segments(out):
 
 
 def segment_peers(out, how):
-    """Issue 13's shapes (segment_shapes' offsets in $out) as CUDA tensors,
+    """The segment shapes (segment_shapes' offsets in $out) as CUDA tensors,
     and PyTorch's peers on them for report(): torch.segment_reduce of `how`
     ("sum" or "max") over the random and the long shapes, the 10000 x 1000
     batch's rows (M.sum(dim=1), or M.argmax(dim=1) for "max") and one
@@ -124,12 +124,12 @@ def kernel_times(f, r, skip=()):
 
 
 def mid_kernels(r):
-    """Issue 16 item 4's peers: PyTorch's x.sum() and x.clone() of n floats
+    """The mid sizes' peers: PyTorch's x.sum() and x.clone() of n floats
     on the GPU, n = 1e6 .. 2e7, back to back on one tensor (hot in the L2
     where it fits, as clreduce's resident program times them), the device
     time of their kernels, median of r; the sum also without the memset
     that zeroes its semaphore.  First a kernel that does next to nothing
-    (fill 32 floats): CUPTI's floor, beside scripts/empty_kernel.c's."""
+    (fill 32 floats): CUPTI's floor, beside tools/perf/empty_kernel.c's."""
     y = torch.empty(32, device="cuda")
     t, _, names = kernel_times(lambda: y.fill_(1.0), r)
     print("peer torch fill of 32 floats: %.4f ms (%s)"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Batches of ranges (issue 13 part 4) on a lent GPU, in one command:
-#   scripts/ranges-measure.sh [OUTDIR]
+# Batches of ranges (clreduce --ranges) on a lent GPU, in one command:
+#   tools/perf/ranges-measure.sh [OUTDIR]
 # clreduce --ranges=FILE over 1e7 floats for three lists of 10,000
 # (offset, length) pairs: the rows of a 10000 x 1000 matrix in order
 # (reduced where they lie, as segments), the same rows shuffled, and

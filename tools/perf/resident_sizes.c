@@ -1,12 +1,12 @@
-/* Mid sizes on a device-resident buffer (issue 16 item 4; run by
- * scripts/bounds-measure.sh, section "resident"): the coarse float sum by
+/* Mid sizes on a device-resident buffer (run by
+ * tools/perf/bounds-measure.sh, section "resident"): the coarse float sum by
  * clr_reduce_buffer against the streaming read (clr_measure_read_bandwidth)
  * at each size, both back to back on the same buffer (the data stays in
  * the GPU's L2 where it fits: "hot"), and the sum again after a 256 MiB
  * fill of another buffer before each run ("after a flush").  Kernel times
  * from the library's profiling events, median of R runs.  The sums are of
  * ones, so each is checked exactly.
- *   cc -O2 resident_sizes.c -lclreduce -lOpenCL && ./a.out [R]
+ *   build/tools/perf/resident_sizes [R]
  * CLREDUCE_KERNEL_DIR picks the kernels, as for clreduce;
  * RESIDENT_NO_CHECK=1 skips the check (for kernels cut to measure). */
 #include "measure_util.h"

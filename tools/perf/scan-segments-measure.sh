@@ -6,7 +6,7 @@
 # sweep of the elements per work-item (--coarse), the plain scan and the
 # streaming read beside them, and where PyTorch and a CUDA GPU are there a
 # peer: the segmented sum as torch.cumsum minus each segment's base.
-#   scripts/scan-segments-measure.sh [OUTDIR]      (REPEAT=50 by default)
+#   tools/perf/scan-segments-measure.sh [OUTDIR]      (REPEAT=50 by default)
 set -u
 . "$(dirname "$0")/measure-common.sh"
 measure_build scan-segments "${1:-}"
@@ -19,7 +19,7 @@ measure_tests scan-segments-matrix scan-segments-shapes scan-segments-edges \
 # 2. The shapes as offsets files (seeded as segments-measure.sh's).
 segment_shapes
 for t in float int; do
-  BATCH_N=1e8 issue13_shapes "$t-" --scan --type=$t
+  BATCH_N=1e8 three_shapes "$t-" --scan --type=$t
   shape "plain-scan-$t" --type=$t --kernel=decoupled --n=1e8
 done
 shape rows-exclusive-double --scan --exclusive --type=double \
@@ -38,7 +38,7 @@ python3 - "$r" "$out" "$(dirname "$0")" <<'PY' 2>&1 || echo "(no PyTorch / CUDA:
 import sys
 sys.path.insert(0, sys.argv[3])
 import torch
-from peers import random_segments, report  # scripts/peers.py
+from peers import random_segments, report  # tools/perf/peers.py
 r, out = int(sys.argv[1]), sys.argv[2]
 off, lengths = random_segments(out)
 n = int(off[-1])

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The figures of docs/PERFORMANCE.md's segmented-reduction table: build
 # clreduce (release), run the segments tests on the device, then the
-# issue's three shapes through clreduce (verified) and clreduce-bench (beside
-# the streaming read), a sweep of the units per work-item (--coarse), and
+# three shapes (random, long, batch) through clreduce (verified) and
+# clreduce-bench (beside the streaming read), a sweep of the units per work-item (--coarse), and
 # where PyTorch and a CUDA GPU are there the peers' figures with CUDA
 # events: torch.segment_reduce of the same lengths, M.sum(dim=1).
-#   scripts/segments-measure.sh [OUTDIR]      (REPEAT=50 by default)
-# Also the H100 coarse float sum and decoupled scan at 1e8 (issue 10's
-# check that those figures still hold).
+#   tools/perf/segments-measure.sh [OUTDIR]      (REPEAT=50 by default)
+# Also the H100 coarse float sum and decoupled scan at 1e8 (a check that
+# those figures still hold).
 set -u
 . "$(dirname "$0")/measure-common.sh"
 measure_build segments "${1:-}"
@@ -15,13 +15,13 @@ r=${REPEAT:-50}
 $cli --list-devices | head -4
 # 1. Correctness on the device.
 measure_tests segments-matrix segments-layouts segments-edges segments-cli
-# 2. The issue's shapes as offsets files: 1e6 segments of random length
+# 2. The shapes as offsets files: 1e6 segments of random length
 #    1..200 (seeded), 3 segments of 3e7.
 segment_shapes
-issue13_shapes ""
+three_shapes ""
 # 3. Units per work-item (clr_options.coarse), each shape.
 for c in ${COARSE:-4 8 16 32 64 128}; do
-  issue13_shapes "coarse-$c-" --coarse=$c
+  three_shapes "coarse-$c-" --coarse=$c
 done
 # 4. clreduce-bench: the shapes beside the streaming read (1e7: the batch;
 #    1e8: the random and long shapes), and the coarse sum and the
@@ -36,6 +36,6 @@ decoupled_bench 2
 python3 - "$r" "$out" "$(dirname "$0")" <<'EOF' 2>&1 || echo "(no PyTorch / CUDA: peers not measured)"
 import sys
 sys.path.insert(0, sys.argv[3])
-from peers import report, segment_peers  # scripts/peers.py
+from peers import report, segment_peers  # tools/perf/peers.py
 report(segment_peers(sys.argv[2], "sum"), int(sys.argv[1]))
 EOF

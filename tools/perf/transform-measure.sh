@@ -4,7 +4,7 @@
 # clreduce-bench at n = 1e8 for each new reduction beside the plain float
 # sum and the streaming read, and (where PyTorch and a CUDA GPU are there)
 # the peers' figures with CUDA events.
-#   scripts/transform-measure.sh [OUTDIR]      (REPEAT=50 by default)
+#   tools/perf/transform-measure.sh [OUTDIR]      (REPEAT=50 by default)
 # On the lent NVIDIA machines the OpenCL ICD is registered first.
 set -u
 . "$(dirname "$0")/measure-common.sh"
@@ -51,7 +51,7 @@ python3 - "$r" "$(dirname "$0")" <<'EOF' 2>&1 || echo "(no PyTorch / CUDA: peers
 import sys
 sys.path.insert(0, sys.argv[2])
 import torch
-from peers import report  # scripts/peers.py
+from peers import report  # tools/perf/peers.py
 r = int(sys.argv[1])
 n = 100_000_000
 x = torch.rand(n, device="cuda")
