@@ -43,6 +43,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if CLR_STAGE_TRACE
+#include <stdio.h>
+#include <time.h>
+#endif
 
 /* ------------------------------------------------------------ the blocks */
 
@@ -186,6 +190,74 @@ static cl_int settle(clr_pinned_slot *s, span *sp) {
   return err;
 }
 
+/* -------------------------------------------------------- the stage trace */
+
+/* Built with -Dstage_trace=true (meson; CLR_STAGE_TRACE=1) for
+ * tools/perf/stage-trace: host times of each step, device times of each
+ * block's command, printed to stderr by clr_pinned_settle when CLR_TRACE
+ * is set in the environment.  For measuring only: global state, one
+ * context at a time.  Without the option the hooks (TRACE_STEP,
+ * TRACE_DEVICE, TRACE_SLOT_BLOCK) are empty and none of this is built. */
+#if CLR_STAGE_TRACE
+typedef struct trace_ev {
+  long long t, block;
+  int th;
+  char kind;
+} trace_ev;
+#define TRACE_MAX (1 << 17)
+static trace_ev trace_buf[TRACE_MAX];
+static atomic_int trace_n, trace_ids;
+static _Thread_local int trace_id = -1;
+static long long trace_slot_block[CLR_STAGE_SLOTS]; /* its last block */
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+static void trace_at(char kind, long long block, long long t) {
+  if (trace_id < 0)
+    trace_id = atomic_fetch_add(&trace_ids, 1);
+  int i = atomic_fetch_add(&trace_n, 1);
+  if (i < TRACE_MAX)
+    trace_buf[i] = (trace_ev){t, block, trace_id, kind};
+}
+/* The command's queued, start and end times on the device's clock
+ * (analyze.py puts them on the host's through the first block's enqueue). */
+static void trace_dev(cl_event ev, long long block) {
+  cl_ulong q = 0, st = 0, en = 0;
+  clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof q, &q, NULL);
+  clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof st, &st, NULL);
+  clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof en, &en, NULL);
+  trace_at('q', block, (long long)q);
+  trace_at('S', block, (long long)st);
+  trace_at('E', block, (long long)en);
+}
+static void trace_dump(void) {
+  int n = atomic_load(&trace_n);
+  if (n > TRACE_MAX)
+    n = TRACE_MAX;
+  if (getenv("CLR_TRACE") && n > 0) {
+    long long t0 = trace_buf[0].t;
+    for (int i = 0; i < n; i++)
+      if (trace_buf[i].kind == 'B')
+        t0 = trace_buf[i].t;
+    for (int i = 0; i < n; i++)
+      fprintf(stderr, "T %c %d %lld %.3f\n", trace_buf[i].kind, trace_buf[i].th,
+              trace_buf[i].block, (trace_buf[i].t - t0) * 1e-3);
+  }
+  atomic_store(&trace_n, 0);
+}
+/* A step on the host's clock, a command's times on the device's, the
+ * block a slot carries last. */
+#define TRACE_STEP(kind, block) trace_at(kind, block, now_ns())
+#define TRACE_DEVICE(ev, block) trace_dev(ev, block)
+#define TRACE_SLOT_BLOCK(s, c) (trace_slot_block[s] = (long long)(c))
+#else
+#define TRACE_STEP(kind, block) ((void)0)
+#define TRACE_DEVICE(ev, block) ((void)0)
+#define TRACE_SLOT_BLOCK(s, c) ((void)0)
+#endif
+
 /* ------------------------------------------------------------ the workers */
 
 /* A transfer moves `blocks` blocks of `block` bytes (the last one shorter),
@@ -262,6 +334,7 @@ static int wait_slot(job *j, size_t s) {
   clr_pinned_slot *ps = slot_of(j, s);
   cl_event ev = ps->ev;
   j->st[s].waiting = 1;
+  TRACE_STEP('W', j->st[s].block);
   pthread_mutex_unlock(&j->lock);
   cl_int err = clWaitForEvents(1, &ev);
   pthread_mutex_lock(&j->lock);
@@ -270,6 +343,8 @@ static int wait_slot(job *j, size_t s) {
     fail_locked(j, "clWaitForEvents", err);
     return 0;
   }
+  TRACE_STEP('w', j->st[s].block);
+  TRACE_DEVICE(ev, j->st[s].block);
   fold(&j->sp, ev);
   clReleaseEvent(ev);
   ps->ev = NULL;
@@ -280,6 +355,8 @@ static int wait_slot(job *j, size_t s) {
 static int enqueue_block(job *j, size_t s, size_t c) {
   clr_pinned_slot *ps = slot_of(j, s);
   size_t at = c * j->block, len = block_bytes(j, c);
+  TRACE_STEP('Q', (long long)c);
+  TRACE_SLOT_BLOCK(s, c);
   cl_int err = j->to_device
                    ? clEnqueueWriteBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
                                           len, ps->ptr, 0, NULL, &ps->ev)
@@ -308,7 +385,9 @@ static int slot_ready(job *j, size_t s, size_t c) {
     int mine = !st->waiting && slot_of(j, s)->ev &&
                (j->to_device ? st->left == 0 : st->block == (long long)c);
     if (!mine) {
+      TRACE_STEP('c', (long long)c);
       pthread_cond_wait(&j->changed, &j->lock);
+      TRACE_STEP('C', (long long)c);
       continue;
     }
     if (!wait_slot(j, s))
@@ -379,10 +458,12 @@ static void run_worker(void *arg) {
     pthread_mutex_unlock(&j->lock);
     if (!ok)
       return;
+    TRACE_STEP('p', (long long)c);
     if (j->to_device)
       copy_in(j, pinned, j->host + at, len);
     else
       memcpy(j->host + at, pinned, len);
+    TRACE_STEP('P', (long long)c);
     pthread_mutex_lock(&j->lock);
     ok = piece_done(j, s, c);
     pthread_mutex_unlock(&j->lock);
@@ -556,8 +637,10 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
   }
   /* This thread and the context's helpers (crew.c), started by the first
    * call that wants them. */
+  TRACE_STEP('B', -1);
   if (!atomic_load(&j.failed))
     clr_crew_run(&pin->crew, threads, run_worker, &j);
+  TRACE_STEP('J', -1);
   if (j.err != CL_SUCCESS)
     st = clr_cl_fail(ctx, j.what, j.err);
   if (st != CLR_OK || !to_device) /* nothing stays in flight after a read */
@@ -573,6 +656,13 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
 
 void clr_pinned_settle(clr_context *ctx, double *ms) {
   clr_pinned *pin = &ctx->pinned;
+#if CLR_STAGE_TRACE
+  for (size_t i = 0; i < pin->slots; i++)
+    if (pin->slot[i].ev && clWaitForEvents(1, &pin->slot[i].ev) == CL_SUCCESS)
+      trace_dev(pin->slot[i].ev, trace_slot_block[i]);
+  TRACE_STEP('Z', -1);
+  trace_dump();
+#endif
   settle_all(ctx, &pin->span);
   if (ms && pin->span.start <= pin->span.end)
     *ms += (double)(pin->span.end - pin->span.start) * 1e-6;
