@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Reads stage-trace's stderr (driver.c with the patched library) and, for
-each traced call of a staged host-array write, prints where its time went:
+"""Reads stage-trace's stderr (driver.c with the library built with
+-Dstage_trace=true) and, for each traced call of a staged host-array write,
+prints where its time went:
   first   the first block's copy (workers' start to its write's enqueue),
   bus     the first write's start to the last write's end, and the bytes'
           rate over it (GB/s),

@@ -1,11 +1,12 @@
-/* The staged trip of a malloc'd array, traced (scripts/stage-trace/run.sh
- * builds the library with trace.patch).  For each n: a plain pinned write
- * of the same bytes (the yardstick, median of 5), then clr_reduce_host of
- * a malloc'd float array, 8 calls untraced (the last seven reported with
- * clr_last_timing's span of the writes and kernel time, and the rest of
- * the wall clock) and 5 traced (CLR_TRACE set:
- * the patched library prints each call's steps to stderr, after a
- * "# n N call C" line here and before "# wall MS"). */
+/* The staged trip of a malloc'd array, traced (tools/perf/stage-trace/run.sh
+ * builds the library with -Dstage_trace=true).  For each n: a plain pinned
+ * write of the same bytes (the yardstick, median of 5), then
+ * clr_reduce_host of a malloc'd float array, 8 calls untraced (the last
+ * seven reported with clr_last_timing's span of the writes and kernel
+ * time, and the rest of the wall clock) and 5 traced (CLR_TRACE set: the
+ * traced library prints each call's steps to stderr, after a "# n N call
+ * C" line here and before "# wall MS").  With a library built without the
+ * option nothing is traced. */
 #define _POSIX_C_SOURCE 200809L
 #include "../measure_util.h"
 
