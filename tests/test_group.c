@@ -1,4 +1,4 @@
-/* Several devices (clr_group, issue 15): reductions, exact sums, dot
+/* Several devices (clr_group): reductions, exact sums, dot
  * products and scans split over two and three devices (PoCL's CPU device
  * twice: POCL_DEVICES="pthread pthread", tests/meson.build), over host
  * arrays and one buffer a device, every result against the CPU's; the

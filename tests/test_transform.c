@@ -1,4 +1,4 @@
-/* The reductions people write beyond the six fixed operations (issue 12):
+/* The reductions people write beyond the six fixed operations:
  * argmin / argmax / minmax, maps (abs, square, an OpenCL C expression of x
  * and i) and dot products (clr_dot_host / clr_dot_buffer).
  *

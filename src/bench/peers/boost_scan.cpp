@@ -1,4 +1,4 @@
-// The peer for issue 16's first target: Boost.Compute's inclusive_scan on
+// The peer of the CPU scan's target: Boost.Compute's inclusive_scan on
 // the same OpenCL device and n as clreduce's scan, beside the host's own
 // yardsticks (a one-thread loop and a memcpy of the same bytes by two
 // threads).  Wall clock of each call after a warm-up, median of R runs;
