@@ -2,7 +2,8 @@
 # Exact sums on an NVIDIA GPU: the tests, `clreduce --exact` at 1e8 for
 # float and double, and clreduce-bench --exact against the streaming read
 # for a few tunings (exact.terms, reduce.vec_bytes): the GPU figures of
-# docs/PERFORMANCE.md's exact-sum table.   tools/perf/exact-measure.sh
+# docs/perf-log/transforms.md's exact-sum table.
+#   tools/perf/exact-measure.sh
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/clreduce-exact}; mkdir -p "$out" /etc/OpenCL/vendors

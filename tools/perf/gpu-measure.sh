@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build clreduce on a machine with an NVIDIA GPU and measure it: the
-# numbers of docs/PERFORMANCE.md's GPU table come from this script.
+# Build clreduce on a machine with an NVIDIA GPU and measure it: the first
+# H100 tables (docs/perf-log/baseline.md; the headline figures in
+# docs/PERFORMANCE.md) come from this script.
 #   tools/perf/gpu-measure.sh [OUTDIR]
 # NVIDIA's OpenCL ICD is registered first (the lent H100 has the driver but
 # no ICD file).  Needs meson, ninja, a C compiler and the OpenCL loader.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures of docs/PERFORMANCE.md's segmented-scan table: build clreduce
+# The figures of docs/perf-log/scans.md's segmented-scan tables: build clreduce
 # (release), run the segmented-scan tests on the device, then the shapes of
 # the segmented reductions (1e6 segments of random length 1..200, three of
 # 3e7, rows of 1000) as segmented scans through clreduce (verified), a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Argmin / argmax per segment on the device (docs/PERFORMANCE.md, "Argmax
-# per segment"): build clreduce (release), run the indexed-segment tests
+# Argmin / argmax per segment on the device (docs/perf-log/segments.md,
+# "Argmin / argmax / minmax per segment"): build clreduce (release), run the indexed-segment tests
 # there, then the segmented reductions' three shapes (random, long, batch)
 # with --op=argmax through clreduce (verified), and where PyTorch and a CUDA GPU are there its nearest
 # peers with CUDA events: M.argmax(dim=1) of the 10000 x 1000 batch,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures of docs/PERFORMANCE.md's segmented-reduction table: build
+# The figures of docs/perf-log/segments.md's segmented-reduction tables: build
 # clreduce (release), run the segments tests on the device, then the
 # three shapes (random, long, batch) through clreduce (verified) and
 # clreduce-bench (beside the streaming read), a sweep of the units per work-item (--coarse), and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures of docs/PERFORMANCE.md's "argmax, maps, dot, half" table:
+# The figures of docs/perf-log/transforms.md's argmax, maps, dot, half table:
 # build clreduce (release), run the transform tests on the device, then
 # clreduce-bench at n = 1e8 for each new reduction beside the plain float
 # sum and the streaming read, and (where PyTorch and a CUDA GPU are there)
