@@ -1,37 +1,97 @@
 /* clreduce common prelude: prepended to every kernel source by the host.
  *
- * Type and operation arrive as -D options (codes below), so one source per
- * algorithm serves every type and operation:
- *   -DCLR_IN=<type>   element type read from global memory
- *   -DCLR_ACC=<type>  accumulator / result type
- *   -DCLR_OP=<op>     operation
+ * Type and operation arrive as named -D options, made by the host from
+ * the rows of include/clreduce_types.def and include/clreduce_ops.def, so
+ * one source per algorithm serves every type and operation:
+ *   -DCLR_IN_<T>=1    element type read from global memory: FLOAT, DOUBLE,
+ *                     INT, UINT, LONG, ULONG, or HALF (binary16 storage,
+ *                     read with vload_half as float: no cl_khr_fp16)
+ *   -DCLR_ACC_<T>=1   accumulator / result type (not HALF)
+ *   -DCLR_OP_<C>=1    the operation's combine (its row's combine column):
+ *                     SUM, PROD, MIN, MAX, AND, OR (below), ARGMIN, ARGMAX,
+ *                     MINMAX (records.cl)
+ *   -DCLR_OP_IS_INDEXED=1, -DCLR_OP_IS_LOGICAL=1, -DCLR_OP_SKIPS_NAN=1
+ *                     the row's flags (CLR_OPF_INDEXED, _LOGICAL,
+ *                     _SKIPS_NAN; the last only for floating accumulators)
  *   -DCLR_MAP=<map>   map applied to each input element (kernels that
  *                     take maps: MAPPED below)
  *   -DCLR_INPUTS=2    two inputs (dot products)
- * Type codes: 0 float, 1 double, 2 int, 3 uint, 4 long, 5 ulong, 6 half
- *             (CLR_IN only: binary16 storage, read with vload_half as
- *             float, which needs no cl_khr_fp16).
- * Op codes:   0 sum, 1 prod, 2 min, 3 max, 4 and, 5 or, 6 argmin,
- *             7 argmax, 8 minmax (the last three: cl/reduce_extrema.cl).
  * Map codes:  0 none, 1 abs, 2 square, 3 an expression: the host puts
  *             `#define CLR_MAP_EXPR(x, i) (...)` (two inputs:
  *             CLR_MAP_EXPR(x, y, i)) before this prelude.
- * Defaults make each file build on its own (float sum).
+ * Names not given are 0 in #if; defaults make each file build on its own
+ * (float sum).  No kernel compares an operation or a type by number.
  *
  * Semantics (shared with the CPU reference in src/check/reference.c):
  * - min/max on floating types propagate NaN, and order -0.0 below +0.0,
- *   so the result does not depend on the order of evaluation.
+ *   so the result does not depend on the order of evaluation; with
+ *   CLR_OP_SKIPS_NAN a NaN loses to every number instead, and the
+ *   identity of min / max is NaN (what no number gives).
  * - and/or treat non-zero as true and produce 0 or 1.
  * - integer sum/prod wrap modulo 2^bits of the accumulator type.
  */
-#ifndef CLR_IN
-#define CLR_IN 0
+#if !(CLR_IN_FLOAT || CLR_IN_DOUBLE || CLR_IN_INT || CLR_IN_UINT ||            \
+      CLR_IN_LONG || CLR_IN_ULONG || CLR_IN_HALF)
+#define CLR_IN_FLOAT 1
 #endif
-#ifndef CLR_ACC
-#define CLR_ACC CLR_IN
+#if !(CLR_ACC_FLOAT || CLR_ACC_DOUBLE || CLR_ACC_INT || CLR_ACC_UINT ||        \
+      CLR_ACC_LONG || CLR_ACC_ULONG)
+#if CLR_IN_DOUBLE
+#define CLR_ACC_DOUBLE 1
+#elif CLR_IN_INT
+#define CLR_ACC_INT 1
+#elif CLR_IN_UINT
+#define CLR_ACC_UINT 1
+#elif CLR_IN_LONG
+#define CLR_ACC_LONG 1
+#elif CLR_IN_ULONG
+#define CLR_ACC_ULONG 1
+#else
+#define CLR_ACC_FLOAT 1
 #endif
-#ifndef CLR_OP
-#define CLR_OP 0
+#endif
+/* Every combine and flag name is defined, 0 unless given (they appear in
+ * expressions too); no combine given: a sum. */
+#if !(CLR_OP_SUM || CLR_OP_PROD || CLR_OP_MIN || CLR_OP_MAX || CLR_OP_AND ||   \
+      CLR_OP_OR || CLR_OP_ARGMIN || CLR_OP_ARGMAX || CLR_OP_MINMAX)
+#undef CLR_OP_SUM
+#define CLR_OP_SUM 1
+#endif
+#ifndef CLR_OP_SUM
+#define CLR_OP_SUM 0
+#endif
+#ifndef CLR_OP_PROD
+#define CLR_OP_PROD 0
+#endif
+#ifndef CLR_OP_MIN
+#define CLR_OP_MIN 0
+#endif
+#ifndef CLR_OP_MAX
+#define CLR_OP_MAX 0
+#endif
+#ifndef CLR_OP_AND
+#define CLR_OP_AND 0
+#endif
+#ifndef CLR_OP_OR
+#define CLR_OP_OR 0
+#endif
+#ifndef CLR_OP_ARGMIN
+#define CLR_OP_ARGMIN 0
+#endif
+#ifndef CLR_OP_ARGMAX
+#define CLR_OP_ARGMAX 0
+#endif
+#ifndef CLR_OP_MINMAX
+#define CLR_OP_MINMAX 0
+#endif
+#ifndef CLR_OP_IS_INDEXED
+#define CLR_OP_IS_INDEXED 0
+#endif
+#ifndef CLR_OP_IS_LOGICAL
+#define CLR_OP_IS_LOGICAL 0
+#endif
+#ifndef CLR_OP_SKIPS_NAN
+#define CLR_OP_SKIPS_NAN 0
 #endif
 #ifndef CLR_MAP
 #define CLR_MAP 0
@@ -40,7 +100,7 @@
 #define CLR_INPUTS 1
 #endif
 
-#if CLR_IN == 1 || CLR_ACC == 1
+#if CLR_IN_DOUBLE || CLR_ACC_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
@@ -57,26 +117,26 @@
 #define CLR_CAT_(a, b) a##b
 #define CLR_CAT(a, b) CLR_CAT_(a, b)
 
-/* CLR_TYPE_NAME(code) -> OpenCL type name (one token, usable in CLR_CAT) */
-#if CLR_IN == 0
-#define IN_T float
-#elif CLR_IN == 1
+/* IN_T: the input's OpenCL type name (one token, usable in CLR_CAT) */
+#if CLR_IN_DOUBLE
 #define IN_T double
-#elif CLR_IN == 2
+#elif CLR_IN_INT
 #define IN_T int
-#elif CLR_IN == 3
+#elif CLR_IN_UINT
 #define IN_T uint
-#elif CLR_IN == 4
+#elif CLR_IN_LONG
 #define IN_T long
-#elif CLR_IN == 5
+#elif CLR_IN_ULONG
 #define IN_T ulong
-#else
+#elif CLR_IN_HALF
 #define IN_T half
+#else
+#define IN_T float
 #endif
 
 /* X_T: an input element's value type (half data is read as float);
  * IN_AT(p, i): element i of an input array, as X_T. */
-#if CLR_IN == 6
+#if CLR_IN_HALF
 #define X_T float
 #define IN_AT(p, i) vload_half((i), (p))
 #else
@@ -84,86 +144,110 @@
 #define IN_AT(p, i) ((p)[i])
 #endif
 
-#if CLR_ACC == 0
+/* ACC_T and its facts: floating (ACC_IS_FP), 64 bits wide (ACC_IS_64),
+ * its largest and lowest values. */
+#if CLR_ACC_FLOAT
 #define ACC_T float
 #define ACC_IS_FP 1
+#define ACC_IS_64 0
 #define ACC_MAX INFINITY
 #define ACC_LOWEST (-INFINITY)
-#elif CLR_ACC == 1
+#elif CLR_ACC_DOUBLE
 #define ACC_T double
 #define ACC_IS_FP 1
+#define ACC_IS_64 1
 #define ACC_MAX ((double)INFINITY)
 #define ACC_LOWEST ((double)-INFINITY)
-#elif CLR_ACC == 2
+#elif CLR_ACC_INT
 #define ACC_T int
 #define ACC_IS_FP 0
+#define ACC_IS_64 0
 #define ACC_MAX INT_MAX
 #define ACC_LOWEST INT_MIN
-#elif CLR_ACC == 3
+#elif CLR_ACC_UINT
 #define ACC_T uint
 #define ACC_IS_FP 0
+#define ACC_IS_64 0
 #define ACC_MAX UINT_MAX
 #define ACC_LOWEST 0u
-#elif CLR_ACC == 4
+#elif CLR_ACC_LONG
 #define ACC_T long
 #define ACC_IS_FP 0
+#define ACC_IS_64 1
 #define ACC_MAX LONG_MAX
 #define ACC_LOWEST LONG_MIN
 #else
 #define ACC_T ulong
 #define ACC_IS_FP 0
+#define ACC_IS_64 1
 #define ACC_MAX ULONG_MAX
 #define ACC_LOWEST 0ul
 #endif
 
-/* OP(a, b) works on scalars and on vectors alike.  Arguments are
- * evaluated more than once: pass plain variables. */
-#if CLR_OP == 0
+/* CLR_SKIPS_NAN: NaN values are left out (a NaN-skipping operation on a
+ * floating accumulator; on integers the host never sets it). */
+#define CLR_SKIPS_NAN (CLR_OP_SKIPS_NAN && ACC_IS_FP)
+
+/* The combines: OP(a, b) works on scalars and on vectors alike.
+ * Arguments are evaluated more than once: pass plain variables.
+ * CLR_NAN_FIRST(a, b, rest): for floating min / max, the NaN case before
+ * the order: a NaN wins (the result is NaN), or with CLR_SKIPS_NAN loses
+ * (the other value). */
+#if CLR_SKIPS_NAN
+#define CLR_NAN_FIRST(a, b, rest) ((a) != (a) ? (b) : (b) != (b) ? (a) : rest)
+#define CLR_NAN_IDENTITY ((ACC_T)NAN)
+#else
+#define CLR_NAN_FIRST(a, b, rest) ((a) != (a) ? (a) : (b) != (b) ? (b) : rest)
+#endif
+#if CLR_OP_SUM
 #define OP(a, b) ((a) + (b))
 #define IDENTITY ((ACC_T)0)
-#elif CLR_OP == 1
+#elif CLR_OP_PROD
 #define OP(a, b) ((a) * (b))
 #define IDENTITY ((ACC_T)1)
-#elif CLR_OP == 2
+#elif CLR_OP_MIN
 #if ACC_IS_FP
 /* x != x tests NaN and the zero case resolves the sign: -((-a) - b) is
  * -0 when either zero is negative.  Plain operators, not isnan/signbit
  * calls, so the vector forms stay inline on every device. */
 #define OP(a, b)                                                               \
-  ((a) != (a)   ? (a)                                                          \
-   : (b) != (b) ? (b)                                                          \
-   : (a) < (b)  ? (a)                                                          \
-   : (b) < (a)  ? (b)                                                          \
-   : (a) == 0   ? -((-(a)) - (b))                                              \
-                : (a))
+  CLR_NAN_FIRST(a, b,                                                          \
+                ((a) < (b)   ? (a)                                             \
+                 : (b) < (a) ? (b)                                             \
+                 : (a) == 0  ? -((-(a)) - (b))                                 \
+                             : (a)))
 #else
 #define OP(a, b) min((a), (b))
 #endif
 #define IDENTITY ((ACC_T)ACC_MAX)
-#elif CLR_OP == 3
+#elif CLR_OP_MAX
 #if ACC_IS_FP
 /* As min; for two zeros a + b is -0 only when both are. */
 #define OP(a, b)                                                               \
-  ((a) != (a)   ? (a)                                                          \
-   : (b) != (b) ? (b)                                                          \
-   : (a) > (b)  ? (a)                                                          \
-   : (b) > (a)  ? (b)                                                          \
-   : (a) == 0   ? (a) + (b)                                                    \
-                : (a))
+  CLR_NAN_FIRST(a, b,                                                          \
+                ((a) > (b)   ? (a)                                             \
+                 : (b) > (a) ? (b)                                             \
+                 : (a) == 0  ? (a) + (b)                                       \
+                             : (a)))
 #else
 #define OP(a, b) max((a), (b))
 #endif
 #define IDENTITY ((ACC_T)ACC_LOWEST)
-#elif CLR_OP >= 6
+#elif CLR_OP_IS_INDEXED
 /* argmin / argmax / minmax combine (value, index) records: see
- * cl/reduce_extrema.cl.  IDENTITY is the minimum's starting value. */
+ * cl/records.cl.  IDENTITY is the minimum's starting value. */
 #define IDENTITY ((ACC_T)ACC_MAX)
-#elif CLR_OP == 4
+#elif CLR_OP_AND
 #define OP(a, b) ((a) && (b))
 #define IDENTITY ((ACC_T)1)
-#else
+#elif CLR_OP_OR
 #define OP(a, b) ((a) || (b))
 #define IDENTITY ((ACC_T)0)
+#endif
+/* A NaN-skipping min / max starts from NaN: all-NaN input gives NaN. */
+#if CLR_SKIPS_NAN && (CLR_OP_MIN || CLR_OP_MAX || CLR_OP_IS_INDEXED)
+#undef IDENTITY
+#define IDENTITY CLR_NAN_IDENTITY
 #endif
 
 /* CLR_DEFINE_FOLD(name, T, COMBINE) defines `T name(vector of CLR_VEC T)`:
@@ -197,12 +281,24 @@
   }
 #endif
 
+/* clr_skip_nan(v): a value as a NaN-skipping operation takes it: a NaN
+ * becomes the identity (0 for a sum; a min's NaN identity is NaN, which
+ * its combine skips).  CLR_SKIP_NANV(v) the same for a variable of any
+ * width. */
+#if CLR_SKIPS_NAN
+inline ACC_T clr_skip_nan(ACC_T v) { return v != v ? IDENTITY : v; }
+#define CLR_SKIP_NANV(v) ((v) != (v) ? IDENTITY : (v))
+#else
+#define clr_skip_nan(v) (v)
+#define CLR_SKIP_NANV(v) (v)
+#endif
+
 /* LOAD(x): an input element as an accumulator value.  For and/or only
  * "non-zero" matters, so the partials passed between passes stay 0/1. */
-#if CLR_OP >= 4
+#if CLR_OP_IS_LOGICAL
 #define LOAD(x) ((ACC_T)((x) != 0))
 #else
-#define LOAD(x) ((ACC_T)(x))
+#define LOAD(x) clr_skip_nan((ACC_T)(x))
 #endif
 
 /* MAPPED(x, y, i): element x (and y of the second input) at index i
@@ -225,10 +321,10 @@
 #else
 #define CLR_MAP_VALUE(x, y, i) (x)
 #endif
-#if CLR_OP == 4 || CLR_OP == 5
+#if CLR_OP_IS_LOGICAL
 #define MAPPED(x, y, i) ((ACC_T)(CLR_MAP_VALUE(x, y, i) != 0))
 #else
-#define MAPPED(x, y, i) ((ACC_T)(CLR_MAP_VALUE(x, y, i)))
+#define MAPPED(x, y, i) clr_skip_nan((ACC_T)(CLR_MAP_VALUE(x, y, i)))
 #endif
 
 /* Largest power of two strictly below x (x >= 2), or 0 for x < 2. */
@@ -290,7 +386,7 @@ CLR_DEFINE_SHFL_U32(clr_shfl_down_u32, "down", "0x1f")
 inline int clr_whole_warps(uint wgs) { return wgs % 32 == 0 && wgs <= 32 * 32; }
 #endif
 
-#if CLR_OP < 6 /* the indexed ops have their own (reduce_extrema.cl) */
+#if !CLR_OP_IS_INDEXED /* the indexed ops have their own (records.cl) */
 #if CLR_SHFL
 CLR_DEFINE_SHFL(clr_shfl_up, ACC_T, clr_shfl_up_u32)
 CLR_DEFINE_SHFL(clr_shfl_down, ACC_T, clr_shfl_down_u32)
@@ -315,7 +411,7 @@ inline ACC_T clr_warp_reduce(ACC_T x) {
  * a work-group of whole warps folds each warp by shuffles and the warps'
  * values in warp 0: one barrier instead of one a step (on the H100 part of
  * the decoupled scan's 0.006-0.009 ms at 1e8; no consistent gain in a
- * single-launch sum: docs/PERFORMANCE.md). */
+ * single-launch sum: docs/perf-log/reductions.md). */
 inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
 #if CLR_SHFL
   uint wgs = (uint)get_local_size(0);
@@ -351,7 +447,7 @@ inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
  * a checker such as oclgrind sees no unsynchronised access).  A value is
  * written before its flag and read after it, so its words are
  * consistent. */
-#if ACC_IS_FP ? CLR_ACC == 1 : CLR_ACC >= 4 /* 64-bit accumulator */
+#if ACC_IS_64
 #define AS_ACC CLR_CAT(as_, ACC_T)
 inline void clr_publish(volatile __global uint *slot, uint t, ACC_T v) {
   uint2 w = as_uint2(v);
@@ -398,7 +494,7 @@ inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
  * (scan_lanes.cl, scan_decoupled.cl).  clr_key / clr_unkey take CLR_VEC
  * values, clr_key1 / clr_value1 one. */
 #if ACC_IS_FP
-#if CLR_ACC == 1
+#if CLR_ACC_DOUBLE
 #define CLR_KEY_T long
 #define KEYV_T CLR_CAT(long, CLR_VSUF)
 #define CLR_AS_KEY CLR_CAT(as_long, CLR_VSUF)
@@ -415,10 +511,17 @@ inline ACC_T clr_fetch(volatile __global uint *slot, uint t) {
 #define CLR_KEY_LOWEST INT_MIN
 #define CLR_KEY_HIGHEST INT_MAX
 #endif
+/* A NaN's key: the end where it wins, or with CLR_SKIPS_NAN where it
+ * loses (and unkeys to NaN either way). */
+#if CLR_SKIPS_NAN
+#define CLR_NAN_KEY(for_max) ((for_max) ? CLR_KEY_LOWEST : CLR_KEY_HIGHEST)
+#else
+#define CLR_NAN_KEY(for_max) ((for_max) ? CLR_KEY_HIGHEST : CLR_KEY_LOWEST)
+#endif
 inline KEYV_T clr_key(ACCV_T x, int for_max) {
   KEYV_T k = CLR_AS_KEY(x);
   k = CLR_KEY_FLIP(k);
-  KEYV_T nan_key = (KEYV_T)(for_max ? CLR_KEY_HIGHEST : CLR_KEY_LOWEST);
+  KEYV_T nan_key = (KEYV_T)CLR_NAN_KEY(for_max);
 #if CLR_VEC == 1 /* a scalar compare gives an int, whatever the type */
   return x != x ? nan_key : k;
 #else
@@ -429,7 +532,7 @@ inline ACCV_T clr_unkey(KEYV_T k) { return CLR_AS_VAL(CLR_KEY_FLIP(k)); }
 inline CLR_KEY_T clr_key1(ACC_T x, int for_max) {
   CLR_KEY_T k = CLR_CAT(as_, CLR_KEY_T)(x);
   k = CLR_KEY_FLIP(k);
-  return x != x ? (for_max ? CLR_KEY_HIGHEST : CLR_KEY_LOWEST) : k;
+  return x != x ? CLR_NAN_KEY(for_max) : k;
 }
 inline ACC_T clr_value1(CLR_KEY_T k) { return AS_ACC(CLR_KEY_FLIP(k)); }
 #else
@@ -440,10 +543,10 @@ inline ACC_T clr_value1(CLR_KEY_T k) { return AS_ACC(CLR_KEY_FLIP(k)); }
 #define clr_key1(x, for_max) (x)
 #define clr_value1(k) (k)
 #endif
-#define CLR_KEYED (ACC_IS_FP && (CLR_OP == 2 || CLR_OP == 3))
-#if CLR_OP == 2
+#define CLR_KEYED (ACC_IS_FP && (CLR_OP_MIN || CLR_OP_MAX))
+#if CLR_OP_MIN
 #define CLR_KEY_OP(a, b) min((a), (b))
-#elif CLR_OP == 3
+#elif CLR_OP_MAX
 #define CLR_KEY_OP(a, b) max((a), (b))
 #endif
 
@@ -457,8 +560,8 @@ inline ACC_T clr_value1(CLR_KEY_T k) { return AS_ACC(CLR_KEY_FLIP(k)); }
 #if CLR_KEYED
 #define CLR_CHAIN_T CLR_KEY_T
 #define CLR_CHAINV_T KEYV_T
-#define clr_chain(x) clr_key1((x), CLR_OP == 3)
-#define clr_chainv(x) clr_key((x), CLR_OP == 3)
+#define clr_chain(x) clr_key1((x), CLR_OP_MAX)
+#define clr_chainv(x) clr_key((x), CLR_OP_MAX)
 #define clr_unchain(k) clr_value1(k)
 #define clr_unchainv(k) clr_unkey(k)
 #define CLR_CHAIN_OP(a, b) CLR_KEY_OP((a), (b))
@@ -487,7 +590,7 @@ inline ACC_T clr_value1(CLR_KEY_T k) { return AS_ACC(CLR_KEY_FLIP(k)); }
 #endif
 #if CLR_SLOTS
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#if ACC_IS_FP ? CLR_ACC == 1 : CLR_ACC >= 4
+#if ACC_IS_64
 #define CLR_SLOT_WORDS 2
 #define CLR_SLOT_BITS(v) as_uint2(v)
 #define CLR_SLOT_VALUE(w) AS_ACC((uint2)((uint)(w)[0], (uint)(w)[1]))

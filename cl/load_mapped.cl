@@ -12,7 +12,7 @@
 #define INV_T CLR_CAT(IN_T, CLR_VEC)
 #define XV_T CLR_CAT(X_T, CLR_VEC)
 #define CONVV CLR_CAT(convert_, ACCV_T)
-#if CLR_IN == 6 /* half: decoded to float, whatever the alignment */
+#if CLR_IN_HALF /* half: decoded to float, whatever the alignment */
 #define RAWV(v, p) CLR_CAT(vload_half, CLR_VEC)((v), (p))
 #elif CLR_ALIGNED
 #define RAWV(v, p) (((__global const INV_T *)(p))[v])
@@ -25,8 +25,8 @@
  * mapped (common.cl's MAPPED); q is the second input of a dot product
  * (otherwise unread).  The built-in maps and the dot product work on whole
  * vectors; an expression map sees one element at a time. */
-inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
-                           ulong v, ulong base) {
+inline ACCV_T clr_load_vec_raw(__global const IN_T *p, __global const IN_T *q,
+                               ulong v, ulong base) {
 #if CLR_VEC == 1
   return MAPPED(IN_AT(p, v), IN_AT(q, v), base + v);
 #elif CLR_MAP == 3
@@ -52,7 +52,7 @@ inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
                           CLR_LANE(9) CLR_LANE(a) CLR_LANE(b) CLR_LANE(c)
                               CLR_LANE(d) CLR_LANE(e) CLR_LANE_LAST(f));
 #endif
-#elif CLR_OP == 4 || CLR_OP == 5
+#elif CLR_OP_IS_LOGICAL
   /* and / or: only "non-zero" matters (-1 for true in a vector; the
    * lanes fold to 0 or 1). */
   return CONVV(RAWV(v, p) != (X_T)0);
@@ -68,6 +68,14 @@ inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
 #else
   return CONVV(RAWV(v, p));
 #endif
+}
+
+/* The same, NaNs skipped (common.cl's CLR_SKIP_NANV) where the operation
+ * says so. */
+inline ACCV_T clr_load_vec(__global const IN_T *p, __global const IN_T *q,
+                           ulong v, ulong base) {
+  ACCV_T x = clr_load_vec_raw(p, q, v, base);
+  return CLR_SKIP_NANV(x);
 }
 
 /* Order keys (clr_key, clr_unkey, KEYV_T): common.cl. */

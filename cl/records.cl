@@ -1,4 +1,4 @@
-/* (value, index) records: argmin, argmax and minmax (CLR_OP 6, 7, 8),
+/* (value, index) records: argmin, argmax and minmax (-DCLR_OP_IS_INDEXED=1),
  * shared by the indexed reduction (reduce_extrema.cl) and the segmented
  * one (reduce_segmented.cl); the host puts this file before theirs.
  *
@@ -6,15 +6,17 @@
  * smaller (larger for the maximum), or the values are equal and ia < ib,
  * so the result is the first index of the extreme value whatever the
  * shape.  Floating point as min / max in common.cl: a NaN comes before
- * every number (the result is the first NaN), and -0.0 orders below +0.0.
+ * every number (the result is the first NaN), and -0.0 orders below +0.0;
+ * skipping NaNs (CLR_SKIPS_NAN: nanargmin, nanargmax) a NaN comes before
+ * nothing, so NaN input gives (NaN, ULONG_MAX), the starting candidate.
  * The starting candidate is (identity, ULONG_MAX): any element comes
  * before it, even one equal to the identity.
  */
-#if CLR_OP < 6
-#error "records.cl is for argmin (6), argmax (7) and minmax (8)"
+#if !CLR_OP_IS_INDEXED
+#error "records.cl is for the indexed operations (argmin, argmax, minmax)"
 #endif
-#define WANT_MIN (CLR_OP != 7)
-#define WANT_MAX (CLR_OP != 6)
+#define WANT_MIN (CLR_OP_ARGMIN || CLR_OP_MINMAX)
+#define WANT_MAX (CLR_OP_ARGMAX || CLR_OP_MINMAX)
 
 /* A pass's output element: the minimum and maximum so far and their
  * indices (argmin uses lo, argmax hi).  The host reads the last one with
@@ -29,8 +31,13 @@ typedef struct clr_record {
 /* Before as a minimum (max = 0) or a maximum (max = 1). */
 inline int clr_before(ACC_T a, ulong ia, ACC_T b, ulong ib, int max) {
   int na = a != a, nb = b != b;
+#if CLR_SKIPS_NAN
+  if (na || nb) /* a number before a NaN; a NaN before nothing */
+    return !na;
+#else
   if (na || nb)
     return na && (!nb || ia < ib);
+#endif
   if (max ? a > b : a < b)
     return 1;
   if (max ? b > a : b < a)
@@ -101,7 +108,11 @@ inline clr_record clr_group_merge(__local clr_record *scratch, clr_record r) {
 
 /* The starting record: no candidate yet. */
 inline clr_record clr_no_record(void) {
+#if CLR_SKIPS_NAN /* what no number gives */
+  clr_record r = {(ACC_T)NAN, (ACC_T)NAN, ULONG_MAX, ULONG_MAX};
+#else
   clr_record r = {(ACC_T)ACC_MAX, (ACC_T)ACC_LOWEST, ULONG_MAX, ULONG_MAX};
+#endif
   return r;
 }
 
@@ -117,7 +128,7 @@ inline clr_record clr_no_record(void) {
  * 32-bit count (the kernel takes the 64-bit path when a work-item reads
  * more than 2^32 - 1 vectors), so the selects stay 32-bit on GPUs. */
 #define ITER_T CLR_CAT(uint, CLR_VEC)
-#if CLR_ACC == 1 || CLR_ACC == 4 || CLR_ACC == 5 /* 64-bit masks */
+#if ACC_IS_64 /* 64-bit masks */
 #define MASK32 CLR_CAT(convert_int, CLR_VEC)
 #else
 #define MASK32

@@ -34,7 +34,7 @@
  * local memory (TwoSum again, errors out of the last term to the
  * superaccumulator), and work-item 0 adds the group's expansion exactly.
  *
- * Build options beyond common.cl (CLR_IN: 0 float, 1 double):
+ * Build options beyond common.cl (CLR_IN_FLOAT or CLR_IN_DOUBLE):
  *   -DCLR_VEC=<1..16>        elements per load; the expansion is a vector
  *   -DCLR_LAYOUT=<1|2>       strided (GPUs) or contiguous (CPUs), as in
  *                            reduce_coarse.cl
@@ -53,7 +53,7 @@
 #define CLR_TERMS 2
 #endif
 
-#if CLR_IN == 0
+#if CLR_IN_FLOAT
 #define EX_T float
 #define EX_BITS_T uint
 #define EX_AS_BITS(x) as_uint(x)
@@ -93,7 +93,7 @@
 #if CLR_VEC == 1
 #define EXV_T EX_T
 #define EX_AS_BITSV(x) EX_AS_BITS(x)
-#if CLR_IN == 0
+#if CLR_IN_FLOAT
 #define EXM_T int
 #else
 #define EXM_T long
@@ -103,7 +103,7 @@
 #define EX_LOADV(v, p) ((p)[v])
 #else
 #define EXV_T CLR_CAT(EX_T, CLR_VEC)
-#if CLR_IN == 0
+#if CLR_IN_FLOAT
 #define EXM_T CLR_CAT(int, CLR_VEC)
 #define EX_AS_BITSV(x) CLR_CAT(as_uint, CLR_VEC)(x)
 #else
@@ -120,7 +120,7 @@
 /* Lane masks and-ed and or-ed together, by halving (common.cl). */
 #define EX_AND(a, b) ((a) & (b))
 #define EX_OR(a, b) ((a) | (b))
-#if CLR_IN == 0
+#if CLR_IN_FLOAT
 CLR_DEFINE_FOLD(ex_and_lanes, int, EX_AND)
 CLR_DEFINE_FOLD(ex_or_lanes, int, EX_OR)
 #else
@@ -190,7 +190,7 @@ inline void ex_add_bits(__local ex_word_t *acc, EX_T x) {
   }
   ex_word_add(acc, w, d0);
   ex_word_add(acc, w + 1, d1);
-#if CLR_IN == 1
+#if CLR_IN_DOUBLE
   long d2 = (long)((m >> 1) >> (63 - s)); /* s = 0 gives 0 */
   if (b >> EX_SIGN_SHIFT)
     d2 = -d2;

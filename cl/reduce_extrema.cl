@@ -1,4 +1,4 @@
-/* Indexed reductions: argmin, argmax and minmax (CLR_OP 6, 7, 8).  The
+/* Indexed reductions: argmin, argmax and minmax (-DCLR_OP_IS_INDEXED=1).  The
  * coarse reduction (reduce_coarse.cl: many elements per work-item in
  * registers, then one work-group tree) carrying, with each candidate value,
  * the index where it was found: cl/records.cl's records and their order

@@ -13,7 +13,7 @@
  * (which the host puts before this file), their indices counted from the
  * row's first element. */
 
-#if CLR_OP >= 6
+#if CLR_OP_IS_INDEXED
 #define ROW_T clr_record
 #else
 #define ROW_T ACC_T
@@ -25,7 +25,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
   ulong row = get_group_id(0);
   ulong a = row * row_len, b = min(a + row_len, n);
   ulong wg = get_local_size(0);
-#if CLR_OP >= 6
+#if CLR_OP_IS_INDEXED
   /* each work-item's elements in index order, so clr_take keeps the
    * first of equal candidates; the tree merges with the full order */
   clr_record acc = clr_no_record();

@@ -49,7 +49,7 @@
  * Ops: sum, prod, min, max, and, or (common.cl), with the coarse
  * reduction's maps and loads (the host puts cl/load_mapped.cl first:
  * clr_load_vec, CLR_VEC elements a load); results in the accumulator type.
- * Argmin, argmax and minmax (CLR_OP 6, 7, 8): results, carries and
+ * Argmin, argmax and minmax (-DCLR_OP_IS_INDEXED=1): results, carries and
  * partials are cl/records.cl's records (the extremes and their indices),
  * combined in the same order; the elements themselves are read (and kept
  * in a tile) as values, their indices known from where they are.  Records
@@ -67,7 +67,7 @@
 
 /* SEG_T: a segment's partial or result.  seg_take(a, x, i): a followed
  * by element x (index i); seg_merge(a, b): partial a followed by b. */
-#if CLR_OP >= 6
+#if CLR_OP_IS_INDEXED
 #define SEG_T clr_record
 inline SEG_T seg_identity(void) { return clr_no_record(); }
 inline SEG_T seg_take(SEG_T a, ACC_T x, ulong i) {
@@ -119,7 +119,7 @@ inline ulong seg_first_unit(__global const ulong *offsets, ulong lo, ulong s) {
   return start < lo ? 0 : start - lo + s;
 }
 
-#if CLR_OP < 6
+#if !CLR_OP_IS_INDEXED
 CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 #endif
 
@@ -130,7 +130,7 @@ CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
                           SEG_T acc) {
   ulong k = 0;
-#if CLR_VEC > 1 && CLR_OP < 6
+#if CLR_VEC > 1 && !CLR_OP_IS_INDEXED
   ulong vectors = m / CLR_VEC;
   if (vectors > 0) {
     ACCV_T v = (ACCV_T)(IDENTITY);
@@ -143,7 +143,7 @@ inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
     k = vectors * CLR_VEC;
   }
 #endif
-#if CLR_VEC > 1 && CLR_OP >= 6
+#if CLR_VEC > 1 && CLR_OP_IS_INDEXED
   /* Records: a candidate per lane (cl/records.cl), folded in after. */
   ulong vectors = m / CLR_VEC;
   if (vectors > 0 && vectors <= UINT_MAX) {
@@ -159,7 +159,7 @@ inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
     ACC_T x = MAPPED(IN_AT(p, k), 0, base + k);
     acc = seg_take(acc, x, base + k);
   }
-#if CLR_OP == 4 || CLR_OP == 5
+#if CLR_OP_IS_LOGICAL
   /* and / or give 0 or 1.  Oclgrind 21.10 gave 255 for a run of two
    * true elements here (its && of ints widened a 1-bit true through a
    * byte), where PoCL gives 1: the truth is normalised. */
@@ -314,7 +314,7 @@ inline SEG_T seg_local_fold(__local const SEG_T *p, uint a, uint b) {
   return acc;
 }
 
-#if CLR_OP >= 6
+#if CLR_OP_IS_INDEXED
 #define seg_group_reduce clr_group_merge /* cl/records.cl */
 #else
 #define seg_group_reduce clr_group_reduce

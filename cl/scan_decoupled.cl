@@ -25,7 +25,7 @@
  * launch's epoch.  A reader's one atomic read returns the value with its
  * tag, where a flag took a read, a fence and a second read, and a writer
  * needs no fence before its flag.  On the H100 that took the scan of 1e8
- * floats from 0.359 to 0.300 ms (docs/PERFORMANCE.md).
+ * floats from 0.359 to 0.300 ms (docs/perf-log/scans.md).
  *
  * Forward progress: OpenCL promises none between work-groups, so a
  * work-group must never wait for one that has not started.  The tile a
@@ -183,7 +183,7 @@ __kernel void clr_scan_decoupled_run(
 #endif
 #if CLR_VEC > 1
 #define OUTV_T CLR_CAT(ACC_T, CLR_VEC)
-#if CLR_IN == 6 /* half: decoded to float */
+#if CLR_IN_HALF /* half: decoded to float */
 #define LOAD_VEC(i, p) CLR_CAT(vload_half, CLR_VEC)((i) / CLR_VEC, (p))
 #else
 #define LOAD_VEC(i, p)                                                         \

@@ -28,7 +28,7 @@ inline ACC_T clr_block_scan_exclusive(__local ACC_T *s, ACC_T x) {
   /* Work-groups of whole warps: each warp scans itself, warp 0 scans the
    * warps' totals, three barriers in all (the decoupled scan on the H100:
    * 1e8 floats 0.366 -> 0.359 ms with the look-back's tree by shuffles
-   * too; docs/PERFORMANCE.md). */
+   * too; docs/perf-log/scans.md). */
   uint wgs = (uint)get_local_size(0);
   if (clr_whole_warps(wgs)) {
     uint l = (uint)get_local_id(0), lane = l % 32, warp = l / 32;

@@ -14,10 +14,10 @@
  * A floating-point min or max (CLR_RUN_KEYS) runs clr_scan_run's vectors
  * on order keys (common.cl), where a combine is one integer min / max,
  * not OP's chain of compares and selects: on PoCL the float min scan of
- * 1e8 took 154 ms against the sum's 44 (docs/PERFORMANCE.md). */
+ * 1e8 took 154 ms against the sum's 44 (docs/perf-log/scans.md). */
 
 #if CLR_VEC > 1 /* (ACCV_T: common.cl) */
-#if CLR_IN == 6 /* half: decoded to float */
+#if CLR_IN_HALF /* half: decoded to float */
 #define VLOAD(i, p)                                                            \
   CLR_CAT(convert_, ACCV_T)(CLR_CAT(vload_half, CLR_VEC)(0, (p) + (i)))
 #else
@@ -110,8 +110,8 @@ inline KEYV_T clr_scan_lanes_keys(KEYV_T v, CLR_KEY_T id) {
 inline CLR_CHAIN_T clr_scan_vector(ACCV_T v, CLR_CHAIN_T run, uint exclusive,
                                    ACCV_T *y) {
 #if CLR_RUN_KEYS
-  CLR_KEY_T id = clr_key1(IDENTITY, CLR_OP == 3);
-  KEYV_T s = clr_scan_lanes_keys(clr_key(v, CLR_OP == 3), id);
+  CLR_KEY_T id = clr_key1(IDENTITY, CLR_OP_MAX);
+  KEYV_T s = clr_scan_lanes_keys(clr_key(v, CLR_OP_MAX), id);
   KEYV_T r = (KEYV_T)(run);
   *y = clr_unkey(exclusive ? CLR_KEY_OP(r, KSHIFT1(s, id)) : CLR_KEY_OP(r, s));
 #else

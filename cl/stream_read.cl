@@ -5,7 +5,7 @@
  * Each work-item writes one word, so the writes are negligible.  The time
  * it takes is the device's read bandwidth for this pattern.
  *
- * Build options: -DCLR_IN=3 (uint), -DCLR_VEC, -DCLR_LAYOUT as in
+ * Build options: -DCLR_IN_UINT=1, -DCLR_VEC, -DCLR_LAYOUT as in
  * reduce_coarse.cl. */
 #if CLR_VEC == 1
 #define WORDS_T uint

@@ -65,43 +65,51 @@ CLR_API const char *clr_status_string(clr_status s);
 /* ------------------------------------------------------ types and operations
  */
 
+/* The element types (clreduce_types.def: one row a type) and the
+ * operations (clreduce_ops.def: one row an operation, its rules in the
+ * columns).  Both tables are installed beside this header; a program may
+ * read them as this header does (define the row macro, include the file). */
+
+/* clreduce_types.def's kind column. */
+#define CLR_KIND_FLOAT 0    /* IEEE floating point (half: binary16)   */
+#define CLR_KIND_SIGNED 1   /* two's complement integer             */
+#define CLR_KIND_UNSIGNED 2 /* unsigned integer                     */
+
 typedef enum clr_type {
-  CLR_FLOAT,
-  CLR_DOUBLE,
-  CLR_INT,   /* int32_t  */
-  CLR_UINT,  /* uint32_t */
-  CLR_LONG,  /* int64_t  */
-  CLR_ULONG, /* uint64_t */
-  /* IEEE binary16 storage (uint16_t bits; no cl_khr_fp16 needed: the
-   * kernels read it with vload_half), computed in float: results are
-   * float (clr_result_type), or double with accumulate_in.  Reductions
-   * only. */
-  CLR_HALF,
+#define CLR_TYPE_ROW(id, name, size, kind, computes, wide) CLR_##id,
+#include "clreduce_types.def"
+#undef CLR_TYPE_ROW
   CLR_TYPE_COUNT
 } clr_type;
 
+/* clreduce_ops.def's flags column: which calls take an operation. */
+#define CLR_OPF_SCAN 0x01u /* scans take it                           */
+#define CLR_OPF_INTEGER                                                        \
+  0x02u                         /* integer types only (logical ones: or a      \
+                                   map expression's values)                */
+#define CLR_OPF_LOGICAL 0x04u   /* tests elements for non-zero, gives 0/1 */
+#define CLR_OPF_INDEXED 0x08u   /* a value and its first index (records)  */
+#define CLR_OPF_SKIPS_NAN 0x10u /* NaN elements are left out              */
+#define CLR_OPF_MEAN 0x20u      /* a sum divided by a count, on the host  */
+/* clreduce_ops.def's identity column. */
+#define CLR_ID_ZERO 0
+#define CLR_ID_ONE 1
+#define CLR_ID_TOP 2        /* +inf, or the type's largest value         */
+#define CLR_ID_BOTTOM 3     /* -inf, or the type's smallest value        */
+#define CLR_ID_NAN_TOP 4    /* NaN for floating types, else TOP          */
+#define CLR_ID_NAN_BOTTOM 5 /* NaN for floating types, else BOTTOM       */
+/* clreduce_ops.def's result column. */
+#define CLR_RES_INPUT 0 /* the input type (half: float)                    */
+#define CLR_RES_WIDE 1  /* the type's wide type unless narrow_accumulator */
+#define CLR_RES_TRUTH 2 /* int, 0 or 1                                      */
+#define CLR_RES_MEAN 3  /* float for float and half data, else double      */
+
 typedef enum clr_op {
-  CLR_SUM,
-  CLR_PROD,
-  CLR_MIN,
-  CLR_MAX,
-  CLR_AND, /* logical: 1 when every element is non-zero (integers only) */
-  CLR_OR,  /* logical: 1 when any element is non-zero (integers only)   */
-  /* Indexed (the coarse kernel only; no scans): the value and the first
-   * index where it occurs, in clr_value.index.  Floating point: a NaN is
-   * the result (its first index), as for min / max; -0.0 orders below
-   * +0.0. */
-  CLR_ARGMIN,
-  CLR_ARGMAX,
-  /* Both in one pass: v / index the minimum, max / max_index the maximum. */
-  CLR_MINMAX,
-  /* The sum divided by n, on the host, with the sum's accuracy: float for
-   * float and half data (double with accumulate_in), double for double,
-   * int and uint (whose sum is exact in 64 bits, never narrowed:
-   * narrow_accumulator or accumulate_in int / uint give
-   * CLR_ERR_UNSUPPORTED).  64-bit integers give CLR_ERR_UNSUPPORTED (their
-   * sum wraps); no scans, no asynchronous form. */
-  CLR_MEAN,
+#define CLR_OP_ROW(id, name, runs, combine, partial, identity, result, flags,  \
+                   what)                                                       \
+  CLR_##id,
+#include "clreduce_ops.def"
+#undef CLR_OP_ROW
   CLR_OP_COUNT
 } clr_op;
 
@@ -154,21 +162,22 @@ CLR_API clr_status clr_map_from_name(const char *s, clr_map *out);
 CLR_API clr_status clr_kernel_from_name(const char *s, clr_kernel *out);
 CLR_API int clr_kernel_is_scan(clr_kernel k);
 
-/* The type a reduction's result (and its accumulator) has.
- * Accumulation rule: sum and prod of 32-bit integers accumulate in 64 bits
- * (int -> long, uint -> ulong), as NumPy does, unless narrow_accumulator is
- * set in the options; and/or give an int (0 or 1); half data gives float;
- * mean gives float for float and half data, else double; everything else
- * keeps the input type.  Integer overflow wraps modulo 2^bits.
+/* The type a reduction's result (and its accumulator) has: the op's
+ * result column (clreduce_ops.def) applied to t.  Sum and prod of 32-bit
+ * integers accumulate in 64 bits (int -> long, uint -> ulong), as NumPy
+ * does, unless narrow_accumulator is set; and / or give an int (0 or 1);
+ * half data gives float; mean gives float for float and half data, else
+ * double; everything else keeps the input type.  Integer overflow wraps
+ * modulo 2^bits.
  */
 CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow_accumulator);
-/* CLR_OK when op applies to t (and/or need an integer type, unless a map
- * expression gives the values they test). */
+/* CLR_OK when op applies to t (CLR_OPF_INTEGER operations need an integer
+ * type, unless they are logical and a map expression gives the values
+ * they test; a mean needs a sum that cannot wrap: not long or ulong). */
 CLR_API clr_status clr_op_supports(clr_op op, clr_type t);
 /* CLR_OK when kernel k can compute op on t: clr_op_supports, scans
- * support sum, prod, min and max only, and the indexed operations (argmin,
- * argmax, minmax) run on the coarse kernel only (CLR_ERR_UNSUPPORTED
- * otherwise). */
+ * take the CLR_OPF_SCAN operations only, and the indexed operations run on
+ * the coarse kernel only (CLR_ERR_UNSUPPORTED otherwise). */
 CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t);
 /* 1 when kernel k takes maps (clr_options.map) and computes dot products
  * and the indexed operations (the coarse reduction); 0 otherwise. */
@@ -250,7 +259,7 @@ typedef struct clr_context_config {
    * kernel_ms, h2d_ms, d2h_ms and pass times) are then 0, total_ms stays,
    * and reductions take no events for timing: on NVIDIA's OpenCL a
    * profiling queue and a timed launch add 12-15 us to every call
-   * (docs/PERFORMANCE.md, "Small calls").  A context around the caller's
+   * (docs/perf-log/small-calls.md).  A context around the caller's
    * queue follows that queue's own properties instead. */
   int no_profiling;
 } clr_context_config;

@@ -143,6 +143,44 @@ typedef struct part_source {
   size_t offset;
 } part_source;
 
+/* Each operation's rows (clreduce_ops.def): what runs on a rank (a mean:
+ * its sum) and its flags. */
+static const struct {
+  clr_op runs;
+  unsigned flags;
+} op_rows[CLR_OP_COUNT] = {
+#define CLR_OP_ROW(id, name, runs, combine, partial, identity, result, flags,  \
+                   what)                                                       \
+  [CLR_##id] = {CLR_##runs, flags},
+#include "clreduce_ops.def"
+#undef CLR_OP_ROW
+};
+
+/* A NaN-skipping mean of floating data divides by the count of its
+ * numbers: this rank's, a sum of 1 for each (mapped) value that is not
+ * NaN. */
+static clr_status count_numbers(clr_context *ctx, const clr_options *opt,
+                                clr_type type, const part_source *src, size_t n,
+                                uint64_t *count) {
+  char expr[4200];
+  clr_options o = *opt;
+  clr_value v;
+  snprintf(expr, sizeof expr, "isnan((float)(%s)) ? 0 : 1",
+           opt->map == CLR_MAP_EXPR && opt->map_expr ? opt->map_expr : "x");
+  o.map = CLR_MAP_EXPR;
+  o.map_expr = expr;
+  o.kernel = CLR_REDUCE_COARSE;
+  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_ULONG);
+  o.narrow_accumulator = 0;
+  o.exact = 0;
+  clr_status st =
+      src->host ? clr_reduce_host(ctx, &o, CLR_SUM, type, src->host, n, &v)
+                : clr_reduce_buffer(ctx, &o, CLR_SUM, type, src->buf,
+                                    src->offset, n, &v);
+  *count = v.v.ul;
+  return st;
+}
+
 static clr_status reduce(clr_context *ctx, MPI_Comm comm,
                          const clr_options *opt, clr_op op, clr_type type,
                          const part_source *src, size_t n_local,
@@ -155,9 +193,16 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
     return st; /* every rank alike: no element anywhere */
   if (!result || !ctx || (n_local && !src->host && !src->buf))
     st = CLR_ERR_INVALID_ARGUMENT;
-  int exact = o.exact && (op == CLR_SUM || op == CLR_MEAN) &&
+  if (!((unsigned)op < CLR_OP_COUNT)) /* no row */
+    st = CLR_ERR_INVALID_ARGUMENT;
+  clr_op part_op = st == CLR_OK ? op_rows[op].runs : CLR_SUM;
+  unsigned flags = st == CLR_OK ? op_rows[op].flags : 0;
+  int exact = o.exact && part_op == CLR_SUM &&
               (type == CLR_FLOAT || type == CLR_DOUBLE);
-  clr_op part_op = op == CLR_MEAN ? CLR_SUM : op;
+  /* a NaN-skipping mean's divisor: the numbers, counted on every rank */
+  int counts = (flags & CLR_OPF_MEAN) && (flags & CLR_OPF_SKIPS_NAN) &&
+               (type == CLR_FLOAT || type == CLR_DOUBLE || type == CLR_HALF);
+  uint64_t count = n_local;
   rank_value mine;
   clr_exact_acc acc;
   memset(&mine, 0, sizeof mine);
@@ -179,6 +224,8 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
                                          src->offset, n_local, &mine.v);
     mine.has = 1;
     depth = last_depth(ctx);
+    if (st == CLR_OK && counts)
+      st = count_numbers(ctx, &o, type, src, n_local, &count);
   }
   double t1 = now_ms();
   info->local_ms = t1 - t0;
@@ -202,8 +249,12 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
     if (rc != MPI_SUCCESS)
       return CLR_ERR_INVALID_ARGUMENT;
   }
-  if (st == CLR_OK && op == CLR_MEAN)
-    st = clr_value_sum_to_mean(&o, type, info->n_global, &all.v);
+  uint64_t divisor = info->n_global;
+  if (counts && MPI_Allreduce(&count, &divisor, 1, MPI_UINT64_T, MPI_SUM,
+                              comm) != MPI_SUCCESS)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (st == CLR_OK && (flags & CLR_OPF_MEAN))
+    st = clr_value_sum_to_mean(&o, type, divisor, &all.v);
   if (st == CLR_OK)
     *result = all.v;
   info->error_depth = global_depth(comm, depth);

@@ -150,7 +150,7 @@ static clr_status check_map(clr_context *ctx, const clr_options *opt, clr_op op,
                     scan         ? "scans"
                     : opt->exact ? "exact sums"
                                  : clr_kernel_name(opt->kernel));
-  if (opt->map != CLR_MAP_EXPR && (op == CLR_AND || op == CLR_OR))
+  if (opt->map != CLR_MAP_EXPR && (clr_op_flags(op) & CLR_OPF_LOGICAL))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "'%s' tests the elements as they are: give a map "
                     "expression for another test",
@@ -181,21 +181,33 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     "kernel, or '%s' (the default) for the device's tuned scan",
                     clr_kernel_name(opt->kernel),
                     clr_kernel_name(CLR_REDUCE_COARSE));
-  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)type >= CLR_TYPE_COUNT)
+  const clr_op_row *row = clr_op_info(op);
+  if (!row || !clr_type_info(type))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown operation or type");
+  unsigned f = row->flags;
   int expr = opt->map == CLR_MAP_EXPR;
-  /* and / or of floats test a map expression's values */
+  /* logical operations of floats test a map expression's values */
   if (clr_op_supports(op, type) != CLR_OK &&
-      !(expr && !scan && (op == CLR_AND || op == CLR_OR)))
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "operation '%s' needs an integer type, not '%s' (or a map "
-                    "expression giving the values it tests)",
-                    clr_op_name(op), clr_type_name(type));
-  if (scan && op >= CLR_AND)
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "scans support sum, prod, min and max, not '%s'",
-                    clr_op_name(op));
-  if (!scan && clr_op_is_indexed(op) && !clr_kernel_takes_maps(opt->kernel))
+      !(expr && !scan && (f & CLR_OPF_LOGICAL)))
+    return (f & CLR_OPF_INTEGER)
+               ? clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                          "operation '%s' needs an integer type, not '%s'%s",
+                          row->name, clr_type_name(type),
+                          (f & CLR_OPF_LOGICAL)
+                              ? " (or a map expression giving the values it "
+                                "tests)"
+                              : "")
+               : clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                          "operation '%s' does not apply to '%s'%s", row->name,
+                          clr_type_name(type),
+                          (f & CLR_OPF_MEAN) ? " (its sum would wrap)" : "");
+  if (scan && !(f & CLR_OPF_SCAN)) {
+    char list[256];
+    clr_op_list(list, sizeof list, CLR_OPF_SCAN);
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED, "scans support %s, not '%s'",
+                    list, row->name);
+  }
+  if (!scan && (f & CLR_OPF_INDEXED) && !clr_kernel_takes_maps(opt->kernel))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "'%s' runs on the '%s' kernel, not '%s'", clr_op_name(op),
                     clr_kernel_name(CLR_REDUCE_COARSE),
@@ -221,12 +233,17 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     "exact sums take float or double data, not half (a half "
                     "sum accumulated in double is exact while its partial "
                     "sums stay below 2^29)");
-  if (opt->exact && clr_type_is_float(type) && op == CLR_PROD)
+  int sum = clr_op_info(row->runs)->combine == CLR_SUM;
+  if (opt->exact && clr_type_is_float(type) && row->combine == CLR_PROD)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "exact mode covers sums (min and max are exact anyway), "
                     "not '%s'",
-                    clr_op_name(op));
-  if (opt->exact && scan && clr_type_is_float(type) && op == CLR_SUM)
+                    row->name);
+  if (opt->exact && clr_type_is_float(type) && sum && (f & CLR_OPF_SKIPS_NAN))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact sums do not skip NaNs: '%s' takes no exact mode",
+                    row->name);
+  if (opt->exact && scan && clr_type_is_float(type) && sum)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "exact %s scans are not implemented (exact sums are "
                     "reductions)",
@@ -237,7 +254,7 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     "kernel '%s', not '%s'",
                     clr_kernel_name(CLR_REDUCE_COARSE),
                     clr_kernel_name(opt->kernel));
-  if (op == CLR_MEAN &&
+  if ((f & CLR_OPF_MEAN) &&
       ((opt->narrow_accumulator && (type == CLR_INT || type == CLR_UINT)) ||
        opt->accumulate_in == CLR_ACCUMULATE_IN(CLR_INT) ||
        opt->accumulate_in == CLR_ACCUMULATE_IN(CLR_UINT)))
@@ -248,7 +265,7 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
     if (opt->accumulate_in > CLR_TYPE_COUNT)
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "accumulate_in %u is no type", opt->accumulate_in);
-    if (op == CLR_AND || op == CLR_OR || opt->exact ||
+    if ((f & CLR_OPF_LOGICAL) || opt->exact ||
         !(expr || clr_accumulator_fits(type, acc)))
       return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                       "%s of %s cannot accumulate in %s%s", clr_op_name(op),
@@ -276,4 +293,14 @@ clr_status clr_start_work(clr_context *ctx, const clr_options **opt,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s must not be NULL",
                     names);
   return clr_validate_call(ctx, *opt, op, type, n, scan);
+}
+
+clr_status clr_check_per_segment(clr_context *ctx, clr_op op, clr_type type) {
+  if (clr_mean_counts(op, type))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "'%s' per segment or range is not implemented (a "
+                    "NaN-skipping mean divides each sum by its own count of "
+                    "numbers)",
+                    clr_op_name(op));
+  return CLR_OK;
 }

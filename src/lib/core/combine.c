@@ -38,16 +38,22 @@ static int order(clr_type t, const clr_scalar *a, const clr_scalar *b) {
   }
 }
 
-/* One extreme of a record: (a, ai) and (b, bi) with ai < bi; want_max. A
- * NaN wins (the first), then the smaller (larger) value, then the first
- * index. */
-static void pick(clr_type t, int want_max, clr_scalar *a, uint64_t *ai,
-                 const clr_scalar *b, uint64_t bi) {
+/* One extreme of a record: (a, ai) and (b, bi) with ai < bi; want_max.
+ * A NaN wins (the first) or, skipping NaNs, loses to every number; then
+ * the smaller (larger) value, then the first index. */
+static void pick(clr_type t, int want_max, int skip_nan, clr_scalar *a,
+                 uint64_t *ai, const clr_scalar *b, uint64_t bi) {
   int fp = t == CLR_FLOAT || t == CLR_DOUBLE;
-  if (fp && fp_nan(t, a))
+  int na = fp && fp_nan(t, a), nb = fp && fp_nan(t, b);
+  if (na || nb) {
+    if (skip_nan ? na && !nb : nb && !na) {
+      *a = *b;
+      *ai = bi;
+    }
     return;
+  }
   int c = order(t, b, a);
-  if ((fp && fp_nan(t, b)) || (want_max ? c > 0 : c < 0)) {
+  if (want_max ? c > 0 : c < 0) {
     *a = *b;
     *ai = bi;
   }
@@ -55,16 +61,20 @@ static void pick(clr_type t, int want_max, clr_scalar *a, uint64_t *ai,
 
 CLR_API clr_status clr_value_combine(clr_op op, clr_value *a,
                                      const clr_value *b) {
-  if (!a || !b || a->type != b->type || (unsigned)a->type >= CLR_TYPE_COUNT ||
-      a->type == CLR_HALF || (unsigned)op >= CLR_OP_COUNT)
+  const clr_op_row *row = clr_op_info(op);
+  if (!a || !b || !row || a->type != b->type ||
+      (unsigned)a->type >= CLR_TYPE_COUNT || a->type == CLR_HALF)
     return CLR_ERR_INVALID_ARGUMENT;
+  /* partial results fold by the row's partial operation (a mean's: its
+   * sum's) */
+  const clr_op_row *fold = clr_op_info(row->partial);
+  int skip = (fold->flags & CLR_OPF_SKIPS_NAN) != 0;
   clr_type t = a->type;
   clr_scalar *x = &a->v;
   const clr_scalar *y = &b->v;
   int fp = t == CLR_FLOAT || t == CLR_DOUBLE;
-  switch (op) {
+  switch (fold->combine) {
   case CLR_SUM:
-  case CLR_MEAN: /* its sum */
     if (t == CLR_FLOAT)
       x->f = x->f + y->f;
     else if (t == CLR_DOUBLE)
@@ -86,14 +96,19 @@ CLR_API clr_status clr_value_combine(clr_op op, clr_value *a,
     break;
   case CLR_MIN:
   case CLR_MAX: {
-    if (fp && fp_nan(t, x))
+    int want_min = fold->combine == CLR_MIN;
+    if (fp && (fp_nan(t, x) || fp_nan(t, y))) {
+      /* a NaN wins, or skipping NaNs loses to a number */
+      if (skip ? fp_nan(t, x) : fp_nan(t, y))
+        *x = *y;
       break;
+    }
     int c = order(t, y, x);
-    if ((fp && fp_nan(t, y)) || (op == CLR_MIN ? c < 0 : c > 0))
+    if (want_min ? c < 0 : c > 0)
       *x = *y;
     else if (fp && c == 0) /* two zeros: -0 wins a min, +0 a max */
-      *x = op == CLR_MIN ? (signbit(fp_of(t, x)) ? *x : *y)
-                         : (signbit(fp_of(t, x)) ? *y : *x);
+      *x = want_min ? (signbit(fp_of(t, x)) ? *x : *y)
+                    : (signbit(fp_of(t, x)) ? *y : *x);
     break;
   }
   case CLR_AND:
@@ -103,14 +118,14 @@ CLR_API clr_status clr_value_combine(clr_op op, clr_value *a,
     x->i = x->i || y->i;
     break;
   case CLR_ARGMIN:
-    pick(t, 0, x, &a->index, y, b->index);
+    pick(t, 0, skip, x, &a->index, y, b->index);
     break;
   case CLR_ARGMAX:
-    pick(t, 1, x, &a->index, y, b->index);
+    pick(t, 1, skip, x, &a->index, y, b->index);
     break;
   default: /* CLR_MINMAX */
-    pick(t, 0, x, &a->index, y, b->index);
-    pick(t, 1, &a->max, &a->max_index, &b->max, b->max_index);
+    pick(t, 0, skip, x, &a->index, y, b->index);
+    pick(t, 1, skip, &a->max, &a->max_index, &b->max, b->max_index);
     break;
   }
   return CLR_OK;
@@ -118,8 +133,7 @@ CLR_API clr_status clr_value_combine(clr_op op, clr_value *a,
 
 CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
                                          uint64_t n, clr_value *v) {
-  if (!v || n == 0 || (unsigned)v->type >= CLR_TYPE_COUNT ||
-      v->type == CLR_HALF)
+  if (!v || (unsigned)v->type >= CLR_TYPE_COUNT || v->type == CLR_HALF)
     return CLR_ERR_INVALID_ARGUMENT;
   clr_type t = v->type;
   long double s = t == CLR_FLOAT    ? (long double)v->v.f
@@ -130,9 +144,11 @@ CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
                                     : (long double)v->v.ul;
   memset(v, 0, sizeof *v);
   v->type = clr_options_result_type(opt, CLR_MEAN, type);
+  /* the mean of no number (n = 0: a NaN-skipping mean of NaNs) is NaN */
+  long double m = n ? s / (long double)n : (long double)NAN;
   if (v->type == CLR_FLOAT)
-    v->v.f = (float)(s / (long double)n);
+    v->v.f = (float)m;
   else
-    v->v.d = (double)(s / (long double)n);
+    v->v.d = (double)m;
   return CLR_OK;
 }

@@ -20,7 +20,7 @@
 
 /* One built program and its single kernel, keyed by source + options. */
 typedef struct clr_program_entry {
-  char key[512]; /* "<source file>|<build options>" */
+  char key[768]; /* "<source file>|<build options>" */
   char *prelude; /* the spec's prelude (malloc'd), part of the key */
   cl_program program;
   cl_kernel kernel;
@@ -181,13 +181,51 @@ void clr_log(clr_context *ctx, const char *fmt, ...)
     }                                                                          \
   } while (0)
 
-/* ---- status.c (the kernels' facts: kernels.def) */
+/* ---- status.c: the rows of the tables (clreduce_types.def,
+ * clreduce_ops.def, kernels.def) and the rules read off them */
+typedef struct clr_type_row {
+  const char *name; /* "float"                                       */
+  const char *id;   /* "FLOAT": the kernels' -DCLR_IN_FLOAT=1        */
+  size_t size;
+  int kind;          /* CLR_KIND_*                                    */
+  clr_type computes; /* what the kernels compute an element in        */
+  clr_type wide;     /* what sums and products accumulate in          */
+} clr_type_row;
+typedef struct clr_op_row {
+  const char *name; /* "nanmin"                                      */
+  const char *id;   /* "NANMIN"                                      */
+  clr_op runs;      /* what the drivers compute (a mean: its sum)    */
+  clr_op combine;   /* the kernels' combine: -DCLR_OP_<its id>=1     */
+  clr_op partial;   /* what folds partial results                    */
+  int identity;     /* CLR_ID_*                                      */
+  int result;       /* CLR_RES_*                                     */
+  unsigned flags;   /* CLR_OPF_*                                     */
+  const char *summary;
+} clr_op_row;
+/* A type's or an operation's row; NULL when t / op is out of range. */
+const clr_type_row *clr_type_info(clr_type t);
+const clr_op_row *clr_op_info(clr_op op);
+/* The operation's flags (0 when out of range). */
+unsigned clr_op_flags(clr_op op);
+/* The names of the operations that have every one of flags, in table
+ * order: "sum, prod, min and max". */
+void clr_op_list(char *buf, size_t size, unsigned flags);
 int clr_type_is_float(clr_type t);
 /* 1 when acc can accumulate elements of in exactly as they are: the same
  * kind, at least as wide (clr_options.accumulate_in). */
 int clr_accumulator_fits(clr_type in, clr_type acc);
-/* 1 for argmin, argmax and minmax (a value and an index). */
+/* 1 for the indexed operations (a value and an index: CLR_OPF_INDEXED). */
 int clr_op_is_indexed(clr_op op);
+/* 1 when a mean (op) of t divides by a count of its numbers, not by n: a
+ * NaN-skipping mean of floating data. */
+int clr_mean_counts(clr_op op, clr_type t);
+/* The options of that count: *opt's, with a map expression (into expr, of
+ * size bytes) that gives 1 for a number and 0 for a NaN (the map's value
+ * tested, when opt has one), summed in ulong on the coarse kernel. */
+void clr_count_options(const clr_options *opt, clr_options *o, char *expr,
+                       size_t size);
+/* The operation's identity (its identity column) as a value of type t. */
+clr_scalar clr_op_identity(clr_op op, clr_type t);
 /* The file under cl/ with the kernel's own algorithm (kernels.def). */
 const char *clr_kernel_source(clr_kernel k);
 /* 1 when needle occurs in hay, ignoring ASCII case (an empty needle
@@ -235,9 +273,6 @@ void clr_buffer_release(clr_buffer *buf);
  * makes them anew and its caller zeroes them again. */
 clr_status clr_zero_buffers(clr_context *ctx, clr_buffer *const *bufs,
                             size_t count);
-double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
-/* From the end of `before` to the start of `after` (0 without profiling). */
-double clr_event_gap_ms(cl_event before, cl_event after);
 /* NVIDIA's OpenCL on a GPU, which builds inline PTX (warp shuffles) but
  * has no subgroup extension. */
 static inline int clr_device_takes_ptx(const clr_context *ctx) {
@@ -248,7 +283,12 @@ static inline int clr_device_takes_ptx(const clr_context *ctx) {
 static inline cl_event *clr_timed(const clr_context *ctx, cl_event *ev) {
   return ctx->profiling ? ev : NULL;
 }
+/* ---- clock.c */
 double clr_now_ms(void);
+double clr_event_ms(cl_event start, cl_event end); /* 0 without profiling */
+/* From the end of `before` to the start of `after` (0 without profiling). */
+double clr_event_gap_ms(cl_event before, cl_event after);
+/* ---- call.c: a call's frame */
 /* A call's timing, the work done: its chunks (launches), error depth and
  * total time since t0 (clr_now_ms at its start). */
 void clr_timing_done(clr_context *ctx, size_t chunks, size_t error_depth,
@@ -469,12 +509,15 @@ void clr_load_tuning(clr_context *ctx);
 int clr_user_tuning_path(const clr_context *ctx, char *path, size_t size);
 clr_status clr_save_tuning(clr_context *ctx, const char *path);
 
-/* ---- reduce.c */
+/* ---- call.c */
 /* The one check of a call's options and arguments, for reductions and
  * scans (scan != 0): kernel, op and type enums, n, vector width, layout.
  * CLR_OK, or a refusal with its detail recorded. */
 clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                              clr_op op, clr_type type, size_t n, int scan);
+/* What the segmented drivers (segments, rows, ranges, keys) add to
+ * clr_validate_call: CLR_OK, or a refusal of what they do not compute. */
+clr_status clr_check_per_segment(clr_context *ctx, clr_op op, clr_type type);
 /* The start of every reduction and scan: *opt replaced by *defaults when
  * NULL, the two pointers a and b (named by names) present, then
  * clr_validate_call. */

@@ -67,31 +67,42 @@ static char *read_text(const char *dir, const char *name, size_t *len) {
   return buf;
 }
 
-/* The -D codes cl/common.cl decodes are the enums' values: CLR_IN and
- * CLR_ACC 0..5 = float, double, int, uint, long, ulong (CLR_IN 6 = half);
- * CLR_OP 0..8 = sum,
- * prod, min, max, and, or, argmin, argmax, minmax; CLR_MAP 0..3 = none,
- * abs, square, expression; CLR_LAYOUT 1, 2 = strided, contiguous. */
-_Static_assert(CLR_FLOAT == 0 && CLR_DOUBLE == 1 && CLR_INT == 2 &&
-                   CLR_UINT == 3 && CLR_LONG == 4 && CLR_ULONG == 5 &&
-                   CLR_HALF == 6 && CLR_TYPE_COUNT == 7,
-               "cl/common.cl's CLR_IN / CLR_ACC codes");
-_Static_assert(CLR_SUM == 0 && CLR_PROD == 1 && CLR_MIN == 2 && CLR_MAX == 3 &&
-                   CLR_AND == 4 && CLR_OR == 5 && CLR_ARGMIN == 6 &&
-                   CLR_ARGMAX == 7 && CLR_MINMAX == 8 && CLR_MEAN == 9 &&
-                   CLR_OP_COUNT == 10,
-               "cl/common.cl's CLR_OP codes");
+/* The -D options cl/common.cl decodes, named from the tables' rows:
+ * -DCLR_IN_<type>=1 and -DCLR_ACC_<type>=1 (clreduce_types.def's ids),
+ * -DCLR_OP_<combine>=1 (the op row's combine, clreduce_ops.def) and a
+ * -DCLR_OP_<flag>=1 for each of the row's flags a kernel branches on;
+ * CLR_MAP 0..3 = none, abs, square, expression; CLR_LAYOUT 1, 2 =
+ * strided, contiguous. */
 _Static_assert(CLR_MAP_NONE == 0 && CLR_MAP_ABS == 1 && CLR_MAP_SQUARE == 2 &&
                    CLR_MAP_EXPR == 3 && CLR_MAP_COUNT == 4,
                "cl/common.cl's CLR_MAP codes");
 _Static_assert(CLR_LAYOUT_STRIDED == 1 && CLR_LAYOUT_CONTIGUOUS == 2,
                "the kernels' CLR_LAYOUT codes");
 
+/* The op row's flags the kernels see, as -DCLR_OP_<name>=1. */
+static const struct {
+  unsigned flag;
+  const char *name;
+} kernel_flags[] = {{CLR_OPF_INDEXED, "IS_INDEXED"},
+                    {CLR_OPF_LOGICAL, "IS_LOGICAL"},
+                    {CLR_OPF_SKIPS_NAN, "SKIPS_NAN"}};
+
 static void build_options(const clr_build_spec *s, char *buf, size_t size) {
+  const clr_op_row *op = clr_op_info(s->op);
   int n = snprintf(buf, size,
-                   "-cl-std=CL1.2 -DCLR_IN=%d -DCLR_ACC=%d "
-                   "-DCLR_OP=%d",
-                   (int)s->in, (int)s->acc, (int)s->op);
+                   "-cl-std=CL1.2 -DCLR_IN_%s=1 -DCLR_ACC_%s=1 "
+                   "-DCLR_OP_%s=1",
+                   clr_type_info(s->in)->id, clr_type_info(s->acc)->id,
+                   clr_op_info(op->combine)->id);
+  /* NaN skipping means nothing to integers: their kernels are the plain
+   * operation's */
+  unsigned flags = op->flags;
+  if (!clr_type_is_float(s->acc))
+    flags &= ~CLR_OPF_SKIPS_NAN;
+  for (size_t i = 0; i < sizeof kernel_flags / sizeof kernel_flags[0]; i++)
+    if ((flags & kernel_flags[i].flag) && n > 0 && (size_t)n < size)
+      n += snprintf(buf + n, size - (size_t)n, " -DCLR_OP_%s=1",
+                    kernel_flags[i].name);
   if (s->vec && n > 0 && (size_t)n < size)
     n += snprintf(buf + n, size - (size_t)n, " -DCLR_VEC=%u", s->vec);
   if (s->layout && n > 0 && (size_t)n < size)
@@ -156,8 +167,7 @@ static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
  * shared tile kernel). */
 static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
                               char **text, size_t *len) {
-  int indexed =
-      s->op == CLR_ARGMIN || s->op == CLR_ARGMAX || s->op == CLR_MINMAX;
+  int indexed = clr_op_is_indexed(s->op);
   const char *names[5] = {"common.cl", s->helpers,
                           indexed ? "records.cl" : NULL, s->source, s->source2};
   char *parts[5] = {NULL, NULL, NULL, NULL, NULL};
@@ -220,7 +230,7 @@ void clr_release_programs(clr_context *ctx) {
 
 clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
                           clr_program_entry **out) {
-  char options[320], key[512];
+  char options[512], key[768];
   clr_status st;
   cl_int err;
   if ((spec->in == CLR_DOUBLE || spec->acc == CLR_DOUBLE) &&

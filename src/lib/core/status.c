@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,12 +32,20 @@ CLR_API const char *clr_status_string(clr_status s) {
   }
 }
 
-static const char *const type_names[CLR_TYPE_COUNT] = {
-    "float", "double", "int", "uint", "long", "ulong", "half"};
-static const size_t type_sizes[CLR_TYPE_COUNT] = {4, 8, 4, 4, 8, 8, 2};
-static const char *const op_names[CLR_OP_COUNT] = {
-    "sum", "prod",   "min",    "max",    "and",
-    "or",  "argmin", "argmax", "minmax", "mean"};
+static const clr_type_row type_rows[CLR_TYPE_COUNT] = {
+#define CLR_TYPE_ROW(id, name, size, kind, computes, wide)                     \
+  [CLR_##id] = {name, #id, size, kind, CLR_##computes, CLR_##wide},
+#include "clreduce_types.def"
+#undef CLR_TYPE_ROW
+};
+static const clr_op_row op_rows[CLR_OP_COUNT] = {
+#define CLR_OP_ROW(id, name, runs, combine, partial, identity, result, flags,  \
+                   what)                                                       \
+  [CLR_##id] = {name,     #id,    CLR_##runs, CLR_##combine, CLR_##partial,    \
+                identity, result, flags,      what},
+#include "clreduce_ops.def"
+#undef CLR_OP_ROW
+};
 static const char *const map_names[CLR_MAP_COUNT] = {"none", "abs", "square",
                                                      "expr"};
 
@@ -53,10 +62,6 @@ static const kernel_row kernels[CLR_KERNEL_COUNT] = {
   [id] = {name, scan, ops, source, what},
 #include "kernels.def"
 };
-static const char *const kernel_names[CLR_KERNEL_COUNT] = {
-#define CLR_KERNEL(id, name, scan, ops, source, what) [id] = name,
-#include "kernels.def"
-};
 /* Every clr_kernel has its row, in order. */
 _Static_assert(0
 #define CLR_KERNEL(id, name, scan, ops, source, what) +1
@@ -64,14 +69,28 @@ _Static_assert(0
                    == CLR_KERNEL_COUNT,
                "kernels.def must have one row per clr_kernel");
 
+const clr_type_row *clr_type_info(clr_type t) {
+  return (unsigned)t < CLR_TYPE_COUNT ? &type_rows[t] : NULL;
+}
+const clr_op_row *clr_op_info(clr_op op) {
+  return (unsigned)op < CLR_OP_COUNT ? &op_rows[op] : NULL;
+}
+unsigned clr_op_flags(clr_op op) {
+  const clr_op_row *r = clr_op_info(op);
+  return r ? r->flags : 0u;
+}
+
 CLR_API const char *clr_type_name(clr_type t) {
-  return (unsigned)t < CLR_TYPE_COUNT ? type_names[t] : "?";
+  const clr_type_row *r = clr_type_info(t);
+  return r ? r->name : "?";
 }
 CLR_API size_t clr_type_size(clr_type t) {
-  return (unsigned)t < CLR_TYPE_COUNT ? type_sizes[t] : 0;
+  const clr_type_row *r = clr_type_info(t);
+  return r ? r->size : 0;
 }
 CLR_API const char *clr_op_name(clr_op op) {
-  return (unsigned)op < CLR_OP_COUNT ? op_names[op] : "?";
+  const clr_op_row *r = clr_op_info(op);
+  return r ? r->name : "?";
 }
 CLR_API const char *clr_map_name(clr_map m) {
   return (unsigned)m < CLR_MAP_COUNT ? map_names[m] : "?";
@@ -86,28 +105,34 @@ const char *clr_kernel_source(clr_kernel k) {
   return (unsigned)k < CLR_KERNEL_COUNT ? kernels[k].source : NULL;
 }
 
-static int lookup(const char *s, const char *const *names, int count) {
+/* The row whose name (the member `name` of rows of `stride` bytes) is s;
+ * -1 when none is. */
+static int lookup(const char *s, const void *rows, size_t stride, int count) {
   if (!s)
     return -1;
-  for (int i = 0; i < count; i++)
-    if (strcmp(s, names[i]) == 0)
+  for (int i = 0; i < count; i++) {
+    const char *name = *(const char *const *)(const void *)((const char *)rows +
+                                                            (size_t)i * stride);
+    if (strcmp(s, name) == 0)
       return i;
+  }
   return -1;
 }
 
-/* clr_type_from_name and its kin: a name's index in its table. */
-#define CLR_FROM_NAME(fn, T, names, count)                                     \
+/* clr_type_from_name and its kin: a name's index in its table (whose rows
+ * start with their name). */
+#define CLR_FROM_NAME(fn, T, rows, count)                                      \
   CLR_API clr_status fn(const char *s, T *out) {                               \
-    int i = lookup(s, names, count);                                           \
+    int i = lookup(s, rows, sizeof rows[0], count);                            \
     if (i < 0 || !out)                                                         \
       return CLR_ERR_INVALID_ARGUMENT;                                         \
     *out = (T)i;                                                               \
     return CLR_OK;                                                             \
   }
-CLR_FROM_NAME(clr_type_from_name, clr_type, type_names, CLR_TYPE_COUNT)
-CLR_FROM_NAME(clr_op_from_name, clr_op, op_names, CLR_OP_COUNT)
+CLR_FROM_NAME(clr_type_from_name, clr_type, type_rows, CLR_TYPE_COUNT)
+CLR_FROM_NAME(clr_op_from_name, clr_op, op_rows, CLR_OP_COUNT)
 CLR_FROM_NAME(clr_map_from_name, clr_map, map_names, CLR_MAP_COUNT)
-CLR_FROM_NAME(clr_kernel_from_name, clr_kernel, kernel_names, CLR_KERNEL_COUNT)
+CLR_FROM_NAME(clr_kernel_from_name, clr_kernel, kernels, CLR_KERNEL_COUNT)
 #undef CLR_FROM_NAME
 
 CLR_API int clr_kernel_is_scan(clr_kernel k) {
@@ -119,7 +144,7 @@ CLR_API int clr_kernel_takes_maps(clr_kernel k) {
 }
 
 int clr_op_is_indexed(clr_op op) {
-  return op == CLR_ARGMIN || op == CLR_ARGMAX || op == CLR_MINMAX;
+  return (clr_op_flags(op) & CLR_OPF_INDEXED) != 0;
 }
 
 int clr_contains_nocase(const char *hay, const char *needle) {
@@ -138,33 +163,40 @@ int clr_contains_nocase(const char *hay, const char *needle) {
 }
 
 int clr_type_is_float(clr_type t) {
-  return t == CLR_FLOAT || t == CLR_DOUBLE || t == CLR_HALF;
+  const clr_type_row *r = clr_type_info(t);
+  return r && r->kind == CLR_KIND_FLOAT;
+}
+
+/* A mean's result type when its sum is in sum_type: float stays float,
+ * everything else gives double. */
+static clr_type mean_type(clr_type sum_type) {
+  return sum_type == CLR_FLOAT ? CLR_FLOAT : CLR_DOUBLE;
 }
 
 CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow) {
-  if (op == CLR_MEAN)
-    return t == CLR_FLOAT || t == CLR_HALF ? CLR_FLOAT : CLR_DOUBLE;
-  if (op == CLR_AND || op == CLR_OR)
+  const clr_op_row *o = clr_op_info(op);
+  const clr_type_row *r = clr_type_info(t);
+  if (!o || !r)
+    return t;
+  switch (o->result) {
+  case CLR_RES_TRUTH:
     return CLR_INT;
-  if (t == CLR_HALF)
-    return CLR_FLOAT;
-  if ((op == CLR_SUM || op == CLR_PROD) && !narrow) {
-    if (t == CLR_INT)
-      return CLR_LONG;
-    if (t == CLR_UINT)
-      return CLR_ULONG;
+  case CLR_RES_MEAN:
+    return mean_type(r->computes);
+  case CLR_RES_WIDE:
+    return narrow ? r->computes : r->wide;
+  default:
+    return r->computes;
   }
-  return t;
 }
 
 CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
                                          clr_type t) {
-  if (opt && opt->accumulate_in && opt->accumulate_in <= CLR_TYPE_COUNT &&
-      op != CLR_AND && op != CLR_OR) {
+  const clr_op_row *o = clr_op_info(op);
+  if (o && opt && opt->accumulate_in && opt->accumulate_in <= CLR_TYPE_COUNT &&
+      o->result != CLR_RES_TRUTH) {
     clr_type acc = (clr_type)(opt->accumulate_in - 1);
-    if (op == CLR_MEAN) /* the mean of a sum in acc */
-      return acc == CLR_FLOAT ? CLR_FLOAT : CLR_DOUBLE;
-    return acc;
+    return o->result == CLR_RES_MEAN ? mean_type(acc) : acc;
   }
   return clr_result_type(op, t, opt ? opt->narrow_accumulator : 0);
 }
@@ -172,14 +204,15 @@ CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
 CLR_API clr_type clr_scan_output_type(const clr_options *opt, clr_type t) {
   if (opt && opt->accumulate_in && opt->accumulate_in <= CLR_TYPE_COUNT)
     return (clr_type)(opt->accumulate_in - 1);
-  return t == CLR_HALF ? CLR_FLOAT : t;
+  const clr_type_row *r = clr_type_info(t);
+  return r ? r->computes : t;
 }
 
 CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t) {
-  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)t >= CLR_TYPE_COUNT)
+  if (!clr_op_info(op) || !clr_type_info(t))
     return 0;
   size_t s = clr_type_size(clr_options_result_type(opt, op, t));
-  /* cl/reduce_extrema.cl's record: two values, two 64-bit indices */
+  /* cl/records.cl's record: two values, two 64-bit indices */
   return clr_op_is_indexed(op) ? 2 * s + 16 : s;
 }
 
@@ -187,21 +220,21 @@ CLR_API clr_value clr_result_at(clr_op op, clr_type result_type,
                                 const void *results, size_t i) {
   clr_value v;
   memset(&v, 0, sizeof v);
-  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)result_type >= CLR_TYPE_COUNT ||
-      !results)
+  const clr_op_row *o = clr_op_info(op);
+  if (!o || !clr_type_info(result_type) || !results)
     return v;
   v.type = result_type;
   size_t s = clr_type_size(result_type);
   const unsigned char *r = (const unsigned char *)results;
-  if (!clr_op_is_indexed(op)) {
+  if (!(o->flags & CLR_OPF_INDEXED)) {
     memcpy(&v.v, r + i * s, s);
     return v;
   }
   r += i * (2 * s + 16); /* lo, hi, ilo, ihi */
-  int max = op == CLR_ARGMAX;
+  int max = o->combine == CLR_ARGMAX;
   memcpy(&v.v, r + (max ? s : 0), s);
   memcpy(&v.index, r + 2 * s + (max ? 8 : 0), 8);
-  if (op == CLR_MINMAX) {
+  if (o->combine == CLR_MINMAX) {
     memcpy(&v.max, r + s, s);
     memcpy(&v.max_index, r + 2 * s + 8, 8);
   }
@@ -209,25 +242,117 @@ CLR_API clr_value clr_result_at(clr_op op, clr_type result_type,
 }
 
 int clr_accumulator_fits(clr_type in, clr_type acc) {
-  switch (in) {
-  case CLR_FLOAT:
-  case CLR_HALF:
-    return acc == CLR_FLOAT || acc == CLR_DOUBLE;
-  case CLR_INT:
-    return acc == CLR_INT || acc == CLR_LONG;
-  case CLR_UINT:
-    return acc == CLR_UINT || acc == CLR_ULONG;
-  default:
-    return acc == in;
+  const clr_type_row *i = clr_type_info(in), *a = clr_type_info(acc);
+  if (!i || !a)
+    return 0;
+  const clr_type_row *c = clr_type_info(i->computes);
+  return a->kind == c->kind && a->size >= c->size;
+}
+
+clr_scalar clr_op_identity(clr_op op, clr_type t) {
+  clr_scalar v;
+  memset(&v, 0, sizeof v);
+  const clr_op_row *o = clr_op_info(op);
+  const clr_type_row *r = clr_type_info(t);
+  if (!o || !r)
+    return v;
+  int fp = r->kind == CLR_KIND_FLOAT;
+  int id = o->identity;
+  if (id == CLR_ID_NAN_TOP || id == CLR_ID_NAN_BOTTOM) {
+    if (fp) {
+      if (t == CLR_DOUBLE)
+        v.d = (double)NAN;
+      else
+        v.f = NAN;
+      return v;
+    }
+    id = id == CLR_ID_NAN_TOP ? CLR_ID_TOP : CLR_ID_BOTTOM;
+  }
+  int top = id == CLR_ID_TOP;
+  switch (id) {
+  case CLR_ID_ONE:
+    if (t == CLR_DOUBLE)
+      v.d = 1.0;
+    else if (fp)
+      v.f = 1.0f;
+    else if (r->size == 8)
+      v.ul = 1;
+    else
+      v.u = 1;
+    break;
+  case CLR_ID_TOP:
+  case CLR_ID_BOTTOM:
+    if (t == CLR_DOUBLE)
+      v.d = top ? (double)INFINITY : -(double)INFINITY;
+    else if (fp)
+      v.f = top ? INFINITY : -INFINITY;
+    else if (r->kind == CLR_KIND_UNSIGNED && r->size == 8)
+      v.ul = top ? UINT64_MAX : 0;
+    else if (r->kind == CLR_KIND_UNSIGNED)
+      v.u = top ? UINT32_MAX : 0;
+    else if (r->size == 8)
+      v.l = top ? INT64_MAX : INT64_MIN;
+    else
+      v.i = top ? INT32_MAX : INT32_MIN;
+    break;
+  default: /* CLR_ID_ZERO: all bits zero */
+    break;
+  }
+  return v;
+}
+
+void clr_op_list(char *buf, size_t size, unsigned flags) {
+  size_t at = 0, count = 0, total = 0;
+  for (int op = 0; op < CLR_OP_COUNT; op++)
+    total += (op_rows[op].flags & flags) == flags;
+  if (size)
+    buf[0] = '\0';
+  for (int op = 0; op < CLR_OP_COUNT && at < size; op++) {
+    if ((op_rows[op].flags & flags) != flags)
+      continue;
+    count++;
+    int w = snprintf(buf + at, size - at, "%s%s",
+                     count == 1       ? ""
+                     : count == total ? " and "
+                                      : ", ",
+                     op_rows[op].name);
+    if (w < 0)
+      break;
+    at += (size_t)w;
   }
 }
 
+int clr_mean_counts(clr_op op, clr_type t) {
+  unsigned f = clr_op_flags(op);
+  return (f & CLR_OPF_MEAN) && (f & CLR_OPF_SKIPS_NAN) && clr_type_is_float(t);
+}
+
+void clr_count_options(const clr_options *opt, clr_options *o, char *expr,
+                       size_t size) {
+  *o = *opt;
+  if (opt->map == CLR_MAP_EXPR)
+    snprintf(expr, size, "isnan((float)(%s)) ? 0 : 1",
+             opt->map_expr ? opt->map_expr : "");
+  else /* abs and square keep a NaN a NaN, and nothing else */
+    snprintf(expr, size, "isnan((float)(x)) ? 0 : 1");
+  o->map = CLR_MAP_EXPR;
+  o->map_expr = expr;
+  o->kernel = CLR_REDUCE_COARSE;
+  o->accumulate_in = CLR_ACCUMULATE_IN(CLR_ULONG);
+  o->narrow_accumulator = 0;
+  o->exact = 0;
+}
+
 CLR_API clr_status clr_op_supports(clr_op op, clr_type t) {
-  if ((unsigned)op >= CLR_OP_COUNT || (unsigned)t >= CLR_TYPE_COUNT)
+  const clr_op_row *o = clr_op_info(op);
+  const clr_type_row *r = clr_type_info(t);
+  if (!o || !r)
     return CLR_ERR_INVALID_ARGUMENT;
-  if ((op == CLR_AND || op == CLR_OR) && clr_type_is_float(t))
+  if ((o->flags & CLR_OPF_INTEGER) && r->kind == CLR_KIND_FLOAT)
     return CLR_ERR_UNSUPPORTED;
-  if (op == CLR_MEAN && (t == CLR_LONG || t == CLR_ULONG))
+  /* a mean of a sum that wraps */
+  if ((o->flags & CLR_OPF_MEAN) && r->kind != CLR_KIND_FLOAT &&
+      clr_type_size(r->wide) <= r->size)
     return CLR_ERR_UNSUPPORTED;
   return CLR_OK;
 }
@@ -236,9 +361,12 @@ CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t) {
   clr_status st = clr_op_supports(op, t);
   if (st != CLR_OK || (unsigned)k >= CLR_KERNEL_COUNT)
     return st != CLR_OK ? st : CLR_ERR_INVALID_ARGUMENT;
-  if (kernels[k].ops < 1 && (op == CLR_AND || op == CLR_OR))
+  unsigned f = clr_op_flags(op);
+  if (kernels[k].scan && !(f & CLR_OPF_SCAN))
     return CLR_ERR_UNSUPPORTED;
-  if (kernels[k].ops < 2 && clr_op_is_indexed(op))
+  if (kernels[k].ops < 1 && (f & CLR_OPF_LOGICAL))
+    return CLR_ERR_UNSUPPORTED;
+  if (kernels[k].ops < 2 && (f & CLR_OPF_INDEXED))
     return CLR_ERR_UNSUPPORTED;
   return CLR_OK;
 }

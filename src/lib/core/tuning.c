@@ -288,7 +288,7 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
     t->reduce_groups_per_cu = 4;
     t->scan_per_item = 1024;
     /* The decoupled scan's CPU shape (decoupled.wg=1): the input read from
-     * memory once (data/tuning/pocl-cpu.txt, docs/PERFORMANCE.md). */
+     * memory once (data/tuning/pocl-cpu.txt, docs/perf-log/cpu.md). */
     t->scan_kernel = CLR_SCAN_DECOUPLED;
   }
   t->decoupled_items = ctx->desc.is_gpu ? 32 : 8;
@@ -307,13 +307,14 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   /* minmax carries two keys and two indices per lane: an H100 runs a float
    * minmax at 0.148 ms with float8 loads, 0.169 ms with float4, where
    * argmax is faster with float4 (0.142 ms, 0.155 with float8;
-   * docs/PERFORMANCE.md). */
+   * docs/perf-log/transforms.md). */
   t->minmax_vec_bytes = ctx->desc.is_gpu ? 32 : 64;
   /* A memcpy thread moves ~10 GB/s, a PCIe 5 x16 link ~55: every core, up
    * to 16, copies pieces of one 12 MiB block at a time (fewer threads for
    * smaller arrays: pinned.c).  On a lent H100's 16-core host 16 x 12 MiB
    * staged 1e8 floats in 8.7-9.2 ms over ten runs, 12 x 12 MiB in 8.8-9.5,
-   * 12 x 3 MiB in 13.7-15.3 (docs/PERFORMANCE.md, "One block at a time"). */
+   * 12 x 3 MiB in 13.7-15.3 (docs/perf-log/staging.md, "One block at a time").
+   */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   t->stage_threads = cpus >= 16 ? 16 : cpus >= 1 ? (unsigned)cpus : 1;
   t->stage_block_kib = 12288;
@@ -333,14 +334,14 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
    * the H100 1e6 floats took 62 groups of 16 loads a work-item, half the
    * SMs idle: 264 groups summed them in 0.0092-0.0103 ms against
    * 0.0110-0.0111, and 2e6 in 0.0094-0.0100 against 0.0104-0.0109; from
-   * 5e6 the grid is wider anyway (docs/PERFORMANCE.md, "The profiling
+   * 5e6 the grid is wider anyway (docs/perf-log/reductions.md, "The profiling
    * floor and the grid at mid sizes").  A CPU's few cores are full with
    * the grid as it is. */
   t->reduce_min_groups_cu = ctx->desc.is_gpu ? 2 : 0;
   t->scan_stream_bytes = 0; /* the device's cache size */
   /* Warp shuffles (where the driver takes PTX): one barrier a tree, not
    * eight; the decoupled scan of 1e8 floats on the H100 0.368 -> 0.360 ms
-   * (docs/PERFORMANCE.md). */
+   * (docs/perf-log/scans.md). */
   t->warp_shuffles = 1;
   snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
            ctx->desc.is_gpu ? "GPU" : "CPU");

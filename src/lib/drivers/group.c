@@ -468,7 +468,7 @@ static size_t deepest(const clr_group *g, const part *parts) {
 
 typedef struct reduce_args {
   const clr_options *opt;
-  clr_op op; /* CLR_SUM for a mean and a dot product */
+  clr_op op; /* what runs (a mean: its sum; a dot product: CLR_SUM) */
   clr_type type;
   int dot, exact;
   const void *x, *y;     /* host arrays, or */
@@ -514,11 +514,25 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
   }
   if (n == 0)
     return group_fail(g, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  uint64_t count = n; /* a mean's divisor */
+  if (clr_op_info(op) && clr_mean_counts(op, type)) {
+    /* first the count of numbers (so that the sum's timing stands) */
+    clr_options co;
+    char expr[CLR_MAX_MAP_EXPR + 64];
+    clr_value c;
+    reduce_args ca = *a;
+    ca.dot = 0;
+    clr_count_options(opt, &co, expr, sizeof expr);
+    clr_status st = group_reduce(g, &co, CLR_SUM, type, &ca, n, counts, &c);
+    if (st != CLR_OK)
+      return st;
+    count = c.v.ul;
+  }
   a->opt = opt;
   a->type = type;
-  a->op = op == CLR_MEAN ? CLR_SUM : op;
-  a->exact = !a->dot && opt->exact && (op == CLR_SUM || op == CLR_MEAN) &&
-             (type == CLR_FLOAT || type == CLR_DOUBLE);
+  a->op = clr_op_info(op) ? clr_op_info(op)->runs : op;
+  a->exact = !a->dot && opt->exact && a->op == CLR_SUM &&
+             clr_type_is_float(type) && type != CLR_HALF;
   part parts[CLR_GROUP_MAX_DEVICES];
   make_parts(g, n, counts, reduce_part, a, parts);
   for (size_t i = 0; i < g->count; i++)
@@ -547,8 +561,8 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
   }
   if (a->exact)
     clr_exact_acc_value(&parts[0].acc, result);
-  if (op == CLR_MEAN)
-    clr_value_sum_to_mean(opt, type, n, result);
+  if (clr_op_flags(op) & CLR_OPF_MEAN)
+    clr_value_sum_to_mean(opt, type, count, result);
   g->timing.parts_ms = t1 - t0;
   g->timing.combine_ms = clr_now_ms() - t1;
   g->timing.devices_used = used;

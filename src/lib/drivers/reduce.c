@@ -35,7 +35,6 @@ typedef struct reduce_plan {
   char prelude[CLR_MAX_MAP_EXPR + 64]; /* a map expression's #define */
 } reduce_plan;
 
-
 /* Where the elements are, for the one decision that depends on it: wide
  * aligned loads (CLR_ALIGNED) need the first element aligned to a whole
  * vector. */
@@ -78,7 +77,8 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->acc_bytes = clr_result_bytes(opt, op, type);
   if (p->kernel == CLR_REDUCE_COARSE)
     clr_choose_coarse_shape(ctx, opt, type, p->acc,
-                            op == CLR_MINMAX && type != CLR_HALF
+                            clr_op_info(op)->combine == CLR_MINMAX &&
+                                    type != CLR_HALF
                                 ? ctx->tuning.minmax_vec_bytes
                                 : ctx->tuning.reduce_vec_bytes,
                             &p->vec, &p->layout);
@@ -121,6 +121,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
    * (they start at element 0 of a buffer).  The indexed ops' records are
    * read one at a time. */
   spec.in = p->acc;
+  spec.op = clr_op_info(op)->partial;
   spec.map = CLR_MAP_NONE;
   spec.inputs = 1;
   spec.prelude = NULL;
@@ -447,12 +448,12 @@ static clr_status prepare_call(clr_context *ctx, const clr_options *opt,
   clr_status st = clr_validate_call(ctx, opt, op, type, 1, 0);
   if (st != CLR_OK)
     return st;
-  if (clr_exact_applies(opt, op == CLR_MEAN ? CLR_SUM : op, type))
+  op = clr_op_info(op)->runs; /* a mean: its sum */
+  if (clr_exact_applies(opt, op, type))
     return clr_exact_prepare(ctx, opt, type);
   reduce_input aligned_input = {NULL, 0};
   clr_program_entry *fin;
-  st = make_plan(ctx, opt, op == CLR_MEAN ? CLR_SUM : op, type, &aligned_input,
-                 NULL, &plan);
+  st = make_plan(ctx, opt, op, type, &aligned_input, NULL, &plan);
   return st == CLR_OK ? finish_kernel(ctx, &plan, &fin) : st;
 }
 
@@ -584,6 +585,24 @@ static clr_status reduce_host_passes(clr_context *ctx, const clr_options *opt,
  * divided on the host, an exact sum, or the passes. */
 static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
                               clr_op op, clr_type type, const reduce_source *s,
+                              size_t n, clr_value *result);
+
+/* A NaN-skipping mean's divisor: how many of the n (mapped) values are
+ * not NaN, a second reduction of the same data (clr_count_options). */
+static clr_status count_numbers(clr_context *ctx, const clr_options *opt,
+                                clr_type type, const reduce_source *s, size_t n,
+                                uint64_t *count) {
+  clr_options o;
+  char expr[CLR_MAX_MAP_EXPR + 1];
+  clr_value v;
+  clr_count_options(opt, &o, expr, sizeof expr);
+  clr_status st = reduce_call(ctx, &o, CLR_SUM, type, s, n, &v);
+  *count = v.v.ul;
+  return st;
+}
+
+static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, const reduce_source *s,
                               size_t n, clr_value *result) {
   clr_options defaults;
   double t0 = clr_now_ms();
@@ -595,10 +614,13 @@ static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
     st = check_dot(ctx, opt);
   if (st != CLR_OK)
     return st;
-  if (op == CLR_MEAN) {
-    st = reduce_call(ctx, opt, CLR_SUM, type, s, n, result);
+  if (clr_op_flags(op) & CLR_OPF_MEAN) {
+    uint64_t count = n;
+    st = reduce_call(ctx, opt, clr_op_info(op)->runs, type, s, n, result);
+    if (st == CLR_OK && clr_mean_counts(op, type))
+      st = count_numbers(ctx, opt, type, s, n, &count);
     if (st == CLR_OK)
-      clr_value_sum_to_mean(opt, type, n, result);
+      clr_value_sum_to_mean(opt, type, count, result);
     return st;
   }
   if (!dot && clr_exact_applies(opt, op, type))
@@ -735,7 +757,7 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "an exact sum is rounded on the host: use "
                     "clr_reduce_buffer");
-  if (op == CLR_MEAN)
+  if (clr_op_flags(op) & CLR_OPF_MEAN)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "a mean is divided on the host: use clr_reduce_buffer");
   if (async->num_events && !async->wait_list)

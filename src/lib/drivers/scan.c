@@ -227,7 +227,7 @@ typedef struct scan_io {
  * is larger than the device's cache, where a store that allocates would
  * read each line before writing it.  A 480 MiB cache holds a 400 MB
  * output, yet not the 400 MB input beside it: 1e8 ints took 43-46 ms
- * counting the output alone, 33-36 ms counting both (docs/PERFORMANCE.md).
+ * counting the output alone, 33-36 ms counting both (docs/perf-log/cpu.md).
  * The tuning's scan.stream_bytes, where set, replaces the cache size.
  * The kernels store whole vectors or halves of them that way, as the
  * output's alignment allows, and plain stores where it allows neither. */

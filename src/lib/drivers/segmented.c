@@ -22,7 +22,7 @@
  * 18 on the H100; segments.units_wide for 8-byte results: 8, 14), read into
  * local memory with consecutive work-items on consecutive elements
  * (clr_seg_tiles).  On an H100, work-groups of 128 beat 256 by 5 to 7%
- * (docs/PERFORMANCE.md).  SEG_BLOCK: the block of the carry pyramid. */
+ * (docs/perf-log/segments.md).  SEG_BLOCK: the block of the carry pyramid. */
 #define SEG_ITEMS_CPU 2048
 #define SEG_TILE_WG 128
 #define SEG_BLOCK 32
@@ -37,7 +37,7 @@
 /* Rows (cl/reduce_rows.cl): a work-group a row, of this size by default,
  * for rows of ROWS_MIN_LEN..ROWS_MAX_LEN elements and at least
  * ROWS_PER_CU rows a compute unit: where the H100 measured it no slower
- * than the merge path at 1e7 and 1e8 elements (docs/PERFORMANCE.md, "Rows
+ * than the merge path at 1e7 and 1e8 elements (docs/perf-log/segments.md, "Rows
  * in one launch": 10000 rows of 1000 in 0.0212 ms against 0.0416; rows of
  * 16384 0.2234 ms against 0.1748, of 100 0.61 ms against 0.25). */
 #define ROWS_WG 64
@@ -123,6 +123,8 @@ static clr_status start_segments(clr_context *ctx, const clr_options **opt,
                                  size_t n_segments) {
   clr_status st = clr_start_work(ctx, opt, defaults, data, results,
                                  "data and results", op, type, n, 0);
+  if (st == CLR_OK)
+    st = clr_check_per_segment(ctx, op, type);
   return st == CLR_OK ? check_segmented(ctx, *opt, n_segments) : st;
 }
 
@@ -132,8 +134,8 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
   p->longest = SIZE_MAX; /* unknown until the host has seen the offsets */
   /* A mean is the sum, divided once every segment's is there (sums and
    * means of one type have one size). */
-  p->mean = op == CLR_MEAN;
-  op = p->mean ? CLR_SUM : op;
+  p->mean = (clr_op_flags(op) & CLR_OPF_MEAN) != 0;
+  op = clr_op_info(op)->runs;
   p->op = op;
   p->in = type;
   p->acc = clr_options_result_type(opt, op, type);

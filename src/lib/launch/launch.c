@@ -47,7 +47,7 @@ void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
    * into longs in 0.145 ms with int2 loads, 0.136 ms (the streaming read's
    * time) with int4.  Half data in its own 2 bytes everywhere (PoCL runs a
    * half max 13x slower with 8 halves a load than with 16; an H100 is
-   * within 5% of its best at 8, docs/PERFORMANCE.md). */
+   * within 5% of its best at 8, docs/perf-log/reductions.md). */
   size_t wide = in == CLR_HALF || ctx->desc.is_gpu       ? clr_type_size(in)
                 : clr_type_size(in) > clr_type_size(acc) ? clr_type_size(in)
                                                          : clr_type_size(acc);
@@ -128,9 +128,10 @@ void clr_choose_scan_shape(const clr_context *ctx, const clr_options *opt,
    * bytes.  On PoCL's skylake-avx512 device (8 doubles native) the
    * decoupled scan of 1e8 doubles took 136 ms 8 wide and 79 ms 4 wide, a
    * product 130 and 74; a min or max (order keys: integer lanes) and the
-   * integer sums ran as fast or faster 8 wide (docs/PERFORMANCE.md). */
+   * integer sums ran as fast or faster 8 wide (docs/perf-log/cpu.md). */
   if (!ctx->desc.is_gpu && clr_type_is_float(acc) &&
-      (op == CLR_SUM || op == CLR_PROD))
+      (clr_op_info(op)->combine == CLR_SUM ||
+       clr_op_info(op)->combine == CLR_PROD))
     while (v > 1 && v * clr_type_size(acc) > 32)
       v /= 2;
   if (opt->vector_width)

@@ -4,8 +4,8 @@
  * once.  Starting them for every call cost about 13 us a thread, on the
  * calling thread, before the copy could run at full width (traced on an
  * H100's host: the first block of 1e8 floats took 404-563 us, against
- * 215-340 with the crew; PERFORMANCE.md).  The crew starts them once, on
- * the first call that wants them, and parks them on a condition variable
+ * 215-340 with the crew; docs/perf-log/staging.md).  The crew starts them once,
+ * on the first call that wants them, and parks them on a condition variable
  * between calls (no CPU time).
  * clr_crew_release, from clr_context_release, stops and joins them.
  *

@@ -30,7 +30,7 @@
  * 1.48-1.54 to 1.04-1.08 ms when the array was in the cache and from
  * 1.77-1.88 to 1.35-1.37 when it was not.  From 200 MB up they lost
  * 0.1-0.5 ms when most of the array was in the cache, so larger writes
- * keep ordinary stores (PERFORMANCE.md, "Non-temporal stores into the
+ * keep ordinary stores (docs/perf-log/staging.md, "Non-temporal stores into the
  * slots"). */
 #include "internal.h"
 
@@ -510,7 +510,7 @@ int clr_bounce_applies(const clr_context *ctx, const void *host, size_t bytes) {
 }
 
 /* Small transfers: NVIDIA's OpenCL takes 10-25 us to write 4-40 KB from
- * pageable memory (docs/PERFORMANCE.md, "Small calls"), where a memcpy
+ * pageable memory (docs/perf-log/small-calls.md, "Small calls"), where a memcpy
  * into a pinned block and a write from it need a few. */
 clr_status clr_bounce_write(clr_context *ctx, cl_mem dev, const void *host,
                             size_t bytes, cl_event *ev) {
@@ -581,8 +581,8 @@ static clr_status transfer(clr_context *ctx, int to_device, cl_mem dev,
     threads = CLR_MAX_STAGE_THREADS;
   /* One thread for each 4 MiB (or two blocks, if smaller), and up to four
    * for less, one for each MiB.  One thread copies 4 MB in about 0.4 ms
-   * (PERFORMANCE.md): three made 1e6 floats 0.32-0.39 ms where one took
-   * 0.46-0.54.  More (one per 256 KiB or per MiB: 16 at 1e7) were no
+   * (docs/perf-log/staging.md): three made 1e6 floats 0.32-0.39 ms where one
+   * took 0.46-0.54.  More (one per 256 KiB or per MiB: 16 at 1e7) were no
    * faster from 1e7 up, and slower in one run of two. */
   size_t unit =
       2 * slot_bytes < ((size_t)4 << 20) ? 2 * slot_bytes : (size_t)4 << 20;
