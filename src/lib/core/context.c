@@ -58,12 +58,23 @@ static void set_detail(char *detail, size_t size, const char *msg) {
   }
 }
 
+/* The device query of a type's native vector width, by its row's kind and
+ * size. */
+static cl_device_info native_width_info(clr_type t) {
+  const clr_type_row *r = clr_type_info(t);
+  if (r->kind != CLR_KIND_FLOAT)
+    return r->size == 8 ? CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG
+                        : CL_DEVICE_NATIVE_VECTOR_WIDTH_INT;
+  return r->size == 8   ? CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE
+         : r->size == 2 ? CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF
+                        : CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT;
+}
+
 /* Common tail of both constructors: ctx has platform, device, cl, queue. */
 static clr_status finish_context(clr_context *ctx,
                                  const clr_context_config *cfg, char *detail,
                                  size_t detail_size) {
   cl_command_queue_properties props = 0;
-  cl_uint pi = 0;
   cl_int err =
       clr_describe_device(ctx->platform, ctx->device, 0, 0, &ctx->desc);
   if (err != CL_SUCCESS) {
@@ -73,29 +84,12 @@ static clr_status finish_context(clr_context *ctx,
     return clr_status_from_cl(err);
   }
   /* Keep the real platform / device indices for display. */
-  cl_platform_id plats[16];
-  cl_uint np = 0;
-  if (clGetPlatformIDs(16, plats, &np) == CL_SUCCESS)
-    for (pi = 0; pi < np && pi < 16; pi++)
-      if (plats[pi] == ctx->platform) {
-        cl_device_id devs[64];
-        cl_uint nd = 0;
-        ctx->desc.platform_index = pi;
-        if (clGetDeviceIDs(ctx->platform, CL_DEVICE_TYPE_ALL, 64, devs, &nd) ==
-            CL_SUCCESS)
-          for (cl_uint d = 0; d < nd && d < 64; d++)
-            if (devs[d] == ctx->device)
-              ctx->desc.device_index = d;
-      }
-  static const cl_device_info widths[CLR_TYPE_COUNT] = {
-      CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE,
-      CL_DEVICE_NATIVE_VECTOR_WIDTH_INT,   CL_DEVICE_NATIVE_VECTOR_WIDTH_INT,
-      CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG,  CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG,
-      CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF};
+  clr_device_indices(ctx->platform, ctx->device, &ctx->desc.platform_index,
+                     &ctx->desc.device_index);
   for (int t = 0; t < CLR_TYPE_COUNT; t++) {
     cl_uint w = 0;
-    if (clGetDeviceInfo(ctx->device, widths[t], sizeof w, &w, NULL) !=
-            CL_SUCCESS ||
+    if (clGetDeviceInfo(ctx->device, native_width_info((clr_type)t), sizeof w,
+                        &w, NULL) != CL_SUCCESS ||
         w == 0)
       w = 1;
     ctx->native_vec[t] = w;
@@ -347,7 +341,6 @@ CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out) {
   return CLR_OK;
 }
 
-
 clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
                               cl_mem_flags flags) {
   cl_int err;
@@ -399,5 +392,3 @@ clr_status clr_zero_buffers(clr_context *ctx, clr_buffer *const *bufs,
     clr_buffer_release(bufs[i]);
   return clr_cl_fail(ctx, what, err);
 }
-
-

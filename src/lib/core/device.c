@@ -205,6 +205,22 @@ static clr_status find_device(const char *platform, const char *device,
   return CLR_ERR_NO_DEVICE;
 }
 
+void clr_device_indices(cl_platform_id platform, cl_device_id device,
+                        unsigned *platform_index, unsigned *device_index) {
+  cl_platform_id plats[MAX_PLATFORMS];
+  cl_uint np = get_platforms(plats);
+  for (cl_uint p = 0; p < np; p++) {
+    if (plats[p] != platform)
+      continue;
+    *platform_index = p;
+    cl_device_id devs[MAX_DEVICES];
+    cl_uint nd = get_devices(plats[p], devs);
+    for (cl_uint d = 0; d < nd; d++)
+      if (devs[d] == device)
+        *device_index = d;
+  }
+}
+
 clr_status clr_select_device(const char *platform, const char *device,
                              cl_platform_id *out_platform,
                              cl_device_id *out_device, char *detail,

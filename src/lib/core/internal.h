@@ -25,7 +25,6 @@ typedef struct clr_program_entry {
   cl_program program;
   cl_kernel kernel;
   size_t max_wg;       /* CL_KERNEL_WORK_GROUP_SIZE           */
-  size_t wg_multiple;  /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
   cl_ulong local_used; /* CL_KERNEL_LOCAL_MEM_SIZE (without arguments) */
 } clr_program_entry;
 
@@ -262,6 +261,11 @@ clr_status clr_select_device(const char *platform, const char *device,
  * work-group size) that could not be read. */
 cl_int clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
                            unsigned di, clr_device_desc *out);
+/* The indices of platform and device in the discovery order
+ * clr_list_devices reports (left unchanged when not found: a device the
+ * caller made, such as a sub-device, has none). */
+void clr_device_indices(cl_platform_id platform, cl_device_id device,
+                        unsigned *platform_index, unsigned *device_index);
 
 /* ---- context.c */
 /* Make sure *buf holds at least bytes; CLR_OK or an error status. */

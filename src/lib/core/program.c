@@ -291,10 +291,6 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
                                  CL_KERNEL_WORK_GROUP_SIZE, sizeof e->max_wg,
                                  &e->max_wg, NULL);
   if (err == CL_SUCCESS)
-    err = clGetKernelWorkGroupInfo(
-        e->kernel, ctx->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
-        sizeof e->wg_multiple, &e->wg_multiple, NULL);
-  if (err == CL_SUCCESS)
     err = clGetKernelWorkGroupInfo(e->kernel, ctx->device,
                                    CL_KERNEL_LOCAL_MEM_SIZE,
                                    sizeof e->local_used, &e->local_used, NULL);
@@ -302,8 +298,6 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
     release_entry(e);
     return clr_cl_fail(ctx, "clGetKernelWorkGroupInfo", err);
   }
-  if (e->wg_multiple == 0)
-    e->wg_multiple = 1;
   snprintf(e->key, sizeof e->key, "%s", key);
   ctx->n_programs++;
   ctx->timing.build_ms += clr_now_ms() - t0;

@@ -16,8 +16,10 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Median kernel time of a float sum (scan when out != NULL) under the
- * context's current tuning; a negative value when the shape cannot run. */
-static double trial(clr_context *ctx, const float *in, float *out, size_t n) {
+ * context's current tuning; a negative value when the shape cannot run,
+ * its call's status in *failed (when not NULL). */
+static double trial(clr_context *ctx, const float *in, float *out, size_t n,
+                    clr_status *failed) {
   double t[REPS];
   clr_value v;
   clr_options opt;
@@ -28,8 +30,11 @@ static double trial(clr_context *ctx, const float *in, float *out, size_t n) {
     clr_status st =
         out ? clr_scan_host(ctx, &opt, CLR_SUM, CLR_FLOAT, in, out, n)
             : clr_reduce_host(ctx, &opt, CLR_SUM, CLR_FLOAT, in, n, &v);
-    if (st != CLR_OK)
+    if (st != CLR_OK) {
+      if (failed)
+        *failed = st;
       return -1.0;
+    }
     if (r >= 0)
       t[r] = ctx->timing.kernel_ms;
   }
@@ -46,7 +51,7 @@ static void search(clr_context *ctx, const float *in, float *out, size_t n,
     if (values[i] == keep)
       continue;
     *field = values[i];
-    double ms = trial(ctx, in, out, n);
+    double ms = trial(ctx, in, out, n, NULL);
     /* A new value must win by 2%: on a tie the earlier choice (the
      * default, or what the search already kept) stays. */
     int better = ms >= 0 && ms < *best_ms * 0.98;
@@ -70,7 +75,7 @@ static double search_scan(clr_context *ctx, const float *in, float *out,
                           const char *wg_key, size_t *wg_field,
                           const size_t *wgs, size_t n_wgs) {
   ctx->tuning.scan_kernel = kernel;
-  double best = trial(ctx, in, out, n);
+  double best = trial(ctx, in, out, n, NULL);
   if (best >= 0) {
     clr_log(ctx, "autotune: %s, starting from %.3f ms", what, best);
     search(ctx, in, out, n, items_key, items_field, items, n_items, &best);
@@ -105,12 +110,10 @@ CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
     in[i] = (float)(s >> 40) * (1.0f / 16777216.0f);
   }
   clr_tuning t = ctx->tuning;
-  double best = trial(ctx, in, NULL, n);
   clr_status st = CLR_OK;
-  if (best < 0) {
-    st = ctx->detail[0] ? CLR_ERR_OPENCL : CLR_ERR_UNSUPPORTED;
+  double best = trial(ctx, in, NULL, n, &st);
+  if (best < 0)
     goto done;
-  }
   clr_log(ctx, "autotune: reduction, starting from %.3f ms", best);
   for (int layout = CLR_LAYOUT_STRIDED; layout <= CLR_LAYOUT_CONTIGUOUS;
        layout++) {
