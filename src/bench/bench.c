@@ -92,12 +92,15 @@ typedef struct bench_opts {
 } bench_opts;
 
 static void usage(FILE *f) {
+  /* The types and operations from their tables (clreduce_types.def,
+   * clreduce_ops.def), as clreduce --help lists them. */
+  fputs("usage: clreduce-bench [options]\n"
+        "  --type=T         ",
+        f);
+  cli_print_type_help(f, 19, CLI_DEFAULT_TYPE);
+  fputs("  --op=OP          ", f);
+  cli_print_op_help(f, 19, CLI_DEFAULT_OP);
   fputs(
-      "usage: clreduce-bench [options]\n"
-      "  --type=T         float double int uint long ulong half (default\n"
-      "                   float)\n"
-      "  --op=OP          sum prod min max and or argmin argmax minmax\n"
-      "                   (default sum)\n"
       "  --map=M          abs, square or an OpenCL C expression of x and i,\n"
       "                   applied before the reduction (the coarse kernel;\n"
       "                   an expression is not verified here: clreduce\n"
@@ -178,8 +181,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
   const char *why = NULL;
   uint64_t v;
   memset(o, 0, sizeof *o);
-  o->type = CLR_FLOAT;
-  o->op = CLR_SUM;
+  o->type = CLI_DEFAULT_TYPE;
+  o->op = CLI_DEFAULT_OP;
   o->min_n = 1000;
   o->max_n = 100000000;
   o->per_decade = 1;
@@ -189,12 +192,20 @@ static int parse(int argc, char **argv, bench_opts *o) {
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (c) {
     case 't':
-      if (clr_type_from_name(optarg, &o->type) != CLR_OK)
-        goto bad;
+      if (clr_type_from_name(optarg, &o->type) != CLR_OK) {
+        fprintf(stderr, "clreduce-bench: unknown type '%s' (try --help)\n",
+                optarg);
+        return 2;
+      }
       break;
     case 'o':
-      if (clr_op_from_name(optarg, &o->op) != CLR_OK)
-        goto bad;
+      if (clr_op_from_name(optarg, &o->op) != CLR_OK) {
+        char ops[512];
+        cli_op_list(ops, sizeof ops, 0);
+        fprintf(stderr, "clreduce-bench: unknown op '%s' (valid: %s)\n", optarg,
+                ops);
+        return 2;
+      }
       break;
     case 'M':
       if (!*optarg)
@@ -322,7 +333,8 @@ static int parse(int argc, char **argv, bench_opts *o) {
     for (int k = 0; k < CLR_KERNEL_COUNT; k++)
       o->kernels[k] = 1;
   /* Only the kernels that can compute the op on the type (the library's
-   * rule: no scans of and / or). */
+   * rule, clr_kernel_supports: scans take the CLR_OPF_SCAN ops, the
+   * indexed ones run on the coarse kernel). */
   for (int k = 0; k < CLR_KERNEL_COUNT; k++)
     if (clr_kernel_supports((clr_kernel)k, o->op, o->type) ==
             CLR_ERR_UNSUPPORTED &&
@@ -337,19 +349,21 @@ static int parse(int argc, char **argv, bench_opts *o) {
   for (int k = 0; k < CLR_KERNEL_COUNT; k++)
     if ((o->map || o->dot) && !clr_kernel_takes_maps((clr_kernel)k))
       o->kernels[k] = 0;
-  if (o->kernels[ENTRY_SEG_RANDOM] && (o->op > CLR_MINMAX || o->dot)) {
-    fprintf(stderr, "clreduce-bench: --segments reduces with sum, prod, "
-                    "min, max, and, or, argmin, argmax or minmax, one "
-                    "array\n");
+  /* Segments take every op of the plain reduction (the library refuses,
+   * with its reason, one it has no per-segment form of), of one array. */
+  if (o->kernels[ENTRY_SEG_RANDOM] && o->dot) {
+    fprintf(stderr, "clreduce-bench: --segments reduces one array: no "
+                    "--dot\n");
     return 2;
   }
   if (o->dot && o->op != CLR_SUM) {
     fprintf(stderr, "clreduce-bench: --dot sums x * y: --op=sum\n");
     return 2;
   }
-  if (clr_op_supports(o->op, o->type) != CLR_OK && o->map != CLR_MAP_EXPR) {
-    fprintf(stderr, "clreduce-bench: '%s' needs an integer type\n",
-            clr_op_name(o->op));
+  char refusal[512];
+  if (cli_op_type_refusal(o->op, o->type, o->map == CLR_MAP_EXPR, refusal,
+                          sizeof refusal)) {
+    fprintf(stderr, "clreduce-bench: %s\n", refusal);
     return 2;
   }
   return 0;
@@ -457,7 +471,7 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
   uint64_t *offsets =
       is_segmented(entry) ? segment_offsets(entry, n, &c.segments) : NULL;
   c.offsets = offsets;
-  /* Segments' results: a record each for argmin, argmax, minmax. */
+  /* Segments' results: a value each, or a record for the indexed ops. */
   void *results =
       offsets
           ? malloc(c.segments * clr_result_bytes(&c.opt, o->op, o->type) + 1)
@@ -776,7 +790,7 @@ int main(int argc, char **argv) {
     if (st != CLR_OK) {
       fprintf(stderr, "clreduce-bench: %s: %s: %s\n", entry_name(k),
               clr_status_string(st), clr_context_error(ctx));
-      rc = 3;
+      rc = cli_exit_status(st); /* 2: the library refused what was asked */
       goto done;
     }
     clr_last_timing(ctx, &t);
@@ -809,7 +823,7 @@ int main(int argc, char **argv) {
       if (st != CLR_OK) {
         fprintf(stderr, "clreduce-bench: %s n=%zu: %s: %s\n", entry_name(k), n,
                 clr_status_string(st), clr_context_error(ctx));
-        rc = 3;
+        rc = cli_exit_status(st); /* 2: the library refused what was asked */
         goto done;
       }
       r->stream_gbps = stream[s];

@@ -1,4 +1,6 @@
-/* Option parsing (getopt_long) and strict parsing of numeric values. */
+/* Option parsing (getopt_long), strict parsing of numeric values, and
+ * what the commands read of the operations' and types' tables (--help,
+ * the checks between options). */
 #include "args.h"
 
 #include "cli.h"
@@ -10,8 +12,162 @@
 #define HINT " (try 'clreduce --help')"
 
 static const char *kernel_name_at(int i);
-static const char *op_name_at(int i);
 static const char *type_name_at(int i);
+
+/* ------------------------------------------------------------ the tables */
+
+/* clreduce_ops.def, the columns the commands read. */
+static const struct op_row {
+  const char *name, *summary;
+  unsigned flags;
+  clr_op runs, combine;
+  int result; /* CLR_RES_* */
+} op_rows[] = {
+#define CLR_OP_ROW(id, name, runs, combine, partial, identity, result, flags,  \
+                   summary)                                                    \
+  {name, summary, flags, CLR_##runs, CLR_##combine, result},
+#include "clreduce_ops.def"
+#undef CLR_OP_ROW
+};
+_Static_assert(sizeof op_rows / sizeof op_rows[0] == CLR_OP_COUNT,
+               "one row of clreduce_ops.def an operation");
+
+/* clreduce_types.def, the columns the help text reads. */
+static const struct type_row {
+  size_t size;
+  int kind; /* CLR_KIND_* */
+  clr_type computes;
+} type_rows[] = {
+#define CLR_TYPE_ROW(id, name, size, kind, computes, wide)                     \
+  {size, kind, CLR_##computes},
+#include "clreduce_types.def"
+#undef CLR_TYPE_ROW
+};
+_Static_assert(sizeof type_rows / sizeof type_rows[0] == CLR_TYPE_COUNT,
+               "one row of clreduce_types.def a type");
+
+static const struct op_row *op_row(clr_op op) {
+  return (unsigned)op < CLR_OP_COUNT ? &op_rows[op] : NULL;
+}
+
+unsigned cli_op_flags(clr_op op) { return op_row(op) ? op_row(op)->flags : 0u; }
+
+/* (CLR_SUM and CLR_MINMAX below name the combines of the table's combine
+ * column, not operations the commands treat apart: a row that combines as
+ * they do is read as they are.) */
+int cli_op_is_sum(clr_op op) {
+  return op_row(op) && op_row(op)->combine == CLR_SUM &&
+         !(op_row(op)->flags & CLR_OPF_MEAN);
+}
+
+int cli_op_is_pair(clr_op op) {
+  return op_row(op) && (op_row(op)->flags & CLR_OPF_INDEXED) &&
+         op_row(op)->combine == CLR_MINMAX;
+}
+
+/* "a, b and c": the names of the count items that keep accepts. */
+static void list_names(char *buf, size_t size, int count,
+                       const char *(*name)(int), int (*keep)(int, const void *),
+                       const void *arg, const char *last_sep) {
+  size_t at = 0;
+  int total = 0, seen = 0;
+  for (int i = 0; i < count; i++)
+    total += keep(i, arg);
+  if (size)
+    buf[0] = '\0';
+  for (int i = 0; i < count && at < size; i++) {
+    if (!keep(i, arg))
+      continue;
+    seen++;
+    int w = snprintf(buf + at, size - at, "%s%s",
+                     seen == 1       ? ""
+                     : seen == total ? last_sep
+                                     : ", ",
+                     name(i));
+    if (w < 0)
+      break;
+    at += (size_t)w;
+  }
+}
+
+static const char *op_name_at(int i) { return op_rows[i].name; }
+static int op_has_flags(int i, const void *flags) {
+  return (op_rows[i].flags & *(const unsigned *)flags) ==
+         *(const unsigned *)flags;
+}
+static int op_has_result(int i, const void *result) {
+  return op_rows[i].result == *(const int *)result;
+}
+
+void cli_op_list(char *buf, size_t size, unsigned flags) {
+  list_names(buf, size, CLR_OP_COUNT, op_name_at, op_has_flags, &flags,
+             " and ");
+}
+
+/* The types op applies to (clr_op_supports). */
+static int type_takes_op(int t, const void *op) {
+  return clr_op_supports(*(const clr_op *)op, (clr_type)t) == CLR_OK;
+}
+
+int cli_op_type_refusal(clr_op op, clr_type type, int map_expr, char *buf,
+                        size_t size) {
+  const struct op_row *o = op_row(op);
+  char types[256];
+  if (size)
+    buf[0] = '\0';
+  if (!o || clr_op_supports(op, type) == CLR_OK ||
+      (map_expr && (o->flags & CLR_OPF_LOGICAL)))
+    return 0;
+  list_names(types, sizeof types, CLR_TYPE_COUNT, type_name_at, type_takes_op,
+             &op, " or ");
+  if (o->flags & CLR_OPF_MEAN)
+    snprintf(buf, size,
+             "op '%s' is not valid for type %s: a sum of %zu-bit %s wraps "
+             "(--op=%s gives it, wrapped; '%s' takes %s)",
+             o->name, clr_type_name(type), 8 * clr_type_size(type),
+             type_rows[type].kind == CLR_KIND_FLOAT ? "values" : "integers",
+             op_rows[o->runs].name, o->name, types);
+  else
+    snprintf(buf, size,
+             "op '%s' is not valid for type %s (it needs %s%s: %s%s)", o->name,
+             clr_type_name(type),
+             (o->flags & CLR_OPF_INTEGER) ? "an integer type" : "a type",
+             (o->flags & CLR_OPF_INTEGER) ? "" : " it applies to", types,
+             (o->flags & CLR_OPF_LOGICAL)
+                 ? "; or a --map expression giving the values it tests"
+                 : "");
+  return 1;
+}
+
+/* ------------------------------------------------------------ help */
+
+#define HELP_WIDTH 79
+
+/* words of text printed from column *col on, wrapped at HELP_WIDTH onto
+ * lines that start at column indent; *col: where the last line ends. */
+static void put_wrapped(FILE *f, int *col, int indent, const char *text) {
+  int first = 1;
+  for (const char *p = text; *p;) {
+    while (*p == ' ')
+      p++;
+    const char *w = p;
+    while (*p && *p != ' ')
+      p++;
+    int len = (int)(p - w);
+    if (len == 0)
+      break;
+    if (!first && *col + 1 + len > HELP_WIDTH) {
+      fprintf(f, "\n%*s", indent, "");
+      *col = indent;
+    } else if (!first) {
+      fputc(' ', f);
+      (*col)++;
+    }
+    fprintf(f, "%.*s", len, w);
+    *col += len;
+    first = 0;
+  }
+}
 
 /* ", "-separated names of the count items that keep (NULL: all) accepts,
  * from the library's own tables. */
@@ -25,6 +181,105 @@ static void print_names(FILE *f, int count, const char *(*name)(int),
 }
 static int is_scan_at(int i) { return clr_kernel_is_scan((clr_kernel)i); }
 static int is_reduction_at(int i) { return !is_scan_at(i); }
+
+/* The reduction kernels that compute op on type (clr_kernel_supports). */
+struct op_on_type {
+  clr_op op;
+  clr_type type;
+};
+static int reduction_takes(int k, const void *arg) {
+  const struct op_on_type *x = arg;
+  return is_reduction_at(k) &&
+         clr_kernel_supports((clr_kernel)k, x->op, x->type) == CLR_OK;
+}
+static int is_reduction(int k, const void *arg) {
+  (void)arg;
+  return is_reduction_at(k);
+}
+
+/* What restricts op, for its help line: the types it takes and the
+ * reduction kernels that run it, when not all ("" when none). */
+static void op_notes(clr_op op, char *buf, size_t size) {
+  const struct op_row *o = &op_rows[op];
+  char types[320] = "", kernels[256] = "", all[256];
+  int n_types = 0;
+  struct op_on_type x = {op, CLR_TYPE_COUNT};
+  for (int t = 0; t < CLR_TYPE_COUNT; t++)
+    if (type_takes_op(t, &op) && n_types++ == 0)
+      x.type = (clr_type)t;
+  if (o->flags & CLR_OPF_INTEGER)
+    snprintf(types, sizeof types, "integer types%s",
+             (o->flags & CLR_OPF_LOGICAL)
+                 ? ", or any type through a --map expression"
+                 : "");
+  else if (n_types < CLR_TYPE_COUNT) {
+    list_names(all, sizeof all, CLR_TYPE_COUNT, type_name_at, type_takes_op,
+               &op, ", ");
+    snprintf(types, sizeof types, "%s%s",
+             (o->flags & CLR_OPF_MEAN) ? "types whose sum cannot wrap: "
+                                       : "types ",
+             all);
+  }
+  if (x.type != CLR_TYPE_COUNT) {
+    list_names(kernels, sizeof kernels, CLR_KERNEL_COUNT, kernel_name_at,
+               reduction_takes, &x, " and ");
+    list_names(all, sizeof all, CLR_KERNEL_COUNT, kernel_name_at, is_reduction,
+               NULL, " and ");
+    if (strcmp(kernels, all) == 0)
+      kernels[0] = '\0';
+  }
+  snprintf(buf, size, "%s%s%s%s%s", types, types[0] && kernels[0] ? "; " : "",
+           kernels[0] ? "the " : "", kernels,
+           !kernels[0]                                        ? ""
+           : strchr(kernels, ',') || strstr(kernels, " and ") ? " kernels"
+                                                              : " kernel");
+}
+
+void cli_print_op_help(FILE *f, int indent, clr_op default_op) {
+  char line[512], head[640];
+  int width = 0;
+  for (int i = 0; i < CLR_OP_COUNT; i++)
+    if ((int)strlen(op_rows[i].name) > width)
+      width = (int)strlen(op_rows[i].name);
+  cli_op_list(line, sizeof line, CLR_OPF_SCAN);
+  snprintf(head, sizeof head,
+           "default %s; scans take %s:", clr_op_name(default_op), line);
+  int col = indent;
+  put_wrapped(f, &col, indent, head);
+  for (int i = 0; i < CLR_OP_COUNT; i++) {
+    int at = indent + 2 + width + 2;
+    fprintf(f, "\n%*s%-*s  ", indent + 2, "", width, op_rows[i].name);
+    col = at;
+    put_wrapped(f, &col, at, op_rows[i].summary);
+    op_notes((clr_op)i, line, sizeof line);
+    if (line[0]) {
+      fprintf(f, "\n%*s[", at, "");
+      col = at + 1;
+      put_wrapped(f, &col, at + 1, line);
+      fputc(']', f);
+    }
+  }
+  fputc('\n', f);
+}
+
+void cli_print_type_help(FILE *f, int indent, clr_type default_type) {
+  static const char *const kinds[] = {[CLR_KIND_FLOAT] = "floating point",
+                                      [CLR_KIND_SIGNED] = "signed integer",
+                                      [CLR_KIND_UNSIGNED] = "unsigned integer"};
+  int width = 0;
+  for (int i = 0; i < CLR_TYPE_COUNT; i++)
+    if ((int)strlen(type_name_at(i)) > width)
+      width = (int)strlen(type_name_at(i));
+  fprintf(f, "default %s:\n", clr_type_name(default_type));
+  for (int i = 0; i < CLR_TYPE_COUNT; i++) {
+    const struct type_row *t = &type_rows[i];
+    fprintf(f, "%*s%-*s  %s, %zu bytes", indent + 2, "", width, type_name_at(i),
+            kinds[t->kind], t->size);
+    if (t->computes != (clr_type)i)
+      fprintf(f, ", computed in %s", type_name_at((int)t->computes));
+    fputc('\n', f);
+  }
+}
 
 void cli_print_usage(FILE *f) {
   fputs("Usage: clreduce [OPTION]...\n"
@@ -41,64 +296,66 @@ void cli_print_usage(FILE *f) {
   fprintf(f, "\n                     (default %s; see --list-kernels)\n",
           clr_kernel_name(CLR_REDUCE_COARSE));
   fputs("  --op=OP            ", f);
-  print_names(f, CLR_OP_COUNT, op_name_at, NULL);
-  fprintf(f,
-          " (default %s;\n"
-          "                     and/or need an integer type and a "
-          "reduction\n"
-          "                     kernel)\n"
-          "  --type=TYPE        ",
-          clr_op_name(CLR_SUM));
-  print_names(f, CLR_TYPE_COUNT, type_name_at, NULL);
-  fprintf(f, " (default %s)\n", clr_type_name(CLR_FLOAT));
+  cli_print_op_help(f, 21, CLI_DEFAULT_OP);
+  fputs("  --type=TYPE        ", f);
+  cli_print_type_help(f, 21, CLI_DEFAULT_TYPE);
+  fputs("  --exclusive        scans: exclusive instead of inclusive\n"
+        "  --scan             with --segments / --segment-length: a prefix "
+        "scan\n"
+        "                     restarting at every segment (segmented scan)\n"
+        "  --map=M            reductions: abs, square, or an OpenCL C "
+        "expression of x\n"
+        "                     (the element) and i (its index), applied "
+        "before the\n"
+        "                     reduction in the same pass: --map='x > 0.5f' "
+        "--acc=long\n"
+        "                     counts\n"
+        "  --dot              the dot product of two generated arrays "
+        "(--op=sum;\n"
+        "                     with --map an expression of x, y and i)\n"
+        "\n"
+        "Data:\n"
+        "  --n=N              element count: 100000000, 1e8, 2.5e6 (an exact "
+        "integer,\n"
+        "                     1 <= N < 2^63; default 1e8)\n"
+        "  --input=FILE       read raw native-endian values of TYPE from FILE "
+        "(N from\n"
+        "                     its size; --n, if also given, must agree; a "
+        "pipe or\n"
+        "                     device gives its first N values)\n"
+        "  --input2=FILE      --dot's second array, as --input (the same "
+        "count)\n"
+        "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
+        "42)\n"
+        "  --segments=FILE    one reduction per segment: FILE holds the "
+        "n_segments + 1\n"
+        "                     offsets (raw native-endian 64-bit, from 0 "
+        "to N, never\n"
+        "                     decreasing); segment s is elements "
+        "[off[s], off[s+1])\n"
+        "  --ranges=FILE      one reduction per range: FILE holds (offset, "
+        "length)\n"
+        "                     pairs (raw native-endian 64-bit), in any order, "
+        "overlapping\n"
+        "                     or not, each within [0, N)\n"
+        "  --segment-length=L one reduction per L elements (rows; the last "
+        "may be\n"
+        "                     shorter)\n"
+        "  --output=FILE      scans: write the scanned values (raw, "
+        "native-endian);\n"
+        "                     ",
+        f);
+  char ops[512], text[1024];
+  int col = 21;
+  cli_op_list(ops, sizeof ops, CLR_OPF_INDEXED);
+  snprintf(text, sizeof text,
+           "segments: the results, one per segment (%s: records of min, max, "
+           "64-bit index of each within its segment; -1 when there is "
+           "none);",
+           ops);
+  put_wrapped(f, &col, 21, text);
   fputs(
-      "  --exclusive        scans: exclusive instead of inclusive\n"
-      "  --scan             with --segments / --segment-length: a prefix "
-      "scan\n"
-      "                     restarting at every segment (segmented scan)\n"
-      "  --map=M            reductions: abs, square, or an OpenCL C "
-      "expression of x\n"
-      "                     (the element) and i (its index), applied "
-      "before the\n"
-      "                     reduction in the same pass: --map='x > 0.5f' "
-      "--acc=long\n"
-      "                     counts\n"
-      "  --dot              the dot product of two generated arrays "
-      "(--op=sum;\n"
-      "                     with --map an expression of x, y and i)\n"
       "\n"
-      "Data:\n"
-      "  --n=N              element count: 100000000, 1e8, 2.5e6 (an exact "
-      "integer,\n"
-      "                     1 <= N < 2^63; default 1e8)\n"
-      "  --input=FILE       read raw native-endian values of TYPE from FILE "
-      "(N from\n"
-      "                     its size; --n, if also given, must agree; a "
-      "pipe or\n"
-      "                     device gives its first N values)\n"
-      "  --input2=FILE      --dot's second array, as --input (the same "
-      "count)\n"
-      "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
-      "42)\n"
-      "  --segments=FILE    one reduction per segment: FILE holds the "
-      "n_segments + 1\n"
-      "                     offsets (raw native-endian 64-bit, from 0 "
-      "to N, never\n"
-      "                     decreasing); segment s is elements "
-      "[off[s], off[s+1])\n"
-      "  --ranges=FILE      one reduction per range: FILE holds (offset, "
-      "length)\n"
-      "                     pairs (raw native-endian 64-bit), in any order, "
-      "overlapping\n"
-      "                     or not, each within [0, N)\n"
-      "  --segment-length=L one reduction per L elements (rows; the last "
-      "may be\n"
-      "                     shorter)\n"
-      "  --output=FILE      scans: write the scanned values (raw, "
-      "native-endian);\n"
-      "                     segments: the results, one per segment (argmin,\n"
-      "                     argmax, minmax: records of min, max, 64-bit index\n"
-      "                     of each within its segment; -1 when empty);\n"
       "                     a file is replaced whole (through a link: its "
       "target),\n"
       "                     a device or FIFO is written in place\n"
@@ -125,33 +382,42 @@ void cli_print_usage(FILE *f) {
       "(segments:\n"
       "                     strided = tiles in local memory, contiguous = "
       "runs)\n"
-      "  --narrow           32-bit int/uint sum and prod accumulate in 32 "
-      "bits\n"
-      "  --acc=TYPE         accumulate and return in TYPE (float data in "
-      "double;\n"
-      "                     int in long ...); scans write TYPE\n"
-      "  --exact            float/double sums exact (correctly rounded, the "
-      "same\n"
-      "                     bits on every device); verified by equality\n"
-      "\n"
-      "Measurement and output:\n"
-      "  --repeat=R         timed runs after one warm-up (default 10); the "
-      "median\n"
-      "                     kernel time is reported, with min and max\n"
-      "  --no-verify        skip the CPU reference (JSON \"verified\": "
-      "null)\n"
-      "  --json             print one JSON object on stdout\n"
-      "  --help             print this help and exit\n"
-      "  --version          print the version and exit\n"
-      "\n"
-      "Options take their value as --opt=value or --opt value.\n"
-      "Example: clreduce --kernel=coarse --op=max --type=int --n=1e8\n"
-      "Exit status: 0 success, 1 verification failed, 2 usage error (or "
-      "unusable\n"
-      "--input file, or an option value the device cannot use), 3 OpenCL "
-      "or runtime\n"
-      "error (or an output file that cannot be written).\n",
+      "  --narrow           ",
       f);
+  int wide = CLR_RES_WIDE;
+  list_names(ops, sizeof ops, CLR_OP_COUNT, op_name_at, op_has_result, &wide,
+             " and ");
+  snprintf(text, sizeof text,
+           "32-bit int/uint %s (which widen to 64 bits) accumulate in 32 bits",
+           ops);
+  col = 21;
+  put_wrapped(f, &col, 21, text);
+  fputs("\n"
+        "  --acc=TYPE         accumulate and return in TYPE (float data in "
+        "double;\n"
+        "                     int in long ...); scans write TYPE\n"
+        "  --exact            float/double sums exact (correctly rounded, the "
+        "same\n"
+        "                     bits on every device); verified by equality\n"
+        "\n"
+        "Measurement and output:\n"
+        "  --repeat=R         timed runs after one warm-up (default 10); the "
+        "median\n"
+        "                     kernel time is reported, with min and max\n"
+        "  --no-verify        skip the CPU reference (JSON \"verified\": "
+        "null)\n"
+        "  --json             print one JSON object on stdout\n"
+        "  --help             print this help and exit\n"
+        "  --version          print the version and exit\n"
+        "\n"
+        "Options take their value as --opt=value or --opt value.\n"
+        "Example: clreduce --kernel=coarse --op=max --type=int --n=1e8\n"
+        "Exit status: 0 success, 1 verification failed, 2 usage error (or "
+        "unusable\n"
+        "--input file, or an option value the device cannot use), 3 OpenCL "
+        "or runtime\n"
+        "error (or an output file that cannot be written).\n",
+        f);
 }
 
 /* ------------------------------------------------------------ numbers */
@@ -385,7 +651,6 @@ static void join_names(char *buf, size_t size, int count,
 static const char *kernel_name_at(int i) {
   return clr_kernel_name((clr_kernel)i);
 }
-static const char *op_name_at(int i) { return clr_op_name((clr_op)i); }
 static const char *type_name_at(int i) { return clr_type_name((clr_type)i); }
 
 static int parse_positive(int code, const char *s, uint64_t max,
@@ -416,7 +681,7 @@ static int parse_string(int code, const char *s, const char **out) {
  * the valid ones. */
 static int name_index(const char *what, const char *val, int count,
                       const char *(*name_at)(int)) {
-  char names[256];
+  char names[512];
   for (int i = 0; i < count; i++)
     if (strcmp(val, name_at(i)) == 0)
       return i;
@@ -575,13 +840,22 @@ static int parse_option(int code, const char *val, cli_args *a) {
 
 /* Checks between options, for a run. */
 static int check_combination(const cli_args *a) {
-  /* Before the type check: and/or on a float with a scan kernel would
-   * otherwise be sent to an integer type that cannot scan it either. */
-  if (clr_kernel_is_scan(a->opt.kernel) &&
-      (a->op == CLR_AND || a->op == CLR_OR)) {
-    cli_error("op '%s' is not supported by scan kernels (kernel '%s'; scans "
-              "support sum, prod, min and max)" HINT,
-              clr_op_name(a->op), clr_kernel_name(a->opt.kernel));
+  char why[512];
+  /* Before the type check: an op scans do not take, of a type it does not
+   * apply to either, is refused for what the user asked (a scan), not sent
+   * to another type that could not scan it. */
+  if ((clr_kernel_is_scan(a->opt.kernel) || a->scan) &&
+      !(cli_op_flags(a->op) & CLR_OPF_SCAN)) {
+    char ops[256];
+    cli_op_list(ops, sizeof ops, CLR_OPF_SCAN);
+    if (a->scan)
+      cli_error("op '%s' is not supported by segmented scans (--scan; scans "
+                "support %s)" HINT,
+                clr_op_name(a->op), ops);
+    else
+      cli_error("op '%s' is not supported by scan kernels (kernel '%s'; "
+                "scans support %s)" HINT,
+                clr_op_name(a->op), clr_kernel_name(a->opt.kernel), ops);
     return -1;
   }
   if (a->dot && a->op != CLR_SUM) {
@@ -594,16 +868,10 @@ static int check_combination(const cli_args *a) {
     cli_error("--input2 needs --input (the first array)" HINT);
     return -1;
   }
-  if (a->op == CLR_MEAN && clr_op_supports(a->op, a->type) != CLR_OK) {
-    cli_error("op 'mean' is not valid for type %s: a sum of 64-bit integers "
-              "wraps (--op=sum gives it, wrapped)" HINT,
-              clr_type_name(a->type));
-    return -1;
-  }
-  if (clr_op_supports(a->op, a->type) != CLR_OK && a->opt.map != CLR_MAP_EXPR) {
-    cli_error("op '%s' is not valid for type %s (and/or need an integer "
-              "type, or a --map expression)" HINT,
-              clr_op_name(a->op), clr_type_name(a->type));
+  /* The library's rule (clr_op_supports), before any data is made. */
+  if (cli_op_type_refusal(a->op, a->type, a->opt.map == CLR_MAP_EXPR, why,
+                          sizeof why)) {
+    cli_error("%s" HINT, why);
     return -1;
   }
   /* --vec is read by the coarse reduction and the scans; the other
@@ -679,8 +947,8 @@ static void set_defaults(cli_args *a) {
   memset(a, 0, sizeof *a);
   a->action = CLI_ACTION_RUN;
   clr_options_init(&a->opt); /* the coarse kernel, the layout chosen */
-  a->op = CLR_SUM;
-  a->type = CLR_FLOAT;
+  a->op = CLI_DEFAULT_OP;
+  a->type = CLI_DEFAULT_TYPE;
   a->n = CLI_DEFAULT_N;
   a->seed = CLI_DEFAULT_SEED;
   a->repeat = CLI_DEFAULT_REPEAT;

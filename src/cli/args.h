@@ -19,6 +19,9 @@ typedef enum cli_action {
 /* Default element count when there is no --input. */
 #define CLI_DEFAULT_N 100000000u
 #define CLI_DEFAULT_SEED 42u
+/* The op and type without --op, --type (clreduce-bench's too). */
+#define CLI_DEFAULT_OP CLR_SUM
+#define CLI_DEFAULT_TYPE CLR_FLOAT
 #define CLI_DEFAULT_REPEAT 10u
 #define CLI_MAX_REPEAT 1000000u
 
@@ -64,5 +67,42 @@ int cli_parse_count(const char *s, uint64_t *out, const char **why);
 /* Parse a plain decimal uint64 (digits only, 0 .. 2^64-1).  Returns 0 on
  * success; otherwise -1 with a short reason in *why. */
 int cli_parse_u64(const char *s, uint64_t *out, const char **why);
+
+/* ------------------------------------------------------------ operations
+ *
+ * What clreduce, clreduce-bench and clreduce-mpi know of an operation and
+ * a type: their rows of clreduce_ops.def and clreduce_types.def (installed
+ * beside clreduce.h), read here as the library reads them, and the
+ * library's own rules (clr_op_supports, clr_kernel_supports).  Nothing in
+ * the commands names an operation to decide what it takes: a row appended
+ * to the table needs no change in src/cli or src/bench. */
+
+/* The op's flags column (CLR_OPF_*); 0 for an op out of range. */
+unsigned cli_op_flags(clr_op op);
+/* 1 when the op's result is a sum of the (mapped) elements: its combine
+ * is the sum's, and it is no mean. */
+int cli_op_is_sum(clr_op op);
+/* 1 when an indexed op gives two values and two indices (its combine is
+ * the minimum-and-maximum's: clr_value.max and max_index are set). */
+int cli_op_is_pair(clr_op op);
+
+/* "sum, prod, min and max": the names, in table order, of the ops whose
+ * flags hold every bit of `flags` (0: every op). */
+void cli_op_list(char *buf, size_t size, unsigned flags);
+
+/* Why op cannot run on type: one line ("op 'and' is not valid for type
+ * float (...)") into buf, and 1; 0 (buf "") when clr_op_supports takes
+ * it, or when map_expr is set and the op is logical (a map expression
+ * gives the values it tests on any type). */
+int cli_op_type_refusal(clr_op op, clr_type type, int map_expr, char *buf,
+                        size_t size);
+
+/* The help text's lists, from the tables, printed where a caller's label
+ * ("  --op=OP   ") left the line at column `indent`: the default, then a
+ * line each, indented two more: every op, its summary and the types and
+ * reduction kernels it takes where not all; every type, its kind and
+ * size. */
+void cli_print_op_help(FILE *f, int indent, clr_op default_op);
+void cli_print_type_help(FILE *f, int indent, clr_type default_type);
 
 #endif

@@ -18,9 +18,6 @@ enum {
 #define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define CLI_PRINTF(f, a)
-/* The median of count timings (0 for none); sorts v. */
-double cli_median(double *v, size_t count);
-
 #endif
 
 /* Print "clreduce: <message>" as exactly one line on stderr: newlines and

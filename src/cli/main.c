@@ -319,7 +319,7 @@ static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
   seq.coarse = st->n;
   seq.vector_width = 1;
   seq.layout = CLR_LAYOUT_CONTIGUOUS;
-  int fp_sum = (rt == CLR_FLOAT || rt == CLR_DOUBLE) && a->op == CLR_SUM;
+  int fp_sum = (rt == CLR_FLOAT || rt == CLR_DOUBLE) && cli_op_is_sum(a->op);
   if (fp_sum)
     seq.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
   clr_status s = reduce_on(st, &seq, 1, &v);
@@ -456,7 +456,8 @@ static int run_reduce(run_state *st) {
   cli_report *r = &st->rep;
   clr_reference ref;
   /* An exact sum has one right answer: checked by equality with the CPU's
-   * exact sum, not against an error bound. */
+   * exact sum, not against an error bound.  (clr_ref_exact_sum is the
+   * reference of the op sum alone: a mean in exact mode keeps its bound.) */
   int exact = a->opt.exact && a->op == CLR_SUM &&
               (a->type == CLR_FLOAT || a->type == CLR_DOUBLE);
   clr_value exact_ref;
@@ -693,7 +694,7 @@ static void verify_failure_message(const run_state *st) {
                 r->bound, outnote);
     return;
   }
-  char runs[96] = "", gotr[192], wantr[192];
+  char runs[96] = "", gotr[320], wantr[320];
   cli_format_result(r, &r->result, gotr, sizeof gotr);
   cli_format_result(r, &r->reference, wantr, sizeof wantr);
   if (r->runs_checked > 1)

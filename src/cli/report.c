@@ -1,6 +1,7 @@
 /* Human and JSON output. */
 #include "report.h"
 
+#include "args.h"
 #include "reference.h"
 
 #include <inttypes.h>
@@ -87,34 +88,52 @@ static void format_value(const clr_value *v, char *buf, size_t size) {
 }
 
 int cli_result_is_indexed(const cli_report *r) {
-  return !r->is_scan &&
-         (r->op == CLR_ARGMIN || r->op == CLR_ARGMAX || r->op == CLR_MINMAX);
+  return !r->is_scan && (cli_op_flags(r->op) & CLR_OPF_INDEXED);
+}
+
+/* An index as the report writes it: UINT64_MAX, where there is none (no
+ * number among the elements, or an empty segment), as -1. */
+static long long signed_index(uint64_t index) {
+  return index == UINT64_MAX ? -1 : (long long)index;
+}
+
+/* "at index 17", or "at index -1 (...)" saying why there is none. */
+static void format_index(const cli_report *r, uint64_t index, char *buf,
+                         size_t size) {
+  int skips = (cli_op_flags(r->op) & CLR_OPF_SKIPS_NAN) != 0;
+  snprintf(buf, size, "at index %lld%s", signed_index(index),
+           index != UINT64_MAX    ? ""
+           : r->segments && skips ? " (no number: empty or all NaN)"
+           : r->segments          ? " (empty)"
+           : skips                ? " (no number: all NaN)"
+                                  : " (none)");
 }
 
 void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
                        size_t size) {
-  char a[64], b[64];
+  char a[64], b[64], ia[64], ib[64];
   clr_value_format(v, a, sizeof a);
   if (!cli_result_is_indexed(r)) {
     snprintf(buf, size, "%s", a);
     return;
   }
-  if (r->op != CLR_MINMAX) {
-    snprintf(buf, size, "%s at index %" PRIu64, a, v->index);
+  format_index(r, v->index, ia, sizeof ia);
+  if (!cli_op_is_pair(r->op)) {
+    snprintf(buf, size, "%s %s", a, ia);
     return;
   }
   clr_value m = *v;
   m.v = v->max;
   clr_value_format(&m, b, sizeof b);
-  snprintf(buf, size, "min %s at index %" PRIu64 ", max %s at index %" PRIu64,
-           a, v->index, b, v->max_index);
+  format_index(r, v->max_index, ib, sizeof ib);
+  snprintf(buf, size, "min %s %s, max %s %s", a, ia, b, ib);
 }
 
 /* A sum of squares also gives the L2 norm, its square root, and the
  * norm's error bound: an error b of the sum s moves the root by at most
  * b / (sqrt(s + b) + sqrt(s)).  0 when the run is no sum of squares. */
 static int l2_norm(const cli_report *r, double *norm, double *bound) {
-  if (r->is_scan || r->segments || r->dot || r->op != CLR_SUM || !r->map ||
+  if (r->is_scan || r->segments || r->dot || !cli_op_is_sum(r->op) || !r->map ||
       strcmp(r->map, "square") != 0)
     return 0;
   double s = clr_value_as_double(&r->result);
@@ -127,18 +146,19 @@ static int l2_norm(const cli_report *r, double *norm, double *bound) {
   return 1;
 }
 
-/* The indices of an indexed result, after its value in JSON. */
+/* The indices of an indexed result, after its value in JSON: -1 where
+ * there is none. */
 static void json_indices(FILE *f, const cli_report *r, const char *key,
                          const clr_value *v) {
   if (!cli_result_is_indexed(r))
     return;
-  fprintf(f, ",\"%s_index\":%" PRIu64, key, v->index);
-  if (r->op == CLR_MINMAX) {
+  fprintf(f, ",\"%s_index\":%lld", key, signed_index(v->index));
+  if (cli_op_is_pair(r->op)) {
     clr_value m = *v;
     m.v = v->max;
     fprintf(f, ",\"%s_max\":", key);
     json_value(f, &m);
-    fprintf(f, ",\"%s_max_index\":%" PRIu64, key, v->max_index);
+    fprintf(f, ",\"%s_max_index\":%lld", key, signed_index(v->max_index));
   }
 }
 
@@ -168,7 +188,7 @@ static const char *last_label(const cli_report *r) {
 }
 
 static void human_verification(FILE *f, const cli_report *r) {
-  char got[64], want[192];
+  char got[64], want[320];
   if (r->verdict == CLI_VERIFY_SKIPPED) {
     fprintf(f, "reference:  not computed (--no-verify)\n");
     return;
@@ -262,7 +282,7 @@ void cli_report_human(FILE *f, const cli_report *r) {
     fprintf(f, "%-11s n_in=%zu global=%zu local=%zu %.3f ms\n", label, p->n_in,
             p->global_size, p->local_size, p->ms);
   }
-  char res[192];
+  char res[320];
   cli_format_result(r, &r->result, res, sizeof res);
   fprintf(f, "result:     %s%s\n", last_label(r), res);
   double norm, norm_bound;

@@ -76,10 +76,13 @@ static inline int cli_per_segment(const cli_report *r) {
   return r->segments && !r->is_scan;
 }
 
-/* 1 for argmin, argmax and minmax results (a value and an index). */
+/* 1 for the results of the indexed operations (CLR_OPF_INDEXED: a value
+ * and an index), not scanned. */
 int cli_result_is_indexed(const cli_report *r);
 /* A reduction's result as the report shows it: the value, and for the
- * indexed operations where it is ("-3 at index 17"; minmax both). */
+ * indexed operations where it is ("-3 at index 17"; the pairs of a
+ * minimum and a maximum both; an index of UINT64_MAX, where there is
+ * none, as "-1" with the reason). */
 void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
                        size_t size);
 
