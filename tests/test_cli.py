@@ -98,6 +98,20 @@ def test_info(version):
           "--help: exit 0, usage with every option", show(rc, out, err) + " missing %s" % missing)
     rc2, out2, _ = run(["-h"])
     check(rc2 == 0 and out2 == out, "-h is --help")
+    # The op and type lists come from the tables (clreduce_ops.def,
+    # clreduce_types.def): every name the parser knows has its own line,
+    # the name and its description, in the parser's order; none is
+    # hand-typed, so a new row shows up here by itself.
+    help_rows = [line.split() for line in out.split("\n")]
+    for what in ("op", "type"):
+        rc2, _, err2 = run(["--%s=nonesuch" % what])
+        names = err2.split("(valid: ")[-1].strip().rstrip(")").split(", ")
+        at = [next((i for i, r in enumerate(help_rows)
+                    if len(r) > 1 and r[0] == name), None) for name in names]
+        check(rc2 == 2 and len(names) > 3 and None not in at and
+              at == sorted(at),
+              "--help lists every %s on a line of its own, in order" % what,
+              "%s at %s" % (names, at))
     rc, out, err = run(["--version"])
     check(rc == 0 and out.strip() == "clreduce " + version and err == "",
           "--version prints 'clreduce %s'" % version, show(rc, out, err))

@@ -97,6 +97,20 @@ def known_answers():
               (op == "argmax" or rec[0:3:2] == (2, 1)) and
               (op == "argmin" or rec[1:4:2] == (7, 0)),
               "int %s: the first index of a tie" % op, str(rec))
+    # An empty last segment has no index: the report writes -1 (a signed
+    # number in JSON), not 2^64 - 1.
+    end_empty = write("e.off", "Q", [0, 6, 6])
+    doc = run_json(["--type=int", "--op=minmax", "--input=" + ties,
+                    "--segments=" + end_empty, "--repeat=1"],
+                   "minmax, the last segment empty")
+    check(doc is not None and doc["verified"] is True and
+          doc["result_index"] == -1 and doc["result_max_index"] == -1 and
+          doc["reference_index"] == -1,
+          "an empty last segment: its indices -1 in JSON", str(doc))
+    rc, out, err = run(["--type=int", "--op=argmin", "--input=" + ties,
+                        "--segments=" + end_empty, "--repeat=1"])
+    check(rc == 0 and "at index -1 (empty)" in out,
+          "an empty last segment: 'at index -1 (empty)'", show(rc, out, err))
     # Means (doubles for int data): NaN for an empty segment.
     out = T.path("r-mean")
     doc = run_json(["--type=int", "--op=mean", "--input=" + ints,

@@ -150,6 +150,12 @@ def refusals():
                  ["maps apply to reductions"], "a map on a scan")
     expect_error(["--kernel=first-add", "--op=argmin", "--n=100"], 2,
                  ["argmin", "coarse"], "argmin on a seed kernel")
+    # Ops scans do not take (their flags lack CLR_OPF_SCAN) are refused on
+    # the command line, naming those they do take.
+    for op in ("argmax", "mean"):
+        expect_error(["--kernel=decoupled", "--op=" + op, "--n=100"], 2,
+                     ["'%s'" % op, "scan", "sum, prod, min"],
+                     "%s on a scan kernel" % op)
     expect_error(["--op=and", "--n=100"], 2, ["map expression"],
                  "and of floats without an expression")
     expect_error(["--op=argmax", "--exact", "--kernel=interleaved",
