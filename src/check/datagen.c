@@ -1,6 +1,7 @@
-/* Generated data: see datagen.h for what each operation gets. */
+/* Generated data: see datagen.h for what each operation's row gets. */
 #include "datagen.h"
 #include "half.h"
+#include "ops_rows.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -79,10 +80,8 @@ void clr_store_fp(clr_type t, void *data, size_t i, double x) {
     ((double *)data)[i] = x;
 }
 
-static int is_fp(clr_type t) {
-  return t == CLR_FLOAT || t == CLR_DOUBLE || t == CLR_HALF;
-}
-static int is_signed(clr_type t) { return t == CLR_INT || t == CLR_LONG; }
+static int is_fp(clr_type t) { return clr_ref_is_fp(t); }
+static int is_signed(clr_type t) { return clr_ref_is_signed(t); }
 static int type_bits(clr_type t) {
   return (t == CLR_INT || t == CLR_UINT) ? 32 : 64;
 }
@@ -171,19 +170,22 @@ static uint64_t nonzero_value(clr_type t, clr_rng *r) {
   }
 }
 
-static void gen_logical(clr_op op, clr_type t, uint64_t seed, clr_rng *r,
-                        void *data, size_t n, const char **what) {
+/* A logical row's data: its identity's truth (true: and's 1, false: or's
+ * 0) everywhere, the other truth rare, so that the answer is decided by
+ * whether a rare element occurs. */
+static void gen_logical(int identity_true, clr_type t, uint64_t seed,
+                        clr_rng *r, void *data, size_t n, const char **what) {
   int rare = (seed & 1) == 0; /* even seed: rare values present */
   for (size_t i = 0; i < n; i++) {
     int is_rare = rare && (clr_rng_next(r) >> 44) == 0; /* 2^-20 */
-    int nonzero = op == CLR_AND ? !is_rare : is_rare;
+    int nonzero = identity_true ? !is_rare : is_rare;
     clr_store_bits(t, data, i, nonzero ? nonzero_value(t, r) : 0);
   }
   if (rare) {
     size_t at = (size_t)index_below(r, n);
-    clr_store_bits(t, data, at, op == CLR_AND ? 0 : nonzero_value(t, r));
+    clr_store_bits(t, data, at, identity_true ? 0 : nonzero_value(t, r));
   }
-  if (op == CLR_AND)
+  if (identity_true)
     *what = rare ? "random non-zero values with zeros at rate 2^-20 and at "
                    "a random index (even seed)"
                  : "random non-zero values, no zeros (odd seed)";
@@ -193,35 +195,57 @@ static void gen_logical(clr_op op, clr_type t, uint64_t seed, clr_rng *r,
                  : "all zeros (odd seed)";
 }
 
+/* NaNs at the first and the last element and at about 1% of the others,
+ * spread through the array (gaps uniform in [1, 199]), from their own
+ * stream of seed so that the numbers between them are the plain row's. */
+static void place_nans(clr_type t, uint64_t seed, void *data, size_t n) {
+  clr_rng r;
+  clr_rng_seed(&r, seed ^ 0x6e616e2d73706f74u); /* "nan-spot" */
+  clr_store_fp(t, data, 0, NAN);
+  clr_store_fp(t, data, n - 1, NAN);
+  for (size_t i = (size_t)below(&r, 200); i < n;
+       i += 1 + (size_t)below(&r, 199))
+    clr_store_fp(t, data, i, NAN);
+}
+
 void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
                   char *desc, size_t desc_size) {
   clr_rng r;
   const char *what = "";
+  const clr_ref_op_row *row = clr_ref_op_info(op);
   clr_rng_seed(&r, seed);
-  switch (op) {
-  case CLR_SUM:
-  case CLR_MEAN:
+  if (!row) {
     gen_sum(type, &r, data, n, &what);
-    break;
-  case CLR_PROD:
-    gen_prod(type, &r, data, n, &what);
-    break;
-  case CLR_MIN:
-  case CLR_MAX:
-  case CLR_ARGMIN:
-  case CLR_ARGMAX:
-  case CLR_MINMAX:
-    gen_minmax(type, &r, data, n, &what);
-    break;
-  default: /* and / or: of floats only through a map expression */
+  } else if (row->flags & CLR_OPF_LOGICAL) {
+    /* of floats only through a map expression: numbers to test */
     if (type == CLR_FLOAT || type == CLR_DOUBLE)
       gen_sum(type, &r, data, n, &what);
     else
-      gen_logical(op, type, seed, &r, data, n, &what);
-    break;
+      gen_logical(row->identity == CLR_ID_ONE, type, seed, &r, data, n, &what);
+  } else {
+    /* by the row's combine: sums (and means), products, and the whole
+     * range for the orders (min, max and the indexed ones) and any other
+     * combine */
+    switch (clr_ref_combine_info(row->combine).rounds) {
+    case CLR_REF_ADDS:
+      gen_sum(type, &r, data, n, &what);
+      break;
+    case CLR_REF_MULTIPLIES:
+      gen_prod(type, &r, data, n, &what);
+      break;
+    default:
+      gen_minmax(type, &r, data, n, &what);
+      break;
+    }
   }
-  snprintf(desc, desc_size, "%zu %s %s (seed %" PRIu64 ")", n,
-           clr_type_name(type), what, seed);
+  const char *nans = "";
+  if (row && n > 0 && clr_ref_skips_nan(op, type)) {
+    place_nans(type, seed, data, n);
+    nans = ", NaN at the first and last element and at about 1% of the "
+           "others";
+  }
+  snprintf(desc, desc_size, "%zu %s %s%s (seed %" PRIu64 ")", n,
+           clr_type_name(type), what, nans, seed);
 }
 
 int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t first,

@@ -1,21 +1,30 @@
 /* Generated input data suited to each operation, from a seeded PRNG
  * (xoshiro256**, seeded through splitmix64), so that runs are repeatable
- * and the answer is neither trivial nor out of range:
+ * and the answer is neither trivial nor out of range.  The operation's row
+ * (clreduce_ops.def) chooses: a logical row (CLR_OPF_LOGICAL) gets
+ * logical data, every other row its combine's (clr_ref_combine_info):
  *
- *   sum   float/double: uniform in [0,1) (multiples of 2^-24 / 2^-53)
- *         int/long: uniform in [-1000,1000]; uint/ulong: in [0,2000]
- *   prod  float/double: 1 + (u-0.5)*2^-12, u uniform in [0,1), so that a
- *         product of 1e8 values stays finite and non-zero
+ *   sums (sum, mean)  float/double: uniform in [0,1) (multiples of 2^-24 /
+ *         2^-53); int/long: uniform in [-1000,1000]; uint/ulong: in
+ *         [0,2000]
+ *   products  float/double: 1 + (u-0.5)*2^-12, u uniform in [0,1), so that
+ *         a product of 1e8 values stays finite and non-zero
  *         integers: 1, except -1 (all ones for unsigned) with probability
  *         2^-4, 3 with 2^-12 and 2 with 2^-24 (products wrap)
- *   min/max  float/double: random sign, magnitude log-uniform in
- *         [2^-64, 2^64); integers: uniform over the whole type
- *   and   random non-zero values (1 in 16 with a zero low half); with an
- *         even seed also zeros, at rate 2^-20 plus one at a random index,
- *         so the answer is 0 for even seeds and 1 for odd ones
- *   or    zeros; with an even seed also random non-zero values (as for
- *         and) at rate 2^-20 plus one at a random index, so the answer is
- *         1 for even seeds and 0 for odd ones
+ *   others (min, max, argmin, argmax, minmax, ...)  float/double: random
+ *         sign, magnitude log-uniform in [2^-64, 2^64); integers: uniform
+ *         over the whole type
+ *   logical, identity 1 (and)  random non-zero values (1 in 16 with a zero
+ *         low half); with an even seed also zeros, at rate 2^-20 plus one
+ *         at a random index, so the answer is 0 for even seeds and 1 for
+ *         odd ones
+ *   logical, identity 0 (or)  zeros; with an even seed also random
+ *         non-zero values (as for and) at rate 2^-20 plus one at a random
+ *         index, so the answer is 1 for even seeds and 0 for odd ones;
+ *         float/double data (a map expression's): as for sums
+ *   NaN-skipping rows (CLR_OPF_SKIPS_NAN) of floating types: their
+ *         combine's data with NaN at the first and the last element and at
+ *         about 1% of the others (from the seed), said in the description
  */
 #ifndef CLR_CHECK_DATAGEN_H
 #define CLR_CHECK_DATAGEN_H

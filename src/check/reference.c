@@ -1,6 +1,7 @@
 /* CPU references: plain loops, independent of the library's kernels. */
 #include "reference.h"
 #include "half.h"
+#include "ops_rows.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -85,9 +86,7 @@ double clr_underflow_term(clr_type t, size_t n, size_t depth, long double amp,
   return term > (long double)DBL_MAX ? INFINITY : (double)term;
 }
 
-static int is_float_type(clr_type t) {
-  return t == CLR_FLOAT || t == CLR_DOUBLE || t == CLR_HALF;
-}
+static int is_float_type(clr_type t) { return clr_ref_is_fp(t); }
 
 /* Read element i of an array of type t as the wide types used below. */
 long double clr_fp_at(clr_type t, const void *data, size_t i) {
@@ -110,7 +109,7 @@ uint64_t clr_bits_at(clr_type t, const void *data, size_t i) {
   }
 }
 
-static int is_signed_int(clr_type t) { return t == CLR_INT || t == CLR_LONG; }
+static int is_signed_int(clr_type t) { return clr_ref_is_signed(t); }
 
 clr_value clr_value_at(clr_type t, const void *data, size_t i) {
   clr_value v;
@@ -153,42 +152,60 @@ clr_value clr_fp_value(clr_type t, long double x) {
   return v;
 }
 
-clr_value clr_identity(clr_op op, clr_type t) {
-  switch (op) {
-  case CLR_SUM:
-  case CLR_OR:
-    return is_float_type(t) ? clr_fp_value(t, 0.0L) : clr_int_value(t, 0);
-  case CLR_PROD:
-  case CLR_AND:
-    return is_float_type(t) ? clr_fp_value(t, 1.0L) : clr_int_value(t, 1);
-  case CLR_MIN:
-    switch (t) {
-    case CLR_FLOAT:
-    case CLR_DOUBLE:
-      return clr_fp_value(t, INFINITY);
-    case CLR_INT:
-      return clr_int_value(t, (uint64_t)INT32_MAX);
-    case CLR_UINT:
-      return clr_int_value(t, UINT32_MAX);
-    case CLR_LONG:
-      return clr_int_value(t, (uint64_t)INT64_MAX);
-    default:
-      return clr_int_value(t, UINT64_MAX);
-    }
-  default: /* CLR_MAX */
-    switch (t) {
-    case CLR_FLOAT:
-    case CLR_DOUBLE:
-      return clr_fp_value(t, -INFINITY);
-    case CLR_INT:
-      return clr_int_value(t, (uint64_t)(int64_t)INT32_MIN);
-    case CLR_LONG:
-      return clr_int_value(t, (uint64_t)INT64_MIN);
-    default:
-      return clr_int_value(t, 0);
-    }
+/* ------------------------------------------------ identities, off the rows */
+
+/* The largest (top) or smallest value of integer type t as a 64-bit
+ * pattern (signed types sign-extended), from its row's size and kind. */
+static uint64_t int_extreme(clr_type t, int top) {
+  const clr_ref_type_row *r = clr_ref_type_info(t);
+  unsigned bits = r ? 8u * (unsigned)r->size : 64u;
+  if (r && r->kind == CLR_KIND_SIGNED) {
+    uint64_t max = UINT64_MAX >> (65u - bits);
+    return top ? max : ~max;
+  }
+  return top ? UINT64_MAX >> (64u - bits) : 0;
+}
+
+/* Identity kind id (CLR_ID_*) for a floating type: 0, 1, +-inf, NaN. */
+static long double fp_identity(int id) {
+  switch (id) {
+  case CLR_ID_ZERO:
+    return 0.0L;
+  case CLR_ID_ONE:
+    return 1.0L;
+  case CLR_ID_TOP:
+    return (long double)INFINITY;
+  case CLR_ID_BOTTOM:
+    return -(long double)INFINITY;
+  default: /* CLR_ID_NAN_TOP, CLR_ID_NAN_BOTTOM */
+    return (long double)NAN;
   }
 }
+
+/* Identity kind id for integer type t (NAN_TOP / NAN_BOTTOM: TOP /
+ * BOTTOM), as a 64-bit pattern. */
+static uint64_t int_identity(int id, clr_type t) {
+  switch (id) {
+  case CLR_ID_ZERO:
+    return 0;
+  case CLR_ID_ONE:
+    return 1;
+  case CLR_ID_TOP:
+  case CLR_ID_NAN_TOP:
+    return int_extreme(t, 1);
+  default: /* CLR_ID_BOTTOM, CLR_ID_NAN_BOTTOM */
+    return int_extreme(t, 0);
+  }
+}
+
+clr_value clr_identity(clr_op op, clr_type t) {
+  const clr_ref_op_row *row = clr_ref_op_info(op);
+  int id = row ? row->identity : CLR_ID_ZERO;
+  return is_float_type(t) ? clr_fp_value(t, fp_identity(id))
+                          : clr_int_value(t, int_identity(id, t));
+}
+
+/* ------------------------------------------------------- the fold's steps */
 
 /* Floating min/max with the library's semantics: NaN propagates, and
  * -0.0 orders below +0.0. */
@@ -216,6 +233,18 @@ static long double fp_max(long double a, long double b) {
   return signbit(a) ? b : a;
 }
 
+/* The extreme of acc and x an ordering combine picks (CLR_REF_HIGHEST:
+ * the larger).  Skipping NaNs, a NaN element is left out and a NaN acc
+ * (the identity of a fold of no number yet) loses to any number. */
+static long double fp_pick(unsigned extremes, int skip, long double acc,
+                           long double x) {
+  if (skip && isnan(x))
+    return acc;
+  if (skip && isnan(acc))
+    return x;
+  return extremes == CLR_REF_HIGHEST ? fp_max(acc, x) : fp_min(acc, x);
+}
+
 /* Integer min/max on 64-bit patterns, signed or unsigned. */
 static uint64_t int_minmax(int is_max, int sgn, uint64_t a, uint64_t b) {
   int a_less = sgn ? (int64_t)a < (int64_t)b : a < b;
@@ -224,100 +253,36 @@ static uint64_t int_minmax(int is_max, int sgn, uint64_t a, uint64_t b) {
   return a_less ? a : b;
 }
 
-static void ref_float(clr_op op, clr_type type, clr_type rt, const void *data,
-                      size_t n, clr_reference *out) {
-  double type_max = rt == CLR_FLOAT ? FLT_MAX : DBL_MAX;
-  if (op == CLR_MIN || op == CLR_MAX) {
-    long double acc = op == CLR_MIN ? INFINITY : -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-      long double x = clr_fp_at(type, data, i);
-      acc = op == CLR_MIN ? fp_min(acc, x) : fp_max(acc, x);
-    }
-    out->value = clr_fp_value(rt, acc);
-    out->wide = acc;
-    return;
+/* acc combine x on 64-bit integer patterns (sums and products wrap; the
+ * caller narrows to the result type), extremes being the combine's
+ * (clr_ref_combine_info): the arithmetic of the exact combines, one case
+ * each.  A new exact combine (xor: acc ^ x) adds its case here. */
+static uint64_t int_fold(clr_op combine, unsigned extremes, int sgn,
+                         uint64_t acc, uint64_t x) {
+  if (extremes)
+    return int_minmax(extremes == CLR_REF_HIGHEST, sgn, acc, x);
+  switch (combine) {
+  case CLR_SUM:
+    return acc + x;
+  case CLR_PROD:
+    return acc * x;
+  case CLR_AND:
+    return acc != 0 && x != 0;
+  case CLR_OR:
+    return acc != 0 || x != 0;
+  default:
+    return acc;
   }
-  if (op == CLR_SUM) {
-    /* Neumaier-compensated sum in double; infinities and NaN counted
-     * apart so the compensation term cannot turn them into NaN. */
-    double s = 0.0, c = 0.0, abs_sum = 0.0;
-    size_t pos_inf = 0, neg_inf = 0, nans = 0;
-    for (size_t i = 0; i < n; i++) {
-      double x = (double)clr_fp_at(type, data, i);
-      if (isnan(x)) {
-        nans++;
-        continue;
-      }
-      if (isinf(x)) {
-        if (x > 0)
-          pos_inf++;
-        else
-          neg_inf++;
-        continue;
-      }
-      double t = s + x;
-      if (fabs(s) >= fabs(x))
-        c += (s - t) + x;
-      else
-        c += (x - t) + s;
-      s = t;
-      abs_sum += fabs(x);
-    }
-    long double wide = (long double)s + (long double)c;
-    if (nans || (pos_inf && neg_inf))
-      wide = NAN;
-    else if (pos_inf)
-      wide = INFINITY;
-    else if (neg_inf)
-      wide = -INFINITY;
-    out->wide = wide;
-    out->value = clr_fp_value(rt, wide);
-    out->abs_sum = abs_sum;
-    /* Neumaier: |err| <= 2 u_d |S| + O(n u_d^2) sum|x|, u_d = 2^-53. */
-    double ud = ldexp(1.0, -53);
-    out->ref_error =
-        2.0 * ud * fabs(s) + 4.0 * (double)n * ud * ud * abs_sum + DBL_MIN;
-    out->may_overflow = abs_sum > type_max;
-    return;
-  }
-  /* CLR_PROD: multiply in long double (x87 extended on x86-64). */
-  long double p = 1.0L;
-  long double max_partial = 1.0L, amp = 1.0L;
-  for (size_t i = 0; i < n; i++) {
-    long double x = clr_fp_at(type, data, i);
-    p *= x;
-    if (fabsl(p) > max_partial && !isinf(p))
-      max_partial = fabsl(p);
-    if (fabsl(x) > 1.0L)
-      amp *= fabsl(x); /* NaN never compares greater: skipped */
-  }
-  out->wide = p;
-  out->value = clr_fp_value(rt, p);
-  out->abs_sum = (double)fabsl(p);
-  out->amp = amp;
-  /* The reference's own rounding, and its own underflow (long double:
-   * eta = LDBL_TRUE_MIN / 2 per multiplication, amplified as above). */
-  long double own_uf =
-      (long double)n * (LDBL_TRUE_MIN / 2.0L) * 2.0L * amp; /* 2: 1 + gamma */
-  out->ref_error =
-      clr_gamma((double)n, (double)LDBL_EPSILON / 2.0) * (double)fabsl(p) +
-      (own_uf > (long double)DBL_MAX ? INFINITY : (double)own_uf);
-  out->may_overflow = max_partial > type_max || fabsl(p) > type_max;
-}
-
-void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
-                    const void *data, size_t n, clr_reference *out) {
-  clr_ref_reduce_to(op, type, clr_result_type(op, type, narrow_accumulator),
-                    data, n, out);
 }
 
 /* (a, ia) before (b, ib) as a minimum (is_max 0) or a maximum: the
- * extreme value, its first index; a NaN before every number; -0 < +0. */
-static int fp_before(long double a, size_t ia, long double b, size_t ib,
-                     int is_max) {
+ * extreme value, its first index; a NaN before every number, or skipping
+ * NaNs after every number; -0 < +0. */
+static int fp_before(long double a, uint64_t ia, long double b, uint64_t ib,
+                     int is_max, int skip) {
   int na = isnan(a), nb = isnan(b);
   if (na || nb)
-    return na && (!nb || ia < ib);
+    return skip ? nb && (!na || ia < ib) : na && (!nb || ia < ib);
   if (a != b)
     return is_max ? a > b : a < b;
   if (a == 0 && signbit(a) != signbit(b))
@@ -325,7 +290,7 @@ static int fp_before(long double a, size_t ia, long double b, size_t ib,
   return ia < ib;
 }
 
-static int int_before(int sgn, uint64_t a, size_t ia, uint64_t b, size_t ib,
+static int int_before(int sgn, uint64_t a, uint64_t ia, uint64_t b, uint64_t ib,
                       int is_max) {
   if (a != b) {
     int less = sgn ? (int64_t)a < (int64_t)b : a < b;
@@ -334,101 +299,252 @@ static int int_before(int sgn, uint64_t a, size_t ia, uint64_t b, size_t ib,
   return ia < ib;
 }
 
-/* argmin / argmax / minmax: one loop, both extremes. */
-static void ref_indexed(clr_op op, clr_type type, clr_type rt, const void *data,
-                        size_t n, clr_reference *out) {
-  size_t lo = 0, hi = 0;
-  int fp = is_float_type(type), sgn = is_signed_int(type);
-  for (size_t i = 1; i < n; i++) {
-    if (fp ? fp_before(clr_fp_at(type, data, i), i, clr_fp_at(type, data, lo),
-                       lo, 0)
-           : int_before(sgn, clr_bits_at(type, data, i), i,
-                        clr_bits_at(type, data, lo), lo, 0))
-      lo = i;
-    if (fp ? fp_before(clr_fp_at(type, data, i), i, clr_fp_at(type, data, hi),
-                       hi, 1)
-           : int_before(sgn, clr_bits_at(type, data, i), i,
-                        clr_bits_at(type, data, hi), hi, 1))
-      hi = i;
+/* ---------------------------------------------------------------- folds */
+
+/* Float / double / half sum: Neumaier-compensated in double; infinities
+ * and NaN counted apart so the compensation term cannot turn them into
+ * NaN.  Skipping NaNs, they are left out of the sum, sum|x| and the
+ * count. */
+static void ref_fp_sum(int skip, clr_type type, clr_type rt, const void *data,
+                       size_t n, clr_reference *out) {
+  double type_max = rt == CLR_FLOAT ? FLT_MAX : DBL_MAX;
+  double s = 0.0, c = 0.0, abs_sum = 0.0;
+  size_t pos_inf = 0, neg_inf = 0, nans = 0, count = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = (double)clr_fp_at(type, data, i);
+    if (isnan(x)) {
+      if (!skip) {
+        nans++;
+        count++;
+      }
+      continue;
+    }
+    count++;
+    if (isinf(x)) {
+      if (x > 0)
+        pos_inf++;
+      else
+        neg_inf++;
+      continue;
+    }
+    double t = s + x;
+    if (fabs(s) >= fabs(x))
+      c += (s - t) + x;
+    else
+      c += (x - t) + s;
+    s = t;
+    abs_sum += fabs(x);
   }
-  size_t first = op == CLR_ARGMAX ? hi : lo;
-  clr_value v = fp ? clr_fp_value(rt, clr_fp_at(type, data, first))
-                   : clr_int_value(rt, clr_bits_at(type, data, first));
-  v.index = first;
-  if (op == CLR_MINMAX) {
-    clr_value m = fp ? clr_fp_value(rt, clr_fp_at(type, data, hi))
-                     : clr_int_value(rt, clr_bits_at(type, data, hi));
+  long double wide = (long double)s + (long double)c;
+  if (nans || (pos_inf && neg_inf))
+    wide = NAN;
+  else if (pos_inf)
+    wide = INFINITY;
+  else if (neg_inf)
+    wide = -INFINITY;
+  out->n = count;
+  out->wide = wide;
+  out->value = clr_fp_value(rt, wide);
+  out->abs_sum = abs_sum;
+  /* Neumaier: |err| <= 2 u_d |S| + O(n u_d^2) sum|x|, u_d = 2^-53. */
+  double ud = ldexp(1.0, -53);
+  out->ref_error =
+      2.0 * ud * fabs(s) + 4.0 * (double)count * ud * ud * abs_sum + DBL_MIN;
+  out->may_overflow = abs_sum > type_max;
+}
+
+/* Float / double / half product: multiplied in long double (x87 extended
+ * on x86-64); skipping NaNs, they are left out. */
+static void ref_fp_prod(int skip, clr_type type, clr_type rt, const void *data,
+                        size_t n, clr_reference *out) {
+  double type_max = rt == CLR_FLOAT ? FLT_MAX : DBL_MAX;
+  long double p = 1.0L;
+  long double max_partial = 1.0L, amp = 1.0L;
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) {
+    long double x = clr_fp_at(type, data, i);
+    if (skip && isnan(x))
+      continue;
+    count++;
+    p *= x;
+    if (fabsl(p) > max_partial && !isinf(p))
+      max_partial = fabsl(p);
+    if (fabsl(x) > 1.0L)
+      amp *= fabsl(x); /* NaN never compares greater: skipped */
+  }
+  out->n = count;
+  out->wide = p;
+  out->value = clr_fp_value(rt, p);
+  out->abs_sum = (double)fabsl(p);
+  out->amp = amp;
+  /* The reference's own rounding, and its own underflow (long double:
+   * eta = LDBL_TRUE_MIN / 2 per multiplication, amplified as above). */
+  long double own_uf = (long double)count * (LDBL_TRUE_MIN / 2.0L) * 2.0L *
+                       amp; /* 2: 1 + gamma */
+  out->ref_error =
+      clr_gamma((double)count, (double)LDBL_EPSILON / 2.0) * (double)fabsl(p) +
+      (own_uf > (long double)DBL_MAX ? INFINITY : (double)own_uf);
+  out->may_overflow = max_partial > type_max || fabsl(p) > type_max;
+}
+
+/* Float / double / half min / max (an ordering combine without a record):
+ * exact, from the row's identity. */
+static void ref_fp_order(unsigned extremes, int identity, int skip,
+                         clr_type type, clr_type rt, const void *data, size_t n,
+                         clr_reference *out) {
+  long double acc = fp_identity(identity);
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) {
+    long double x = clr_fp_at(type, data, i);
+    if (skip && isnan(x))
+      continue;
+    count++;
+    acc = fp_pick(extremes, skip, acc, x);
+  }
+  out->n = count;
+  out->value = clr_fp_value(rt, acc);
+  out->wide = acc;
+}
+
+/* Integers (and the truth of floating values, for a logical row): the
+ * exact fold int_fold from the row's identity in rt (of the input's kind,
+ * at least as wide), in 64 bits, narrowed to rt at the end (wrapping sums
+ * and products agree with rt's). */
+static void ref_int(clr_op combine, unsigned extremes, int identity, int truth,
+                    clr_type type, clr_type rt, const void *data, size_t n,
+                    clr_reference *out) {
+  int sgn = is_signed_int(type), fp = is_float_type(type);
+  uint64_t acc = int_identity(identity, rt); /* rt's: an empty fold's */
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = fp ? (uint64_t)(truth && clr_fp_at(type, data, i) != 0)
+                    : clr_bits_at(type, data, i);
+    acc = int_fold(combine, extremes, sgn, acc, x);
+  }
+  out->value = clr_int_value(rt, acc);
+  out->wide = (long double)acc;
+}
+
+/* An indexed row (a record): each extreme the combine picks, with its
+ * first index, from the row's identity in rt at index UINT64_MAX (what a
+ * fold of no element, or skipping NaNs of no number, gives); the value and
+ * index
+ * are the lowest's unless only the highest is picked, and with both the
+ * highest is max / max_index. */
+static void ref_record(const clr_ref_op_row *row, unsigned extremes, int skip,
+                       clr_type type, clr_type rt, const void *data, size_t n,
+                       clr_reference *out) {
+  int fp = is_float_type(type), sgn = is_signed_int(type);
+  int only_hi = extremes == CLR_REF_HIGHEST;
+  int lo_id = only_hi ? clr_ref_identity_mirror(row->identity) : row->identity;
+  int hi_id = clr_ref_identity_mirror(lo_id);
+  long double flo = fp_identity(lo_id), fhi = fp_identity(hi_id);
+  uint64_t blo = int_identity(lo_id, rt), bhi = int_identity(hi_id, rt);
+  uint64_t lo = UINT64_MAX, hi = UINT64_MAX;
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (fp) {
+      long double x = clr_fp_at(type, data, i);
+      if (skip && isnan(x))
+        continue;
+      if ((extremes & CLR_REF_LOWEST) && fp_before(x, i, flo, lo, 0, skip)) {
+        flo = x;
+        lo = i;
+      }
+      if ((extremes & CLR_REF_HIGHEST) && fp_before(x, i, fhi, hi, 1, skip)) {
+        fhi = x;
+        hi = i;
+      }
+    } else {
+      uint64_t x = clr_bits_at(type, data, i);
+      if ((extremes & CLR_REF_LOWEST) && int_before(sgn, x, i, blo, lo, 0)) {
+        blo = x;
+        lo = i;
+      }
+      if ((extremes & CLR_REF_HIGHEST) && int_before(sgn, x, i, bhi, hi, 1)) {
+        bhi = x;
+        hi = i;
+      }
+    }
+    count++;
+  }
+  clr_value v = fp ? clr_fp_value(rt, only_hi ? fhi : flo)
+                   : clr_int_value(rt, only_hi ? bhi : blo);
+  v.index = only_hi ? hi : lo;
+  if (extremes == (CLR_REF_LOWEST | CLR_REF_HIGHEST)) {
+    clr_value m = fp ? clr_fp_value(rt, fhi) : clr_int_value(rt, bhi);
     v.max = m.v;
     v.max_index = hi;
   }
+  out->n = count;
   out->value = v;
-  out->wide = fp ? clr_fp_at(type, data, first) : 0;
+  out->wide = fp ? (only_hi ? fhi : flo) : 0;
+}
+
+/* The fold of row over n elements of type into result type rt, skipping
+ * NaN elements when skip: the reference of every row but a mean's. */
+static void ref_fold(const clr_ref_op_row *row, int skip, clr_type type,
+                     clr_type rt, const void *data, size_t n,
+                     clr_reference *out) {
+  clr_ref_combine c = clr_ref_combine_info(row->combine);
+  out->n = n;
+  out->type = type;
+  if (row->flags & CLR_OPF_INDEXED) {
+    ref_record(row, c.extremes, skip, type, rt, data, n, out);
+    return;
+  }
+  int logical = (row->flags & CLR_OPF_LOGICAL) != 0;
+  if (is_float_type(type) && !logical) {
+    if (c.rounds == CLR_REF_ADDS)
+      ref_fp_sum(skip, type, rt, data, n, out);
+    else if (c.rounds == CLR_REF_MULTIPLIES)
+      ref_fp_prod(skip, type, rt, data, n, out);
+    else
+      ref_fp_order(c.extremes, row->identity, skip, type, rt, data, n, out);
+    return;
+  }
+  ref_int(row->combine, c.extremes, row->identity, logical, type, rt, data, n,
+          out);
+}
+
+void clr_ref_reduce(clr_op op, clr_type type, int narrow_accumulator,
+                    const void *data, size_t n, clr_reference *out) {
+  clr_ref_reduce_to(op, type, clr_result_type(op, type, narrow_accumulator),
+                    data, n, out);
 }
 
 void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
                        size_t n, clr_reference *out) {
-  if (op == CLR_MEAN) {
-    /* The sum (exact for int / uint in 64 bits; float data in the
-     * result's precision), divided by n: the bound scales with it. */
-    clr_type st = rt == CLR_FLOAT    ? CLR_FLOAT
-                  : type == CLR_INT  ? CLR_LONG
-                  : type == CLR_UINT ? CLR_ULONG
-                                     : CLR_DOUBLE;
-    clr_ref_reduce_to(CLR_SUM, type, st, data, n, out);
-    long double sum = is_float_type(st)     ? out->wide
-                      : is_signed_int(type) ? (long double)out->value.v.l
-                                            : (long double)out->value.v.ul;
-    out->op = CLR_MEAN;
-    out->wide = sum / (long double)n;
-    out->value = clr_fp_value(rt, out->wide);
-    out->abs_sum /= (double)n;
-    out->ref_error /= (double)n;
-    return;
-  }
+  const clr_ref_op_row *row = clr_ref_op_info(op);
   memset(out, 0, sizeof *out);
   out->n = n;
   out->op = op;
   out->type = type;
-  if (op == CLR_ARGMIN || op == CLR_ARGMAX || op == CLR_MINMAX) {
-    ref_indexed(op, type, rt, data, n, out);
+  if (!row)
+    return;
+  if (row->flags & CLR_OPF_MEAN) {
+    /* The reference of the row's runs (its sum: exact for int / uint in
+     * their wide type, 64 bits; floating data in the result's precision),
+     * divided by the count of the elements it folded (skipping NaNs: of
+     * the numbers; none gives NaN): the bound scales with it. */
+    const clr_ref_op_row *runs = clr_ref_op_info(row->runs);
+    if (!runs)
+      return;
+    clr_type st =
+        is_float_type(type) ? rt : clr_result_type(row->runs, type, 0);
+    int skip =
+        clr_ref_skips_nan(op, type) || clr_ref_skips_nan(row->runs, type);
+    ref_fold(runs, skip, type, st, data, n, out);
+    long double sum = is_float_type(st)     ? out->wide
+                      : is_signed_int(type) ? (long double)out->value.v.l
+                                            : (long double)out->value.v.ul;
+    out->op = op;
+    out->wide = out->n ? sum / (long double)out->n : (long double)NAN;
+    out->value = clr_fp_value(rt, out->wide);
+    out->abs_sum /= (double)out->n;
+    out->ref_error /= (double)out->n;
     return;
   }
-  if (is_float_type(type)) {
-    ref_float(op, type, rt, data, n, out);
-    return;
-  }
-  int sgn = is_signed_int(type);
-  uint64_t acc;
-  switch (op) {
-  case CLR_SUM:
-    acc = 0;
-    for (size_t i = 0; i < n; i++)
-      acc += clr_bits_at(type, data, i);
-    break;
-  case CLR_PROD:
-    acc = 1;
-    for (size_t i = 0; i < n; i++)
-      acc *= clr_bits_at(type, data, i);
-    break;
-  case CLR_MIN:
-  case CLR_MAX:
-    acc = clr_bits_at(type, data, 0);
-    for (size_t i = 1; i < n; i++)
-      acc = int_minmax(op == CLR_MAX, sgn, acc, clr_bits_at(type, data, i));
-    break;
-  case CLR_AND:
-    acc = 1;
-    for (size_t i = 0; i < n; i++)
-      acc = acc && clr_bits_at(type, data, i) != 0;
-    break;
-  default: /* CLR_OR */
-    acc = 0;
-    for (size_t i = 0; i < n; i++)
-      acc = acc || clr_bits_at(type, data, i) != 0;
-    break;
-  }
-  out->value = clr_int_value(rt, acc);
-  out->wide = (long double)acc;
+  ref_fold(row, clr_ref_skips_nan(op, type), type, rt, data, n, out);
 }
 
 static int same_bits_fp(const clr_value *a, const clr_value *b) {
@@ -441,13 +557,16 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
                    size_t error_depth, clr_check *out) {
   memset(out, 0, sizeof *out);
   const clr_value *want = &ref->value;
+  const clr_ref_op_row *row = clr_ref_op_info(ref->op);
+  unsigned flags = row ? row->flags : 0;
+  clr_ref_combine c = clr_ref_combine_info(row ? row->combine : ref->op);
   if (got->type != want->type) {
     out->ok = 0;
     out->exact = 1;
     out->error = INFINITY;
     return;
   }
-  if (ref->op == CLR_ARGMIN || ref->op == CLR_ARGMAX || ref->op == CLR_MINMAX) {
+  if (flags & CLR_OPF_INDEXED) {
     /* The values bit for bit (any NaN matches NaN), the indices exactly. */
     size_t size = clr_type_size(want->type);
     int fp = is_float_type(want->type);
@@ -459,7 +578,7 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
         got->index == want->index && ((fp && isnan(clr_value_as_double(got)) &&
                                        isnan(clr_value_as_double(want))) ||
                                       memcmp(&got->v, &want->v, size) == 0);
-    if (ref->op == CLR_MINMAX)
+    if (c.extremes == (CLR_REF_LOWEST | CLR_REF_HIGHEST))
       out->ok = out->ok && got->max_index == want->max_index &&
                 ((fp && isnan(clr_value_as_double(&gmax)) &&
                   isnan(clr_value_as_double(&wmax))) ||
@@ -476,8 +595,8 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
     return;
   }
   long double g = want->type == CLR_FLOAT ? got->v.f : got->v.d;
-  if (ref->op == CLR_MIN || ref->op == CLR_MAX) {
-    /* Exact, including the sign of zero; any NaN matches NaN. */
+  if (c.rounds == CLR_REF_EXACT) {
+    /* Exact (min, max), including the sign of zero; any NaN matches NaN. */
     out->exact = 1;
     out->ok = (isnan(g) && isnan(ref->wide)) || same_bits_fp(got, want);
     out->error = out->ok ? 0.0 : fabsl(g - ref->wide);
@@ -502,14 +621,15 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
   }
   double u = clr_unit_roundoff(want->type);
   double bound;
-  if (ref->op == CLR_SUM || ref->op == CLR_MEAN) {
+  if (c.rounds == CLR_REF_ADDS) {
     /* A mean's sum was rounded to the sum's type, then divided: the sum's
      * bound over n, and one more rounding. */
-    double scale = ref->op == CLR_MEAN ? 1.0 / (double)ref->n : 1.0;
+    int mean = (flags & CLR_OPF_MEAN) != 0;
+    double scale = mean ? 1.0 / (double)ref->n : 1.0;
     bound = clr_gamma((double)error_depth, u) * ref->abs_sum +
             scale * clr_underflow_term(want->type, ref->n, error_depth, 1.0L,
                                        ref->flush_to_zero);
-    if (ref->op == CLR_MEAN)
+    if (mean)
       bound += u * (double)fabsl(ref->wide);
   } else {
     size_t mults = ref->n > 0 ? ref->n - 1 : 0;
@@ -564,46 +684,63 @@ double clr_value_as_double(const clr_value *v) {
   }
 }
 
+/* One half of a record: (b, bi) replaces (*a, *ai) when it comes first as
+ * a minimum (is_max 0) or a maximum. */
+static void pick_half(clr_type t, int is_max, int skip, clr_scalar *a,
+                      uint64_t *ai, const clr_scalar *b, uint64_t bi) {
+  int before;
+  if (is_float_type(t)) {
+    long double x = t == CLR_FLOAT ? a->f : a->d;
+    long double y = t == CLR_FLOAT ? b->f : b->d;
+    before = fp_before(y, bi, x, *ai, is_max, skip);
+  } else {
+    before = int_before(is_signed_int(t), clr_bits_at(t, b, 0), bi,
+                        clr_bits_at(t, a, 0), *ai, is_max);
+  }
+  if (before) {
+    *a = *b;
+    *ai = bi;
+  }
+}
+
 clr_value clr_combine(clr_op op, clr_value a, clr_value b) {
+  const clr_ref_op_row *row = clr_ref_op_info(op);
+  clr_op combine = row ? row->combine : op;
+  clr_ref_combine c = clr_ref_combine_info(combine);
   clr_type t = a.type;
+  int skip = clr_ref_skips_nan(op, t);
+  if (row && (row->flags & CLR_OPF_INDEXED)) {
+    /* Records (as clr_result_at decodes them): each extreme picked. */
+    int only_hi = c.extremes == CLR_REF_HIGHEST;
+    pick_half(t, only_hi, skip, &a.v, &a.index, &b.v, b.index);
+    if (c.extremes == (CLR_REF_LOWEST | CLR_REF_HIGHEST))
+      pick_half(t, 1, skip, &a.max, &a.max_index, &b.max, b.max_index);
+    return a;
+  }
   if (is_float_type(t)) {
     long double x = t == CLR_FLOAT ? a.v.f : a.v.d;
     long double y = t == CLR_FLOAT ? b.v.f : b.v.d;
     long double r;
-    switch (op) {
-    case CLR_SUM:
+    if (skip && isnan(y)) /* a NaN element is left out */
+      return a;
+    switch (c.rounds) {
+    case CLR_REF_ADDS:
       r = t == CLR_FLOAT ? (long double)(float)(a.v.f + b.v.f)
                          : (long double)(a.v.d + b.v.d);
       break;
-    case CLR_PROD:
+    case CLR_REF_MULTIPLIES:
       r = t == CLR_FLOAT ? (long double)(float)(a.v.f * b.v.f)
                          : (long double)(a.v.d * b.v.d);
       break;
-    case CLR_MIN:
-      r = fp_min(x, y);
-      break;
     default:
-      r = fp_max(x, y);
+      r = c.extremes ? fp_pick(c.extremes, skip, x, y) : x;
       break;
     }
     return clr_fp_value(t, r);
   }
   uint64_t x = clr_bits_at(t, &a.v, 0), y = clr_bits_at(t, &b.v, 0);
-  int sgn = is_signed_int(t);
-  switch (op) {
-  case CLR_SUM:
-    return clr_int_value(t, x + y);
-  case CLR_PROD:
-    return clr_int_value(t, x * y);
-  case CLR_MIN:
-    return clr_int_value(t, int_minmax(0, sgn, x, y));
-  case CLR_MAX:
-    return clr_int_value(t, int_minmax(1, sgn, x, y));
-  case CLR_AND:
-    return clr_int_value(t, x != 0 && y != 0);
-  default:
-    return clr_int_value(t, x != 0 || y != 0);
-  }
+  return clr_int_value(t,
+                       int_fold(combine, c.extremes, is_signed_int(t), x, y));
 }
 
 /* The values a built-in map (or with y a dot product) gives the reduction
@@ -617,8 +754,12 @@ static void *map_values(clr_map map, clr_op op, clr_type type, clr_type rt,
                         double *ref_error) {
   int fp = is_float_type(rt);
   /* Float sums and products see the exact values, in double (a float's
-   * square, or the product of two floats, fits in 53 bits). */
-  clr_type mt = (fp && (op == CLR_SUM || op == CLR_PROD)) ? CLR_DOUBLE : rt;
+   * square, or the product of two floats, fits in 53 bits); a mean's
+   * values are held in rt, as they always were. */
+  const clr_ref_op_row *row = clr_ref_op_info(op);
+  int rounds = row && !(row->flags & CLR_OPF_MEAN) &&
+               clr_ref_combine_info(row->combine).rounds != CLR_REF_EXACT;
+  clr_type mt = (fp && rounds) ? CLR_DOUBLE : rt;
   size_t size = clr_type_size(mt);
   unsigned char *out = malloc(n ? n * size : 1);
   long double err = 0;

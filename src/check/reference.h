@@ -2,6 +2,11 @@
  *
  * Shared by the CLI and the tests, never by the library itself: the
  * reference is an independent plain loop (the course notes' reduce_cpu).
+ * What it computes comes from the operation's row (clreduce_ops.def, read
+ * by src/check/ops_rows.h): the fold runs the row's combine from the row's
+ * identity; CLR_OPF_INDEXED rows give records, a CLR_OPF_MEAN row is the
+ * reference of its runs divided by the count, CLR_OPF_LOGICAL rows test
+ * for non-zero.
  *
  * Rules:
  * - integers, min, max, and, or: the device result must match exactly.
@@ -27,6 +32,11 @@
  *   product) exceeds the type's range an intermediate may overflow in an
  *   order-dependent way; then +-inf or NaN is accepted too.
  * - float min / max: NaN propagates; -0.0 orders below +0.0.
+ * - a row with CLR_OPF_SKIPS_NAN (NumPy's nansum ... nanmean) leaves the
+ *   NaN elements (of floating data, after a map) out of the fold, the
+ *   float sum's sum|x| and error bound, and the count: of no number a sum
+ *   is 0, a min / max / mean NaN, an argmin / argmax NaN at index
+ *   UINT64_MAX (minmax: both halves).  On integers it changes nothing.
  */
 #ifndef CLR_CHECK_REFERENCE_H
 #define CLR_CHECK_REFERENCE_H
@@ -41,7 +51,8 @@ typedef struct clr_reference {
   long double wide; /* float/double sum and prod: the wide reference     */
   double abs_sum;   /* float/double sum: sum |x|; prod: |product|        */
   double ref_error; /* bound on the wide reference's own error           */
-  size_t n;
+  size_t n;         /* elements folded (less the NaNs a NaN-skipping row
+                       leaves out): the sum's and product's count         */
   clr_op op;
   clr_type type;     /* input type                                        */
   int may_overflow;  /* range exceeded somewhere: inf/NaN accepted        */
@@ -115,12 +126,17 @@ uint64_t clr_bits_at(clr_type t, const void *data, size_t i);
 /* Element i of an array of type t, as a value. */
 clr_value clr_value_at(clr_type t, const void *data, size_t i);
 
-/* The operation's identity as a value of type t (0 for sum, 1 for prod,
- * +inf / type max for min, -inf / type min for max, 1 for and, 0 for or). */
+/* The operation's identity (its row's identity column) as a value of type
+ * t: 0 (sum, or), 1 (prod, and), +inf / the type's largest value (TOP:
+ * min), -inf / the smallest (BOTTOM: max), NaN for NAN_TOP / NAN_BOTTOM on
+ * floating types (else TOP / BOTTOM). */
 clr_value clr_identity(clr_op op, clr_type t);
 
-/* Apply op to two values of the same type with the library's semantics
- * (NaN-propagating min/max with -0 < +0, wrapping integers). */
+/* Apply op's row's combine to two values of the same type with the
+ * library's semantics (NaN-propagating min/max with -0 < +0, wrapping
+ * integers; indexed rows: records, each extreme with its first index).  A
+ * NaN-skipping row on floating values leaves a NaN b out, and a NaN a (no
+ * number yet) loses a min / max to b. */
 clr_value clr_combine(clr_op op, clr_value a, clr_value b);
 
 #endif

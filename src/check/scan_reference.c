@@ -1,6 +1,7 @@
 /* CPU prefix scan, compared element by element as it runs. */
 #include "scan_reference.h"
 
+#include "ops_rows.h"
 #include "reference.h"
 
 #include <float.h>
@@ -31,7 +32,8 @@ static int same_value(const clr_value *a, const clr_value *b) {
   return memcmp(&a->v, &b->v, clr_type_size(a->type)) == 0;
 }
 
-/* Integers, and float/double min and max: exact, in the output type ot. */
+/* Integers, and the exact combines of floats (min, max): clr_identity and
+ * clr_combine, which read the row, in the output type ot. */
 static void verify_exact(clr_op op, clr_type type, clr_type ot, int exclusive,
                          const void *in, const void *out, size_t n,
                          clr_scan_check *res) {
@@ -96,6 +98,8 @@ static void compare_rounded(clr_type t, long double g, long double w,
 
 /* Running state of the rounded reference. */
 typedef struct rounded_ref {
+  int rounds; /* the combine's: CLR_REF_ADDS or CLR_REF_MULTIPLIES     */
+  int skip;   /* NaN elements are left out (clr_ref_skips_nan)         */
   /* sum: Neumaier sum s + c of the finite elements, sum |x|, and counts of
    * the non-finite ones */
   double s, c, abs_sum;
@@ -106,6 +110,8 @@ typedef struct rounded_ref {
 } rounded_ref;
 
 static void sum_add(rounded_ref *r, double x) {
+  if (r->skip && isnan(x))
+    return;
   r->count++;
   if (isnan(x)) {
     r->nans++;
@@ -128,6 +134,8 @@ static void sum_add(rounded_ref *r, double x) {
 }
 
 static void prod_add(rounded_ref *r, long double x) {
+  if (r->skip && isnan(x))
+    return;
   r->count++;
   r->p *= x;
   if (fabsl(x) > 1.0L)
@@ -136,9 +144,8 @@ static void prod_add(rounded_ref *r, long double x) {
     r->max_partial = fabsl(r->p);
 }
 
-static void ref_add(clr_op op, rounded_ref *r, const void *data, clr_type t,
-                    size_t i) {
-  if (op == CLR_PROD)
+static void ref_add(rounded_ref *r, const void *data, clr_type t, size_t i) {
+  if (r->rounds == CLR_REF_MULTIPLIES)
     prod_add(r, clr_fp_at(t, data, i));
   else
     sum_add(r, (double)clr_fp_at(t, data, i));
@@ -163,11 +170,10 @@ static double uf_ops(const bound_consts *bc, size_t count) {
 }
 
 /* The reference value, its bound and whether overflow is acceptable. */
-static long double ref_value(clr_op op, const bound_consts *bc,
-                             const rounded_ref *r, double *bound,
-                             int *may_overflow) {
+static long double ref_value(const bound_consts *bc, const rounded_ref *r,
+                             double *bound, int *may_overflow) {
   const double ud = 0x1p-53; /* the reference's own unit roundoff */
-  if (op == CLR_PROD) {
+  if (r->rounds == CLR_REF_MULTIPLIES) {
     long double p = r->p;
     double ap = (double)fabsl(p);
     size_t mults = r->count > 0 ? r->count - 1 : 0;
@@ -205,6 +211,8 @@ static void verify_rounded(clr_op op, clr_type in_type, clr_type type,
                            clr_scan_check *res) {
   rounded_ref r;
   memset(&r, 0, sizeof r);
+  r.rounds = clr_ref_combine_info(clr_ref_op_info(op)->combine).rounds;
+  r.skip = clr_ref_skips_nan(op, in_type);
   r.p = 1.0L;
   r.max_partial = 1.0L;
   r.amp = 1.0L;
@@ -221,13 +229,14 @@ static void verify_rounded(clr_op op, clr_type in_type, clr_type type,
   int have_worst = 0;
   for (size_t i = 0; i < n; i++) {
     if (!exclusive)
-      ref_add(op, &r, in, in_type, i);
+      ref_add(&r, in, in_type, i);
     double bound, err;
     int ok, may_overflow;
     long double w;
     double g = type == CLR_FLOAT ? (double)((const float *)out)[i]
                                  : ((const double *)out)[i];
-    if (op == CLR_SUM && isfinite(g) && (r.nans | r.pos_inf | r.neg_inf) == 0) {
+    if (r.rounds == CLR_REF_ADDS && isfinite(g) &&
+        (r.nans | r.pos_inf | r.neg_inf) == 0) {
       /* Fast path, all in double: the reference is s + c. */
       double wd = r.s + r.c;
       bound = bc.gamma_depth * r.abs_sum + bc.u * fabs(wd) +
@@ -238,7 +247,7 @@ static void verify_rounded(clr_op op, clr_type in_type, clr_type type,
       ok = err <= bound;
       w = (long double)r.s + (long double)r.c;
     } else {
-      w = ref_value(op, &bc, &r, &bound, &may_overflow);
+      w = ref_value(&bc, &r, &bound, &may_overflow);
       compare_rounded(type, (long double)g, w, bound, may_overflow, &ok, &err);
     }
     if (!ok)
@@ -271,7 +280,7 @@ static void verify_rounded(clr_op op, clr_type in_type, clr_type type,
       res->ref_last = clr_fp_value(type, w);
     }
     if (exclusive)
-      ref_add(op, &r, in, in_type, i);
+      ref_add(&r, in, in_type, i);
   }
 }
 
@@ -295,7 +304,11 @@ void clr_ref_scan_check_to(clr_op op, clr_type type, clr_type out_type,
                            size_t n, size_t error_depth, int flush_to_zero,
                            clr_scan_check *res) {
   memset(res, 0, sizeof *res);
-  if (is_fp(out_type) && (op == CLR_SUM || op == CLR_PROD))
+  /* The rows' rounding combines (sums, products) of floats against their
+   * bounds; every other combine exactly. */
+  const clr_ref_op_row *row = clr_ref_op_info(op);
+  if (row && is_fp(out_type) &&
+      clr_ref_combine_info(row->combine).rounds != CLR_REF_EXACT)
     verify_rounded(op, type, out_type, exclusive, in, out, n, error_depth,
                    flush_to_zero, res);
   else

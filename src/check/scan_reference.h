@@ -2,16 +2,18 @@
  *
  * The reference is a plain loop.  Inclusive: out[i] = x[0] op ... op x[i];
  * exclusive: out[0] is the op's identity and out[i] = x[0] op ... op
- * x[i-1].  Exact types (integers, and float/double min and max) are built
- * with clr_identity / clr_combine and must match exactly (NaN matches
- * NaN).  Float/double sum: the reference is a Neumaier-compensated running
- * sum in double, and element i passes when |got - ref| <= gamma_k(u) *
+ * x[i-1].  The operation's row decides: exact combines (every combine of
+ * integers, and float/double min and max) are built with clr_identity /
+ * clr_combine and must match exactly (NaN matches NaN).  The rounding ones
+ * of floats (clr_ref_combine_info): float/double sum: a Neumaier-compensated
+ * running sum in double, and element i passes when |got - ref| <= gamma_k(u) *
  * sum|x| (over the elements it covers) + u|ref| + the reference's own
  * error, k the scan's error depth from clr_timing.  Float/double prod: a
  * running product in long double, with the bound gamma_{m}(u) |ref| for m
  * multiplications.  Both bounds add the underflow term of reference.h
  * (clr_underflow_term) for the elements covered.  Non-finite results
- * follow clr_ref_check's rules. */
+ * follow clr_ref_check's rules.  A NaN-skipping row leaves NaN elements
+ * out (reference.h). */
 #ifndef CLR_CHECK_SCAN_REFERENCE_H
 #define CLR_CHECK_SCAN_REFERENCE_H
 

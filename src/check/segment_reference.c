@@ -6,25 +6,22 @@
 #include <math.h>
 #include <string.h>
 
-/* An empty segment's result: the identity; for argmin, argmax and minmax
- * the starting record's value(s), index UINT64_MAX (-1).  (A mean's is
- * NaN, checked apart.) */
-static clr_value empty_result(clr_op op, clr_type rt) {
-  clr_value v;
-  switch (op) {
-  case CLR_ARGMIN:
-  case CLR_ARGMAX:
-  case CLR_MINMAX:
-    v = clr_identity(op == CLR_ARGMAX ? CLR_MAX : CLR_MIN, rt);
-    v.index = UINT64_MAX;
-    if (op == CLR_MINMAX) {
-      v.max = clr_identity(CLR_MAX, rt).v;
-      v.max_index = UINT64_MAX;
-    }
-    return v;
-  default:
-    return clr_identity(op, rt);
-  }
+/* An empty segment's result, exactly: a and b the same to the bit, any
+ * NaN matching NaN (a mean of nothing, a NaN-skipping min of nothing),
+ * indices too. */
+static int same_result(const clr_value *a, const clr_value *b) {
+  size_t size = clr_type_size(a->type);
+  int fp = a->type == CLR_FLOAT || a->type == CLR_DOUBLE;
+  clr_value amax = *a, bmax = *b;
+  amax.v = a->max;
+  bmax.v = b->max;
+  int v =
+      (fp && isnan(clr_value_as_double(a)) && isnan(clr_value_as_double(b))) ||
+      memcmp(&a->v, &b->v, size) == 0;
+  int m = (fp && isnan(clr_value_as_double(&amax)) &&
+           isnan(clr_value_as_double(&bmax))) ||
+          memcmp(&a->max, &b->max, size) == 0;
+  return v && m && a->index == b->index && a->max_index == b->max_index;
 }
 
 int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
@@ -40,18 +37,13 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
     clr_reference ref;
     clr_check chk;
     memset(&chk, 0, sizeof chk);
-    if (len == 0 && op == CLR_MEAN) { /* 0 / 0: any NaN */
-      ref.value = clr_fp_value(rt, NAN);
+    if (len == 0) {
+      /* The fold of nothing: the row's identity (records: at index
+       * UINT64_MAX; a mean: 0 / 0, NaN), exactly. */
+      if (!clr_ref_reduce_mapped(map, op, type, rt, data, NULL, 0, &ref))
+        return 0;
       chk.exact = 1;
-      chk.ok = isnan(clr_value_as_double(&got));
-      chk.error = chk.ok ? 0.0 : INFINITY;
-    } else if (len == 0) {
-      ref.value = empty_result(op, rt);
-      chk.exact = 1;
-      chk.ok = memcmp(&got.v, &ref.value.v, clr_type_size(rt)) == 0 &&
-               got.index == ref.value.index &&
-               memcmp(&got.max, &ref.value.max, clr_type_size(rt)) == 0 &&
-               got.max_index == ref.value.max_index;
+      chk.ok = same_result(&got, &ref.value);
       chk.error = chk.ok ? 0.0 : INFINITY;
     } else {
       if (!clr_ref_reduce_mapped(map, op, type, rt,

@@ -2,7 +2,8 @@
  * segmented scans (clr_scan_segments_*, clr_scan_heads_*): every
  * segment reduced by reference.c's plain loop (through the same built-in
  * map) and compared with the device's result by reference.c's rules; an
- * empty segment must give the operation's identity exactly. */
+ * empty segment must give the reference of no element exactly: the row's
+ * identity (records: at index UINT64_MAX; a mean: NaN, any NaN). */
 #ifndef CLR_CHECK_SEGMENT_REFERENCE_H
 #define CLR_CHECK_SEGMENT_REFERENCE_H
 
