@@ -8,8 +8,8 @@
  *                     read with vload_half as float: no cl_khr_fp16)
  *   -DCLR_ACC_<T>=1   accumulator / result type (not HALF)
  *   -DCLR_OP_<C>=1    the operation's combine (its row's combine column):
- *                     SUM, PROD, MIN, MAX, AND, OR (below), ARGMIN, ARGMAX,
- *                     MINMAX (records.cl)
+ *                     SUM, PROD, MIN, MAX, AND, OR, XOR (below),
+ *                     ARGMIN, ARGMAX, MINMAX (records.cl)
  *   -DCLR_OP_IS_INDEXED=1, -DCLR_OP_IS_LOGICAL=1, -DCLR_OP_SKIPS_NAN=1
  *                     the row's flags (CLR_OPF_INDEXED, _LOGICAL,
  *                     _SKIPS_NAN; the last only for floating accumulators)
@@ -53,7 +53,8 @@
 /* Every combine and flag name is defined, 0 unless given (they appear in
  * expressions too); no combine given: a sum. */
 #if !(CLR_OP_SUM || CLR_OP_PROD || CLR_OP_MIN || CLR_OP_MAX || CLR_OP_AND ||   \
-      CLR_OP_OR || CLR_OP_ARGMIN || CLR_OP_ARGMAX || CLR_OP_MINMAX)
+      CLR_OP_OR || CLR_OP_XOR || CLR_OP_ARGMIN || CLR_OP_ARGMAX ||             \
+      CLR_OP_MINMAX)
 #undef CLR_OP_SUM
 #define CLR_OP_SUM 1
 #endif
@@ -74,6 +75,9 @@
 #endif
 #ifndef CLR_OP_OR
 #define CLR_OP_OR 0
+#endif
+#ifndef CLR_OP_XOR
+#define CLR_OP_XOR 0
 #endif
 #ifndef CLR_OP_ARGMIN
 #define CLR_OP_ARGMIN 0
@@ -242,6 +246,9 @@
 #define IDENTITY ((ACC_T)1)
 #elif CLR_OP_OR
 #define OP(a, b) ((a) || (b))
+#define IDENTITY ((ACC_T)0)
+#elif CLR_OP_XOR
+#define OP(a, b) ((a) ^ (b))
 #define IDENTITY ((ACC_T)0)
 #endif
 /* A NaN-skipping min / max starts from NaN: all-NaN input gives NaN. */

@@ -164,7 +164,7 @@ def test_runs():
     # Every reduction kernel x a spread of ops and types, generated data.
     cases = [("sum", "float"), ("sum", "int"), ("prod", "double"),
              ("min", "long"), ("max", "uint"), ("and", "ulong"),
-             ("or", "int"), ("max", "float")]
+             ("or", "int"), ("max", "float"), ("xor", "uint"), ("xor", "long")]
     for k in REDUCE_KERNELS:
         for op, t in cases:
             what = "run %s %s %s n=2.5e3" % (k, op, t)
@@ -255,17 +255,19 @@ DATA_ANSWERS = [
     ("double_4097.bin", "double", 4097, [("sum", 3.75), ("min", -5), ("max", 5)]),
     ("double_prod_64.bin", "double", 64, [("prod", -0.125), ("min", -8), ("max", 8)]),
     ("int_65537.bin", "int", 65537,
-     [("sum", 1020821504), ("min", -2147453962), ("max", 2147430868)]),
+     [("sum", 1020821504), ("min", -2147453962), ("max", 2147430868),
+      ("xor", 2048196608)]),
     ("int_big_4099.bin", "int", 4099,
      [("sum", 4401773810963), ("min", 0), ("max", 2147101004)]),
     ("uint_1009.bin", "uint", 1009,
-     [("sum", 2137155209624), ("min", 0), ("max", 4290363615)]),
+     [("sum", 2137155209624), ("min", 0), ("max", 4290363615),
+      ("xor", 1017129664)]),
     ("long_30011.bin", "long", 30011,
      [("sum", -8993969930385276113), ("min", -4611686018427387904),
-      ("max", 3835378032659428666)]),
+      ("max", 3835378032659428666), ("xor", 3835659507636139323)]),
     ("ulong_1025.bin", "ulong", 1025,
      [("sum", 18446743798294510591), ("min", 18446744072635809791),
-      ("max", 18446744073709551615)]),
+      ("max", 18446744073709551615), ("xor", 18446744071840503807)]),
     ("int_last_zero_300.bin", "int", 300,
      [("and", 0), ("or", 1), ("min", 0), ("max", 7), ("sum", 1191)]),
 ]
@@ -354,7 +356,7 @@ def test_errors():
     expect_error(["--seed=-1", "--n=10"], 2, ["--seed"], "bad --seed")
     expect_error(["--repeat=0", "--n=10"], 2, ["--repeat"], "--repeat=0")
     for t in ["float", "double"]:
-        for op in ["and", "or"]:
+        for op in ["and", "or", "xor"]:
             expect_error(["--op=" + op, "--type=" + t, "--n=10"], 2, [op, t],
                          "%s on %s" % (op, t))
     # A work-group size above the device's limit: refused at run time.

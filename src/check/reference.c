@@ -256,7 +256,7 @@ static uint64_t int_minmax(int is_max, int sgn, uint64_t a, uint64_t b) {
 /* acc combine x on 64-bit integer patterns (sums and products wrap; the
  * caller narrows to the result type), extremes being the combine's
  * (clr_ref_combine_info): the arithmetic of the exact combines, one case
- * each.  A new exact combine (xor: acc ^ x) adds its case here. */
+ * each.  A new exact combine adds its case here. */
 static uint64_t int_fold(clr_op combine, unsigned extremes, int sgn,
                          uint64_t acc, uint64_t x) {
   if (extremes)
@@ -270,6 +270,8 @@ static uint64_t int_fold(clr_op combine, unsigned extremes, int sgn,
     return acc != 0 && x != 0;
   case CLR_OR:
     return acc != 0 || x != 0;
+  case CLR_XOR:
+    return acc ^ x;
   default:
     return acc;
   }

@@ -111,6 +111,12 @@ CLR_API clr_status clr_value_combine(clr_op op, clr_value *a,
                     : (signbit(fp_of(t, x)) ? *y : *x);
     break;
   }
+  case CLR_XOR:
+    if (clr_type_size(t) == 8)
+      x->ul = x->ul ^ y->ul;
+    else
+      x->u = x->u ^ y->u;
+    break;
   case CLR_AND:
     x->i = x->i && y->i;
     break;
