@@ -61,10 +61,13 @@ static const struct {
   const char *name;
   int integer_only;
   char result;
-} expected_ops[] = {{"sum", 0, 'w'},    {"prod", 0, 'w'},   {"min", 0, 'i'},
-                    {"max", 0, 'i'},    {"and", 1, 't'},    {"or", 1, 't'},
-                    {"argmin", 0, 'i'}, {"argmax", 0, 'i'}, {"minmax", 0, 'i'},
-                    {"mean", 0, 'm'},   {"xor", 1, 'i'}};
+} expected_ops[] = {
+    {"sum", 0, 'w'},       {"prod", 0, 'w'},   {"min", 0, 'i'},
+    {"max", 0, 'i'},       {"and", 1, 't'},    {"or", 1, 't'},
+    {"argmin", 0, 'i'},    {"argmax", 0, 'i'}, {"minmax", 0, 'i'},
+    {"mean", 0, 'm'},      {"xor", 1, 'i'},    {"nansum", 0, 'w'},
+    {"nanmin", 0, 'i'},    {"nanmax", 0, 'i'}, {"nanargmin", 0, 'i'},
+    {"nanargmax", 0, 'i'}, {"nanmean", 0, 'm'}};
 _Static_assert(sizeof expected_ops / sizeof expected_ops[0] == CLR_OP_COUNT,
                "every op has its expected rules");
 

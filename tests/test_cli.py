@@ -6,7 +6,9 @@
 Covers: --help, --version, --list-kernels, --list-devices (human and JSON),
 runs of every reduction kernel with JSON output (every field checked),
 the tuning options, --input with the data/ files (answers written here),
-a Python-written file read back, exit codes 0 / 1 / 2 / 3 and every error
+a Python-written file read back, the NaN-skipping ops on files with NaNs
+nowhere, first, last, scattered and everywhere (answers computed here),
+exit codes 0 / 1 / 2 / 3 and every error
 message: unknown kernel / op / type / option, bad --n values, unreadable,
 empty and misaligned input files, and/or on floating types, no OpenCL
 platform, no matching device, a kernel that fails to build (with its build
@@ -513,12 +515,77 @@ def test_overflow():
                       show(rc, out, err))
 
 
+def nan_answer(op, vals):
+    """NumPy's nan* semantics, computed here apart from the library: NaNs
+    left out; no number gives 0 (nansum), NaN (nanmin, nanmax, nanmean)
+    or NaN at index -1 (nanargmin, nanargmax)."""
+    nums = [(v, i) for i, v in enumerate(vals) if v == v]
+    if op == "nansum":
+        return sum(v for v, _ in nums), None
+    if not nums:
+        return float("nan"), (-1 if op.startswith("nanarg") else None)
+    if op == "nanmean":
+        return sum(v for v, _ in nums) / len(nums), None
+    want = min if op.endswith("min") else max
+    best = want(v for v, _ in nums)
+    first = next(i for v, i in nums if v == best)
+    return best, (first if op.startswith("nanarg") else None)
+
+
+def test_nan_ops():
+    # NaN-skipping ops on files with NaNs nowhere, first, last, scattered
+    # and everywhere, float and double: small integers, so every sum is
+    # exact and the answers are known here without rounding.
+    nan = float("nan")
+    n = 4099
+    base = [float(((i * 37) % 17) - 8) for i in range(n)]
+    places = {
+        "nowhere": lambda i: False,
+        "first": lambda i: i == 0,
+        "last": lambda i: i == n - 1,
+        "scattered": lambda i: i % 13 == 5,
+        "everywhere": lambda i: True,
+    }
+    for t, fmt in [("float", "f"), ("double", "d")]:
+        for place, is_nan in places.items():
+            vals = [nan if is_nan(i) else v for i, v in enumerate(base)]
+            path = os.path.join(TMP, "nan_%s_%s.bin" % (place, t))
+            with open(path, "wb") as f:
+                f.write(struct.pack("<%d%s" % (n, fmt), *vals))
+            for op in ["nansum", "nanmin", "nanmax", "nanargmin", "nanargmax",
+                       "nanmean"]:
+                what = "--input NaN %s %s --op=%s" % (place, t, op)
+                doc = run_json(["--input=" + path, "--type=" + t, "--op=" + op,
+                                "--repeat=1"], what)
+                check_report(doc, what, "coarse", op, t, n)
+                if doc is None:
+                    continue
+                want, index = nan_answer(op, vals)
+                got = doc.get("result")
+                if want != want:
+                    ok = got == "nan"
+                elif op == "nanmean":
+                    ok = is_number(got) and abs(got - want) <= 1e-6 * max(1, abs(want))
+                else:
+                    ok = got == want
+                check(ok, what + ": result %r" % (want,), repr(got))
+                if index is not None:
+                    check(doc.get("result_index") == index,
+                          what + ": index %d" % index, repr(doc.get("result_index")))
+    # Integers: each is its plain op; --op=nansum of an int file is its sum.
+    doc = run_json(["--input=" + os.path.join(DATA_DIR, "int_65537.bin"),
+                    "--type=int", "--op=nansum", "--repeat=1"], "nansum of int")
+    check(doc is not None and doc.get("result") == 1020821504,
+          "nansum of int_65537.bin is its sum", repr(doc and doc.get("result")))
+
+
 def main():
     global EXE, KERNEL_DIR, DATA_DIR, TMP
     a = clrtest.arguments(
         ("--data-dir", {"required": True}),
         ("--version", {"default": "0.1.0"}),
-        ("--only", {"default": None, "help": "info, runs, input, errors or overflow"}),
+        ("--only", {"default": None,
+                    "help": "info, runs, input, nan, errors or overflow"}),
     )
     EXE = os.path.abspath(a.exe)
     reductions, scans = clrtest.kernels(EXE)
@@ -530,7 +597,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="clreduce-cli-") as tmp:
         TMP = tmp
         parts = {"info": lambda: test_info(a.version), "runs": test_runs,
-                 "input": test_input, "errors": test_errors,
+                 "input": test_input, "nan": test_nan_ops,
+                 "errors": test_errors,
                  "overflow": test_overflow}
         for name, fn in parts.items():
             if a.only and a.only != name:
