@@ -613,7 +613,7 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                                     size_t n, size_t *row, cl_ulong short_units,
                                     size_t *longest);
 
-/* ==== Hardening (issue 17): the on-disk readers' pure parts, which take
+/* ==== Hardening: the on-disk readers' pure parts, which take
  * bytes and need no OpenCL device, so they can be fuzzed
  * (tests/fuzz/fuzz_cache_entry.c, tests/fuzz/fuzz_tuning.c). */
 
