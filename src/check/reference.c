@@ -355,6 +355,17 @@ static void ref_fp_sum(int skip, clr_type type, clr_type rt, const void *data,
   out->may_overflow = abs_sum > type_max;
 }
 
+/* Element i of floating data in *x; 0 when it is a NaN that a NaN-skipping
+ * operation (skip) leaves out, else 1 and one more in *count. */
+static int fp_number(int skip, clr_type type, const void *data, size_t i,
+                     long double *x, size_t *count) {
+  *x = clr_fp_at(type, data, i);
+  if (skip && isnan(*x))
+    return 0;
+  (*count)++;
+  return 1;
+}
+
 /* Float / double / half product: multiplied in long double (x87 extended
  * on x86-64); skipping NaNs, they are left out. */
 static void ref_fp_prod(int skip, clr_type type, clr_type rt, const void *data,
@@ -364,10 +375,9 @@ static void ref_fp_prod(int skip, clr_type type, clr_type rt, const void *data,
   long double max_partial = 1.0L, amp = 1.0L;
   size_t count = 0;
   for (size_t i = 0; i < n; i++) {
-    long double x = clr_fp_at(type, data, i);
-    if (skip && isnan(x))
+    long double x;
+    if (!fp_number(skip, type, data, i, &x, &count))
       continue;
-    count++;
     p *= x;
     if (fabsl(p) > max_partial && !isinf(p))
       max_partial = fabsl(p);
@@ -397,11 +407,9 @@ static void ref_fp_order(unsigned extremes, int identity, int skip,
   long double acc = fp_identity(identity);
   size_t count = 0;
   for (size_t i = 0; i < n; i++) {
-    long double x = clr_fp_at(type, data, i);
-    if (skip && isnan(x))
-      continue;
-    count++;
-    acc = fp_pick(extremes, skip, acc, x);
+    long double x;
+    if (fp_number(skip, type, data, i, &x, &count))
+      acc = fp_pick(extremes, skip, acc, x);
   }
   out->n = count;
   out->value = clr_fp_value(rt, acc);

@@ -69,12 +69,13 @@ _Static_assert(0
                    == CLR_KERNEL_COUNT,
                "kernels.def must have one row per clr_kernel");
 
+/* Row i of a table, or NULL past its end. */
+#define CLR_ROW_AT(rows, i)                                                    \
+  ((size_t)(i) < sizeof(rows) / sizeof((rows)[0]) ? &(rows)[i] : NULL)
 const clr_type_row *clr_type_info(clr_type t) {
-  return (unsigned)t < CLR_TYPE_COUNT ? &type_rows[t] : NULL;
+  return CLR_ROW_AT(type_rows, t);
 }
-const clr_op_row *clr_op_info(clr_op op) {
-  return (unsigned)op < CLR_OP_COUNT ? &op_rows[op] : NULL;
-}
+const clr_op_row *clr_op_info(clr_op op) { return CLR_ROW_AT(op_rows, op); }
 unsigned clr_op_flags(clr_op op) {
   const clr_op_row *r = clr_op_info(op);
   return r ? r->flags : 0u;
