@@ -397,6 +397,15 @@ inline int clr_whole_warps(uint wgs) { return wgs % 32 == 0 && wgs <= 32 * 32; }
 #if CLR_SHFL
 CLR_DEFINE_SHFL(clr_shfl_up, ACC_T, clr_shfl_up_u32)
 CLR_DEFINE_SHFL(clr_shfl_down, ACC_T, clr_shfl_down_u32)
+/* Lane `writer`'s v of each warp into s[its warp], seen by the whole
+ * work-group (of whole warps) on return. */
+inline void clr_warp_publish(__local ACC_T *s, ACC_T v, uint writer) {
+  uint l = (uint)get_local_id(0);
+  if (l % 32 == writer)
+    s[l / 32] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* The fold of the warp's 32 values, in lane 0, in a fixed order (halving
  * strides).  OP may evaluate an argument twice, so the shuffle is taken
  * out of it: every lane shuffles once a step. */
@@ -421,15 +430,11 @@ inline ACC_T clr_warp_reduce(ACC_T x) {
  * single-launch sum: docs/perf-log/reductions.md). */
 inline ACC_T clr_group_reduce(__local ACC_T *scratch, ACC_T x) {
 #if CLR_SHFL
-  uint wgs = (uint)get_local_size(0);
-  if (clr_whole_warps(wgs)) {
-    uint l = (uint)get_local_id(0), lane = l % 32, warp = l / 32;
-    x = clr_warp_reduce(x);
-    if (lane == 0)
-      scratch[warp] = x;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (warp == 0)
-      x = clr_warp_reduce(lane < wgs / 32 ? scratch[lane] : IDENTITY);
+  if (clr_whole_warps((uint)get_local_size(0))) {
+    clr_warp_publish(scratch, clr_warp_reduce(x), 0);
+    uint l = (uint)get_local_id(0);
+    if (l < 32) /* warp 0 folds the warps' values */
+      x = clr_warp_reduce(l < get_local_size(0) / 32 ? scratch[l] : IDENTITY);
     return x;
   }
 #endif

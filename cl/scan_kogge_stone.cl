@@ -33,9 +33,7 @@ inline ACC_T clr_block_scan_exclusive(__local ACC_T *s, ACC_T x) {
   if (clr_whole_warps(wgs)) {
     uint l = (uint)get_local_id(0), lane = l % 32, warp = l / 32;
     ACC_T v = clr_warp_scan(x, lane);
-    if (lane == 31)
-      s[warp] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    clr_warp_publish(s, v, 31); /* each warp's total */
     if (warp == 0) {
       ACC_T w = clr_warp_scan(lane < wgs / 32 ? s[lane] : IDENTITY, lane);
       if (lane < wgs / 32)

@@ -120,6 +120,22 @@ inline int sscan_is_head(sscan_heads *h, __global const uchar *heads,
   return 1;
 }
 
+/* The passes' parameters, the same in both forms below (the host sets
+ * them by position). */
+#define SSCAN_UP_PARAMS                                                        \
+  __global const IN_T *in, ulong in_off, __global const uchar *heads,          \
+      ulong heads_off, __global const ulong *offsets, ulong offsets_off,       \
+      ulong n_offsets, uint by_offsets, ulong lo, uint no_head0, ulong n,      \
+      ulong per_item, __global ACC_T *up_val, ulong up_val_off,                \
+      __global uchar *up_flag, ulong up_flag_off, uint vec_ok
+#define SSCAN_DOWN_PARAMS                                                      \
+  __global const IN_T *in, ulong in_off, __global const uchar *heads,          \
+      ulong heads_off, __global const ulong *offsets, ulong offsets_off,       \
+      ulong n_offsets, uint by_offsets, ulong lo, uint no_head0, ulong n,      \
+      ulong per_item, __global const ACC_T *carry, ulong carry_off,            \
+      uint use_carry, __global ACC_T *init_total, uint init_flags,             \
+      __global ACC_T *out, ulong out_off, uint mode, uint vec_ok
+
 #ifdef CLR_SSCAN_WG
 /* ------------------------------------------------------------ tiles */
 #define SSCAN_T (CLR_SSCAN_WG * CLR_SSCAN_IPT)
@@ -191,11 +207,7 @@ inline uint sscan_tile_load(__global const IN_T *in,
                       n_offsets, by_offsets, lo, no_head0, n, tv, hm, &first)
 
 __kernel __attribute__((reqd_work_group_size(CLR_SSCAN_WG, 1, 1))) void
-clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
-             ulong heads_off, __global const ulong *offsets, ulong offsets_off,
-             ulong n_offsets, uint by_offsets, ulong lo, uint no_head0, ulong n,
-             ulong per_item, __global ACC_T *up_val, ulong up_val_off,
-             __global uchar *up_flag, ulong up_flag_off, uint vec_ok) {
+clr_sscan_up(SSCAN_UP_PARAMS) {
   SSCAN_TILE_BEGIN;
   if (b >= n)
     return;
@@ -217,14 +229,7 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
 }
 
 __kernel __attribute__((reqd_work_group_size(CLR_SSCAN_WG, 1, 1))) void
-clr_sscan_down(__global const IN_T *in, ulong in_off,
-               __global const uchar *heads, ulong heads_off,
-               __global const ulong *offsets, ulong offsets_off,
-               ulong n_offsets, uint by_offsets, ulong lo, uint no_head0,
-               ulong n, ulong per_item, __global const ACC_T *carry,
-               ulong carry_off, uint use_carry, __global ACC_T *init_total,
-               uint init_flags, __global ACC_T *out, ulong out_off, uint mode,
-               uint vec_ok) {
+clr_sscan_down(SSCAN_DOWN_PARAMS) {
   SSCAN_TILE_BEGIN;
   ulong tile = b - (ulong)lid * CLR_SSCAN_IPT;
   out += out_off;
@@ -297,19 +302,38 @@ inline int sscan_no_head(const sscan_heads *h, __global const uchar *heads,
   int head = sscan_is_head(&h, heads, offsets, n_offsets, lo, (i)) &&          \
              ((i) != 0 || !no_head0)
 
-__kernel void
-clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
-             ulong heads_off, __global const ulong *offsets, ulong offsets_off,
-             ulong n_offsets, uint by_offsets, ulong lo, uint no_head0, ulong n,
-             ulong per_item, __global ACC_T *up_val, ulong up_val_off,
-             __global uchar *up_flag, ulong up_flag_off, uint vec_ok) {
-  ulong t = get_global_id(0), b, e;
-  if (!sscan_run_of(t, per_item, n, &b, &e))
-    return;
-  in += in_off;
-  heads += heads_off;
-  offsets += offsets_off;
-  sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets);
+/* Both passes start alike: work-item t's run [b, e) (none: it returns),
+ * the arrays from their offsets, and where the heads are. */
+#define SSCAN_START                                                            \
+  ulong t = get_global_id(0), b, e;                                            \
+  if (!sscan_run_of(t, per_item, n, &b, &e))                                   \
+    return;                                                                    \
+  in += in_off;                                                                \
+  heads += heads_off;                                                          \
+  offsets += offsets_off;                                                      \
+  sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets)
+
+/* The up pass takes element i into the run's value v and head flag f;
+ * the down pass writes element i's output (mode as clr_sscan_down's) and
+ * moves the running value c on. */
+#define SSCAN_UP_STEP(i)                                                       \
+  {                                                                            \
+    SSCAN_ELEMENT(i);                                                          \
+    v = head ? x : CLR_CHAIN_OP(v, x);                                         \
+    f |= (uchar)head;                                                          \
+  }
+#define SSCAN_DOWN_STEP(i)                                                     \
+  {                                                                            \
+    SSCAN_ELEMENT(i);                                                          \
+    CLR_CHAIN_T next = head ? x : CLR_CHAIN_OP(c, x);                          \
+    out[i] = mode == 0           ? clr_unchain(next)                           \
+             : mode == 1 && head ? IDENTITY                                    \
+                                 : clr_unchain(c);                             \
+    c = next;                                                                  \
+  }
+
+__kernel void clr_sscan_up(SSCAN_UP_PARAMS) {
+  SSCAN_START;
   CLR_CHAIN_T v = clr_chain(IDENTITY);
   uchar f = 0;
   ulong i = b;
@@ -328,49 +352,29 @@ clr_sscan_up(__global const IN_T *in, ulong in_off, __global const uchar *heads,
       lanes = clr_chainv((ACCV_T)(IDENTITY));
       held = 0;
     }
-    for (ulong k = i; k < i + CLR_VEC; k++) {
-      SSCAN_ELEMENT(k);
-      v = head ? x : CLR_CHAIN_OP(v, x);
-      f |= (uchar)head;
-    }
+    for (ulong k = i; k < i + CLR_VEC; k++)
+      SSCAN_UP_STEP(k)
   }
   if (held)
     v = CLR_CHAIN_OP(v, sscan_fold_chain(lanes));
 #endif
-  for (; i < e; i++) {
-    SSCAN_ELEMENT(i);
-    v = head ? x : CLR_CHAIN_OP(v, x);
-    f |= (uchar)head;
-  }
+  for (; i < e; i++)
+    SSCAN_UP_STEP(i)
   up_val[up_val_off + t] = clr_unchain(v);
   up_flag[up_flag_off + t] = f;
 }
 
 /* mode 0: inclusive; 1: exclusive (a head gets the identity); 2: the
  * exclusive pair scan (the running value before each element). */
-__kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
-                             __global const uchar *heads, ulong heads_off,
-                             __global const ulong *offsets, ulong offsets_off,
-                             ulong n_offsets, uint by_offsets, ulong lo,
-                             uint no_head0, ulong n, ulong per_item,
-                             __global const ACC_T *carry, ulong carry_off,
-                             uint use_carry, __global ACC_T *init_total,
-                             uint init_flags, __global ACC_T *out,
-                             ulong out_off, uint mode, uint vec_ok) {
-  ulong t = get_global_id(0), b, e;
-  if (!sscan_run_of(t, per_item, n, &b, &e))
-    return;
-  in += in_off;
+__kernel void clr_sscan_down(SSCAN_DOWN_PARAMS) {
+  SSCAN_START;
   out += out_off;
-  heads += heads_off;
-  offsets += offsets_off;
   ACC_T run = IDENTITY;
   if (use_carry)
     run = carry[carry_off + t];
   else if (init_flags & 1u)
     run = init_total[0];
   CLR_CHAIN_T c = clr_chain(run);
-  sscan_heads h = sscan_heads_at(offsets, n_offsets, lo, b, by_offsets);
   ulong i = b;
 #if CLR_VEC > 1
   for (; vec_ok && i + CLR_VEC <= e; i += CLR_VEC) {
@@ -381,24 +385,12 @@ __kernel void clr_sscan_down(__global const IN_T *in, ulong in_off,
       VSTORE(y, i, out);
       continue;
     }
-    for (ulong k = i; k < i + CLR_VEC; k++) {
-      SSCAN_ELEMENT(k);
-      CLR_CHAIN_T next = head ? x : CLR_CHAIN_OP(c, x);
-      out[k] = mode == 0           ? clr_unchain(next)
-               : mode == 1 && head ? IDENTITY
-                                   : clr_unchain(c);
-      c = next;
-    }
+    for (ulong k = i; k < i + CLR_VEC; k++)
+      SSCAN_DOWN_STEP(k)
   }
 #endif
-  for (; i < e; i++) {
-    SSCAN_ELEMENT(i);
-    CLR_CHAIN_T next = head ? x : CLR_CHAIN_OP(c, x);
-    out[i] = mode == 0           ? clr_unchain(next)
-             : mode == 1 && head ? IDENTITY
-                                 : clr_unchain(c);
-    c = next;
-  }
+  for (; i < e; i++)
+    SSCAN_DOWN_STEP(i)
   if ((init_flags & 2u) && e == n)
     init_total[1] = clr_unchain(c);
 }
