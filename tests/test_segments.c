@@ -9,7 +9,7 @@
  *   test_segments [--set=SET] [--any-device] [-v]
  * SET: matrix, layouts, edges, keys, ranges (clr_reduce_ranges_*: any
  * order, overlapping, sorted with gaps, sliding windows, empty), indexed
- * (argmin, argmax, minmax);
+ * (argmin, argmax, minmax; means, nanmean on every segmented driver);
  * stream (with POCL_MEMORY_LIMIT=1);
  * oclgrind, oclgrind-one-host, oclgrind-one-buffer
  * (default: every set but stream and the oclgrind ones, which run under
@@ -1144,22 +1144,20 @@ static void gather_cpu(const void *data, size_t esize, const uint64_t *g,
   *offsets = off;
 }
 
-/* One case of ranges: host arrays, then (buffers) the same through cl_mem
- * (data at element 3, ranges at element 2, results from element 1, the
- * rest poison), each result against a CPU loop over its range. */
-static void run_ranges(clr_context *ctx, clr_op op, clr_type type, size_t n,
-                       range_kind kind, uint64_t seed, int buffers) {
-  size_t count;
-  void *data = tu_xmalloc(n * clr_type_size(type));
-  tu_fill(op, type, TU_RANDOM, data, n, seed);
-  uint64_t *g = make_ranges(kind, n, seed ^ 0x7a11, &count);
+/* One case of ranges g (count of them) over n elements of data: host
+ * arrays, then (buffers) the same through cl_mem (data at element 3,
+ * ranges at element 2, results from element 1, the rest poison), each
+ * result against a CPU loop over its range; kind names the ranges. */
+static void run_ranges_of(clr_context *ctx, clr_op op, clr_type type,
+                          const void *data, size_t n, const uint64_t *g,
+                          size_t count, const char *kind, int buffers) {
   void *flat;
   uint64_t *offsets;
   size_t esize = clr_type_size(type);
   gather_cpu(data, esize, g, count, &flat, &offsets);
   seg_case c = case_of(op, type, flat, (size_t)offsets[count], offsets, count,
                        "ranges %s %s n=%zu %s (%zu ranges)", clr_op_name(op),
-                       clr_type_name(type), n, range_names[kind], count);
+                       clr_type_name(type), n, kind, count);
   size_t rsize = clr_result_bytes(&c.opt, op, type);
   void *res = tu_xmalloc(count * rsize);
   memset(res, 0xa5, count * rsize);
@@ -1217,6 +1215,16 @@ static void run_ranges(clr_context *ctx, clr_op op, clr_type type, size_t n,
   free(res);
   free(flat);
   free(offsets);
+}
+
+/* One case of ranges of a kind over seeded data suited to op. */
+static void run_ranges(clr_context *ctx, clr_op op, clr_type type, size_t n,
+                       range_kind kind, uint64_t seed, int buffers) {
+  size_t count;
+  void *data = tu_xmalloc(n * clr_type_size(type));
+  tu_fill(op, type, TU_RANDOM, data, n, seed);
+  uint64_t *g = make_ranges(kind, n, seed ^ 0x7a11, &count);
+  run_ranges_of(ctx, op, type, data, n, g, count, range_names[kind], buffers);
   free(g);
   free(data);
 }
@@ -1269,6 +1277,150 @@ static void ranges(clr_context *ctx, clr_context *chunked) {
   tu_section("ranges: refusals");
 }
 
+/* ------------------------------------------------------------ nanmean */
+
+/* NaNs by segment, in turn: none, at the segment's first element, at its
+ * last, at every element (no number) and at about one in three; with all
+ * set, at every element of every segment. */
+static void place_nans(clr_type t, void *data, const uint64_t *off,
+                       size_t segments, int all, uint64_t seed) {
+  tu_rng r = {seed};
+  for (size_t s = 0; s < segments; s++)
+    for (uint64_t i = off[s]; i < off[s + 1]; i++)
+      if (all || (s % 5 == 1 && i == off[s]) ||
+          (s % 5 == 2 && i == off[s + 1] - 1) || s % 5 == 3 ||
+          (s % 5 == 4 && tu_below(&r, 3) == 0))
+        tu_store_f(t, data, (size_t)i, NAN);
+}
+
+/* nanmean of a case's data with its segments as ranges (in order: in
+ * place; reversed: batches and gathered copies), each kind of ranges,
+ * and its non-empty segments as runs of keys (host arrays and buffers). */
+static void nan_mean_ranges_keys(clr_context *ctx, const seg_case *c,
+                                 uint64_t seed) {
+  size_t segs = c->segments, n = c->n;
+  uint64_t *g = tu_xmalloc(2 * segs * sizeof *g);
+  for (size_t s = 0; s < segs; s++) {
+    g[2 * s] = c->offsets[s];
+    g[2 * s + 1] = c->offsets[s + 1] - c->offsets[s];
+  }
+  run_ranges_of(ctx, c->op, c->type, c->data, n, g, segs, "the segments", 1);
+  for (size_t s = 0; s < segs; s++) {
+    g[2 * s] = c->offsets[segs - 1 - s];
+    g[2 * s + 1] = c->offsets[segs - s] - c->offsets[segs - 1 - s];
+  }
+  run_ranges_of(ctx, c->op, c->type, c->data, n, g, segs,
+                "the segments reversed", 1);
+  free(g);
+  for (int kind = 0; kind < R_KINDS; kind++) {
+    size_t count;
+    g = make_ranges((range_kind)kind, n, seed + (uint64_t)kind, &count);
+    run_ranges_of(ctx, c->op, c->type, c->data, n, g, count, range_names[kind],
+                  1);
+    free(g);
+  }
+  /* by key: a run a non-empty segment */
+  int32_t *k = tu_xmalloc(n * sizeof *k), *uk = tu_xmalloc(n * sizeof *uk);
+  uint64_t *off = tu_xmalloc((segs + 1) * sizeof *off);
+  size_t runs = 0, got_runs = 0;
+  for (size_t s = 0; s < segs; s++) {
+    if (c->offsets[s + 1] == c->offsets[s])
+      continue;
+    off[runs++] = c->offsets[s];
+    for (uint64_t i = c->offsets[s]; i < c->offsets[s + 1]; i++)
+      k[i] = (int32_t)(s * 7 % 1000);
+  }
+  off[runs] = n;
+  size_t rs = clr_result_bytes(&c->opt, c->op, c->type);
+  void *res = tu_xmalloc(runs * rs);
+  seg_case kc = case_of(c->op, c->type, c->data, n, off, runs,
+                        "%s by key (%zu runs)", c->what, runs);
+  clr_status st = clr_reduce_by_key_host(
+      ctx, &kc.opt, kc.op, CLR_INT, k, kc.type, kc.data, n, uk, res, &got_runs);
+  if (tu_check(st == CLR_OK && got_runs == runs, "%s: %s: %s, %zu runs",
+               kc.what, clr_status_name(st), clr_context_error(ctx), got_runs))
+    check_results(&kc, res, tu_last_timing(ctx).error_depth, CLR_MAP_NONE);
+  keys_buffer(ctx, &kc, CLR_INT, (const unsigned char *)k, &got_runs, off,
+              runs);
+  free(res);
+  free(off);
+  free(uk);
+  free(k);
+}
+
+/* nanmean per segment: each segment's numbers summed and divided by their
+ * count (a second segmented reduction, counting them), NaN where there is
+ * none (NaNs only, or empty).  Float, double and half data in every
+ * layout, NaNs placed by segment (place_nans), and all NaN; tiles and
+ * runs, few units a work-item (the carry pyramid), streamed in chunks;
+ * host arrays and buffers (the counts scanned into divisors on the
+ * device); a map; ranges and keys over the same data
+ * (nan_mean_ranges_keys); an int nanmean is the mean. */
+static void nan_means(clr_context *ctx, clr_context *chunked) {
+  static const clr_type types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_HALF};
+  size_t k = 0;
+  for (size_t ti = 0; ti < 3; ti++)
+    for (int l = 0; l < L_COUNT; l++, k++) {
+      clr_type t = types[ti];
+      seg_case c = seeded(CLR_NANMEAN, t, l % 2 ? 4099 : 20011, (layout)l,
+                          tu_seed(ti, l, 100, 101));
+      place_nans(t, (void *)c.data, c.offsets, c.segments, 0,
+                 tu_seed(ti, l, 102, 103));
+      c.opt.layout = k % 2 ? CLR_LAYOUT_STRIDED : CLR_LAYOUT_CONTIGUOUS;
+      c.opt.coarse = k % 3 == 1 ? 3 : 0;
+      int streamed = k % 4 == 3;
+      note(&c, "%s%s%s",
+           c.opt.layout == CLR_LAYOUT_STRIDED ? " tiles" : " runs",
+           c.opt.coarse ? " 3 units" : "", streamed ? " 4 KiB chunks" : "");
+      if (run_host(streamed ? chunked : ctx, &c) == CLR_OK)
+        run_buffer(ctx, &c);
+      free_case(&c);
+    }
+  /* rows in one launch (tiles, rows of 512..8192, enough of them) */
+  size_t nr = 0, n = 600 * 11 + 250;
+  uint64_t *row_off = tu_xmalloc(13 * sizeof *row_off);
+  for (uint64_t at = 0; at < n; at += 600)
+    row_off[nr++] = at;
+  row_off[nr] = n;
+  void *data = tu_xmalloc(n * sizeof(float));
+  tu_fill(CLR_NANMEAN, CLR_FLOAT, TU_RANDOM, data, n, 114);
+  place_nans(CLR_FLOAT, data, row_off, nr, 0, 115);
+  seg_case rc = case_of(CLR_NANMEAN, CLR_FLOAT, data, n, row_off, nr,
+                        "nanmean float n=%zu, %zu rows of 600", n, nr);
+  rc.opt.layout = CLR_LAYOUT_STRIDED;
+  if (run_host(ctx, &rc) == CLR_OK) {
+    TU_CHECK(took_rows(ctx, nr), "%s: not in one launch of rows", rc.what);
+    run_buffer(ctx, &rc);
+    TU_CHECK(took_rows(ctx, nr), "%s (buffers): not in one launch of rows",
+             rc.what);
+  }
+  free_case(&rc);
+  tu_section("nanmean: segments, rows");
+  for (size_t ti = 0; ti < 3; ti++) {
+    seg_case c = seeded(CLR_NANMEAN, types[ti], 4099, L_RANDOM,
+                        tu_seed(ti, 104, 105, 106));
+    place_nans(types[ti], (void *)c.data, c.offsets, c.segments, ti == 2,
+               tu_seed(ti, 107, 108, 109));
+    if (ti == 2)
+      note(&c, " all NaN");
+    if (run_host(ctx, &c) == CLR_OK)
+      run_buffer(ctx, &c);
+    nan_mean_ranges_keys(ctx, &c, tu_seed(ti, 110, 111, 112));
+    if (ti == 0) { /* the squares' numbers */
+      c.opt.map = CLR_MAP_SQUARE;
+      note(&c, " squared");
+      if (run_host(ctx, &c) == CLR_OK)
+        run_buffer(ctx, &c);
+    }
+    free_case(&c);
+  }
+  seg_case c = seeded(CLR_NANMEAN, CLR_INT, 4099, L_RANDOM, 113);
+  if (run_host(ctx, &c) == CLR_OK)
+    run_buffer(ctx, &c);
+  free_case(&c);
+  tu_section("nanmean: ranges, keys, all NaN, a map, int");
+}
+
 int main(int argc, char **argv) {
   const char *set = "";
   int any_device = 0;
@@ -1307,8 +1459,10 @@ int main(int argc, char **argv) {
     keys(ctx, chunked);
   if (all || strcmp(set, "ranges") == 0)
     ranges(ctx, chunked);
-  if (all || strcmp(set, "indexed") == 0)
+  if (all || strcmp(set, "indexed") == 0) {
     indexed(ctx, chunked);
+    nan_means(ctx, chunked);
+  }
   if (strcmp(set, "stream") == 0)
     stream(ctx);
   if (strcmp(set, "oclgrind") == 0) {

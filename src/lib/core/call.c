@@ -294,13 +294,3 @@ clr_status clr_start_work(clr_context *ctx, const clr_options **opt,
                     names);
   return clr_validate_call(ctx, *opt, op, type, n, scan);
 }
-
-clr_status clr_check_per_segment(clr_context *ctx, clr_op op, clr_type type) {
-  if (clr_mean_counts(op, type))
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "'%s' per segment or range is not implemented (a "
-                    "NaN-skipping mean divides each sum by its own count of "
-                    "numbers)",
-                    clr_op_name(op));
-  return CLR_OK;
-}

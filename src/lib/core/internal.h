@@ -519,9 +519,6 @@ clr_status clr_save_tuning(clr_context *ctx, const char *path);
  * CLR_OK, or a refusal with its detail recorded. */
 clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                              clr_op op, clr_type type, size_t n, int scan);
-/* What the segmented drivers (segments, rows, ranges, keys) add to
- * clr_validate_call: CLR_OK, or a refusal of what they do not compute. */
-clr_status clr_check_per_segment(clr_context *ctx, clr_op op, clr_type type);
 /* The start of every reduction and scan: *opt replaced by *defaults when
  * NULL, the two pointers a and b (named by names) present, then
  * clr_validate_call. */

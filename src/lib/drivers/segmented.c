@@ -123,8 +123,6 @@ static clr_status start_segments(clr_context *ctx, const clr_options **opt,
                                  size_t n_segments) {
   clr_status st = clr_start_work(ctx, opt, defaults, data, results,
                                  "data and results", op, type, n, 0);
-  if (st == CLR_OK)
-    st = clr_check_per_segment(ctx, op, type);
   return st == CLR_OK ? check_segmented(ctx, *opt, n_segments) : st;
 }
 
@@ -557,16 +555,17 @@ static clr_status host_launch(clr_context *ctx, seg_plan *p,
 }
 
 /* Each segment's sum (of type sum_t) replaced by its mean, divided here
- * in long double as the plain mean is (clr_value_sum_to_mean); NaN for an
- * empty segment. */
+ * in long double as the plain mean is (clr_value_sum_to_mean) by its
+ * length, or by counts[s] where counts is given (a NaN-skipping mean's
+ * numbers); NaN for an empty segment, or a count of 0. */
 static void sums_to_means(const clr_options *opt, clr_type type, clr_type sum_t,
-                          const uint64_t *offsets, size_t n_segments,
-                          void *results) {
+                          const uint64_t *offsets, const uint64_t *counts,
+                          size_t n_segments, void *results) {
   size_t size = clr_type_size(sum_t);
   clr_type mean_t = clr_options_result_type(opt, CLR_MEAN, type);
   for (size_t s = 0; s < n_segments; s++) {
     clr_value v = clr_result_at(CLR_SUM, sum_t, results, s);
-    uint64_t len = offsets[s + 1] - offsets[s];
+    uint64_t len = counts ? counts[s] : offsets[s + 1] - offsets[s];
     if (len == 0 || clr_value_sum_to_mean(opt, type, len, &v) != CLR_OK) {
       v.type = mean_t;
       if (mean_t == CLR_FLOAT)
@@ -672,6 +671,41 @@ static clr_status rows_host(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
+/* A NaN-skipping mean's divisors (clr_mean_counts) are the segments'
+ * counts of numbers: a second segmented reduction of the same data and
+ * offsets, the (mapped) values counted by clr_count_options (a map to 0
+ * or 1, summed in ulong), as the plain reduction counts them.  Its work
+ * is the call's: its kernel, transfer and build times are added, and the
+ * rest of the timing (launches, passes, depth) stays the sum's. */
+static void add_count_timing(clr_context *ctx, const clr_timing *sum) {
+  clr_timing t = *sum;
+  t.kernel_ms = ctx->timing.kernel_ms;
+  t.h2d_ms = ctx->timing.h2d_ms;
+  t.d2h_ms = ctx->timing.d2h_ms;
+  t.build_ms = ctx->timing.build_ms;
+  ctx->timing = t;
+}
+
+/* Host arrays: the counts into *counts, a new array (the caller frees
+ * it, on failure too). */
+static clr_status count_numbers_host(clr_context *ctx, const clr_options *opt,
+                                     clr_type type, const void *data, size_t n,
+                                     const uint64_t *offsets, size_t n_segments,
+                                     uint64_t **counts) {
+  clr_options co;
+  char expr[CLR_MAX_MAP_EXPR + 64];
+  clr_count_options(opt, &co, expr, sizeof expr);
+  *counts = malloc(n_segments * sizeof **counts);
+  if (!*counts)
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY,
+                    "out of host memory for %zu segments' counts", n_segments);
+  clr_timing sum = ctx->timing;
+  clr_status st = clr_segments_host_call(ctx, &co, CLR_SUM, type, data, n,
+                                         offsets, n_segments, *counts);
+  add_count_timing(ctx, &sum);
+  return st;
+}
+
 clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
                                   clr_op op, clr_type type, const void *data,
                                   size_t n, const uint64_t *offsets,
@@ -703,8 +737,13 @@ clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
     for (launches = 0; st == CLR_OK && next_cut(&k, &c); launches++)
       st = host_launch(ctx, &plan, &k, &c, data, esize, results);
   }
+  uint64_t *counts = NULL;
+  if (st == CLR_OK && plan.mean && clr_mean_counts(op, type))
+    st = count_numbers_host(ctx, opt, type, data, n, offsets, n_segments,
+                            &counts);
   if (st == CLR_OK && plan.mean)
-    sums_to_means(opt, type, plan.acc, offsets, n_segments, results);
+    sums_to_means(opt, type, plan.acc, offsets, counts, n_segments, results);
+  free(counts);
   if (launches > 1)
     clr_log(ctx, "segmented: %zu launches", launches);
   clr_timing_done(ctx, launches, plan.depth, t0);
@@ -818,6 +857,53 @@ static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
+/* The buffer form of a NaN-skipping mean's division, on the device with
+ * the kernels there are: the counts go to a buffer of n_segments + 1
+ * ulongs from element 1 (element 0 zero), whose inclusive sum scan in
+ * place makes them offsets of segments as long as the counts, and
+ * means_on_device divides each sum by its count over those (0 / 0: NaN
+ * for no number).  The buffer is the call's own, released before it
+ * returns: the context's input and output may hold the data and the
+ * sums (ranges). */
+static clr_status counted_means_on_device(clr_context *ctx,
+                                          const clr_options *opt, clr_type type,
+                                          const seg_plan *p, cl_mem data,
+                                          size_t data_offset, size_t n,
+                                          cl_mem offsets, size_t offsets_offset,
+                                          size_t n_segments, cl_mem results,
+                                          size_t results_offset) {
+  clr_options co, scan;
+  char expr[CLR_MAX_MAP_EXPR + 64];
+  clr_count_options(opt, &co, expr, sizeof expr);
+  clr_options_init(&scan);
+  cl_int err;
+  size_t count = n_segments + 1; /* check_segmented: the bytes fit */
+  cl_mem counts = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
+                                 count * sizeof(cl_ulong), NULL, &err);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  clr_timing sum = ctx->timing;
+  cl_ulong zero = 0;
+  clr_status st = CLR_OK;
+  err = clEnqueueFillBuffer(ctx->queue, counts, &zero, sizeof zero, 0,
+                            sizeof zero, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    st = clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+  if (st == CLR_OK)
+    st = clr_segments_buffer_call(ctx, &co, CLR_SUM, type, data, data_offset, n,
+                                  offsets, offsets_offset, n_segments, counts,
+                                  1);
+  if (st == CLR_OK)
+    st = clr_scan_buffer_in_call(ctx, &scan, CLR_SUM, CLR_ULONG, counts, 0,
+                                 counts, 0, count);
+  add_count_timing(ctx, &sum);
+  if (st == CLR_OK)
+    st = means_on_device(ctx, opt, type, p, counts, 0, n_segments, results,
+                         results_offset);
+  clReleaseMemObject(counts);
+  return st;
+}
+
 clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
                                     clr_op op, clr_type type, cl_mem data,
                                     size_t data_offset, size_t n,
@@ -860,7 +946,11 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
                      n_segments, results, results_offset);
   else if (st == CLR_OK)
     st = seg_launch(ctx, &plan, &io);
-  if (st == CLR_OK && plan.mean)
+  if (st == CLR_OK && plan.mean && clr_mean_counts(op, type))
+    st = counted_means_on_device(ctx, opt, type, &plan, data, data_offset, n,
+                                 offsets, offsets_offset, n_segments, results,
+                                 results_offset);
+  else if (st == CLR_OK && plan.mean)
     st = means_on_device(ctx, opt, type, &plan, offsets, offsets_offset,
                          n_segments, results, results_offset);
   clr_timing_done(ctx, 1, plan.depth, t0);
