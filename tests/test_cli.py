@@ -572,6 +572,15 @@ def test_nan_ops():
                 if index is not None:
                     check(doc.get("result_index") == index,
                           what + ": index %d" % index, repr(doc.get("result_index")))
+    # A mean of a map expression is checked against the expression's
+    # sequential mean in double, with the bound of a sum over n (it failed
+    # every run before: the reference was a float mean with no bound).
+    for op in ["mean", "nanmean"]:
+        for t in ["float", "double"]:
+            what = "--op=%s --type=%s --map='x*3'" % (op, t)
+            doc = run_json(["--op=" + op, "--type=" + t, "--map=x*3",
+                            "--n=100003", "--repeat=2"], what)
+            check_report(doc, what, "coarse", op, t, 100003)
     # Integers: each is its plain op; --op=nansum of an int file is its sum.
     doc = run_json(["--input=" + os.path.join(DATA_DIR, "int_65537.bin"),
                     "--type=int", "--op=nansum", "--repeat=1"], "nansum of int")

@@ -305,9 +305,9 @@ static clr_status reduce_once(run_state *st, const clr_options *opt,
 
 /* The reference of a map expression, which has no CPU evaluator: the same
  * expression reduced by one work-item in index order (a sequential loop
- * on the device), float sums in double beside the sum of |value|, so the
- * parallel result is checked against its a-priori bound as a CPU sum
- * would check it. */
+ * on the device), float sums and means in double beside the sum (mean) of
+ * |value|, so the parallel result is checked against its a-priori bound as
+ * a CPU sum would check it. */
 static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
   const cli_args *a = st->args;
   clr_options seq = a->opt;
@@ -319,7 +319,10 @@ static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
   seq.coarse = st->n;
   seq.vector_width = 1;
   seq.layout = CLR_LAYOUT_CONTIGUOUS;
-  int fp_sum = (rt == CLR_FLOAT || rt == CLR_DOUBLE) && cli_op_is_sum(a->op);
+  /* sums, and means (a sum divided): in double, with the mean of |value|
+   * for a mean's bound (clr_ref_check scales it so) */
+  int fp_sum = (rt == CLR_FLOAT || rt == CLR_DOUBLE) &&
+               (cli_op_is_sum(a->op) || (cli_op_flags(a->op) & CLR_OPF_MEAN));
   if (fp_sum)
     seq.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
   clr_status s = reduce_on(st, &seq, 1, &v);

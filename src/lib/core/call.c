@@ -103,17 +103,20 @@ void clr_timing_done(clr_context *ctx, size_t chunks, size_t error_depth,
 
 /* What a map expression may hold: one expression, so nothing that could
  * end it, open a block or a directive, or hide the rest of the line. */
-static clr_status check_expr(clr_context *ctx, const char *e) {
+static clr_status check_expr(clr_context *ctx, const char *e, size_t limit) {
   size_t len = e ? strlen(e) : 0;
   int depth = 0;
   if (len == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "the map expression is empty (CLR_MAP_EXPR needs "
                     "map_expr)");
-  if (len > CLR_MAX_MAP_EXPR)
+  if (len > limit)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "the map expression has %zu characters; at most %d", len,
-                    CLR_MAX_MAP_EXPR);
+                    "the map expression has %zu characters; at most %zu%s", len,
+                    limit,
+                    limit < CLR_MAX_MAP_EXPR
+                        ? " for a NaN-skipping mean (its count wraps it)"
+                        : "");
   for (size_t k = 0; k < len; k++) {
     unsigned char c = (unsigned char)e[k];
     if (c == '(')
@@ -155,7 +158,13 @@ static clr_status check_map(clr_context *ctx, const clr_options *opt, clr_op op,
                     "'%s' tests the elements as they are: give a map "
                     "expression for another test",
                     clr_op_name(op));
-  return opt->map == CLR_MAP_EXPR ? check_expr(ctx, opt->map_expr) : CLR_OK;
+  /* a NaN-skipping mean's count wraps the expression (clr_count_options) */
+  unsigned f = clr_op_flags(op);
+  size_t limit = (f & CLR_OPF_MEAN) && (f & CLR_OPF_SKIPS_NAN)
+                     ? CLR_MAX_MAP_EXPR - CLR_COUNT_EXPR_EXTRA
+                     : CLR_MAX_MAP_EXPR;
+  return opt->map == CLR_MAP_EXPR ? check_expr(ctx, opt->map_expr, limit)
+                                  : CLR_OK;
 }
 
 /* The one validation of a call's arguments and options, shared by the

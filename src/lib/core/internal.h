@@ -13,6 +13,8 @@
 #define CLR_DETAIL_SIZE 512
 #define CLR_MAX_PROGRAMS 64
 #define CLR_MAX_MAP_EXPR 4096 /* characters of a map expression */
+/* What clr_count_options adds around a map expression, at most. */
+#define CLR_COUNT_EXPR_EXTRA 32
 /* Most kernels one library call fetches; callers hold pointers to them
  * until the call returns, so the cache is only trimmed between calls. */
 #define CLR_PROGRAMS_PER_CALL 8

@@ -328,14 +328,17 @@ int clr_mean_counts(clr_op op, clr_type t) {
   return (f & CLR_OPF_MEAN) && (f & CLR_OPF_SKIPS_NAN) && clr_type_is_float(t);
 }
 
+#define CLR_COUNT_EXPR "isnan((float)(%s)) ? 0 : 1"
+_Static_assert(sizeof CLR_COUNT_EXPR - 2 < CLR_COUNT_EXPR_EXTRA,
+               "CLR_COUNT_EXPR_EXTRA holds the count's wrapping");
+
 void clr_count_options(const clr_options *opt, clr_options *o, char *expr,
                        size_t size) {
   *o = *opt;
   if (opt->map == CLR_MAP_EXPR)
-    snprintf(expr, size, "isnan((float)(%s)) ? 0 : 1",
-             opt->map_expr ? opt->map_expr : "");
+    snprintf(expr, size, CLR_COUNT_EXPR, opt->map_expr ? opt->map_expr : "");
   else /* abs and square keep a NaN a NaN, and nothing else */
-    snprintf(expr, size, "isnan((float)(x)) ? 0 : 1");
+    snprintf(expr, size, CLR_COUNT_EXPR, "x");
   o->map = CLR_MAP_EXPR;
   o->map_expr = expr;
   o->kernel = CLR_REDUCE_COARSE;

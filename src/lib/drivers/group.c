@@ -518,7 +518,7 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
   if (clr_op_info(op) && clr_mean_counts(op, type)) {
     /* first the count of numbers (so that the sum's timing stands) */
     clr_options co;
-    char expr[CLR_MAX_MAP_EXPR + 64];
+    char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
     clr_value c;
     reduce_args ca = *a;
     ca.dot = 0;

@@ -593,7 +593,7 @@ static clr_status count_numbers(clr_context *ctx, const clr_options *opt,
                                 clr_type type, const reduce_source *s, size_t n,
                                 uint64_t *count) {
   clr_options o;
-  char expr[CLR_MAX_MAP_EXPR + 1];
+  char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
   clr_value v;
   clr_count_options(opt, &o, expr, sizeof expr);
   clr_status st = reduce_call(ctx, &o, CLR_SUM, type, s, n, &v);

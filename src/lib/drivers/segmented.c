@@ -693,7 +693,7 @@ static clr_status count_numbers_host(clr_context *ctx, const clr_options *opt,
                                      const uint64_t *offsets, size_t n_segments,
                                      uint64_t **counts) {
   clr_options co;
-  char expr[CLR_MAX_MAP_EXPR + 64];
+  char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
   clr_count_options(opt, &co, expr, sizeof expr);
   *counts = malloc(n_segments * sizeof **counts);
   if (!*counts)
@@ -873,7 +873,7 @@ static clr_status counted_means_on_device(clr_context *ctx,
                                           size_t n_segments, cl_mem results,
                                           size_t results_offset) {
   clr_options co, scan;
-  char expr[CLR_MAX_MAP_EXPR + 64];
+  char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
   clr_count_options(opt, &co, expr, sizeof expr);
   clr_options_init(&scan);
   cl_int err;
