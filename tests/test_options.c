@@ -348,6 +348,16 @@ static void test_narrow(clr_context *ctx) {
   }
 }
 
+/* Every row's flags (include/clreduce_ops.def): logical operations take
+ * no accumulator, means no 32-bit one. */
+static const unsigned op_flags[CLR_OP_COUNT] = {
+#define CLR_OP_ROW(id, name, runs, combine, partial, identity, result,       \
+                   flags, what)                                                \
+  [CLR_##id] = flags,
+#include "clreduce_ops.def"
+#undef CLR_OP_ROW
+};
+
 /* clr_options.accumulate_in: every type with every accumulator of its
  * kind that is at least as wide, for sum, prod, min and max, against the
  * CPU reference computed in that type; everything else refused. */
@@ -366,9 +376,10 @@ static void test_accumulate_in(clr_context *ctx) {
              (type == CLR_HALF && acc == CLR_FLOAT) ||
              (type == CLR_INT && acc == CLR_LONG) ||
              (type == CLR_UINT && acc == CLR_ULONG)) &&
-            op != CLR_AND && op != CLR_OR &&
+            !(op_flags[op] & CLR_OPF_LOGICAL) &&
             /* a mean's sum is never narrowed to 32 bits (it would wrap) */
-            !(op == CLR_MEAN && (acc == CLR_INT || acc == CLR_UINT));
+            !((op_flags[op] & CLR_OPF_MEAN) &&
+              (acc == CLR_INT || acc == CLR_UINT));
         clr_options o;
         clr_options_init(&o);
         o.accumulate_in = CLR_ACCUMULATE_IN(acc);

@@ -777,13 +777,13 @@ def test_errors():
                     "--output=" + out_path,
                 ],
                 2,
-                ["'%s'" % op, "scan", "sum, prod, min and max"],
+                ["'%s'" % op, "scan", "sum, prod, min, max and xor"],
                 "--op=%s --type=%s with %s" % (op, typ, kernel),
             )
     expect_error(
         ["--kernel=brent-kung", "--op=and", "--type=float", "--n=100"],
         2,
-        ["'and'", "scan", "sum, prod, min and max"],
+        ["'and'", "scan", "sum, prod, min, max and xor"],
         "--op=and --type=float with brent-kung",
     )
     check(not os.path.exists(out_path), "and/or refused: no output file created")
