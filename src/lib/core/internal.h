@@ -448,15 +448,20 @@ typedef struct clr_arg {
 #define CLR_ARG(x) ((clr_arg){sizeof(x), &(x)})
 #define CLR_LOCAL(bytes) ((clr_arg){(bytes), NULL})
 #define CLR_SET_ARGS(ctx, kernel, ...)                                         \
-  clr_set_args((ctx), (kernel), (const clr_arg[]){__VA_ARGS__},                \
+  CLR_SET_ARGS_FROM(ctx, kernel, 0, __VA_ARGS__)
+/* The same from argument `first` on (a kernel's optional tail, whose
+ * place its build options decide). */
+#define CLR_SET_ARGS_FROM(ctx, kernel, first, ...)                             \
+  clr_set_args((ctx), (kernel), (first), (const clr_arg[]){__VA_ARGS__},       \
                sizeof((const clr_arg[]){__VA_ARGS__}) / sizeof(clr_arg))
 /* Set argument index of k (kernels whose later arguments depend on their
  * build options). */
 clr_status clr_set_arg_at(clr_context *ctx, cl_kernel k, cl_uint index,
                           clr_arg arg);
-/* Set args[0 .. count) of k; CLR_OK or the first failure, recorded. */
-clr_status clr_set_args(clr_context *ctx, cl_kernel k, const clr_arg *args,
-                        size_t count);
+/* Set arguments first .. first + count of k to args; CLR_OK or the first
+ * failure, recorded. */
+clr_status clr_set_args(clr_context *ctx, cl_kernel k, cl_uint first,
+                        const clr_arg *args, size_t count);
 
 /* Build (or fetch) the program for spec; *out points into the context's
  * cache.  Adds build time to ctx->timing.build_ms. */
@@ -484,6 +489,11 @@ void clr_choose_coarse_shape(const clr_context *ctx, const clr_options *opt,
 clr_status clr_choose_wg(clr_context *ctx, const clr_program_entry *k,
                          size_t requested, size_t preferred, size_t elem_bytes,
                          size_t local_elems_per_item, size_t *out);
+/* The work-group size of a kernel whose size is built into it (the
+ * segmented tiles: reqd_work_group_size), before it is built: requested
+ * if set, else preferred halved to the device's limit. */
+size_t clr_built_in_wg(const clr_context *ctx, size_t requested,
+                       size_t preferred);
 /* Scan shape: vector width of the tile reduction and elements per
  * work-item (a multiple of it), for input `type` scanned into `acc`
  * under `op`. */

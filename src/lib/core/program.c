@@ -305,11 +305,11 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
   return CLR_OK;
 }
 
-clr_status clr_set_args(clr_context *ctx, cl_kernel k, const clr_arg *args,
-                        size_t count) {
+clr_status clr_set_args(clr_context *ctx, cl_kernel k, cl_uint first,
+                        const clr_arg *args, size_t count) {
   clr_status st = CLR_OK;
   for (size_t i = 0; i < count && st == CLR_OK; i++)
-    st = clr_set_arg_at(ctx, k, (cl_uint)i, args[i]);
+    st = clr_set_arg_at(ctx, k, first + (cl_uint)i, args[i]);
   return st;
 }
 

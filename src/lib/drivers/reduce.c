@@ -355,15 +355,9 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
       cl_uint at = p->inputs == 2 ? ARG_FINISH_DOT : ARG_FINISH;
       cl_ulong index = dst_index;
       cl_uint epoch = ctx->fold_epoch + 1;
-      st = clr_set_arg_at(ctx, k, at, CLR_ARG(ctx->ticket.mem));
-      if (st == CLR_OK)
-        st = clr_set_arg_at(ctx, k, at + 1, CLR_ARG(ctx->fold_slots.mem));
-      if (st == CLR_OK)
-        st = clr_set_arg_at(ctx, k, at + 2, CLR_ARG(dst));
-      if (st == CLR_OK)
-        st = clr_set_arg_at(ctx, k, at + 3, CLR_ARG(index));
-      if (st == CLR_OK)
-        st = clr_set_arg_at(ctx, k, at + 4, CLR_ARG(epoch));
+      st = CLR_SET_ARGS_FROM(ctx, k, at, CLR_ARG(ctx->ticket.mem),
+                             CLR_ARG(ctx->fold_slots.mem), CLR_ARG(dst),
+                             CLR_ARG(index), CLR_ARG(epoch));
     }
     if (st != CLR_OK)
       goto fail;

@@ -74,9 +74,7 @@ static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
   char shape[96] = "";
   if (p->tiled) {
     size_t acc_bytes = clr_type_size(p->acc);
-    p->wg = opt->wg_size ? opt->wg_size : SSCAN_TILE_WG;
-    while (!opt->wg_size && p->wg > ctx->desc.max_work_group_size)
-      p->wg /= 2;
+    p->wg = clr_built_in_wg(ctx, opt->wg_size, SSCAN_TILE_WG);
     p->per_item = opt->coarse ? opt->coarse : acc_bytes > 4 ? 8 : 32;
     if (p->per_item > 32 || p->wg > ctx->desc.max_work_group_size)
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,

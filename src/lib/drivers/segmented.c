@@ -159,9 +159,7 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
      * SEG_TILE_WG within the device's limit; then the units a
      * work-item, so the tile (its elements and ends, and the
      * work-items' partials) fits the device's local memory. */
-    p->wg = opt->wg_size ? opt->wg_size : SEG_TILE_WG;
-    while (!opt->wg_size && p->wg > ctx->desc.max_work_group_size)
-      p->wg /= 2;
+    p->wg = clr_built_in_wg(ctx, opt->wg_size, SEG_TILE_WG);
     if (p->wg > ctx->desc.max_work_group_size)
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "work-group size %zu exceeds the device's limit of %zu",

@@ -204,8 +204,7 @@ clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
                         : 1,
                     &target))
         target = SIZE_MAX;
-      size_t min_v =
-          ctx->tuning.reduce_min_vectors ? ctx->tuning.reduce_min_vectors : 16;
+      size_t min_v = ctx->tuning.reduce_min_vectors; /* >= 1: tuning.c */
       size_t by_size = ceil_div(ceil_div(nv ? nv : 1, min_v), wg);
       /* A first pass that needs more than one work-group spreads over
        * reduce.min_groups_cu work-groups a compute unit, fewer loads a
@@ -260,4 +259,14 @@ clr_status clr_reduce_launch(clr_context *ctx, clr_kernel kernel,
                     "size",
                     out->groups, wg);
   return CLR_OK;
+}
+
+size_t clr_built_in_wg(const clr_context *ctx, size_t requested,
+                       size_t preferred) {
+  if (requested)
+    return requested;
+  size_t wg = preferred;
+  while (wg > 1 && wg > ctx->desc.max_work_group_size)
+    wg /= 2;
+  return wg;
 }
