@@ -351,8 +351,8 @@ static void test_narrow(clr_context *ctx) {
 /* Every row's flags (include/clreduce_ops.def): logical operations take
  * no accumulator, means no 32-bit one. */
 static const unsigned op_flags[CLR_OP_COUNT] = {
-#define CLR_OP_ROW(id, name, runs, combine, partial, identity, result,       \
-                   flags, what)                                                \
+#define CLR_OP_ROW(id, name, runs, combine, partial, identity, result, flags,  \
+                   what)                                                       \
   [CLR_##id] = flags,
 #include "clreduce_ops.def"
 #undef CLR_OP_ROW
