@@ -171,6 +171,15 @@ void clr_log(clr_context *ctx, const char *fmt, ...)
 #endif
     ;
 
+/* Evaluate an OpenCL call; on error record it and return its status (a
+ * call with nothing to undo on failure). */
+#define CLR_CL_RETURN(ctx, call)                                               \
+  do {                                                                         \
+    cl_int clr_err_ = (call);                                                  \
+    if (clr_err_ != CL_SUCCESS)                                                \
+      return clr_cl_fail((ctx), #call, clr_err_);                              \
+  } while (0)
+
 /* Evaluate an OpenCL call; on error record it and jump to `fail` with
  * `st` set.  Requires locals `clr_status st` and a label `fail`. */
 #define CLR_CL_CHECK(ctx, call)                                                \

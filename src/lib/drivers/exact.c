@@ -298,10 +298,9 @@ static clr_status zeroed_accumulator(clr_context *ctx, const exact_plan *p) {
       clr_buffer_reserve(ctx, &ctx->aux[0], p->acc_bytes, CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
-  cl_int err = clEnqueueFillBuffer(ctx->queue, ctx->aux[0].mem, &zero,
-                                   sizeof zero, 0, p->acc_bytes, 0, NULL, NULL);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+  CLR_CL_RETURN(ctx, clEnqueueFillBuffer(ctx->queue, ctx->aux[0].mem, &zero,
+                                         sizeof zero, 0, p->acc_bytes, 0, NULL,
+                                         NULL));
   return CLR_OK;
 }
 

@@ -189,11 +189,9 @@ static clr_status launch(clr_context *ctx, cl_kernel k, size_t global,
   cl_event ev = NULL;
   const clr_async *a = E->async;
   int waits = a && a->num_events && !E->last;
-  cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local,
-                                      waits ? a->num_events : 0,
-                                      waits ? a->wait_list : NULL, &ev);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  CLR_CL_RETURN(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global,
+                                            &local, waits ? a->num_events : 0,
+                                            waits ? a->wait_list : NULL, &ev));
   if (a) {
     if (E->last)
       clReleaseEvent(E->last);
@@ -486,10 +484,9 @@ clr_status clr_scan_init_carry(clr_context *ctx, const clr_options *opt,
     return st;
   *flags = 0;
   if (opt->carry_in && !ctx->async_call) {
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->carry.mem, CL_TRUE, 0,
-                                      esize, opt->carry_in, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-      return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
+    CLR_CL_RETURN(ctx,
+                  clEnqueueWriteBuffer(ctx->queue, ctx->carry.mem, CL_TRUE, 0,
+                                       esize, opt->carry_in, 0, NULL, NULL));
     *flags = 1;
   } else if (opt->carry_in) {
     /* No host wait: the value is copied when the small buffer is made,
@@ -701,10 +698,9 @@ clr_status clr_stage_scan_chunk(clr_context *ctx, void *src, void *dst,
 
 clr_status clr_scan_chain_carry(clr_context *ctx, size_t osize,
                                 cl_uint *flags) {
-  cl_int err = clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem,
-                                   osize, 0, osize, 0, NULL, NULL);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
+  CLR_CL_RETURN(ctx,
+                clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem,
+                                    osize, 0, osize, 0, NULL, NULL));
   *flags = 1;
   return CLR_OK;
 }

@@ -37,10 +37,8 @@ static clr_status make_run(clr_context *ctx, size_t in_bytes, size_t out_bytes,
     return clr_cl_fail(ctx, "clCreateBuffer", err);
   }
   /* Touch every page first: the first run must not pay for allocation. */
-  err = clEnqueueFillBuffer(ctx->queue, *in, &zero, sizeof zero, 0, in_bytes, 0,
-                            NULL, NULL);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+  CLR_CL_RETURN(ctx, clEnqueueFillBuffer(ctx->queue, *in, &zero, sizeof zero, 0,
+                                         in_bytes, 0, NULL, NULL));
   return CLR_OK;
 }
 

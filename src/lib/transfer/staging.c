@@ -72,20 +72,15 @@ clr_status clr_stage_out(clr_context *ctx, clr_staged *s) {
                                  s->bytes, 0, NULL, NULL, &err);
     if (err != CL_SUCCESS)
       return clr_cl_fail(ctx, "clEnqueueMapBuffer", err);
-    err = clEnqueueUnmapMemObject(ctx->queue, s->mem, p, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-      return clr_cl_fail(ctx, "clEnqueueUnmapMemObject", err);
-    err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS)
-      return clr_cl_fail(ctx, "clFinish", err);
+    CLR_CL_RETURN(
+        ctx, clEnqueueUnmapMemObject(ctx->queue, s->mem, p, 0, NULL, NULL));
+    CLR_CL_RETURN(ctx, clFinish(ctx->queue));
     return CLR_OK;
   }
   if (clr_pinned_applies(ctx, s->host, s->bytes))
     return clr_pinned_read(ctx, s->mem, s->host, s->bytes, &ctx->timing.d2h_ms);
-  err = clEnqueueReadBuffer(ctx->queue, s->mem, CL_TRUE, 0, s->bytes, s->host,
-                            0, NULL, &ev);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clEnqueueReadBuffer", err);
+  CLR_CL_RETURN(ctx, clEnqueueReadBuffer(ctx->queue, s->mem, CL_TRUE, 0,
+                                         s->bytes, s->host, 0, NULL, &ev));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
   clReleaseEvent(ev);
   return CLR_OK;
