@@ -1376,9 +1376,13 @@ static void nan_means(clr_context *ctx, clr_context *chunked) {
         run_buffer(ctx, &c);
       free_case(&c);
     }
-  /* rows in one launch (tiles, rows of 512..8192, enough of them) */
-  size_t nr = 0, n = 600 * 11 + 250;
-  uint64_t *row_off = tu_xmalloc(13 * sizeof *row_off);
+  /* rows in one launch (tiles, rows of 512..8192, enough of them: four
+   * a compute unit, as rows() says) */
+  size_t rows_wanted = 4 * (size_t)tu_device.compute_units + 1;
+  if (rows_wanted < 12)
+    rows_wanted = 12;
+  size_t nr = 0, n = 600 * (rows_wanted - 1) + 250;
+  uint64_t *row_off = tu_xmalloc((rows_wanted + 1) * sizeof *row_off);
   for (uint64_t at = 0; at < n; at += 600)
     row_off[nr++] = at;
   row_off[nr] = n;
