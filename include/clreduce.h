@@ -420,12 +420,16 @@ CLR_API clr_value clr_result_at(clr_op op, clr_type result_type,
  * wins min and max (the first); -0 orders below +0; for argmin, argmax and
  * minmax next is the later part, so a tie keeps acc's index.  For results
  * of parts of one array reduced apart (by device, rank or time) in order.
- * CLR_MEAN folds sums (see clr_value_sum_to_mean). */
+ * Each op folds by its row's partial column (clreduce_ops.def): the
+ * NaN-skipping ones skip a NaN part (nanmin, nanargmax ...) or, for a sum,
+ * keep it (a part's NaN is inf - inf, not an element); CLR_MEAN and
+ * CLR_NANMEAN fold sums (see clr_value_sum_to_mean). */
 CLR_API clr_status clr_value_combine(clr_op op, clr_value *acc,
                                      const clr_value *next);
 /* A sum of n elements of type (of the type CLR_SUM returns with opt)
  * made the mean CLR_MEAN returns: divided through long double, rounded
- * once to clr_options_result_type(opt, CLR_MEAN, type). */
+ * once to clr_options_result_type(opt, CLR_MEAN, type).  For CLR_NANMEAN
+ * n is the count of numbers; n = 0 (no number) gives NaN. */
 CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
                                          uint64_t n, clr_value *v);
 
