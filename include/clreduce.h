@@ -85,9 +85,9 @@ typedef enum clr_type {
 /* clreduce_ops.def's flags column: which calls take an operation. */
 #define CLR_OPF_SCAN 0x01u    /* scans take it                          */
 #define CLR_OPF_INTEGER 0x02u /* integer types only (but see LOGICAL)   */
-#define CLR_OPF_LOGICAL                                                        \
-  0x04u                         /* tests elements for non-zero, gives 0/1;     \
-                                   any type through a map expression     */
+/* LOGICAL: tests elements for non-zero and gives 0 or 1; any type through
+ * a map expression's values. */
+#define CLR_OPF_LOGICAL 0x04u
 #define CLR_OPF_INDEXED 0x08u   /* a value and its first index (records)  */
 #define CLR_OPF_SKIPS_NAN 0x10u /* NaN elements are left out              */
 #define CLR_OPF_MEAN 0x20u      /* a sum divided by a count, on the host  */
