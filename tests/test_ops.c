@@ -78,6 +78,20 @@ static int is_fp(clr_type t) { return tu_is_float(t) || t == CLR_HALF; }
  * but "nowhere" for integers. */
 static size_t n_places(clr_type t) { return is_fp(t) ? N_NAN_PLACES : 1; }
 
+/* A case of op on the n elements of data, default options. */
+static tu_case op_case(clr_op op, clr_type t, const void *data, size_t n,
+                       const char *label) {
+  tu_case c;
+  memset(&c, 0, sizeof c);
+  clr_options_init(&c.opt);
+  c.op = op;
+  c.type = t;
+  c.data = data;
+  c.n = n;
+  c.label = label;
+  return c;
+}
+
 /* ------------------------------------------------------------ plain */
 
 /* clr_reduce_host and clr_reduce_buffer with each reduction kernel that
@@ -104,15 +118,9 @@ static void plain(clr_context *ctx) {
              * serves */
             if (kern != CLR_REDUCE_COARSE && n != 4099 && n != 7)
               continue;
-            tu_case c;
-            memset(&c, 0, sizeof c);
-            clr_options_init(&c.opt);
+            tu_case c =
+                op_case((clr_op)op, (clr_type)t, data, n, place_names[p]);
             c.opt.kernel = kern;
-            c.op = (clr_op)op;
-            c.type = (clr_type)t;
-            c.data = data;
-            c.n = n;
-            c.label = place_names[p];
             tu_run_host(ctx, &c);
           }
           /* the same data from a buffer, at an offset */
@@ -124,14 +132,8 @@ static void plain(clr_context *ctx) {
           clr_value got;
           clr_status st = clr_reduce_buffer(ctx, NULL, (clr_op)op, (clr_type)t,
                                             buf, 3, n, &got);
-          tu_case c;
-          memset(&c, 0, sizeof c);
-          clr_options_init(&c.opt);
-          c.op = (clr_op)op;
-          c.type = (clr_type)t;
-          c.data = data;
-          c.n = n;
-          c.label = "buffer at offset 3";
+          tu_case c =
+              op_case((clr_op)op, (clr_type)t, data, n, "buffer at offset 3");
           if (TU_CHECK(st == CLR_OK, "%s %s n=%zu buffer: %s: %s",
                        clr_op_name((clr_op)op), clr_type_name((clr_type)t), n,
                        clr_status_name(st), clr_context_error(ctx))) {
@@ -241,14 +243,7 @@ static void drivers(clr_context *ctx, clr_group *g) {
         if (TU_CHECK(st == CLR_OK, "%s %s %s group: %s: %s", clr_op_name(o),
                      clr_type_name(ty), what, clr_status_name(st),
                      clr_group_error(g))) {
-          tu_case c;
-          memset(&c, 0, sizeof c);
-          clr_options_init(&c.opt);
-          c.op = o;
-          c.type = ty;
-          c.data = data;
-          c.n = n;
-          c.label = "group of two";
+          tu_case c = op_case(o, ty, data, n, "group of two");
           clr_timing tm;
           memset(&tm, 0, sizeof tm);
           clr_group_timing gt;
