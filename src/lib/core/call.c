@@ -139,7 +139,7 @@ static clr_status check_expr(clr_context *ctx, const char *e, size_t limit) {
 
 /* The map option against the call. */
 static clr_status check_map(clr_context *ctx, const clr_options *opt, clr_op op,
-                            clr_type type, int scan) {
+                            int scan) {
   if ((unsigned)opt->map >= CLR_MAP_COUNT)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown map %d",
                     (int)opt->map);
@@ -159,7 +159,8 @@ static clr_status check_map(clr_context *ctx, const clr_options *opt, clr_op op,
                     "expression for another test",
                     clr_op_name(op));
   /* a NaN-skipping mean's count wraps the expression (clr_count_options) */
-  size_t limit = clr_mean_counts(op, type)
+  unsigned f = clr_op_flags(op);
+  size_t limit = (f & CLR_OPF_MEAN) && (f & CLR_OPF_SKIPS_NAN)
                      ? CLR_MAX_MAP_EXPR - CLR_COUNT_EXPR_EXTRA
                      : CLR_MAX_MAP_EXPR;
   return opt->map == CLR_MAP_EXPR ? check_expr(ctx, opt->map_expr, limit)
@@ -220,7 +221,7 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     "'%s' runs on the '%s' kernel, not '%s'", clr_op_name(op),
                     clr_kernel_name(CLR_REDUCE_COARSE),
                     clr_kernel_name(opt->kernel));
-  st = check_map(ctx, opt, op, type, scan);
+  st = check_map(ctx, opt, op, scan);
   if (st != CLR_OK)
     return st;
   if (n == 0)
