@@ -682,6 +682,25 @@ static void half_data(clr_context *ctx, clr_context *chunked) {
   o.map = CLR_MAP_NONE;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_HALF, h, 4, &v),
                    CLR_ERR_UNSUPPORTED, "accumulating in half");
+  /* half is a storage type: no accumulator, with a map expression either
+   * (which once summed 16-bit integers modulo 2^16), on every entry */
+  float xf[4] = {1, 2, 3, 4};
+  uint64_t offs[3] = {0, 2, 4}, ranges[4] = {0, 4, 1, 2};
+  float res[2];
+  o = map_options(CLR_MAP_EXPR, "x");
+  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_HALF);
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, xf, 4, &v),
+                   CLR_ERR_UNSUPPORTED, "map accumulated in half");
+  TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_HALF, h, 4, &v),
+                   CLR_ERR_UNSUPPORTED, "half map accumulated in half");
+  TU_EXPECT_STATUS(clr_dot_host(ctx, &o, CLR_FLOAT, xf, xf, 4, &v),
+                   CLR_ERR_UNSUPPORTED, "dot by expression in half");
+  TU_EXPECT_STATUS(clr_reduce_segments_host(ctx, &o, CLR_MEAN, CLR_FLOAT, xf, 4,
+                                            offs, 2, res),
+                   CLR_ERR_UNSUPPORTED, "segment means in half");
+  TU_EXPECT_STATUS(clr_reduce_ranges_host(ctx, &o, CLR_SUM, CLR_FLOAT, xf, 4,
+                                          ranges, 2, res),
+                   CLR_ERR_UNSUPPORTED, "range sums in half");
 }
 
 /* ------------------------------------------------------------ scans */

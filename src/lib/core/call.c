@@ -274,6 +274,14 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
     if (opt->accumulate_in > CLR_TYPE_COUNT)
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "accumulate_in %u is no type", opt->accumulate_in);
+    /* a storage type (half: computed in float) never accumulates, with
+     * or without a map */
+    if (clr_type_info(acc)->computes != acc)
+      return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                      "%s is a storage type, computed in %s: it cannot be an "
+                      "accumulator",
+                      clr_type_name(acc),
+                      clr_type_name(clr_type_info(acc)->computes));
     if ((f & CLR_OPF_LOGICAL) || opt->exact ||
         !(expr || clr_accumulator_fits(type, acc)))
       return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
