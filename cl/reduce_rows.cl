@@ -8,8 +8,8 @@
  * fold in a tree (common.cl's).
  *
  * Ops: sum, prod, min, max, and, or (common.cl), with maps (an
- * expression's i: the element's index from data's first), results in the
- * accumulator type; argmin, argmax, minmax on cl/records.cl's records
+ * expression's i: ibase + the element's index from data's first),
+ * results in the accumulator type; argmin, argmax, minmax on cl/records.cl's records
  * (which the host puts before this file), their indices counted from the
  * row's first element. */
 
@@ -21,7 +21,7 @@
 
 __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
                        ulong row_len, __global ROW_T *out, ulong out_off,
-                       __local ROW_T *scratch) {
+                       __local ROW_T *scratch, ulong ibase) {
   ulong row = get_group_id(0);
   ulong a = row * row_len, b = min(a + row_len, n);
   ulong wg = get_local_size(0);
@@ -30,12 +30,12 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
    * first of equal candidates; the tree merges with the full order */
   clr_record acc = clr_no_record();
   for (ulong i = a + get_local_id(0); i < b; i += wg)
-    clr_take(&acc, MAPPED(IN_AT(data, data_off + i), 0, i), i - a);
+    clr_take(&acc, MAPPED(IN_AT(data, data_off + i), 0, ibase + i), i - a);
   acc = clr_group_merge(scratch, acc);
 #else
   ACC_T acc = IDENTITY;
   for (ulong i = a + get_local_id(0); i < b; i += wg) {
-    ACC_T x = MAPPED(IN_AT(data, data_off + i), 0, i);
+    ACC_T x = MAPPED(IN_AT(data, data_off + i), 0, ibase + i);
     acc = OP(acc, x);
   }
   acc = clr_group_reduce(scratch, acc);

@@ -124,18 +124,19 @@ CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 #endif
 
 /* acc combined with the m elements at p (element index base first, for
- * expression maps and records): whole vectors of CLR_VEC into a vector
- * accumulator (independent chains, wide loads: cl/load_mapped.cl), its
- * lanes folded, then the rest one by one (records: a candidate a lane). */
+ * records; a map expression's i is ibase + that index): whole vectors of
+ * CLR_VEC into a vector accumulator (independent chains, wide loads:
+ * cl/load_mapped.cl), its lanes folded, then the rest one by one
+ * (records: a candidate a lane). */
 inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
-                          SEG_T acc) {
+                          ulong ibase, SEG_T acc) {
   ulong k = 0;
 #if CLR_VEC > 1 && !CLR_OP_IS_INDEXED
   ulong vectors = m / CLR_VEC;
   if (vectors > 0) {
     ACCV_T v = (ACCV_T)(IDENTITY);
     for (ulong j = 0; j < vectors; j++) {
-      ACCV_T x = clr_load_vec(p, p, j, base);
+      ACCV_T x = clr_load_vec(p, p, j, ibase + base);
       v = OP(v, x);
     }
     ACC_T f = clr_fold_lanes(v);
@@ -148,15 +149,15 @@ inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
   ulong vectors = m / CLR_VEC;
   if (vectors > 0 && vectors <= UINT_MAX) {
     clr_lanes c;
-    clr_lanes_start(&c, clr_load_vec(p, p, 0, base));
+    clr_lanes_start(&c, clr_load_vec(p, p, 0, ibase + base));
     for (uint j = 1; j < (uint)vectors; j++)
-      clr_lanes_take(&c, clr_load_vec(p, p, j, base), j);
+      clr_lanes_take(&c, clr_load_vec(p, p, j, ibase + base), j);
     clr_lanes_fold(&acc, c, base, 0, 1);
     k = vectors * CLR_VEC;
   }
 #endif
   for (; k < m; k++) {
-    ACC_T x = MAPPED(IN_AT(p, k), 0, base + k);
+    ACC_T x = MAPPED(IN_AT(p, k), 0, ibase + base + k);
     acc = seg_take(acc, x, base + k);
   }
 #if CLR_OP_IS_LOGICAL
@@ -169,13 +170,14 @@ inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
 }
 
 /* data[data_off + i] is element lo + i; offsets and out start at their
- * *_off elements. */
+ * *_off elements; a map expression's i is ibase + the element's index
+ * (clr_options.index_base). */
 __kernel void clr_seg_items(__global const IN_T *data, ulong data_off, ulong lo,
                             ulong len, __global const ulong *offsets,
                             ulong offsets_off, ulong closes,
                             __global SEG_T *out, ulong out_off,
                             __global SEG_T *carry, __global SEG_T *head,
-                            __global ulong *pending) {
+                            __global ulong *pending, ulong ibase) {
   offsets += offsets_off;
   out += out_off;
   ulong t = get_global_id(0);
@@ -195,7 +197,7 @@ __kernel void clr_seg_items(__global const IN_T *data, ulong data_off, ulong lo,
   while (d < d_end) {
     ulong close = s < closes ? offsets[s + 1] - lo : len;
     ulong take = min(close - i, d_end - d);
-    acc = seg_fold_run(data + data_off + i, take, lo + i, acc);
+    acc = seg_fold_run(data + data_off + i, take, lo + i, ibase, acc);
     i += take;
     d += take;
     if (d < d_end) { /* the next unit closes s */
@@ -363,7 +365,7 @@ __kernel __attribute__((reqd_work_group_size(CLR_SEG_WG, 1, 1))) void
 clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
               __global const ulong *offsets, ulong offsets_off, ulong closes,
               __global SEG_T *out, ulong out_off, __global SEG_T *carry,
-              __global SEG_T *head, __global ulong *pending,
+              __global SEG_T *head, __global ulong *pending, ulong ibase,
               __global const ulong *tile_bounds) {
   __local ACC_T xs[SEG_TILE + SEG_TILE / 32]; /* its elements, mapped   */
   __local SEG_END_T ends[SEG_TILE]; /* its segments' ends, tile-relative */
@@ -390,12 +392,12 @@ clr_seg_tiles(__global const IN_T *data, ulong data_off, ulong lo, ulong len,
   uint whole = n_x / CLR_VEC * CLR_VEC;
   for (uint k = lid * CLR_VEC; k < whole; k += CLR_SEG_WG * CLR_VEC)
     CLR_CAT(vstore, CLR_VEC)
-  (clr_load_vec(p, p, k / CLR_VEC, lo + i0), 0, &XS(k));
+  (clr_load_vec(p, p, k / CLR_VEC, ibase + lo + i0), 0, &XS(k));
   for (uint k = whole + lid; k < n_x; k += CLR_SEG_WG)
 #else
   for (uint k = lid; k < n_x; k += CLR_SEG_WG)
 #endif
-    XS(k) = MAPPED(IN_AT(data, data_off + i0 + k), 0, lo + i0 + k);
+    XS(k) = MAPPED(IN_AT(data, data_off + i0 + k), 0, ibase + lo + i0 + k);
   for (uint k = lid; k < n_ends; k += CLR_SEG_WG)
     ends[k] = (uint)(offsets[s0 + 1 + k] - lo - i0);
   barrier(CLK_LOCAL_MEM_FENCE);

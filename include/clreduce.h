@@ -387,10 +387,12 @@ typedef struct clr_options {
    * exact sums and the seed kernels give CLR_ERR_UNSUPPORTED. */
   clr_map map;
   const char *map_expr;
-  /* The index of the first element (reductions and dot products): argmin,
-   * argmax and minmax indices and a map expression's i count from it, so
-   * parts of one array reduced apart (clr_group, MPI ranks) report the
-   * whole array's indices.  0 by default. */
+  /* The index of the first element: a map expression's i counts from it
+   * (every reduction: segments, rows and ranges too), and so do argmin,
+   * argmax and minmax indices of reductions and dot products (per segment
+   * they stay counted from the segment's first element), so parts of one
+   * array reduced apart (clr_group, MPI ranks) report the whole array's
+   * indices.  0 by default. */
   uint64_t index_base;
 } clr_options;
 
@@ -600,8 +602,8 @@ CLR_API clr_status clr_exact_acc_value(const clr_exact_acc *acc,
  * the extreme value (UINT64_MAX for an empty segment); clr_result_at
  * decodes one.  Every operation of clr_reduce_host (a mean: the sum
  * divided by the segment's length; NaN for an empty segment), with opt->map
- * (built-in maps, and expressions of x and i, i counted from the first element
- * of data; index_base does not apply); accumulate_in and narrow_accumulator as
+ * (built-in maps, and expressions of x and i, i counted from index_base at
+ * the first element of data); accumulate_in and narrow_accumulator as
  * for clr_reduce_host.  opt->layout chooses the form: CLR_LAYOUT_STRIDED (the
  * GPUs' default) gives each work-group a tile in local memory,
  * CLR_LAYOUT_CONTIGUOUS (the CPUs') each work-item a run of its own;
@@ -670,8 +672,11 @@ CLR_API clr_status clr_reduce_by_key_buffer(
  * is built: sorted disjoint ranges are reduced where they lie (the gaps
  * between them, when no larger than twice their elements, read and
  * dropped), other short ones (under 65536 elements) copied together
- * first.  results receives n_ranges results of clr_result_bytes (argmin's
- * index counted from the range's first element).
+ * first, unless a map expression reads i (the element's index in data,
+ * from index_base, whatever the batch): then every batch is read in place,
+ * and unsorted or overlapping short ranges take a batch each.  results
+ * receives n_ranges results of clr_result_bytes (argmin's index counted
+ * from the range's first element).
  * For the rows of a row-major matrix, clr_reduce_segments_host with
  * offsets 0, L, 2L, ... is the direct form. */
 CLR_API clr_status clr_reduce_ranges_host(clr_context *ctx,

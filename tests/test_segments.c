@@ -1217,6 +1217,115 @@ static void run_ranges_of(clr_context *ctx, clr_op op, clr_type type,
   free(offsets);
 }
 
+/* Sums (in double) of (i % 7) * x and minima of (float)i over ranges g:
+ * a map expression's i is the element's index in the array (plus
+ * index_base), however the ranges are batched: in place, gathered or
+ * split (host arrays and cl_mems), against the CPU. */
+static void ranges_index_of(clr_context *ctx, const float *x, size_t n,
+                            const uint64_t *g, size_t count, uint64_t base,
+                            const char *kind) {
+  double *sums = tu_xmalloc(count * sizeof *sums);
+  float *mins = tu_xmalloc(count * sizeof *mins);
+  clr_options o;
+  clr_options_init(&o);
+  o.map = CLR_MAP_EXPR;
+  o.index_base = base;
+  int fp64 = tu_type_available(CLR_DOUBLE);
+  cl_int e1, e2, e3;
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_mem d = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            n * sizeof *x, (void *)(uintptr_t)x, &e1);
+  cl_mem gb = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             2 * count * sizeof *g, (void *)(uintptr_t)g, &e2);
+  cl_mem rb =
+      clCreateBuffer(cl, CL_MEM_READ_WRITE, count * sizeof *sums, NULL, &e3);
+  if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS)
+    tu_die("clCreateBuffer failed");
+  for (int pass = 0; pass < 4; pass++) { /* sums, mins; host, buffers */
+    int sum = pass % 2 == 0, buffers = pass >= 2;
+    if (sum && !fp64)
+      continue;
+    o.accumulate_in = sum ? CLR_ACCUMULATE_IN(CLR_DOUBLE) : 0;
+    o.map_expr = sum ? "(double)(i % 7) * x" : "(float)i";
+    void *res = sum ? (void *)sums : (void *)mins;
+    size_t rsize = sum ? sizeof *sums : sizeof *mins;
+    clr_op op = sum ? CLR_SUM : CLR_MIN;
+    clr_status st = buffers
+                        ? clr_reduce_ranges_buffer(ctx, &o, op, CLR_FLOAT, d, 0,
+                                                   n, gb, 0, count, rb, 0)
+                        : clr_reduce_ranges_host(ctx, &o, op, CLR_FLOAT, x, n,
+                                                 g, count, res);
+    if (st == CLR_OK && buffers &&
+        clEnqueueReadBuffer(clr_context_queue(ctx), rb, CL_TRUE, 0,
+                            count * rsize, res, 0, NULL, NULL) != CL_SUCCESS)
+      tu_die("clEnqueueReadBuffer failed");
+    if (!tu_check(st == CLR_OK, "ranges %s, i in the map%s: %s: %s", kind,
+                  buffers ? " (buffers)" : "", clr_status_name(st),
+                  clr_context_error(ctx)))
+      continue;
+    size_t wrong = 0, first = 0;
+    for (size_t r = 0; r < count; r++) {
+      uint64_t a = g[2 * r], len = g[2 * r + 1];
+      double want = 0;
+      float want_min = INFINITY;
+      for (uint64_t k = a; k < a + len; k++) {
+        want += (double)((base + k) % 7) * x[k];
+        want_min = fminf(want_min, (float)(base + k));
+      }
+      int ok = sum ? sums[r] == want : mins[r] == want_min;
+      if (!ok && wrong++ == 0)
+        first = r;
+    }
+    tu_check(wrong == 0,
+             "ranges %s, i in the map (%s%s, index_base %llu): %zu of %zu "
+             "wrong, the first range %zu = (%llu, %llu)",
+             kind, sum ? "sum" : "min", buffers ? ", buffers" : "",
+             (unsigned long long)base, wrong, count, first,
+             (unsigned long long)g[2 * first],
+             (unsigned long long)g[2 * first + 1]);
+  }
+  clReleaseMemObject(d);
+  clReleaseMemObject(gb);
+  clReleaseMemObject(rb);
+  free(sums);
+  free(mins);
+}
+
+/* Every kind of ranges with i in the map, and the case that once gave
+ * the indices of a gathered copy: (90, 10), (0, 3), (50, 2) of 100 ones,
+ * map (float)i, summed: 945, 3, 101. */
+static void ranges_index(clr_context *ctx) {
+  size_t n = 100003;
+  float *x = tu_xmalloc(n * sizeof *x);
+  tu_rng rng = {0x1dec5};
+  for (size_t k = 0; k < n; k++)
+    x[k] = (float)tu_below(&rng, 9);
+  for (int kind = 0; kind < R_KINDS; kind++) {
+    size_t count;
+    uint64_t *g =
+        make_ranges((range_kind)kind, n, tu_seed(kind, 1, 2, 3), &count);
+    ranges_index_of(ctx, x, n, g, count, kind % 2 ? 12345 : 0,
+                    range_names[kind]);
+    free(g);
+  }
+  for (size_t k = 0; k < 100; k++)
+    x[k] = 1.0f;
+  uint64_t g[6] = {90, 10, 0, 3, 50, 2};
+  float r[3];
+  clr_options o;
+  clr_options_init(&o);
+  o.map = CLR_MAP_EXPR;
+  o.map_expr = "(float)i";
+  clr_status st =
+      clr_reduce_ranges_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 100, g, 3, r);
+  TU_CHECK(st == CLR_OK && r[0] == 945.0f && r[1] == 3.0f && r[2] == 101.0f,
+           "ranges (90,10) (0,3) (50,2), map (float)i: %s, %g %g %g (945 3 "
+           "101)",
+           clr_status_name(st), r[0], r[1], r[2]);
+  free(x);
+  tu_section("ranges: i in the map");
+}
+
 /* One case of ranges of a kind over seeded data suited to op. */
 static void run_ranges(clr_context *ctx, clr_op op, clr_type type, size_t n,
                        range_kind kind, uint64_t seed, int buffers) {
@@ -1253,6 +1362,7 @@ static void ranges(clr_context *ctx, clr_context *chunked) {
     snprintf(name, sizeof name, "ranges %s", range_names[kind]);
     tu_section(name);
   }
+  ranges_index(ctx);
   float x[10] = {0}, r[3];
   uint64_t bad[][4] = {{0, 5, 6, 5}, {11, 0, 0, 1}, {3, UINT64_MAX, 0, 1}};
   for (size_t b = 0; b < 3; b++) {

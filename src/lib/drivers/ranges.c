@@ -14,14 +14,19 @@
  *             cl/gather_ranges.cl, a work-group a range) and reduced as
  *             adjacent segments there.
  * A long range that overlaps its neighbours is a batch of its own, in
- * place.  A batch whose span holds no element (empty ranges only) takes
- * one element of the array as a segment of its own, whose result is
- * dropped, so that the segmented reduction always has an element.
+ * place.  A map expression that reads i (the element's index in the
+ * array) is never gathered: a copy would renumber its elements, so every
+ * batch is in place, a span of the array whose i starts at the span's
+ * first index (clr_options.index_base, which the segmented kernels add).  A
+ * batch whose span holds no element (empty ranges only) takes one element of
+ * the array as a segment of its own, whose result is dropped, so that the
+ * segmented reduction always has an element.
  *
  * Buffers: the ranges are read back to the host (16 bytes a range) to
  * cut the batches; the data is read on the device only. */
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,12 +148,33 @@ static void batch_segments(batch *t, const uint64_t *g, size_t n) {
   }
 }
 
-/* The next batch from range r. */
+/* 1 when map expression e names i (an identifier of its own, not a part
+ * of one such as isnan): its elements must keep their indices. */
+static int expr_reads_i(const char *e) {
+  for (const char *p = e; p && *p;) {
+    if (isalpha((unsigned char)*p) || *p == '_') {
+      const char *s = p;
+      while (isalnum((unsigned char)*p) || *p == '_')
+        p++;
+      if (p - s == 1 && *s == 'i')
+        return 1;
+    } else if (isdigit((unsigned char)*p)) { /* 1e5, 0x1fu: one number */
+      while (isalnum((unsigned char)*p) || *p == '.' || *p == '_')
+        p++;
+    } else {
+      p++;
+    }
+  }
+  return 0;
+}
+
+/* The next batch from range r; may_gather 0 keeps every batch in place. */
 static batch next_batch(const uint64_t *g, size_t n_ranges, size_t r,
-                        uint64_t *offsets) {
+                        uint64_t *offsets, int may_gather) {
   batch t = {.a = r, .offsets = offsets};
   t.b = in_place_run(g, n_ranges, r);
-  t.gathered = t.b == r && g[2 * r + 1] < RANGE_SHORT && r + 1 < n_ranges;
+  t.gathered =
+      may_gather && t.b == r && g[2 * r + 1] < RANGE_SHORT && r + 1 < n_ranges;
   if (t.gathered)
     t.b = gather_run(g, n_ranges, r);
   return t;
@@ -194,9 +220,12 @@ static clr_status ranges_host_call(clr_context *ctx, const clr_options *opt,
     st = clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY,
                   "out of host memory for %zu ranges", n_ranges);
   size_t batches = 0, depth = 0, r = 0;
+  clr_options o = *opt;
+  int may_gather = !(opt->map == CLR_MAP_EXPR && expr_reads_i(opt->map_expr));
   while (st == CLR_OK && r < n_ranges) {
-    batch t = next_batch(g, n_ranges, r, offsets);
+    batch t = next_batch(g, n_ranges, r, offsets, may_gather);
     batch_segments(&t, g, n);
+    o.index_base = opt->index_base + (t.gathered ? 0 : t.base);
     const unsigned char *span = (const unsigned char *)data + t.base * esize;
     if (t.gathered) {
       free(copy);
@@ -218,7 +247,7 @@ static clr_status ranges_host_call(clr_context *ctx, const clr_options *opt,
         memcpy(copy + at * esize, data, esize);
       span = copy;
     }
-    st = clr_segments_host_call(ctx, opt, op, type, span, (size_t)t.len,
+    st = clr_segments_host_call(ctx, &o, op, type, span, (size_t)t.len,
                                 t.offsets, t.segments, res);
     for (size_t i = t.a; st == CLR_OK && i <= t.b; i++)
       memcpy((unsigned char *)results + i * rsize,
@@ -334,9 +363,12 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
   st = err == CL_SUCCESS ? check_ranges(ctx, g, n_ranges, n)
                          : clr_cl_fail(ctx, "clEnqueueReadBuffer", err);
   size_t batches = 0, depth = 0, r = 0;
+  clr_options o = *opt;
+  int may_gather = !(opt->map == CLR_MAP_EXPR && expr_reads_i(opt->map_expr));
   while (st == CLR_OK && r < n_ranges) {
-    batch t = next_batch(g, n_ranges, r, offsets);
+    batch t = next_batch(g, n_ranges, r, offsets, may_gather);
     batch_segments(&t, g, n);
+    o.index_base = opt->index_base + (t.gathered ? 0 : t.base);
     cl_mem offs =
         clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                        (t.segments + 1) * sizeof(cl_ulong), t.offsets, &err);
@@ -357,7 +389,7 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
       st = clr_buffer_reserve(ctx, &ctx->output, (t.segments + 1) * rsize,
                               CL_MEM_READ_WRITE);
     if (st == CLR_OK)
-      st = clr_segments_buffer_call(ctx, opt, op, type, span, span_off,
+      st = clr_segments_buffer_call(ctx, &o, op, type, span, span_off,
                                     (size_t)t.len, offs, 0, t.segments,
                                     ctx->output.mem, 0);
     /* The ranges' results: every step-th segment from first. */

@@ -64,6 +64,7 @@ typedef struct seg_plan {
   size_t depth;   /* longest rounding chain of any launch */
   size_t longest; /* units (elements + 1) of the longest segment, or
                      SIZE_MAX when unknown (offsets in a cl_mem) */
+  cl_ulong ibase; /* a map expression's i of element 0 (index_base) */
   char prelude[CLR_MAX_MAP_EXPR + 64];
 } seg_plan;
 
@@ -138,6 +139,7 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
   p->in = type;
   p->acc = clr_options_result_type(opt, op, type);
   p->val_bytes = clr_type_size(p->acc);
+  p->ibase = opt->index_base;
   p->acc_bytes = clr_result_bytes(opt, op, type);
   /* The layout, and CLR_VEC elements a load, as the coarse reduction
    * chooses them (the tuned layout and load width); coarse counts units
@@ -313,9 +315,9 @@ static clr_status reserve_launch(clr_context *ctx, const seg_plan *p,
   return st;
 }
 
-/* clr_seg_tiles's argument after the twelve it shares with clr_seg_items
+/* clr_seg_tiles's argument after the thirteen it shares with clr_seg_items
  * (cl/reduce_segmented.cl): where each tile starts. */
-enum { SEG_ARG_TILE_BOUNDS = 12 };
+enum { SEG_ARG_TILE_BOUNDS = 13 };
 
 /* One launch: elements [lo, lo + len) of the whole input (element lo at
  * element data_off of data), and the `closes` segments that close in it,
@@ -368,7 +370,7 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
                       CLR_ARG(io->offsets), CLR_ARG(io->offsets_off),
                       CLR_ARG(io->closes), CLR_ARG(io->out),
                       CLR_ARG(io->out_off), CLR_ARG(pyramid), CLR_ARG(head),
-                      CLR_ARG(pending));
+                      CLR_ARG(pending), CLR_ARG(p->ibase));
   /* Tiles: a work-group each; else a work-item each. */
   if (st == CLR_OK)
     st = enqueue(ctx, p->items->kernel, (size_t)items * (p->tiled ? p->wg : 1),
@@ -622,9 +624,10 @@ static clr_status rows_launch(clr_context *ctx, const clr_options *opt,
     p->depth = clr_fold_depth(row, wg);
   cl_ulong in_ul = in_off, n_ul = n, row_ul = row, out_ul = out_off;
   if (st == CLR_OK)
-    st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(in_ul),
-                      CLR_ARG(n_ul), CLR_ARG(row_ul), CLR_ARG(out),
-                      CLR_ARG(out_ul), CLR_LOCAL(wg * p->acc_bytes));
+    st =
+        CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(in_ul), CLR_ARG(n_ul),
+                     CLR_ARG(row_ul), CLR_ARG(out), CLR_ARG(out_ul),
+                     CLR_LOCAL(wg * p->acc_bytes), CLR_ARG(p->ibase));
   if (st == CLR_OK)
     st = run_timed(ctx, k->kernel, n_segments * wg, wg);
   if (st == CLR_OK) {
