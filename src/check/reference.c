@@ -623,10 +623,15 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
       out->ok = g == r;
     else
       out->ok = 0;
-    /* Range exceeded: an order-dependent overflow is accepted. */
-    if (!out->ok && ref->may_overflow && (isnan(g) || isinf(g)))
-      out->ok = 1;
     out->error = out->ok ? 0.0 : INFINITY;
+    /* Range exceeded: an order-dependent overflow is accepted, and said so
+     * (no match: the result is not the reference). */
+    if (!out->ok && ref->may_overflow && (isnan(g) || isinf(g))) {
+      out->ok = 1;
+      out->exact = 0;
+      out->overflowed = 1;
+      out->bound = INFINITY;
+    }
     return;
   }
   double u = clr_unit_roundoff(want->type);

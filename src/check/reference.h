@@ -68,6 +68,12 @@ typedef struct clr_check {
   int exact;    /* 1: an exact match was required                          */
   double error; /* |got - ref| (0 for exact matches that pass)             */
   double bound; /* the allowed error (0 when exact)                        */
+  /* 1: the result is inf or NaN where the reference is finite, accepted
+   * because the reference's magnitudes exceed the type's range
+   * (may_overflow: whether a partial result overflows depends on the
+   * order of the operations); error and bound are then infinite and
+   * exact 0, for this is no match */
+  int overflowed;
 } clr_check;
 
 /* Reduce on the CPU with a plain loop. */

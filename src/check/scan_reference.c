@@ -77,7 +77,8 @@ static void verify_exact(clr_op op, clr_type type, clr_type ot, int exclusive,
 /* clr_ref_check's rules for one rounded element. */
 static void compare_rounded(clr_type t, long double g, long double w,
                             double bound, int may_overflow, int *ok,
-                            double *err) {
+                            double *err, int *overflowed) {
+  *overflowed = 0;
   if (isnan(w) || isinf(w) || isnan(g) || isinf(g)) {
     long double r =
         t == CLR_FLOAT ? (long double)(float)w : (long double)(double)w;
@@ -88,8 +89,8 @@ static void compare_rounded(clr_type t, long double g, long double w,
     else
       *ok = 0;
     if (!*ok && may_overflow && (isnan(g) || isinf(g)))
-      *ok = 1;
-    *err = *ok ? 0.0 : INFINITY;
+      *ok = *overflowed = 1;
+    *err = *ok ? 0.0 : INFINITY; /* (an overflow: counted apart) */
     return;
   }
   *err = (double)fabsl(g - w);
@@ -231,7 +232,7 @@ static void verify_rounded(clr_op op, clr_type in_type, clr_type type,
     if (!exclusive)
       ref_add(&r, in, in_type, i);
     double bound, err;
-    int ok, may_overflow;
+    int ok, may_overflow, overflowed = 0;
     long double w;
     double g = type == CLR_FLOAT ? (double)((const float *)out)[i]
                                  : ((const double *)out)[i];
@@ -248,10 +249,12 @@ static void verify_rounded(clr_op op, clr_type in_type, clr_type type,
       w = (long double)r.s + (long double)r.c;
     } else {
       w = ref_value(&bc, &r, &bound, &may_overflow);
-      compare_rounded(type, (long double)g, w, bound, may_overflow, &ok, &err);
+      compare_rounded(type, (long double)g, w, bound, may_overflow, &ok, &err,
+                      &overflowed);
     }
     if (!ok)
       res->n_bad++;
+    res->n_overflowed += (size_t)overflowed;
     /* Worst: the largest error relative to its bound, then the largest
      * error (when every bound is infinite).  Most elements are not
      * candidates, which saves the division. */

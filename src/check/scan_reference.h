@@ -29,6 +29,10 @@ typedef struct clr_scan_check {
   double worst_error; /* |got - ref| there (0 for exact passes)          */
   double worst_bound; /* the bound there (0 when exact)                  */
   double worst_ratio; /* worst_error / worst_bound (0 for exact passes)  */
+  /* elements (segments) whose result is inf or NaN where the reference is
+   * finite, accepted as its magnitudes exceed the type's range (an
+   * order-dependent overflow: clr_check's overflowed); not in worst_* */
+  size_t n_overflowed;
   clr_value got_worst, ref_worst; /* the values at worst_index           */
   clr_value got_last, ref_last;   /* the last element: the total         */
 } clr_scan_check;

@@ -4,6 +4,7 @@
 #include "reference.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* An empty segment's result, exactly: a and b the same to the bit, any
@@ -24,6 +25,52 @@ static int same_result(const clr_value *a, const clr_value *b) {
   return v && m && a->index == b->index && a->max_index == b->max_index;
 }
 
+/* The reference of op over len elements at seg (the identity's when
+ * len is 0).  1, or 0 when out of host memory. */
+static int segment_reference(clr_map map, clr_op op, clr_type type, clr_type rt,
+                             const void *seg, size_t len, clr_reference *ref) {
+  return clr_ref_reduce_mapped(map, op, type, rt, seg, NULL, len, ref);
+}
+
+/* Segment s's result got against its reference ref (of len elements)
+ * into out: the worst, the last, the counts. */
+static void check_segment(const clr_reference *ref, const clr_value *got,
+                          size_t s, size_t len, size_t depth, size_t n_segments,
+                          clr_segments_check *out) {
+  clr_check chk;
+  memset(&chk, 0, sizeof chk);
+  if (len == 0) {
+    /* The fold of nothing: the row's identity (records: at index
+     * UINT64_MAX; a mean: 0 / 0, NaN), exactly. */
+    chk.exact = 1;
+    chk.ok = same_result(got, &ref->value);
+    chk.error = chk.ok ? 0.0 : INFINITY;
+  } else {
+    clr_ref_check(ref, got, depth < len - 1 ? depth : len - 1, &chk);
+  }
+  double ratio = chk.bound > 0 && !chk.overflowed ? chk.error / chk.bound : 0.0;
+  int first_bad = !chk.ok && out->ok;
+  if (!chk.ok)
+    out->n_bad++;
+  out->n_overflowed += (size_t)chk.overflowed;
+  if (first_bad || (out->ok && s == 0) ||
+      (out->ok && !chk.overflowed && ratio > out->worst_ratio)) {
+    out->worst_index = s;
+    out->exact = chk.exact;
+    out->worst_error = chk.error;
+    out->worst_bound = chk.bound;
+    out->worst_ratio = ratio;
+    out->got_worst = *got;
+    out->ref_worst = ref->value;
+  }
+  if (!chk.ok)
+    out->ok = 0;
+  if (s + 1 == n_segments) {
+    out->got_last = *got;
+    out->ref_last = ref->value;
+  }
+}
+
 int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                            const void *data, const uint64_t *offsets,
                            size_t n_segments, const void *results, size_t depth,
@@ -35,45 +82,70 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
     size_t a = (size_t)offsets[s], len = (size_t)offsets[s + 1] - a;
     clr_value got = clr_result_at(op, rt, results, s);
     clr_reference ref;
-    clr_check chk;
-    memset(&chk, 0, sizeof chk);
-    if (len == 0) {
-      /* The fold of nothing: the row's identity (records: at index
-       * UINT64_MAX; a mean: 0 / 0, NaN), exactly. */
-      if (!clr_ref_reduce_mapped(map, op, type, rt, data, NULL, 0, &ref))
-        return 0;
-      chk.exact = 1;
-      chk.ok = same_result(&got, &ref.value);
-      chk.error = chk.ok ? 0.0 : INFINITY;
-    } else {
-      if (!clr_ref_reduce_mapped(map, op, type, rt,
-                                 (const char *)data + a * esize, NULL, len,
-                                 &ref))
-        return 0;
-      clr_ref_check(&ref, &got, depth < len - 1 ? depth : len - 1, &chk);
-    }
-    double ratio = chk.bound > 0 ? chk.error / chk.bound : 0.0;
-    int first_bad = !chk.ok && out->ok;
-    if (!chk.ok)
-      out->n_bad++;
-    if (first_bad || (out->ok && s == 0) ||
-        (out->ok && ratio > out->worst_ratio)) {
-      out->worst_index = s;
-      out->exact = chk.exact;
-      out->worst_error = chk.error;
-      out->worst_bound = chk.bound;
-      out->worst_ratio = ratio;
-      out->got_worst = got;
-      out->ref_worst = ref.value;
-    }
-    if (!chk.ok)
-      out->ok = 0;
-    if (s + 1 == n_segments) {
-      out->got_last = got;
-      out->ref_last = ref.value;
-    }
+    if (!segment_reference(map, op, type, rt, (const char *)data + a * esize,
+                           len, &ref))
+      return 0;
+    check_segment(&ref, &got, s, len, depth, n_segments, out);
   }
   return 1;
+}
+
+/* A range and its place in the list, ordered by (offset, length). */
+typedef struct range_at {
+  uint64_t offset, length;
+  size_t index;
+} range_at;
+
+static int range_order(const void *pa, const void *pb) {
+  const range_at *a = pa, *b = pb;
+  if (a->offset != b->offset)
+    return a->offset < b->offset ? -1 : 1;
+  if (a->length != b->length)
+    return a->length < b->length ? -1 : 1;
+  return 0;
+}
+
+int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                         const void *data, const uint64_t *ranges,
+                         size_t n_ranges, const void *results, size_t depth,
+                         clr_segments_check *out) {
+  size_t esize = clr_type_size(type), n_refs = 0, at = 0;
+  memset(out, 0, sizeof *out);
+  out->ok = 1;
+  /* Each distinct (offset, length) reduced once, where it lies (no copy
+   * of its elements): sorted[] orders the ranges, ref_of[r] names range
+   * r's reference in refs[]. */
+  size_t count = n_ranges ? n_ranges : 1;
+  range_at *sorted = malloc(count * sizeof *sorted);
+  size_t *ref_of = malloc(count * sizeof *ref_of);
+  clr_reference *refs = NULL;
+  int ok = sorted && ref_of;
+  if (ok) {
+    for (size_t r = 0; r < n_ranges; r++)
+      sorted[r] = (range_at){ranges[2 * r], ranges[2 * r + 1], r};
+    qsort(sorted, n_ranges, sizeof *sorted, range_order);
+    for (size_t k = 0; k < n_ranges; k++)
+      n_refs += k == 0 || range_order(&sorted[k - 1], &sorted[k]) != 0;
+    refs = malloc((n_refs ? n_refs : 1) * sizeof *refs);
+    ok = refs != NULL;
+  }
+  for (size_t k = 0; ok && k < n_ranges; k++) {
+    const range_at *g = &sorted[k];
+    if (k == 0 || range_order(&sorted[k - 1], g) != 0)
+      ok = segment_reference(map, op, type, rt,
+                             (const char *)data + (size_t)g->offset * esize,
+                             (size_t)g->length, &refs[at++]);
+    ref_of[g->index] = at - 1;
+  }
+  for (size_t r = 0; ok && r < n_ranges; r++) {
+    clr_value got = clr_result_at(op, rt, results, r);
+    check_segment(&refs[ref_of[r]], &got, r, (size_t)ranges[2 * r + 1], depth,
+                  n_ranges, out);
+  }
+  free(sorted);
+  free(ref_of);
+  free(refs);
+  return ok;
 }
 
 void clr_ref_segmented_scan_check(clr_op op, clr_type type, clr_type out_type,
@@ -95,6 +167,7 @@ void clr_ref_segmented_scan_check(clr_op op, clr_type type, clr_type out_type,
                           depth < len ? depth : len, flush_to_zero, &chk);
     int first_bad = !chk.ok && res->ok;
     res->n_bad += chk.n_bad;
+    res->n_overflowed += chk.n_overflowed;
     if (first_bad || (res->ok && chk.worst_ratio >= res->worst_ratio)) {
       res->exact = chk.exact;
       res->worst_index = a + chk.worst_index;

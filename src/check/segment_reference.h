@@ -30,6 +30,16 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                            size_t n_segments, const void *results, size_t depth,
                            clr_segments_check *out);
 
+/* The same for one result a range: range r is the ranges[2r + 1]
+ * elements from ranges[2r] (any order, overlapping or not, within data);
+ * each is reduced where it lies, no copy, and each distinct (offset,
+ * length) once, so the check costs memory in proportion to the number of
+ * ranges, never to their total length.  1, or 0 when out of host memory. */
+int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                         const void *data, const uint64_t *ranges,
+                         size_t n_ranges, const void *results, size_t depth,
+                         clr_segments_check *out);
+
 /* Check out (n elements of out_type), the segmented scan of in (of type)
  * over the segments [offsets[s], offsets[s + 1]): each segment by
  * clr_ref_scan_check_to over it alone (depth capped at its length), so an

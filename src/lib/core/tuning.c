@@ -178,7 +178,9 @@ int clr_tuning_check(const clr_tuning *t, char *why, size_t why_size) {
         snprintf(why, why_size, "tuning %s (%s) must be %zu to %zu, not %zu",
                  k->name, k->doc, k->min, k->max, v);
       else
-        snprintf(why, why_size, "tuning %s is not a %s", k->name, k->doc);
+        snprintf(why, why_size, "tuning %s (%s) must be %s", k->name, k->doc,
+                 k->type == KEY_LAYOUT ? "strided or contiguous"
+                                       : "the name of a scan kernel");
     }
     return 0;
   }
