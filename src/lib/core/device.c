@@ -79,24 +79,64 @@ static int parse_index(const char *s, unsigned *out) {
  * once would fail to find a device. */
 static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static cl_uint get_platforms(cl_platform_id *ids) {
+/* The platforms (0 when none or the query fails; *err, may be NULL, its
+ * status). */
+static cl_uint get_platforms_err(cl_platform_id *ids, cl_int *err) {
   cl_uint count = 0;
   pthread_mutex_lock(&discovery_lock);
-  cl_int err = clGetPlatformIDs(MAX_PLATFORMS, ids, &count);
+  cl_int e = clGetPlatformIDs(MAX_PLATFORMS, ids, &count);
   pthread_mutex_unlock(&discovery_lock);
-  if (err != CL_SUCCESS)
+  if (err)
+    *err = e;
+  if (e != CL_SUCCESS)
     return 0;
   return count > MAX_PLATFORMS ? MAX_PLATFORMS : count;
 }
 
-static cl_uint get_devices(cl_platform_id p, cl_device_id *ids) {
+static cl_uint get_platforms(cl_platform_id *ids) {
+  return get_platforms_err(ids, NULL);
+}
+
+/* The devices of platform p (0 when none or the query fails; *err, may be
+ * NULL, its status). */
+static cl_uint get_devices_err(cl_platform_id p, cl_device_id *ids,
+                               cl_int *err) {
   cl_uint count = 0;
   pthread_mutex_lock(&discovery_lock);
-  cl_int err = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, MAX_DEVICES, ids, &count);
+  cl_int e = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, MAX_DEVICES, ids, &count);
   pthread_mutex_unlock(&discovery_lock);
-  if (err != CL_SUCCESS)
+  if (err)
+    *err = e;
+  if (e != CL_SUCCESS)
     return 0;
   return count > MAX_DEVICES ? MAX_DEVICES : count;
+}
+
+static cl_uint get_devices(cl_platform_id p, cl_device_id *ids) {
+  return get_devices_err(p, ids, NULL);
+}
+
+/* Why the matching platforms gave no device at all: the first failed
+ * device query, its platform and status, and for PoCL the usual cause
+ * (it fails to initialise, answering CL_DEVICE_NOT_FOUND, when it cannot
+ * create its kernel cache directory). */
+static void no_device_detail(cl_platform_id p, cl_int err, char *detail,
+                             size_t detail_size) {
+  char name[128] = "";
+  if (clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, NULL) !=
+      CL_SUCCESS)
+    name[0] = '\0';
+  name[sizeof name - 1] = '\0';
+  int pocl = strstr(name, "Portable Computing Language") != NULL;
+  snprintf(detail, detail_size,
+           "no OpenCL device found: the device query (clGetDeviceIDs) of "
+           "platform '%s' failed with %s (%d)%s",
+           name, clr_cl_error_name(err), (int)err,
+           pocl ? "; PoCL fails so when it cannot create its cache "
+                  "directory: make $POCL_CACHE_DIR (else $XDG_CACHE_HOME, "
+                  "else $HOME/.cache) a writable directory"
+                : "; is the device's driver installed and usable by this "
+                  "user?");
 }
 
 CLR_API clr_status clr_list_devices(clr_device_desc *out, size_t cap,
@@ -144,23 +184,36 @@ static clr_status find_device(const char *platform, const char *device,
                               cl_device_id *out_device, char *detail,
                               size_t detail_size) {
   cl_platform_id plats[MAX_PLATFORMS];
-  cl_uint np = get_platforms(plats);
+  cl_int plat_err = CL_SUCCESS;
+  cl_uint np = get_platforms_err(plats, &plat_err);
   if (np == 0) {
     snprintf(detail, detail_size,
-             "no OpenCL platform found (is an ICD such as PoCL installed?)");
+             "no OpenCL platform found (clGetPlatformIDs: %s; is an ICD such "
+             "as PoCL installed?)",
+             plat_err == CL_SUCCESS ? "no platforms"
+                                    : clr_cl_error_name(plat_err));
     return CLR_ERR_NO_PLATFORM;
   }
   /* Two rounds without a device selector: a GPU first, then anything. */
   unsigned dev_index;
   int by_index = parse_index(device, &dev_index);
   int any_platform = 0;
+  cl_uint total = 0;            /* devices of the matching platforms */
+  cl_platform_id failed = NULL; /* the first whose query failed */
+  cl_int failed_err = CL_SUCCESS;
   for (int round = 0; round < 2; round++) {
     for (cl_uint p = 0; p < np; p++) {
       if (!platform_matches(plats[p], p, platform))
         continue;
       any_platform = 1;
       cl_device_id devs[MAX_DEVICES];
-      cl_uint nd = get_devices(plats[p], devs);
+      cl_int err = CL_SUCCESS;
+      cl_uint nd = get_devices_err(plats[p], devs, &err);
+      total += nd;
+      if (err != CL_SUCCESS && !failed) {
+        failed = plats[p];
+        failed_err = err;
+      }
       for (cl_uint d = 0; d < nd; d++) {
         int ok;
         if (device && *device) {
@@ -197,6 +250,10 @@ static clr_status find_device(const char *platform, const char *device,
     snprintf(detail, detail_size, "no OpenCL platform matches '%s'",
              platform ? platform : "");
     return CLR_ERR_NO_PLATFORM;
+  }
+  if (total == 0 && failed) {
+    no_device_detail(failed, failed_err, detail, detail_size);
+    return CLR_ERR_NO_DEVICE;
   }
   snprintf(detail, detail_size, "no OpenCL device matches '%s'%s%s",
            device && *device ? device : "(any)",
