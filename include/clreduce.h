@@ -126,8 +126,24 @@ typedef enum clr_map {
    * data decoded to float), i (its index from the first element of the
    * call, a ulong) and, for clr_dot_*, y (the element of the second
    * array), converted to the result type: "x > 0.5f" counts, "fabs(x -
-   * 3.0f)".  One expression: ; { } # quotes, backslashes and comments are
-   * refused (CLR_ERR_INVALID_ARGUMENT), and a build failure gives
+   * 3.0f)".  At most 4096 characters, every token from a whitelist:
+   * x, i, y; integer literals (decimal, hex, octal; suffixes u, l, ul)
+   * and floating ones (1.0 double, 1.0f float, exponents, hex floats);
+   * the constants M_PI, M_PI_F, M_E, M_E_F, M_LN2, M_LN2_F, M_SQRT2,
+   * M_SQRT2_F, INFINITY, NAN, MAXFLOAT, FLT_MAX, FLT_MIN, FLT_EPSILON,
+   * DBL_MAX, DBL_MIN, DBL_EPSILON, INT_MAX, INT_MIN, UINT_MAX, LONG_MAX,
+   * LONG_MIN, ULONG_MAX; the operators ?: || && | ^ & == != < > <= >=
+   * << >> + - * / % and unary + - ! ~; parentheses; casts to char,
+   * uchar, short, ushort, int, uint, long, ulong, float, double; and
+   * calls, with their number of arguments, of OpenCL C's fabs sqrt cbrt
+   * rsqrt exp exp2 exp10 expm1 log log2 log10 log1p pow pown powr sin
+   * cos tan asin acos atan atan2 sinh cosh tanh floor ceil round trunc
+   * rint fmin fmax fmod fdim copysign hypot fma mad isnan isinf isfinite
+   * signbit sign min max clamp abs abs_diff popcount clz.  Anything else
+   * (statements, digraphs, keywords, other names, strings, comments,
+   * assignments, a newline) is refused with CLR_ERR_INVALID_ARGUMENT and
+   * a detail naming the token and its column; a whitelisted expression
+   * the compiler refuses (a type error: x % 2 of a float) gives
    * CLR_ERR_BUILD with the build log (clr_context_build_log). */
   CLR_MAP_EXPR,
   CLR_MAP_COUNT

@@ -856,9 +856,13 @@ static void errors(clr_context *ctx) {
     clr_status want;
     int has_log;
   } bad[] = {
-      {"x +", CLR_ERR_BUILD, 1},
-      {"undefined_name * x", CLR_ERR_BUILD, 1},
-      {"y", CLR_ERR_BUILD, 1}, /* y is a dot product's */
+      {"x % 2", CLR_ERR_BUILD, 1}, /* whitelisted tokens, a type error */
+      {"y", CLR_ERR_BUILD, 1},     /* y is a dot product's */
+      {"x +", CLR_ERR_INVALID_ARGUMENT, 0},
+      {"undefined_name * x", CLR_ERR_INVALID_ARGUMENT, 0},
+      {"(<% while (i < 2) <% %> %>), x", CLR_ERR_INVALID_ARGUMENT, 0},
+      {"x %: 1", CLR_ERR_INVALID_ARGUMENT, 0},
+      {"x + sizeof(x)", CLR_ERR_INVALID_ARGUMENT, 0},
       {"x); } __kernel void evil(void) { (x", CLR_ERR_INVALID_ARGUMENT, 0},
       {"x; x", CLR_ERR_INVALID_ARGUMENT, 0},
       {"x // comment", CLR_ERR_INVALID_ARGUMENT, 0},

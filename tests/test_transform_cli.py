@@ -7,8 +7,8 @@ line (stdlib only).
 Answers written here for small files (argmax of ties, minmax, sum of
 squares, a count by expression, a dot product, the index i of an
 expression), JSON fields, generated runs verified, and every refusal:
-bad map expressions (a syntax error: exit 3 with the build log; a ';'
-trying to escape: exit 2, one line), --input2 without --input or of
+bad map expressions (a token off the whitelist or a syntax error:
+exit 2, one line naming it; a type error: exit 3 with the build log), --input2 without --input or of
 another length, --dot with another op, maps on scans, argmin on a seed
 kernel; and a kernel that picks the wrong index among ties is caught
 (exit 1).
@@ -122,17 +122,14 @@ def generated_runs():
 def refusals():
     fl = write("r.f32", "f", [1.0, 2.0, 3.0])
     other = write("r2.f32", "f", [1.0, 2.0])
-    # A syntax error reaches the compiler: exit 3 and its build log after
-    # the one-line message.
-    rc, out, err = run(["--map=x +", "--input=" + fl])
+    # An expression of whitelisted tokens the compiler still refuses (a
+    # float remainder) reaches it: exit 3 and its build log after the
+    # one-line message.
+    rc, out, err = run(["--map=x % 2", "--input=" + fl])
     check(rc == 3 and out == "" and err.startswith("clreduce: ") and
-          "build" in err.lower() and "x +" in err and
+          "build" in err.lower() and "x % 2" in err and
           len(err.strip().split("\n")) > 1,
-          "syntax error in --map: exit 3 with the build log",
-          show(rc, out, err))
-    rc, out, err = run(["--map=undefined_thing(x)", "--input=" + fl])
-    check(rc == 3 and "undefined_thing" in err,
-          "undefined name in --map: exit 3, the log names it",
+          "ill-typed --map: exit 3 with the build log",
           show(rc, out, err))
     expect_error(["--map=x); } __kernel void f(void) { (x",
                   "--input=" + fl], 2, ["map expression"],
@@ -162,6 +159,43 @@ def refusals():
                   "--n=100"], 2, ["argmax"], "argmax on interleaved")
 
 
+def expression_whitelist():
+    """Every token of a map expression comes from the whitelist: the
+    digraphs, keywords and unknown names are refused before any build, in
+    one line naming the token and its column (exit 2)."""
+    fl = write("w.f32", "f", [1.0, 2.0, 3.0])
+    for expr, words, what in [
+            ("(<% while (i < 2) <% %> %>), x", ["'<%' (a digraph)",
+                                                "column 2"],
+             "the digraph loop"),
+            ("x %: 1", ["'%:' (a digraph)"], "the digraph of '#'"),
+            ("x + while", ["'while' (a keyword)", "column 5"], "a keyword"),
+            ("undefined_thing(x)", ["unknown name 'undefined_thing'",
+                                    "column 1"], "an unknown name"),
+            ("x +", ["ends where a value is expected"], "a syntax error"),
+            ("x +\n1", ["a newline at column 4"], "a newline"),
+            ("x + \u00e9", ["non-ASCII byte 0xc3 at column 5"],
+             "a non-ASCII byte"),
+            ("sqrt(x, x)", ["'sqrt'", "2 arguments; it takes 1"],
+             "a built-in with two arguments"),
+            ("1.5h", ["half literal"], "a half literal")]:
+        rc, out, err = run(["--map=" + expr, "--input=" + fl])
+        check(rc == 2 and out == "" and len(err.strip().split("\n")) == 1
+              and all(w in err for w in words),
+              "--map='%s' refused: %s" % (expr.replace("\n", "\\n"), what),
+              show(rc, out, err))
+    # The limit counts the expression as given: 4095 characters pass.
+    long_expr = "+".join(["x"] * 2048)  # 4095 characters
+    rc, out, err = run(["--map=" + long_expr, "--input=" + fl,
+                        "--no-verify"])
+    check(rc == 0,
+          "a valid expression of 4095 characters is accepted",
+          show(rc, out[-300:], err[-300:]))
+    expect_error(["--map=" + long_expr + "+x", "--input=" + fl], 2,
+                 ["4097 characters", "at most 4096"],
+                 "an expression of 4097 characters")
+
+
 def wrong_index_is_caught(kernel_dir):
     """A kernel that keeps the last index among ties gives the right value
     at the wrong place: verification must fail (exit 1)."""
@@ -184,6 +218,7 @@ def main():
         known_answers()
         generated_runs()
         refusals()
+        expression_whitelist()
         wrong_index_is_caught(a.kernel_dir)
     return clrtest.finish("test_transform_cli")
 

@@ -3,6 +3,7 @@
  * forms: the error detail and timing cleared, the caller's queue waited
  * for, the context's queue finished), its timing, and the one validation
  * of a reduction's or scan's options and arguments. */
+#include "expr.h"
 #include "internal.h"
 
 #include <stdint.h>
@@ -101,39 +102,29 @@ void clr_timing_done(clr_context *ctx, size_t chunks, size_t error_depth,
   ctx->timing.total_ms = clr_now_ms() - t0;
 }
 
-/* What a map expression may hold: one expression, so nothing that could
- * end it, open a block or a directive, or hide the rest of the line. */
+/* What a map expression may hold: one expression of x, i and y, every
+ * token from expr.c's whitelist (names, functions, literals, operators),
+ * so nothing that could end it, open a block or a directive, hide the
+ * rest of the line or name anything else reaches the kernel. */
 static clr_status check_expr(clr_context *ctx, const char *e, size_t limit) {
-  size_t len = e ? strlen(e) : 0;
-  int depth = 0;
-  if (len == 0)
+  static const char *const vars[] = {"x", "i", "y"};
+  char why[CLR_DETAIL_SIZE - 64];
+  clr_expr tree;
+  if (!e || !e[0])
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "the map expression is empty (CLR_MAP_EXPR needs "
                     "map_expr)");
-  if (len > limit)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "the map expression has %zu characters; at most %zu%s", len,
-                    limit,
-                    limit < CLR_MAX_MAP_EXPR
+  int rc = clr_expr_parse(&tree, e, "the map expression", vars, 3, limit, why,
+                          sizeof why);
+  clr_expr_free(&tree);
+  if (rc < 0)
+    return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY,
+                    "out of host memory parsing the map expression");
+  if (rc > 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s%s", why,
+                    limit < CLR_MAX_MAP_EXPR && strlen(e) > limit
                         ? " for a NaN-skipping mean (its count wraps it)"
                         : "");
-  for (size_t k = 0; k < len; k++) {
-    unsigned char c = (unsigned char)e[k];
-    if (c == '(')
-      depth++;
-    if (c == ')' && --depth < 0)
-      break;
-    if (strchr(";{}#\"'\\`", c) || c < 32 || c > 126 ||
-        (c == '/' && (e[k + 1] == '*' || e[k + 1] == '/')))
-      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                      "the map expression may not contain '%c%s' (one OpenCL "
-                      "C expression of x, i and, for a dot product, y)",
-                      c >= 32 && c <= 126 ? c : '?',
-                      c == '/' ? (e[k + 1] == '*' ? "*" : "/") : "");
-  }
-  if (depth != 0)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "the map expression's parentheses do not balance");
   return CLR_OK;
 }
 
