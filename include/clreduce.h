@@ -590,7 +590,9 @@ CLR_API clr_status clr_exact_add_buffer(clr_context *ctx,
                                         const clr_options *opt, clr_type type,
                                         cl_mem buf, size_t offset, size_t n,
                                         clr_exact_acc *acc);
-/* dst += src (the same type), exactly. */
+/* dst += src (the same type), exactly.  CLR_ERR_INVALID_ARGUMENT, dst
+ * unchanged, for a word beyond 2^62 in magnitude in either, or a sum
+ * whose top word would be. */
 CLR_API clr_status clr_exact_acc_merge(clr_exact_acc *dst,
                                        const clr_exact_acc *src);
 /* The accumulator rounded once to nearest, ties to even: what

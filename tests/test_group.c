@@ -184,6 +184,55 @@ static void reductions(clr_group *g) {
   }
 }
 
+/* Accumulator words at the extremes: merging words beyond 2^62 (which once
+ * overflowed and returned CLR_OK with -9.6e-35) is refused with dst left
+ * as it was; words at 2^62 merge exactly (2^62 + 2^62 in word w is 2^31 in
+ * word w + 1), and a top word that would pass 2^62 is refused. */
+static void exact_acc_extremes(void) {
+  static const int64_t bad[] = {INT64_MAX, INT64_MIN, ((int64_t)1 << 62) + 1,
+                                -((int64_t)1 << 62) - 1};
+  static const clr_type types[] = {CLR_FLOAT, CLR_DOUBLE};
+  for (size_t t = 0; t < 2; t++) {
+    clr_exact_acc x, y, keep, want;
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+      for (int side = 0; side < 2; side++) {
+        clr_exact_acc_init(&x, types[t]);
+        clr_exact_acc_init(&y, types[t]);
+        x.words[2] = 5;
+        (side ? &x : &y)->words[3] = bad[k];
+        keep = x;
+        TU_CHECK(clr_exact_acc_merge(&x, &y) == CLR_ERR_INVALID_ARGUMENT &&
+                     memcmp(&x, &keep, sizeof x) == 0,
+                 "%s accumulator merge with a word %lld (%s) refused, dst "
+                 "unchanged",
+                 clr_type_name(types[t]), (long long)bad[k],
+                 side ? "dst" : "src");
+      }
+    clr_exact_acc_init(&x, types[t]);
+    clr_exact_acc_init(&y, types[t]);
+    clr_exact_acc_init(&want, types[t]);
+    x.words[3] = y.words[3] = (int64_t)1 << 62;
+    x.words[1] = y.words[1] = 7;
+    want.words[4] = (int64_t)1 << 31;
+    want.words[1] = 14;
+    x.flags = y.flags = want.flags = 8; /* (an element other than -0) */
+    clr_value got, exp;
+    clr_status st = clr_exact_acc_merge(&x, &y);
+    TU_CHECK(st == CLR_OK && clr_exact_acc_value(&x, &got) == CLR_OK &&
+                 clr_exact_acc_value(&want, &exp) == CLR_OK &&
+                 tu_same(&got, &exp),
+             "%s accumulators with words at 2^62 merge exactly: %s",
+             clr_type_name(types[t]), clr_status_name(st));
+    size_t top = types[t] == CLR_FLOAT ? 11 : 68;
+    clr_exact_acc_init(&x, types[t]);
+    clr_exact_acc_init(&y, types[t]);
+    x.words[top] = y.words[top] = ((int64_t)1 << 62) - 1;
+    TU_EXPECT_STATUS(clr_exact_acc_merge(&x, &y), CLR_ERR_INVALID_ARGUMENT,
+                     "a top word passing 2^62");
+  }
+  tu_section("exact accumulators: words at the extremes");
+}
+
 /* Exact sums: the CPU's exact sum, bit for bit, for every split. */
 static void exact_sums(clr_group *g) {
   for (int ti = 0; ti < 2; ti++) {
@@ -256,6 +305,7 @@ static void exact_sums(clr_group *g) {
   a.words[3] = INT64_MAX;
   TU_EXPECT_STATUS(clr_exact_acc_value(&a, &(clr_value){0}),
                    CLR_ERR_INVALID_ARGUMENT, "a word past 2^62");
+  exact_acc_extremes();
 }
 
 /* Indices and a map expression's i count over the whole array: the parts

@@ -369,16 +369,37 @@ CLR_API clr_status clr_exact_acc_init(clr_exact_acc *acc, clr_type type) {
   return CLR_OK;
 }
 
+/* The words an accumulator may hold: sums of at most 2^29 normal ones
+ * (digits below 2^32, small tops) stay within 2^62 in magnitude. */
+#define EXACT_WORD_LIMIT ((int64_t)1 << 62)
+
+static int words_trusted(const exact_format *f, const int64_t *words) {
+  for (size_t w = 0; w < f->words; w++)
+    if (words[w] > EXACT_WORD_LIMIT || words[w] < -EXACT_WORD_LIMIT)
+      return 0;
+  return 1;
+}
+
 CLR_API clr_status clr_exact_acc_merge(clr_exact_acc *dst,
                                        const clr_exact_acc *src) {
   if (!dst || !src || !has_format(dst->type) || src->type != dst->type)
     return CLR_ERR_INVALID_ARGUMENT;
   const exact_format *f = &formats[dst->type];
-  int64_t sum[CLR_EXACT_WORDS];
-  /* Both normal (digits below 2^32, small tops) or sums of at most 2^29
-   * normal ones (clr_exact_acc_value's limit): no word overflows. */
-  for (size_t w = 0; w < f->words; w++)
-    sum[w] = dst->words[w] + src->words[w];
+  /* Words are trusted only within the limit (as by clr_exact_acc_value);
+   * each side normalised first, its digits are below 2^32 and only the
+   * tops can grow: their sum is checked, so nothing overflows and dst is
+   * left as it was on a refusal. */
+  if (!words_trusted(f, dst->words) || !words_trusted(f, src->words))
+    return CLR_ERR_INVALID_ARGUMENT;
+  int64_t a[CLR_EXACT_WORDS], b[CLR_EXACT_WORDS], sum[CLR_EXACT_WORDS];
+  normalise(f, dst->words, a);
+  normalise(f, src->words, b);
+  size_t top = f->words - 1;
+  for (size_t w = 0; w < top; w++)
+    sum[w] = a[w] + b[w];
+  if (__builtin_add_overflow(a[top], b[top], &sum[top]) ||
+      sum[top] > EXACT_WORD_LIMIT || sum[top] < -EXACT_WORD_LIMIT)
+    return CLR_ERR_INVALID_ARGUMENT;
   normalise(f, sum, dst->words);
   dst->flags |= src->flags;
   return CLR_OK;
@@ -393,8 +414,7 @@ CLR_API clr_status clr_exact_acc_value(const clr_exact_acc *acc,
   for (size_t w = 0; w < f->words; w++) {
     /* Words summed elsewhere (MPI_SUM over ranks) stay below 2^62 for up
      * to 2^29 normal parts; beyond that the sum is not trusted. */
-    if (acc->words[w] > ((int64_t)1 << 62) ||
-        acc->words[w] < -((int64_t)1 << 62))
+    if (acc->words[w] > EXACT_WORD_LIMIT || acc->words[w] < -EXACT_WORD_LIMIT)
       return CLR_ERR_INVALID_ARGUMENT;
     rec[w] = acc->words[w];
   }
