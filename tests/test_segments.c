@@ -452,6 +452,23 @@ static void keys(clr_context *ctx, clr_context *chunked) {
   TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_MEAN, CLR_INT, ik,
                                           CLR_LONG, f, 4, uk4, out, &nr),
                    CLR_ERR_UNSUPPORTED, "a mean of long values by key");
+  /* n past the address space is refused before a key is read (it once
+   * read past the array: SIGSEGV); so are NULL values and results */
+  size_t huge[] = {SIZE_MAX / 4 + 1, SIZE_MAX / 8, SIZE_MAX};
+  for (size_t h = 0; h < sizeof huge / sizeof *huge; h++)
+    TU_EXPECT_STATUS(
+        clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik, CLR_FLOAT, f,
+                               huge[h], uk4, out, &nr),
+        CLR_ERR_INVALID_ARGUMENT, "by key, n past the address space");
+  TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik,
+                                          CLR_FLOAT, NULL, 4, uk4, out, &nr),
+                   CLR_ERR_INVALID_ARGUMENT, "by key, values NULL");
+  TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik,
+                                          CLR_FLOAT, f, 4, uk4, NULL, &nr),
+                   CLR_ERR_INVALID_ARGUMENT, "by key, results NULL");
+  TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik,
+                                          CLR_FLOAT, f, 0, uk4, out, &nr),
+                   CLR_ERR_INVALID_ARGUMENT, "by key, n = 0");
   if (TU_EXPECT_STATUS(clr_reduce_by_key_host(ctx, NULL, CLR_SUM, CLR_INT, ik,
                                               CLR_FLOAT, f, 4, uk4, out, &nr),
                        CLR_OK, "two runs"))

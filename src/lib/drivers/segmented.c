@@ -981,8 +981,14 @@ CLR_API clr_status clr_reduce_segments_buffer(
 /* ------------------------------------------------------------ by key */
 
 /* The arguments both forms of reduce-by-key refuse. */
-static clr_status check_by_key(clr_context *ctx, int keys, int unique_keys,
-                               const size_t *n_runs, clr_type key_type,
+/* Every argument of a by-key call, before anything is read: the keys'
+ * pointers and type, and the values' call (options, operation, type, n
+ * against both element sizes) as every reduction checks it. */
+static clr_status check_by_key(clr_context *ctx, const clr_options **opt,
+                               clr_options *defaults, clr_op op, int keys,
+                               int unique_keys, const size_t *n_runs,
+                               clr_type key_type, clr_type type,
+                               const void *values, const void *results,
                                size_t n) {
   if (!keys || !unique_keys || !n_runs)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -992,9 +998,11 @@ static clr_status check_by_key(clr_context *ctx, int keys, int unique_keys,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "keys are int, uint, long or ulong, not '%s'",
                     clr_type_name(key_type));
-  if (n == 0)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
-  return CLR_OK;
+  if (n > SIZE_MAX / sizeof(cl_ulong) - 1)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu keys exceed the address space", n);
+  return clr_start_work(ctx, opt, defaults, values, results,
+                        "values and results", op, type, n, 0);
 }
 
 /* Reduce-by-key of host arrays: the runs of equal keys are found on the
@@ -1005,8 +1013,10 @@ static clr_status by_key_call(clr_context *ctx, const clr_options *opt,
                               clr_type type, const void *values, size_t n,
                               void *unique_keys, void *results,
                               size_t *n_runs) {
+  clr_options defaults;
   clr_status check =
-      check_by_key(ctx, keys != NULL, unique_keys != NULL, n_runs, key_type, n);
+      check_by_key(ctx, &opt, &defaults, op, keys != NULL, unique_keys != NULL,
+                   n_runs, key_type, type, values, results, n);
   if (check != CLR_OK)
     return check;
   size_t ks = clr_type_size(key_type), runs = 1;
@@ -1054,16 +1064,16 @@ static clr_status by_key_buffer_call(clr_context *ctx, const clr_options *opt,
                                      size_t n, cl_mem unique_keys,
                                      size_t unique_keys_offset, cl_mem results,
                                      size_t results_offset, size_t *n_runs) {
+  clr_options defaults;
   clr_status st =
-      check_by_key(ctx, keys != NULL, unique_keys != NULL, n_runs, key_type, n);
+      check_by_key(ctx, &opt, &defaults, op, keys != NULL, unique_keys != NULL,
+                   n_runs, key_type, type, values, results, n);
   if (st != CLR_OK)
     return st;
   if (keys == unique_keys && keys_offset < unique_keys_offset + n &&
       unique_keys_offset < keys_offset + n)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "keys and unique_keys overlap in one buffer");
-  if (n > SIZE_MAX / sizeof(cl_ulong) - 1)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "n = %zu is too large", n);
   st = clr_check_buffer(ctx, keys, keys_offset, n, key_type, CLR_ACCESS_READ,
                         "keys");
   clr_build_spec spec = {.source = "key_runs.cl",
