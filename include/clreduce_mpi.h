@@ -8,7 +8,17 @@
  * same op, type and options, each with its own part (n_local elements, 0
  * allowed); the parts form one array in rank order.  Every rank returns the
  * same status (the first failing rank's, by rank order) and the same
- * result. */
+ * result.  The ranks compare their calls (which function, op, type, and
+ * the options exact, exclusive, narrow_accumulator, accumulate_in, map and
+ * map_expr; the tuning options may differ with each rank's device) before
+ * any data moves: calls that differ return CLR_ERR_INVALID_ARGUMENT on
+ * every rank with failed_rank -1, never a truncated message or a hang.
+ *
+ * A failed MPI call returns CLR_ERR_INVALID_ARGUMENT with its error code
+ * in clr_mpi_info.mpi_error; MPI returns one only where comm's error
+ * handler is MPI_ERRORS_RETURN (MPI_COMM_WORLD's default aborts the job).
+ * A rank that dies is not noticed here: Open MPI's mpirun ends the whole
+ * job when a rank exits without MPI_Finalize or is killed. */
 #ifndef CLREDUCE_MPI_H
 #define CLREDUCE_MPI_H
 
@@ -29,12 +39,15 @@ typedef struct clr_mpi_info {
   double total_ms;    /* the whole call, on this rank                     */
   size_t error_depth; /* as clr_timing.error_depth, for the whole result  */
   int failed_rank;    /* the first rank whose part failed, or -1          */
+  int mpi_error;      /* a failed MPI call's error code, else MPI_SUCCESS */
 } clr_mpi_info;
 
-/* A context for this rank: on cfg->device when it names one, else on the
- * GPU its node-local rank picks (local rank modulo the GPUs of the platform
- * cfg->platform selects, by default the first platform with a GPU), else
- * on that platform's first device.  Collective over comm. */
+/* A context for this rank: on cfg->device when it names one (each rank
+ * may name its own), else on the GPU its node-local rank picks (local rank
+ * modulo the GPUs of the platform cfg->platform selects, by default the
+ * first platform with a GPU), else on that platform's first device.
+ * Collective over comm (every rank calls it, with or without a device);
+ * each rank returns its own status. */
 CLR_API clr_status clr_mpi_context_create(MPI_Comm comm,
                                           const clr_context_config *cfg,
                                           clr_context **out, char *detail,

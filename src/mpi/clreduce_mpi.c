@@ -69,32 +69,84 @@ static void fold_end(mpi_fold *f) {
 
 /* ---- collective bookkeeping */
 
-/* Every rank's status: the first failing rank's (by rank), on all.
- * MINLOC over (rank if failed, else INT_MAX; status) gives the smallest
- * failing rank with its own status beside it. */
-static clr_status agree(MPI_Comm comm, clr_status st, clr_mpi_info *info) {
-  int me = 0, mine[2], first[2];
-  MPI_Comm_rank(comm, &me);
-  mine[0] = st != CLR_OK ? me : 0x7fffffff;
-  mine[1] = (int)st;
-  if (MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
+/* What every rank's call must share (include/clreduce_mpi.h): which call,
+ * the op, the type and the options that decide the result or the MPI
+ * steps (an exact sum moves other data than a fold), as a 64-bit FNV-1a
+ * digest.  The tuning options (kernel, work-group size, coarse factor,
+ * vector width, layout) may differ with each rank's device. */
+enum { CALL_REDUCE = 1, CALL_SCAN = 2 };
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static uint64_t call_digest(int call, clr_op op, clr_type type,
+                            const clr_options *o) {
+  int32_t f[8] = {call,
+                  (int32_t)op,
+                  (int32_t)type,
+                  o->exact != 0,
+                  o->exclusive != 0,
+                  o->narrow_accumulator != 0,
+                  (int32_t)o->map,
+                  (int32_t)o->accumulate_in};
+  uint64_t h = fnv1a(0xcbf29ce484222325ull, f, sizeof f);
+  if (o->map == CLR_MAP_EXPR && o->map_expr)
+    h = fnv1a(h, o->map_expr, strlen(o->map_expr) + 1);
+  return h;
+}
+
+/* An MPI call's failure: noted in the info, CLR_ERR_INVALID_ARGUMENT. */
+static clr_status mpi_failed(clr_mpi_info *info, int rc) {
+  if (!info->mpi_error)
+    info->mpi_error = rc;
+  return CLR_ERR_INVALID_ARGUMENT;
+}
+
+/* Every rank's status, in one MPI_Allreduce (MPI_MAX over three words):
+ * the first failing rank's (by rank) on all, with its rank in
+ * info->failed_rank; else, when the ranks' calls differ (their digests'
+ * maximum and minimum differ), CLR_ERR_INVALID_ARGUMENT on all with
+ * failed_rank -1.  A failing rank's word: bit 63, then INT_MAX - rank
+ * (the smallest rank gives the largest), then its status. */
+static clr_status agree(MPI_Comm comm, clr_status st, uint64_t digest,
+                        clr_mpi_info *info) {
+  int me = 0, rc;
+  uint64_t mine[3], all[3];
+  if ((rc = MPI_Comm_rank(comm, &me)) != MPI_SUCCESS)
+    return mpi_failed(info, rc);
+  mine[0] = st == CLR_OK ? 0
+                         : (uint64_t)1 << 63 |
+                               (uint64_t)(0x7fffffff - me) << 32 | (uint32_t)st;
+  mine[1] = digest;
+  mine[2] = ~digest;
+  if ((rc = MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, comm)) !=
+      MPI_SUCCESS)
+    return mpi_failed(info, rc);
+  if (all[0]) {
+    info->failed_rank = 0x7fffffff - (int)((all[0] >> 32) & 0x7fffffff);
+    return (clr_status)(uint32_t)all[0];
+  }
+  if (all[1] != ~all[2]) { /* max != min: the calls differ */
+    info->failed_rank = -1;
     return CLR_ERR_INVALID_ARGUMENT;
-  if (first[0] == 0x7fffffff)
-    return CLR_OK;
-  info->failed_rank = first[0];
-  return (clr_status)first[1];
+  }
+  return CLR_OK;
 }
 
 /* The global n and this rank's first index. */
 static clr_status place(MPI_Comm comm, size_t n_local, clr_mpi_info *info) {
   uint64_t mine = n_local, first = 0, total = 0;
-  int me = 0;
-  MPI_Comm_rank(comm, &me);
-  if (MPI_Exscan(&mine, &first, 1, MPI_UINT64_T, MPI_SUM, comm) !=
+  int me = 0, rc;
+  if ((rc = MPI_Comm_rank(comm, &me)) != MPI_SUCCESS ||
+      (rc = MPI_Exscan(&mine, &first, 1, MPI_UINT64_T, MPI_SUM, comm)) !=
           MPI_SUCCESS ||
-      MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, comm) !=
+      (rc = MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, comm)) !=
           MPI_SUCCESS)
-    return CLR_ERR_INVALID_ARGUMENT;
+    return mpi_failed(info, rc);
   info->first = me == 0 ? 0 : first; /* Exscan leaves rank 0's undefined */
   info->n_global = total;
   return total == 0 ? CLR_ERR_INVALID_ARGUMENT : CLR_OK;
@@ -111,12 +163,16 @@ static size_t last_depth(clr_context *ctx) {
 }
 
 /* The deepest rounding chain over the ranks, plus one fold a rank. */
-static size_t global_depth(MPI_Comm comm, size_t local) {
+static clr_status global_depth(MPI_Comm comm, size_t local, size_t *depth,
+                               clr_mpi_info *info) {
   uint64_t mine = local, most = local;
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
-  return (size_t)most + (size_t)size;
+  int size = 1, rc;
+  if ((rc = MPI_Comm_size(comm, &size)) != MPI_SUCCESS ||
+      (rc = MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, comm)) !=
+          MPI_SUCCESS)
+    return mpi_failed(info, rc);
+  *depth = (size_t)most + (size_t)size;
+  return CLR_OK;
 }
 
 /* A collective call's start: the info (the caller's or scratch) cleared,
@@ -229,35 +285,38 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
   }
   double t1 = now_ms();
   info->local_ms = t1 - t0;
-  st = agree(comm, st, info);
+  st = agree(comm, st, call_digest(CALL_REDUCE, op, type, &o), info);
   if (st != CLR_OK)
     return st;
   rank_value all = mine;
+  int rc;
   if (exact) {
-    if (MPI_Allreduce(MPI_IN_PLACE, acc.words, CLR_EXACT_WORDS, MPI_INT64_T,
-                      MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, &acc.flags, 1, MPI_UINT32_T, MPI_BOR,
-                      comm) != MPI_SUCCESS)
-      return CLR_ERR_INVALID_ARGUMENT;
+    if ((rc = MPI_Allreduce(MPI_IN_PLACE, acc.words, CLR_EXACT_WORDS,
+                            MPI_INT64_T, MPI_SUM, comm)) != MPI_SUCCESS ||
+        (rc = MPI_Allreduce(MPI_IN_PLACE, &acc.flags, 1, MPI_UINT32_T, MPI_BOR,
+                            comm)) != MPI_SUCCESS)
+      return mpi_failed(info, rc);
     st = clr_exact_acc_value(&acc, &all.v);
   } else {
     mpi_fold f;
     if (!fold_begin(&f))
       return CLR_ERR_OUT_OF_MEMORY;
-    int rc = MPI_Allreduce(&mine, &all, 1, f.type, f.op, comm);
+    rc = MPI_Allreduce(&mine, &all, 1, f.type, f.op, comm);
     fold_end(&f);
     if (rc != MPI_SUCCESS)
-      return CLR_ERR_INVALID_ARGUMENT;
+      return mpi_failed(info, rc);
   }
   uint64_t divisor = info->n_global;
-  if (counts && MPI_Allreduce(&count, &divisor, 1, MPI_UINT64_T, MPI_SUM,
-                              comm) != MPI_SUCCESS)
-    return CLR_ERR_INVALID_ARGUMENT;
+  if (counts && (rc = MPI_Allreduce(&count, &divisor, 1, MPI_UINT64_T, MPI_SUM,
+                                    comm)) != MPI_SUCCESS)
+    return mpi_failed(info, rc);
   if (st == CLR_OK && (flags & CLR_OPF_MEAN))
     st = clr_value_sum_to_mean(&o, type, divisor, &all.v);
   if (st == CLR_OK)
     *result = all.v;
-  info->error_depth = global_depth(comm, depth);
+  clr_status dst = global_depth(comm, depth, &info->error_depth, info);
+  if (dst != CLR_OK)
+    return dst;
   info->combine_ms = now_ms() - t1;
   info->total_ms = now_ms() - t0;
   return st;
@@ -312,7 +371,8 @@ CLR_API clr_status clr_mpi_scan_host(clr_context *ctx, MPI_Comm comm,
     depth = last_depth(ctx);
   }
   double t1 = now_ms();
-  st = agree(comm, st, info);
+  uint64_t digest = call_digest(CALL_SCAN, op, type, &o);
+  st = agree(comm, st, digest, info);
   if (st != CLR_OK)
     return st;
   /* The totals of the ranks before this one, in rank order. */
@@ -320,11 +380,12 @@ CLR_API clr_status clr_mpi_scan_host(clr_context *ctx, MPI_Comm comm,
   if (!fold_begin(&f))
     return CLR_ERR_OUT_OF_MEMORY;
   int me = 0;
-  MPI_Comm_rank(comm, &me);
-  int rc = MPI_Exscan(&mine, &before, 1, f.type, f.op, comm);
+  int rc = MPI_Comm_rank(comm, &me);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Exscan(&mine, &before, 1, f.type, f.op, comm);
   fold_end(&f);
   if (rc != MPI_SUCCESS)
-    return CLR_ERR_INVALID_ARGUMENT;
+    return mpi_failed(info, rc);
   if (me == 0)
     before.has = 0; /* undefined on rank 0 */
   /* This rank's carry-in: the caller's, then the ranks' before it. */
@@ -350,11 +411,16 @@ CLR_API clr_status clr_mpi_scan_host(clr_context *ctx, MPI_Comm comm,
     scan_depth = last_depth(ctx);
   }
   double t3 = now_ms();
-  st = agree(comm, st, info);
+  st = agree(comm, st, digest, info);
   info->local_ms = (t1 - t0) + (t3 - t2);
+  size_t d1 = 0, d2 = 0;
+  clr_status dst = global_depth(comm, depth, &d1, info);
+  if (dst == CLR_OK)
+    dst = global_depth(comm, scan_depth, &d2, info);
+  if (dst != CLR_OK)
+    return dst;
+  info->error_depth = d1 + d2;
   info->combine_ms = (t2 - t1) + (now_ms() - t3);
-  info->error_depth =
-      global_depth(comm, depth) + global_depth(comm, scan_depth);
   info->total_ms = now_ms() - t0;
   return st;
 }
@@ -371,15 +437,18 @@ CLR_API clr_status clr_mpi_context_create(MPI_Comm comm,
     c = *cfg;
   else
     memset(&c, 0, sizeof c);
+  /* The node-local rank, on every rank alike (the split is collective:
+   * a rank given its own device takes part all the same). */
+  MPI_Comm node;
+  int local = 0;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                          &node) == MPI_SUCCESS) {
+    if (MPI_Comm_rank(node, &local) != MPI_SUCCESS)
+      local = 0;
+    MPI_Comm_free(&node);
+  }
   if (!c.device || !*c.device) {
-    /* The node-local rank, then the GPUs of the chosen platform. */
-    MPI_Comm node;
-    int local = 0;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                            &node) == MPI_SUCCESS) {
-      MPI_Comm_rank(node, &local);
-      MPI_Comm_free(&node);
-    }
+    /* The GPUs of the chosen platform, by node-local rank. */
     unsigned want_plat = 0;
     clr_status st =
         clr_platform_choose(c.platform, &want_plat, detail, detail_size);

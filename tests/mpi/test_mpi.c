@@ -230,6 +230,71 @@ static void failures(clr_context *ctx) {
   TU_EXPECT_STATUS(st, CLR_ERR_INVALID_ARGUMENT, "no element on any rank");
 }
 
+/* Ranks whose calls differ (another op, an exact sum on one rank, a scan
+ * against a reduction) get CLR_ERR_INVALID_ARGUMENT on every rank, with no
+ * failed rank, instead of a hang or a truncated message; the next call
+ * alike on every rank runs. */
+static void mismatches(clr_context *ctx) {
+  float f[4] = {1, 2, 3, 4}, out[4];
+  clr_value v;
+  clr_mpi_info info;
+  clr_options o;
+  clr_status st;
+  int last = rank == size - 1;
+  if (size < 2)
+    return;
+  for (int c = 0; c < 3; c++) {
+    clr_options_init(&o);
+    o.exact = c == 1 && last;
+    memset(&info, 0, sizeof info);
+    if (c == 2 && last)
+      st = clr_mpi_scan_host(ctx, MPI_COMM_WORLD, &o, CLR_SUM, CLR_FLOAT, f,
+                             out, 4, &info);
+    else
+      st = clr_mpi_reduce_host(ctx, MPI_COMM_WORLD, &o,
+                               c == 0 && last ? CLR_MAX : CLR_SUM, CLR_FLOAT, f,
+                               4, &v, &info);
+    static const char *const what[] = {"another op", "an exact sum", "a scan"};
+    TU_CHECK(st == CLR_ERR_INVALID_ARGUMENT && info.failed_rank == -1 &&
+                 info.mpi_error == MPI_SUCCESS,
+             "rank %d/%d: %s on the last rank: %s, failed rank %d", rank, size,
+             what[c], clr_status_name(st), info.failed_rank);
+  }
+  st = clr_mpi_reduce_host(ctx, MPI_COMM_WORLD, NULL, CLR_SUM, CLR_FLOAT, f, 4,
+                           &v, &info);
+  TU_CHECK(st == CLR_OK && v.v.f == 10.0f * (float)size,
+           "rank %d/%d: the call after them: %s", rank, size,
+           clr_status_name(st));
+}
+
+/* A device named on some ranks only: the context's creation is collective
+ * on every rank all the same (a rank given a device once skipped its
+ * step), and the call runs. */
+static void own_devices(void) {
+  clr_context_config cfg;
+  clr_context *ctx = NULL;
+  char detail[256] = "";
+  memset(&cfg, 0, sizeof cfg);
+  cfg.device = rank % 2 ? "0" : NULL;
+  clr_status st =
+      clr_mpi_context_create(MPI_COMM_WORLD, &cfg, &ctx, detail, sizeof detail);
+  TU_CHECK(st == CLR_OK, "rank %d/%d: a context on device %s: %s %s", rank,
+           size, cfg.device ? cfg.device : "(by local rank)",
+           clr_status_name(st), detail);
+  int32_t x[3] = {rank, 1, 2};
+  clr_value v;
+  if (st == CLR_OK)
+    st = clr_mpi_reduce_host(ctx, MPI_COMM_WORLD, NULL, CLR_SUM, CLR_INT, x, 3,
+                             &v, NULL);
+  int all = 0;
+  MPI_Allreduce(&st, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  TU_CHECK(all != CLR_OK || v.v.l == (int64_t)size * (size - 1) / 2 + 3 * size,
+           "rank %d/%d: the sum over contexts on named and picked devices: "
+           "%lld",
+           rank, size, (long long)v.v.l);
+  clr_context_release(ctx);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -244,7 +309,9 @@ int main(int argc, char **argv) {
     types_and_sizes(ctx, uneven);
   buffers(ctx);
   failures(ctx);
+  mismatches(ctx);
   clr_context_release(ctx);
+  own_devices();
   /* Every rank's verdict: rank 0 prints the totals. */
   unsigned long mine[2] = {(unsigned long)tu_passed, (unsigned long)tu_failed},
                 all[2];
