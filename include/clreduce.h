@@ -311,7 +311,15 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
                                                  char *detail,
                                                  size_t detail_size);
 
-/* Release everything the context created.  NULL is a no-op. */
+/* Release everything the context created.  NULL is a no-op.  It never
+ * waits for the caller's events: blocking calls have finished when they
+ * return, and asynchronous calls still pending (waiting for a wait list
+ * the caller completes later) are left to complete after the release —
+ * OpenCL keeps the buffers and kernels their commands use until then,
+ * their events stay valid, and the caller's buffers must stay alive until
+ * those events complete.  With nothing pending it waits for the queue.
+ * Host memory from clr_host_alloc is freed here: no pending command may
+ * use it. */
 CLR_API void clr_context_release(clr_context *ctx);
 
 CLR_API clr_status clr_context_device(const clr_context *ctx,

@@ -7,6 +7,8 @@
 #include "test_util.h"
 
 #include <CL/cl.h>
+#include <stdint.h>
+#include <unistd.h>
 
 #define N 1000003
 
@@ -152,6 +154,60 @@ static void refusals(clr_context *ctx, cl_mem a) {
   clReleaseMemObject(r);
 }
 
+/* A context released while an asynchronous call still waits for a user
+ * event that the caller completes only afterwards: the release returns
+ * at once (it once waited for the queue, so forever), and the call still
+ * completes after it, with the right result, its event valid.  An alarm
+ * turns a hang into a failure. */
+static void release_pending(const int64_t *host) {
+  clr_context *ctx = tu_context();
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_device_id dev;
+  cl_int err = clGetCommandQueueInfo(clr_context_queue(ctx), CL_QUEUE_DEVICE,
+                                     sizeof dev, &dev, NULL);
+  expect_cl(err, "clGetCommandQueueInfo");
+  expect_cl(clRetainContext(cl), "clRetainContext");
+  cl_command_queue q = clCreateCommandQueue(cl, dev, 0, &err);
+  expect_cl(err, "clCreateCommandQueue");
+  cl_mem a = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            N * sizeof *host, (void *)(uintptr_t)host, &err);
+  expect_cl(err, "clCreateBuffer");
+  cl_mem r = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizeof(int64_t), NULL, &err);
+  expect_cl(err, "clCreateBuffer");
+  cl_event user = clCreateUserEvent(cl, &err);
+  expect_cl(err, "clCreateUserEvent");
+  cl_event done = NULL;
+  clr_status s = clr_reduce_buffer_async(ctx, NULL, CLR_SUM, CLR_LONG, a, 0, N,
+                                         r, 0, 1, &user, &done);
+  TU_EXPECT_STATUS(s, CLR_OK, "async sum waiting for a user event");
+  alarm(60);
+  clr_context_release(ctx); /* must not wait for the user event */
+  alarm(0);
+  TU_CHECK(1, "the release with a call pending returned");
+  expect_cl(clSetUserEventStatus(user, CL_COMPLETE), "clSetUserEventStatus");
+  int64_t got = 0, want = 0;
+  for (size_t i = 0; i < N; i++)
+    want += host[i];
+  if (done) {
+    alarm(60);
+    expect_cl(clWaitForEvents(1, &done), "clWaitForEvents");
+    alarm(0);
+    expect_cl(
+        clEnqueueReadBuffer(q, r, CL_TRUE, 0, sizeof got, &got, 0, NULL, NULL),
+        "clEnqueueReadBuffer");
+    clReleaseEvent(done);
+  }
+  TU_CHECK(done && got == want,
+           "the pending call completed after the release: %lld (want %lld)",
+           (long long)got, (long long)want);
+  clReleaseEvent(user);
+  clReleaseMemObject(a);
+  clReleaseMemObject(r);
+  clReleaseCommandQueue(q);
+  clReleaseContext(cl);
+  tu_section("release with a call pending");
+}
+
 int main(void) {
   int64_t *host = tu_xmalloc(N * sizeof *host);
   tu_rng rng = {77};
@@ -204,6 +260,7 @@ int main(void) {
   }
   clReleaseMemObject(a);
   clr_context_release(ctx);
+  release_pending(host);
   free(host);
   return tu_finish("test_async");
 }

@@ -63,10 +63,21 @@ const clr_options *clr_options_or_defaults(const clr_options *opt,
 
 clr_status clr_end_async_call(clr_context *ctx, clr_status st) {
   if (st == CLR_OK) {
-    /* Flushed, so the commands start without a later call or wait. */
-    cl_int err = clFlush(ctx->queue);
+    /* Marked (the queue is in order: the marker completes after every
+     * command of the call), so that release knows whether they are still
+     * pending; flushed, so they start without a later call or wait. */
+    cl_event tail = NULL;
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &tail);
     if (err != CL_SUCCESS)
-      st = clr_cl_fail(ctx, "clFlush", err);
+      st = clr_cl_fail(ctx, "clEnqueueMarkerWithWaitList", err);
+    else {
+      if (ctx->async_tail)
+        clReleaseEvent(ctx->async_tail);
+      ctx->async_tail = tail;
+      err = clFlush(ctx->queue);
+      if (err != CL_SUCCESS)
+        st = clr_cl_fail(ctx, "clFlush", err);
+    }
   }
   st = clr_end_call(ctx, st);
   ctx->async_call = 0;

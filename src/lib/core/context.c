@@ -270,11 +270,30 @@ void clr_buffer_release(clr_buffer *buf) {
   buf->bytes = 0;
 }
 
+/* 1 while the last asynchronous call's commands are not all complete
+ * (they may wait for events the caller completes later). */
+static int async_pending(const clr_context *ctx) {
+  cl_int status = CL_COMPLETE;
+  if (!ctx->async_tail ||
+      clGetEventInfo(ctx->async_tail, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                     sizeof status, &status, NULL) != CL_SUCCESS)
+    return 0;
+  return status > CL_COMPLETE; /* queued, submitted or running */
+}
+
 CLR_API void clr_context_release(clr_context *ctx) {
   if (!ctx)
     return;
-  if (ctx->queue)
+  /* Blocking calls have finished when they return; asynchronous ones may
+   * still wait for the caller's events: release never waits for those
+   * (OpenCL keeps what their commands use until they complete), else it
+   * waits for the queue as before. */
+  if (ctx->queue && !async_pending(ctx))
     clFinish(ctx->queue);
+  else if (ctx->queue)
+    clFlush(ctx->queue);
+  if (ctx->async_tail)
+    clReleaseEvent(ctx->async_tail);
   clr_release_programs(ctx);
   clr_pinned_release(ctx);
   clr_buffer_release(&ctx->input);

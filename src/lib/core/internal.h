@@ -105,6 +105,10 @@ struct clr_context {
   cl_command_queue caller_queue;
   cl_int caller_err; /* of that wait in the call in progress */
   int async_call;    /* the call in progress returns without waiting */
+  /* A marker after the last asynchronous call's commands (retained), or
+   * NULL: while it is not complete, they may wait for the caller's
+   * events, and release must not wait for them. */
+  cl_event async_tail;
   int profiling;
   int host_unified; /* CL_DEVICE_HOST_UNIFIED_MEMORY: zero-copy staging */
   clr_device_desc desc;
