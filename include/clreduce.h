@@ -285,7 +285,10 @@ typedef struct clr_context_config {
  * one-line reason on failure.  cfg may be NULL for all defaults.  A context is
  * not thread-safe by itself: distinct contexts may be used (and created) by
  * distinct threads at once; one context by several threads only in turn,
- * under the caller's lock. */
+ * under the caller's lock.  fork(): a child may not use its parent's
+ * contexts, and once the parent has made one, a context the child makes
+ * on PoCL hangs (PoCL's threads do not survive a fork; seen with PoCL
+ * 3.1): make contexts after forking, or exec in the child. */
 CLR_API clr_status clr_context_create(const clr_context_config *cfg,
                                       clr_context **out, char *detail,
                                       size_t detail_size);
