@@ -4,13 +4,37 @@
 
 #include "internal.h"
 
-/* 1 and *out set when a valid cached binary was found and built. */
+/* An entry being loaded: its path and the mark that says so. */
+typedef struct clr_cache_claim {
+  char path[4096];
+  char mark[4200];
+  int active; /* a loaded program awaits clr_binary_cache_done */
+  int owned;  /* the mark is this load's */
+} clr_cache_claim;
+
+/* 1 and *out set when a valid cached binary was found, loaded and built,
+ * and has the kernel named kernel; then the caller must call
+ * clr_binary_cache_done with claim once it made its kernel (or failed). */
 int clr_binary_cache_load(clr_context *ctx, const char *options,
                           const char *source, size_t source_len,
-                          cl_program *out);
+                          const char *kernel, cl_program *out,
+                          clr_cache_claim *claim);
+/* The end of a load: ok 1 keeps the entry, 0 deletes it (it loaded but
+ * gave no kernel); either way the loading mark goes. */
+void clr_binary_cache_done(clr_context *ctx, clr_cache_claim *claim, int ok);
 /* Best effort: failures to write are ignored (and logged). */
 void clr_binary_cache_store(clr_context *ctx, const char *options,
                             const char *source, size_t source_len,
                             cl_program prog);
+
+/* The payload's own format where the platform's is known: PoCL's
+ * "poclbin" container walked whole (driver: the driver version, which
+ * says the container's version), NVIDIA's PTX text, an ELF image's
+ * tables.  1 when it may be given to the driver; 0 with *why (may be
+ * NULL) set to a static reason.  Pure: no OpenCL, fuzzed by
+ * tests/fuzz/fuzz_cache_entry.c. */
+int clr_cache_payload_check(const char *platform, const char *driver,
+                            const unsigned char *bin, size_t len,
+                            const char **why);
 
 #endif

@@ -263,7 +263,12 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
   if (st != CLR_OK)
     return st;
   cl_program prog = NULL;
-  if (!clr_binary_cache_load(ctx, options, text, text_len, &prog)) {
+  /* A cached program stays marked as being loaded until its kernel is
+   * made (binary_cache.c), so a crash in the driver meanwhile drops the
+   * entry for the next run instead of repeating. */
+  clr_cache_claim claim;
+  if (!clr_binary_cache_load(ctx, options, text, text_len, spec->kernel, &prog,
+                             &claim)) {
     st = build_from_source(ctx, spec, options, text, text_len, &prog);
     if (st == CLR_OK)
       clr_binary_cache_store(ctx, options, text, text_len, prog);
@@ -277,11 +282,14 @@ clr_status clr_get_kernel(clr_context *ctx, const clr_build_spec *spec,
   e->program = prog;
   e->prelude = malloc(strlen(prelude) + 1);
   if (!e->prelude) {
+    clr_binary_cache_done(ctx, &claim, 1);
     release_entry(e);
     return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
   }
   strcpy(e->prelude, prelude);
   e->kernel = clCreateKernel(prog, spec->kernel, &err);
+  /* A cached program that gives no kernel is dropped from the cache. */
+  clr_binary_cache_done(ctx, &claim, err == CL_SUCCESS);
   if (err != CL_SUCCESS) {
     e->kernel = NULL;
     release_entry(e);
