@@ -6,9 +6,16 @@
  * are rewritten valid; so do entries damaged at every position (a byte
  * flipped in the header, key or payload, a truncated payload with its
  * length made to agree, an empty file, huge lengths), checked against the
- * entry format independently of the library; a kernel directory whose source
- * differs gets new entries while an identical copy reuses the old ones; an
- * unusable cache directory never makes a call fail.
+ * entry format independently of the library; so do crafted entries, whose
+ * header and checksum are right but whose payload lies (cut, zeroed,
+ * random, another kernel's, and on PoCL each length field of its container
+ * at an extreme, a file name leaving its directory, files zeroed), each
+ * run in a child process that must not crash; a crash while an entry is
+ * loaded (simulated) is not repeated by the next run, which drops the
+ * entry; a kernel directory whose source differs gets new entries while an
+ * identical copy reuses the old ones; an unusable cache directory never
+ * makes a call fail; PoCL without a writable cache directory of its own
+ * makes context creation fail saying so.
  *
  * Tuning: of two shipped files in $CLREDUCE_TUNING_DIR whose match= lines
  * are substrings of the device name the longer wins (a non-matching longer
@@ -35,6 +42,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -154,6 +163,7 @@ typedef struct entry {
   char name[256];
   off_t size;
   ino_t ino;
+  struct timespec mtime;
 } entry;
 
 typedef struct listing {
@@ -196,6 +206,7 @@ static void list_cache(const char *dir, listing *l) {
       snprintf(l->e[l->n].name, sizeof l->e[l->n].name, "%s", nm);
       l->e[l->n].size = st.st_size;
       l->e[l->n].ino = st.st_ino;
+      l->e[l->n].mtime = st.st_mtim;
       l->n++;
     } else {
       l->others++;
@@ -220,13 +231,20 @@ static size_t count_new(const listing *a, const listing *b) {
   return k;
 }
 
+/* 1 when entry b is another file than a, or a rewritten one (an entry
+ * dropped before it is rebuilt may get the same inode again). */
+static int rewritten(const entry *a, const entry *b) {
+  return a->ino != b->ino || a->mtime.tv_sec != b->mtime.tv_sec ||
+         a->mtime.tv_nsec != b->mtime.tv_nsec;
+}
+
 /* Same names, sizes and inodes: nothing was rewritten. */
 static int same_listing(const listing *a, const listing *b) {
   if (a->n != b->n || a->others != b->others)
     return 0;
   for (size_t i = 0; i < a->n; i++) {
     const entry *x = find_entry(b, a->e[i].name);
-    if (!x || x->size != a->e[i].size || x->ino != a->e[i].ino)
+    if (!x || x->size != a->e[i].size || rewritten(x, &a->e[i]))
       return 0;
   }
   return 1;
@@ -1289,20 +1307,25 @@ static void test_autotune(void) {
 #define CHILD_SECONDS 30 /* a hang guard, not a timing assertion */
 
 /* This program again (fork + exec, so the child's OpenCL state is its
- * own) in --child-run mode: a context on cache and a reduction, checked.
- * An alarm turns a hang into a failure instead of blocking the suite. */
-static int child_run(const char *cache, const char *label) {
+ * own) in --child-run mode: a context on cache and a reduction, checked;
+ * with one more argument extra (NULL: none) and the environment settings
+ * env (NAME=VALUE, NULL-terminated; may be NULL) made in the child.  An
+ * alarm turns a hang into SIGALRM.  Returns the wait status. */
+static int child_status(const char *cache, const char *extra,
+                        const char *const *env) {
   char a1[4200], a2[4200], a3[4200];
   snprintf(a1, sizeof a1, "--child-run=%s", cache);
   snprintf(a2, sizeof a2, "--kernel-dir=%s", kernel_src);
   snprintf(a3, sizeof a3, "--work-dir=%s", work_dir);
-  char *args[] = {(char *)"test_cache_tuning", a1, a2, a3, NULL};
+  char *args[] = {(char *)"test_cache_tuning", a1, a2, a3, (char *)extra, NULL};
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
   if (pid < 0)
     tu_die("fork: %s", strerror(errno));
   if (pid == 0) {
+    for (size_t i = 0; env && env[i]; i++)
+      putenv((char *)env[i]);
     alarm(CHILD_SECONDS); /* kept across exec */
     execv("/proc/self/exe", args);
     _exit(127);
@@ -1311,6 +1334,11 @@ static int child_run(const char *cache, const char *label) {
   while (waitpid(pid, &st, 0) < 0)
     if (errno != EINTR)
       tu_die("waitpid: %s", strerror(errno));
+  return st;
+}
+
+static int child_run(const char *cache, const char *label) {
+  int st = child_status(cache, NULL, NULL);
   if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
     return tu_check(0,
                     "%s: context creation and a reduction hang (killed "
@@ -1320,6 +1348,468 @@ static int child_run(const char *cache, const char *label) {
                   "%s: the child process passes (exit %d, signal %d)", label,
                   WIFEXITED(st) ? WEXITSTATUS(st) : -1,
                   WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+static void crash_at_load_log(void *user, const char *msg) {
+  const char *entry = user;
+  if (strncmp(msg, "binary cache: loading entry", 27) == 0 && entry &&
+      strstr(msg, entry)) {
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+  }
+}
+
+static void note(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  printf("  ");
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+}
+
+/* ------------------------------------------------------------ crafted */
+
+/* An entry of key and payload exactly as the library writes one: magic,
+ * lengths and checksum all valid, whatever the payload says. */
+static unsigned char *craft_entry(const unsigned char *key, size_t key_len,
+                                  const unsigned char *payload,
+                                  size_t payload_len, size_t *len) {
+  *len = 32 + key_len + payload_len;
+  unsigned char *b = tu_xmalloc(*len);
+  memcpy(b, MAGIC, 8);
+  put_le64(b + 8, key_len);
+  put_le64(b + 16, payload_len);
+  memcpy(b + 32, key, key_len);
+  if (payload_len)
+    memcpy(b + 32 + key_len, payload, payload_len);
+  uint64_t h = fnv1a64(b, 24, 0xcbf29ce484222325ULL);
+  put_le64(b + 24, fnv1a64(b + 32, *len - 32, h));
+  return b;
+}
+
+static void put_le32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+
+/* Where PoCL's container (the "poclbin" binary, version 9: PoCL 3.1) keeps
+ * the fields the crafted entries lie in; 0 when the payload is not one. */
+typedef struct pocl_layout {
+  size_t root;   /* the first root file region's size (u64) */
+  size_t file;   /* its first file's name length (u32) */
+  size_t kernel; /* the first kernel's record (u64 record size) */
+  size_t kfile;  /* that kernel's first file's name length (u32) */
+} pocl_layout;
+
+static int pocl_layout_of(const unsigned char *b, size_t len, pocl_layout *l) {
+  memset(l, 0, sizeof *l);
+  if (len < 200 || memcmp(b, "poclbin", 8) != 0 || get_le32(b + 16) != 9 ||
+      get_le32(b + 32) != 1)
+    return 0;
+  l->root = 77;
+  l->file = 85;
+  uint64_t root = get_le64(b + 77);
+  if (root > len - 85)
+    return 0;
+  l->kernel = 85 + (size_t)root;
+  if (l->kernel + 40 > len)
+    return 0;
+  uint64_t size = get_le64(b + l->kernel), files = get_le64(b + l->kernel + 8);
+  if (size > len - l->kernel || files > size || files < 8)
+    return 0;
+  l->kfile = l->kernel + (size_t)(size - files);
+  return 1;
+}
+
+/* The crafted payloads: each lies in one way while its entry's header and
+ * checksum are right.  The generic ones apply to any driver, the PoCL ones
+ * to PoCL's container only. */
+enum {
+  C_CUT_100,
+  C_CUT_HALF,
+  C_ONE_BYTE,
+  C_ZEROS,
+  C_RANDOM,
+  C_RANDOM_TAIL,
+  C_FOREIGN,
+  C_EXTRA_BYTE,
+  C_POCL_FIRST, /* the PoCL ones from here */
+  C_VERSION_8 = C_POCL_FIRST,
+  C_VERSION_MAX,
+  C_KERNELS_MAX,
+  C_KERNELS_0,
+  C_ROOT_MAX,
+  C_ROOT_0,
+  C_NAME_LEN_MAX,
+  C_FILE_LEN_MAX,
+  C_DOTDOT,
+  C_BITCODE_ZEROS,
+  C_RECORD_MAX,
+  C_RECORD_FILES,
+  C_KNAME_LEN_MAX,
+  C_ARGS_MAX,
+  C_LOCALS_MAX,
+  C_SO_ZEROS,
+  C_COUNT
+};
+
+static const char *const crafted_names[C_COUNT] = {
+    "payload cut to 100 bytes",
+    "payload cut to half",
+    "a payload of one byte",
+    "payload zero-filled",
+    "payload of random bytes",
+    "random bytes after the first 77",
+    "another kernel's binary (a scan's)",
+    "the payload and one more byte",
+    "PoCL binary version 8",
+    "PoCL binary version 2^32 - 1",
+    "PoCL kernel count 2^32 - 1",
+    "PoCL kernel count 0",
+    "PoCL root file region 2^64 - 1 bytes",
+    "PoCL root file region 0 bytes",
+    "PoCL file name length 2^32 - 1",
+    "PoCL file length 2^32 - 1",
+    "PoCL file name /../gram.bc (leaves the cache directory)",
+    "PoCL program.bc zero-filled",
+    "PoCL kernel record size 2^63",
+    "PoCL kernel record all files",
+    "PoCL kernel name length 2^32 - 1",
+    "PoCL argument count 2^32 - 1",
+    "PoCL local count 2^32 - 1",
+    "PoCL kernel's first file zero-filled",
+};
+
+/* The crafted payload kind made of the real one (orig) and another
+ * kernel's (foreign); NULL when kind does not apply to this payload. */
+static unsigned char *craft_payload(int kind, const unsigned char *orig,
+                                    size_t len, const unsigned char *foreign,
+                                    size_t foreign_len, size_t *out_len) {
+  pocl_layout l;
+  if (kind >= C_POCL_FIRST && !pocl_layout_of(orig, len, &l))
+    return NULL;
+  size_t n = kind == C_EXTRA_BYTE ? len + 1 : len;
+  if (kind == C_FOREIGN)
+    n = foreign_len;
+  unsigned char *p = tu_xmalloc(n);
+  memcpy(p, kind == C_FOREIGN ? foreign : orig, kind == C_FOREIGN ? n : len);
+  uint32_t seed = 12345;
+  switch (kind) {
+  case C_CUT_100:
+    n = len < 100 ? len / 2 : 100;
+    break;
+  case C_CUT_HALF:
+    n = len / 2;
+    break;
+  case C_ONE_BYTE:
+    n = 1;
+    break;
+  case C_ZEROS:
+    memset(p, 0, n);
+    break;
+  case C_RANDOM:
+  case C_RANDOM_TAIL:
+    for (size_t i = kind == C_RANDOM ? 0 : 77; i < n; i++) {
+      seed = seed * 1664525u + 1013904223u;
+      p[i] = (unsigned char)(seed >> 24);
+    }
+    break;
+  case C_FOREIGN:
+    break;
+  case C_EXTRA_BYTE:
+    p[len] = 0;
+    break;
+  case C_VERSION_8:
+    put_le32(p + 16, 8);
+    break;
+  case C_VERSION_MAX:
+    put_le32(p + 16, UINT32_MAX);
+    break;
+  case C_KERNELS_MAX:
+    put_le32(p + 20, UINT32_MAX);
+    break;
+  case C_KERNELS_0:
+    put_le32(p + 20, 0);
+    break;
+  case C_ROOT_MAX:
+    put_le64(p + l.root, UINT64_MAX);
+    break;
+  case C_ROOT_0:
+    put_le64(p + l.root, 0);
+    break;
+  case C_NAME_LEN_MAX:
+    put_le32(p + l.file, UINT32_MAX);
+    break;
+  case C_FILE_LEN_MAX:
+    put_le32(p + l.file + 4 + get_le32(p + l.file), UINT32_MAX);
+    break;
+  case C_DOTDOT:
+    if (get_le32(p + l.file) < 4) {
+      free(p);
+      return NULL;
+    }
+    memcpy(p + l.file + 4, "/../", 4);
+    break;
+  case C_BITCODE_ZEROS: {
+    size_t at = l.file + 4 + get_le32(p + l.file);
+    uint32_t k = get_le32(p + at);
+    if (k > len - at - 4) {
+      free(p);
+      return NULL;
+    }
+    memset(p + at + 4, 0, k);
+    break;
+  }
+  case C_RECORD_MAX:
+    put_le64(p + l.kernel, (uint64_t)1 << 63);
+    break;
+  case C_RECORD_FILES:
+    put_le64(p + l.kernel + 8, get_le64(p + l.kernel));
+    break;
+  case C_KNAME_LEN_MAX:
+    put_le32(p + l.kernel + 20, UINT32_MAX);
+    break;
+  case C_ARGS_MAX:
+  case C_LOCALS_MAX: {
+    size_t at = l.kernel + 24 + get_le32(p + l.kernel + 20);
+    put_le32(p + at + (kind == C_ARGS_MAX ? 0 : 4), UINT32_MAX);
+    break;
+  }
+  default: { /* C_SO_ZEROS */
+    size_t at = l.kfile + 4 + get_le32(p + l.kfile);
+    uint32_t k = at + 4 <= len ? get_le32(p + at) : UINT32_MAX;
+    if (k > len - at - 4) {
+      free(p);
+      return NULL;
+    }
+    memset(p + at + 4, 0, k);
+    break;
+  }
+  }
+  *out_len = n;
+  return p;
+}
+
+/* The number of files in the cache directory whose name ends in
+ * ".loading" (a loader's mark). */
+static size_t count_marks(const char *dir) {
+  size_t k = 0;
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    size_t n = strlen(e->d_name);
+    k += n > 8 && strcmp(e->d_name + n - 8, ".loading") == 0;
+  }
+  if (d)
+    closedir(d);
+  return k;
+}
+
+/* Entries with a right header and checksum but a lying payload (cut,
+ * zeroed, random, another kernel's, and on PoCL every length field of its
+ * container at an extreme, a file name leaving its directory, files
+ * zeroed): each run, in a child process, gets the right result (never a
+ * crash), and leaves every entry rebuilt valid from source, no mark. */
+static void test_cache_crafted_entries(void) {
+  char *dir = new_case_dir("cache-crafted");
+  char *cache = join(dir, "cache");
+  char *other = join(dir, "other");
+  listing l0, l1;
+  clr_context *c = context_at(kernel_src, cache);
+  reduce_ok(c, NULL, "crafted: first run", NULL, NULL);
+  clr_context_release(c);
+  int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
+  c = context_at(kernel_src, other);
+  scan_ok(c, NULL, "crafted: a scan for a foreign binary", out, NULL);
+  clr_context_release(c);
+  free(out);
+  list_cache(cache, &l0);
+  list_cache(other, &l1);
+  size_t flen = 0, fkey = 0, fbin = 0;
+  unsigned char *fentry = l1.n ? read_entry(other, l1.e[0].name, &flen) : NULL;
+  if (!TU_CHECK(l0.n >= 1 && l0.others == 0 &&
+                    entry_valid(fentry, flen, &fkey, &fbin),
+                "crafted: %zu entries of a reduction, a valid one of a scan",
+                l0.n))
+    goto out;
+  const unsigned char *foreign = fentry + 32 + fkey;
+
+  for (int kind = 0; kind < C_COUNT; kind++) {
+    char label[256];
+    snprintf(label, sizeof label, "crafted entry: %s", crafted_names[kind]);
+    size_t crafted = 0;
+    /* Every entry crafted the same way, each of its own valid payload. */
+    for (size_t i = 0; i < l0.n; i++) {
+      char p[4096];
+      size_t len = 0, key_len = 0, bin_len = 0, plen = 0, elen = 0;
+      snprintf(p, sizeof p, "%s/%s", cache, l0.e[i].name);
+      unsigned char *b = tu_read_file(p, &len);
+      if (!entry_valid(b, len, &key_len, &bin_len))
+        tu_die("%s: entry %s is not valid before", label, p);
+      unsigned char *pay =
+          craft_payload(kind, b + 32 + key_len, bin_len, foreign, fbin, &plen);
+      if (pay) {
+        unsigned char *e = craft_entry(b + 32, key_len, pay, plen, &elen);
+        TU_CHECK(entry_valid(e, elen, NULL, NULL),
+                 "%s: the crafted entry has a valid header and checksum",
+                 label);
+        write_bytes(p, e, elen);
+        free(e);
+        free(pay);
+        crafted++;
+      }
+      free(b);
+    }
+    if (crafted == 0) {
+      note("%s: not this driver's container, skipped", label);
+      continue;
+    }
+    list_cache(cache, &l1);
+    child_run(cache, label);
+    /* Every entry rebuilt: a new file, valid, no mark left. */
+    listing l2;
+    list_cache(cache, &l2);
+    TU_CHECK(l2.n == l0.n && count_new(&l0, &l2) == 0 && l2.others == 0,
+             "%s: the same %zu entries, no marks or temporary files (%zu, "
+             "%zu others, e.g. %s)",
+             label, l0.n, l2.n, l2.others, l2.others ? l2.other : "-");
+    for (size_t i = 0; i < l1.n; i++) {
+      size_t len;
+      unsigned char *b = read_entry(cache, l1.e[i].name, &len);
+      const entry *now = find_entry(&l2, l1.e[i].name);
+      TU_CHECK(
+          entry_valid(b, len, NULL, NULL) && now && rewritten(now, &l1.e[i]),
+          "%s: entry %s rebuilt valid (%zu bytes)", label, l1.e[i].name, len);
+      free(b);
+    }
+  }
+out:
+  free(fentry);
+  end_case(dir, other);
+  free(cache);
+}
+
+/* A crash while the driver loads an entry (a log callback of the child
+ * raising SIGSEGV when the library says it hands an entry to the driver)
+ * leaves the entry marked; the next run drops it and builds from source,
+ * so the crash does not repeat; a mark of a live loader (this process) is
+ * a concurrent load and kept; a mark of a process that is gone, or one
+ * that is not a mark at all, drops the entry. */
+static void test_cache_crash_at_load(void) {
+  char *dir = new_case_dir("cache-crash");
+  char *cache = join(dir, "cache");
+  listing l0, l1;
+  clr_context *c = context_at(kernel_src, cache);
+  reduce_ok(c, NULL, "crash at load: first run", NULL, NULL);
+  clr_context_release(c);
+  list_cache(cache, &l0);
+  if (!TU_CHECK(l0.n >= 1, "crash at load: %zu entries", l0.n))
+    goto out;
+
+  char crash_env[300];
+  snprintf(crash_env, sizeof crash_env, "CLR_TEST_CRASH_ENTRY=%s",
+           l0.e[0].name);
+  const char *const env[] = {crash_env, NULL};
+  int st = child_status(cache, "--child-crash-at-load", env);
+  TU_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+           "crash at load: the first child dies in the load (signal %d)",
+           WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  TU_CHECK(count_marks(cache) == 1, "crash at load: it leaves one mark (%zu)",
+           count_marks(cache));
+  st = child_status(cache, "--child-crash-at-load", env);
+  TU_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+           "crash at load: the next child does not load the entry it crashed "
+           "in, builds from source and passes (exit %d, signal %d)",
+           WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+           WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  list_cache(cache, &l1);
+  const entry *e0 = find_entry(&l1, l0.e[0].name);
+  TU_CHECK(l1.n == l0.n && l1.others == 0 && e0 && rewritten(e0, &l0.e[0]),
+           "crash at load: the entry rebuilt, the mark gone (%zu entries, "
+           "%zu others)",
+           l1.n, l1.others);
+
+  /* Marks written by hand next to every entry. */
+  static const char *const marks[3] = {"live", "gone", "garbage"};
+  for (int m = 0; m < 3; m++) {
+    char label[128], text[128];
+    snprintf(label, sizeof label, "a mark of a %s loader", marks[m]);
+    list_cache(cache, &l0);
+    unsigned long long start = 0;
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (f) {
+      char buf[1024];
+      size_t n = fread(buf, 1, sizeof buf - 1, f);
+      buf[n] = '\0';
+      fclose(f);
+      char *p = strrchr(buf, ')');
+      for (int field = 2; field < 22 && p; field++)
+        p = strchr(p + 1, ' ');
+      if (p)
+        start = strtoull(p + 1, NULL, 10);
+    }
+    if (m == 0)
+      snprintf(text, sizeof text, "%ld %llu\n", (long)getpid(), start);
+    else if (m == 1)
+      snprintf(text, sizeof text, "%ld %llu\n", (long)getpid(), start + 1);
+    else
+      snprintf(text, sizeof text, "not a mark");
+    for (size_t i = 0; i < l0.n; i++) {
+      char p[4200];
+      snprintf(p, sizeof p, "%s/%s.loading", cache, l0.e[i].name);
+      write_text(p, text);
+    }
+    child_run(cache, label);
+    list_cache(cache, &l1);
+    size_t same = 0;
+    for (size_t i = 0; i < l0.n; i++) {
+      const entry *now = find_entry(&l1, l0.e[i].name);
+      same += now && !rewritten(now, &l0.e[i]);
+    }
+    if (m == 0)
+      TU_CHECK(same == l0.n && l1.n == l0.n && count_marks(cache) == l0.n,
+               "%s: the entries loaded as they are (%zu of %zu), the marks "
+               "kept",
+               label, same, l0.n);
+    else
+      TU_CHECK(same == 0 && l1.n == l0.n && l1.others == 0,
+               "%s: the entries rebuilt (%zu of %zu kept), the marks gone "
+               "(%zu others)",
+               label, same, l0.n, l1.others);
+    if (m == 0)
+      for (size_t i = 0; i < l0.n; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s.loading", cache, l0.e[i].name);
+        unlink(p);
+      }
+  }
+out:
+  end_case(dir, cache);
+}
+
+/* PoCL cannot initialise without a writable cache directory of its own:
+ * context creation fails saying so (the OpenCL error of the device query
+ * and which variables to fix), not that no device matches. */
+static void test_pocl_cache_unwritable(void) {
+  if (!strstr(tu_device.platform_name, "Portable Computing Language")) {
+    note("not PoCL: its cache directory case skipped");
+    return;
+  }
+  static const char *const env[] = {"POCL_CACHE_DIR=/proc/no-such-dir",
+                                    "XDG_CACHE_HOME=/proc/no-such-dir",
+                                    "HOME=/nonexistent", NULL};
+  int st = child_status("", "--child-expect-no-device", env);
+  TU_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+           "PoCL with an unwritable cache: context creation fails naming the "
+           "device query and POCL_CACHE_DIR (exit %d, signal %d)",
+           WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+           WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
 /* A FIFO (or a device) where a tuning file or a cache entry is read:
@@ -1526,9 +2016,13 @@ static void section(const char *name, double *t0) {
 
 int main(int argc, char **argv) {
   const char *child_cache = NULL;
-  const tu_option options[] = {{"--work-dir", &work_dir, NULL},
-                               {"--kernel-dir", &kernel_src, NULL},
-                               {"--child-run", &child_cache, NULL}};
+  int crash_at_load = 0, expect_no_device = 0;
+  const tu_option options[] = {
+      {"--work-dir", &work_dir, NULL},
+      {"--kernel-dir", &kernel_src, NULL},
+      {"--child-run", &child_cache, NULL},
+      {"--child-crash-at-load", NULL, &crash_at_load},
+      {"--child-expect-no-device", NULL, &expect_no_device}};
   tu_parse_args(argc, argv, options, TU_N_OPTIONS(options));
   if (!kernel_src)
     kernel_src = getenv("CLREDUCE_KERNEL_DIR");
@@ -1540,6 +2034,37 @@ int main(int argc, char **argv) {
 
   rdata = tu_xmalloc(N_REDUCE * sizeof *rdata);
   tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, rdata, N_REDUCE, 12345);
+  if (child_cache && expect_no_device) {
+    /* child_status: context creation must fail saying why. */
+    clr_context_config cfg = {.kernel_dir = kernel_src, .cache_dir = ""};
+    clr_context *cc = NULL;
+    char detail[1024] = "";
+    clr_status s = clr_context_create(&cfg, &cc, detail, sizeof detail);
+    TU_CHECK(s == CLR_ERR_NO_DEVICE && !cc &&
+                 strstr(detail, "clGetDeviceIDs") &&
+                 strstr(detail, "CL_DEVICE_NOT_FOUND") &&
+                 strstr(detail, "POCL_CACHE_DIR") && !strstr(detail, "matches"),
+             "no device: %s: %s", clr_status_name(s), detail);
+    if (cc)
+      clr_context_release(cc);
+    free(rdata);
+    return tu_finish("test_cache_tuning --child-expect-no-device");
+  }
+  if (child_cache && crash_at_load) {
+    /* child_status: a crash where the library hands an entry to the
+     * driver, as a driver crashing on a lying binary would. */
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    clr_context_config cfg = {.kernel_dir = kernel_src,
+                              .cache_dir = child_cache,
+                              .log = crash_at_load_log,
+                              .log_user = getenv("CLR_TEST_CRASH_ENTRY")};
+    clr_context *cc = tu_context_from(&cfg);
+    reduce_ok(cc, NULL, "child", NULL, NULL);
+    clr_context_release(cc);
+    free(rdata);
+    return tu_finish("test_cache_tuning --child-crash-at-load");
+  }
   if (child_cache) {
     /* child_run: one context and a reduction, then exit. */
     clr_context *cc = context_at(kernel_src, child_cache);
@@ -1586,6 +2111,10 @@ int main(int argc, char **argv) {
       {test_cache_unwritable, "binary cache: unusable directory"},
       {test_cache_entry_damage,
        "binary cache: every position of an entry damaged"},
+      {test_cache_crafted_entries,
+       "binary cache: crafted entries with lying payloads"},
+      {test_cache_crash_at_load, "binary cache: a crash while loading"},
+      {test_pocl_cache_unwritable, "device: PoCL without a cache directory"},
       {test_tuning_files, "tuning: shipped and user files"},
       {test_tuning_bad_values, "tuning: bad values"},
       {test_tuning_not_regular, "tuning: FIFOs, devices and oversized files"},
