@@ -8,17 +8,32 @@ element): reductions and scans verified against the CPU reference of the
 whole array; an exact float and double sum the same bits for every number
 of ranks and equal to clreduce's exact sum of the same array on one device
 (--input: each rank reads its slice of one file); the generated array the
-same whatever the ranks (an integer sum equal for every count); bad
-command lines exit 2 with one line, on every rank.
+same whatever the ranks (an integer sum equal for every count); argmin,
+argmax and minmax with the whole array's indices, as clreduce gives them;
+bad command lines exit 2 with one line, on every rank.
+
+Jobs whose ranks disagree (mpirun's MPMD form, a command line a rank):
+a bad option on any one rank, options that differ, a file that differs,
+a device that fails on one rank: every rank ends, within HANG seconds,
+with the same non-zero status (each rank runs under sh, which writes its
+status to a file) and one line names the rank and the cause.  A rank
+killed, or exiting without MPI_Finalize, at each stage (main.c's test
+hook CLR_MPI_TEST_DIE): mpirun ends the job within HANG seconds, non-zero,
+naming the rank; no rank exits 0 and no process is left behind.
 
 The last line is "N passed, N failed".
 """
 import json
 import os
+import re
+import shlex
 import shutil
+import signal
 import struct
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
@@ -116,6 +131,9 @@ def scans():
 def refusals():
     for args, needle in [(["--n=12abc"], "--n"),
                          (["--dot", "--n=100"], "--dot"),
+                         (["--ranges=x", "--n=100"], "--ranges is not "
+                                                     "supported"),
+                         (["--list-devices"], "--list-devices"),
                          (["--split=odd"], "--split"),
                          (["--op=and", "--type=float"], "and")]:
         rc, out, err = mpi(3, args)
@@ -125,16 +143,238 @@ def refusals():
               show(rc, out, err))
 
 
+# A job still running after this many seconds is hung (each takes a few).
+HANG = 90
+TMP = None
+
+
+def session_processes(sid):
+    """The live processes of session sid (mpirun's, started in its own)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[3]) == sid:
+            found.append(int(d))
+    return found
+
+
+def job(rank_args, env=None, keep=True):
+    """One job of len(rank_args) ranks, rank k given rank_args[k], each
+    rank under sh, which writes the rank's exit status to a file.  keep: sh
+    exits 0, so mpirun waits for every rank and keeps every status; else sh
+    exits with the rank's status, as the rank would (mpirun then ends the
+    job at the first non-zero status or signal; a rank it kills writes
+    nothing).
+    Returns mpirun's status (None: killed after HANG seconds), stdout,
+    stderr, each rank's status (None where none was written) and the
+    processes of the job still alive after it."""
+    d = tempfile.mkdtemp(dir=TMP)
+    wrap = '"$0" "$@"; s=$?; echo $s > %s/rc.$OMPI_COMM_WORLD_RANK; ' % (
+        shlex.quote(d))
+    # keep: exit 0; else the rank's way: its status, or its signal
+    wrap += ("exit 0" if keep else
+             'if [ $s -gt 128 ]; then kill -$((s - 128)) $$; fi; exit $s')
+    cmd = [MPIRUN, "--oversubscribe"]
+    for k, args in enumerate(rank_args):
+        cmd += ([":"] if k else []) + ["-np", "1", "sh", "-c", wrap, EXE] + args
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.Popen(cmd, env=e, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=HANG)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        for pid in session_processes(p.pid):
+            os.kill(pid, signal.SIGKILL)
+        out, err = p.communicate()
+        rc = None
+    left = session_processes(p.pid)
+    for _ in range(50):  # ranks mpirun killed, still on their way out
+        if not left:
+            break
+        time.sleep(0.1)
+        left = session_processes(p.pid)
+    statuses = []
+    for k in range(len(rank_args)):
+        try:
+            with open(os.path.join(d, "rc.%d" % k)) as f:
+                statuses.append(int(f.read()))
+        except (OSError, ValueError):
+            statuses.append(None)
+    shutil.rmtree(d, ignore_errors=True)
+    return (rc, out.decode("utf-8", "replace"),
+            err.decode("utf-8", "replace"), statuses, left)
+
+
+def lines_of(err):
+    return [l for l in err.splitlines() if l.startswith("clreduce-mpi:")]
+
+
+def expect_job(rank_args, code, needles, what):
+    """Every rank exits code (the same for all), one line with needles."""
+    rc, out, err, st, left = job(rank_args)
+    lines = lines_of(err)
+    return check(rc is not None and st == [code] * len(rank_args) and
+                 len(lines) == 1 and all(n in lines[0] for n in needles),
+                 what + ": every rank exits %d, one line" % code,
+                 "ranks %s; mpirun %s; %s" % (st, rc, show(rc or 0, out, err)))
+
+
+BASE = ["--type=int", "--n=3000", "--repeat=1"]
+BASE_F = ["--type=float", "--n=3000", "--repeat=1"]
+
+
+def disagreements(tmp):
+    """Ranks that disagree all stop, before any data moves."""
+    for k in range(3):
+        for bad, needle in ((["--bogus"], "unknown or ambiguous option "
+                                          "'--bogus'"),
+                            (["--n=12abc"], "bad --n '12abc'")):
+            # the bad option first, last, or on its own
+            args = [BASE + (bad if i == k else []) for i in range(3)]
+            if k == 1:
+                args[1] = bad + BASE
+            expect_job(args, 2, ["rank %d: " % k, needle],
+                       "%s on rank %d of 3" % (bad[0], k))
+    for base, extra, name in ((BASE, ["--kernel=sequential"], "--kernel"),
+                              (BASE, ["--repeat=2"], "--repeat"),
+                              (BASE_F, ["--exact"], "--exact"),
+                              (BASE, ["--n=3003", "--no-verify"],
+                               "--n, --no-verify"),
+                              (BASE, ["--op=max"], "--op"),
+                              (BASE, ["--seed=7"], "--seed"),
+                              (BASE, ["--split=uneven"], "--split")):
+        expect_job([base, base, base + extra], 2,
+                   ["rank 2 was given other options than rank 0: " + name +
+                    " ("], "rank 2 with %s" % " ".join(extra))
+    # A wrong sum, once: n differing, unverified.
+    expect_job([BASE + ["--no-verify"], BASE + ["--n=3003", "--no-verify"]],
+               2, ["rank 1 was given other options than rank 0: --n ("],
+               "--n differing, --no-verify")
+    # Inputs: one file at two paths runs; another file of the same size, or
+    # of another size, stops the job.
+    vals = list(range(-1500, 1500))
+    a = clrtest.write_values(tmp, "a.int", "i", vals)
+    a2 = clrtest.write_values(tmp, "a2.int", "i", vals)
+    b = clrtest.write_values(tmp, "b.int", "i", vals[::-1][:-3] + [7, 8, 9])
+    c = clrtest.write_values(tmp, "c.int", "i", vals + [1])
+    rc, out, err, st, left = job([["--type=int", "--input=" + a, "--json"],
+                                  ["--type=int", "--input=" + a2, "--json"]])
+    check(st == [0, 0] and '"verified":true' in out and
+          '"result":"-1500"' in out,
+          "one file at two paths: the sum, verified", "ranks %s; %s" %
+          (st, show(rc or 0, out, err)))
+    for other in (b, c):
+        expect_job([["--type=int", "--input=" + a, "--no-verify"],
+                    ["--type=int", "--input=" + a, "--no-verify"],
+                    ["--type=int", "--input=" + other, "--no-verify"]], 2,
+                   ["rank 2 was given other options than rank 0: --input"],
+                   "rank 2 reading %s" % os.path.basename(other))
+    # --device: each rank's own; a device that fails on one rank ends all.
+    rc, out, err, st, left = job([BASE + ["--json"],
+                                  BASE + ["--json", "--device=0"]])
+    check(st == [0, 0] and '"verified":true' in out,
+          "--device=0 on rank 1 only: runs, verified",
+          "ranks %s; %s" % (st, show(rc or 0, out, err)))
+    expect_job([BASE, BASE + ["--device=99"], BASE], 3,
+               ["rank 1: ", "creating the context"],
+               "--device=99 on rank 1 of 3")
+
+
+def lost_ranks():
+    """A rank that dies: mpirun ends the job, naming it; none exits 0."""
+    for die in ("1:options", "1:setup", "1:calls", "1:calls:exit",
+                "0:verify", "2:verify:exit"):
+        rank = int(die.split(":")[0])
+        rc, out, err, st, left = job([BASE] * 3,
+                                     env={"CLR_MPI_TEST_DIE": die},
+                                     keep=False)
+        named = (("process rank %d with PID" % rank) in err
+                 if not die.endswith(":exit")
+                 else re.search(r"\[\[\d+,\d+\],%d\]" % rank, err)
+                 is not None)
+        check(rc not in (None, 0) and named and 0 not in st and not left,
+              "rank %s dies: the job ends, non-zero, naming it" % die,
+              "mpirun %s, ranks %s, left %s; %s" % (rc, st, left,
+                                                    show(rc or 0, out, err)))
+
+
+def files(tmp):
+    """--input that cannot be read: clreduce's message and status."""
+    empty = os.path.join(tmp, "empty.int")
+    open(empty, "wb").close()
+    odd = os.path.join(tmp, "odd.int")
+    with open(odd, "wb") as f:
+        f.write(b"12345")
+    whole = clrtest.write_values(tmp, "whole.int", "i", [1, 2, 3])
+    for args in (["--input=" + os.path.join(tmp, "missing")],
+                 ["--input=" + tmp], ["--input=" + empty],
+                 ["--input=" + odd], ["--input=" + whole, "--n=4"],
+                 ["--input=" + whole, "--n=2"]):
+        args = ["--type=int", "--repeat=1"] + args
+        rc1, out1, err1 = clrtest.run([CLREDUCE] + args, timeout=120)
+        want = err1.strip().split(": ", 1)[-1]
+        for np in (1, 3):
+            rc, out, err = mpi(np, args)
+            lines = lines_of(err)
+            check(rc == rc1 == 2 and len(lines) == 1 and
+                  lines[0] == "clreduce-mpi: " + want,
+                  "%s over %d ranks: clreduce's message, exit 2" %
+                  (" ".join(args), np),
+                  "clreduce %r; %s" % (err1, show(rc, out, err)))
+
+
+def indexed(tmp):
+    """argmin, argmax and minmax: the whole array's indices."""
+    import random
+    rnd = random.Random(3)
+    path = clrtest.write_values(tmp, "idx.int", "i",
+                                [rnd.randint(-10**6, 10**6)
+                                 for _ in range(50001)])
+    for op in ("argmin", "argmax", "minmax"):
+        args = ["--type=int", "--op=" + op, "--input=" + path, "--repeat=1",
+                "--json"]
+        rc, out, err = clrtest.run([CLREDUCE] + args, timeout=120)
+        one = json.loads(out) if rc == 0 else {}
+        keys = ["result_index"] + (["result_max_index"]
+                                   if op == "minmax" else [])
+        for np, split in ((3, "uneven"), (4, "even")):
+            doc = mpi_json(np, args[:-1] + ["--split=" + split],
+                           "%s over %d ranks" % (op, np))
+            if doc:
+                check(all(k in one and doc.get(k) == one[k] and
+                          doc.get(k.replace("result", "reference")) == one[k]
+                          for k in keys) and
+                      float(doc["result"]) == float(one["result"]),
+                      "%s over %d ranks, %s: clreduce's indices" %
+                      (op, np, split), "%s vs %s" % (doc, one))
+        rc, out, err = mpi(2, args[:-1])
+        check(rc == 0 and re.search(r"^result: .* at index \d+", out, re.M),
+              "%s over 2 ranks: the report gives the index" % op,
+              show(rc, out, err))
+
+
 def main():
-    global MPIRUN, EXE, CLREDUCE
+    global MPIRUN, EXE, CLREDUCE, TMP
     MPIRUN, EXE, CLREDUCE = sys.argv[1], sys.argv[2], sys.argv[3]
     clrtest.QUIET = True
-    tmp = tempfile.mkdtemp(prefix="clreduce-mpi-")
+    tmp = TMP = tempfile.mkdtemp(prefix="clreduce-mpi-")
     try:
         sums_over_ranks()
         exact_over_ranks(tmp)
         scans()
         refusals()
+        files(tmp)
+        indexed(tmp)
+        disagreements(tmp)
+        lost_ranks()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return clrtest.finish("test_mpi_cli")
