@@ -442,8 +442,8 @@ static int refusals(mpi_run *r) {
                 what);
   if (a->verify && a->opt.map == CLR_MAP_EXPR)
     return fail(r, CLI_EXIT_USAGE,
-                "clreduce-mpi verifies no map expression (clreduce --map "
-                "does): use --no-verify");
+                "a map expression has no CPU reference over MPI ranks "
+                "(clreduce --map verifies it): add --no-verify");
   return 0;
 }
 

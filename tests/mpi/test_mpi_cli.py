@@ -134,6 +134,7 @@ def refusals():
                          (["--ranges=x", "--n=100"], "--ranges is not "
                                                      "supported"),
                          (["--list-devices"], "--list-devices"),
+                         (["--map=x*2", "--n=100"], "add --no-verify"),
                          (["--split=odd"], "--split"),
                          (["--op=and", "--type=float"], "and")]:
         rc, out, err = mpi(3, args)
