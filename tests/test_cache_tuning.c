@@ -1519,8 +1519,9 @@ static unsigned char *craft_payload(int kind, const unsigned char *orig,
     break;
   case C_FOREIGN:
     break;
-  case C_EXTRA_BYTE:
-    p[len] = 0;
+  case C_EXTRA_BYTE: /* (a control byte: a NUL more would still be the
+                       same PTX, which NVIDIA's driver loads) */
+    p[len] = 1;
     break;
   case C_VERSION_8:
     put_le32(p + 16, 8);

@@ -138,7 +138,7 @@ static void check_payload(const uint8_t *bin, size_t len) {
     size_t n = len;
     while (n > 0 && bin[n - 1] == '\0')
       n--;
-    if (len - n > 1 || memchr(bin, '\0', n) != NULL ||
+    if (len - n > 16 || memchr(bin, '\0', n) != NULL ||
         (memcmp(bin, "//", 2) != 0 && memcmp(bin, ".version", 8) != 0))
       abort();
   }

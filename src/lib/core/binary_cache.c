@@ -340,12 +340,14 @@ static uint64_t pocl_version_of(const char *driver) {
 }
 
 /* NVIDIA's binaries are PTX: text starting with a comment or .version,
- * NUL-terminated at most. */
+ * followed by a few NULs at most. */
 static const char *ptx_check(const unsigned char *bin, size_t len) {
   size_t n = len;
   while (n > 0 && bin[n - 1] == '\0')
     n--;
-  if (n < 8 || len - n > 1)
+  /* (NVIDIA's driver 580 ends its PTX with two NULs: a little padding is
+   * allowed, not a payload of NULs) */
+  if (n < 8 || len - n > 16)
     return "not PTX text (size or NUL bytes)";
   if (memcmp(bin, "//", 2) != 0 && memcmp(bin, ".version", 8) != 0)
     return "not PTX text (start)";
