@@ -186,14 +186,61 @@ def expression_whitelist():
               show(rc, out, err))
     # The limit counts the expression as given: 4095 characters pass.
     long_expr = "+".join(["x"] * 2048)  # 4095 characters
-    rc, out, err = run(["--map=" + long_expr, "--input=" + fl,
-                        "--no-verify"])
-    check(rc == 0,
+    rc, out, err = run(["--map=" + long_expr, "--input=" + fl])
+    check(rc == 0 and "verified: yes" in out,
           "a valid expression of 4095 characters is accepted",
           show(rc, out[-300:], err[-300:]))
     expect_error(["--map=" + long_expr + "+x", "--input=" + fl], 2,
                  ["4097 characters", "at most 4096"],
                  "an expression of 4097 characters")
+
+
+def cpu_reference():
+    """A map expression's reference is computed on the CPU from the input
+    (src/check/expr_eval.c), not by the device: known answers, an
+    allowance for the device's functions, and what has no value."""
+    fl = write("c.f32", "f", [0.5, 0.25, -2.0, 1.0])
+    for args, want, what in [
+            (["--map=x * 1000.0f"], -250.0, "a float product"),
+            (["--map=(i % 2 == 0) ? x : 0.0f"], -1.5, "the even elements"),
+            (["--map=x > 0.3f", "--acc=long"], 2, "a count in long"),
+            (["--map=(int)(x * 4.0f)", "--acc=int"], 2 + 1 - 8 + 4,
+             "an int of a float"),
+            (["--map=1.0 / 3", "--acc=double"], 4.0 / 3.0, "a double")]:
+        doc = run_json(["--input=" + fl] + args, what)
+        if doc is not None:
+            got = doc.get("result")
+            check(doc.get("verified") is True and got is not None and
+                  abs(got - want) <= 1e-12 * abs(want),
+                  "CPU reference of %s: %s" % (what, want), str(doc)[:300])
+    # Functions the device computes within OpenCL's ulps: verified with
+    # the allowance, over generated data of every shape.
+    for args in (["--map=sin(x) * 100.0f", "--n=100000"],
+                 ["--map=x * x - 0.25f", "--n=100000"],
+                 ["--op=argmax", "--map=sin(x * 10.0f)", "--n=100000"],
+                 ["--op=minmax", "--map=exp(x)", "--n=30000"],
+                 ["--op=mean", "--map=sqrt(x)", "--type=double",
+                  "--n=30000"],
+                 ["--op=max", "--type=int", "--map=abs(x - 17)",
+                  "--n=30000"],
+                 ["--dot", "--map=pow(fabs(x - y), 1.5f)", "--n=30000"],
+                 ["--op=and", "--map=isfinite(x)", "--n=30000"]):
+        rc, out, err = run(args)
+        check(rc == 0 and "verified: yes" in out,
+              "clreduce %s: verified on the CPU" % " ".join(args),
+              show(rc, out[-400:], err))
+    # A value OpenCL C leaves undefined has no reference (exit 2); it
+    # runs unverified.
+    expect_error(["--type=int", "--map=x / (x - x)", "--n=100"], 2,
+                 ["no CPU reference", "integer division by zero",
+                  "index 0"], "an integer division by zero")
+    rc, out, err = run(["--type=int", "--map=x / (x - x)", "--n=100",
+                        "--no-verify"])
+    check(rc == 0, "an undefined value runs with --no-verify",
+          show(rc, out, err))
+    # Half is a storage type: no accumulator, with or without a map.
+    expect_error(["--map=x", "--acc=half", "--n=100"], 2,
+                 ["half", "accumulator"], "--map=x --acc=half")
 
 
 def wrong_index_is_caught(kernel_dir):
@@ -219,6 +266,7 @@ def main():
         generated_runs()
         refusals()
         expression_whitelist()
+        cpu_reference()
         wrong_index_is_caught(a.kernel_dir)
     return clrtest.finish("test_transform_cli")
 

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "datagen.h"
 #include "exact_sum.h"
+#include "expr_eval.h"
 #include "fileio.h"
 #include "report.h"
 #include "scan_reference.h"
@@ -37,6 +38,8 @@ typedef struct run_state {
   char data_desc[512];
   char what[128];          /* "coarse sum of float", for messages          */
   char segments_desc[256]; /* "1000 of length 100", "5 from 'f'"  */
+  clr_map_eval map_eval;   /* a map expression's CPU evaluator        */
+  clr_expr_reference expr_ref; /* and its reference                   */
   cli_report rep;
 } run_state;
 
@@ -61,6 +64,7 @@ static void free_moving(run_state *st, void *p, int which) {
 }
 
 static void run_release(run_state *st) {
+  clr_map_eval_free(&st->map_eval);
   free_moving(st, st->data, 0);
   free_moving(st, st->data2, 1);
   free_moving(st, st->out, 2);
@@ -303,51 +307,25 @@ static clr_status reduce_once(run_state *st, const clr_options *opt,
   return reduce_on(st, opt, 0, result);
 }
 
-/* The reference of a map expression, which has no CPU evaluator: the same
- * expression reduced by one work-item in index order (a sequential loop
- * on the device), float sums and means in double beside the sum (mean) of
- * |value|, so the parallel result is checked against its a-priori bound as
- * a CPU sum would check it. */
-static int expr_reference(run_state *st, clr_type rt, clr_reference *ref) {
+/* The reference of a map expression: the expression evaluated on the CPU
+ * from the input (src/check/expr_eval.c: OpenCL C's typed semantics), never
+ * on the device, folded by the plain loops; its check (in run_reduce) adds
+ * the allowance for the device's lawful differences (expr_eval.h). */
+static int expr_reference(run_state *st, clr_reference *ref) {
   const cli_args *a = st->args;
-  clr_options seq = a->opt;
-  clr_value v, abs_sum;
-  char expr[4200];
-  clr_timing t;
-  memset(ref, 0, sizeof *ref);
-  seq.wg_size = 1;
-  seq.coarse = st->n;
-  seq.vector_width = 1;
-  seq.layout = CLR_LAYOUT_CONTIGUOUS;
-  /* sums, and means (a sum divided): in double, with the mean of |value|
-   * for a mean's bound (clr_ref_check scales it so) */
-  int fp_sum = (rt == CLR_FLOAT || rt == CLR_DOUBLE) &&
-               (cli_op_is_sum(a->op) || (cli_op_flags(a->op) & CLR_OPF_MEAN));
-  if (fp_sum)
-    seq.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
-  clr_status s = reduce_on(st, &seq, 1, &v);
-  if (s == CLR_OK && fp_sum) {
-    snprintf(expr, sizeof expr, "fabs((double)(%s))", a->opt.map_expr);
-    seq.map_expr = expr;
-    s = reduce_on(st, &seq, 1, &abs_sum);
+  char why[512];
+  int rc = clr_map_eval_init(&st->map_eval, a->opt.map_expr, a->type,
+                             st->data2 != NULL, why, sizeof why);
+  if (rc == 0)
+    rc = clr_ref_reduce_expr(&st->map_eval, &a->opt, a->op, a->type, st->data,
+                             st->data2, st->n, &st->expr_ref, why, sizeof why);
+  if (rc < 0)
+    return out_of_memory(st->n, sizeof(double), "expression values");
+  if (rc > 0) {
+    cli_error("no CPU reference for %s: %s", st->what, why);
+    return CLI_EXIT_USAGE;
   }
-  if (s == CLR_OK)
-    s = clr_last_timing(st->ctx, &t);
-  if (s != CLR_OK)
-    return library_error(st, "computing the sequential reference of", s);
-  ref->n = st->n;
-  ref->op = a->op;
-  ref->type = a->type;
-  ref->value = v;
-  if (fp_sum) {
-    ref->value = clr_fp_value(rt, v.v.d);
-    ref->wide = v.v.d;
-    ref->abs_sum = abs_sum.v.d;
-    ref->ref_error = clr_gamma((double)st->n, 0x1p-53) * abs_sum.v.d;
-    ref->may_overflow = !isfinite(abs_sum.v.d);
-  } else if (rt == CLR_FLOAT || rt == CLR_DOUBLE) {
-    ref->wide = rt == CLR_FLOAT ? v.v.f : v.v.d;
-  }
+  *ref = st->expr_ref.ref;
   return 0;
 }
 
@@ -357,7 +335,7 @@ static int make_reference(run_state *st, clr_reference *ref) {
   const cli_args *a = st->args;
   clr_type rt = clr_options_result_type(&a->opt, a->op, a->type);
   if (a->opt.map == CLR_MAP_EXPR)
-    return expr_reference(st, rt, ref);
+    return expr_reference(st, ref);
   if (!clr_ref_reduce_mapped(a->opt.map, a->op, a->type, rt, st->data,
                              st->data2, st->n, ref))
     return out_of_memory(st->n, clr_type_size(rt), "mapped values");
@@ -493,7 +471,10 @@ static int run_reduce(run_state *st) {
                                   clr_value_as_double(&exact_ref));
         ref.value = exact_ref;
       } else {
-        clr_ref_check(&ref, &result, t.error_depth, &chk);
+        if (a->opt.map == CLR_MAP_EXPR)
+          clr_ref_check_expr(&st->expr_ref, &result, t.error_depth, &chk);
+        else
+          clr_ref_check(&ref, &result, t.error_depth, &chk);
       }
       r->runs_checked++;
       if (!chk.ok && r->runs_failed++ == 0) {

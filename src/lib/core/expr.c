@@ -860,19 +860,19 @@ int clr_expr_parse(clr_expr *e, const char *text, const char *what,
 /* --------------------------------------------------------------- types */
 
 /* char, uchar, short and ushort computed as int (C's integer promotion). */
-static clr_expr_type promote(clr_expr_type t) {
+clr_expr_type clr_expr_promote(clr_expr_type t) {
   return t < CLR_ET_INT ? CLR_ET_INT : t;
 }
 
 /* The usual arithmetic conversions of two operands (C99 6.3.1.8; int 32
  * bits, long 64). */
-static clr_expr_type usual(clr_expr_type a, clr_expr_type b) {
+clr_expr_type clr_expr_usual(clr_expr_type a, clr_expr_type b) {
   if (a == CLR_ET_DOUBLE || b == CLR_ET_DOUBLE)
     return CLR_ET_DOUBLE;
   if (a == CLR_ET_FLOAT || b == CLR_ET_FLOAT)
     return CLR_ET_FLOAT;
-  a = promote(a);
-  b = promote(b);
+  a = clr_expr_promote(a);
+  b = clr_expr_promote(b);
   if (a == b)
     return a;
   int sa = clr_expr_type_is_signed(a), sb = clr_expr_type_is_signed(b);
@@ -916,7 +916,8 @@ int clr_expr_check_types(clr_expr *e, const clr_expr_type *var_types,
                  type_names[t[0]], n->col);
         return 1;
       }
-      n->type = (unsigned char)(n->op == '!' ? CLR_ET_INT : promote(t[0]));
+      n->type =
+          (unsigned char)(n->op == '!' ? CLR_ET_INT : clr_expr_promote(t[0]));
       break;
     case CLR_EN_BINARY: {
       unsigned op = n->op;
@@ -931,17 +932,17 @@ int clr_expr_check_types(clr_expr *e, const clr_expr_type *var_types,
         return 1;
       }
       if (op == CLR_EB_SHL || op == CLR_EB_SHR)
-        n->type = (unsigned char)promote(t[0]);
+        n->type = (unsigned char)clr_expr_promote(t[0]);
       else if (op >= CLR_EB_LT && op <= CLR_EB_NE)
         n->type = CLR_ET_INT;
       else if (op == CLR_EB_LAND || op == CLR_EB_LOR)
         n->type = CLR_ET_INT;
       else
-        n->type = (unsigned char)usual(t[0], t[1]);
+        n->type = (unsigned char)clr_expr_usual(t[0], t[1]);
       break;
     }
     case CLR_EN_COND:
-      n->type = (unsigned char)usual(t[1], t[2]);
+      n->type = (unsigned char)clr_expr_usual(t[1], t[2]);
       break;
     case CLR_EN_CALL: {
       unsigned cls = functions[n->op].cls, na = n->nargs;

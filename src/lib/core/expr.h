@@ -185,6 +185,11 @@ const char *clr_expr_function_name(clr_expr_fn f); /* "sqrt", "" if none */
 /* The named constants, index 0 up, NULL past the last. */
 const char *clr_expr_constant_name(size_t k);
 
+/* C's integer promotion (char, uchar, short, ushort: int) and the usual
+ * arithmetic conversions of two operands (int 32 bits, long 64). */
+clr_expr_type clr_expr_promote(clr_expr_type t);
+clr_expr_type clr_expr_usual(clr_expr_type a, clr_expr_type b);
+
 /* 1 for float and double. */
 int clr_expr_type_is_fp(clr_expr_type t);
 /* 1 for the signed integer types. */
