@@ -41,6 +41,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -1614,6 +1615,99 @@ static size_t count_marks(const char *dir) {
  * container at an extreme, a file name leaving its directory, files
  * zeroed): each run, in a child process, gets the right result (never a
  * crash), and leaves every entry rebuilt valid from source, no mark. */
+/* One float reduction of op on a fresh context at cache (its program
+ * stored there when new), checked against the CPU. */
+static void reduce_op_at(const char *cache, clr_op op, const char *label) {
+  clr_context *c = context_at(kernel_src, cache);
+  tu_case tc;
+  memset(&tc, 0, sizeof tc);
+  tc.label = label;
+  tc.op = op;
+  tc.type = CLR_FLOAT;
+  tc.data = rdata;
+  tc.n = N_REDUCE;
+  clr_options_init(&tc.opt);
+  clr_value v;
+  clr_timing t;
+  clr_status st =
+      clr_reduce_host(c, &tc.opt, op, CLR_FLOAT, rdata, N_REDUCE, &v);
+  if (tu_check(st == CLR_OK, "%s: %s: %s", label, clr_status_name(st),
+               clr_context_error(c)) &&
+      clr_last_timing(c, &t) == CLR_OK)
+    tu_verify(&tc, &v, &t);
+  clr_context_release(c);
+}
+
+/* $CLREDUCE_CACHE_MAX_BYTES: a store that takes the cache past the cap
+ * evicts the least recently used entries (access times, which a load
+ * sets), never the entry just written; a cap of 1 byte keeps only that
+ * one.  Every run is right whatever was evicted. */
+static void test_cache_cap(void) {
+  char *dir = new_case_dir("cache-cap");
+  char *cache = join(dir, "cache"), *probe = join(dir, "probe");
+  clr_value v;
+  int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
+  setenv("CLREDUCE_CACHE_MAX_BYTES", "0", 1);
+  run_both(kernel_src, cache, "uncapped", &v, out);
+  reduce_op_at(probe, CLR_MAX, "a max, to learn its entry's size");
+  listing l0, lp, l1, l2;
+  list_cache(cache, &l0);
+  list_cache(probe, &lp);
+  uint64_t total = 0, new_bytes = 0;
+  for (size_t i = 0; i < lp.n; i++)
+    new_bytes += (uint64_t)lp.e[i].size;
+  /* Entry i used at time now - 1000 + 10 i: entry 0 least recently. */
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  for (size_t i = 0; i < l0.n; i++) {
+    char *p = join(cache, l0.e[i].name);
+    struct timespec t[2] = {{now.tv_sec - 1000 + 10 * (time_t)i, 0},
+                            {now.tv_sec - 2000, 0}};
+    if (utimensat(AT_FDCWD, p, t, 0) != 0)
+      tu_die("utimensat %s failed", p);
+    total += (uint64_t)l0.e[i].size;
+    free(p);
+  }
+  TU_CHECK(l0.n >= 3 && lp.n >= 1, "entries to evict: %zu, new ones: %zu",
+           l0.n, lp.n);
+  /* A cap one byte short of all of them and the new ones (a max stores
+   * one entry a program): the least recently used goes, and only it. */
+  char cap[64];
+  snprintf(cap, sizeof cap, "%llu",
+           (unsigned long long)(total + new_bytes - 1));
+  setenv("CLREDUCE_CACHE_MAX_BYTES", cap, 1);
+  reduce_op_at(cache, CLR_MAX, "a max past the cap");
+  list_cache(cache, &l1);
+  int oldest_gone = l0.n > 0 && !find_entry(&l1, l0.e[0].name);
+  int rest_kept = 1;
+  for (size_t i = 1; i < l0.n; i++)
+    rest_kept &= find_entry(&l1, l0.e[i].name) != NULL;
+  for (size_t i = 0; i < lp.n; i++)
+    rest_kept &= find_entry(&l1, lp.e[i].name) != NULL;
+  TU_CHECK(oldest_gone && rest_kept && l1.n == l0.n - 1 + lp.n,
+           "past the cap: the least recently used entry evicted, the %zu "
+           "others and the %zu new ones kept (%zu entries after)",
+           l0.n - 1, lp.n, l1.n);
+  /* A 1-byte cap keeps only the entry just written, and every run is
+   * still right. */
+  setenv("CLREDUCE_CACHE_MAX_BYTES", "1", 1);
+  reduce_op_at(cache, CLR_MIN, "a min under a 1-byte cap");
+  list_cache(cache, &l2);
+  TU_CHECK(l2.n == 1 && l2.others == 0,
+           "a 1-byte cap keeps only the entry just written (%zu entries, %zu "
+           "other files)",
+           l2.n, l2.others);
+  run_both(kernel_src, cache, "after the evictions", &v, out);
+  /* A bad value is ignored (the default cap), never a failure. */
+  setenv("CLREDUCE_CACHE_MAX_BYTES", "12 parsecs", 1);
+  reduce_op_at(cache, CLR_PROD, "a bad cap");
+  unsetenv("CLREDUCE_CACHE_MAX_BYTES");
+  free(out);
+  free(cache);
+  free(probe);
+  free(dir);
+}
+
 static void test_cache_crafted_entries(void) {
   char *dir = new_case_dir("cache-crafted");
   char *cache = join(dir, "cache");
@@ -2111,6 +2205,7 @@ int main(int argc, char **argv) {
       {test_cache_crafted_entries,
        "binary cache: crafted entries with lying payloads"},
       {test_cache_crash_at_load, "binary cache: a crash while loading"},
+      {test_cache_cap, "binary cache: the size cap, least recently used first"},
       {test_pocl_cache_unwritable, "device: PoCL without a cache directory"},
       {test_tuning_files, "tuning: shipped and user files"},
       {test_tuning_bad_values, "tuning: bad values"},

@@ -62,6 +62,7 @@
  * made 0755 and its entries 0600). */
 #include "binary_cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -726,10 +727,118 @@ void clr_binary_cache_done(clr_context *ctx, clr_cache_claim *claim, int ok) {
   if (!ok && unlink(claim->path) != 0 && errno != ENOENT)
     clr_log(ctx, "binary cache: cannot remove %s: %s", claim->path,
             strerror(errno));
+  if (ok) { /* used now: its access time orders the eviction */
+    const struct timespec use[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+    utimensat(AT_FDCWD, claim->path, use, 0);
+  }
   if (claim->owned)
     unlink(claim->mark);
   claim->active = 0;
   claim->owned = 0;
+}
+
+/* ---- the size cap: least recently used entries go */
+
+/* The cap in bytes: $CLREDUCE_CACHE_MAX_BYTES (a count with an optional
+ * K, M or G suffix, powers of 1024; 0 for no cap), else the default. */
+static uint64_t cache_cap(clr_context *ctx) {
+  const char *e = getenv("CLREDUCE_CACHE_MAX_BYTES");
+  if (!e || !*e)
+    return CLR_CACHE_DEFAULT_MAX_BYTES;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(e, &end, 10);
+  unsigned shift = 0;
+  if (end && *end && strchr("kK", *end))
+    shift = 10;
+  else if (end && *end && strchr("mM", *end))
+    shift = 20;
+  else if (end && *end && strchr("gG", *end))
+    shift = 30;
+  if (shift)
+    end++;
+  if (errno || end == e || *end || *e == '-' || (v >> (64 - 1 - shift))) {
+    clr_log(ctx,
+            "binary cache: ignoring CLREDUCE_CACHE_MAX_BYTES='%s' (a byte "
+            "count, K, M or G after it; 0 for no cap)",
+            e);
+    return CLR_CACHE_DEFAULT_MAX_BYTES;
+  }
+  return (uint64_t)v << shift;
+}
+
+typedef struct cached_file {
+  char name[64];
+  uint64_t bytes;
+  struct timespec used; /* the later of access and modification times */
+} cached_file;
+
+static int older_first(const void *a, const void *b) {
+  const struct timespec *x = &((const cached_file *)a)->used,
+                        *y = &((const cached_file *)b)->used;
+  if (x->tv_sec != y->tv_sec)
+    return x->tv_sec < y->tv_sec ? -1 : 1;
+  return x->tv_nsec < y->tv_nsec ? -1 : x->tv_nsec > y->tv_nsec;
+}
+
+/* After a store: while the entries hold more than the cap, the least
+ * recently used (loaded or written) go, never keep (the one just
+ * written).  Best effort: a failure leaves the cache as it is. */
+static void evict(clr_context *ctx, const char *keep) {
+  uint64_t cap = cache_cap(ctx), total = 0;
+  if (cap == 0)
+    return;
+  DIR *d = opendir(ctx->cache_dir);
+  if (!d)
+    return;
+  cached_file *files = NULL;
+  size_t n = 0, room = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    struct stat st;
+    char path[4200];
+    if (len < 7 || len >= sizeof files->name ||
+        strcmp(e->d_name + len - 6, ".clbin") != 0)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", ctx->cache_dir, e->d_name);
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    if (n == room) {
+      size_t r = room ? 2 * room : 64;
+      cached_file *f = realloc(files, r * sizeof *f);
+      if (!f)
+        break;
+      files = f;
+      room = r;
+    }
+    memcpy(files[n].name, e->d_name, len + 1);
+    files[n].bytes = (uint64_t)st.st_size;
+    files[n].used = older_first(&(cached_file){.used = st.st_atim},
+                                &(cached_file){.used = st.st_mtim}) > 0
+                        ? st.st_atim
+                        : st.st_mtim;
+    total += files[n].bytes;
+    n++;
+  }
+  closedir(d);
+  if (total > cap && n > 0) {
+    qsort(files, n, sizeof *files, older_first);
+    for (size_t i = 0; i < n && total > cap; i++) {
+      char path[4200];
+      snprintf(path, sizeof path, "%s/%s", ctx->cache_dir, files[i].name);
+      if (strcmp(path, keep) == 0)
+        continue;
+      if (unlink(path) == 0 || errno == ENOENT) {
+        total -= files[i].bytes;
+        clr_log(ctx,
+                "binary cache: evicted %s (the cache is capped at %llu "
+                "bytes)",
+                path, (unsigned long long)cap);
+      }
+    }
+  }
+  free(files);
 }
 
 void clr_binary_cache_store(clr_context *ctx, const char *options,
@@ -774,6 +883,8 @@ void clr_binary_cache_store(clr_context *ctx, const char *options,
   if (bad || rename(tmp, path) != 0) {
     clr_log(ctx, "binary cache: cannot write %s", path);
     unlink(tmp);
+  } else {
+    evict(ctx, path);
   }
 done:
   free(bin);

@@ -22,7 +22,12 @@ int clr_binary_cache_load(clr_context *ctx, const char *options,
 /* The end of a load: ok 1 keeps the entry, 0 deletes it (it loaded but
  * gave no kernel); either way the loading mark goes. */
 void clr_binary_cache_done(clr_context *ctx, clr_cache_claim *claim, int ok);
-/* Best effort: failures to write are ignored (and logged). */
+/* The cache's size cap unless $CLREDUCE_CACHE_MAX_BYTES sets one. */
+#define CLR_CACHE_DEFAULT_MAX_BYTES ((uint64_t)256 << 20)
+
+/* Best effort: failures to write are ignored (and logged).  After a
+ * store, least recently used entries go while the cache holds more than
+ * its cap. */
 void clr_binary_cache_store(clr_context *ctx, const char *options,
                             const char *source, size_t source_len,
                             cl_program prog);
