@@ -798,7 +798,7 @@ static void *map_values(clr_map map, clr_op op, clr_type type, clr_type rt,
         memcpy(out + i * size, &f, size);
       } else {
         double d = (double)v;
-        if (rt == CLR_DOUBLE)
+        if (rt == CLR_DOUBLE && isfinite(v)) /* (a NaN or inf: no error) */
           err += fabsl(v - (long double)d);
         memcpy(out + i * size, &d, size);
       }
