@@ -265,13 +265,55 @@ def generated_runs():
                     "--repeat=1"], "sum of squares by row")
     check(doc is not None and doc["verified"] is True and
           doc["map"] == "square", "sum of squares by row verified", str(doc))
-    # A map expression runs unverified only.
+    # A map expression per row, checked against its CPU reference.
     doc = run_json(["--n=1000", "--segment-length=10", "--map=x > 0.5f",
-                    "--acc=long", "--no-verify", "--repeat=1"],
-                   "a count by expression per row, unverified")
-    check(doc is not None and doc["verified"] is None and
-          doc["result_type"] == "long", "count by expression: long, unchecked",
+                    "--acc=long", "--repeat=1"],
+                   "a count by expression per row")
+    check(doc is not None and doc["verified"] is True and
+          doc["result_type"] == "long", "count by expression: long, verified",
           str(doc))
+
+
+def expressions():
+    """Map expressions by segment, row and range, checked against the CPU
+    evaluation of the expression (src/check/expr_eval.c): i is the
+    element's index in the whole array, as the kernels count it."""
+    vals = write("e.f32", "f", [0.5, -1.0, 2.0, 0.25, 3.0, -0.5, 1.5, 4.0])
+    offs = write("e.off", "Q", [0, 3, 3, 8])
+    for args, want, what in [
+            (["--segments=" + offs, "--map=(float)i * x"],
+             [0 * 0.5 - 1.0 + 2 * 2.0, 0.0,
+              3 * 0.25 + 4 * 3.0 - 5 * 0.5 + 6 * 1.5 + 7 * 4.0],
+             "i * x by segment (one empty)"),
+            (["--segments=" + offs, "--map=x > 0.3f", "--acc=long"],
+             [2, 0, 3], "a count by segment"),
+            (["--ranges=" + write("e.rng", "Q", [6, 2, 0, 8, 2, 0, 1, 3]),
+              "--map=(float)i"], [13.0, 28.0, 0.0, 6.0],
+             "i by range, where each lies")]:
+        out = T.path("e.out")
+        doc = run_json(["--input=" + vals, "--output=" + out] + args, what)
+        if doc is None:
+            continue
+        size = 8 if "--acc=long" in args else 4
+        with open(out, "rb") as f:
+            data = f.read()
+        got = list(struct.unpack("<%d%s" % (len(data) // size,
+                                            "q" if size == 8 else "f"), data))
+        check(doc["verified"] is True and got == want,
+              "%s: %s, verified" % (what, want), "%s %s" % (got, doc))
+    # Functions within OpenCL's ulps, argmax among near ties: verified
+    # with the allowance.
+    for args in (["--segment-length=1000", "--op=mean", "--map=sin(x)"],
+                 ["--segment-length=77", "--op=argmax",
+                  "--map=cos(x * 3.0f)"],
+                 ["--segment-length=300", "--op=minmax", "--map=exp(x)"]):
+        rc, out, err = run(["--n=30000", "--repeat=1"] + args)
+        check(rc == 0 and "verified: yes" in out,
+              "clreduce %s: verified" % " ".join(args), show(rc, out, err))
+    expect_error(["--n=100", "--segment-length=10", "--type=int",
+                  "--map=x / (x - x)"], 2,
+                 ["no CPU reference", "division by zero"],
+                 "an undefined expression by segment")
 
 
 def refusals():
@@ -305,8 +347,7 @@ def refusals():
                           (["--kernel=decoupled"], "scan kernel"),
                           (["--dot"], "--dot"), (["--exact"], "--exact"),
                           (["--segments=" + one], "--segment-length"),
-                          (["--vec=4"], "--vec"),
-                          (["--map=x * 2"], "--no-verify")]:
+                          (["--vec=4"], "--vec")]:
         expect_error(["--n=100", "--segment-length=10"] + extra, 2, [needle],
                      "--segment-length with %s" % " ".join(extra))
     expect_error(["--n=100", "--scan"], 2, ["--scan", "--segments"],
@@ -370,6 +411,7 @@ def main():
         scan_known_answers()
         ranges_known_answers()
         generated_runs()
+        expressions()
         refusals()
         dropped_carry_is_caught(a.kernel_dir)
         dropped_restart_is_caught(a.kernel_dir)

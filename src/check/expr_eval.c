@@ -893,10 +893,10 @@ static int record_ok(const clr_expr_reference *r, const clr_value *got,
   *err = 0;
   if (wi == UINT64_MAX || isnan(wv)) /* no number, or a NaN: exactly */
     return gi == wi && (isnan(wv) ? isnan(gv) : gv == wv);
-  if (gi < r->index_base || gi - r->index_base >= r->n || isnan(gv))
+  if (gi >= r->n || isnan(gv))
     return 0;
-  size_t k = (size_t)(gi - r->index_base);
-  clr_eval_value v = clr_map_eval_at(r->m, r->x, r->y, k, gi);
+  size_t k = (size_t)gi;
+  clr_eval_value v = clr_map_eval_at(r->m, r->x, r->y, k, r->index_base + k);
   clr_eval_value c = clr_eval_convert(v, expr_type_of(r->vt));
   double cv = as_d(&c);
   *err = fabs(gv - wv);
@@ -961,4 +961,81 @@ void clr_ref_check_expr(const clr_expr_reference *r, const clr_value *got,
   out->bound = bound;
   out->error = g == w || (isnan(g) && isnan(w)) ? 0.0 : fabs(g - w);
   out->ok = g == w || (isnan(g) && isnan(w)) || out->error <= bound;
+}
+
+/* ------------------------------------------------------------ segments */
+
+/* An empty segment's result, exactly: the same bits, any NaN matching NaN,
+ * the indices too. */
+static int same_result(const clr_value *a, const clr_value *b) {
+  size_t size = clr_type_size(a->type);
+  int fp = clr_ref_is_fp(a->type);
+  clr_value amax = *a, bmax = *b;
+  amax.v = a->max;
+  bmax.v = b->max;
+  int v =
+      (fp && isnan(clr_value_as_double(a)) && isnan(clr_value_as_double(b))) ||
+      memcmp(&a->v, &b->v, size) == 0;
+  int mx = (fp && isnan(clr_value_as_double(&amax)) &&
+            isnan(clr_value_as_double(&bmax))) ||
+           memcmp(&a->max, &b->max, size) == 0;
+  return v && mx && a->index == b->index && a->max_index == b->max_index;
+}
+
+int clr_ref_segments_check_expr(clr_map_eval *m, const clr_options *opt,
+                                clr_op op, clr_type type, const void *data,
+                                const uint64_t *offsets, const uint64_t *ranges,
+                                size_t n_segments, const void *results,
+                                size_t depth, clr_segments_check *out,
+                                char *err, size_t err_size) {
+  size_t esize = clr_type_size(type);
+  clr_type rt = clr_options_result_type(opt, op, type);
+  clr_options o = *opt;
+  memset(out, 0, sizeof *out);
+  out->ok = 1;
+  for (size_t s = 0; s < n_segments; s++) {
+    size_t a = ranges ? (size_t)ranges[2 * s] : (size_t)offsets[s];
+    size_t len = ranges ? (size_t)ranges[2 * s + 1]
+                        : (size_t)offsets[s + 1] - (size_t)offsets[s];
+    clr_value got = clr_result_at(op, rt, results, s);
+    clr_expr_reference r;
+    clr_check chk;
+    memset(&chk, 0, sizeof chk);
+    o.index_base = opt->index_base + a;
+    int rc = clr_ref_reduce_expr(m, &o, op, type,
+                                 (const unsigned char *)data + a * esize, NULL,
+                                 len, &r, err, err_size);
+    if (rc != 0)
+      return rc;
+    if (len == 0) { /* the fold of nothing: the row's identity, exactly */
+      chk.exact = 1;
+      chk.ok = same_result(&got, &r.ref.value);
+      chk.error = chk.ok ? 0.0 : INFINITY;
+    } else {
+      clr_ref_check_expr(&r, &got, depth < len - 1 ? depth : len - 1, &chk);
+    }
+    double ratio =
+        chk.bound > 0 && !chk.overflowed ? chk.error / chk.bound : 0.0;
+    int first_bad = !chk.ok && out->ok;
+    if (!chk.ok)
+      out->n_bad++;
+    out->n_overflowed += (size_t)chk.overflowed;
+    if (first_bad || (out->ok && s == 0) ||
+        (out->ok && !chk.overflowed && ratio > out->worst_ratio)) {
+      out->worst_index = s;
+      out->exact = chk.exact;
+      out->worst_error = chk.error;
+      out->worst_bound = chk.bound;
+      out->worst_ratio = ratio;
+      out->got_worst = got;
+      out->ref_worst = r.ref.value;
+    }
+    if (!chk.ok)
+      out->ok = 0;
+    if (s + 1 == n_segments) {
+      out->got_last = got;
+      out->ref_last = r.ref.value;
+    }
+  }
+  return 0;
 }

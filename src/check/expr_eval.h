@@ -38,6 +38,7 @@
 #include "clreduce.h"
 #include "expr.h"
 #include "reference.h"
+#include "segment_reference.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -99,15 +100,16 @@ typedef struct clr_expr_reference {
   clr_map_eval *m;
   const void *x, *y;
   size_t n;
-  uint64_t index_base;
+  uint64_t index_base; /* the i of x's first element */
 } clr_expr_reference;
 
 /* Evaluate m over the n elements of x (and y; i counts from
  * opt->index_base), each value cast to the type the kernel accumulates it
  * in (clr_options_result_type of op, a mean's of its sum; and / or: its
- * truth), and fold them with clr_ref_reduce_to into out.  0; 1 when an
- * element's value is undefined in OpenCL C (err says which, one line);
- * -1 out of memory. */
+ * truth), and fold them with clr_ref_reduce_to into out (the indices of
+ * records counted from x's first element, as that fold counts them).  0;
+ * 1 when an element's value is undefined in OpenCL C (err says which, one
+ * line); -1 out of memory. */
 int clr_ref_reduce_expr(clr_map_eval *m, const clr_options *opt, clr_op op,
                         clr_type type, const void *x, const void *y, size_t n,
                         clr_expr_reference *out, char *err, size_t err_size);
@@ -115,5 +117,20 @@ int clr_ref_reduce_expr(clr_map_eval *m, const clr_options *opt, clr_op op,
 /* Compare a device result with the reference, the allowance added. */
 void clr_ref_check_expr(const clr_expr_reference *r, const clr_value *got,
                         size_t error_depth, clr_check *out);
+
+/* clr_ref_segments_check (segment_reference.h) for a map expression:
+ * segment s is [offsets[s], offsets[s + 1]) of data, or with ranges the
+ * range (ranges[2s], ranges[2s + 1]) (offset, length); each one's
+ * expression is evaluated with i counted from opt->index_base at the
+ * array's first element, folded and checked as clr_ref_reduce_expr and
+ * clr_ref_check_expr do (indices of records from the segment's first
+ * element), an empty one against the identity exactly.  0; 1 with err as
+ * clr_ref_reduce_expr's; -1 out of memory. */
+int clr_ref_segments_check_expr(clr_map_eval *m, const clr_options *opt,
+                                clr_op op, clr_type type, const void *data,
+                                const uint64_t *offsets, const uint64_t *ranges,
+                                size_t n_segments, const void *results,
+                                size_t depth, clr_segments_check *out,
+                                char *err, size_t err_size);
 
 #endif

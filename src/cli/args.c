@@ -918,11 +918,6 @@ static int check_combination(const cli_args *a) {
                                              : "");
       return -1;
     }
-    if (a->opt.map == CLR_MAP_EXPR && a->verify) {
-      cli_error("a map expression has no CPU reference per segment: add "
-                "--no-verify to run it unverified" HINT);
-      return -1;
-    }
     return 0;
   }
   if (!clr_kernel_is_scan(a->opt.kernel)) {

@@ -593,6 +593,28 @@ static void *gather_ranges(const run_state *st, uint64_t **offsets,
   return out;
 }
 
+/* The check of segments (rows, ranges) of a map expression against its
+ * CPU reference (src/check/expr_eval.c), each segment's i counted from
+ * the array's first element, as the kernels count it. */
+static int expr_segments_check(run_state *st, clr_segments_check *chk) {
+  const cli_args *a = st->args;
+  char why[512];
+  int rc = clr_map_eval_init(&st->map_eval, a->opt.map_expr, a->type, 0, why,
+                             sizeof why);
+  if (rc == 0)
+    rc = clr_ref_segments_check_expr(
+        &st->map_eval, &a->opt, a->op, a->type, st->data, st->offsets,
+        st->ranges, st->n_segments, st->out, st->rep.timing.error_depth, chk,
+        why, sizeof why);
+  if (rc < 0)
+    return out_of_memory(st->n, sizeof(double), "expression values");
+  if (rc > 0) {
+    cli_error("no CPU reference for %s: %s", st->what, why);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
+
 /* One warm-up and --repeat timed segmented reductions (or reductions of
  * ranges); the last results are checked segment by segment and written
  * to --output. */
@@ -622,7 +644,13 @@ static int run_segments(run_state *st) {
       r->timing = t;
   }
   r->result = clr_result_at(a->op, rt, st->out, S - 1); /* the last one's */
-  if (a->verify) {
+  if (a->verify && a->opt.map == CLR_MAP_EXPR) {
+    clr_segments_check chk;
+    int rc = expr_segments_check(st, &chk);
+    if (rc != 0)
+      return rc;
+    report_elements(r, &chk);
+  } else if (a->verify) {
     clr_segments_check chk;
     const void *values = st->data;
     const uint64_t *offsets = st->offsets;
