@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "datagen.h"
+#include "progress.h"
 #include "reference.h"
 
 #include <stdio.h>
@@ -43,6 +44,7 @@ static double median_call(sum_fn fn, void *user, unsigned repeat,
     clr_status st = fn(user, &v, &depth);
     double t = now_ms() - t0;
     if (st != CLR_OK) {
+      progress_clear();
       fprintf(stderr, "clreduce-bench: %s: %s\n", what, clr_status_name(st));
       free(ms);
       return -1;
@@ -51,6 +53,7 @@ static double median_call(sum_fn fn, void *user, unsigned repeat,
       clr_check chk;
       clr_ref_check(ref, &v, depth, &chk);
       if (!chk.ok) {
+        progress_clear();
         fprintf(stderr,
                 "clreduce-bench: %s: %.9g, reference %.9g (error %g, "
                 "bound %g)\n",
@@ -182,23 +185,29 @@ int bench_group(const clr_context_config *cfg, const char *devices,
     if (!r.whole)
       rc = 3;
     if (rc) {
+      progress_clear();
       fprintf(stderr, "clreduce-bench: n=%zu: device buffers failed\n", r.n);
     } else {
       clr_reference ref;
       clr_ref_reduce(CLR_SUM, CLR_FLOAT, 0, host, r.n, &ref);
+      progress_step("--group n=%zu: group, buffers", r.n);
       double gb =
           median_call(group_buffers, &r, repeat, &ref, "group, buffers");
       clr_group_timing gt;
       clr_group_last_timing(g, &gt);
+      progress_step("--group n=%zu: one device, buffer", r.n);
       double ob =
           median_call(one_buffer, &r, repeat, &ref, "one device, buffer");
+      progress_step("--group n=%zu: group, host array", r.n);
       double gh =
           median_call(group_host, &r, repeat, &ref, "group, host array");
+      progress_step("--group n=%zu: one device, host array", r.n);
       double oh =
           median_call(one_host, &r, repeat, &ref, "one device, host array");
       if (gb < 0 || ob < 0 || gh < 0 || oh < 0) {
         rc = gb == -2 || ob == -2 || gh == -2 || oh == -2 ? 1 : 3;
       } else {
+        progress_clear();
         printf("%12zu %12.4f %12.4f %8.3f %12.4f %12.4f %8.3f %10.2f\n", r.n,
                gb, ob, ob / gb, gh, oh, oh / gh, gt.combine_ms * 1e3);
         fflush(stdout);

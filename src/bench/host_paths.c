@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "datagen.h"
+#include "progress.h"
 #include "reference.h"
 #include "scan_reference.h"
 
@@ -168,6 +169,7 @@ static double time_it(host_run *h, timed what, unsigned repeat, int *wrong) {
 
 static void print_row(const char *what, double ms, double bytes,
                       double ref_ms) {
+  progress_clear();
   if (ms < 0) {
     printf("  %-44s %10s\n", what, "failed");
     return;
@@ -194,6 +196,7 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
   clr_get_tuning(ctx, &tun);
   unsigned threads = tun.stage_threads;
   int rc = 0, wrong = 0;
+  progress_clear();
   printf("\nhost arrays, float sum and inclusive scan: wall clock of whole "
          "copies and calls\n(stage.threads=%u, stage.block_kib=%u; ratio: "
          "the pinned copy's time over this one's)\n",
@@ -214,16 +217,26 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
           clEnqueueMapBuffer(h.q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                              bytes, 0, NULL, NULL, &err);
     if (err != CL_SUCCESS || !h.data || !out) {
+      progress_clear();
       fprintf(stderr, "clreduce-bench: --host n=%zu: cannot allocate (%d)\n",
               h.n, (int)err);
       rc = 3;
     } else {
       clr_gen_data(CLR_SUM, CLR_FLOAT, 42, h.data, h.n, NULL, 0);
       memcpy(h.pinned, h.data, bytes);
+      progress_clear();
       printf("\n  n = %zu (%.1f MB)%*s %10s %9s %9s\n", h.n, bytes / 1e6, 14,
              "", "ms", "GB/s", "ratio");
+      fflush(stdout);
+      /* HOST_STEPS progress steps: the three copies, six memcpys, the
+       * calls of clr_host_alloc memory, then of malloc'd memory staged
+       * and direct. */
+#define STEP(what) progress_step("--host n=%zu: %s", h.n, what)
+      STEP("copy to device, from malloc'd memory");
       double wp = time_it(&h, T_WRITE_PAGEABLE, repeat, &wrong);
+      STEP("copy to device, from pinned memory");
       double wq = time_it(&h, T_WRITE_PINNED, repeat, &wrong);
+      STEP("copy from device, to pinned memory");
       double rq = time_it(&h, T_READ_PINNED, repeat, &wrong);
       print_row("copy to device, from malloc'd memory", wp, bytes, wq);
       print_row("copy to device, from pinned memory", wq, bytes, wq);
@@ -231,10 +244,12 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
       for (unsigned t = 1; t <= 16; t *= 4) {
         char what[64];
         snprintf(what, sizeof what, "host memcpy, %u threads, into pinned", t);
+        STEP(what);
         print_row(what, threaded_memcpy_ms(h.pinned, h.data, bytes, t, repeat),
                   bytes, wq);
         snprintf(what, sizeof what, "host memcpy, %u threads, out of pinned",
                  t);
+        STEP(what);
         print_row(what, threaded_memcpy_ms(out, h.pinned, bytes, t, repeat),
                   bytes, wq);
       }
@@ -242,20 +257,28 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
       h.in = clr_host_alloc(ctx, bytes);
       h.out = clr_host_alloc(ctx, bytes);
       double ro = -1, so = -1;
+      STEP("clr_reduce_host of clr_host_alloc memory");
       if (h.in && h.out) {
         memcpy(h.in, h.data, bytes);
         ro = time_it(&h, T_REDUCE, repeat, &wrong);
-        so = time_it(&h, T_SCAN, repeat, &wrong);
       }
+      STEP("clr_scan_host, clr_host_alloc memory both");
+      if (h.in && h.out)
+        so = time_it(&h, T_SCAN, repeat, &wrong);
       clr_host_free(ctx, h.in);
       clr_host_free(ctx, h.out);
       h.in = h.data;
       h.out = out;
+      STEP("clr_reduce_host, staged");
       double r1 = time_it(&h, T_REDUCE, repeat, &wrong);
+      STEP("clr_scan_host, staged");
       double s1 = time_it(&h, T_SCAN, repeat, &wrong);
       set_threads(ctx, 0);
+      STEP("clr_reduce_host, direct");
       double r0 = time_it(&h, T_REDUCE, repeat, &wrong);
+      STEP("clr_scan_host, direct");
       double s0 = time_it(&h, T_SCAN, repeat, &wrong);
+#undef STEP
       set_threads(ctx, threads);
       char what[64];
       snprintf(what, sizeof what, "clr_reduce_host, staged (%u threads)",
@@ -287,6 +310,7 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
     h.data = h.in = h.out = h.pinned = NULL;
     h.dev = NULL;
   }
+  progress_clear();
   if (wrong)
     fprintf(stderr, "clreduce-bench: --host: a result FAILED verification\n");
   return rc;

@@ -1,4 +1,5 @@
-/* A small SVG line plot: GB/s against n on a log axis, one line a series. */
+/* A small SVG line plot: GB/s against n on a log axis, one line a series,
+ * each in its own colour; the y axis linear or logarithmic. */
 #ifndef CLR_BENCH_PLOT_H
 #define CLR_BENCH_PLOT_H
 
@@ -13,8 +14,22 @@ typedef struct plot_series {
   int dashed;
 } plot_series;
 
+typedef enum plot_scale {
+  PLOT_Y_AUTO,   /* log when the values span more than PLOT_AUTO_DECADES */
+  PLOT_Y_LINEAR, /* from 0                                               */
+  PLOT_Y_LOG,    /* whole decades                                        */
+} plot_scale;
+
+#define PLOT_AUTO_DECADES 2.0
+/* Distinct colours (plot.c's palette): series beyond them would repeat
+ * one, with a dash pattern of their own. */
+#define PLOT_COLOURS 16
+
+/* The scale PLOT_Y_AUTO picks for these series (LINEAR or LOG). */
+plot_scale plot_auto_scale(const plot_series *series, size_t n_series);
+
 /* Write the plot; 0 on success. */
 int plot_svg(FILE *f, const char *title, const char *ylabel,
-             const plot_series *series, size_t n_series);
+             const plot_series *series, size_t n_series, plot_scale scale);
 
 #endif

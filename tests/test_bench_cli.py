@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Tests of clreduce-bench's command line (stdlib only).
+
+    test_bench_cli.py BENCH_EXE --kernel-dir DIR [--version X]
+
+Covers what it shares with clreduce: -h/--help and -V/--version (the
+version and the git commit), one-line errors that name the option and the
+value (exit 2), --kernel= (and the deprecated --kernels=), values it cannot
+honour refused (--per-decade=0, a kernel that cannot compute the op,
+options of the sweep with --host); and its results: --json on stdout and
+--json=FILE with "version" and "commit", the CSV's columns, '% stream'
+flags that agree with the numbers, the plot's y scale and colours, the
+progress line only with --progress (stderr is no terminal here).  Every
+run is small (n <= 1e4, a few repeats).
+
+Every case prints one line; the last line is "N passed, N failed".
+"""
+import json
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clrtest  # noqa: E402  (tests/clrtest.py)
+from clrtest import check, show  # noqa: E402
+
+T = clrtest.Session()
+run, expect_error = T.run, T.expect_error
+
+# A sweep that takes well under a second on PoCL.
+SMALL = ["--min-n=1e3", "--max-n=1e4", "--repeat=2"]
+VERSION_LINE = re.compile(r"^clreduce-bench (\S+) \(commit ([^()]+)\)$")
+
+
+def test_help_version(version):
+    for flag in ["-h", "--help"]:
+        rc, out, err = run([flag])
+        check(rc == 0 and err == "" and
+              out.startswith("Usage: clreduce-bench [OPTION]...") and
+              all(s in out for s in ["--kernel=LIST", "-V, --version",
+                                     "--per-decade=K", "--y-scale=S",
+                                     "--progress", "% stream",
+                                     "Exit status:"]),
+              "%s: usage on stdout, exit 0" % flag, show(rc, out, err))
+    commits = set()
+    for flag in ["-V", "--version"]:
+        rc, out, err = run([flag])
+        m = VERSION_LINE.match(out.strip())
+        check(rc == 0 and err == "" and m is not None and
+              m.group(1) == version,
+              "%s prints 'clreduce-bench %s (commit C)'" % (flag, version),
+              show(rc, out, err))
+        if m:
+            commits.add(m.group(2))
+    # Built from this git checkout (a '+': with uncommitted changes).
+    if os.path.isdir(os.path.join(os.path.dirname(__file__), "..", ".git")):
+        check(len(commits) == 1 and
+              all(re.match(r"^[0-9a-f]{7,40}\+?$|^\S*-g[0-9a-f]{7,40}\+?$", c)
+                  for c in commits),
+              "--version names the git commit", repr(commits))
+    return commits.pop() if len(commits) == 1 else None
+
+
+def test_errors():
+    cases = [
+        (["--per-decade=0"], ["--per-decade", "'0'", "must be 1"],
+         "--per-decade=0 refused"),
+        (["--per-decade=4"], ["--per-decade", "'4'"],
+         "--per-decade=4 refused, not changed"),
+        (["--per-decade=2x"], ["--per-decade", "'2x'"], "--per-decade=2x"),
+        (["--repeat=0"], ["--repeat", "'0'", "positive"], "--repeat=0"),
+        (["--min-n=abc"], ["--min-n", "'abc'", "not a number"],
+         "--min-n=abc"),
+        (["--max-n=-5"], ["--max-n", "'-5'", "negative"], "--max-n=-5"),
+        (["--min-n=1e5", "--max-n=1e3"], ["--min-n", "--max-n", "above"],
+         "--min-n above --max-n"),
+        (["--min-n=1500", "--max-n=1600"], ["no size", "1500", "1600"],
+         "no size of the sweep in [min-n, max-n]"),
+        (["--kernel=nosuch"], ["unknown kernel", "'nosuch'", "--kernel",
+                               "coarse"], "--kernel=nosuch"),
+        (["--kernels=coarse,nosuch"], ["unknown kernel", "'nosuch'",
+                                       "--kernels"],
+         "--kernels=coarse,nosuch"),
+        (["--type=nosuch"], ["unknown type", "'nosuch'", "float"],
+         "--type=nosuch"),
+        (["--op=nosuch"], ["unknown op", "'nosuch'", "sum"], "--op=nosuch"),
+        (["--op=argmax", "--kernel=sequential"],
+         ["kernel 'sequential'", "argmax", "coarse"],
+         "a kernel that cannot compute the op is refused, not dropped"),
+        (["--map=abs", "--kernel=decoupled"], ["'decoupled'", "--map"],
+         "a kernel that takes no map is refused"),
+        (["--exact", "--type=int"], ["--exact", "int"], "--exact of int"),
+        (["--svg=x.svg", "--y-scale=cubic"], ["--y-scale", "'cubic'",
+                                               "log"], "--y-scale=cubic"),
+        (["--y-scale=log"], ["--y-scale", "--svg"], "--y-scale without --svg"),
+        (["--single-launch=2"], ["--single-launch", "'2'", "0 or 1"],
+         "--single-launch=2"),
+        (["--stage-threads=x"], ["--stage-threads", "'x'"],
+         "--stage-threads=x"),
+        (["--host", "--json"], ["--json", "--host"],
+         "--json with --host refused (its table is its result)"),
+        (["--host", "--kernel=coarse"], ["--kernel", "--host"],
+         "--kernel with --host refused"),
+        (["--latency", "--max-n=1e5"], ["--max-n", "--latency"],
+         "sizes with --latency refused"),
+        (["--host", "--group=all"], ["--group", "--host"],
+         "two modes refused"),
+        (["--bogus"], ["unknown", "'--bogus'"], "unknown option"),
+        (["-x"], ["unknown option", "'-x'"], "unknown short option"),
+        (["--csv"], ["'--csv' needs a value"], "--csv without a value"),
+        (["--help=1"], ["'--help' takes no value"], "--help=1"),
+        (["--json", "out.json"], ["unexpected argument", "'out.json'",
+                                  "--json=FILE"],
+         "--json FILE: the file is no argument of --json"),
+        (["--json="], ["--json", "non-empty"], "--json= (empty)"),
+    ]
+    for args, needles, what in cases:
+        rc, out, err = expect_error(args, 2, needles, what)
+        if rc == 2 and "(try 'clreduce-bench --help')" not in err and \
+                "valid:" not in err:
+            check(False, what + ": the line points to --help", err)
+
+
+def test_json(commit):
+    # --json alone: one JSON object on stdout, no table.
+    rc, out, err = run(SMALL + ["--kernel=coarse", "--json"])
+    try:
+        doc = json.loads(out)
+    except ValueError as ex:
+        check(False, "--json: stdout is one JSON object",
+              "%s; %s" % (ex, show(rc, out, err)))
+        return
+    check(rc == 0, "--kernel=coarse --json: exit 0", show(rc, out, err))
+    check(doc.get("version") == VERSION and "commit" in doc and
+          (commit is None or doc.get("commit") == commit),
+          "--json has \"version\" and \"commit\" (those of --version)",
+          "%r %r" % (doc.get("version"), doc.get("commit")))
+    rows = doc.get("rows", [])
+    check([r["kernel"] for r in rows] == ["coarse", "coarse"] and
+          [r["n"] for r in rows] == [1000, 10000],
+          "--kernel=coarse: the coarse kernel alone, at 1e3 and 1e4",
+          repr([(r.get("kernel"), r.get("n")) for r in rows]))
+    check(all(r["verified"] is True for r in rows), "--json: rows verified")
+    # '% stream': the ratio, and flagged where it cannot be trusted.
+    ok = all(abs(r["pct_stream"] - 100.0 * r["gbps"] / r["stream_gbps"]) <
+             0.2 + 0.002 * r["pct_stream"] and
+             (r["pct_stream"] <= 100 or r["stream_reliable"] is False)
+             for r in rows if r["stream_gbps"] > 0)
+    check(ok, "--json: pct_stream is gbps / stream_gbps, never above 100 "
+          "unflagged", repr(rows))
+    check("[1/" not in err, "no progress line when stderr is no terminal",
+          err[-300:])
+
+    # --json=FILE and --csv=FILE (the deprecated --kernels= spelling); the
+    # table on stdout; --progress on stderr, never in the files.
+    with tempfile.TemporaryDirectory(prefix="bench-cli-") as d:
+        js, csv, svg = (os.path.join(d, f) for f in
+                        ("r.json", "r.csv", "r.svg"))
+        rc, out, err = run(SMALL + ["--kernels=coarse,sequential",
+                                    "--json=" + js, "--csv=" + csv,
+                                    "--svg=" + svg, "--progress"])
+        check(rc == 0 and "% stream" in out and "(stream read)" in out,
+              "--kernels= (deprecated) --json=FILE --csv=FILE --svg=FILE: "
+              "exit 0, the table on stdout", show(rc, out, err))
+        check(re.search(r"\[1/6\] .*elapsed", err) is not None and
+              "[6/6] done" in err,
+              "--progress: [row/rows] ... elapsed on stderr", err[-400:])
+        try:
+            with open(js) as f:
+                fdoc = json.load(f)
+            with open(csv) as f:
+                lines = f.read().splitlines()
+            with open(svg) as f:
+                plot = f.read()
+        except (OSError, ValueError) as ex:
+            check(False, "the result files are written", str(ex))
+            return
+        check(fdoc.get("version") == VERSION and "commit" in fdoc and
+              sorted({r["kernel"] for r in fdoc["rows"]}) ==
+              ["coarse", "sequential"],
+              "--json=FILE: version, commit, the two kernels",
+              repr({k: fdoc.get(k) for k in ("version", "commit")}))
+        head = lines[0].split(",")
+        check(head[:2] == ["kernel", "n"] and "pct_stream" in head and
+              "stream_reliable" in head and len(lines) == 5 and
+              "elapsed" not in "".join(lines),
+              "--csv=FILE: header with pct_stream and stream_reliable, "
+              "4 rows", repr(lines[:2]))
+        # A colour a series (two kernels and the stream read).
+        colours = re.findall(r'<polyline fill="none" stroke="(#[0-9a-f]+)"',
+                             plot)
+        check(len(colours) == 3 and len(set(colours)) == 3,
+              "--svg: a colour of its own for every series", repr(colours))
+        for scale, want in (("log", True), ("linear", False)):
+            rc, out, err = run(["--min-n=1e3", "--max-n=1e3", "--repeat=1",
+                                "--kernel=coarse", "--svg=" + svg,
+                                "--y-scale=" + scale])
+            with open(svg) as f:
+                plot = f.read()
+            check(rc == 0 and ("log scale" in plot) == want,
+                  "--y-scale=%s: the plot's y axis is %s" % (scale, scale),
+                  show(rc, out, err))
+
+
+def main():
+    global VERSION
+    a = clrtest.arguments(("--version", {"default": "0.1.0"}))
+    VERSION = a.version
+    os.environ.setdefault("CLREDUCE_KERNEL_DIR", a.kernel_dir)
+    with T.open(os.path.abspath(a.exe), "clreduce-bench-cli-"):
+        print("== help, version")
+        commit = test_help_version(a.version)
+        print("== errors")
+        test_errors()
+        print("== json, csv, svg, progress")
+        test_json(commit)
+    return clrtest.finish("test_bench_cli")
+
+
+VERSION = None
+
+if __name__ == "__main__":
+    sys.exit(main())
