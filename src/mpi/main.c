@@ -35,6 +35,7 @@
  * without MPI_Finalize) as it begins that stage (tests/mpi). */
 #include "args.h"
 #include "cli.h"
+#include "clr_version.h"
 #include "datagen.h"
 #include "exact_sum.h"
 #include "fileio.h"
@@ -871,7 +872,9 @@ static int run(mpi_run *r, int argc, char **argv, cli_args *args) {
                "[clreduce's options]\n\n");
         cli_print_usage(stdout);
       } else {
-        printf("clreduce-mpi %s\n", clr_version());
+        printf("clreduce-mpi %s (commit %s)\n", CLR_VERSION,
+               clr_build_commit() ? clr_build_commit()
+                                  : "unknown: not built from a git checkout");
       }
     }
     return 0;
