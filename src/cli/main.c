@@ -38,8 +38,8 @@ typedef struct run_state {
   char data_desc[512];
   char what[128];          /* "coarse sum of float", for messages          */
   char segments_desc[256]; /* "1000 of length 100", "5 from 'f'"  */
-  clr_map_eval map_eval;   /* a map expression's CPU evaluator        */
-  clr_expr_reference expr_ref; /* and its reference                   */
+  clr_map_eval map_eval;   /* a map expression's CPU evaluator */
+  clr_expr_reference expr_ref; /* and its reference                */
   cli_report rep;
 } run_state;
 
@@ -286,25 +286,20 @@ static int generate_data(run_state *st) {
 }
 
 /* One reduction (a dot product with --dot / --input2), over the group's
- * devices unless `one` asks for the first device alone. */
-static clr_status reduce_on(run_state *st, const clr_options *opt, int one,
-                            clr_value *result) {
+ * devices when there are several. */
+static clr_status reduce_once(run_state *st, const clr_options *opt,
+                              clr_value *result) {
   const cli_args *a = st->args;
-  if (st->group && !one && st->data2)
+  if (st->group && st->data2)
     return clr_group_dot_host(st->group, opt, a->type, st->data, st->data2,
                               st->n, result);
-  if (st->group && !one)
+  if (st->group)
     return clr_group_reduce_host(st->group, opt, a->op, a->type, st->data,
                                  st->n, result);
   if (st->data2)
     return clr_dot_host(st->ctx, opt, a->type, st->data, st->data2, st->n,
                         result);
   return clr_reduce_host(st->ctx, opt, a->op, a->type, st->data, st->n, result);
-}
-
-static clr_status reduce_once(run_state *st, const clr_options *opt,
-                              clr_value *result) {
-  return reduce_on(st, opt, 0, result);
 }
 
 /* The reference of a map expression: the expression evaluated on the CPU
