@@ -2,6 +2,7 @@
 """Tests of clreduce-bench's command line (stdlib only).
 
     test_bench_cli.py BENCH_EXE --kernel-dir DIR [--version X]
+                      [--clreduce CLREDUCE_EXE]
 
 Covers what it shares with clreduce: -h/--help and -V/--version (the
 version and the git commit), one-line errors that name the option and the
@@ -10,7 +11,9 @@ honour refused (--per-decade=0, a kernel that cannot compute the op,
 options of the sweep with --host); and its results: --json on stdout and
 --json=FILE with "version" and "commit", the CSV's columns, '% stream'
 flags that agree with the numbers, the plot's y scale and colours, the
-progress line only with --progress (stderr is no terminal here).  Every
+progress line only with --progress (stderr is no terminal here).  With
+--clreduce: clreduce's --version and every JSON object of it (a run,
+--list-kernels, --list-devices) name the same version and commit.  Every
 run is small (n <= 1e4, a few repeats).
 
 Every case prints one line; the last line is "N passed, N failed".
@@ -106,6 +109,8 @@ def test_errors():
          "sizes with --latency refused"),
         (["--host", "--group=all"], ["--group", "--host"],
          "two modes refused"),
+        (["--autotune", "--repeat=3"], ["--repeat", "--autotune"],
+         "--repeat with --autotune refused"),
         (["--bogus"], ["unknown", "'--bogus'"], "unknown option"),
         (["-x"], ["unknown option", "'-x'"], "unknown short option"),
         (["--csv"], ["'--csv' needs a value"], "--csv without a value"),
@@ -203,9 +208,29 @@ def test_json(commit):
                   show(rc, out, err))
 
 
+def test_clreduce(clreduce, commit):
+    rc, out, err = run(["--version"], exe=clreduce)
+    check(rc == 0 and out.strip() == "clreduce %s (commit %s)" %
+          (VERSION, commit or "unknown: not built from a git checkout"),
+          "clreduce --version: the version and commit of clreduce-bench's",
+          show(rc, out, err))
+    for args in (["--n=1000", "--repeat=1"], ["--list-kernels"],
+                 ["--list-devices"]):
+        rc, out, err = run(args + ["--json"], exe=clreduce)
+        try:
+            doc = json.loads(out)
+        except ValueError:
+            doc = {}
+        check(rc == 0 and doc.get("version") == VERSION and
+              "commit" in doc and doc["commit"] == commit,
+              "clreduce %s --json: \"version\" and \"commit\"" %
+              " ".join(args), show(rc, out, err))
+
+
 def main():
     global VERSION
-    a = clrtest.arguments(("--version", {"default": "0.1.0"}))
+    a = clrtest.arguments(("--version", {"default": "0.1.0"}),
+                          ("--clreduce", {"default": None}))
     VERSION = a.version
     os.environ.setdefault("CLREDUCE_KERNEL_DIR", a.kernel_dir)
     with T.open(os.path.abspath(a.exe), "clreduce-bench-cli-"):
@@ -215,6 +240,9 @@ def main():
         test_errors()
         print("== json, csv, svg, progress")
         test_json(commit)
+        if a.clreduce:
+            print("== clreduce's version and JSON")
+            test_clreduce(os.path.abspath(a.clreduce), commit)
     return clrtest.finish("test_bench_cli")
 
 

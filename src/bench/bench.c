@@ -394,6 +394,7 @@ typedef struct given {
   int any_entry;                 /* --kernel or --segments */
   int sweep_only;                /* OPT_KERNEL, OPT_CSV, ...; 0: none */
   int sizes;                     /* OPT_MIN_N, OPT_N, ...; 0: none */
+  int not_autotune;              /* OPT_REPEAT, OPT_STAGE_THREADS, ...  */
   int y_scale;                   /* --y-scale */
 } given;
 
@@ -425,6 +426,13 @@ static int parse_option(int code, const char *val, bench_opts *o, given *g) {
   case OPT_PER_DECADE:
     if (!g->sizes)
       g->sizes = code;
+    break;
+  case OPT_REPEAT:
+  case OPT_STAGE_THREADS:
+  case OPT_STAGE_BLOCK_KIB:
+  case OPT_SINGLE_LAUNCH:
+    if (!g->not_autotune)
+      g->not_autotune = code;
     break;
   }
   switch (code) {
@@ -640,6 +648,12 @@ static int check_options(bench_opts *o, const given *g) {
                 option_name(g->sizes), mode,
                 o->autotune ? "--autotune=N gives its size"
                             : "small calls of n = 1e3 and 1e4");
+    return -1;
+  }
+  if (o->autotune && g->not_autotune) {
+    bench_error("--%s does not apply to --autotune (which times its "
+                "candidates its own way and stores the tuning it finds)" HINT,
+                option_name(g->not_autotune));
     return -1;
   }
   if (o->min_n > o->max_n) {
