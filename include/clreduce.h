@@ -259,7 +259,8 @@ typedef struct clr_context_config {
   /* NULL: $CLREDUCE_CACHE_DIR, then $XDG_CACHE_HOME/clreduce, then
    * ~/.cache/clreduce.  "" disables the on-disk program cache. */
   const char *cache_dir;
-  /* Optional: progress and diagnostics.  The library is silent without. */
+  /* Optional: progress and diagnostics, a successful build's compiler
+   * warnings included (a line each).  The library is silent without. */
   clr_log_fn log;
   void *log_user;
   /* Nonzero: always copy host arrays to device buffers.  By default they

@@ -133,6 +133,39 @@ static void keep_build_log(clr_context *ctx, cl_program prog) {
   ctx->build_log[len] = '\0';
 }
 
+/* A successful build's log (the compiler's warnings), to the context's
+ * log callback a line at a time, never to stderr; the context keeps only
+ * a failed build's log. */
+static void log_build_warnings(clr_context *ctx, const clr_build_spec *s,
+                               const char *options, cl_program prog) {
+  size_t len = 0;
+  if (!ctx->log ||
+      clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                            &len) != CL_SUCCESS ||
+      len < 2)
+    return;
+  char *text = malloc(len + 1);
+  if (!text)
+    return;
+  if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, len, text,
+                            NULL) != CL_SUCCESS)
+    len = 0;
+  text[len] = '\0';
+  int header = 0;
+  for (const char *p = text; *p;) {
+    size_t n = strcspn(p, "\n");
+    size_t blank = strspn(p, " \t\r");
+    if (blank < n) {
+      if (!header++)
+        clr_log(ctx, "build log of %s%s%s (options '%s'):", s->source,
+                s->source2 ? " + " : "", s->source2 ? s->source2 : "", options);
+      clr_log(ctx, "  %.*s", (int)(n < 480 ? n : 480), p);
+    }
+    p += n + (p[n] == '\n');
+  }
+  free(text);
+}
+
 /* Build from source text (prelude + algorithm). */
 static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
                                     const char *options, const char *text,
@@ -157,6 +190,7 @@ static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
                       s->prelude ? s->prelude : "");
     return clr_cl_fail(ctx, "clBuildProgram", err);
   }
+  log_build_warnings(ctx, s, options, prog);
   *out = prog;
   return CLR_OK;
 }
