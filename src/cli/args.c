@@ -407,6 +407,8 @@ void cli_print_usage(FILE *f) {
         "  --no-verify        skip the CPU reference (JSON \"verified\": "
         "null)\n"
         "  --json             print one JSON object on stdout\n"
+        "  -v, --verbose      the library's log on stderr (kernel build "
+        "warnings)\n"
         "  --help             print this help and exit\n"
         "  --version          print the version and exit\n"
         "\n"
@@ -589,6 +591,7 @@ enum {
   OPT_REPEAT,
   OPT_NO_VERIFY,
   OPT_JSON,
+  OPT_VERBOSE,
   OPT_HELP,
   OPT_VERSION,
 };
@@ -623,6 +626,7 @@ static const struct option long_options[] = {
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
     {"json", no_argument, NULL, OPT_JSON},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -825,6 +829,9 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_JSON:
     a->json = 1;
     return 0;
+  case OPT_VERBOSE:
+    a->verbose = 1;
+    return 0;
   case OPT_HELP:
     a->action = CLI_ACTION_HELP;
     return 0;
@@ -956,13 +963,15 @@ int cli_parse_args(int argc, char **argv, cli_args *out) {
   optind = 0; /* not 1: 0 re-initialises getopt completely (glibc, BSD,
                  musl), so a second parse never reads the previous argv */
   for (;;) {
-    int code = getopt_long(argc, argv, ":hV", long_options, NULL);
+    int code = getopt_long(argc, argv, ":hVv", long_options, NULL);
     if (code == -1)
       break;
     if (code == 'h')
       code = OPT_HELP;
     else if (code == 'V')
       code = OPT_VERSION;
+    else if (code == 'v')
+      code = OPT_VERBOSE;
     if (code == ':') {
       if (optopt > 0 && optopt < 256)
         cli_error("option '-%c' needs a value" HINT, optopt);

@@ -49,6 +49,7 @@ typedef struct cli_args {
   unsigned repeat;         /* --repeat: timed runs                         */
   int verify;              /* 0 with --no-verify                           */
   int json;                /* --json                                       */
+  int verbose;             /* -v, --verbose: the library's log on stderr   */
 } cli_args;
 
 /* Parse argv.  Returns 0, or CLI_EXIT_USAGE after printing the one-line

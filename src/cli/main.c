@@ -228,12 +228,20 @@ static int describe_group(run_state *st) {
   return 0;
 }
 
+/* -v: the library's log lines on stderr. */
+static void log_stderr(void *user, const char *message) {
+  (void)user;
+  fprintf(stderr, "clreduce: %s\n", message);
+}
+
 static int create_context(run_state *st) {
   clr_context_config cfg;
   char detail[512] = "";
   memset(&cfg, 0, sizeof cfg);
   cfg.platform = st->args->platform;
   cfg.device = st->args->device;
+  if (st->args->verbose)
+    cfg.log = log_stderr;
   clr_status s;
   if (several_devices(cfg.device)) {
     s = clr_group_create(&cfg, cfg.device, &st->group, detail, sizeof detail);
