@@ -342,8 +342,9 @@ CLR_API const char *clr_context_error(const clr_context *ctx);
 /* OpenCL build log of the last failed build ("" if none). */
 CLR_API const char *clr_context_build_log(const clr_context *ctx);
 /* The directory the kernel sources are read from ("" for NULL):
- * clr_context_config.kernel_dir, $CLREDUCE_KERNEL_DIR, or the installed
- * copy, found also when the install prefix was moved. */
+ * clr_context_config.kernel_dir, $CLREDUCE_KERNEL_DIR, "(built into the
+ * library)" (-Dembed_kernels), or the installed copy, found also when the
+ * install prefix was moved. */
 CLR_API const char *clr_context_kernel_dir(const clr_context *ctx);
 
 /* Host memory for the arrays the host functions take (clr_reduce_host,
@@ -1002,7 +1003,10 @@ typedef struct clr_tuning {
                                     whatever reduce_min_vectors asks (a
                                     small input over every compute unit);
                                     0: no floor                          */
-  char origin[4096];             /* "built-in defaults" or the file path */
+  char origin[4096];             /* "built-in defaults ...", the file's
+                                    path, or "(built into the library)/
+                                    <file>" for a shipped file built in
+                                    (-Dembed_kernels)                    */
 } clr_tuning;
 
 CLR_API clr_status clr_get_tuning(const clr_context *ctx, clr_tuning *out);

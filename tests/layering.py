@@ -51,7 +51,10 @@ def main():
                 calls[unit].setdefault(defs[s], []).append(s)
     units = sorted(set(defs.values()) | set(uses))
     bad = 0
-    missing = [u for u in units if u not in order]
+    # A generated unit that calls no other (the kernels and tuning files
+    # that -Dembed_kernels builds in: data only) sits below every unit.
+    missing = [u for u in units if u not in order and
+               not (u.startswith("meson-generated_") and not calls[u])]
     if missing:
         print("not in lib_sources:", " ".join(missing))
         bad = 1

@@ -109,3 +109,63 @@ int clr_installed_dir(const char *leaf, const char *probe, char *out,
   snprintf(out, size, "%s", compiled);
   return 0;
 }
+
+/* dir without its last depth components, in place (textually: the
+ * directories need not exist). */
+static void strip_components(char *dir, int depth) {
+  for (int i = 0; i < depth; i++) {
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) {
+      snprintf(dir, 2, "/");
+      return;
+    }
+    *slash = '\0';
+  }
+}
+
+/* Appends ", dir" (or "dir" first) to out unless out already holds it. */
+static void add_tried(char *out, size_t size, const char *dir) {
+  size_t len = strlen(out), n = strlen(dir);
+  for (const char *p = out; (p = strstr(p, dir)) != NULL; p++)
+    if ((p == out || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+      return;
+  if (len >= size)
+    return;
+  snprintf(out + len, size - len, "%s%s", len ? ", " : "", dir);
+}
+
+/* The loaded directory, canonical (dladdr may name it through an rpath's
+ * "bin/../lib"). */
+static int loaded_dir_canonical(char *dir, size_t size) {
+  char canon[PATH_MAX];
+  if (!loaded_dir(dir, size))
+    return 0;
+  if (realpath(dir, canon))
+    snprintf(dir, size, "%s", canon);
+  return 1;
+}
+
+void clr_installed_dirs_tried(const char *leaf, char *out, size_t size) {
+  const char *compiled = strcmp(leaf, "cl") == 0 ? CLR_INSTALLED_KERNEL_DIR
+                                                 : CLR_INSTALLED_TUNING_DIR;
+  const char *installed_in[2] = {CLR_LIBDIR, CLR_BINDIR};
+  char dir[PATH_MAX], found[PATH_MAX + 100];
+  if (!size)
+    return;
+  out[0] = '\0';
+  add_tried(out, size, compiled);
+  for (int i = 0; i < 2; i++) {
+    int depth = depth_of(installed_in[i]);
+    if (depth < 0 || !loaded_dir_canonical(dir, sizeof dir))
+      continue;
+    strip_components(dir, depth);
+    snprintf(found, sizeof found, "%s/%s/clreduce/%s",
+             strcmp(dir, "/") == 0 ? "" : dir, CLR_DATADIR, leaf);
+    add_tried(out, size, found);
+  }
+  if (loaded_dir_canonical(dir, sizeof dir)) {
+    snprintf(found, sizeof found, "%s/clreduce-source/%s", dir,
+             strcmp(leaf, "cl") == 0 ? "cl" : "data/tuning");
+    add_tried(out, size, found);
+  }
+}

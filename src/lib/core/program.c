@@ -15,7 +15,7 @@
 static char *read_text(const char *dir, const char *name, size_t *len) {
 #if CLR_EMBEDDED_KERNELS
   if (strcmp(dir, CLR_EMBEDDED_KERNEL_DIR) == 0) {
-    for (const clr_embedded_kernel *k = clr_embedded_kernels; k->name; k++)
+    for (const clr_embedded_file *k = clr_embedded_kernels; k->name; k++)
       if (strcmp(k->name, name) == 0) {
         size_t n = strlen(k->text);
         char *copy = malloc(n + 1);
@@ -195,6 +195,29 @@ static clr_status build_from_source(clr_context *ctx, const clr_build_spec *s,
   return CLR_OK;
 }
 
+/* A kernel source that cannot be read: what was tried, and the two ways
+ * to give the library its kernels.  The installed directory not found
+ * anywhere lists every place looked in (install_paths.c); a directory
+ * given by clr_context_config.kernel_dir or $CLREDUCE_KERNEL_DIR is
+ * named alone. */
+static clr_status source_missing(clr_context *ctx, const char *name, int err) {
+  static const char fix[] =
+      "set $CLREDUCE_KERNEL_DIR to a copy of the kernel sources (cl/), or "
+      "build the library with -Dembed_kernels=true to carry them";
+  char found[4096], tried[CLR_DETAIL_SIZE];
+  if (!clr_installed_dir("cl", "common.cl", found, sizeof found) &&
+      strcmp(found, ctx->kernel_dir) == 0) {
+    clr_installed_dirs_tried("cl", tried, sizeof tried);
+    return clr_fail(ctx, CLR_ERR_KERNEL_SOURCE,
+                    "cannot read kernel source %s: no installed kernel "
+                    "directory found (%s); tried %s",
+                    name, fix, tried);
+  }
+  return clr_fail(ctx, CLR_ERR_KERNEL_SOURCE,
+                  "cannot read kernel source %s/%s: %s (%s)", ctx->kernel_dir,
+                  name, strerror(err), fix);
+}
+
 /* Concatenate the prelude, common.cl, the shared helpers, for argmin,
  * argmax and minmax records.cl (their (value, index) records), the
  * algorithm source and the optional second source (the scan kernels'
@@ -213,9 +236,7 @@ static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
       continue;
     parts[i] = read_text(ctx->kernel_dir, names[i], &lens[i]);
     if (!parts[i]) {
-      st = clr_fail(ctx, CLR_ERR_KERNEL_SOURCE,
-                    "cannot read kernel source %s/%s: %s", ctx->kernel_dir,
-                    names[i], strerror(errno));
+      st = source_missing(ctx, names[i], errno);
       goto done;
     }
     total += lens[i] + 1;

@@ -20,7 +20,8 @@
  *   minmax.vec_bytes=32     (minmax: bytes per load)
  *
  * Shipped files live in data/tuning/ (installed to share/clreduce/tuning,
- * or $CLREDUCE_TUNING_DIR); the most specific match (longest match=) wins.
+ * built into the library with -Dembed_kernels, or $CLREDUCE_TUNING_DIR,
+ * which wins over both); the most specific match (longest match=) wins.
  * The user's file, written by clr_autotune, is <cache dir>/tuning/<device
  * name with every character but letters and digits replaced by _>.txt and
  * overrides the shipped one.  Unknown keys are ignored; bad values are
@@ -427,8 +428,41 @@ static const char *shipped_dir(char *buf, size_t size) {
   return buf;
 }
 
+#if CLR_EMBEDDED_KERNELS
+/* The shipped files built into the library (-Dembed_kernels), chosen as
+ * the installed ones are: the longest match wins, the first name on a
+ * tie (the table is sorted by name, as the paths compare). */
+static void load_embedded(clr_context *ctx) {
+  const clr_embedded_file *best = NULL;
+  size_t best_len = 0;
+  char match[256];
+  for (const clr_embedded_file *f = clr_embedded_tuning; f->name; f++) {
+    clr_tuning_parse(f->text, strlen(f->text), NULL, match, sizeof match);
+    size_t ml = match_length(ctx->desc.device_name, match);
+    if (ml > best_len) {
+      best_len = ml;
+      best = f;
+    }
+  }
+  if (!best)
+    return;
+  clr_tuning_parse(best->text, strlen(best->text), &ctx->tuning, NULL, 0);
+  snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s/%s",
+           CLR_EMBEDDED_KERNEL_DIR, best->name);
+}
+#endif
+
+/* $CLREDUCE_TUNING_DIR, else the files built into the library, else the
+ * installed ones. */
 static void load_shipped(clr_context *ctx) {
   char dirbuf[4096];
+#if CLR_EMBEDDED_KERNELS
+  const char *env = getenv("CLREDUCE_TUNING_DIR");
+  if (!env || !*env) {
+    load_embedded(ctx);
+    return;
+  }
+#endif
   const char *dir = shipped_dir(dirbuf, sizeof dirbuf);
   DIR *d = opendir(dir);
   char best[4096] = "", path[4096], match[256];
