@@ -191,11 +191,12 @@ def test_runs():
               repr(doc and doc.get("n")))
     doc = run_json(["--n", "2.5e3", "--repeat", "1"], "--n VALUE (separate argument)")
     check(doc is not None and doc.get("n") == 2500, "--n 2.5e3 as two arguments")
-    # Large forms are accepted by the parser: with no device to run on, the
-    # exit is 3 (device), not 2 (usage) -- nothing is allocated first.
+    # Large forms are accepted by the parser: the run fails on the device
+    # it names (none: a usage error of --device, not of --n) before
+    # anything is allocated.
     for form in ["100000000", "1e8", "2.5e6"]:
         rc, out, err = run(["--n=" + form, "--device=no-such-device-xyzzy"])
-        check(rc == 3 and "--n" not in err and "device" in err.lower(),
+        check(rc == 2 and "--n" not in err and "device" in err.lower(),
               "--n=%s accepted by the parser (fails later on the device)" % form,
               show(rc, out, err))
     # Options.
@@ -407,10 +408,10 @@ def test_errors():
     check(rc == 0 and "coarse" in out, "--list-kernels works without a platform",
           show(rc, out, err))
 
-    # No matching device.
-    expect_error(["--device=nonexistent", "--n=100"], 3, ["device", "nonexistent"],
+    # No matching device or platform: the command line's mistake (2).
+    expect_error(["--device=nonexistent", "--n=100"], 2, ["device", "nonexistent"],
                  "--device=nonexistent")
-    expect_error(["--platform=nonexistent", "--n=100"], 3, ["nonexistent"],
+    expect_error(["--platform=nonexistent", "--n=100"], 2, ["nonexistent"],
                  "--platform=nonexistent")
 
     # A kernel that does not build: exit 3, 'build failed', and the log.

@@ -845,9 +845,73 @@ static int parse_option(int code, const char *val, cli_args *a) {
   }
 }
 
-/* Checks between options, for a run. */
+/* The ops and types whose accumulator --narrow keeps at 32 bits: those
+ * whose result, per the tables, is narrower with it. */
+static int op_narrows(int i, const void *arg) {
+  (void)arg;
+  for (int t = 0; t < CLR_TYPE_COUNT; t++)
+    if (clr_result_type((clr_op)i, (clr_type)t, 1) !=
+        clr_result_type((clr_op)i, (clr_type)t, 0))
+      return 1;
+  return 0;
+}
+static int type_narrows(int t, const void *arg) {
+  (void)arg;
+  for (int i = 0; i < CLR_OP_COUNT; i++)
+    if (clr_result_type((clr_op)i, (clr_type)t, 1) !=
+        clr_result_type((clr_op)i, (clr_type)t, 0))
+      return 1;
+  return 0;
+}
+
+/* --narrow where it changes what runs, else the one line that says why
+ * not. */
+static int check_narrow(const cli_args *a, int scans) {
+  clr_options wide = a->opt;
+  wide.narrow_accumulator = 0;
+  if (!a->opt.narrow_accumulator ||
+      (!scans && !a->opt.accumulate_in &&
+       clr_options_result_type(&a->opt, a->op, a->type) !=
+           clr_options_result_type(&wide, a->op, a->type)))
+    return 0;
+  char ops[256], types[128];
+  list_names(ops, sizeof ops, CLR_OP_COUNT, op_name_at, op_narrows, NULL,
+             " and ");
+  list_names(types, sizeof types, CLR_TYPE_COUNT, type_name_at, type_narrows,
+             NULL, " and ");
+  if (scans)
+    cli_error("--narrow applies to reductions (%s of %s): a scan keeps its "
+              "input's type unless --acc widens it" HINT,
+              ops, types);
+  else if (a->opt.accumulate_in)
+    cli_error("--narrow and --acc both choose the accumulator: give one" HINT);
+  else
+    cli_error("--narrow keeps a 32-bit accumulator where the result would "
+              "widen (%s of %s); '%s' of %s has none to keep" HINT,
+              ops, types, clr_op_name(a->op), clr_type_name(a->type));
+  return -1;
+}
+
+/* Checks between options, for a run: the command line's own options
+ * (--dot, --input2, --scan, segments, ranges, --output, --narrow); what
+ * the library decides of op, type, kernel, map, --exact and --acc is its
+ * validation's (a refusal there exits 2 too, cli_exit_status). */
 static int check_combination(const cli_args *a) {
   char why[512];
+  int scans = clr_kernel_is_scan(a->opt.kernel) || a->scan;
+  /* A dot product is a reduction of two arrays: never a scan of one. */
+  if (a->dot && scans) {
+    cli_error("--dot / --input2 give a dot product, a reduction: not with "
+              "%s%s%s" HINT,
+              a->scan ? "--scan" : "the scan kernel '",
+              a->scan ? "" : clr_kernel_name(a->opt.kernel),
+              a->scan ? "" : "'");
+    return -1;
+  }
+  if (a->dot && a->input && !a->input2) {
+    cli_error("--dot with --input needs --input2 (the second array)" HINT);
+    return -1;
+  }
   /* Before the type check: an op scans do not take, of a type it does not
    * apply to either, is refused for what the user asked (a scan), not sent
    * to another type that could not scan it. */
@@ -875,6 +939,8 @@ static int check_combination(const cli_args *a) {
     cli_error("--input2 needs --input (the first array)" HINT);
     return -1;
   }
+  if (check_narrow(a, scans) != 0)
+    return -1;
   /* The library's rule (clr_op_supports), before any data is made. */
   if (cli_op_type_refusal(a->op, a->type, a->opt.map == CLR_MAP_EXPR, why,
                           sizeof why)) {
@@ -915,10 +981,11 @@ static int check_combination(const cli_args *a) {
                         : a->scan && a->opt.map        ? "--map"
                                                        : NULL;
     if (clash) {
-      cli_error("--segments / --segment-length (%s, its own kernel) cannot "
-                "be combined with %s%s" HINT,
-                a->scan ? "a scan restarting at each segment"
-                        : "one reduction per segment",
+      cli_error("%s (%s, its own kernel) cannot be combined with %s%s" HINT,
+                a->ranges ? "--ranges" : "--segments / --segment-length",
+                a->scan     ? "a scan restarting at each segment"
+                : a->ranges ? "one reduction per range"
+                            : "one reduction per segment",
                 clash,
                 a->opt.exclusive && !a->scan ? " (add --scan for a segmented "
                                                "exclusive scan)"

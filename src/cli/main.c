@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Everything one run owns; released by run_release. */
 typedef struct run_state {
@@ -207,9 +208,20 @@ static int load_segments(run_state *st) {
   return 0;
 }
 
-/* --device=all, or a comma-separated list: several devices. */
+/* --device=all (any case, as the library reads it), or a comma-separated
+ * list: several devices. */
 static int several_devices(const char *d) {
-  return d && (strcmp(d, "all") == 0 || strchr(d, ',') != NULL);
+  return d && (strcasecmp(d, "all") == 0 || strchr(d, ',') != NULL);
+}
+
+/* A --platform or --device that selects nothing, where OpenCL has
+ * platforms: the command line's mistake (a usage error), not OpenCL's. */
+static int selects_nothing(const cli_args *a, clr_status s) {
+  size_t count = 0;
+  if (s == CLR_ERR_NO_DEVICE)
+    return a->device || a->platform;
+  return s == CLR_ERR_NO_PLATFORM && a->platform &&
+         clr_list_devices(NULL, 0, &count) == CLR_OK;
 }
 
 /* The group's devices, their weights, into the report. */
@@ -252,10 +264,11 @@ static int create_context(run_state *st) {
   if (s != CLR_OK) {
     st->ctx = NULL;
     st->group = NULL;
-    return cli_status_error(several_devices(cfg.device)
-                                ? "creating the OpenCL contexts"
-                                : "creating the OpenCL context",
-                            s, detail);
+    int rc = cli_status_error(several_devices(cfg.device)
+                                  ? "creating the OpenCL contexts"
+                                  : "creating the OpenCL context",
+                              s, detail);
+    return selects_nothing(st->args, s) ? CLI_EXIT_USAGE : rc;
   }
   if (st->group) {
     int rc = describe_group(st);
@@ -487,6 +500,7 @@ static int run_reduce(run_state *st) {
       if (keep) {
         r->reference = ref.value;
         r->exact = chk.exact;
+        r->overflowed = chk.overflowed;
         r->error = chk.error;
         r->bound = chk.bound;
         r->verdict = chk.ok ? CLI_VERIFY_PASSED : CLI_VERIFY_FAILED;
@@ -569,33 +583,6 @@ static int run_scan(run_state *st) {
   return write_output(st, st->n * osize);
 }
 
-/* --ranges: the ranges' elements one after another and their offsets as
- * adjacent segments (the CPU's gather, for the reference); NULL when out
- * of memory.  *total: their elements. */
-static void *gather_ranges(const run_state *st, uint64_t **offsets,
-                           size_t *total) {
-  const uint64_t *g = st->ranges;
-  size_t count = st->n_segments, esize = st->elem_size, sum = 0;
-  for (size_t r = 0; r < count; r++)
-    sum += (size_t)g[2 * r + 1];
-  unsigned char *out = malloc(sum * esize + 1);
-  *offsets = malloc((count + 1) * sizeof **offsets);
-  if (!out || !*offsets) {
-    free(out);
-    free(*offsets);
-    return NULL;
-  }
-  (*offsets)[0] = 0;
-  for (size_t r = 0; r < count; r++) {
-    memcpy(out + (*offsets)[r] * esize,
-           (const unsigned char *)st->data + g[2 * r] * esize,
-           (size_t)g[2 * r + 1] * esize);
-    (*offsets)[r + 1] = (*offsets)[r] + g[2 * r + 1];
-  }
-  *total = sum;
-  return out;
-}
-
 /* The check of segments (rows, ranges) of a map expression against its
  * CPU reference (src/check/expr_eval.c), each segment's i counted from
  * the array's first element, as the kernels count it. */
@@ -655,24 +642,16 @@ static int run_segments(run_state *st) {
     report_elements(r, &chk);
   } else if (a->verify) {
     clr_segments_check chk;
-    const void *values = st->data;
-    const uint64_t *offsets = st->offsets;
-    void *flat = NULL;
-    uint64_t *flat_offsets = NULL;
-    size_t total = 0;
-    if (st->ranges) { /* the ranges side by side, as segments */
-      if (!(flat = gather_ranges(st, &flat_offsets, &total)))
-        return out_of_memory(S, sizeof(uint64_t), "gathered ranges");
-      values = flat;
-      offsets = flat_offsets;
-    }
-    int ok =
-        clr_ref_segments_check(a->opt.map, a->op, a->type, rt, values, offsets,
-                               S, st->out, r->timing.error_depth, &chk);
-    free(flat);
-    free(flat_offsets);
+    /* (ranges: each where it lies, each distinct one once) */
+    int ok = st->ranges
+                 ? clr_ref_ranges_check(a->opt.map, a->op, a->type, rt,
+                                        st->data, st->ranges, S, st->out,
+                                        r->timing.error_depth, &chk)
+                 : clr_ref_segments_check(a->opt.map, a->op, a->type, rt,
+                                          st->data, st->offsets, S, st->out,
+                                          r->timing.error_depth, &chk);
     if (!ok)
-      return out_of_memory(st->n, rsize, "reference values");
+      return out_of_memory(S, rsize, "reference values");
     report_elements(r, &chk);
   }
   return write_output(st, S * rsize);
@@ -804,6 +783,7 @@ static int run_steps(run_state *st) {
            : a->opt.map               ? clr_map_name(a->opt.map)
                                       : NULL;
   r->dot = a->dot;
+  r->exact_mode = a->opt.exact;
   r->type = a->type;
   r->is_scan = clr_kernel_is_scan(a->opt.kernel) || a->scan;
   r->exclusive = a->opt.exclusive;

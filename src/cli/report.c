@@ -220,9 +220,25 @@ static void human_verification(FILE *f, const cli_report *r) {
         fprintf(f, "            %zu of %zu %ss are outside their bound\n",
                 r->elements.n_bad, count, unit);
     }
+    if (r->elements.n_overflowed)
+      fprintf(f,
+              "overflow:   %zu of %zu %ss are inf or NaN where the reference "
+              "is finite: accepted, as their magnitudes exceed %s's range "
+              "(whether a partial result overflows depends on the order of "
+              "the operations)\n",
+              r->elements.n_overflowed, count, unit,
+              clr_type_name(r->result_type));
     return;
   }
-  if (r->exact) {
+  if (r->overflowed) {
+    fprintf(f,
+            "error:      none measured: the result overflowed (%s) where the "
+            "reference is finite; accepted, as the elements' magnitudes "
+            "exceed %s's range (whether a partial result overflows depends "
+            "on the order of the operations)\n",
+            isnan(clr_value_as_double(&r->result)) ? "NaN" : "inf",
+            clr_type_name(r->result_type));
+  } else if (r->exact) {
     if (r->verdict == CLI_VERIFY_PASSED)
       fprintf(f, "error:      exact match\n");
     else if (cli_result_is_indexed(r))
@@ -260,12 +276,13 @@ void cli_report_human(FILE *f, const cli_report *r) {
   }
   fprintf(f, "data:       %s\n", r->data);
   fprintf(f,
-          "run:        %s %s%s of %s%s%s%s -> %s, %u timed run%s after 1 "
+          "run:        %s %s%s%s of %s%s%s%s -> %s, %u timed run%s after 1 "
           "warm-up\n",
           r->segments ? "segmented" : clr_kernel_name(r->kernel),
           r->is_scan ? (r->exclusive ? "exclusive " : "inclusive ") : "",
-          r->dot ? "dot" : clr_op_name(r->op), clr_type_name(r->type),
-          r->map ? " mapped by '" : "", r->map ? r->map : "", r->map ? "'" : "",
+          r->exact_mode ? "exact " : "", r->dot ? "dot" : clr_op_name(r->op),
+          clr_type_name(r->type), r->map ? " mapped by '" : "",
+          r->map ? r->map : "", r->map ? "'" : "",
           clr_type_name(r->result_type), r->repeat, r->repeat == 1 ? "" : "s");
   size_t np = r->timing.n_passes;
   if (np > CLR_MAX_PASSES)
@@ -342,7 +359,8 @@ void cli_report_json(FILE *f, const cli_report *r) {
   }
   json_field(f, "op", clr_op_name(r->op));
   json_field(f, "map", r->map);
-  fprintf(f, ",\"dot\":%s", json_bool(r->dot));
+  fprintf(f, ",\"dot\":%s,\"exact_mode\":%s", json_bool(r->dot),
+          json_bool(r->exact_mode));
   json_field(f, "type", clr_type_name(r->type));
   json_field(f, "result_type", clr_type_name(r->result_type));
   fprintf(f, ",\"n\":%zu", r->n);
@@ -381,6 +399,12 @@ void cli_report_json(FILE *f, const cli_report *r) {
     fprintf(f, ",\"exact\":%s,\"error\":", json_bool(r->exact));
     json_double(f, r->error);
     json_number(f, "bound", r->bound);
+    if (r->is_scan || r->segments)
+      fprintf(f, ",\"overflowed_%s\":%zu",
+              cli_per_segment(r) ? "segments" : "elements",
+              r->elements.n_overflowed);
+    else
+      fprintf(f, ",\"overflowed\":%s", json_bool(r->overflowed));
   } else {
     fputs(",\"exact\":null,\"error\":null,\"bound\":null", f);
   }

@@ -49,7 +49,13 @@ typedef struct cli_report {
   clr_value result;
   cli_verdict verdict;
   clr_value reference;
-  int exact;    /* exact match required                               */
+  int exact;      /* exact match required                               */
+  int exact_mode; /* --exact: the library's exact mode was in effect    */
+  /* reductions: the result is inf or NaN where the reference is finite,
+   * accepted because the elements' magnitudes exceed the type's range
+   * (clr_check's overflowed); scans and segments count theirs in
+   * elements.n_overflowed */
+  int overflowed;
   double error; /* |result - reference| (scans: at the worst element) */
   double bound; /* allowed error there (0 when exact)                  */
   /* reductions: every run is checked */

@@ -49,7 +49,7 @@ def main():
         ("kogge-stone-db exclusive", ["--kernel=kogge-stone-db",
                                       "--exclusive", "--type=long",
                                       "--n=999"], {}, None, 0),
-        ("unknown device", ["--device=no-such-device", "--n=10"], {}, None, 3),
+        ("unknown device", ["--device=no-such-device", "--n=10"], {}, None, 2),
         ("kernel that fails to build", ["--kernel=sequential", "--n=100"],
          dict(nocache, CLREDUCE_KERNEL_DIR=broken), None, 3),
         ("missing kernel directory", ["--n=100"],
