@@ -53,8 +53,12 @@ static void check_segment(const clr_reference *ref, const clr_value *got,
   if (!chk.ok)
     out->n_bad++;
   out->n_overflowed += (size_t)chk.overflowed;
+  /* (an accepted overflow, error and bound infinite, is the worst only
+   * until a segment with a measured error comes) */
+  int worst_overflowed = isinf(out->worst_error) && isinf(out->worst_bound);
   if (first_bad || (out->ok && s == 0) ||
-      (out->ok && !chk.overflowed && ratio > out->worst_ratio)) {
+      (out->ok && !chk.overflowed &&
+       (worst_overflowed || ratio > out->worst_ratio))) {
     out->worst_index = s;
     out->exact = chk.exact;
     out->worst_error = chk.error;
