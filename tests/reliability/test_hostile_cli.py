@@ -289,10 +289,11 @@ def test_arguments():
 
 def test_device_and_kernels():
     out = os.path.join(TMP, "dev.out")
-    expect_error(["--n=100", "--kernel=decoupled", "--device=no-such-gpu"], 3,
+    # (a device that selects nothing: the command line's mistake, exit 2)
+    expect_error(["--n=100", "--kernel=decoupled", "--device=no-such-gpu"], 2,
                  ["no matching OpenCL device", "no-such-gpu"],
                  "unknown device, scan with --output", output=out)
-    expect_error(["--n=100", "--device=99"], 3, ["device", "99"],
+    expect_error(["--n=100", "--device=99"], 2, ["device", "99"],
                  "device index out of range")
     env = {"CLREDUCE_KERNEL_DIR": "/nonexistent", "CLREDUCE_CACHE_DIR": ""}
     expect_error(["--n=100", "--repeat=1"], 3,
