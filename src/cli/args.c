@@ -947,13 +947,23 @@ static int check_combination(const cli_args *a) {
     cli_error("%s" HINT, why);
     return -1;
   }
-  /* --vec is read by the coarse reduction and the scans; the other
-   * reductions load one element per work-item and would ignore it. */
-  if (a->opt.vector_width && (a->opt.kernel == CLR_REDUCE_INTERLEAVED ||
-                              a->opt.kernel == CLR_REDUCE_SEQUENTIAL ||
-                              a->opt.kernel == CLR_REDUCE_FIRST_ADD)) {
-    cli_error("--vec applies only to the coarse kernel and the scan kernels, "
-              "not '%s'" HINT,
+  /* The launch shape the kernel reads: the reductions other than the
+   * coarse one load one element (first-add: two) per work-item, so they
+   * would ignore --vec, --coarse and --layout; the scans read --vec and
+   * --coarse, never --layout. */
+  int one_element =
+      !clr_kernel_is_scan(a->opt.kernel) && a->opt.kernel != CLR_REDUCE_COARSE;
+  const char *unread = one_element && a->opt.vector_width ? "--vec"
+                       : one_element && a->opt.coarse     ? "--coarse"
+                       : (one_element || clr_kernel_is_scan(a->opt.kernel)) &&
+                               a->opt.layout != CLR_LAYOUT_AUTO
+                           ? "--layout"
+                           : NULL;
+  if (unread) {
+    cli_error("%s applies only to the %s, not '%s'" HINT, unread,
+              strcmp(unread, "--layout") == 0
+                  ? "coarse kernel (and segments)"
+                  : "coarse kernel and the scan kernels",
               clr_kernel_name(a->opt.kernel));
     return -1;
   }
