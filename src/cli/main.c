@@ -11,6 +11,7 @@
 #include "segment_reference.h"
 
 #include "clr_config.h"
+#include "clr_version.h"
 #include "clreduce.h"
 #include "reference.h"
 
@@ -872,7 +873,9 @@ int main(int argc, char **argv) {
     rc = CLI_EXIT_OK;
     break;
   case CLI_ACTION_VERSION:
-    printf("clreduce %s\n", CLR_VERSION);
+    printf("clreduce %s (commit %s)\n", CLR_VERSION,
+           clr_build_commit() ? clr_build_commit()
+                              : "unknown: not built from a git checkout");
     rc = CLI_EXIT_OK;
     break;
   case CLI_ACTION_LIST_KERNELS:

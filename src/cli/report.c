@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include "args.h"
+#include "clr_version.h"
 #include "reference.h"
 
 #include <inttypes.h>
@@ -46,6 +47,12 @@ static void json_field(FILE *f, const char *key, const char *s) {
 static void json_field_n(FILE *f, const char *key, const char *s, size_t len) {
   fprintf(f, ",\"%s\":", key);
   json_string_n(f, s, len);
+}
+/* ,"version":...,"commit":... (null outside a git checkout): what built
+ * the program, last in every JSON object. */
+static void json_build(FILE *f) {
+  json_field(f, "version", CLR_VERSION);
+  json_field(f, "commit", clr_build_commit());
 }
 
 /* A double as a JSON number, or "nan" / "inf" / "-inf" as strings. */
@@ -468,7 +475,9 @@ void cli_report_json(FILE *f, const cli_report *r) {
     json_double(f, p->ms);
     fputc('}', f);
   }
-  fputs("]}\n", f);
+  fputc(']', f);
+  json_build(f);
+  fputs("}\n", f);
 }
 
 /* ------------------------------------------------------------ listings */
@@ -516,7 +525,9 @@ void cli_list_devices_json(FILE *f, const clr_device_desc *devs, size_t count) {
             d->global_mem_size, d->max_alloc_size, d->local_mem_size,
             d->max_work_group_size, json_bool(d->has_fp64));
   }
-  fputs("]}\n", f);
+  fputc(']', f);
+  json_build(f);
+  fputs("}\n", f);
 }
 
 void cli_list_kernels(FILE *f, int json) {
@@ -536,6 +547,9 @@ void cli_list_kernels(FILE *f, int json) {
               clr_kernel_description(k));
     }
   }
-  if (json)
-    fputs("]}\n", f);
+  if (json) {
+    fputc(']', f);
+    json_build(f);
+    fputs("}\n", f);
+  }
 }
