@@ -11,7 +11,8 @@ honour refused (--per-decade=0, a kernel that cannot compute the op,
 options of the sweep with --host); and its results: --json on stdout and
 --json=FILE with "version" and "commit", the CSV's columns, '% stream'
 flags that agree with the numbers, the plot's y scale and colours, the
-progress line only with --progress (stderr is no terminal here).  With
+progress line only with --progress (stderr is no terminal here), the
+library's log only with -v.  With
 --clreduce: clreduce's --version and every JSON object of it (a run,
 --list-kernels, --list-devices) name the same version and commit.  Every
 run is small (n <= 1e4, a few repeats).
@@ -44,6 +45,7 @@ def test_help_version(version):
               all(s in out for s in ["--kernel=LIST", "-V, --version",
                                      "--per-decade=K", "--y-scale=S",
                                      "--progress", "% stream",
+                                     "-v, --verbose",
                                      "Exit status:"]),
               "%s: usage on stdout, exit 0" % flag, show(rc, out, err))
     commits = set()
@@ -154,8 +156,13 @@ def test_json(commit):
              for r in rows if r["stream_gbps"] > 0)
     check(ok, "--json: pct_stream is gbps / stream_gbps, never above 100 "
           "unflagged", repr(rows))
-    check("[1/" not in err, "no progress line when stderr is no terminal",
-          err[-300:])
+    check(err == "", "nothing on stderr: no progress line (stderr is no "
+          "terminal), no library log (no -v)", err[-300:])
+    rc, out, err = run(SMALL + ["--kernel=coarse", "-v"])
+    check(rc == 0 and all(l.startswith("clreduce-bench: ")
+                          for l in err.splitlines()),
+          "-v: the library's log lines on stderr, each 'clreduce-bench: '",
+          show(rc, out, err))
 
     # --json=FILE and --csv=FILE (the deprecated --kernels= spelling); the
     # table on stdout; --progress on stderr, never in the files.

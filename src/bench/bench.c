@@ -88,6 +88,7 @@ typedef struct bench_opts {
   int json_stdout;    /* --json: the JSON on stdout, no table */
   plot_scale y_scale; /* --y-scale */
   int progress;       /* --progress: the progress line on any stderr */
+  int verbose;        /* -v: the library's log on stderr */
   int autotune, verify;
   uint64_t autotune_n;
   clr_map map;                         /* --map */
@@ -199,6 +200,10 @@ static void usage(FILE *f) {
         "                     stderr even when stderr is no terminal (on a "
         "terminal it\n"
         "                     shows by default); never in the results\n"
+        "  -v, --verbose      the library's log on stderr (kernel build "
+        "warnings, binary\n"
+        "                     cache events; with --autotune always: its "
+        "progress)\n"
         "  -h, --help         print this help and exit\n"
         "  -V, --version      print the version and the git commit, and exit\n"
         "\n"
@@ -284,6 +289,7 @@ enum {
   OPT_SVG,
   OPT_Y_SCALE,
   OPT_PROGRESS,
+  OPT_VERBOSE,
   OPT_PLATFORM,
   OPT_DEVICE,
   OPT_NO_VERIFY,
@@ -317,6 +323,7 @@ static const struct option longopts[] = {
     {"svg", required_argument, NULL, OPT_SVG},
     {"y-scale", required_argument, NULL, OPT_Y_SCALE},
     {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"platform", required_argument, NULL, OPT_PLATFORM},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
@@ -535,6 +542,9 @@ static int parse_option(int code, const char *val, bench_opts *o, given *g) {
     return 0;
   case OPT_PROGRESS:
     o->progress = 1;
+    return 0;
+  case OPT_VERBOSE:
+    o->verbose = 1;
     return 0;
   case OPT_PLATFORM:
     return parse_string(code, val, &o->platform);
@@ -757,9 +767,11 @@ static int parse(int argc, char **argv, bench_opts *o) {
   opterr = 0; /* getopt's own messages are not one-line ones */
   optind = 0;
   for (;;) {
-    int code = getopt_long(argc, argv, ":hV", longopts, NULL);
+    int code = getopt_long(argc, argv, ":hVv", longopts, NULL);
     if (code == -1)
       break;
+    if (code == 'v')
+      code = OPT_VERBOSE;
     if (code == 'h' || code == OPT_HELP) {
       help = 1;
       continue;
@@ -809,7 +821,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
 static void log_stderr(void *user, const char *msg) {
   (void)user;
   progress_clear();
-  fprintf(stderr, "%s\n", msg);
+  fprintf(stderr, "clreduce-bench: %s\n", msg);
 }
 
 /* One row's calls: the arrays, options and entry, and the call's
@@ -1163,7 +1175,7 @@ int main(int argc, char **argv) {
   clr_context_config cfg = {0};
   cfg.platform = o.platform;
   cfg.device = o.device;
-  cfg.log = log_stderr;
+  cfg.log = o.verbose || o.autotune ? log_stderr : NULL;
   clr_status st = clr_context_create(&cfg, &ctx, detail, sizeof detail);
   if (st != CLR_OK) {
     bench_error("%s: %s", clr_status_string(st), detail);
