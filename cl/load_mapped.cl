@@ -12,7 +12,36 @@
 #define INV_T CLR_CAT(IN_T, CLR_VEC)
 #define XV_T CLR_CAT(X_T, CLR_VEC)
 #define CONVV CLR_CAT(convert_, ACCV_T)
-#if CLR_IN_HALF /* half: decoded to float, whatever the alignment */
+#if CLR_IN_HALF && CLR_VEC > 2 && defined(POCL_DEVICE_ADDRESS_BITS)
+/* Half on PoCL (which defines POCL_DEVICE_ADDRESS_BITS): the F16C builds
+ * of PoCL 3.1's kernel library (avx_f16c, avx2, avx512) read vload_half4,
+ * 8 and 16 as loads of half4 or half8 with their alignment (8 and 16
+ * bytes, where OpenCL asks 2), so an address that is only 2-byte aligned
+ * (a segment's start, a buffer offset) faulted (SIGSEGV on a vmovdqa that
+ * LLVM was entitled to emit) or was undefined.  The bits are read as
+ * ushorts (vloadN: 2-byte aligned) and converted from that private
+ * ushortN (aligned to its size): LLVM folds the two back into one
+ * unaligned vcvtph2ps from memory a half8 (a ushort16 read whole took
+ * four more shuffles). */
+#define RAWV(v, p) CLR_CAT(clr_vload_half_any, CLR_VEC)((v), (p))
+#if CLR_VEC == 4
+inline float4 clr_vload_half_any4(ulong v, __global const half *p) {
+  ushort4 bits = vload4(v, (__global const ushort *)p);
+  return vload_half4(0, (__private const half *)&bits);
+}
+#else
+inline float8 clr_vload_half_any8(ulong v, __global const half *p) {
+  ushort8 bits = vload8(v, (__global const ushort *)p);
+  return vload_half8(0, (__private const half *)&bits);
+}
+#endif
+#if CLR_VEC == 16
+inline float16 clr_vload_half_any16(ulong v, __global const half *p) {
+  return (float16)(clr_vload_half_any8(2 * v, p),
+                   clr_vload_half_any8(2 * v + 1, p));
+}
+#endif
+#elif CLR_IN_HALF /* half: decoded to float, whatever the alignment */
 #define RAWV(v, p) CLR_CAT(vload_half, CLR_VEC)((v), (p))
 #elif CLR_ALIGNED
 #define RAWV(v, p) (((__global const INV_T *)(p))[v])
