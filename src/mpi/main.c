@@ -566,8 +566,14 @@ static int setup(mpi_run *r) {
   cfg.device = a->device;
   clr_status st = clr_mpi_context_create(MPI_COMM_WORLD, &cfg, &r->ctx, detail,
                                          sizeof detail);
-  if (st != CLR_OK)
-    return status_fail(r, "creating the context", st, detail);
+  if (st != CLR_OK) {
+    int rc = status_fail(r, "creating the context", st, detail);
+    /* A --platform or --device that selects nothing is the command line's
+     * mistake, as for clreduce: a usage error. */
+    return st == CLR_ERR_NO_DEVICE && (a->device || a->platform)
+               ? CLI_EXIT_USAGE
+               : rc;
+  }
   int rc = load_part(r);
   if (rc)
     return rc;
