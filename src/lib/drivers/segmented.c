@@ -687,6 +687,18 @@ static void add_count_timing(clr_context *ctx, const clr_timing *sum) {
   ctx->timing = t;
 }
 
+/* Room in the context's program table for a NaN-skipping mean's counts
+ * (a second segmented sum, with its own kernels), their scan and the
+ * division: a dozen kernels after the sum's, past the reserve a call
+ * starts with (CLR_PROGRAMS_PER_CALL), so a table filled by earlier calls
+ * failed the call ("more than 8 kernels in one call").  The sum has run
+ * by then and no caller holds a table entry across a segmented call, so
+ * the table starts over as at a call's start. */
+static void room_for_counts(clr_context *ctx) {
+  if (ctx->n_programs > CLR_MAX_PROGRAMS - 2 * CLR_PROGRAMS_PER_CALL)
+    clr_release_programs(ctx);
+}
+
 /* Host arrays: the counts into *counts, a new array (the caller frees
  * it, on failure too). */
 static clr_status count_numbers_host(clr_context *ctx, const clr_options *opt,
@@ -696,6 +708,7 @@ static clr_status count_numbers_host(clr_context *ctx, const clr_options *opt,
   clr_options co;
   char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
   clr_count_options(opt, &co, expr, sizeof expr);
+  room_for_counts(ctx);
   *counts = malloc(n_segments * sizeof **counts);
   if (!*counts)
     return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY,
@@ -877,6 +890,7 @@ static clr_status counted_means_on_device(clr_context *ctx,
   char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
   clr_count_options(opt, &co, expr, sizeof expr);
   clr_options_init(&scan);
+  room_for_counts(ctx);
   cl_int err;
   size_t count = n_segments + 1; /* check_segmented: the bytes fit */
   cl_mem counts = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
