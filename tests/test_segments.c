@@ -9,7 +9,8 @@
  *   test_segments [--set=SET] [--any-device] [-v]
  * SET: matrix, layouts, edges, keys, ranges (clr_reduce_ranges_*: any
  * order, overlapping, sorted with gaps, sliding windows, empty), indexed
- * (argmin, argmax, minmax; means, nanmean on every segmented driver);
+ * (argmin, argmax, minmax; every load width the tuning gives; means,
+ * nanmean on every segmented driver);
  * stream (with POCL_MEMORY_LIMIT=1);
  * oclgrind, oclgrind-one-host, oclgrind-one-buffer
  * (default: every set but stream and the oclgrind ones, which run under
@@ -648,6 +649,67 @@ static void indexed(clr_context *ctx, clr_context *chunked) {
     }
   tu_section("indexed: means");
   no_fp64_means();
+}
+
+/* One case of vector_widths: op of type over 4099 elements in segments of
+ * a shape in turn, in runs or tiles, through buffers every other time. */
+static void width_case(clr_context *ctx, clr_op op, clr_type type, int tiles,
+                       unsigned bytes, size_t *k) {
+  static const layout shapes[] = {L_RANDOM, L_STRADDLE, L_MIXED};
+  size_t turn = (*k)++;
+  seg_case c = seeded(op, type, 4099, shapes[turn % 3],
+                      tu_seed(op, type, bytes, 90 + (uint64_t)tiles));
+  c.opt.layout = tiles ? CLR_LAYOUT_STRIDED : CLR_LAYOUT_CONTIGUOUS;
+  note(&c, " %s vec_bytes=%u", tiles ? "tiles" : "runs", bytes);
+  if (run_host(ctx, &c) == CLR_OK && turn % 2 == 0)
+    run_buffer(ctx, &c);
+  free_case(&c);
+}
+
+/* Every load width the tuning can give the segmented kernels
+ * (reduce.vec_bytes 4 to 64: CLR_VEC elements a load, counted in the
+ * wider of input and accumulator on CPUs, half in its own 2 bytes: 2 to
+ * 16 halves), set through clr_set_tuning since segments take no
+ * vector_width; min, max, argmin, argmax and minmax against the CPU,
+ * segments starting at any element and the buffers' data at element 3.
+ * PoCL 3.1 crashed on half with 16-byte loads (its vload_half8 took the
+ * address as 16-byte aligned).  Half: every op eight wide (16 bytes), two
+ * sixteen wide, one at the other widths, and tiles; the 4- and 8-byte
+ * types one case a width, type, op and form in turn.  (A program each,
+ * which PoCL compiles: a second or two apiece when its cache is cold.) */
+static void vector_widths(clr_context *ctx) {
+  static const unsigned bytes[] = {4, 8, 16, 32, 64};
+  static const clr_op ops[] = {CLR_MIN, CLR_MAX, CLR_ARGMIN, CLR_ARGMAX,
+                               CLR_MINMAX};
+  static const clr_type four[] = {CLR_FLOAT, CLR_INT, CLR_UINT};
+  static const clr_type eight[] = {CLR_DOUBLE, CLR_LONG, CLR_ULONG};
+  static const struct {
+    unsigned bytes;
+    clr_op op;
+    int tiles;
+  } halves[] = {{4, CLR_ARGMAX, 1},  {8, CLR_ARGMIN, 0},  {16, CLR_MIN, 0},
+                {16, CLR_MAX, 0},    {16, CLR_ARGMIN, 0}, {16, CLR_ARGMAX, 0},
+                {16, CLR_MINMAX, 0}, {16, CLR_ARGMAX, 1}, {32, CLR_MAX, 0},
+                {32, CLR_MINMAX, 0}, {32, CLR_ARGMIN, 1}, {64, CLR_MINMAX, 0}};
+  clr_tuning saved, t;
+  if (clr_get_tuning(ctx, &saved) != CLR_OK)
+    tu_die("clr_get_tuning: %s", clr_context_error(ctx));
+  size_t k = 0;
+  for (size_t bi = 0; bi < 5; bi++) {
+    t = saved;
+    t.reduce_vec_bytes = bytes[bi];
+    if (clr_set_tuning(ctx, &t) != CLR_OK)
+      tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+    width_case(ctx, ops[bi], four[bi % 3], bi % 2, bytes[bi], &k);
+    width_case(ctx, ops[(bi + 2) % 5], eight[bi % 3], bi % 2 == 0, bytes[bi],
+               &k);
+    for (size_t h = 0; h < sizeof halves / sizeof *halves; h++)
+      if (halves[h].bytes == bytes[bi])
+        width_case(ctx, halves[h].op, CLR_HALF, halves[h].tiles, bytes[bi], &k);
+  }
+  if (clr_set_tuning(ctx, &saved) != CLR_OK)
+    tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+  tu_section("indexed: every load width");
 }
 
 /* Small cases for Oclgrind (tests/reliability: run under it, where every
@@ -1592,6 +1654,7 @@ int main(int argc, char **argv) {
     ranges(ctx, chunked);
   if (all || strcmp(set, "indexed") == 0) {
     indexed(ctx, chunked);
+    vector_widths(ctx);
     nan_means(ctx, chunked);
   }
   if (strcmp(set, "stream") == 0)
