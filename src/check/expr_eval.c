@@ -965,23 +965,6 @@ void clr_ref_check_expr(const clr_expr_reference *r, const clr_value *got,
 
 /* ------------------------------------------------------------ segments */
 
-/* An empty segment's result, exactly: the same bits, any NaN matching NaN,
- * the indices too. */
-static int same_result(const clr_value *a, const clr_value *b) {
-  size_t size = clr_type_size(a->type);
-  int fp = clr_ref_is_fp(a->type);
-  clr_value amax = *a, bmax = *b;
-  amax.v = a->max;
-  bmax.v = b->max;
-  int v =
-      (fp && isnan(clr_value_as_double(a)) && isnan(clr_value_as_double(b))) ||
-      memcmp(&a->v, &b->v, size) == 0;
-  int mx = (fp && isnan(clr_value_as_double(&amax)) &&
-            isnan(clr_value_as_double(&bmax))) ||
-           memcmp(&a->max, &b->max, size) == 0;
-  return v && mx && a->index == b->index && a->max_index == b->max_index;
-}
-
 int clr_ref_segments_check_expr(clr_map_eval *m, const clr_options *opt,
                                 clr_op op, clr_type type, const void *data,
                                 const uint64_t *offsets, const uint64_t *ranges,
@@ -1009,7 +992,7 @@ int clr_ref_segments_check_expr(clr_map_eval *m, const clr_options *opt,
       return rc;
     if (len == 0) { /* the fold of nothing: the row's identity, exactly */
       chk.exact = 1;
-      chk.ok = same_result(&got, &r.ref.value);
+      chk.ok = clr_ref_same_result(&got, &r.ref.value);
       chk.error = chk.ok ? 0.0 : INFINITY;
     } else {
       clr_ref_check_expr(&r, &got, depth < len - 1 ? depth : len - 1, &chk);

@@ -7,10 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An empty segment's result, exactly: a and b the same to the bit, any
- * NaN matching NaN (a mean of nothing, a NaN-skipping min of nothing),
- * indices too. */
-static int same_result(const clr_value *a, const clr_value *b) {
+int clr_ref_same_result(const clr_value *a, const clr_value *b) {
   size_t size = clr_type_size(a->type);
   int fp = a->type == CLR_FLOAT || a->type == CLR_DOUBLE;
   clr_value amax = *a, bmax = *b;
@@ -43,7 +40,7 @@ static void check_segment(const clr_reference *ref, const clr_value *got,
     /* The fold of nothing: the row's identity (records: at index
      * UINT64_MAX; a mean: 0 / 0, NaN), exactly. */
     chk.exact = 1;
-    chk.ok = same_result(got, &ref->value);
+    chk.ok = clr_ref_same_result(got, &ref->value);
     chk.error = chk.ok ? 0.0 : INFINITY;
   } else {
     clr_ref_check(ref, got, depth < len - 1 ? depth : len - 1, &chk);

@@ -18,6 +18,11 @@
  * last segment's result and reference. */
 typedef clr_scan_check clr_segments_check;
 
+/* An empty segment's result, exactly: a and b the same to the bit, any
+ * NaN matching NaN (a mean of nothing, a NaN-skipping min of nothing),
+ * indices too. */
+int clr_ref_same_result(const clr_value *a, const clr_value *b);
+
 /* Check results (n_segments results of op in type rt, as clr_result_at
  * decodes them: values, or records for argmin, argmax and minmax, their
  * indices counted from the segment's first element; a mean's NaN for an
