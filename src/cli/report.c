@@ -319,14 +319,31 @@ void cli_report_human(FILE *f, const cli_report *r) {
           r->repeat == 1 ? "" : "s");
   if (r->n_devices)
     fprintf(f,
-            "wall:       %.3f ms median over %zu devices (the whole call; the "
-            "host's fold %.3f ms)\n",
-            r->wall_ms, r->n_devices, r->combine_ms);
+            "wall:       %.3f ms median over %zu device%s (the whole call; "
+            "the host's fold %.3f ms)\n",
+            r->wall_ms, r->n_devices, r->n_devices == 1 ? "" : "s",
+            r->combine_ms);
   fprintf(f, "h2d:        %.3f ms median\n", r->h2d_ms);
   if (r->is_scan)
     fprintf(f, "d2h:        %.3f ms median\n", r->d2h_ms);
   fprintf(f, "build:      %.3f ms\n", r->build_ms);
-  if (r->gbps > 0)
+  if (r->gbps > 0 && r->n_devices) {
+    /* the call's wall time (the parts run at once), beside each part's
+     * kernel-time figure */
+    fprintf(f,
+            "bandwidth:  %.3g GB/s (the call's wall time, %zu device%s%s);"
+            " %s:",
+            r->gbps, r->n_devices, r->n_devices == 1 ? "" : "s",
+            r->is_scan ? "; read + write" : "",
+            r->n_devices == 1 ? "its part by its kernel time"
+                              : "parts by their kernel times");
+    for (size_t i = 0; i < r->n_devices; i++)
+      if (r->parts[i].gbps > 0)
+        fprintf(f, "%s %.3g GB/s", i ? "," : "", r->parts[i].gbps);
+      else
+        fprintf(f, "%s n/a", i ? "," : "");
+    fputc('\n', f);
+  } else if (r->gbps > 0)
     fprintf(f, "bandwidth:  %.3g GB/s%s\n", r->gbps,
             r->is_scan && r->segments ? " (read + write + offsets)"
             : r->is_scan              ? " (read + write)"
@@ -441,6 +458,13 @@ void cli_report_json(FILE *f, const cli_report *r) {
   else
     fputs("null", f);
   if (r->n_devices) {
+    /* "gbps" above is the call's (its wall time); "gbps_call" says so, and
+     * each part has its own from its kernel time */
+    fputs(",\"gbps_call\":", f);
+    if (r->gbps > 0)
+      json_double(f, r->gbps);
+    else
+      fputs("null", f);
     json_number(f, "wall_ms", r->wall_ms);
     json_number(f, "combine_ms", r->combine_ms);
     fputs(",\"parts\":[", f);
@@ -455,6 +479,11 @@ void cli_report_json(FILE *f, const cli_report *r) {
       json_number(f, "kernel_ms", p->kernel_ms);
       json_number(f, "h2d_ms", p->h2d_ms);
       json_number(f, "d2h_ms", p->d2h_ms);
+      fputs(",\"gbps\":", f);
+      if (p->gbps > 0)
+        json_double(f, p->gbps);
+      else
+        fputs("null", f);
       fputc('}', f);
     }
     fputc(']', f);

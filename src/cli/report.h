@@ -43,7 +43,8 @@ typedef struct cli_report {
   double kernel_ms, kernel_ms_min, kernel_ms_max; /* median, min, max   */
   double h2d_ms, d2h_ms;                          /* medians            */
   double build_ms;
-  double gbps; /* bytes moved / median kernel time; 0 when unknown   */
+  double gbps; /* bytes moved / median kernel time; 0 when unknown;
+                  several devices: / the call's median wall time       */
 
   /* result and verification; a scan reports its last element */
   clr_value result;
@@ -73,6 +74,7 @@ typedef struct cli_report {
     double weight;
     size_t n;
     double kernel_ms, h2d_ms, d2h_ms;
+    double gbps; /* its bytes / its kernel time; 0 when unknown */
   } parts[CLR_GROUP_MAX_DEVICES];
   double wall_ms, combine_ms; /* medians: the whole call, the host's fold */
 } cli_report;
