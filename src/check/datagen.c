@@ -248,28 +248,46 @@ void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
            clr_type_name(type), what, nans, seed);
 }
 
-int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t first,
-                       void *data, size_t n, char *desc, size_t desc_size) {
+/* Block b's seed: mixed from (seed, b), of seed's parity (which the
+ * logical operations' answers follow). */
+static uint64_t block_seed(uint64_t seed, size_t block) {
+  uint64_t x = seed ^ (block * 0xd1b54a32d192ed03u);
+  return (splitmix64(&x) & ~(uint64_t)1) | (seed & 1);
+}
+
+int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t total,
+                       size_t first, void *data, size_t n, char *desc,
+                       size_t desc_size) {
   size_t esize = clr_type_size(type);
-  unsigned char *tmp = malloc((size_t)CLR_GEN_BLOCK * 8);
+  unsigned char *tmp = NULL;
   char what[256] = "";
-  if (!tmp)
-    return 0;
   for (size_t at = first; at < first + n;) {
     size_t block = at / CLR_GEN_BLOCK, begin = block * CLR_GEN_BLOCK;
-    size_t end =
-        begin + CLR_GEN_BLOCK < first + n ? begin + CLR_GEN_BLOCK : first + n;
-    /* Block b's seed: mixed from (seed, b), of seed's parity (which the
-     * logical operations' answers follow). */
-    uint64_t x = seed ^ (block * 0xd1b54a32d192ed03u);
-    uint64_t s = (splitmix64(&x) & ~(uint64_t)1) | (seed & 1);
+    size_t end = total - begin > CLR_GEN_BLOCK ? begin + CLR_GEN_BLOCK : total;
+    uint64_t s = block_seed(seed, block);
+    if (at == begin && end <= first + n) { /* a whole block: in place */
+      clr_gen_data(op, type, s, (unsigned char *)data + (at - first) * esize,
+                   end - begin, what, sizeof what);
+      at = end;
+      continue;
+    }
+    /* a block the slice cuts: made whole aside, its part copied */
+    if (!tmp && !(tmp = malloc((size_t)CLR_GEN_BLOCK * esize)))
+      return 0;
+    size_t stop = end < first + n ? end : first + n;
     clr_gen_data(op, type, s, tmp, end - begin, what, sizeof what);
     memcpy((unsigned char *)data + (at - first) * esize,
-           tmp + (at - begin) * esize, (end - at) * esize);
-    at = end;
+           tmp + (at - begin) * esize, (stop - at) * esize);
+    at = stop;
   }
-  /* "N float uniform in [0,1) (seed 42)" from the last block: its
-   * distribution, the whole slice's count and seed. */
+  free(tmp);
+  if (n == 0) { /* no block made: one element aside, for its words */
+    uint64_t one;
+    clr_gen_data(op, type, block_seed(seed, first / CLR_GEN_BLOCK), &one, 1,
+                 what, sizeof what);
+  }
+  /* "N float uniform in [0,1) (seed 42, ...)" from the last block: its
+   * distribution, the slice's count and seed. */
   const char *dist = strchr(what, ' ');
   dist = dist ? strchr(dist + 1, ' ') : NULL;
   char dist_only[256] = "";
@@ -279,9 +297,14 @@ int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t first,
     if (seed_note)
       *seed_note = '\0';
   }
-  snprintf(desc, desc_size,
-           "%zu %s %s (seed %" PRIu64 ", elements %zu.. of blocks of %d)", n,
-           clr_type_name(type), dist_only, seed, first, CLR_GEN_BLOCK);
-  free(tmp);
+  if (first == 0 && n == total)
+    snprintf(desc, desc_size, "%zu %s %s (seed %" PRIu64 ", in blocks of %d)",
+             n, clr_type_name(type), dist_only, seed, CLR_GEN_BLOCK);
+  else
+    snprintf(desc, desc_size,
+             "%zu %s %s (seed %" PRIu64 ", elements %zu.. of %zu, in blocks "
+             "of %d)",
+             n, clr_type_name(type), dist_only, seed, first, total,
+             CLR_GEN_BLOCK);
   return 1;
 }

@@ -52,14 +52,17 @@ void clr_store_fp(clr_type t, void *data, size_t i, double x);
 void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
                   char *desc, size_t desc_size);
 
-/* Elements [first, first + n) of an array generated in blocks of
- * CLR_GEN_BLOCK elements, block b by clr_gen_data with a seed of its own
- * (of seed's parity): the same values whichever slices it is made in, so
- * each MPI rank generates its part of one global array
- * (clreduce-mpi).  desc as clr_gen_data's.  1, or 0 when out of host
- * memory. */
+/* Elements [first, first + n) of an array of total elements generated in
+ * blocks of CLR_GEN_BLOCK elements, block b by clr_gen_data with a seed of
+ * its own (of seed's parity; the last block shorter where total is not a
+ * multiple): the same values whichever slices it is made in, so each MPI
+ * rank generates its part of one global array (clreduce-mpi) and clreduce
+ * the whole of it (first 0, n total).  Whole blocks are generated in
+ * place, a block the slice cuts aside.  desc as clr_gen_data's.  1, or 0
+ * when out of host memory. */
 #define CLR_GEN_BLOCK 65536
-int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t first,
-                       void *data, size_t n, char *desc, size_t desc_size);
+int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t total,
+                       size_t first, void *data, size_t n, char *desc,
+                       size_t desc_size);
 
 #endif

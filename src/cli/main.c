@@ -291,15 +291,20 @@ static int generate_data(run_state *st) {
   st->data = alloc_moving(st, st->n, st->elem_size, 0);
   if (!st->data)
     return out_of_memory(st->n, st->elem_size, "input values");
-  clr_gen_data(a->op, a->type, a->seed, st->data, st->n, st->data_desc,
-               sizeof st->data_desc);
+  /* In clreduce-mpi's blocks (clr_gen_data_slice over the whole array):
+   * the same --n and --seed give the same array there, whatever the
+   * number of ranks. */
+  if (!clr_gen_data_slice(a->op, a->type, a->seed, st->n, 0, st->data, st->n,
+                          st->data_desc, sizeof st->data_desc))
+    return out_of_memory(CLR_GEN_BLOCK, st->elem_size, "generated values");
   if (a->dot) { /* the second array: the next seed's */
     char desc[256];
     st->data2 = alloc_moving(st, st->n, st->elem_size, 1);
     if (!st->data2)
       return out_of_memory(st->n, st->elem_size, "second-array values");
-    clr_gen_data(a->op, a->type, a->seed + 1, st->data2, st->n, desc,
-                 sizeof desc);
+    if (!clr_gen_data_slice(a->op, a->type, a->seed + 1, st->n, 0, st->data2,
+                            st->n, desc, sizeof desc))
+      return out_of_memory(CLR_GEN_BLOCK, st->elem_size, "generated values");
     size_t len = strlen(st->data_desc);
     snprintf(st->data_desc + len, sizeof st->data_desc - len, ", dot with %s",
              desc);

@@ -535,12 +535,24 @@ static int load_part(mpi_run *r) {
   if (!r->local)
     return fail(r, CLI_EXIT_RUNTIME, "out of host memory for %zu elements",
                 r->n_local);
-  if (!a->input)
-    return clr_gen_data_slice(a->op, a->type, a->seed, r->first, r->local,
-                              r->n_local, r->desc, sizeof r->desc)
-               ? 0
-               : fail(r, CLI_EXIT_RUNTIME,
-                      "out of host memory generating %zu elements", r->n_local);
+  if (!a->input) {
+    /* the report's words: the whole array's (as clreduce's), the
+     * distribution from this rank's slice */
+    char mine[256];
+    if (!clr_gen_data_slice(a->op, a->type, a->seed, r->n, r->first, r->local,
+                            r->n_local, mine, sizeof mine))
+      return fail(r, CLI_EXIT_RUNTIME,
+                  "out of host memory generating %zu elements", r->n_local);
+    const char *dist = strchr(mine, ' ');
+    dist = dist ? strchr(dist + 1, ' ') : NULL;
+    const char *seed = dist ? strstr(dist + 1, " (seed ") : NULL;
+    size_t len = seed ? (size_t)(seed - dist - 1) : 0;
+    snprintf(r->desc, sizeof r->desc,
+             "%zu %s %.*s (seed %llu, in blocks of %d)", r->n,
+             clr_type_name(a->type), (int)len, dist ? dist + 1 : "",
+             (unsigned long long)a->seed, CLR_GEN_BLOCK);
+    return 0;
+  }
   FILE *f = fopen(a->input, "rb");
   if (!f || fseeko(f, (off_t)(r->first * r->esize), SEEK_SET) != 0 ||
       fread(r->local, r->esize, r->n_local, f) != r->n_local) {
@@ -594,8 +606,8 @@ static int whole_array(mpi_run *r, void **out) {
   if (!a->input) {
     void *all = malloc(r->n * r->esize);
     char desc[256];
-    if (!all || !clr_gen_data_slice(a->op, a->type, a->seed, 0, all, r->n, desc,
-                                    sizeof desc)) {
+    if (!all || !clr_gen_data_slice(a->op, a->type, a->seed, r->n, 0, all, r->n,
+                                    desc, sizeof desc)) {
       free(all);
       return fail(r, CLI_EXIT_RUNTIME,
                   "out of host memory for the reference of %zu elements "
@@ -830,8 +842,7 @@ static int report(mpi_run *r, int verified, int ok, double err, double bound,
       printf("]}\n");
     } else {
       printf("ranks:      %d (rank 0 on %s)\n", r->size, d.device_name);
-      printf("data:       %zu %s over the ranks: %s\n", r->n,
-             clr_type_name(a->type), r->desc);
+      printf("data:       %s, over the ranks\n", r->desc);
       for (int i = 0; i < r->size; i++)
         printf("rank %-6d %llu elements, its part %.3f ms\n", i,
                (unsigned long long)parts[2 * i], locals[i]);
