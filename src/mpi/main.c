@@ -567,6 +567,11 @@ static int load_part(mpi_run *r) {
   return 0;
 }
 
+/* -v: the library's log lines on stderr, each with its rank. */
+static void log_stderr(void *user, const char *message) {
+  fprintf(stderr, "clreduce-mpi: rank %d: %s\n", *(const int *)user, message);
+}
+
 /* This rank's part, its context and its elements. */
 static int setup(mpi_run *r) {
   const cli_args *a = r->a;
@@ -576,6 +581,10 @@ static int setup(mpi_run *r) {
   memset(&cfg, 0, sizeof cfg);
   cfg.platform = a->platform;
   cfg.device = a->device;
+  if (a->verbose) {
+    cfg.log = log_stderr;
+    cfg.log_user = &r->rank;
+  }
   clr_status st = clr_mpi_context_create(MPI_COMM_WORLD, &cfg, &r->ctx, detail,
                                          sizeof detail);
   if (st != CLR_OK) {
