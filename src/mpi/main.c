@@ -422,30 +422,157 @@ static int check_input(mpi_run *r) {
   return 0;
 }
 
+/* clreduce's options that clreduce-mpi refuses (exit 2): the refusal's
+ * message and --help's list both come from this table. */
+static const char *const refused_names[] = {
+    "--dot",  "--input2", "--segments",     "--segment-length", "--ranges",
+    "--scan", "--output", "--list-devices", "--list-kernels",
+};
+#define N_REFUSED (sizeof refused_names / sizeof refused_names[0])
+
+static int refused_given(const cli_args *a, size_t i) {
+  switch (i) {
+  case 0:
+    return a->dot;
+  case 1:
+    return a->input2 != NULL;
+  case 2:
+    return a->segments != NULL;
+  case 3:
+    return a->segment_length != 0;
+  case 4:
+    return a->ranges != NULL;
+  case 5:
+    return a->scan;
+  case 6:
+    return a->output != NULL;
+  case 7:
+    return a->action == CLI_ACTION_LIST_DEVICES;
+  default:
+    return a->action == CLI_ACTION_LIST_KERNELS;
+  }
+}
+
+/* "--dot, --input2, ..., --list-kernels" */
+static void refused_list(char *buf, size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < N_REFUSED && at < size; i++) {
+    int w =
+        snprintf(buf + at, size - at, "%s%s", i ? ", " : "", refused_names[i]);
+    if (w < 0)
+      break;
+    at += (size_t)w;
+  }
+}
+
 /* What clreduce-mpi does not run, or cannot check. */
 static int refusals(mpi_run *r) {
   const cli_args *a = r->a;
-  const char *what = a->action == CLI_ACTION_LIST_DEVICES   ? "--list-devices"
-                     : a->action == CLI_ACTION_LIST_KERNELS ? "--list-kernels"
-                     : a->ranges                            ? "--ranges"
-                     : a->segments                          ? "--segments"
-                     : a->segment_length                    ? "--segment-length"
-                     : a->input2                            ? "--input2"
-                     : a->dot                               ? "--dot"
-                     : a->output                            ? "--output"
-                                                            : NULL;
-  if (what)
-    return fail(r, CLI_EXIT_USAGE,
-                "%s is not supported by clreduce-mpi, which runs reductions "
-                "and scans of one array (no --dot, --input2, --segments, "
-                "--segment-length, --ranges, --output or listings: clreduce "
-                "runs them)",
-                what);
+  char names[256];
+  for (size_t i = 0; i < N_REFUSED; i++)
+    if (refused_given(a, i)) {
+      refused_list(names, sizeof names);
+      return fail(r, CLI_EXIT_USAGE,
+                  "%s is not supported by clreduce-mpi, which runs reductions "
+                  "and scans of one array (not %s: clreduce runs them)",
+                  refused_names[i], names);
+    }
   if (a->verify && a->opt.map == CLR_MAP_EXPR)
     return fail(r, CLI_EXIT_USAGE,
                 "a map expression has no CPU reference over MPI ranks "
                 "(clreduce --map verifies it): add --no-verify");
   return 0;
+}
+
+/* --help: clreduce-mpi's own text.  The operations, types and kernels
+ * from the tables clreduce's help reads, the refused options from
+ * refused_names. */
+static void print_usage(FILE *f) {
+  fputs("Usage: mpirun -np P clreduce-mpi [OPTION]...\n"
+        "Reduce or scan one array over the ranks of an MPI job.  Each rank "
+        "takes its\n"
+        "part of the array (generated in blocks: for the same --n and --seed "
+        "the same\n"
+        "array as clreduce's, whatever the number of ranks; or its slice of "
+        "--input),\n"
+        "reduces or scans it on its own OpenCL device (the GPU of its "
+        "node-local rank,\n"
+        "or its --device) and the ranks combine their parts through MPI.  "
+        "Rank 0\n"
+        "checks the result against the CPU reference of the whole array and "
+        "prints\n"
+        "the report.  Every rank takes the same options; only --platform, "
+        "--device and\n"
+        "--input's path may differ.\n"
+        "\n"
+        "Options:\n"
+        "  --split=S          even (default): equal parts; uneven: rank r's "
+        "part in\n"
+        "                     proportion to r (rank 0 none)\n"
+        "  --kernel=NAME      reduction:",
+        f);
+  for (int scan = 0; scan < 2; scan++) {
+    if (scan)
+      fputs("\n                     scan:", f);
+    for (int k = 0; k < CLR_KERNEL_COUNT; k++)
+      if (clr_kernel_is_scan((clr_kernel)k) == scan)
+        fprintf(f, " %s", clr_kernel_name((clr_kernel)k));
+  }
+  fprintf(f, "\n                     (default %s)\n",
+          clr_kernel_name(CLR_REDUCE_COARSE));
+  fputs("  --op=OP            ", f);
+  cli_print_op_help(f, 21, CLI_DEFAULT_OP);
+  fputs("  --type=TYPE        ", f);
+  cli_print_type_help(f, 21, CLI_DEFAULT_TYPE);
+  fputs("  --exclusive        scans: exclusive instead of inclusive\n"
+        "  --map=M            reductions: abs, square, or an OpenCL C "
+        "expression of x\n"
+        "                     and i (an expression needs --no-verify)\n"
+        "  --n=N              element count of the whole array (default "
+        "1e8)\n"
+        "  --seed=S           seed of the generated array (default 42)\n"
+        "  --input=FILE       a regular file of raw native-endian values; "
+        "each rank\n"
+        "                     reads its slice (--n, if given, must agree)\n"
+        "  --platform=P       this rank's platform (index or name "
+        "substring)\n"
+        "  --device=D         this rank's device (default: the GPU of its "
+        "node-local\n"
+        "                     rank)\n"
+        "  --wg=N, --coarse=N, --vec=W, --layout=L, --narrow, --acc=TYPE, "
+        "--exact\n"
+        "                     tuning and accumulation, as clreduce's\n"
+        "  --repeat=R         timed calls after one warm-up (default 10; "
+        "medians)\n"
+        "  --no-verify        skip the CPU reference (which needs the whole "
+        "array in\n"
+        "                     rank 0's memory)\n"
+        "  --json             rank 0 prints one JSON object on stdout\n"
+        "  -v, --verbose      the library's log on stderr, each line with "
+        "its rank\n"
+        "  --help             print this help and exit\n"
+        "  --version          print the version and exit\n"
+        "\n",
+        f);
+  fputs("Refused (a usage error; clreduce runs them):\n ", f);
+  for (size_t i = 0, col = 1; i < N_REFUSED; i++) {
+    size_t len = strlen(refused_names[i]) + 2;
+    if (col + len > 78) {
+      fputs("\n ", f);
+      col = 1;
+    }
+    fprintf(f, " %s%s", refused_names[i], i + 1 < N_REFUSED ? "," : "\n\n");
+    col += len;
+  }
+  fputs("Options take their value as --opt=value or --opt value.\n"
+        "Example: mpirun -np 4 clreduce-mpi --op=max --type=int --n=1e8\n"
+        "Exit status, the same on every rank: 0 success, 1 verification "
+        "failed,\n"
+        "2 usage error (a bad or refused option, options that differ between "
+        "ranks,\n"
+        "an unusable --input), 3 OpenCL, MPI or runtime error.\n",
+        f);
 }
 
 /* --split=even|uneven, taken out of argv before clreduce's parser. */
@@ -894,9 +1021,7 @@ static int run(mpi_run *r, int argc, char **argv, cli_args *args) {
   if (a->action == CLI_ACTION_HELP || a->action == CLI_ACTION_VERSION) {
     if (r->rank == 0) {
       if (a->action == CLI_ACTION_HELP) {
-        printf("usage: mpirun -np P clreduce-mpi [--split=even|uneven] "
-               "[clreduce's options]\n\n");
-        cli_print_usage(stdout);
+        print_usage(stdout);
       } else {
         printf("clreduce-mpi %s (commit %s)\n", CLR_VERSION,
                clr_build_commit() ? clr_build_commit()
