@@ -362,12 +362,61 @@ def indexed(tmp):
               show(rc, out, err))
 
 
+def own_help():
+    """--help: clreduce-mpi's own text (not clreduce's usage), exit 0."""
+    rc, out, err = mpi(2, ["--help"])
+    taken, _, refused = out.partition("Refused")
+    refused = refused.split("\n\n", 1)[0]
+    check(rc == 0 and out.startswith("Usage: mpirun -np P clreduce-mpi") and
+          out.count("Usage:") == 1 and "--split=S" in out and
+          "Exit status" in out and
+          all(o in refused for o in ["--dot", "--input2", "--segments",
+                                     "--segment-length", "--ranges",
+                                     "--output", "--list-devices",
+                                     "--list-kernels"]) and
+          not re.search(r"^  --(dot|segments|ranges|output|list-devices)",
+                        taken, re.M),
+          "--help: its own usage, the options it takes and those it "
+          "refuses, exit 0", show(rc, out, err))
+
+
+def same_as_clreduce():
+    """The same --n and --seed: the array clreduce generates, so the same
+    answer (integers and max exactly; a float sum's reference the same)."""
+    for args, exact in [(["--type=int"], True), (["--op=max"], True),
+                        ([], False)]:
+        args = args + ["--n=100003", "--seed=7", "--repeat=1"]
+        rc, out, err = clrtest.run([CLREDUCE] + args + ["--json"],
+                                   timeout=120)
+        one = json.loads(out) if rc == 0 else None
+        if not check(one is not None and one.get("verified") is True,
+                     "clreduce %s" % " ".join(args), show(rc, out, err)):
+            continue
+        for np, split in ((1, "even"), (2, "even"), (3, "uneven")):
+            doc = mpi_json(np, args + ["--split=" + split],
+                           "%s over %d ranks" % (" ".join(args), np))
+            if not doc:
+                continue
+            if exact:
+                same = float(doc["result"]) == float(one["result"])
+            else:  # the same array: the same reference, results in bound
+                same = (float(doc["reference"]) == float(one["reference"]) and
+                        abs(float(doc["result"]) - float(one["result"])) <=
+                        doc["bound"] + one["bound"])
+            check(same, "%s over %d ranks (%s): clreduce's %s" %
+                  (" ".join(args), np, split,
+                   "result" if exact else "array (reference)"),
+                  "%s vs %s" % (doc, one))
+
+
 def main():
     global MPIRUN, EXE, CLREDUCE, TMP
     MPIRUN, EXE, CLREDUCE = sys.argv[1], sys.argv[2], sys.argv[3]
     clrtest.QUIET = True
     tmp = TMP = tempfile.mkdtemp(prefix="clreduce-mpi-")
     try:
+        own_help()
+        same_as_clreduce()
         sums_over_ranks()
         exact_over_ranks(tmp)
         scans()
