@@ -13,7 +13,8 @@ message: unknown kernel / op / type / option, bad --n values, unreadable,
 empty and misaligned input files, and/or on floating types, no OpenCL
 platform, no matching device, a kernel that fails to build (with its build
 log), a missing kernel directory, and a kernel that computes a wrong
-answer (exit 1).
+answer (exit 1); --device=all on two and on one device: the bandwidth
+from the call's wall time and each part's.
 
 Every case prints one line; the last line is "N passed, N failed".
 """
@@ -591,13 +592,52 @@ def test_nan_ops():
           "nansum of int_65537.bin is its sum", repr(doc and doc.get("result")))
 
 
+def test_group():
+    """--device=all: the bandwidth from the call's wall time, beside each
+    part's from its kernel time (PoCL's CPU device twice, as the group
+    test runs it; then once: "1 device")."""
+    n = 1000003
+    for devices, count in (("pthread pthread", 2), ("pthread", 1)):
+        env = {"POCL_DEVICES": devices}
+        args = ["--device=all", "--n=%d" % n, "--repeat=3"]
+        what = "--device=all on %d device%s" % (count, "s"[:count != 1])
+        doc = clrtest.run_json(EXE, args, what, env=env)
+        if doc is None:
+            continue
+        parts = doc.get("parts", [])
+        wall = doc.get("wall_ms")
+        want = 4.0 * n / wall / 1e6 if clrtest.is_number(wall) and wall > 0 \
+            else None
+        check(len(parts) == count and doc.get("verified") is True and
+              want is not None and doc.get("gbps") == doc.get("gbps_call") and
+              abs(doc["gbps"] - want) <= 1e-6 * want and
+              all(clrtest.is_number(p.get("gbps")) and p["gbps"] > 0 and
+                  abs(p["gbps"] - 4.0 * p["n"] / p["kernel_ms"] / 1e6) <=
+                  1e-6 * p["gbps"] for p in parts),
+              what + ": JSON gbps (= gbps_call) from the call's wall time, "
+              "each part's gbps from its kernel time", repr(doc)[:600])
+        rc, out, err = clrtest.run([EXE] + args, env=env)
+        label = ("(the call's wall time, %d device%s); %s:" %
+                 (count, "s"[:count != 1],
+                  "parts by their kernel times" if count > 1
+                  else "its part by its kernel time"))
+        line = [l for l in out.splitlines() if l.startswith("bandwidth:")]
+        check(rc == 0 and len(line) == 1 and label in line[0] and
+              line[0].count("GB/s") == count + 1 and
+              re.search(r"^wall: .* over %d device%s \(" %
+                        (count, "s"[:count != 1]), out, re.M),
+              what + ": the call's bandwidth and the parts', 'over %d "
+              "device%s'" % (count, "s"[:count != 1]), show(rc, out, err))
+
+
 def main():
     global EXE, KERNEL_DIR, DATA_DIR, TMP
     a = clrtest.arguments(
         ("--data-dir", {"required": True}),
         ("--version", {"default": "0.1.0"}),
         ("--only", {"default": None,
-                    "help": "info, runs, input, nan, errors or overflow"}),
+                    "help": "info, runs, input, nan, errors, overflow or "
+                            "group"}),
     )
     EXE = os.path.abspath(a.exe)
     reductions, scans = clrtest.kernels(EXE)
@@ -611,7 +651,7 @@ def main():
         parts = {"info": lambda: test_info(a.version), "runs": test_runs,
                  "input": test_input, "nan": test_nan_ops,
                  "errors": test_errors,
-                 "overflow": test_overflow}
+                 "overflow": test_overflow, "group": test_group}
         for name, fn in parts.items():
             if a.only and a.only != name:
                 continue
