@@ -21,11 +21,15 @@
 
 /* Read fd until its end, or until want bytes are in (want is the most
  * bytes the caller can use, plus one when a byte beyond them must be
- * noticed).  cap: the first buffer size (a hint). */
-static int read_fd(int fd, const char *path, size_t cap, size_t want,
-                   unsigned char **buf, size_t *size) {
+ * noticed), after the len bytes of pre (read from it already) in the
+ * buffer.  cap: the first buffer size (a hint). */
+static int read_fd_after(int fd, const char *path, size_t cap, size_t want,
+                         const unsigned char *pre, size_t len,
+                         unsigned char **buf, size_t *size) {
   if (cap > want)
     cap = want;
+  if (cap < len)
+    cap = len;
   if (cap == 0)
     cap = 1;
   unsigned char *p = malloc(cap);
@@ -33,7 +37,8 @@ static int read_fd(int fd, const char *path, size_t cap, size_t want,
     cli_error("out of host memory: input file '%s' needs %zu bytes", path, cap);
     return CLI_EXIT_RUNTIME;
   }
-  size_t len = 0;
+  if (len)
+    memcpy(p, pre, len);
   while (len < want) {
     if (len == cap) {
       size_t grow = cap <= want / 2 ? cap * 2 : want;
@@ -69,22 +74,23 @@ static int read_fd(int fd, const char *path, size_t cap, size_t want,
   return 0;
 }
 
-int cli_read_input_n(const char *path, size_t elem_size, const char *type_name,
-                     uint64_t max_n, void **data, size_t *n) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
+/* Open path for reading: *fd, and *sized (a regular file with a size) and
+ * its size.  0, or the exit status after the one-line reason. */
+static int open_input(const char *path, int *fd, int *sized, size_t *size) {
+  *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (*fd < 0) {
     cli_error("cannot read input file '%s': %s", path, strerror(errno));
     return CLI_EXIT_USAGE;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0) {
+  if (fstat(*fd, &st) != 0) {
     int e = errno;
-    close(fd);
+    close(*fd);
     cli_error("cannot read input file '%s': %s", path, strerror(e));
     return CLI_EXIT_USAGE;
   }
   if (S_ISDIR(st.st_mode)) {
-    close(fd);
+    close(*fd);
     cli_error("cannot read input file '%s': %s", path, strerror(EISDIR));
     return CLI_EXIT_USAGE;
   }
@@ -93,12 +99,22 @@ int cli_read_input_n(const char *path, size_t elem_size, const char *type_name,
    * it is read to its end all the same.  Anything else (a pipe, a device,
    * a file of size 0) may never end: it is read up to what --n can use, or
    * up to CLI_STREAM_MAX_BYTES without --n. */
-  int sized = S_ISREG(st.st_mode) && st.st_size > 0;
-  if (sized && (unsigned long long)st.st_size >= SIZE_MAX) {
-    close(fd);
+  *sized = S_ISREG(st.st_mode) && st.st_size > 0;
+  if (*sized && (unsigned long long)st.st_size >= SIZE_MAX) {
+    close(*fd);
     cli_error("input file '%s' is too large for this machine", path);
     return CLI_EXIT_RUNTIME;
   }
+  *size = *sized ? (size_t)st.st_size : 0;
+  return 0;
+}
+
+/* The raw values of fd (open_input's), the first len bytes of which (pre)
+ * were read already. */
+static int read_raw(int fd, int sized, size_t file_size, const char *path,
+                    size_t elem_size, const char *type_name, uint64_t max_n,
+                    const unsigned char *pre, size_t len, void **data,
+                    size_t *n) {
   size_t limit = SIZE_MAX; /* the most bytes used                      */
   if (max_n && max_n <= SIZE_MAX / elem_size)
     limit = (size_t)max_n * elem_size;
@@ -110,11 +126,10 @@ int cli_read_input_n(const char *path, size_t elem_size, const char *type_name,
   size_t want = limit;
   if (limit < SIZE_MAX && (sized || !max_n))
     want = limit + 1;
-  size_t cap = sized ? (size_t)st.st_size + 1 : STREAM_FIRST_CAP;
+  size_t cap = sized ? file_size + 1 : STREAM_FIRST_CAP;
   unsigned char *buf = NULL;
   size_t size = 0;
-  int rc = read_fd(fd, path, cap, want, &buf, &size);
-  close(fd);
+  int rc = read_fd_after(fd, path, cap, want, pre, len, &buf, &size);
   if (rc != 0)
     return rc;
   if (size > limit) {
@@ -146,6 +161,122 @@ int cli_read_input_n(const char *path, size_t elem_size, const char *type_name,
   *data = buf;
   *n = size / elem_size;
   return 0;
+}
+
+int cli_read_input_n(const char *path, size_t elem_size, const char *type_name,
+                     uint64_t max_n, void **data, size_t *n) {
+  return cli_read_input_hdr(path, elem_size, type_name, max_n, NULL, NULL, data,
+                            n);
+}
+
+/* Read into buf[*len .. want) (want: at most the buffer's size) up to
+ * the end; *len: the bytes now in.  0 or the exit status. */
+static int read_more(int fd, const char *path, unsigned char *buf, size_t *len,
+                     size_t want) {
+  while (*len < want) {
+    ssize_t got = read(fd, buf + *len, want - *len);
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      cli_error("cannot read input file '%s': %s", path, strerror(errno));
+      return CLI_EXIT_USAGE;
+    }
+    if (got == 0)
+      break;
+    *len += (size_t)got;
+  }
+  return 0;
+}
+
+/* The data after a header h (read already) of fd: exactly h->count
+ * values of h->elem_size bytes. */
+static int read_after_header(int fd, int sized, size_t file_size,
+                             const char *path, uint64_t max_n,
+                             const cli_input_header *h, void **data,
+                             size_t *n) {
+  size_t bytes = (size_t)h->count * h->elem_size;
+  /* One byte more tells a file longer than its header says; a stream
+   * bounded by --n is read no further than its values. */
+  size_t want = bytes + (sized || !max_n ? 1 : 0);
+  size_t cap = sized && file_size >= h->size ? file_size - h->size + 1
+                                             : STREAM_FIRST_CAP;
+  unsigned char *buf = NULL;
+  size_t size = 0;
+  int rc = read_fd_after(fd, path, cap, want, NULL, 0, &buf, &size);
+  if (rc != 0)
+    return rc;
+  if (size != bytes) {
+    free(buf);
+    cli_error("input file '%s' holds %s%zu bytes of data after its %zu-byte "
+              "header, which gives %llu values of %zu bytes (%zu bytes)",
+              path, size > bytes ? "more than " : "",
+              size > bytes ? bytes : size, h->size,
+              (unsigned long long)h->count, h->elem_size, bytes);
+    return CLI_EXIT_USAGE;
+  }
+  *data = buf;
+  *n = (size_t)h->count;
+  return 0;
+}
+
+int cli_read_input_hdr(const char *path, size_t elem_size,
+                       const char *type_name, uint64_t max_n,
+                       cli_header_reader reader, void *ctx, void **data,
+                       size_t *n) {
+  int fd = -1, sized = 0;
+  size_t file_size = 0;
+  int rc = open_input(path, &fd, &sized, &file_size);
+  if (rc != 0)
+    return rc;
+  unsigned char first[64], *head = first;
+  size_t len = 0, cap = sizeof first;
+  cli_input_header h;
+  memset(&h, 0, sizeof h);
+  /* The header, as far as the reader asks: no byte beyond it is read
+   * (a stream of raw values bounded by --n is read no further). */
+  while (reader) {
+    int at_end = 0;
+    for (;;) {
+      memset(&h, 0, sizeof h);
+      rc = reader(ctx, path, head, len, at_end, &h);
+      if (rc != 0 || h.need <= len || at_end)
+        break;
+      if (h.need > cap) {
+        unsigned char *grown = malloc(h.need);
+        if (!grown) {
+          rc = CLI_EXIT_RUNTIME;
+          cli_error("out of host memory: input file '%s' has a header of "
+                    "%zu bytes",
+                    path, h.need);
+          break;
+        }
+        memcpy(grown, head, len);
+        if (head != first)
+          free(head);
+        head = grown;
+        cap = h.need;
+      }
+      size_t before = len;
+      if ((rc = read_more(fd, path, head, &len, h.need)) != 0)
+        break;
+      at_end = len == before || len < h.need;
+    }
+    if (rc == 0 && h.need > len) {
+      /* at_end: the reader said what it needed of a file that ended */
+      cli_error("input file '%s' ends within its header", path);
+      rc = CLI_EXIT_USAGE;
+    }
+    break;
+  }
+  if (rc == 0 && h.size > 0)
+    rc = read_after_header(fd, sized, file_size, path, max_n, &h, data, n);
+  else if (rc == 0)
+    rc = read_raw(fd, sized, file_size, path, elem_size, type_name, max_n, head,
+                  len, data, n);
+  close(fd);
+  if (head != first)
+    free(head);
+  return rc;
 }
 
 int cli_read_input(const char *path, size_t elem_size, const char *type_name,
@@ -345,9 +476,11 @@ static void describe(char *buf, size_t size, const char *path,
 
 /* Write to something that is not a regular file (a character device, a
  * FIFO, a descriptor): directly, in place.  fd is closed unless keep. */
-static int write_in_place(int fd, int keep, const char *what, const void *data,
-                          size_t bytes) {
-  int e = write_all(fd, data, bytes);
+static int write_in_place(int fd, int keep, const char *what, const void *head,
+                          size_t head_bytes, const void *data, size_t bytes) {
+  int e = write_all(fd, head, head_bytes);
+  if (!e)
+    e = write_all(fd, data, bytes);
   if (!keep && close(fd) != 0 && !e && errno != EINTR)
     e = errno;
   if (e) {
@@ -359,8 +492,8 @@ static int write_in_place(int fd, int keep, const char *what, const void *data,
 
 /* Replace (or create) the regular file target through a new temporary
  * file in its directory. */
-static int replace_file(const char *path, const char *target, const void *data,
-                        size_t bytes) {
+static int replace_file(const char *path, const char *target, const void *head,
+                        size_t head_bytes, const void *data, size_t bytes) {
   char what[4096 + 64];
   describe(what, sizeof what, path, target);
   struct stat old;
@@ -392,6 +525,8 @@ static int replace_file(const char *path, const char *target, const void *data,
       e = errno;
   }
   if (!e)
+    e = write_all(fd, head, head_bytes);
+  if (!e)
     e = write_all(fd, data, bytes);
   if (!e && fsync(fd) != 0 && errno != EINVAL)
     e = errno;
@@ -410,6 +545,11 @@ static int replace_file(const char *path, const char *target, const void *data,
 }
 
 int cli_write_output(const char *path, const void *data, size_t bytes) {
+  return cli_write_output2(path, NULL, 0, data, bytes);
+}
+
+int cli_write_output2(const char *path, const void *head, size_t head_bytes,
+                      const void *data, size_t bytes) {
   char what[4096 + 64];
   int fd = named_descriptor(path);
   if (fd >= 0) {
@@ -420,7 +560,7 @@ int cli_write_output(const char *path, const void *data, size_t bytes) {
     if (fd == 2)
       fflush(stderr);
     describe(what, sizeof what, path, NULL);
-    return write_in_place(fd, 1, what, data, bytes);
+    return write_in_place(fd, 1, what, head, head_bytes, data, bytes);
   }
   for (int attempt = 0; attempt < 2; attempt++) {
     struct stat st;
@@ -441,7 +581,7 @@ int cli_write_output(const char *path, const void *data, size_t bytes) {
         close(fd); /* replaced by a regular file meanwhile */
         continue;
       }
-      return write_in_place(fd, 0, what, data, bytes);
+      return write_in_place(fd, 0, what, head, head_bytes, data, bytes);
     }
     break;
   }
@@ -455,7 +595,7 @@ int cli_write_output(const char *path, const void *data, size_t bytes) {
     cli_error("cannot write output file %s: %s", what, strerror(err));
     return CLI_EXIT_RUNTIME;
   }
-  int rc = replace_file(path, target, data, bytes);
+  int rc = replace_file(path, target, head, head_bytes, data, bytes);
   free(target);
   return rc;
 }

@@ -24,6 +24,37 @@
 int cli_read_input_n(const char *path, size_t elem_size, const char *type_name,
                      uint64_t max_n, void **data, size_t *n);
 
+/* What a header at a file's start says (cli_read_input_hdr). */
+typedef struct cli_input_header {
+  size_t need;      /* more bytes, in all, needed to decide; else 0      */
+  size_t size;      /* the header's bytes before the data; 0: no header  */
+  size_t elem_size; /* with a header: the data's element size            */
+  uint64_t count;   /* with a header: the element count it gives         */
+} cli_input_header;
+
+/* A reader of headers: looks at the file's first len bytes (at_end: the
+ * file holds no more) and fills *h (zeroed before each call): h->need >
+ * len to be called again with that many bytes (never asked of a stream
+ * beyond them, so ask one byte at a time while raw data may be what
+ * comes), else h->size 0 for raw data (the bytes read are its start) or
+ * the header's size (== len) with its elem_size (>= 1) and count (>= 1,
+ * count * elem_size within SIZE_MAX).  Returns 0, or the exit status after
+ * printing the one-line reason (a header refused). */
+typedef int (*cli_header_reader)(void *ctx, const char *path,
+                                 const unsigned char *buf, size_t len,
+                                 int at_end, cli_input_header *h);
+
+/* cli_read_input_n, where the file may start with a header that `reader`
+ * recognises: then the data after it are read, and must be exactly the
+ * header's count * elem_size bytes (a stream bounded by --n: no byte
+ * further is read); *n is the header's count.  Raw data (no header):
+ * exactly as cli_read_input_n with elem_size and max_n.  The file is read
+ * once, the header into a small buffer and the data into *data. */
+int cli_read_input_hdr(const char *path, size_t elem_size,
+                       const char *type_name, uint64_t max_n,
+                       cli_header_reader reader, void *ctx, void **data,
+                       size_t *n);
+
 /* cli_read_input_n without --n (max_n 0). */
 int cli_read_input(const char *path, size_t elem_size, const char *type_name,
                    void **data, size_t *n);
@@ -44,5 +75,10 @@ int cli_read_input(const char *path, size_t elem_size, const char *type_name,
  * as it was, the one-line reason naming path (and a link's target) is
  * printed and CLI_EXIT_RUNTIME returned.  0 on success. */
 int cli_write_output(const char *path, const void *data, size_t bytes);
+
+/* cli_write_output of head (head_bytes, may be 0) then data, as one file:
+ * a .npy header before the values without copying them. */
+int cli_write_output2(const char *path, const void *head, size_t head_bytes,
+                      const void *data, size_t bytes);
 
 #endif
