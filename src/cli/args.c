@@ -4,6 +4,7 @@
 #include "args.h"
 
 #include "cli.h"
+#include "npy.h"
 
 #include <getopt.h>
 #include <stdint.h>
@@ -322,9 +323,19 @@ void cli_print_usage(FILE *f) {
         "(N from\n"
         "                     its size; --n, if also given, must agree; a "
         "pipe or\n"
-        "                     device gives its first N values)\n"
+        "                     device gives its first N values), or a NumPy "
+        ".npy file\n"
+        "                     (known by its content, not its name): TYPE "
+        "from its dtype\n"
+        "                     (float16/32/64, int32/64, uint32/64; "
+        "little-endian;\n"
+        "                     --type, if given, must agree); a 2-D (R, C) "
+        "array is read\n"
+        "                     as R*C values in C order, reduced as one array "
+        "unless\n"
+        "                     segments are given\n"
         "  --input2=FILE      --dot's second array, as --input (the same "
-        "count)\n"
+        "count and type)\n"
         "  --seed=S           seed of the generated data, 0 .. 2^64-1 (default "
         "42)\n"
         "  --segments=FILE    one reduction per segment: FILE holds the "
@@ -356,9 +367,17 @@ void cli_print_usage(FILE *f) {
   put_wrapped(f, &col, 21, text);
   fputs(
       "\n"
-      "                     a file is replaced whole (through a link: its "
-      "target),\n"
-      "                     a device or FIFO is written in place\n"
+      "                     a name ending in .npy gets a 1-D .npy file "
+      "(records:\n"
+      "                     raw only); a file is replaced whole (through a "
+      "link: its\n"
+      "                     target), a device or FIFO is written in place\n"
+      "  --save-input=FILE  also write the input array (generated or read; "
+      "--dot:\n"
+      "                     the first, the second is --seed=S+1's) to FILE "
+      "before the\n"
+      "                     run, raw or .npy by its name, as --output "
+      "writes\n"
       "\n"
       "Device:\n"
       "  --platform=P       platform index or name substring\n"
@@ -568,6 +587,7 @@ enum {
   OPT_N,
   OPT_INPUT,
   OPT_OUTPUT,
+  OPT_SAVE_INPUT,
   OPT_SEED,
   OPT_PLATFORM,
   OPT_DEVICE,
@@ -603,6 +623,7 @@ static const struct option long_options[] = {
     {"n", required_argument, NULL, OPT_N},
     {"input", required_argument, NULL, OPT_INPUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
+    {"save-input", required_argument, NULL, OPT_SAVE_INPUT},
     {"seed", required_argument, NULL, OPT_SEED},
     {"platform", required_argument, NULL, OPT_PLATFORM},
     {"device", required_argument, NULL, OPT_DEVICE},
@@ -713,6 +734,7 @@ static int parse_option(int code, const char *val, cli_args *a) {
     if ((i = name_index("type", val, CLR_TYPE_COUNT, type_name_at)) < 0)
       return -1;
     a->type = (clr_type)i;
+    a->type_given = 1;
     return 0;
   case OPT_N:
     if (cli_parse_count(val, &a->n, &why) != 0) {
@@ -725,6 +747,8 @@ static int parse_option(int code, const char *val, cli_args *a) {
     return parse_string(code, val, &a->input);
   case OPT_OUTPUT:
     return parse_string(code, val, &a->output);
+  case OPT_SAVE_INPUT:
+    return parse_string(code, val, &a->save_input);
   case OPT_SEED:
     if (cli_parse_u64(val, &a->seed, &why) != 0) {
       cli_error("bad --seed '%s': %s" HINT, val, why);
@@ -896,8 +920,22 @@ static int check_narrow(const cli_args *a, int scans) {
  * (--dot, --input2, --scan, segments, ranges, --output, --narrow); what
  * the library decides of op, type, kernel, map, --exact and --acc is its
  * validation's (a refusal there exits 2 too, cli_exit_status). */
-static int check_combination(const cli_args *a) {
+int cli_check_type(const cli_args *a) {
   char why[512];
+  if (check_narrow(a, clr_kernel_is_scan(a->opt.kernel) || a->scan) != 0)
+    return CLI_EXIT_USAGE;
+  /* The library's rule (clr_op_supports), before any data is made. */
+  if (cli_op_type_refusal(a->op, a->type, a->opt.map == CLR_MAP_EXPR, why,
+                          sizeof why)) {
+    cli_error("%s" HINT, why);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* defer_type: with --input and without --type, the type checks are left
+ * to cli_check_type (a .npy input gives the type). */
+static int check_combination(const cli_args *a, int defer_type) {
   int scans = clr_kernel_is_scan(a->opt.kernel) || a->scan;
   /* A dot product is a reduction of two arrays: never a scan of one. */
   if (a->dot && scans) {
@@ -939,12 +977,16 @@ static int check_combination(const cli_args *a) {
     cli_error("--input2 needs --input (the first array)" HINT);
     return -1;
   }
-  if (check_narrow(a, scans) != 0)
+  if (!(defer_type && a->input && !a->type_given) && cli_check_type(a) != 0)
     return -1;
-  /* The library's rule (clr_op_supports), before any data is made. */
-  if (cli_op_type_refusal(a->op, a->type, a->opt.map == CLR_MAP_EXPR, why,
-                          sizeof why)) {
-    cli_error("%s" HINT, why);
+  /* A .npy file holds one dtype: the records of indexed segment results
+   * (value and index) are raw only. */
+  if (a->output && cli_npy_name(a->output) && !scans &&
+      (cli_op_flags(a->op) & CLR_OPF_INDEXED)) {
+    cli_error("--output=%s: the results of '%s' are records (value and "
+              "index), written raw only: give a name not ending in "
+              ".npy" HINT,
+              a->output, clr_op_name(a->op));
     return -1;
   }
   /* The launch shape the kernel reads: the reductions other than the
@@ -1034,7 +1076,7 @@ static void set_defaults(cli_args *a) {
   a->verify = 1;
 }
 
-int cli_parse_args(int argc, char **argv, cli_args *out) {
+static int parse_args(int argc, char **argv, cli_args *out, int defer_type) {
   set_defaults(out);
   opterr = 0; /* getopt's own messages are not one-line "clreduce: " ones */
   optind = 0; /* not 1: 0 re-initialises getopt completely (glibc, BSD,
@@ -1074,7 +1116,15 @@ int cli_parse_args(int argc, char **argv, cli_args *out) {
     cli_error("unexpected argument '%s'" HINT, argv[optind]);
     return CLI_EXIT_USAGE;
   }
-  if (out->action == CLI_ACTION_RUN && check_combination(out) != 0)
+  if (out->action == CLI_ACTION_RUN && check_combination(out, defer_type) != 0)
     return CLI_EXIT_USAGE;
   return 0;
+}
+
+int cli_parse_args(int argc, char **argv, cli_args *out) {
+  return parse_args(argc, argv, out, 0);
+}
+
+int cli_parse_args_input_type(int argc, char **argv, cli_args *out) {
+  return parse_args(argc, argv, out, 1);
 }

@@ -29,10 +29,12 @@ typedef struct cli_args {
   cli_action action;
   clr_op op;
   clr_type type;
+  int type_given;     /* --type given (else a .npy --input's dtype)   */
   uint64_t n;         /* element count (CLI_DEFAULT_N unless given)      */
   int n_given;        /* --n was on the command line                      */
-  const char *input;  /* --input: raw values of type; NULL: generate      */
-  const char *output; /* --output (scans, segments): raw results, or NULL */
+  const char *input;  /* --input: values of type or a .npy; NULL: generate */
+  const char *output; /* --output (scans, segments): results, or NULL     */
+  const char *save_input; /* --save-input: the input array, or NULL      */
   uint64_t seed;
   const char *platform; /* --platform, passed to clr_context_config       */
   const char *device;   /* --device, passed to clr_context_config         */
@@ -55,6 +57,15 @@ typedef struct cli_args {
 /* Parse argv.  Returns 0, or CLI_EXIT_USAGE after printing the one-line
  * reason on stderr. */
 int cli_parse_args(int argc, char **argv, cli_args *out);
+
+/* cli_parse_args for clreduce, whose --input may be a .npy file that gives
+ * the type: with --input and without --type, the checks of op and type
+ * wait for cli_check_type, to be called once the input's type is known. */
+int cli_parse_args_input_type(int argc, char **argv, cli_args *out);
+
+/* The checks that depend on the type (the op on it, --narrow).  0, or
+ * CLI_EXIT_USAGE after printing the one-line reason. */
+int cli_check_type(const cli_args *a);
 
 /* The --help text. */
 void cli_print_usage(FILE *f);

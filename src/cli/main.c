@@ -6,6 +6,7 @@
 #include "exact_sum.h"
 #include "expr_eval.h"
 #include "fileio.h"
+#include "npy.h"
 #include "report.h"
 #include "scan_reference.h"
 #include "segment_reference.h"
@@ -23,7 +24,7 @@
 
 /* Everything one run owns; released by run_release. */
 typedef struct run_state {
-  const cli_args *args;
+  cli_args *args;    /* load_input sets the type from a .npy --input */
   clr_context *ctx;  /* the device's, or the group's first device's   */
   clr_group *group;  /* several devices (--device=all or a list), or NULL */
   void *data;        /* the input values                                 */
@@ -113,13 +114,122 @@ static int library_error(const run_state *st, const char *doing, clr_status s) {
   return rc;
 }
 
-/* --input, or the element count for generated data. */
+/* What load_input's .npy reader knows and finds (cli_header_reader). */
+typedef struct npy_read {
+  const char *option;  /* "--input", "--input2", for messages        */
+  clr_type type;       /* the type it must have, when fixed          */
+  int type_fixed;      /* --type given, or --input2 after --input    */
+  const char *type_by; /* what fixed it: "--type", "--input"         */
+  uint64_t max_n;      /* the count it must hold (--n, --input's); 0 */
+  const char *n_by;    /* what gave max_n: "--n", "--input"          */
+  int found;           /* a .npy header was read                     */
+  cli_npy npy;
+} npy_read;
+
+static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+/* A .npy header, known by its magic (never by the file's name): its
+ * dtype, order and shape read by cli_npy_parse, refused with the reason
+ * when clreduce cannot read it as one array of the type it needs. */
+static int npy_header(void *ctx, const char *path, const unsigned char *buf,
+                      size_t len, int at_end, cli_input_header *h) {
+  npy_read *r = ctx;
+  size_t m = len < sizeof npy_magic ? len : sizeof npy_magic;
+  if (memcmp(buf, npy_magic, m) != 0)
+    return 0; /* raw values */
+  if (len < sizeof npy_magic) {
+    if (!at_end)
+      h->need = len + 1; /* a byte at a time: raw data may be what comes */
+    return 0;            /* (a short file: raw) */
+  }
+  size_t fixed = len >= 7 && buf[6] >= 2 ? 12 : 10, hlen = 0;
+  if (len < fixed) {
+    h->need = fixed;
+    return 0;
+  }
+  hlen = fixed == 10 ? (size_t)buf[8] | (size_t)buf[9] << 8
+                     : (size_t)buf[8] | (size_t)buf[9] << 8 |
+                           (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
+  if (hlen > ((size_t)1 << 20)) {
+    cli_error("cannot read %s '%s': a .npy header of %zu bytes (more than 1 "
+              "MiB: damaged?)",
+              r->option, path, hlen);
+    return CLI_EXIT_USAGE;
+  }
+  if (len < fixed + hlen) {
+    h->need = fixed + hlen;
+    return 0;
+  }
+  const char *why = cli_npy_parse(buf, len, &r->npy);
+  if (!why && r->npy.data_offset != len)
+    why = "a damaged .npy header";
+  if (!why && (r->npy.ndim < 1 || r->npy.ndim > 2))
+    why = r->npy.ndim ? "an array of more than 2 dimensions (clreduce reads "
+                        "1-D and 2-D arrays)"
+                      : "a 0-D array (a scalar; clreduce reads 1-D and 2-D "
+                        "arrays)";
+  if (why) {
+    cli_error("cannot read %s '%s': %s", r->option, path, why);
+    return CLI_EXIT_USAGE;
+  }
+  const cli_npy *f = &r->npy;
+  char shape[64];
+  if (f->ndim == 2)
+    snprintf(shape, sizeof shape, "(%llu, %llu)",
+             (unsigned long long)f->shape[0], (unsigned long long)f->shape[1]);
+  else
+    snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)f->shape[0]);
+  if (r->type_fixed && f->type != r->type) {
+    cli_error("%s '%s' holds %s values (its .npy dtype), not the %s of %s",
+              r->option, path, clr_type_name(f->type), clr_type_name(r->type),
+              r->type_by);
+    return CLI_EXIT_USAGE;
+  }
+  if (f->count == 0) {
+    cli_error("%s '%s' is an empty array (shape %s)", r->option, path, shape);
+    return CLI_EXIT_USAGE;
+  }
+  if (r->max_n && f->count != r->max_n) {
+    cli_error("%s '%s' holds %llu values (.npy shape %s), not the %llu of "
+              "%s",
+              r->option, path, (unsigned long long)f->count, shape,
+              (unsigned long long)r->max_n, r->n_by);
+    return CLI_EXIT_USAGE;
+  }
+  size_t esize = clr_type_size(f->type);
+  if (f->count > SIZE_MAX / esize) {
+    cli_error("%s '%s' (.npy shape %s) is too large for this machine",
+              r->option, path, shape);
+    return CLI_EXIT_RUNTIME;
+  }
+  h->size = len;
+  h->elem_size = esize;
+  h->count = f->count;
+  r->found = 1;
+  return 0;
+}
+
+/* "x.npy (a .npy array of shape (R, C))" into the data description. */
+static void describe_file(char *buf, size_t size, const char *path,
+                          const npy_read *r) {
+  if (!r->found)
+    snprintf(buf, size, "file '%s'", path);
+  else if (r->npy.ndim == 2)
+    snprintf(buf, size, ".npy file '%s' (shape (%llu, %llu))", path,
+             (unsigned long long)r->npy.shape[0],
+             (unsigned long long)r->npy.shape[1]);
+  else
+    snprintf(buf, size, ".npy file '%s'", path);
+}
+
+/* --input (raw values of --type, or a .npy file whose dtype gives the
+ * type without --type), or the element count for generated data. */
 static int load_input(run_state *st) {
-  const cli_args *a = st->args;
-  const char *tname = clr_type_name(a->type);
+  cli_args *a = st->args;
   if (!a->input) {
+    const char *tname = clr_type_name(a->type);
     st->n = (size_t)a->n;
-    if (a->n > SIZE_MAX || st->n > SIZE_MAX / st->elem_size) {
+    if (a->n > SIZE_MAX || st->n > SIZE_MAX / clr_type_size(a->type)) {
       cli_error("--n=%llu %s values do not fit in this machine's memory",
                 (unsigned long long)a->n, tname);
       return CLI_EXIT_RUNTIME;
@@ -128,21 +238,43 @@ static int load_input(run_state *st) {
   }
   /* --n bounds the read: a pipe or device gives its first n values (and
    * /dev/zero ends); a regular file must hold exactly n. */
-  int rc = cli_read_input_n(a->input, st->elem_size, tname,
-                            a->n_given ? a->n : 0, &st->data, &st->n);
+  npy_read r1 = {.option = "--input",
+                 .type = a->type,
+                 .type_fixed = a->type_given,
+                 .type_by = "--type",
+                 .max_n = a->n_given ? a->n : 0,
+                 .n_by = "--n"};
+  int rc = cli_read_input_hdr(a->input, clr_type_size(a->type),
+                              clr_type_name(a->type), a->n_given ? a->n : 0,
+                              npy_header, &r1, &st->data, &st->n);
   if (rc != 0)
     return rc;
+  if (r1.found)
+    a->type = r1.npy.type;
+  /* The checks of the op on the type, left for now (cli_parse_args_
+   * input_type). */
+  if (!a->type_given && (rc = cli_check_type(a)) != 0)
+    return rc;
+  const char *tname = clr_type_name(a->type);
   if (a->n_given && a->n != (uint64_t)st->n) {
     cli_error("--n=%llu does not match the %zu %s values in '%s'",
               (unsigned long long)a->n, st->n, tname, a->input);
     return CLI_EXIT_USAGE;
   }
-  snprintf(st->data_desc, sizeof st->data_desc, "%zu %s from file '%s'", st->n,
-           tname, a->input);
+  char file[320];
+  describe_file(file, sizeof file, a->input, &r1);
+  snprintf(st->data_desc, sizeof st->data_desc, "%zu %s from %s", st->n, tname,
+           file);
   if (a->input2) {
     size_t n2 = 0;
-    rc = cli_read_input_n(a->input2, st->elem_size, tname, st->n, &st->data2,
-                          &n2);
+    npy_read r2 = {.option = "--input2",
+                   .type = a->type,
+                   .type_fixed = 1,
+                   .type_by = a->type_given ? "--type" : "--input",
+                   .max_n = st->n,
+                   .n_by = "--input"};
+    rc = cli_read_input_hdr(a->input2, clr_type_size(a->type), tname, st->n,
+                            npy_header, &r2, &st->data2, &n2);
     if (rc != 0)
       return rc;
     if (n2 != st->n) {
@@ -150,9 +282,10 @@ static int load_input(run_state *st) {
                 tname, st->n);
       return CLI_EXIT_USAGE;
     }
+    describe_file(file, sizeof file, a->input2, &r2);
     size_t len = strlen(st->data_desc);
-    snprintf(st->data_desc + len, sizeof st->data_desc - len,
-             " and from file '%s'", a->input2);
+    snprintf(st->data_desc + len, sizeof st->data_desc - len, " and from %s",
+             file);
   }
   return 0;
 }
@@ -531,16 +664,48 @@ static void report_elements(cli_report *r, const clr_scan_check *chk) {
   r->bound = chk->worst_bound;
 }
 
-/* --output gets the bytes of st->out when they passed (or were not
- * checked). */
-static int write_output(run_state *st, size_t bytes) {
+/* count values of type at data to path: a 1-D .npy file when its name
+ * ends in .npy, else raw bytes (elem_size each: records where that is not
+ * the type's size, which .npy does not take). */
+static int write_array(const char *option, const char *path, clr_type type,
+                       size_t elem_size, const void *data, size_t count) {
+  if (!cli_npy_name(path))
+    return cli_write_output(path, data, count * elem_size);
+  unsigned char head[128];
+  uint64_t shape[1] = {count};
+  size_t hsize = elem_size == clr_type_size(type)
+                     ? cli_npy_header(head, sizeof head, type, 1, shape)
+                     : 0;
+  if (hsize == 0) {
+    cli_error("%s=%s: these values (%zu-byte records) have no .npy dtype: "
+              "give a name not ending in .npy for raw bytes",
+              option, path, elem_size);
+    return CLI_EXIT_USAGE;
+  }
+  return cli_write_output2(path, head, hsize, data, count * elem_size);
+}
+
+/* --output gets the count values of st->out (type, elem_size bytes each)
+ * when they passed (or were not checked). */
+static int write_output(run_state *st, clr_type type, size_t elem_size,
+                        size_t count) {
   const cli_args *a = st->args;
   if (!a->output || st->rep.verdict == CLI_VERIFY_FAILED)
     return 0;
-  int rc = cli_write_output(a->output, st->out, bytes);
+  int rc = write_array("--output", a->output, type, elem_size, st->out, count);
   if (rc == 0)
     st->rep.output = a->output;
   return rc;
+}
+
+/* --save-input: the input array (generated or read; a dot product's
+ * first), before the run. */
+static int save_input(run_state *st) {
+  const cli_args *a = st->args;
+  if (!a->save_input)
+    return 0;
+  return write_array("--save-input", a->save_input, a->type, st->elem_size,
+                     st->data, st->n);
 }
 
 /* One warm-up and --repeat timed scans (segmented with --scan and
@@ -586,7 +751,7 @@ static int run_scan(run_state *st) {
                             st->out, st->n, r->timing.error_depth, 0, &chk);
     report_elements(r, &chk);
   }
-  return write_output(st, st->n * osize);
+  return write_output(st, otype, osize, st->n);
 }
 
 /* The check of segments (rows, ranges) of a map expression against its
@@ -660,7 +825,7 @@ static int run_segments(run_state *st) {
       return out_of_memory(S, rsize, "reference values");
     report_elements(r, &chk);
   }
-  return write_output(st, S * rsize);
+  return write_output(st, rt, rsize, S);
 }
 
 /* The one line on stderr for a failed verification (the report on stdout
@@ -759,6 +924,9 @@ static int run_steps(run_state *st) {
   const cli_args *a = st->args;
   cli_report *r = &st->rep;
   int rc;
+  /* First: a .npy --input gives the type. */
+  if ((rc = load_input(st)) != 0)
+    return rc;
   st->elem_size = clr_type_size(a->type);
   int segmented = a->segments || a->segment_length || a->ranges;
   snprintf(st->what, sizeof st->what, "%s %s of %s%s%s%s",
@@ -776,9 +944,9 @@ static int run_steps(run_state *st) {
               a->device);
     return CLI_EXIT_USAGE;
   }
-  if ((rc = load_input(st)) != 0 ||
-      (segmented && (rc = load_segments(st)) != 0) ||
-      (rc = create_context(st)) != 0 || (rc = generate_data(st)) != 0)
+  if ((segmented && (rc = load_segments(st)) != 0) ||
+      (rc = create_context(st)) != 0 || (rc = generate_data(st)) != 0 ||
+      (rc = save_input(st)) != 0)
     return rc;
   /* clr_prepare builds one-array kernels: a dot product's and a segmented
    * reduction's are built (and timed) by their warm-up run. */
@@ -834,7 +1002,7 @@ static int run_steps(run_state *st) {
   return CLI_EXIT_OK;
 }
 
-static int run(const cli_args *a) {
+static int run(cli_args *a) {
   run_state st;
   memset(&st, 0, sizeof st);
   st.args = a;
@@ -880,7 +1048,7 @@ static int finish_stdout(int rc) {
 
 int main(int argc, char **argv) {
   cli_args args;
-  int rc = cli_parse_args(argc, argv, &args);
+  int rc = cli_parse_args_input_type(argc, argv, &args);
   if (rc != 0)
     return rc;
   switch (args.action) {

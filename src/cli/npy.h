@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CLI_NPY_MAX_DIMS 8
 
@@ -38,5 +39,12 @@ const char *cli_npy_parse(const unsigned char *buf, size_t len, cli_npy *out);
  * type with no dtype or a buffer too small. */
 size_t cli_npy_header(unsigned char *buf, size_t cap, clr_type type, int ndim,
                       const uint64_t *shape);
+
+/* 1 when path names a .npy file (its name ends in ".npy"): --output and
+ * --save-input write one there. */
+static inline int cli_npy_name(const char *path) {
+  size_t len = path ? strlen(path) : 0;
+  return len >= 4 && strcmp(path + len - 4, ".npy") == 0;
+}
 
 #endif
