@@ -426,7 +426,7 @@ static int check_input(mpi_run *r) {
  * message and --help's list both come from this table. */
 static const char *const refused_names[] = {
     "--dot",  "--input2", "--segments",     "--segment-length", "--ranges",
-    "--scan", "--output", "--list-devices", "--list-kernels",
+    "--scan", "--output", "--list-devices", "--list-kernels",   "--save-input",
 };
 #define N_REFUSED (sizeof refused_names / sizeof refused_names[0])
 
@@ -448,9 +448,27 @@ static int refused_given(const cli_args *a, size_t i) {
     return a->output != NULL;
   case 7:
     return a->action == CLI_ACTION_LIST_DEVICES;
-  default:
+  case 8:
     return a->action == CLI_ACTION_LIST_KERNELS;
+  default:
+    return a->save_input != NULL;
   }
+}
+
+/* 1 when path is a regular file that starts as a NumPy .npy file does:
+ * clreduce reads its header, clreduce-mpi reads raw values only (and a
+ * header read as values could still "verify"). */
+static int is_npy_file(const char *path) {
+  unsigned char m[6];
+  struct stat sb;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  int npy = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+            read(fd, m, sizeof m) == (ssize_t)sizeof m &&
+            memcmp(m, "\x93NUMPY", sizeof m) == 0;
+  close(fd);
+  return npy;
 }
 
 /* "--dot, --input2, ..., --list-kernels" */
@@ -482,6 +500,12 @@ static int refusals(mpi_run *r) {
     return fail(r, CLI_EXIT_USAGE,
                 "a map expression has no CPU reference over MPI ranks "
                 "(clreduce --map verifies it): add --no-verify");
+  if (a->input && is_npy_file(a->input))
+    return fail(r, CLI_EXIT_USAGE,
+                "input file '%s' is a NumPy .npy file: clreduce-mpi reads raw "
+                "values (clreduce reads .npy; np.asarray(a).tofile(FILE) "
+                "writes them raw)",
+                a->input);
   return 0;
 }
 

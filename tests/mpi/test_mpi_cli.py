@@ -128,8 +128,25 @@ def scans():
                      "%s over %d ranks" % (" ".join(args), np))
 
 
+def npy_file():
+    """A NumPy .npy file of 100 float ones (clreduce reads its header;
+    clreduce-mpi, which reads raw values, must refuse it)."""
+    d = "{'descr': '<f4', 'fortran_order': False, 'shape': (100,), }"
+    total = (10 + len(d) + 1 + 63) // 64 * 64
+    fd, path = tempfile.mkstemp(suffix=".npy")
+    with os.fdopen(fd, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + (total - 10).to_bytes(2, "little") +
+                d.encode() + b" " * (total - 10 - len(d) - 1) + b"\n" +
+                struct.pack("<100f", *([1.0] * 100)))
+    return path
+
+
 def refusals():
+    npy = npy_file()
     for args, needle in [(["--n=12abc"], "--n"),
+                         (["--input=" + npy], "is a NumPy .npy file"),
+                         (["--n=100", "--save-input=/dev/null"],
+                          "--save-input is not supported"),
                          (["--dot", "--n=100"], "--dot"),
                          (["--ranges=x", "--n=100"], "--ranges is not "
                                                      "supported"),
@@ -142,6 +159,7 @@ def refusals():
         check(rc == 2 and len(lines) == 1 and needle in lines[0],
               "%s: exit 2, one line from rank 0" % " ".join(args),
               show(rc, out, err))
+    os.unlink(npy)
 
 
 # A job still running after this many seconds is hung (each takes a few).
