@@ -630,14 +630,46 @@ def test_group():
               "device%s'" % (count, "s"[:count != 1]), show(rc, out, err))
 
 
+def test_progress():
+    """--progress: a line on stderr, redrawn (\\r) with the phase and
+    the seconds so far, ended before the report; stdout (--json) keeps
+    only the report.  Without it, stderr not being a terminal: nothing.
+    Messages clear the line first."""
+    args = ["--n=2e7", "--repeat=3"]
+    rc, out, err = clrtest.run([EXE] + args + ["--progress", "--json"])
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = None
+    phases = [p for p in err.replace("\n", "\r").split("\r") if p]
+    check(rc == 0 and doc is not None and doc.get("verified") is True and
+          err.endswith("\n") and phases and
+          all(re.search(r", \d+ s$", p) for p in phases) and
+          any("generating 20000000 float values" in p or
+              "timed run" in p or "the CPU reference" in p for p in phases),
+          "--progress: phases with their seconds on stderr, the JSON "
+          "report alone on stdout", show(rc, out, err))
+    rc, out, err = clrtest.run([EXE] + args)
+    check(rc == 0 and err == "" and "verified: yes" in out,
+          "no --progress, stderr no terminal: nothing on stderr",
+          show(rc, out, err))
+    rc, out, err = clrtest.run([EXE, "--progress", "--n=1000",
+                                "--input=/nonexistent/x.f32"])
+    lines = err.replace("\r", "\n").splitlines()
+    msg = [l for l in lines if l.startswith("clreduce: ")]
+    check(rc == 2 and len(msg) == 1 and out == "",
+          "--progress and an error: the message on a line of its own",
+          show(rc, out, err))
+
+
 def main():
     global EXE, KERNEL_DIR, DATA_DIR, TMP
     a = clrtest.arguments(
         ("--data-dir", {"required": True}),
         ("--version", {"default": "0.1.0"}),
         ("--only", {"default": None,
-                    "help": "info, runs, input, nan, errors, overflow or "
-                            "group"}),
+                    "help": "info, runs, input, nan, errors, overflow, "
+                            "group or progress"}),
     )
     EXE = os.path.abspath(a.exe)
     reductions, scans = clrtest.kernels(EXE)
@@ -651,7 +683,8 @@ def main():
         parts = {"info": lambda: test_info(a.version), "runs": test_runs,
                  "input": test_input, "nan": test_nan_ops,
                  "errors": test_errors,
-                 "overflow": test_overflow, "group": test_group}
+                 "overflow": test_overflow, "group": test_group,
+                 "progress": test_progress}
         for name, fn in parts.items():
             if a.only and a.only != name:
                 continue

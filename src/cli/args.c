@@ -428,6 +428,11 @@ void cli_print_usage(FILE *f) {
         "  --json             print one JSON object on stdout\n"
         "  -v, --verbose      the library's log on stderr (kernel build "
         "warnings)\n"
+        "  --progress         a progress line on stderr (the phase and the "
+        "seconds so\n"
+        "                     far) from the start; without it only a "
+        "terminal shows\n"
+        "                     one, after 2 s\n"
         "  --help             print this help and exit\n"
         "  --version          print the version and exit\n"
         "\n"
@@ -612,6 +617,7 @@ enum {
   OPT_NO_VERIFY,
   OPT_JSON,
   OPT_VERBOSE,
+  OPT_PROGRESS,
   OPT_HELP,
   OPT_VERSION,
 };
@@ -648,6 +654,7 @@ static const struct option long_options[] = {
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
     {"json", no_argument, NULL, OPT_JSON},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -855,6 +862,9 @@ static int parse_option(int code, const char *val, cli_args *a) {
     return 0;
   case OPT_VERBOSE:
     a->verbose = 1;
+    return 0;
+  case OPT_PROGRESS:
+    a->progress = 1;
     return 0;
   case OPT_HELP:
     a->action = CLI_ACTION_HELP;

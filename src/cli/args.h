@@ -52,6 +52,7 @@ typedef struct cli_args {
   int verify;              /* 0 with --no-verify                           */
   int json;                /* --json                                       */
   int verbose;             /* -v, --verbose: the library's log on stderr   */
+  int progress;            /* --progress: the progress line at once       */
 } cli_args;
 
 /* Parse argv.  Returns 0, or CLI_EXIT_USAGE after printing the one-line

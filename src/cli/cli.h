@@ -24,6 +24,10 @@ enum {
  * other control characters in the formatted text become spaces. */
 void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
 
+/* Called (when set) before cli_error prints: clreduce's progress line
+ * clears itself there (progress.c). */
+extern void (*cli_before_message)(void);
+
 /* The prefix of cli_error's lines ("clreduce" unless set; clreduce-bench
  * shares these files).  name must outlive every later message. */
 void cli_set_program_name(const char *name);

@@ -11,6 +11,8 @@
 
 static const char *program_name = "clreduce";
 
+void (*cli_before_message)(void) = NULL;
+
 void cli_set_program_name(const char *name) {
   if (name && name[0])
     program_name = name;
@@ -29,6 +31,8 @@ static void print_line(const char *msg) {
   while (len > 0 && line[len - 1] == ' ')
     len--;
   line[len] = '\0';
+  if (cli_before_message)
+    cli_before_message();
   fprintf(stderr, "%s: %s\n", program_name, line);
 }
 

@@ -11,6 +11,8 @@
 #include "scan_reference.h"
 #include "segment_reference.h"
 
+#include "progress.h"
+
 #include "clr_config.h"
 #include "clr_version.h"
 #include "clreduce.h"
@@ -238,6 +240,7 @@ static int load_input(run_state *st) {
   }
   /* --n bounds the read: a pipe or device gives its first n values (and
    * /dev/zero ends); a regular file must hold exactly n. */
+  cli_progress_phase("reading '%s'", a->input);
   npy_read r1 = {.option = "--input",
                  .type = a->type,
                  .type_fixed = a->type_given,
@@ -377,6 +380,8 @@ static int describe_group(run_state *st) {
 /* -v: the library's log lines on stderr. */
 static void log_stderr(void *user, const char *message) {
   (void)user;
+  if (cli_before_message)
+    cli_before_message();
   fprintf(stderr, "clreduce: %s\n", message);
 }
 
@@ -424,6 +429,7 @@ static int generate_data(run_state *st) {
   st->data = alloc_moving(st, st->n, st->elem_size, 0);
   if (!st->data)
     return out_of_memory(st->n, st->elem_size, "input values");
+  cli_progress_phase("generating %zu %s values", st->n, clr_type_name(a->type));
   /* In clreduce-mpi's blocks (clr_gen_data_slice over the whole array):
    * the same --n and --seed give the same array there, whatever the
    * number of ranks. */
@@ -500,6 +506,7 @@ static int make_reference(run_state *st, clr_reference *ref) {
 static int prepare(run_state *st) {
   const cli_args *a = st->args;
   clr_timing t;
+  cli_progress_phase("%s: building the kernels", st->what);
   if (st->group) { /* every device's programs, at once */
     clr_group_timing gt;
     clr_status s = clr_group_prepare(st->group, &a->opt, a->op, a->type);
@@ -575,7 +582,17 @@ static int record_timing(run_state *st, unsigned i, clr_timing *t) {
 
 /* After run `run` of a call that returned s: the failure, or the timing
  * (timed runs, 1-based, are recorded; the warm-up, run 0, is only read). */
+/* The progress line's phase before run (0: the warm-up) of the loops. */
+static void run_phase(const run_state *st, unsigned run) {
+  if (run == 0)
+    cli_progress_phase("%s: the warm-up run", st->what);
+  else
+    cli_progress_phase("%s: timed run %u of %u", st->what, run,
+                       st->args->repeat);
+}
+
 static int after_run(run_state *st, unsigned run, clr_status s, clr_timing *t) {
+  cli_progress_phase("%s: run %u of %u done", st->what, run, st->args->repeat);
   if (s != CLR_OK)
     return library_error(st, "running", s);
   if (run > 0)
@@ -600,6 +617,7 @@ static int run_reduce(run_state *st) {
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_value result;
     clr_timing t;
+    run_phase(st, run);
     clr_status s = reduce_once(st, &a->opt, &result);
     int rc = after_run(st, run, s, &t);
     if (rc != 0)
@@ -609,6 +627,7 @@ static int run_reduce(run_state *st) {
     /* After the warm-up, which shows a bad map expression or option
      * before the reference spends time on it. */
     if (run == 0 && a->verify) {
+      cli_progress_phase("%s: the CPU reference", st->what);
       if ((rc = make_reference(st, &ref)) != 0)
         return rc;
       if (exact)
@@ -720,6 +739,7 @@ static int run_scan(run_state *st) {
     return out_of_memory(st->n, osize, "output values");
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_timing t;
+    run_phase(st, run);
     clr_status s =
         st->group     ? clr_group_scan_host(st->group, &a->opt, a->op, a->type,
                                             st->data, st->out, st->n)
@@ -742,6 +762,7 @@ static int run_scan(run_state *st) {
   memcpy(&r->result.v, (unsigned char *)st->out + (st->n - 1) * osize, osize);
   if (a->verify) {
     clr_scan_check chk;
+    cli_progress_phase("%s: checking every element against the CPU", st->what);
     if (st->offsets)
       clr_ref_segmented_scan_check(
           a->op, a->type, otype, a->opt.exclusive, st->data, st->out,
@@ -789,6 +810,7 @@ static int run_segments(run_state *st) {
     return out_of_memory(S, rsize, "segment results");
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_timing t;
+    run_phase(st, run);
     clr_status s =
         st->ranges
             ? clr_reduce_ranges_host(st->ctx, &a->opt, a->op, a->type, st->data,
@@ -805,6 +827,9 @@ static int run_segments(run_state *st) {
       r->timing = t;
   }
   r->result = clr_result_at(a->op, rt, st->out, S - 1); /* the last one's */
+  if (a->verify)
+    cli_progress_phase("%s: checking every %s against the CPU", st->what,
+                       st->ranges ? "range" : "segment");
   if (a->verify && a->opt.map == CLR_MAP_EXPR) {
     clr_segments_check chk;
     int rc = expr_segments_check(st, &chk);
@@ -990,6 +1015,7 @@ static int run_steps(run_state *st) {
   if (rc != 0)
     return rc;
   summarize(st);
+  cli_progress_stop(); /* the report, where both go to one terminal */
   if (a->json)
     cli_report_json(stdout, r);
   else
@@ -1006,7 +1032,9 @@ static int run(cli_args *a) {
   run_state st;
   memset(&st, 0, sizeof st);
   st.args = a;
+  cli_progress_start(a->progress);
   int rc = run_steps(&st);
+  cli_progress_stop();
   run_release(&st);
   return rc;
 }

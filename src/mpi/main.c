@@ -425,8 +425,9 @@ static int check_input(mpi_run *r) {
 /* clreduce's options that clreduce-mpi refuses (exit 2): the refusal's
  * message and --help's list both come from this table. */
 static const char *const refused_names[] = {
-    "--dot",  "--input2", "--segments",     "--segment-length", "--ranges",
-    "--scan", "--output", "--list-devices", "--list-kernels",   "--save-input",
+    "--dot",          "--input2",     "--segments", "--segment-length",
+    "--ranges",       "--scan",       "--output",   "--list-devices",
+    "--list-kernels", "--save-input", "--progress",
 };
 #define N_REFUSED (sizeof refused_names / sizeof refused_names[0])
 
@@ -450,8 +451,10 @@ static int refused_given(const cli_args *a, size_t i) {
     return a->action == CLI_ACTION_LIST_DEVICES;
   case 8:
     return a->action == CLI_ACTION_LIST_KERNELS;
-  default:
+  case 9:
     return a->save_input != NULL;
+  default:
+    return a->progress;
   }
 }
 
