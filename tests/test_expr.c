@@ -25,14 +25,12 @@ static int failures;
     }                                                                          \
   } while (0)
 
-static const char *const map_vars[] = {"x", "i", "y"};
-
 /* Parse text as a map expression of at most limit characters: the status,
  * the message in err. */
 static int parse(const char *text, size_t limit, char *err, size_t size) {
   clr_expr e;
-  int rc = clr_expr_parse(&e, text, "the map expression", map_vars, 3, limit,
-                          err, size);
+  int rc = clr_expr_parse(&e, text, "the map expression", clr_map_vars,
+                          CLR_MAP_NVARS, limit, err, size);
   clr_expr_free(&e);
   return rc;
 }
@@ -239,6 +237,16 @@ static void test_limit(void) {
       CHECK(rc == 1 && strstr(err, "has 4097 characters; at most 4096"),
             "4097 characters: %d %s", rc, err);
   }
+  /* no limit (SIZE_MAX, whose + 1 wraps): the whole text is read, its
+   * tree sized for it (it once read 0 characters and overran) */
+  clr_expr big;
+  CHECK(clr_expr_parse(&big, text, "the map expression", clr_map_vars,
+                       CLR_MAP_NVARS, SIZE_MAX, err, sizeof err) == 0 &&
+            big.count > 2000 && clr_expr_reads(&big, CLR_MAP_VAR_X) &&
+            !clr_expr_reads(&big, CLR_MAP_VAR_I),
+        "4097 characters, no limit: parsed whole (%zu nodes): %s", big.count,
+        err);
+  clr_expr_free(&big);
   free(text);
   /* the variables are a parameter: another option's names */
   static const char *const ab[] = {"a", "b"};
@@ -260,8 +268,8 @@ static const char *type_of(const char *text, clr_expr_type x, char *err,
                            size_t size) {
   clr_expr e;
   clr_expr_type vt[3] = {x, CLR_ET_ULONG, x};
-  if (clr_expr_parse(&e, text, "the map expression", map_vars, 3, 4096, err,
-                     size) != 0)
+  if (clr_expr_parse(&e, text, "the map expression", clr_map_vars,
+                     CLR_MAP_NVARS, 4096, err, size) != 0)
     return "(refused)";
   int rc = clr_expr_check_types(&e, vt, "the map expression", err, size);
   const char *t = rc ? "(ill-typed)"

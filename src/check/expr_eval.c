@@ -640,11 +640,11 @@ static clr_expr_type expr_type_of(clr_type t) {
 
 int clr_map_eval_init(clr_map_eval *m, const char *text, clr_type type, int dot,
                       char *err, size_t err_size) {
-  static const char *const vars[] = {"x", "i", "y"};
   memset(m, 0, sizeof *m);
   m->type = type;
-  int rc = clr_expr_parse(&m->expr, text, "the map expression", vars,
-                          dot ? 3 : 2, 4096, err, err_size);
+  int rc =
+      clr_expr_parse(&m->expr, text, "the map expression", clr_map_vars,
+                     dot ? CLR_MAP_NVARS : CLR_MAP_VAR_Y, 4096, err, err_size);
   if (rc != 0)
     return rc;
   clr_expr_type vt[3] = {expr_type_of(type), CLR_ET_ULONG, expr_type_of(type)};

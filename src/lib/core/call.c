@@ -118,15 +118,14 @@ void clr_timing_done(clr_context *ctx, size_t chunks, size_t error_depth,
  * so nothing that could end it, open a block or a directive, hide the
  * rest of the line or name anything else reaches the kernel. */
 static clr_status check_expr(clr_context *ctx, const char *e, size_t limit) {
-  static const char *const vars[] = {"x", "i", "y"};
   char why[CLR_DETAIL_SIZE - 64];
   clr_expr tree;
   if (!e || !e[0])
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "the map expression is empty (CLR_MAP_EXPR needs "
                     "map_expr)");
-  int rc = clr_expr_parse(&tree, e, "the map expression", vars, 3, limit, why,
-                          sizeof why);
+  int rc = clr_expr_parse(&tree, e, "the map expression", clr_map_vars,
+                          CLR_MAP_NVARS, limit, why, sizeof why);
   clr_expr_free(&tree);
   if (rc < 0)
     return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY,

@@ -807,6 +807,15 @@ void clr_expr_free(clr_expr *e) {
   memset(e, 0, sizeof *e);
 }
 
+const char *const clr_map_vars[CLR_MAP_NVARS] = {"x", "i", "y"};
+
+int clr_expr_reads(const clr_expr *e, size_t var) {
+  for (size_t k = 0; k < e->count; k++)
+    if (e->nodes[k].kind == CLR_EN_VAR && e->nodes[k].op == var)
+      return 1;
+  return 0;
+}
+
 int clr_expr_parse(clr_expr *e, const char *text, const char *what,
                    const char *const *vars, size_t nvars, size_t limit,
                    char *err, size_t err_size) {
@@ -822,7 +831,8 @@ int clr_expr_parse(clr_expr *e, const char *text, const char *what,
   p.vars = vars;
   p.nvars = nvars > 8 ? 8 : nvars;
   p.e = e;
-  size_t len = strnlen(p.text, limit + 1);
+  /* (limit + 1 wraps for SIZE_MAX: "no limit" reads to the end) */
+  size_t len = strnlen(p.text, limit < SIZE_MAX ? limit + 1 : SIZE_MAX);
   if (len > limit) {
     fail(&p, "has %zu characters; at most %zu", strlen(p.text), limit);
     return 1;

@@ -172,6 +172,14 @@ int clr_expr_parse(clr_expr *e, const char *text, const char *what,
 
 void clr_expr_free(clr_expr *e);
 
+/* A map expression's variables, in clr_expr_parse's order: the element,
+ * its index and (dot products) the second array's element. */
+enum { CLR_MAP_VAR_X, CLR_MAP_VAR_I, CLR_MAP_VAR_Y, CLR_MAP_NVARS };
+extern const char *const clr_map_vars[CLR_MAP_NVARS];
+
+/* 1 when the parsed expression reads variable var (its index in vars). */
+int clr_expr_reads(const clr_expr *e, size_t var);
+
 /* Give every node its OpenCL C type, the variables' from var_types: the
  * usual arithmetic conversions, int for comparisons and logical
  * operators, the built-ins' overloads (a call whose arguments match none

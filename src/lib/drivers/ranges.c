@@ -24,9 +24,9 @@
  *
  * Buffers: the ranges are read back to the host (16 bytes a range) to
  * cut the batches; the data is read on the device only. */
+#include "expr.h"
 #include "internal.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,24 +148,18 @@ static void batch_segments(batch *t, const uint64_t *g, size_t n) {
   }
 }
 
-/* 1 when map expression e names i (an identifier of its own, not a part
- * of one such as isnan): its elements must keep their indices. */
+/* 1 when map expression e reads i (the call validated it): its elements
+ * must keep their indices.  Unparsable here (out of memory): as if it
+ * did, which is only slower. */
 static int expr_reads_i(const char *e) {
-  for (const char *p = e; p && *p;) {
-    if (isalpha((unsigned char)*p) || *p == '_') {
-      const char *s = p;
-      while (isalnum((unsigned char)*p) || *p == '_')
-        p++;
-      if (p - s == 1 && *s == 'i')
-        return 1;
-    } else if (isdigit((unsigned char)*p)) { /* 1e5, 0x1fu: one number */
-      while (isalnum((unsigned char)*p) || *p == '.' || *p == '_')
-        p++;
-    } else {
-      p++;
-    }
-  }
-  return 0;
+  clr_expr tree;
+  char why[8];
+  if (clr_expr_parse(&tree, e, "the map expression", clr_map_vars,
+                     CLR_MAP_NVARS, CLR_MAX_MAP_EXPR, why, sizeof why) != 0)
+    return 1;
+  int reads = clr_expr_reads(&tree, CLR_MAP_VAR_I);
+  clr_expr_free(&tree);
+  return reads;
 }
 
 /* The next batch from range r; may_gather 0 keeps every batch in place. */
