@@ -282,6 +282,15 @@ void cli_print_type_help(FILE *f, int indent, clr_type default_type) {
   }
 }
 
+void cli_print_kernel_help(FILE *f, const char *note) {
+  fputs("reduction: ", f);
+  print_names(f, CLR_KERNEL_COUNT, kernel_name_at, is_reduction_at);
+  fputs("\n                     scan: ", f);
+  print_names(f, CLR_KERNEL_COUNT, kernel_name_at, is_scan_at);
+  fprintf(f, "\n                     (default %s%s)\n",
+          clr_kernel_name(CLR_REDUCE_COARSE), note);
+}
+
 void cli_print_usage(FILE *f) {
   fputs("Usage: clreduce [OPTION]...\n"
         "Generate (or read) data, reduce or scan it on an OpenCL device, time "
@@ -289,13 +298,9 @@ void cli_print_usage(FILE *f) {
         "verify the result against a CPU reference.\n"
         "\n"
         "What to run:\n"
-        "  --kernel=NAME      reduction: ",
+        "  --kernel=NAME      ",
         f);
-  print_names(f, CLR_KERNEL_COUNT, kernel_name_at, is_reduction_at);
-  fputs("\n                     scan: ", f);
-  print_names(f, CLR_KERNEL_COUNT, kernel_name_at, is_scan_at);
-  fprintf(f, "\n                     (default %s; see --list-kernels)\n",
-          clr_kernel_name(CLR_REDUCE_COARSE));
+  cli_print_kernel_help(f, "; see --list-kernels");
   fputs("  --op=OP            ", f);
   cli_print_op_help(f, 21, CLI_DEFAULT_OP);
   fputs("  --type=TYPE        ", f);

@@ -116,6 +116,9 @@ int cli_op_type_refusal(clr_op op, clr_type type, int map_expr, char *buf,
  * reduction kernels it takes where not all; every type, its kind and
  * size. */
 void cli_print_op_help(FILE *f, int indent, clr_op default_op);
+/* The kernels, after a caller's "  --kernel=NAME      ": reduction and
+ * scan kernels from the table, then "(default coarse<note>)". */
+void cli_print_kernel_help(FILE *f, const char *note);
 void cli_print_type_help(FILE *f, int indent, clr_type default_type);
 
 #endif

@@ -468,6 +468,19 @@ static clr_status reduce_once(run_state *st, const clr_options *opt,
   return clr_reduce_host(st->ctx, opt, a->op, a->type, st->data, st->n, result);
 }
 
+/* The outcome of an expression's CPU reference (rc of src/check's
+ * expression calls: 0, 1 refused with why, -1 out of memory) as the
+ * command's status. */
+static int expr_reference_status(const run_state *st, int rc, const char *why) {
+  if (rc < 0)
+    return out_of_memory(st->n, sizeof(double), "expression values");
+  if (rc > 0) {
+    cli_error("no CPU reference for %s: %s", st->what, why);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
+
 /* The reference of a map expression: the expression evaluated on the CPU
  * from the input (src/check/expr_eval.c: OpenCL C's typed semantics), never
  * on the device, folded by the plain loops; its check (in run_reduce) adds
@@ -480,12 +493,8 @@ static int expr_reference(run_state *st, clr_reference *ref) {
   if (rc == 0)
     rc = clr_ref_reduce_expr(&st->map_eval, &a->opt, a->op, a->type, st->data,
                              st->data2, st->n, &st->expr_ref, why, sizeof why);
-  if (rc < 0)
-    return out_of_memory(st->n, sizeof(double), "expression values");
-  if (rc > 0) {
-    cli_error("no CPU reference for %s: %s", st->what, why);
-    return CLI_EXIT_USAGE;
-  }
+  if ((rc = expr_reference_status(st, rc, why)) != 0)
+    return rc;
   *ref = st->expr_ref.ref;
   return 0;
 }
@@ -788,13 +797,7 @@ static int expr_segments_check(run_state *st, clr_segments_check *chk) {
         &st->map_eval, &a->opt, a->op, a->type, st->data, st->offsets,
         st->ranges, st->n_segments, st->out, st->rep.timing.error_depth, chk,
         why, sizeof why);
-  if (rc < 0)
-    return out_of_memory(st->n, sizeof(double), "expression values");
-  if (rc > 0) {
-    cli_error("no CPU reference for %s: %s", st->what, why);
-    return CLI_EXIT_USAGE;
-  }
-  return 0;
+  return expr_reference_status(st, rc, why);
 }
 
 /* One warm-up and --repeat timed segmented reductions (or reductions of

@@ -537,17 +537,9 @@ static void print_usage(FILE *f) {
         "  --split=S          even (default): equal parts; uneven: rank r's "
         "part in\n"
         "                     proportion to r (rank 0 none)\n"
-        "  --kernel=NAME      reduction:",
+        "  --kernel=NAME      ",
         f);
-  for (int scan = 0; scan < 2; scan++) {
-    if (scan)
-      fputs("\n                     scan:", f);
-    for (int k = 0; k < CLR_KERNEL_COUNT; k++)
-      if (clr_kernel_is_scan((clr_kernel)k) == scan)
-        fprintf(f, " %s", clr_kernel_name((clr_kernel)k));
-  }
-  fprintf(f, "\n                     (default %s)\n",
-          clr_kernel_name(CLR_REDUCE_COARSE));
+  cli_print_kernel_help(f, "");
   fputs("  --op=OP            ", f);
   cli_print_op_help(f, 21, CLI_DEFAULT_OP);
   fputs("  --type=TYPE        ", f);
