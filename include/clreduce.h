@@ -48,7 +48,8 @@ extern "C" {
   X(CLR_ERR_KERNEL_SOURCE, "kernel source file could not be read")             \
   X(CLR_ERR_BUILD, "OpenCL program build failed")                              \
   X(CLR_ERR_OUT_OF_MEMORY, "out of device or host memory")                     \
-  X(CLR_ERR_OPENCL, "OpenCL call failed")
+  X(CLR_ERR_OPENCL, "OpenCL call failed")                                      \
+  X(CLR_ERR_IO, "file or directory could not be read or changed")
 
 typedef enum clr_status {
 #define CLR_X_ENUM(name, msg) name,
@@ -361,6 +362,59 @@ CLR_API void *clr_host_alloc(clr_context *ctx, size_t bytes);
 /* Free an array of clr_host_alloc's (NULL: nothing to do).  Another
  * pointer gives CLR_ERR_INVALID_ARGUMENT. */
 CLR_API clr_status clr_host_free(clr_context *ctx, void *p);
+
+/* ---------------------------------------------------------- program cache */
+
+/* The on-disk cache of built programs, seen and cleared.  These calls need
+ * no OpenCL platform, device or context: they read the configuration and
+ * the environment ($CLREDUCE_CACHE_DIR, $XDG_CACHE_HOME, $HOME,
+ * $CLREDUCE_CACHE_MAX_BYTES) as clr_context_create does, and touch the
+ * cache directory only.  config may be NULL (the defaults); only its
+ * cache_dir is read.  They block while they read the directory (and
+ * remove files), take no lock, keep nothing, and may run while other
+ * threads and processes use the same cache.  detail (may be NULL)
+ * receives a one-line reason on failure, "" on success. */
+
+/* The directory a context made with config would cache its programs in,
+ * into buf (size bytes, NUL-terminated): config->cache_dir, else
+ * $CLREDUCE_CACHE_DIR, else $XDG_CACHE_HOME/clreduce, else
+ * $HOME/.cache/clreduce; "" when the cache is disabled (cache_dir or
+ * $CLREDUCE_CACHE_DIR set and empty, neither XDG_CACHE_HOME nor HOME set,
+ * or a name of 4096 bytes or more, which no file call could open).  The
+ * directory need not exist.  4096 bytes always suffice.
+ * CLR_ERR_INVALID_ARGUMENT (buf "" where size > 0) for buf NULL or
+ * smaller than the name and its NUL. */
+CLR_API clr_status clr_cache_dir(const clr_context_config *config, char *buf,
+                                 size_t size);
+
+/* How many program entries the cache holds and their size in bytes, and
+ * the size cap past which the least recently used ones go
+ * ($CLREDUCE_CACHE_MAX_BYTES, else 256 MiB; 0: no cap; a value that is no
+ * byte count gives the default, as it does to a context).  Any of
+ * entries, bytes, max_bytes may be NULL.  Only entries count: not the
+ * user's tuning files (tuning/), loading marks or the temporary files of
+ * a write in progress.  A disabled cache and a directory that does not
+ * exist hold 0 entries of 0 bytes.  CLR_ERR_IO when the directory cannot
+ * be read (counts 0). */
+CLR_API clr_status clr_cache_usage(const clr_context_config *config,
+                                   uint64_t *entries, uint64_t *bytes,
+                                   uint64_t *max_bytes, char *detail,
+                                   size_t detail_size);
+
+/* Remove the cache's program entries; *removed (may be NULL) receives how
+ * many went, *bytes (may be NULL) their size.  Everything else stays: the
+ * user's tuning files (tuning/, written by clr_autotune), the directory
+ * itself, other files, and the loading mark of an entry a running process
+ * is loading (the marks of processes that stopped, whose entries are
+ * gone, go too).  Safe beside running processes: a process that has
+ * opened or read an entry keeps what it read, and one that finds an entry
+ * gone builds the program from source and stores it again.  A disabled
+ * cache or a missing directory removes nothing (CLR_OK).  CLR_ERR_IO when
+ * the directory cannot be read or an entry cannot be removed (the first
+ * such in detail); the others are still removed, and counted. */
+CLR_API clr_status clr_cache_clear(const clr_context_config *config,
+                                   uint64_t *removed, uint64_t *bytes,
+                                   char *detail, size_t detail_size);
 
 /* ---------------------------------------------------------------- options */
 

@@ -740,11 +740,13 @@ void clr_binary_cache_done(clr_context *ctx, clr_cache_claim *claim, int ok) {
 /* ---- the size cap: least recently used entries go */
 
 /* The cap in bytes: $CLREDUCE_CACHE_MAX_BYTES (a count with an optional
- * K, M or G suffix, powers of 1024; 0 for no cap), else the default. */
-static uint64_t cache_cap(clr_context *ctx) {
+ * K, M or G suffix, powers of 1024; 0 for no cap), else the default.
+ * 0 when the variable holds no such count (*cap: the default). */
+static int cap_from_env(uint64_t *cap) {
   const char *e = getenv("CLREDUCE_CACHE_MAX_BYTES");
+  *cap = CLR_CACHE_DEFAULT_MAX_BYTES;
   if (!e || !*e)
-    return CLR_CACHE_DEFAULT_MAX_BYTES;
+    return 1;
   char *end = NULL;
   errno = 0;
   unsigned long long v = strtoull(e, &end, 10);
@@ -757,14 +759,28 @@ static uint64_t cache_cap(clr_context *ctx) {
     shift = 30;
   if (shift)
     end++;
-  if (errno || end == e || *end || *e == '-' || (v >> (64 - 1 - shift))) {
+  if (errno || end == e || *end || *e == '-' || (v >> (64 - 1 - shift)))
+    return 0;
+  *cap = (uint64_t)v << shift;
+  return 1;
+}
+
+/* The cap, a bad $CLREDUCE_CACHE_MAX_BYTES said so in the log. */
+static uint64_t cache_cap(clr_context *ctx) {
+  uint64_t cap;
+  if (!cap_from_env(&cap))
     clr_log(ctx,
             "binary cache: ignoring CLREDUCE_CACHE_MAX_BYTES='%s' (a byte "
             "count, K, M or G after it; 0 for no cap)",
-            e);
-    return CLR_CACHE_DEFAULT_MAX_BYTES;
-  }
-  return (uint64_t)v << shift;
+            getenv("CLREDUCE_CACHE_MAX_BYTES"));
+  return cap;
+}
+
+/* 1 when a directory entry's name is a cache entry's ("<hash>.clbin";
+ * not a temporary file, "<hash>.clbin.XXXXXX", nor a loading mark). */
+static int is_entry_name(const char *name) {
+  size_t len = strlen(name);
+  return len >= 7 && len < 64 && strcmp(name + len - 6, ".clbin") == 0;
 }
 
 typedef struct cached_file {
@@ -798,8 +814,7 @@ static void evict(clr_context *ctx, const char *keep) {
     size_t len = strlen(e->d_name);
     struct stat st;
     char path[4200];
-    if (len < 7 || len >= sizeof files->name ||
-        strcmp(e->d_name + len - 6, ".clbin") != 0)
+    if (!is_entry_name(e->d_name))
       continue;
     snprintf(path, sizeof path, "%s/%s", ctx->cache_dir, e->d_name);
     if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -888,4 +903,161 @@ void clr_binary_cache_store(clr_context *ctx, const char *options,
   }
 done:
   free(bin);
+}
+
+/* ---- the cache seen and cleared without a context (clr_cache_*) */
+
+size_t clr_cache_dir_resolve(const char *configured,
+                             char dir[CLR_CACHE_DIR_MAX]) {
+  const char *env = getenv("CLREDUCE_CACHE_DIR");
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  const char *home = getenv("HOME");
+  int n = -1;
+  if (configured)
+    n = snprintf(dir, CLR_CACHE_DIR_MAX, "%s", configured);
+  else if (env)
+    n = snprintf(dir, CLR_CACHE_DIR_MAX, "%s", env);
+  else if (xdg && *xdg)
+    n = snprintf(dir, CLR_CACHE_DIR_MAX, "%s/clreduce", xdg);
+  else if (home && *home)
+    n = snprintf(dir, CLR_CACHE_DIR_MAX, "%s/.cache/clreduce", home);
+  if (n <= 0 || n >= CLR_CACHE_DIR_MAX) {
+    dir[0] = '\0';
+    return 0;
+  }
+  return (size_t)n;
+}
+
+CLR_API clr_status clr_cache_dir(const clr_context_config *config, char *buf,
+                                 size_t size) {
+  char dir[CLR_CACHE_DIR_MAX];
+  if (!buf || size == 0)
+    return CLR_ERR_INVALID_ARGUMENT;
+  size_t n = clr_cache_dir_resolve(config ? config->cache_dir : NULL, dir);
+  if (n >= size) {
+    buf[0] = '\0';
+    return CLR_ERR_INVALID_ARGUMENT;
+  }
+  memcpy(buf, dir, n + 1);
+  return CLR_OK;
+}
+
+/* detail := "<what> <path>: <the error's text>". */
+static void io_detail(char *detail, size_t size, const char *what,
+                      const char *path, int err) {
+  if (detail && size)
+    snprintf(detail, size, "%s %s: %s", what, path, strerror(err));
+}
+
+/* 1 when name is a loading mark ("<entry>.loading") of an entry's name. */
+static int is_mark_name(const char *name) {
+  size_t len = strlen(name);
+  char entry[64];
+  if (len <= 8 || len - 8 >= sizeof entry ||
+      strcmp(name + len - 8, ".loading") != 0)
+    return 0;
+  memcpy(entry, name, len - 8);
+  entry[len - 8] = '\0';
+  return is_entry_name(entry);
+}
+
+/* The entries of the cache directory dir: counted (clear 0) or removed
+ * (clear 1), *entries and *bytes the entries counted or removed.  Clearing
+ * then removes the loading marks of processes that stopped whose entries
+ * are gone; a live process's mark stays, as do other files and
+ * directories (tuning/).  A directory that does not exist holds none. */
+static clr_status walk_entries(const char *dir, int clear, uint64_t *entries,
+                               uint64_t *bytes, char *detail,
+                               size_t detail_size) {
+  clr_status status = CLR_OK;
+  *entries = 0;
+  *bytes = 0;
+  if (detail && detail_size)
+    detail[0] = '\0';
+  if (!*dir)
+    return CLR_OK; /* the cache is disabled */
+  DIR *d = opendir(dir);
+  if (!d) {
+    if (errno == ENOENT)
+      return CLR_OK;
+    io_detail(detail, detail_size, "cannot read the cache directory", dir,
+              errno);
+    return CLR_ERR_IO;
+  }
+  /* Pass 0: the entries; pass 1 (clearing): the marks left behind. */
+  for (int pass = 0; pass < 1 + clear; pass++) {
+    struct dirent *e;
+    if (pass)
+      rewinddir(d);
+    errno = 0;
+    while ((e = readdir(d)) != NULL) {
+      char path[CLR_CACHE_DIR_MAX + 300];
+      struct stat st;
+      int mark = pass == 1;
+      if (!(mark ? is_mark_name(e->d_name) : is_entry_name(e->d_name)))
+        continue;
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        errno = 0; /* gone meanwhile, or no entry of ours */
+        continue;
+      }
+      if (mark) {
+        char entry[sizeof path];
+        long pid = 0;
+        snprintf(entry, sizeof entry, "%.*s", (int)(strlen(path) - 8), path);
+        if (lstat(entry, &st) != 0 && errno == ENOENT &&
+            !mark_is_live(path, &pid))
+          unlink(path); /* best effort: a stale mark is harmless */
+      } else if (!clear) {
+        *entries += 1;
+        *bytes += (uint64_t)st.st_size;
+      } else if (unlink(path) == 0) {
+        *entries += 1;
+        *bytes += (uint64_t)st.st_size;
+      } else if (errno != ENOENT && status == CLR_OK) {
+        io_detail(detail, detail_size, "cannot remove", path, errno);
+        status = CLR_ERR_IO;
+      }
+      errno = 0;
+    }
+    if (errno != 0 && status == CLR_OK) {
+      io_detail(detail, detail_size, "cannot read the cache directory", dir,
+                errno);
+      status = CLR_ERR_IO;
+    }
+  }
+  closedir(d);
+  return status;
+}
+
+CLR_API clr_status clr_cache_usage(const clr_context_config *config,
+                                   uint64_t *entries, uint64_t *bytes,
+                                   uint64_t *max_bytes, char *detail,
+                                   size_t detail_size) {
+  char dir[CLR_CACHE_DIR_MAX];
+  uint64_t n = 0, size = 0, cap = 0;
+  clr_cache_dir_resolve(config ? config->cache_dir : NULL, dir);
+  cap_from_env(&cap);
+  clr_status s = walk_entries(dir, 0, &n, &size, detail, detail_size);
+  if (entries)
+    *entries = n;
+  if (bytes)
+    *bytes = size;
+  if (max_bytes)
+    *max_bytes = cap;
+  return s;
+}
+
+CLR_API clr_status clr_cache_clear(const clr_context_config *config,
+                                   uint64_t *removed, uint64_t *bytes,
+                                   char *detail, size_t detail_size) {
+  char dir[CLR_CACHE_DIR_MAX];
+  uint64_t n = 0, size = 0;
+  clr_cache_dir_resolve(config ? config->cache_dir : NULL, dir);
+  clr_status s = walk_entries(dir, 1, &n, &size, detail, detail_size);
+  if (removed)
+    *removed = n;
+  if (bytes)
+    *bytes = size;
+  return s;
 }

@@ -25,6 +25,20 @@ void clr_binary_cache_done(clr_context *ctx, clr_cache_claim *claim, int ok);
 /* The cache's size cap unless $CLREDUCE_CACHE_MAX_BYTES sets one. */
 #define CLR_CACHE_DEFAULT_MAX_BYTES ((uint64_t)256 << 20)
 
+/* Bytes of a cache directory's name, its NUL included, at most: a longer
+ * one could not be opened (PATH_MAX), so it disables the cache. */
+#define CLR_CACHE_DIR_MAX 4096
+
+/* The cache directory of a context whose clr_context_config.cache_dir is
+ * configured (NULL: not set): configured, else $CLREDUCE_CACHE_DIR, else
+ * $XDG_CACHE_HOME/clreduce, else $HOME/.cache/clreduce, into dir.  Its
+ * length; 0 with dir "" when the cache is disabled (configured or
+ * $CLREDUCE_CACHE_DIR set and empty, neither XDG_CACHE_HOME nor HOME set,
+ * or a name too long).  The one resolution, for clr_context_create and
+ * the clr_cache_* calls. */
+size_t clr_cache_dir_resolve(const char *configured,
+                             char dir[CLR_CACHE_DIR_MAX]);
+
 /* Best effort: failures to write are ignored (and logged).  After a
  * store, least recently used entries go while the cache holds more than
  * its cap. */

@@ -1,6 +1,7 @@
 /* The opaque context: device, OpenCL context and queue, resolved kernel
  * and cache directories, built programs, reusable buffers, the last
  * call's timing and the detail of the last failure. */
+#include "binary_cache.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -31,25 +32,6 @@ static char *resolve_kernel_dir(const char *configured) {
 #endif
   clr_installed_dir("cl", "common.cl", dir, sizeof dir);
   return dup_string(dir);
-}
-
-/* NULL result: the on-disk cache is disabled. */
-static char *resolve_cache_dir(const char *configured) {
-  char path[4096];
-  if (configured)
-    return *configured ? dup_string(configured) : NULL;
-  const char *env = getenv("CLREDUCE_CACHE_DIR");
-  if (env)
-    return *env ? dup_string(env) : NULL;
-  const char *xdg = getenv("XDG_CACHE_HOME");
-  const char *home = getenv("HOME");
-  if (xdg && *xdg)
-    snprintf(path, sizeof path, "%s/clreduce", xdg);
-  else if (home && *home)
-    snprintf(path, sizeof path, "%s/.cache/clreduce", home);
-  else
-    return NULL;
-  return dup_string(path);
 }
 
 static void set_detail(char *detail, size_t size, const char *msg) {
@@ -122,12 +104,14 @@ static clr_status finish_context(clr_context *ctx,
                             &props, NULL) == CL_SUCCESS)
     ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
   ctx->kernel_dir = resolve_kernel_dir(cfg ? cfg->kernel_dir : NULL);
-  ctx->cache_dir = resolve_cache_dir(cfg ? cfg->cache_dir : NULL);
+  char cache_dir[CLR_CACHE_DIR_MAX]; /* "": the on-disk cache disabled */
+  if (clr_cache_dir_resolve(cfg ? cfg->cache_dir : NULL, cache_dir))
+    ctx->cache_dir = dup_string(cache_dir);
   if (cfg) {
     ctx->log = cfg->log;
     ctx->log_user = cfg->log_user;
   }
-  if (!ctx->kernel_dir) {
+  if (!ctx->kernel_dir || (cache_dir[0] && !ctx->cache_dir)) {
     set_detail(detail, detail_size, "out of host memory");
     return CLR_ERR_OUT_OF_MEMORY;
   }
