@@ -4,14 +4,14 @@
  *
  * Each rank takes its part of a global --n (generated in blocks, so the
  * array is the same whatever the number of ranks, or its slice of
- * --input), reduces or scans it on its own device (clr_mpi_context_create:
- * the GPU of its node-local rank, or the rank's own --device) and the
- * ranks combine through MPI (include/clreduce_mpi.h).  Rank 0 checks the
- * result against the CPU reference of the whole array (which it builds:
- * verification needs the whole array in rank 0's memory; --no-verify skips
- * it) and prints the report.  --split=even (the default) gives the ranks
- * equal parts; --split=uneven gives rank r a part in proportion to r (rank
- * 0 none).
+ * --input: raw values, or a .npy file whose dtype gives the type), reduces
+ * or scans it on its own device (clr_mpi_context_create: the GPU of its
+ * node-local rank, or the rank's own --device) and the ranks combine
+ * through MPI (include/clreduce_mpi.h).  Rank 0 checks the result against
+ * the CPU reference of the whole array (which it builds: verification
+ * needs the whole array in rank 0's memory; --no-verify skips it) and
+ * prints the report.  --split=even (the default) gives the ranks equal parts;
+ * --split=uneven gives rank r a part in proportion to r (rank 0 none).
  *
  * Every rank parses its own command line, then the ranks agree before any
  * data moves: a rank whose command line fails, or whose options differ
@@ -39,6 +39,7 @@
 #include "datagen.h"
 #include "exact_sum.h"
 #include "fileio.h"
+#include "npy.h"
 #include "reference.h"
 #include "report.h"
 #include "scan_reference.h"
@@ -63,6 +64,8 @@ typedef struct mpi_run {
   int rank, size, uneven;
   size_t n, n_local, first, esize;
   uint64_t input_bytes, input_print; /* --input: its size, sampled bytes */
+  int npy;         /* --input is a .npy file: its header in npy_hdr   */
+  cli_npy npy_hdr; /* its dtype, shape, and where its data start      */
   clr_context *ctx;
   void *local, *out;
   char desc[256];
@@ -346,14 +349,133 @@ static void test_die(const mpi_run *r, const char *stage) {
 
 /* ---- the command line, on each rank */
 
-/* --input: a regular file of whole values, checked as clreduce checks it
- * (the same messages); its count the global n (--n must match it).  Its
- * size and a digest of 16 blocks of 4 KiB spread over it are compared
- * over the ranks, so ranks given different files, or files of another
- * size, are told apart without reading them whole. */
-static int check_input(mpi_run *r) {
+static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+/* A .npy --input (the file starts with the magic): its header read and
+ * refused as clreduce refuses it, with clreduce's messages.  The dtype
+ * gives the type (a --type that differs is refused), the shape the count
+ * (--n, if given, must agree; a 2-D array is read as its rows one after
+ * another), and the data after the header must be exactly that many
+ * values.  Big-endian and unsupported dtypes, Fortran-ordered arrays and
+ * other than 1 or 2 dimensions are refused (cli_npy_parse's reasons). */
+static int npy_input(mpi_run *r, cli_args *args, int fd, uint64_t bytes) {
+  const char *path = args->input;
+  unsigned char pre[12], *buf = NULL;
+  size_t fixed = bytes >= 7 ? 10 : 0;
+  if (pread(fd, pre, bytes < sizeof pre ? (size_t)bytes : sizeof pre, 0) < 0)
+    return fail(r, CLI_EXIT_USAGE, "cannot read input file '%s': %s", path,
+                strerror(errno));
+  if (fixed && pre[6] >= 2)
+    fixed = 12;
+  if (!fixed || bytes < fixed)
+    return fail(r, CLI_EXIT_USAGE, "input file '%s' ends within its header",
+                path);
+  size_t hlen = fixed == 10 ? (size_t)pre[8] | (size_t)pre[9] << 8
+                            : (size_t)pre[8] | (size_t)pre[9] << 8 |
+                                  (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+  if (hlen > ((size_t)1 << 20))
+    return fail(r, CLI_EXIT_USAGE,
+                "cannot read --input '%s': a .npy header of %zu bytes (more "
+                "than 1 MiB: damaged?)",
+                path, hlen);
+  size_t len = fixed + hlen;
+  if (bytes < len)
+    return fail(r, CLI_EXIT_USAGE, "input file '%s' ends within its header",
+                path);
+  if (!(buf = malloc(len)))
+    return fail(r, CLI_EXIT_RUNTIME,
+                "out of host memory: input file '%s' has a header of %zu "
+                "bytes",
+                path, len);
+  cli_npy *f = &r->npy_hdr;
+  const char *why = pread(fd, buf, len, 0) != (ssize_t)len
+                        ? "its header could not be read"
+                        : cli_npy_parse(buf, len, f);
+  free(buf);
+  if (!why && f->data_offset != len)
+    why = "a damaged .npy header";
+  if (!why && (f->ndim < 1 || f->ndim > 2))
+    why = f->ndim ? "an array of more than 2 dimensions (clreduce reads 1-D "
+                    "and 2-D arrays)"
+                  : "a 0-D array (a scalar; clreduce reads 1-D and 2-D "
+                    "arrays)";
+  if (why)
+    return fail(r, CLI_EXIT_USAGE, "cannot read --input '%s': %s", path, why);
+  char shape[64];
+  if (f->ndim == 2)
+    snprintf(shape, sizeof shape, "(%llu, %llu)",
+             (unsigned long long)f->shape[0], (unsigned long long)f->shape[1]);
+  else
+    snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)f->shape[0]);
+  if (args->type_given && f->type != args->type)
+    return fail(r, CLI_EXIT_USAGE,
+                "--input '%s' holds %s values (its .npy dtype), not the %s "
+                "of --type",
+                path, clr_type_name(f->type), clr_type_name(args->type));
+  if (f->count == 0)
+    return fail(r, CLI_EXIT_USAGE, "--input '%s' is an empty array (shape %s)",
+                path, shape);
+  if (args->n_given && f->count != args->n)
+    return fail(r, CLI_EXIT_USAGE,
+                "--input '%s' holds %llu values (.npy shape %s), not the "
+                "%llu of --n",
+                path, (unsigned long long)f->count, shape,
+                (unsigned long long)args->n);
+  size_t esize = clr_type_size(f->type);
+  if (f->count > SIZE_MAX / esize)
+    return fail(r, CLI_EXIT_RUNTIME,
+                "--input '%s' (.npy shape %s) is too large for this machine",
+                path, shape);
+  uint64_t want = f->count * esize, have = bytes - len;
+  if (have != want)
+    return fail(r, CLI_EXIT_USAGE,
+                "input file '%s' holds %s%llu bytes of data after its "
+                "%zu-byte header, which gives %llu values of %zu bytes (%llu "
+                "bytes)",
+                path, have > want ? "more than " : "",
+                (unsigned long long)(have > want ? want : have), len,
+                (unsigned long long)f->count, esize, (unsigned long long)want);
+  args->type = f->type;
+  r->esize = esize;
+  r->n = (size_t)f->count;
+  r->npy = 1;
+  return 0;
+}
+
+/* A raw --input: whole values of --type (the same messages as
+ * clreduce's); their count the global n (--n must match it). */
+static int raw_input(mpi_run *r, uint64_t bytes) {
   const cli_args *a = r->a;
   const char *tname = clr_type_name(a->type);
+  if (bytes % r->esize)
+    return fail(r, CLI_EXIT_USAGE,
+                "input file '%s' has %llu bytes, not a multiple of %zu (the "
+                "size of %s)",
+                a->input, (unsigned long long)bytes, r->esize, tname);
+  if (a->n_given && a->n < bytes / r->esize)
+    return fail(r, CLI_EXIT_USAGE,
+                "--n=%llu does not match input file '%s': it holds more than "
+                "%llu %s values",
+                (unsigned long long)a->n, a->input, (unsigned long long)a->n,
+                tname);
+  if (a->n_given && a->n != bytes / r->esize)
+    return fail(r, CLI_EXIT_USAGE,
+                "--n=%llu does not match the %llu %s values in '%s'",
+                (unsigned long long)a->n,
+                (unsigned long long)(bytes / r->esize), tname, a->input);
+  r->n = (size_t)(bytes / r->esize);
+  return 0;
+}
+
+/* --input: a regular file, raw values of --type or a .npy file (known by
+ * its magic, as clreduce knows it), checked as clreduce checks it (the
+ * same messages); then, without --type, the checks of the op on the
+ * type, which wait for a .npy file's dtype.  Its size and a digest of 16
+ * blocks of 4 KiB spread over it (the .npy header included) are compared
+ * over the ranks, so ranks given different files, or files of another
+ * size, are told apart without reading them whole. */
+static int check_input(mpi_run *r, cli_args *args) {
+  const cli_args *a = r->a;
   struct stat st;
   int fd = open(a->input, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
@@ -378,27 +500,24 @@ static int check_input(mpi_run *r) {
     close(fd);
     return fail(r, CLI_EXIT_USAGE, "input file '%s' is empty", a->input);
   }
-  if (bytes % r->esize) {
-    close(fd);
-    return fail(r, CLI_EXIT_USAGE,
-                "input file '%s' has %llu bytes, not a multiple of %zu (the "
-                "size of %s)",
-                a->input, (unsigned long long)bytes, r->esize, tname);
+  /* a shorter file is raw values, as clreduce reads it */
+  unsigned char head[sizeof npy_magic];
+  int npy = bytes >= sizeof head &&
+            pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+            memcmp(head, npy_magic, sizeof head) == 0;
+  int rc = npy ? npy_input(r, args, fd, bytes) : raw_input(r, bytes);
+  if (rc == 0 && !a->type_given) {
+    capture c;
+    capture_begin(&c);
+    rc = cli_check_type(a);
+    capture_end(&c, r);
+    if (rc != 0 && !r->msg[0])
+      snprintf(r->msg, sizeof r->msg, "op '%s' does not take type %s",
+               clr_op_name(a->op), clr_type_name(a->type));
   }
-  if (a->n_given && a->n < bytes / r->esize) {
+  if (rc != 0) {
     close(fd);
-    return fail(r, CLI_EXIT_USAGE,
-                "--n=%llu does not match input file '%s': it holds more than "
-                "%llu %s values",
-                (unsigned long long)a->n, a->input, (unsigned long long)a->n,
-                tname);
-  }
-  if (a->n_given && a->n != bytes / r->esize) {
-    close(fd);
-    return fail(r, CLI_EXIT_USAGE,
-                "--n=%llu does not match the %llu %s values in '%s'",
-                (unsigned long long)a->n,
-                (unsigned long long)(bytes / r->esize), tname, a->input);
+    return rc;
   }
   enum { BLOCKS = 16, BLOCK = 4096 };
   unsigned char buf[BLOCK];
@@ -416,7 +535,6 @@ static int check_input(mpi_run *r) {
     h = fnv1a(h, buf, (size_t)len);
   }
   close(fd);
-  r->n = (size_t)(bytes / r->esize);
   r->input_bytes = bytes;
   r->input_print = h;
   return 0;
@@ -458,22 +576,6 @@ static int refused_given(const cli_args *a, size_t i) {
   }
 }
 
-/* 1 when path is a regular file that starts as a NumPy .npy file does:
- * clreduce reads its header, clreduce-mpi reads raw values only (and a
- * header read as values could still "verify"). */
-static int is_npy_file(const char *path) {
-  unsigned char m[6];
-  struct stat sb;
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  int npy = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-            read(fd, m, sizeof m) == (ssize_t)sizeof m &&
-            memcmp(m, "\x93NUMPY", sizeof m) == 0;
-  close(fd);
-  return npy;
-}
-
 /* "--dot, --input2, ..., --list-kernels" */
 static void refused_list(char *buf, size_t size) {
   size_t at = 0;
@@ -503,12 +605,6 @@ static int refusals(mpi_run *r) {
     return fail(r, CLI_EXIT_USAGE,
                 "a map expression has no CPU reference over MPI ranks "
                 "(clreduce --map verifies it): add --no-verify");
-  if (a->input && is_npy_file(a->input))
-    return fail(r, CLI_EXIT_USAGE,
-                "input file '%s' is a NumPy .npy file: clreduce-mpi reads raw "
-                "values (clreduce reads .npy; np.asarray(a).tofile(FILE) "
-                "writes them raw)",
-                a->input);
   return 0;
 }
 
@@ -551,9 +647,12 @@ static void print_usage(FILE *f) {
         "  --n=N              element count of the whole array (default "
         "1e8)\n"
         "  --seed=S           seed of the generated array (default 42)\n"
-        "  --input=FILE       a regular file of raw native-endian values; "
-        "each rank\n"
-        "                     reads its slice (--n, if given, must agree)\n"
+        "  --input=FILE       a regular file of raw native-endian values of "
+        "--type, or a\n"
+        "                     NumPy .npy file (its dtype gives the type, "
+        "its shape n);\n"
+        "                     each rank reads its slice (--n, if given, "
+        "must agree)\n"
         "  --platform=P       this rank's platform (index or name "
         "substring)\n"
         "  --device=D         this rank's device (default: the GPU of its "
@@ -621,7 +720,9 @@ static int parse(mpi_run *r, int argc, char **argv, cli_args *args) {
     return fail(r, CLI_EXIT_USAGE, "--split is 'even' or 'uneven'");
   capture c;
   capture_begin(&c);
-  int rc = cli_parse_args(argc, argv, args);
+  /* with --input and without --type, the type's checks wait for the
+   * input (a .npy file's dtype): check_input */
+  int rc = cli_parse_args_input_type(argc, argv, args);
   capture_end(&c, r);
   if (rc != 0) {
     if (!r->msg[0])
@@ -635,7 +736,7 @@ static int parse(mpi_run *r, int argc, char **argv, cli_args *args) {
   r->n = (size_t)args->n;
   if ((rc = refusals(r)) != 0)
     return rc;
-  return args->input ? check_input(r) : 0;
+  return args->input ? check_input(r, args) : 0;
 }
 
 /* ---- the run */
@@ -699,8 +800,11 @@ static int load_part(mpi_run *r) {
              (unsigned long long)a->seed, CLR_GEN_BLOCK);
     return 0;
   }
+  /* a .npy file's values start after its header */
+  off_t at =
+      (off_t)((r->npy ? r->npy_hdr.data_offset : 0) + r->first * r->esize);
   FILE *f = fopen(a->input, "rb");
-  if (!f || fseeko(f, (off_t)(r->first * r->esize), SEEK_SET) != 0 ||
+  if (!f || fseeko(f, at, SEEK_SET) != 0 ||
       fread(r->local, r->esize, r->n_local, f) != r->n_local) {
     if (f)
       fclose(f);
@@ -708,8 +812,15 @@ static int load_part(mpi_run *r) {
                 r->first, r->first + r->n_local, a->input);
   }
   fclose(f);
-  snprintf(r->desc, sizeof r->desc, "%zu %s from file '%s'", r->n,
-           clr_type_name(a->type), a->input);
+  const cli_npy *h = &r->npy_hdr;
+  if (r->npy && h->ndim == 2)
+    snprintf(r->desc, sizeof r->desc,
+             "%zu %s from .npy file '%s' (shape (%llu, %llu))", r->n,
+             clr_type_name(a->type), a->input, (unsigned long long)h->shape[0],
+             (unsigned long long)h->shape[1]);
+  else
+    snprintf(r->desc, sizeof r->desc, "%zu %s from %sfile '%s'", r->n,
+             clr_type_name(a->type), r->npy ? ".npy " : "", a->input);
   return 0;
 }
 
@@ -753,6 +864,24 @@ static int setup(mpi_run *r) {
   return 0;
 }
 
+/* A .npy --input's header, as check_input read it, before the values
+ * (cli_read_input_hdr): the file read again must hold as many. */
+static int npy_skip(void *ctx, const char *path, const unsigned char *buf,
+                    size_t len, int at_end, cli_input_header *h) {
+  const mpi_run *r = ctx;
+  (void)path;
+  (void)buf;
+  (void)at_end;
+  if (len < r->npy_hdr.data_offset) {
+    h->need = r->npy_hdr.data_offset;
+    return 0;
+  }
+  h->size = len;
+  h->elem_size = r->esize;
+  h->count = r->n;
+  return 0;
+}
+
 /* The whole array on rank 0, for the reference: 0, or the status with
  * r->msg set. */
 static int whole_array(mpi_run *r, void **out) {
@@ -776,8 +905,8 @@ static int whole_array(mpi_run *r, void **out) {
   void *data = NULL;
   capture c;
   capture_begin(&c);
-  int rc = cli_read_input_n(a->input, r->esize, clr_type_name(a->type), r->n,
-                            &data, &got);
+  int rc = cli_read_input_hdr(a->input, r->esize, clr_type_name(a->type), r->n,
+                              r->npy ? npy_skip : NULL, r, &data, &got);
   capture_end(&c, r);
   if (rc == 0 && got != r->n)
     rc = fail(r, CLI_EXIT_USAGE,
