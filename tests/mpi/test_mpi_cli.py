@@ -11,9 +11,10 @@ of ranks and equal to clreduce's exact sum of the same array on one device
 same whatever the ranks (an integer sum equal for every count); argmin,
 argmax and minmax with the whole array's indices, as clreduce gives them;
 a .npy --input (1-D float, 2-D int) over 1, 2 and 4 ranks: its dtype the
-type, its shape n, clreduce's result on the same file; bad command lines
-(a .npy dtype that differs from --type, a Fortran-ordered .npy file) exit
-2 with one line, on every rank.
+type, its shape n, clreduce's result on the same file; a built-in map
+verified over 2 ranks against clreduce's result on the same array; bad
+command lines (a .npy dtype that differs from --type, a Fortran-ordered
+.npy file) exit 2 with one line, on every rank.
 
 Jobs whose ranks disagree (mpirun's MPMD form, a command line a rank):
 a bad option on any one rank, options that differ, a file that differs,
@@ -483,6 +484,37 @@ def same_as_clreduce():
                   "%s vs %s" % (doc, one))
 
 
+def maps():
+    """Maps verified over the ranks, against clreduce's result on the same
+    generated array: a built-in map (a float sum: the same reference,
+    results within their bounds)."""
+    for args, exact, ranks in (
+            (["--map=square"], False, (2,)),):
+        args = args + ["--n=100003", "--seed=7", "--repeat=1"]
+        rc, out, err = clrtest.run([CLREDUCE] + args + ["--json"],
+                                   timeout=120)
+        one = json.loads(out) if rc == 0 else None
+        what = " ".join(args[:2])
+        if not check(one is not None and one.get("verified") is True,
+                     "clreduce " + what, show(rc, out, err)):
+            continue
+        for np in ranks:
+            split = "uneven" if np == 3 else "even"
+            doc = mpi_json(np, args + ["--split=" + split],
+                           "%s over %d ranks (%s)" % (what, np, split))
+            if not doc:
+                continue
+            if exact:
+                same = float(doc["result"]) == float(one["result"])
+            else:
+                same = (float(doc["reference"]) == float(one["reference"]) and
+                        abs(float(doc["result"]) - float(one["result"])) <=
+                        doc["bound"] + one["bound"])
+            check(same, "%s over %d ranks (%s): clreduce's %s" %
+                  (what, np, split, "result" if exact else "reference"),
+                  "%s vs %s" % (doc, one))
+
+
 def main():
     global MPIRUN, EXE, CLREDUCE, TMP
     MPIRUN, EXE, CLREDUCE = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -495,6 +527,7 @@ def main():
         exact_over_ranks(tmp)
         scans()
         npy_input(tmp)
+        maps()
         refusals()
         files(tmp)
         indexed(tmp)
