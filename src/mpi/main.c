@@ -9,8 +9,9 @@
  * node-local rank, or the rank's own --device) and the ranks combine
  * through MPI (include/clreduce_mpi.h).  Rank 0 checks the result against
  * the CPU reference of the whole array (which it builds: verification
- * needs the whole array in rank 0's memory; --no-verify skips it) and
- * prints the report.  --split=even (the default) gives the ranks equal parts;
+ * needs the whole array in rank 0's memory; --no-verify skips it; a map
+ * expression's by src/check/expr_eval.c, i the global index) and prints
+ * the report.  --split=even (the default) gives the ranks equal parts;
  * --split=uneven gives rank r a part in proportion to r (rank 0 none).
  *
  * Every rank parses its own command line, then the ranks agree before any
@@ -38,6 +39,7 @@
 #include "clr_version.h"
 #include "datagen.h"
 #include "exact_sum.h"
+#include "expr_eval.h"
 #include "fileio.h"
 #include "npy.h"
 #include "reference.h"
@@ -601,10 +603,6 @@ static int refusals(mpi_run *r) {
                   "and scans of one array (not %s: clreduce runs them)",
                   refused_names[i], names);
     }
-  if (a->verify && a->opt.map == CLR_MAP_EXPR)
-    return fail(r, CLI_EXIT_USAGE,
-                "a map expression has no CPU reference over MPI ranks "
-                "(clreduce --map verifies it): add --no-verify");
   return 0;
 }
 
@@ -643,7 +641,7 @@ static void print_usage(FILE *f) {
   fputs("  --exclusive        scans: exclusive instead of inclusive\n"
         "  --map=M            reductions: abs, square, or an OpenCL C "
         "expression of x\n"
-        "                     and i (an expression needs --no-verify)\n"
+        "                     and i (its index in the whole array)\n"
         "  --n=N              element count of the whole array (default "
         "1e8)\n"
         "  --seed=S           seed of the generated array (default 42)\n"
@@ -958,6 +956,45 @@ static int run_calls(mpi_run *r) {
   return 0;
 }
 
+/* Rank 0: a map expression's reduction against its CPU reference
+ * (src/check/expr_eval.c, as clreduce's: the expression evaluated with
+ * OpenCL C's typed semantics over the whole array, i its global index
+ * from 0, as the ranks' parts count it; checked with the allowance for
+ * the device's lawful differences).  An element whose value is undefined
+ * in OpenCL C gives no reference: a usage error, as for clreduce. */
+static int expr_check(mpi_run *r, const void *all, int *ok, double *err,
+                      double *bound, clr_value *ref_value) {
+  const cli_args *a = r->a;
+  clr_map_eval m;
+  clr_expr_reference er;
+  clr_check chk;
+  char why[512] = "";
+  memset(&m, 0, sizeof m);
+  int rc = clr_map_eval_init(&m, a->opt.map_expr, a->type, 0, why, sizeof why);
+  if (rc == 0)
+    rc = clr_ref_reduce_expr(&m, &a->opt, a->op, a->type, all, NULL, r->n, &er,
+                             why, sizeof why);
+  if (rc == 0) {
+    clr_ref_check_expr(&er, &r->result, r->info.error_depth, &chk);
+    *ok = chk.ok;
+    *ref_value = er.ref.value;
+    *err = chk.error;
+    *bound = chk.bound;
+  }
+  clr_map_eval_free(&m);
+  if (rc < 0)
+    return fail(r, CLI_EXIT_RUNTIME,
+                "out of host memory for the expression values of %zu "
+                "elements (--no-verify skips them)",
+                r->n);
+  if (rc > 0)
+    return fail(r, CLI_EXIT_USAGE,
+                "no CPU reference for %s %s of %s (map expression): %s",
+                clr_kernel_name(a->opt.kernel), clr_op_name(a->op),
+                clr_type_name(a->type), why);
+  return 0;
+}
+
 /* Rank 0: the result against the CPU's reference of the whole array; a
  * scan's parts gathered first. */
 static int verify(mpi_run *r, int *ok, double *err, double *bound,
@@ -1030,6 +1067,8 @@ static int verify(mpi_run *r, int *ok, double *err, double *bound,
              (a->type == CLR_FLOAT || a->type == CLR_DOUBLE)) {
     clr_ref_exact_sum(a->type, all, r->n, ref_value);
     *ok = clr_ref_exact_equal(ref_value, &r->result);
+  } else if (a->opt.map == CLR_MAP_EXPR) {
+    rc = expr_check(r, all, ok, err, bound, ref_value);
   } else {
     clr_reference ref;
     clr_check chk;

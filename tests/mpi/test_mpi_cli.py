@@ -11,10 +11,11 @@ of ranks and equal to clreduce's exact sum of the same array on one device
 same whatever the ranks (an integer sum equal for every count); argmin,
 argmax and minmax with the whole array's indices, as clreduce gives them;
 a .npy --input (1-D float, 2-D int) over 1, 2 and 4 ranks: its dtype the
-type, its shape n, clreduce's result on the same file; a built-in map
-verified over 2 ranks against clreduce's result on the same array; bad
-command lines (a .npy dtype that differs from --type, a Fortran-ordered
-.npy file) exit 2 with one line, on every rank.
+type, its shape n, clreduce's result on the same file; map expressions
+(of x, and of i: the global index) and a built-in map verified over 1 to
+3 ranks against clreduce's result on the same array; bad command lines
+(a .npy dtype that differs from --type, a Fortran-ordered .npy file, an
+expression with no value in OpenCL C) exit 2 with one line, on every rank.
 
 Jobs whose ranks disagree (mpirun's MPMD form, a command line a rank):
 a bad option on any one rank, options that differ, a file that differs,
@@ -209,7 +210,9 @@ def refusals():
                          (["--ranges=x", "--n=100"], "--ranges is not "
                                                      "supported"),
                          (["--list-devices"], "--list-devices"),
-                         (["--map=x*2", "--n=100"], "add --no-verify"),
+                         # an element with no value in OpenCL C
+                         (["--type=int", "--map=1/(x-x)", "--n=100"],
+                          "no CPU reference"),
                          (["--split=odd"], "--split"),
                          (["--op=and", "--type=float"], "and")]:
         rc, out, err = mpi(3, args)
@@ -486,10 +489,14 @@ def same_as_clreduce():
 
 def maps():
     """Maps verified over the ranks, against clreduce's result on the same
-    generated array: a built-in map (a float sum: the same reference,
-    results within their bounds)."""
+    generated array: an expression of x (a float sum: the same reference,
+    results within their bounds), one of i and x (an int sum, exactly: i
+    the global index, whatever the ranks' parts), and a built-in map."""
     for args, exact, ranks in (
-            (["--map=square"], False, (2,)),):
+            (["--map=x*x+1"], False, (1, 2, 3)),
+            (["--type=int", "--map=x*(int)(i%5)-(int)(i&3)"], True,
+             (1, 2, 3)),
+            (["--map=square"], False, (2,))):
         args = args + ["--n=100003", "--seed=7", "--repeat=1"]
         rc, out, err = clrtest.run([CLREDUCE] + args + ["--json"],
                                    timeout=120)
