@@ -396,6 +396,17 @@ void cli_print_usage(FILE *f) {
       "--json)\n"
       "  --list-kernels     list the kernels and exit (JSON with --json)\n"
       "\n"
+      "Program cache (kernels built for a device, kept on disk; no device "
+      "needed):\n"
+      "  --cache-info       print the cache's directory, its entries, their "
+      "size and\n"
+      "                     the cap, and exit (JSON with --json)\n"
+      "  --cache-clear      remove the cached programs (never the "
+      "per-device tuning\n"
+      "                     files kept beside them), print how many and "
+      "their size,\n"
+      "                     and exit\n"
+      "\n"
       "Tuning (default: chosen for the device):\n"
       "  --wg=N             work-group size\n"
       "  --coarse=N         coarse kernel: elements per work-item "
@@ -603,6 +614,8 @@ enum {
   OPT_DEVICE,
   OPT_LIST_DEVICES,
   OPT_LIST_KERNELS,
+  OPT_CACHE_INFO,
+  OPT_CACHE_CLEAR,
   OPT_WG,
   OPT_COARSE,
   OPT_VEC,
@@ -640,6 +653,8 @@ static const struct option long_options[] = {
     {"device", required_argument, NULL, OPT_DEVICE},
     {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
     {"list-kernels", no_argument, NULL, OPT_LIST_KERNELS},
+    {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
+    {"cache-clear", no_argument, NULL, OPT_CACHE_CLEAR},
     {"wg", required_argument, NULL, OPT_WG},
     {"coarse", required_argument, NULL, OPT_COARSE},
     {"vec", required_argument, NULL, OPT_VEC},
@@ -778,6 +793,14 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_LIST_KERNELS:
     if (a->action == CLI_ACTION_RUN)
       a->action = CLI_ACTION_LIST_KERNELS;
+    return 0;
+  case OPT_CACHE_INFO:
+    if (a->action == CLI_ACTION_RUN)
+      a->action = CLI_ACTION_CACHE_INFO;
+    return 0;
+  case OPT_CACHE_CLEAR:
+    if (a->action == CLI_ACTION_RUN)
+      a->action = CLI_ACTION_CACHE_CLEAR;
     return 0;
   case OPT_WG:
     if (parse_positive(code, val, SIZE_MAX, &u) != 0)

@@ -14,6 +14,8 @@ typedef enum cli_action {
   CLI_ACTION_VERSION,
   CLI_ACTION_LIST_DEVICES,
   CLI_ACTION_LIST_KERNELS,
+  CLI_ACTION_CACHE_INFO,
+  CLI_ACTION_CACHE_CLEAR,
 } cli_action;
 
 /* Default element count when there is no --input. */

@@ -1067,6 +1067,28 @@ static int list_devices(const cli_args *a) {
   return 0;
 }
 
+/* --cache-info, --cache-clear (clear): the program cache a run would use
+ * ($CLREDUCE_CACHE_DIR ...), seen or cleared; no device needed. */
+static int cache_action(const cli_args *a, int clear) {
+  char dir[4096], detail[1024] = "";
+  cli_cache_report r = {.dir = dir, .cleared = clear};
+  clr_status s = clr_cache_dir(NULL, dir, sizeof dir);
+  if (s == CLR_OK)
+    s = clear
+            ? clr_cache_clear(NULL, &r.entries, &r.bytes, detail, sizeof detail)
+            : clr_cache_usage(NULL, &r.entries, &r.bytes, &r.max_bytes, detail,
+                              sizeof detail);
+  if (s != CLR_OK)
+    return cli_status_error(clear ? "clearing the program cache"
+                                  : "reading the program cache",
+                            s, detail);
+  if (a->json)
+    cli_cache_json(stdout, &r);
+  else
+    cli_cache_human(stdout, &r);
+  return CLI_EXIT_OK;
+}
+
 /* Output that could not be written (a full disk, a closed pipe) is a
  * runtime error. */
 static int finish_stdout(int rc) {
@@ -1099,6 +1121,10 @@ int main(int argc, char **argv) {
     break;
   case CLI_ACTION_LIST_DEVICES:
     rc = list_devices(&args);
+    break;
+  case CLI_ACTION_CACHE_INFO:
+  case CLI_ACTION_CACHE_CLEAR:
+    rc = cache_action(&args, args.action == CLI_ACTION_CACHE_CLEAR);
     break;
   default:
     rc = run(&args);

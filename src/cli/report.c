@@ -582,3 +582,44 @@ void cli_list_kernels(FILE *f, int json) {
     fputs("}\n", f);
   }
 }
+
+/* ------------------------------------------------------------ cache */
+
+void cli_cache_human(FILE *f, const cli_cache_report *r) {
+  char size[32], cap[32];
+  human_bytes(r->bytes, size, sizeof size);
+  human_bytes(r->max_bytes, cap, sizeof cap);
+  if (!r->dir[0]) {
+    fputs(r->cleared ? "the program cache is disabled: nothing removed\n"
+                     : "directory: none (the program cache is disabled)\n",
+          f);
+    return;
+  }
+  if (r->cleared) {
+    fprintf(f, "removed %" PRIu64 " %s (%s) from %s\n", r->entries,
+            r->entries == 1 ? "entry" : "entries", size, r->dir);
+    return;
+  }
+  fprintf(f, "directory: %s\n", r->dir);
+  fprintf(f, "entries:   %" PRIu64 "\n", r->entries);
+  fprintf(f, "size:      %s (%" PRIu64 " bytes)\n", size, r->bytes);
+  if (r->max_bytes)
+    fprintf(f, "cap:       %s (%" PRIu64 " bytes)\n", cap, r->max_bytes);
+  else
+    fputs("cap:       none\n", f);
+}
+
+void cli_cache_json(FILE *f, const cli_cache_report *r) {
+  fputs("{\"directory\":", f);
+  json_string(f, r->dir[0] ? r->dir : NULL);
+  if (r->cleared)
+    fprintf(f, ",\"removed\":%" PRIu64 ",\"bytes\":%" PRIu64, r->entries,
+            r->bytes);
+  else
+    fprintf(f,
+            ",\"entries\":%" PRIu64 ",\"bytes\":%" PRIu64
+            ",\"max_bytes\":%" PRIu64,
+            r->entries, r->bytes, r->max_bytes);
+  json_build(f);
+  fputs("}\n", f);
+}

@@ -101,4 +101,20 @@ void cli_list_devices_human(FILE *f, const clr_device_desc *d, size_t count);
 void cli_list_devices_json(FILE *f, const clr_device_desc *d, size_t count);
 void cli_list_kernels(FILE *f, int json);
 
+/* --cache-info and --cache-clear: the program cache (clr_cache_usage,
+ * clr_cache_clear). */
+typedef struct cli_cache_report {
+  const char *dir;    /* "": the cache is disabled                       */
+  int cleared;        /* --cache-clear: entries and bytes are what went  */
+  uint64_t entries;   /* program entries (removed, with cleared)         */
+  uint64_t bytes;     /* their size                                      */
+  uint64_t max_bytes; /* --cache-info: the cap (0: none)                 */
+} cli_cache_report;
+
+void cli_cache_human(FILE *f, const cli_cache_report *r);
+/* {"directory" (null when disabled), then "entries", "bytes" and
+ * "max_bytes" (--cache-info) or "removed" and "bytes" (--cache-clear),
+ * "version", "commit"}. */
+void cli_cache_json(FILE *f, const cli_cache_report *r);
+
 #endif
