@@ -547,7 +547,8 @@ static int check_input(mpi_run *r, cli_args *args) {
 static const char *const refused_names[] = {
     "--dot",          "--input2",     "--segments", "--segment-length",
     "--ranges",       "--scan",       "--output",   "--list-devices",
-    "--list-kernels", "--save-input", "--progress",
+    "--list-kernels", "--save-input", "--progress", "--cache-info",
+    "--cache-clear",
 };
 #define N_REFUSED (sizeof refused_names / sizeof refused_names[0])
 
@@ -573,8 +574,12 @@ static int refused_given(const cli_args *a, size_t i) {
     return a->action == CLI_ACTION_LIST_KERNELS;
   case 9:
     return a->save_input != NULL;
-  default:
+  case 10:
     return a->progress;
+  case 11:
+    return a->action == CLI_ACTION_CACHE_INFO;
+  default:
+    return a->action == CLI_ACTION_CACHE_CLEAR;
   }
 }
 

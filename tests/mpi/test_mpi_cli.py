@@ -210,6 +210,8 @@ def refusals():
                          (["--ranges=x", "--n=100"], "--ranges is not "
                                                      "supported"),
                          (["--list-devices"], "--list-devices"),
+                         (["--cache-clear"], "--cache-clear is not "
+                                             "supported"),
                          # an element with no value in OpenCL C
                          (["--type=int", "--map=1/(x-x)", "--n=100"],
                           "no CPU reference"),
