@@ -2,6 +2,7 @@
 #include "datagen.h"
 #include "half.h"
 #include "ops_rows.h"
+#include "progress_counter.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -261,6 +262,7 @@ int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t total,
   size_t esize = clr_type_size(type);
   unsigned char *tmp = NULL;
   char what[256] = "";
+  clr_progress_plan(n); /* a report each block */
   for (size_t at = first; at < first + n;) {
     size_t block = at / CLR_GEN_BLOCK, begin = block * CLR_GEN_BLOCK;
     size_t end = total - begin > CLR_GEN_BLOCK ? begin + CLR_GEN_BLOCK : total;
@@ -268,6 +270,7 @@ int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t total,
     if (at == begin && end <= first + n) { /* a whole block: in place */
       clr_gen_data(op, type, s, (unsigned char *)data + (at - first) * esize,
                    end - begin, what, sizeof what);
+      clr_progress_add(end - begin);
       at = end;
       continue;
     }
@@ -278,6 +281,7 @@ int clr_gen_data_slice(clr_op op, clr_type type, uint64_t seed, size_t total,
     clr_gen_data(op, type, s, tmp, end - begin, what, sizeof what);
     memcpy((unsigned char *)data + (at - first) * esize,
            tmp + (at - begin) * esize, (stop - at) * esize);
+    clr_progress_add(stop - at);
     at = stop;
   }
   free(tmp);

@@ -7,6 +7,7 @@
  * 64-bit window and a sticky bit.  tests/exact/test_exact_rational.py
  * checks it against Python's exact rational arithmetic. */
 #include "exact_sum.h"
+#include "progress_counter.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -119,7 +120,7 @@ static double exact_sum(const fmt *f, const void *data, size_t n, int is_float,
   int nonzero = 0, pinf = 0, ninf = 0, nan = 0;
   memset(&b, 0, sizeof b);
   memset(bins, 0, sizeof bins);
-  for (size_t i = 0; i < n; i++) {
+  CLR_PROGRESS_FOR(i, n) {
     uint64_t bits;
     if (is_float) {
       uint32_t u;
@@ -178,6 +179,7 @@ void clr_ref_exact_sum(clr_type type, const void *data, size_t n,
   int special = 0;
   memset(out, 0, sizeof *out);
   out->type = type;
+  clr_progress_plan(n);
   if (type == CLR_FLOAT)
     out->v.f = (float)exact_sum(&fmt_float, data, n, 1, &special);
   else

@@ -2,6 +2,7 @@
 #include "reference.h"
 #include "half.h"
 #include "ops_rows.h"
+#include "progress_counter.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -312,7 +313,7 @@ static void ref_fp_sum(int skip, clr_type type, clr_type rt, const void *data,
   double type_max = rt == CLR_FLOAT ? FLT_MAX : DBL_MAX;
   double s = 0.0, c = 0.0, abs_sum = 0.0;
   size_t pos_inf = 0, neg_inf = 0, nans = 0, count = 0;
-  for (size_t i = 0; i < n; i++) {
+  CLR_PROGRESS_FOR(i, n) {
     double x = (double)clr_fp_at(type, data, i);
     if (isnan(x)) {
       if (!skip) {
@@ -374,7 +375,7 @@ static void ref_fp_prod(int skip, clr_type type, clr_type rt, const void *data,
   long double p = 1.0L;
   long double max_partial = 1.0L, amp = 1.0L;
   size_t count = 0;
-  for (size_t i = 0; i < n; i++) {
+  CLR_PROGRESS_FOR(i, n) {
     long double x;
     if (!fp_number(skip, type, data, i, &x, &count))
       continue;
@@ -406,7 +407,7 @@ static void ref_fp_order(unsigned extremes, int identity, int skip,
                          clr_reference *out) {
   long double acc = fp_identity(identity);
   size_t count = 0;
-  for (size_t i = 0; i < n; i++) {
+  CLR_PROGRESS_FOR(i, n) {
     long double x;
     if (fp_number(skip, type, data, i, &x, &count))
       acc = fp_pick(extremes, skip, acc, x);
@@ -425,7 +426,7 @@ static void ref_int(clr_op combine, unsigned extremes, int identity, int truth,
                     clr_reference *out) {
   int sgn = is_signed_int(type), fp = is_float_type(type);
   uint64_t acc = int_identity(identity, rt); /* rt's: an empty fold's */
-  for (size_t i = 0; i < n; i++) {
+  CLR_PROGRESS_FOR(i, n) {
     uint64_t x = fp ? (uint64_t)(truth && clr_fp_at(type, data, i) != 0)
                     : clr_bits_at(type, data, i);
     acc = int_fold(combine, extremes, sgn, acc, x);
@@ -451,7 +452,7 @@ static void ref_record(const clr_ref_op_row *row, unsigned extremes, int skip,
   uint64_t blo = int_identity(lo_id, rt), bhi = int_identity(hi_id, rt);
   uint64_t lo = UINT64_MAX, hi = UINT64_MAX;
   size_t count = 0;
-  for (size_t i = 0; i < n; i++) {
+  CLR_PROGRESS_FOR(i, n) {
     if (fp) {
       long double x = clr_fp_at(type, data, i);
       if (skip && isnan(x))
@@ -531,6 +532,7 @@ void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
   out->type = type;
   if (!row)
     return;
+  clr_progress_plan(n); /* one pass */
   if (row->flags & CLR_OPF_MEAN) {
     /* The reference of the row's runs (its sum: exact for int / uint in
      * their wide type, 64 bits; floating data in the result's precision),
@@ -782,7 +784,7 @@ static void *map_values(clr_map map, clr_op op, clr_type type, clr_type rt,
   *mtype = mt;
   if (!out)
     return NULL;
-  for (size_t i = 0; i < n; i++) {
+  CLR_PROGRESS_FOR(i, n) {
     if (fp) {
       long double a = is_float_type(type) ? clr_fp_at(type, x, i)
                       : is_signed_int(type)
@@ -832,6 +834,7 @@ int clr_ref_reduce_mapped(clr_map map, clr_op op, clr_type type, clr_type rt,
     clr_ref_reduce_to(op, type, rt, x, n, out);
     return 1;
   }
+  clr_progress_plan(2 * (uint64_t)n); /* two passes: the map, the fold */
   clr_type mt;
   double err;
   void *mapped = map_values(map, op, type, rt, x, y, n, &mt, &err);

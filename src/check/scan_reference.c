@@ -2,6 +2,7 @@
 #include "scan_reference.h"
 
 #include "ops_rows.h"
+#include "progress_counter.h"
 #include "reference.h"
 
 #include <float.h>
@@ -39,7 +40,7 @@ static void verify_exact(clr_op op, clr_type type, clr_type ot, int exclusive,
                          clr_scan_check *res) {
   clr_value acc = clr_identity(op, ot);
   res->exact = 1;
-  for (size_t i = 0; i < n; i++) {
+  CLR_PROGRESS_FOR(i, n) {
     clr_value want;
     clr_value x = value_in(type, ot, in, i);
     if (exclusive) {
@@ -228,7 +229,7 @@ static void verify_rounded(clr_op op, clr_type in_type, clr_type type,
   bc.uf_per_op = clr_underflow_term(type, 2, depth, 1.0L, flush_to_zero) /
                  (flush_to_zero ? 3.0 : 1.0);
   int have_worst = 0;
-  for (size_t i = 0; i < n; i++) {
+  CLR_PROGRESS_FOR(i, n) {
     if (!exclusive)
       ref_add(&r, in, in_type, i);
     double bound, err;
@@ -307,6 +308,7 @@ void clr_ref_scan_check_to(clr_op op, clr_type type, clr_type out_type,
                            size_t n, size_t error_depth, int flush_to_zero,
                            clr_scan_check *res) {
   memset(res, 0, sizeof *res);
+  clr_progress_plan(n);
   /* The rows' rounding combines (sums, products) of floats against their
    * bounds; every other combine exactly. */
   const clr_ref_op_row *row = clr_ref_op_info(op);

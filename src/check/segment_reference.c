@@ -1,6 +1,7 @@
 /* CPU references of segmented reductions: see segment_reference.h. */
 #include "segment_reference.h"
 
+#include "progress_counter.h"
 #include "reference.h"
 
 #include <math.h>
@@ -27,6 +28,17 @@ int clr_ref_same_result(const clr_value *a, const clr_value *b) {
 static int segment_reference(clr_map map, clr_op op, clr_type type, clr_type rt,
                              const void *seg, size_t len, clr_reference *ref) {
   return clr_ref_reduce_mapped(map, op, type, rt, seg, NULL, len, ref);
+}
+
+/* The elements of n_segments segments [offsets[s], offsets[s + 1]). */
+static uint64_t elements_of(const uint64_t *offsets, size_t n_segments) {
+  return n_segments ? offsets[n_segments] - offsets[0] : 0;
+}
+
+/* The progress of segment_reference over elements elements in all:
+ * clr_ref_reduce_mapped's passes over them (the map's, the fold's). */
+static void plan_references(clr_map map, uint64_t elements) {
+  clr_progress_plan((map == CLR_MAP_NONE ? 1 : 2) * elements);
 }
 
 /* Segment s's result got against its reference ref (of len elements)
@@ -79,6 +91,7 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
   size_t esize = clr_type_size(type);
   memset(out, 0, sizeof *out);
   out->ok = 1;
+  plan_references(map, elements_of(offsets, n_segments));
   for (size_t s = 0; s < n_segments; s++) {
     size_t a = (size_t)offsets[s], len = (size_t)offsets[s + 1] - a;
     clr_value got = clr_result_at(op, rt, results, s);
@@ -111,6 +124,7 @@ int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                          size_t n_ranges, const void *results, size_t depth,
                          clr_segments_check *out) {
   size_t esize = clr_type_size(type), n_refs = 0, at = 0;
+  uint64_t elements = 0; /* of the distinct ranges */
   memset(out, 0, sizeof *out);
   out->ok = 1;
   /* Each distinct (offset, length) reduced once, where it lies (no copy
@@ -126,7 +140,11 @@ int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
       sorted[r] = (range_at){ranges[2 * r], ranges[2 * r + 1], r};
     qsort(sorted, n_ranges, sizeof *sorted, range_order);
     for (size_t k = 0; k < n_ranges; k++)
-      n_refs += k == 0 || range_order(&sorted[k - 1], &sorted[k]) != 0;
+      if (k == 0 || range_order(&sorted[k - 1], &sorted[k]) != 0) {
+        n_refs++;
+        elements += sorted[k].length;
+      }
+    plan_references(map, elements);
     refs = malloc((n_refs ? n_refs : 1) * sizeof *refs);
     ok = refs != NULL;
   }
@@ -157,6 +175,7 @@ void clr_ref_segmented_scan_check(clr_op op, clr_type type, clr_type out_type,
   size_t isize = clr_type_size(type), osize = clr_type_size(out_type);
   memset(res, 0, sizeof *res);
   res->ok = 1;
+  clr_progress_plan(elements_of(offsets, n_segments)); /* one pass */
   for (size_t s = 0; s < n_segments; s++) {
     size_t a = (size_t)offsets[s], len = (size_t)offsets[s + 1] - a;
     if (len == 0)
