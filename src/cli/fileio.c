@@ -19,12 +19,15 @@
 /* First buffer for an input of unknown size; it doubles as it fills. */
 #define STREAM_FIRST_CAP ((size_t)4096)
 
+void (*cli_read_progress)(size_t done, size_t expect) = NULL;
+
 /* Read fd until its end, or until want bytes are in (want is the most
  * bytes the caller can use, plus one when a byte beyond them must be
  * noticed), after the len bytes of pre (read from it already) in the
- * buffer.  cap: the first buffer size (a hint). */
+ * buffer.  cap: the first buffer size (a hint); expect: the bytes to come
+ * in all, pre's too, for cli_read_progress (0: unknown). */
 static int read_fd_after(int fd, const char *path, size_t cap, size_t want,
-                         const unsigned char *pre, size_t len,
+                         size_t expect, const unsigned char *pre, size_t len,
                          unsigned char **buf, size_t *size) {
   if (cap > want)
     cap = want;
@@ -54,8 +57,8 @@ static int read_fd_after(int fd, const char *path, size_t cap, size_t want,
       cap = grow;
     }
     size_t chunk = cap - len;
-    if (chunk > ((size_t)1 << 30))
-      chunk = (size_t)1 << 30;
+    if (chunk > CLI_READ_CHUNK)
+      chunk = CLI_READ_CHUNK;
     ssize_t got = read(fd, p + len, chunk);
     if (got < 0) {
       if (errno == EINTR)
@@ -68,6 +71,8 @@ static int read_fd_after(int fd, const char *path, size_t cap, size_t want,
     if (got == 0)
       break;
     len += (size_t)got;
+    if (cli_read_progress)
+      cli_read_progress(len, expect);
   }
   *buf = p;
   *size = len;
@@ -127,9 +132,11 @@ static int read_raw(int fd, int sized, size_t file_size, const char *path,
   if (limit < SIZE_MAX && (sized || !max_n))
     want = limit + 1;
   size_t cap = sized ? file_size + 1 : STREAM_FIRST_CAP;
+  /* (a regular file's size, or a stream's --n values) */
+  size_t expect = sized ? file_size : limit < SIZE_MAX && max_n ? limit : 0;
   unsigned char *buf = NULL;
   size_t size = 0;
-  int rc = read_fd_after(fd, path, cap, want, pre, len, &buf, &size);
+  int rc = read_fd_after(fd, path, cap, want, expect, pre, len, &buf, &size);
   if (rc != 0)
     return rc;
   if (size > limit) {
@@ -202,7 +209,7 @@ static int read_after_header(int fd, int sized, size_t file_size,
                                              : STREAM_FIRST_CAP;
   unsigned char *buf = NULL;
   size_t size = 0;
-  int rc = read_fd_after(fd, path, cap, want, NULL, 0, &buf, &size);
+  int rc = read_fd_after(fd, path, cap, want, bytes, NULL, 0, &buf, &size);
   if (rc != 0)
     return rc;
   if (size != bytes) {

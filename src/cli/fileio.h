@@ -10,6 +10,17 @@
  * that goes on beyond them (/dev/zero) is refused. */
 #define CLI_STREAM_MAX_BYTES ((size_t)1 << 30)
 
+/* The most bytes one read(2) of an input asks for: a progress report
+ * each (cli_read_progress). */
+#define CLI_READ_CHUNK ((size_t)16 << 20)
+
+/* Called (when set: clreduce's progress line, progress.c) as an input's
+ * values are read, after each read of up to CLI_READ_CHUNK bytes: done
+ * bytes of them read of the expect bytes the input holds (a regular
+ * file's size, a header's count, or --n's values of a stream), or of an
+ * unknown number (expect 0: a stream read to its end). */
+extern void (*cli_read_progress)(size_t done, size_t expect);
+
 /* Read path as elements of elem_size bytes (type_name for messages), to
  * its end: a regular file's size is only a hint (/proc and /sys files
  * misreport it).  max_n: the element count --n asks for, 0 without --n.
