@@ -270,6 +270,7 @@ static int load_input(run_state *st) {
            file);
   if (a->input2) {
     size_t n2 = 0;
+    cli_progress_phase("reading '%s'", a->input2);
     npy_read r2 = {.option = "--input2",
                    .type = a->type,
                    .type_fixed = 1,
@@ -300,6 +301,7 @@ static int load_segments(run_state *st) {
   const cli_args *a = st->args;
   if (a->ranges) {
     size_t count = 0;
+    cli_progress_phase("reading '%s'", a->ranges);
     int rc = cli_read_input(a->ranges, 2 * sizeof(uint64_t),
                             "(offset, length) pair of 64-bit values",
                             (void **)&st->ranges, &count);
@@ -316,6 +318,7 @@ static int load_segments(run_state *st) {
   }
   if (a->segments) {
     size_t count = 0;
+    cli_progress_phase("reading '%s'", a->segments);
     int rc = cli_read_input(a->segments, sizeof(uint64_t), "64-bit offset",
                             (void **)&st->offsets, &count);
     if (rc != 0)
@@ -429,7 +432,10 @@ static int generate_data(run_state *st) {
   st->data = alloc_moving(st, st->n, st->elem_size, 0);
   if (!st->data)
     return out_of_memory(st->n, st->elem_size, "input values");
-  cli_progress_phase("generating %zu %s values", st->n, clr_type_name(a->type));
+  /* (clr_gen_data_slice reports each block: both arrays' planned here) */
+  cli_progress_phase_work((uint64_t)st->n * (a->dot ? 2 : 1),
+                          "generating %zu %s values", st->n,
+                          clr_type_name(a->type));
   /* In clreduce-mpi's blocks (clr_gen_data_slice over the whole array):
    * the same --n and --seed give the same array there, whatever the
    * number of ranks. */
@@ -639,8 +645,10 @@ static int run_reduce(run_state *st) {
       cli_progress_phase("%s: the CPU reference", st->what);
       if ((rc = make_reference(st, &ref)) != 0)
         return rc;
-      if (exact)
+      if (exact) {
+        cli_progress_phase("%s: the CPU's exact sum", st->what);
         clr_ref_exact_sum(a->type, st->data, st->n, &exact_ref);
+      }
     }
     int keep = run == a->repeat && r->runs_failed == 0;
     if (a->verify) {
