@@ -630,13 +630,29 @@ def test_group():
               "device%s'" % (count, "s"[:count != 1]), show(rc, out, err))
 
 
+def without_timings(doc):
+    """A JSON report less what differs from run to run: the times
+    (*_ms, a pass's ms) and the bandwidths (gbps*)."""
+    if isinstance(doc, dict):
+        return {k: without_timings(v) for k, v in doc.items()
+                if not re.search(r"(^|_)ms($|_)|gbps", k)}
+    if isinstance(doc, list):
+        return [without_timings(v) for v in doc]
+    return doc
+
+
 def test_progress():
-    """--progress: a line on stderr, redrawn (\\r) with the phase and
-    the seconds so far, ended before the report; stdout (--json) keeps
-    only the report.  Without it, stderr not being a terminal: nothing.
-    Messages clear the line first."""
-    args = ["--n=2e7", "--repeat=3"]
-    rc, out, err = clrtest.run([EXE] + args + ["--progress", "--json"])
+    """--progress: a line on stderr, redrawn (\\r) with the phase, how
+    far it is (a percentage where src/check's loops report: generating,
+    the CPU reference) and the seconds so far, ended before the report;
+    stdout (--json) keeps only the report, the same as without it.
+    Without it, stderr not being a terminal: nothing.  Messages clear the
+    line first."""
+    # min's data (log-uniform magnitudes) is slow to generate: some 1 s
+    # for 5e7 floats, and as long for the CPU reference (a redraw each
+    # 200 ms)
+    args = ["--n=5e7", "--op=min", "--repeat=2", "--json"]
+    rc, out, err = clrtest.run([EXE] + args + ["--progress"])
     try:
         doc = json.loads(out)
     except ValueError:
@@ -645,11 +661,36 @@ def test_progress():
     check(rc == 0 and doc is not None and doc.get("verified") is True and
           err.endswith("\n") and phases and
           all(re.search(r", \d+ s$", p) for p in phases) and
-          any("generating 20000000 float values" in p or
-              "timed run" in p or "the CPU reference" in p for p in phases),
+          any("timed run" in p for p in phases),
           "--progress: phases with their seconds on stderr, the JSON "
           "report alone on stdout", show(rc, out, err))
-    rc, out, err = clrtest.run([EXE] + args)
+    # each draw of a phase that reports: its percentage, never falling;
+    # generating's from its first draw (its work is planned with it)
+    gen = "generating 50000000 float values"
+    pcts = {}
+    for p in phases:
+        m = re.match(r"(.*): (\d+)%, \d+ s$", p)
+        if m:
+            pcts.setdefault(m.group(1), []).append(int(m.group(2)))
+    ref = [k for k in pcts if k.endswith(": the CPU reference")]
+    gen_lines = [p for p in phases if p.startswith(gen)]
+    check(gen_lines and len(pcts.get(gen, [])) == len(gen_lines) and
+          len(ref) == 1 and
+          all(v == sorted(v) and v[-1] <= 100 for v in pcts.values()) and
+          any(0 < x for x in pcts[gen] + pcts[ref[0]]),
+          "--progress: generating and the CPU reference with a percentage "
+          "that grows", show(rc, out, err))
+    rc2, out2, err2 = clrtest.run([EXE] + args)
+    try:
+        doc2 = json.loads(out2)
+    except ValueError:
+        doc2 = None
+    check(rc2 == 0 and err2 == "" and doc2 is not None and doc is not None and
+          list(doc2) == list(doc) and
+          without_timings(doc2) == without_timings(doc),
+          "--json without --progress: the same report (its times aside), "
+          "nothing on stderr", show(rc2, out2, err2))
+    rc, out, err = clrtest.run([EXE, "--n=1e6", "--repeat=3"])
     check(rc == 0 and err == "" and "verified: yes" in out,
           "no --progress, stderr no terminal: nothing on stderr",
           show(rc, out, err))
