@@ -10,12 +10,13 @@ of ranks and equal to clreduce's exact sum of the same array on one device
 (--input: each rank reads its slice of one file); the generated array the
 same whatever the ranks (an integer sum equal for every count); argmin,
 argmax and minmax with the whole array's indices, as clreduce gives them;
-a .npy --input (1-D float, 2-D int) over 1, 2 and 4 ranks: its dtype the
-type, its shape n, clreduce's result on the same file; map expressions
-(of x, and of i: the global index) and a built-in map verified over 1 to
-3 ranks against clreduce's result on the same array; bad command lines
-(a .npy dtype that differs from --type, a Fortran-ordered .npy file, an
-expression with no value in OpenCL C) exit 2 with one line, on every rank.
+a .npy --input (a 1-D float sum over 1, 2 and 4 ranks, a 2-D int argmax
+over 4, split unevenly): its dtype the type, its shape n, clreduce's
+result on the same file; map expressions (of x, and of i: the global
+index) and a built-in map verified over 1 to 3 ranks against clreduce's
+result on the same array; bad command lines (a .npy dtype that differs
+from --type, a Fortran-ordered .npy file, an expression with no value in
+OpenCL C) exit 2 with one line, on every rank.
 
 Jobs whose ranks disagree (mpirun's MPMD form, a command line a rank):
 a bad option on any one rank, options that differ, a file that differs,
@@ -167,8 +168,9 @@ def npy_input(tmp):
     i4 = write_npy(tmp, "rows.npy", "<i4", (61, 83), "i", ints, version=2)
     fo = write_npy(tmp, "fortran.npy", "<i4", (61, 83), "i", ints,
                    fortran=True)
-    for path, extra, typ, n in ((f4, [], "float", 30011),
-                                (i4, ["--op=argmax"], "int", 61 * 83)):
+    for path, extra, typ, n, ranks in (
+            (f4, [], "float", 30011, (1, 2, 4)),
+            (i4, ["--op=argmax"], "int", 61 * 83, (4,))):
         args = ["--input=" + path, "--repeat=1"] + extra
         rc, out, err = clrtest.run([CLREDUCE] + args + ["--json"],
                                    timeout=120)
@@ -177,8 +179,9 @@ def npy_input(tmp):
         if not check(one is not None and one.get("verified") is True,
                      "clreduce " + what, show(rc, out, err)):
             continue
-        for np in (1, 2, 4):
-            doc = mpi_json(np, args, "%s over %d ranks" % (what, np))
+        for np in ranks:  # 4: uneven, rank 0 none, every slice after 0
+            split = ["--split=uneven"] if np == 4 else []
+            doc = mpi_json(np, args + split, "%s over %d ranks" % (what, np))
             if not doc:
                 continue
             if typ == "int":  # the value and its index exactly
