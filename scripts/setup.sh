@@ -4,8 +4,13 @@
 # 1. installs what the build and the tests need (apt-get, as root or through
 #    sudo; skipped when everything is already there),
 # 2. configures build/ with meson and builds it,
-# 3. runs build/src/cli/clreduce with the options given.
-# Afterwards `meson test -C build` runs the tests.
+# 3. installs it into /usr/local (as root or through sudo), so `clreduce`,
+#    `clreduce-bench`, `clreduce-mpi`, their man pages, the library and its
+#    pkg-config file are where a shell, `man`, a compiler and pkg-config
+#    look (CLREDUCE_PREFIX=DIR installs into DIR instead, without sudo when
+#    DIR is writable; then put DIR/bin on PATH),
+# 4. runs clreduce with the options given.
+# Afterwards `meson test -C build` runs the tests (on the build tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,8 +30,27 @@ if [ ${#missing[@]} -gt 0 ]; then
     --no-install-recommends "${missing[@]}"
 fi
 
-[ -f build/build.ninja ] || meson setup build
+prefix=${CLREDUCE_PREFIX:-/usr/local}
+if [ -f build/build.ninja ]; then
+  [ "$(meson introspect build --buildoptions |
+       python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')" = "$prefix" ] ||
+    meson configure build --prefix="$prefix"
+else
+  meson setup build --prefix="$prefix"
+fi
 ninja -C build
 
+# The install: as root, or through sudo where the prefix is not writable;
+# --no-rebuild, so nothing in build/ becomes root's.
+sudo=()
+mkdir -p "$prefix" 2>/dev/null || true
+if [ "$(id -u)" -ne 0 ] && ! [ -w "$prefix" ]; then sudo=(sudo); fi
+"${sudo[@]}" meson install -C build --no-rebuild --quiet
+# the dynamic linker's cache, for programs linked with -lclreduce
+if [ -x /sbin/ldconfig ] && { [ "$(id -u)" -eq 0 ] || [ ${#sudo[@]} -gt 0 ]; }; then
+  "${sudo[@]}" /sbin/ldconfig
+fi
+
 [ $# -gt 0 ] || set -- --kernel=coarse --n=1e8
-exec build/src/cli/clreduce "$@"
+echo "setup: installed into $prefix; running: $prefix/bin/clreduce $*" >&2
+exec "$prefix/bin/clreduce" "$@"

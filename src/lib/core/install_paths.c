@@ -1,11 +1,14 @@
 /* Where the installed data files are: the kernel sources (cl/) and the
- * shipped tuning files, under <prefix>/<datadir>/clreduce.  The prefix
- * compiled into the library is tried first; when it does not hold them (a
- * prefix moved after installing, or installed with DESTDIR), the prefix is
- * found from where the library itself was loaded: its directory is
- * <prefix>/<libdir>, or <prefix>/<bindir> for a program it is statically
- * linked into.  Last, for a library still in its build tree, the source
- * tree through a link beside it (no source path is compiled in). */
+ * shipped tuning files, under <prefix>/<datadir>/clreduce.  In order:
+ * 1. a library still in its build tree reads the source tree, through a
+ *    link beside it (no source path is compiled in), never an installed
+ *    copy, which may be older;
+ * 2. the prefix the library was loaded from: its directory is
+ *    <prefix>/<libdir>, or <prefix>/<bindir> for a program it is
+ *    statically linked into; so a moved prefix (or a DESTDIR install)
+ *    reads its own files even where another install sits at the prefix
+ *    compiled in (scripts/setup.sh installs into /usr/local);
+ * 3. the prefix compiled into the library. */
 #include "clr_config.h"
 #include "internal.h"
 
@@ -99,12 +102,12 @@ int clr_installed_dir(const char *leaf, const char *probe, char *out,
                       size_t size) {
   const char *compiled = strcmp(leaf, "cl") == 0 ? CLR_INSTALLED_KERNEL_DIR
                                                  : CLR_INSTALLED_TUNING_DIR;
+  if (in_source_tree(leaf, probe, out, size) ||
+      beside_library(CLR_LIBDIR, leaf, probe, out, size) ||
+      beside_library(CLR_BINDIR, leaf, probe, out, size))
+    return 1;
   if (holds(compiled, probe) &&
       (size_t)snprintf(out, size, "%s", compiled) < size)
-    return 1;
-  if (beside_library(CLR_LIBDIR, leaf, probe, out, size) ||
-      beside_library(CLR_BINDIR, leaf, probe, out, size) ||
-      in_source_tree(leaf, probe, out, size))
     return 1;
   snprintf(out, size, "%s", compiled);
   return 0;
@@ -153,7 +156,11 @@ void clr_installed_dirs_tried(const char *leaf, char *out, size_t size) {
   if (!size)
     return;
   out[0] = '\0';
-  add_tried(out, size, compiled);
+  if (loaded_dir_canonical(dir, sizeof dir)) {
+    snprintf(found, sizeof found, "%s/clreduce-source/%s", dir,
+             strcmp(leaf, "cl") == 0 ? "cl" : "data/tuning");
+    add_tried(out, size, found);
+  }
   for (int i = 0; i < 2; i++) {
     int depth = depth_of(installed_in[i]);
     if (depth < 0 || !loaded_dir_canonical(dir, sizeof dir))
@@ -163,9 +170,5 @@ void clr_installed_dirs_tried(const char *leaf, char *out, size_t size) {
              strcmp(dir, "/") == 0 ? "" : dir, CLR_DATADIR, leaf);
     add_tried(out, size, found);
   }
-  if (loaded_dir_canonical(dir, sizeof dir)) {
-    snprintf(found, sizeof found, "%s/clreduce-source/%s", dir,
-             strcmp(leaf, "cl") == 0 ? "cl" : "data/tuning");
-    add_tried(out, size, found);
-  }
+  add_tried(out, size, compiled);
 }
