@@ -1,7 +1,10 @@
 /* The .npy header reader and writer (src/cli/npy.c): headers as NumPy
  * writes them, byte for byte; every type and shape written and read
  * back; and the refusals (byte order, dtypes, Fortran order, damaged
- * headers), each with its reason. */
+ * headers), each with its reason.  The input plan of clreduce and
+ * clreduce-mpi (cli_npy_input_plan): the bytes it asks for, what it
+ * accepts, and each refusal's status and whole message. */
+#include "cli.h"
 #include "npy.h"
 #include "test_util.h"
 
@@ -48,6 +51,147 @@ static void refuses(const char *dict, const char *reason) {
   const char *why = cli_npy_parse(buf, len, &h);
   TU_CHECK(why != NULL && strstr(why, reason) != NULL,
            "refused: %s: %s (want '%s')", dict, why ? why : "accepted", reason);
+}
+
+/* cli_npy_input_plan over buf (len bytes, the whole file), fed as the
+ * input reader feeds it: the bytes it asks for, until it decides.
+ * Returns its status; *calls, how many calls it took. */
+static int plan_file(const unsigned char *buf, size_t len,
+                     const cli_npy_ask *ask, cli_npy_plan *plan, int *calls) {
+  size_t have = 0;
+  int rc;
+  *calls = 0;
+  while ((rc = cli_npy_input_plan("f.npy", buf, have, have == len, ask,
+                                  plan)) == 0 &&
+         plan->need > have && ++*calls < 100)
+    have = plan->need < len ? plan->need : len;
+  ++*calls;
+  return rc;
+}
+
+/* The plan of a file of header dict (version 1.0) and no data refused
+ * with status and exactly msg. */
+static void plan_refuses(const char *dict, const cli_npy_ask *ask, int status,
+                         const char *msg) {
+  unsigned char buf[512];
+  size_t len = numpy_header(buf, dict, 1);
+  cli_npy_plan plan;
+  int calls;
+  int rc = plan_file(buf, len, ask, &plan, &calls);
+  TU_CHECK(rc == status && !plan.found && strcmp(plan.msg, msg) == 0,
+           "plan refuses %s: status %d, '%s' (want %d, '%s')", dict, rc,
+           plan.msg, status, msg);
+}
+
+/* cli_npy_input_plan: the rules and messages of clreduce's and
+ * clreduce-mpi's .npy --input, one for both. */
+static void input_plans(void) {
+  const cli_npy_ask any = {.option = "--input"};
+  const cli_npy_ask as_int = {
+      .option = "--input", .type = CLR_INT, .type_by = "--type"};
+  const cli_npy_ask five = {.option = "--input", .n = 5, .n_by = "--n"};
+  const cli_npy_ask second = {.option = "--input2",
+                              .type = CLR_FLOAT,
+                              .type_by = "--input",
+                              .n = 12,
+                              .n_by = "--input"};
+  unsigned char buf[512];
+  cli_npy_plan plan;
+  int calls;
+  /* raw values: no magic, or a file shorter than it */
+  memcpy(buf, "\x93NUMPX", 6);
+  TU_CHECK(plan_file(buf, 6, &any, &plan, &calls) == 0 && !plan.found &&
+               plan.need == 0,
+           "no magic: raw values");
+  TU_CHECK(plan_file(buf, 3, &any, &plan, &calls) == 0 && !plan.found &&
+               plan.need <= 3 && calls == 4,
+           "3 bytes of the magic, the file's end: raw values, read a byte "
+           "at a time (%d calls)",
+           calls);
+  TU_CHECK(cli_npy_input_plan("f", buf, 2, 0, &any, &plan) == 0 &&
+               plan.need == 3,
+           "the magic's start, more to come: one byte more asked for");
+  /* a header cut short */
+  size_t len = numpy_header(
+      buf, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 1);
+  TU_CHECK(plan_file(buf, 8, &any, &plan, &calls) == CLI_EXIT_USAGE &&
+               strcmp(plan.msg, "input file 'f.npy' ends within its header") ==
+                   0,
+           "a file ending in the header's length: '%s'", plan.msg);
+  TU_CHECK(plan_file(buf, len - 1, &any, &plan, &calls) == CLI_EXIT_USAGE &&
+               strcmp(plan.msg, "input file 'f.npy' ends within its header") ==
+                   0,
+           "a file ending in the header's dict: '%s'", plan.msg);
+  /* accepted: the magic, the fixed part, then the header asked for */
+  TU_CHECK(plan_file(buf, len, &any, &plan, &calls) == 0 && plan.found &&
+               plan.npy.type == CLR_FLOAT && plan.npy.count == 12 &&
+               plan.elem_size == 4 && plan.npy.data_offset == len &&
+               strcmp(plan.shape, "(3, 4)") == 0 && calls <= 10,
+           "a 2-D float header: found, 12 values after %zu bytes (%d calls)",
+           len, calls);
+  TU_CHECK(plan_file(buf, len, &second, &plan, &calls) == 0 && plan.found,
+           "--input2 of --input's type and count: found");
+  char d[128];
+  cli_npy_describe(d, sizeof d, "f.npy", &plan);
+  TU_CHECK(strcmp(d, ".npy file 'f.npy' (shape (3, 4))") == 0, "described: %s",
+           d);
+  cli_npy_describe(d, sizeof d, "f", NULL);
+  TU_CHECK(strcmp(d, "file 'f'") == 0, "raw values described: %s", d);
+  tu_section("input plans: found");
+
+  plan_refuses("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }",
+               &as_int, CLI_EXIT_USAGE,
+               "--input 'f.npy' holds float values (its .npy dtype), not the "
+               "int of --type");
+  plan_refuses("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }",
+               &five, CLI_EXIT_USAGE,
+               "--input 'f.npy' holds 12 values (.npy shape (3, 4)), not the 5 "
+               "of --n");
+  plan_refuses("{'descr': '<f4', 'fortran_order': False, 'shape': (7,), }",
+               &second, CLI_EXIT_USAGE,
+               "--input2 'f.npy' holds 7 values (.npy shape (7,)), not the 12 "
+               "of --input");
+  plan_refuses("{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }",
+               &any, CLI_EXIT_USAGE,
+               "--input 'f.npy' is an empty array (shape (0,))");
+  plan_refuses("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3), "
+               "}",
+               &any, CLI_EXIT_USAGE,
+               "cannot read --input 'f.npy': an array of more than 2 "
+               "dimensions (clreduce reads 1-D and 2-D arrays)");
+  plan_refuses("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", &any,
+               CLI_EXIT_USAGE,
+               "cannot read --input 'f.npy': a 0-D array (a scalar; clreduce "
+               "reads 1-D and 2-D arrays)");
+  plan_refuses("{'descr': '<f4', 'fortran_order': True, 'shape': (3, 4), }",
+               &any, CLI_EXIT_USAGE,
+               "cannot read --input 'f.npy': a Fortran-ordered array (save it "
+               "C-ordered: np.save(f, np.ascontiguousarray(a)))");
+  plan_refuses("{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }",
+               &any, CLI_EXIT_USAGE,
+               "cannot read --input 'f.npy': a big-endian dtype (convert it "
+               "with a.astype(a.dtype.newbyteorder('<')))");
+  plan_refuses("{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }",
+               &any, CLI_EXIT_USAGE,
+               "cannot read --input 'f.npy': unsupported dtype (clreduce reads "
+               "float16/32/64, int32/64 and uint32/64)");
+  plan_refuses("{'descr': '<f4', 'fortran_order': False, 'shape': (3,) ", &any,
+               CLI_EXIT_USAGE,
+               "cannot read --input 'f.npy': a damaged .npy header (after a "
+               "value)");
+  plan_refuses("{'descr': '<f4', 'fortran_order': False, 'shape': "
+               "(4611686018427387904, 3), }",
+               &any, CLI_EXIT_RUNTIME,
+               "--input 'f.npy' (.npy shape (4611686018427387904, 3)) is too "
+               "large for this machine");
+  /* a header longer than 1 MiB (version 2.0's 4-byte length) */
+  memcpy(buf, "\x93NUMPY\x02\x00\x00\x00\x20\x00", 12);
+  TU_CHECK(plan_file(buf, 12, &any, &plan, &calls) == CLI_EXIT_USAGE &&
+               strcmp(plan.msg, "cannot read --input 'f.npy': a .npy header "
+                                "of 2097152 bytes (more than 1 MiB: "
+                                "damaged?)") == 0,
+           "a header of 2 MiB: '%s'", plan.msg);
+  tu_section("input plans: refused");
 }
 
 int main(void) {
@@ -146,5 +290,6 @@ int main(void) {
   TU_CHECK(cli_npy_parse(b, n, &h) != NULL && !cli_npy_is(b, n),
            "no magic: not a .npy file");
   tu_section("refusals");
+  input_plans();
   return tu_finish("test_npy");
 }

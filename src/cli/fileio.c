@@ -195,6 +195,18 @@ static int read_more(int fd, const char *path, unsigned char *buf, size_t *len,
   return 0;
 }
 
+int cli_header_data_message(char *buf, size_t size, const char *path,
+                            uint64_t have, int more, size_t header_size,
+                            uint64_t count, size_t elem_size) {
+  snprintf(buf, size,
+           "input file '%s' holds %s%llu bytes of data after its %zu-byte "
+           "header, which gives %llu values of %zu bytes (%llu bytes)",
+           path, more ? "more than " : "", (unsigned long long)have,
+           header_size, (unsigned long long)count, elem_size,
+           (unsigned long long)(count * elem_size));
+  return CLI_EXIT_USAGE;
+}
+
 /* The data after a header h (read already) of fd: exactly h->count
  * values of h->elem_size bytes. */
 static int read_after_header(int fd, int sized, size_t file_size,
@@ -213,13 +225,13 @@ static int read_after_header(int fd, int sized, size_t file_size,
   if (rc != 0)
     return rc;
   if (size != bytes) {
+    char msg[1024];
     free(buf);
-    cli_error("input file '%s' holds %s%zu bytes of data after its %zu-byte "
-              "header, which gives %llu values of %zu bytes (%zu bytes)",
-              path, size > bytes ? "more than " : "",
-              size > bytes ? bytes : size, h->size,
-              (unsigned long long)h->count, h->elem_size, bytes);
-    return CLI_EXIT_USAGE;
+    rc = cli_header_data_message(msg, sizeof msg, path,
+                                 size > bytes ? bytes : size, size > bytes,
+                                 h->size, h->count, h->elem_size);
+    cli_error("%s", msg);
+    return rc;
   }
   *data = buf;
   *n = (size_t)h->count;

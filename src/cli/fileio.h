@@ -66,6 +66,15 @@ int cli_read_input_hdr(const char *path, size_t elem_size,
                        cli_header_reader reader, void *ctx, void **data,
                        size_t *n);
 
+/* The one line (into buf) for data after a header of header_size bytes
+ * that are not the count values of elem_size bytes it gives: have bytes
+ * of them (more: more than the count's, have then the count's), e.g.
+ * "input file 'x.npy' holds 8 bytes of data after its 128-byte header,
+ * which gives 3 values of 4 bytes (12 bytes)".  Returns CLI_EXIT_USAGE. */
+int cli_header_data_message(char *buf, size_t size, const char *path,
+                            uint64_t have, int more, size_t header_size,
+                            uint64_t count, size_t elem_size);
+
 /* cli_read_input_n without --n (max_n 0). */
 int cli_read_input(const char *path, size_t elem_size, const char *type_name,
                    void **data, size_t *n);

@@ -116,112 +116,30 @@ static int library_error(const run_state *st, const char *doing, clr_status s) {
   return rc;
 }
 
-/* What load_input's .npy reader knows and finds (cli_header_reader). */
+/* What load_input's .npy reader asks and finds (cli_header_reader). */
 typedef struct npy_read {
-  const char *option;  /* "--input", "--input2", for messages        */
-  clr_type type;       /* the type it must have, when fixed          */
-  int type_fixed;      /* --type given, or --input2 after --input    */
-  const char *type_by; /* what fixed it: "--type", "--input"         */
-  uint64_t max_n;      /* the count it must hold (--n, --input's); 0 */
-  const char *n_by;    /* what gave max_n: "--n", "--input"          */
-  int found;           /* a .npy header was read                     */
-  cli_npy npy;
+  cli_npy_ask ask;
+  cli_npy_plan plan; /* plan.found: a .npy header was read */
 } npy_read;
 
-static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-
-/* A .npy header, known by its magic (never by the file's name): its
- * dtype, order and shape read by cli_npy_parse, refused with the reason
- * when clreduce cannot read it as one array of the type it needs. */
+/* A .npy header, known by its magic (never by the file's name), refused
+ * by cli_npy_input_plan's rules and messages (clreduce-mpi's too) when
+ * clreduce cannot read it as one array of the type and count it needs. */
 static int npy_header(void *ctx, const char *path, const unsigned char *buf,
                       size_t len, int at_end, cli_input_header *h) {
   npy_read *r = ctx;
-  size_t m = len < sizeof npy_magic ? len : sizeof npy_magic;
-  if (memcmp(buf, npy_magic, m) != 0)
-    return 0; /* raw values */
-  if (len < sizeof npy_magic) {
-    if (!at_end)
-      h->need = len + 1; /* a byte at a time: raw data may be what comes */
-    return 0;            /* (a short file: raw) */
+  int rc = cli_npy_input_plan(path, buf, len, at_end, &r->ask, &r->plan);
+  if (rc != 0) {
+    cli_error("%s", r->plan.msg);
+    return rc;
   }
-  size_t fixed = len >= 7 && buf[6] >= 2 ? 12 : 10, hlen = 0;
-  if (len < fixed) {
-    h->need = fixed;
-    return 0;
+  h->need = r->plan.need;
+  if (r->plan.found) {
+    h->size = len;
+    h->elem_size = r->plan.elem_size;
+    h->count = r->plan.npy.count;
   }
-  hlen = fixed == 10 ? (size_t)buf[8] | (size_t)buf[9] << 8
-                     : (size_t)buf[8] | (size_t)buf[9] << 8 |
-                           (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
-  if (hlen > ((size_t)1 << 20)) {
-    cli_error("cannot read %s '%s': a .npy header of %zu bytes (more than 1 "
-              "MiB: damaged?)",
-              r->option, path, hlen);
-    return CLI_EXIT_USAGE;
-  }
-  if (len < fixed + hlen) {
-    h->need = fixed + hlen;
-    return 0;
-  }
-  const char *why = cli_npy_parse(buf, len, &r->npy);
-  if (!why && r->npy.data_offset != len)
-    why = "a damaged .npy header";
-  if (!why && (r->npy.ndim < 1 || r->npy.ndim > 2))
-    why = r->npy.ndim ? "an array of more than 2 dimensions (clreduce reads "
-                        "1-D and 2-D arrays)"
-                      : "a 0-D array (a scalar; clreduce reads 1-D and 2-D "
-                        "arrays)";
-  if (why) {
-    cli_error("cannot read %s '%s': %s", r->option, path, why);
-    return CLI_EXIT_USAGE;
-  }
-  const cli_npy *f = &r->npy;
-  char shape[64];
-  if (f->ndim == 2)
-    snprintf(shape, sizeof shape, "(%llu, %llu)",
-             (unsigned long long)f->shape[0], (unsigned long long)f->shape[1]);
-  else
-    snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)f->shape[0]);
-  if (r->type_fixed && f->type != r->type) {
-    cli_error("%s '%s' holds %s values (its .npy dtype), not the %s of %s",
-              r->option, path, clr_type_name(f->type), clr_type_name(r->type),
-              r->type_by);
-    return CLI_EXIT_USAGE;
-  }
-  if (f->count == 0) {
-    cli_error("%s '%s' is an empty array (shape %s)", r->option, path, shape);
-    return CLI_EXIT_USAGE;
-  }
-  if (r->max_n && f->count != r->max_n) {
-    cli_error("%s '%s' holds %llu values (.npy shape %s), not the %llu of "
-              "%s",
-              r->option, path, (unsigned long long)f->count, shape,
-              (unsigned long long)r->max_n, r->n_by);
-    return CLI_EXIT_USAGE;
-  }
-  size_t esize = clr_type_size(f->type);
-  if (f->count > SIZE_MAX / esize) {
-    cli_error("%s '%s' (.npy shape %s) is too large for this machine",
-              r->option, path, shape);
-    return CLI_EXIT_RUNTIME;
-  }
-  h->size = len;
-  h->elem_size = esize;
-  h->count = f->count;
-  r->found = 1;
   return 0;
-}
-
-/* "x.npy (a .npy array of shape (R, C))" into the data description. */
-static void describe_file(char *buf, size_t size, const char *path,
-                          const npy_read *r) {
-  if (!r->found)
-    snprintf(buf, size, "file '%s'", path);
-  else if (r->npy.ndim == 2)
-    snprintf(buf, size, ".npy file '%s' (shape (%llu, %llu))", path,
-             (unsigned long long)r->npy.shape[0],
-             (unsigned long long)r->npy.shape[1]);
-  else
-    snprintf(buf, size, ".npy file '%s'", path);
 }
 
 /* --input (raw values of --type, or a .npy file whose dtype gives the
@@ -241,19 +159,18 @@ static int load_input(run_state *st) {
   /* --n bounds the read: a pipe or device gives its first n values (and
    * /dev/zero ends); a regular file must hold exactly n. */
   cli_progress_phase("reading '%s'", a->input);
-  npy_read r1 = {.option = "--input",
-                 .type = a->type,
-                 .type_fixed = a->type_given,
-                 .type_by = "--type",
-                 .max_n = a->n_given ? a->n : 0,
-                 .n_by = "--n"};
+  npy_read r1 = {.ask = {.option = "--input",
+                         .type = a->type,
+                         .type_by = a->type_given ? "--type" : NULL,
+                         .n = a->n,
+                         .n_by = a->n_given ? "--n" : NULL}};
   int rc = cli_read_input_hdr(a->input, clr_type_size(a->type),
                               clr_type_name(a->type), a->n_given ? a->n : 0,
                               npy_header, &r1, &st->data, &st->n);
   if (rc != 0)
     return rc;
-  if (r1.found)
-    a->type = r1.npy.type;
+  if (r1.plan.found)
+    a->type = r1.plan.npy.type;
   /* The checks of the op on the type, left for now (cli_parse_args_
    * input_type). */
   if (!a->type_given && (rc = cli_check_type(a)) != 0)
@@ -265,18 +182,17 @@ static int load_input(run_state *st) {
     return CLI_EXIT_USAGE;
   }
   char file[320];
-  describe_file(file, sizeof file, a->input, &r1);
+  cli_npy_describe(file, sizeof file, a->input, &r1.plan);
   snprintf(st->data_desc, sizeof st->data_desc, "%zu %s from %s", st->n, tname,
            file);
   if (a->input2) {
     size_t n2 = 0;
     cli_progress_phase("reading '%s'", a->input2);
-    npy_read r2 = {.option = "--input2",
-                   .type = a->type,
-                   .type_fixed = 1,
-                   .type_by = a->type_given ? "--type" : "--input",
-                   .max_n = st->n,
-                   .n_by = "--input"};
+    npy_read r2 = {.ask = {.option = "--input2",
+                           .type = a->type,
+                           .type_by = a->type_given ? "--type" : "--input",
+                           .n = st->n,
+                           .n_by = "--input"}};
     rc = cli_read_input_hdr(a->input2, clr_type_size(a->type), tname, st->n,
                             npy_header, &r2, &st->data2, &n2);
     if (rc != 0)
@@ -286,7 +202,7 @@ static int load_input(run_state *st) {
                 tname, st->n);
       return CLI_EXIT_USAGE;
     }
-    describe_file(file, sizeof file, a->input2, &r2);
+    cli_npy_describe(file, sizeof file, a->input2, &r2.plan);
     size_t len = strlen(st->data_desc);
     snprintf(st->data_desc + len, sizeof st->data_desc - len, " and from %s",
              file);

@@ -2,6 +2,9 @@
  * and the writer of version 1.0 headers. */
 #include "npy.h"
 
+#include "cli.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -220,6 +223,101 @@ const char *cli_npy_parse(const unsigned char *buf, size_t len, cli_npy *out) {
            "np.save(f, np.ascontiguousarray(a)))";
   out->data_offset = start + hlen;
   return NULL;
+}
+
+/* A refusal: its line into plan->msg, and status. */
+static int refuse(cli_npy_plan *plan, int status, const char *fmt, ...)
+    CLI_PRINTF(3, 4);
+static int refuse(cli_npy_plan *plan, int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(plan->msg, sizeof plan->msg, fmt, ap);
+  va_end(ap);
+  plan->found = 0;
+  return status;
+}
+
+int cli_npy_input_plan(const char *path, const unsigned char *buf, size_t len,
+                       int at_end, const cli_npy_ask *ask, cli_npy_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  size_t m = len < sizeof magic ? len : sizeof magic;
+  if (memcmp(buf, magic, m) != 0)
+    return 0; /* raw values */
+  if (len < sizeof magic) {
+    if (!at_end)
+      plan->need = len + 1; /* a byte at a time: raw data may be what comes */
+    return 0;               /* (a short file: raw) */
+  }
+  /* the magic, the version, the header's length (2 bytes; 4 from 2.0) */
+  size_t fixed = len >= 7 && buf[6] >= 2 ? 12 : 10;
+  if (len >= fixed) {
+    size_t hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
+    if (fixed == 12)
+      hlen |= (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
+    if (hlen > ((size_t)1 << 20))
+      return refuse(plan, CLI_EXIT_USAGE,
+                    "cannot read %s '%s': a .npy header of %zu bytes (more "
+                    "than 1 MiB: damaged?)",
+                    ask->option, path, hlen);
+    plan->need = len < fixed + hlen ? fixed + hlen : 0;
+  } else {
+    plan->need = fixed;
+  }
+  if (plan->need) {
+    if (at_end)
+      return refuse(plan, CLI_EXIT_USAGE,
+                    "input file '%s' ends within its header", path);
+    return 0;
+  }
+  cli_npy *f = &plan->npy;
+  const char *why = cli_npy_parse(buf, len, f);
+  if (!why && f->data_offset != len)
+    why = "a damaged .npy header";
+  if (!why && (f->ndim < 1 || f->ndim > 2))
+    why = f->ndim ? "an array of more than 2 dimensions (clreduce reads "
+                    "1-D and 2-D arrays)"
+                  : "a 0-D array (a scalar; clreduce reads 1-D and 2-D "
+                    "arrays)";
+  if (why)
+    return refuse(plan, CLI_EXIT_USAGE, "cannot read %s '%s': %s", ask->option,
+                  path, why);
+  if (f->ndim == 2)
+    snprintf(plan->shape, sizeof plan->shape, "(%llu, %llu)",
+             (unsigned long long)f->shape[0], (unsigned long long)f->shape[1]);
+  else
+    snprintf(plan->shape, sizeof plan->shape, "(%llu,)",
+             (unsigned long long)f->shape[0]);
+  if (ask->type_by && f->type != ask->type)
+    return refuse(plan, CLI_EXIT_USAGE,
+                  "%s '%s' holds %s values (its .npy dtype), not the %s of %s",
+                  ask->option, path, clr_type_name(f->type),
+                  clr_type_name(ask->type), ask->type_by);
+  if (f->count == 0)
+    return refuse(plan, CLI_EXIT_USAGE, "%s '%s' is an empty array (shape %s)",
+                  ask->option, path, plan->shape);
+  if (ask->n_by && f->count != ask->n)
+    return refuse(plan, CLI_EXIT_USAGE,
+                  "%s '%s' holds %llu values (.npy shape %s), not the %llu of "
+                  "%s",
+                  ask->option, path, (unsigned long long)f->count, plan->shape,
+                  (unsigned long long)ask->n, ask->n_by);
+  plan->elem_size = clr_type_size(f->type);
+  if (f->count > SIZE_MAX / plan->elem_size)
+    return refuse(plan, CLI_EXIT_RUNTIME,
+                  "%s '%s' (.npy shape %s) is too large for this machine",
+                  ask->option, path, plan->shape);
+  plan->found = 1;
+  return 0;
+}
+
+void cli_npy_describe(char *buf, size_t size, const char *path,
+                      const cli_npy_plan *plan) {
+  if (!plan || !plan->found)
+    snprintf(buf, size, "file '%s'", path);
+  else if (plan->npy.ndim == 2)
+    snprintf(buf, size, ".npy file '%s' (shape %s)", path, plan->shape);
+  else
+    snprintf(buf, size, ".npy file '%s'", path);
 }
 
 size_t cli_npy_header(unsigned char *buf, size_t cap, clr_type type, int ndim,

@@ -33,6 +33,49 @@ int cli_npy_is(const unsigned char *buf, size_t len);
  * (count elements) is not compared with len here. */
 const char *cli_npy_parse(const unsigned char *buf, size_t len, cli_npy *out);
 
+/* What a command asks of a .npy input (cli_npy_input_plan). */
+typedef struct cli_npy_ask {
+  const char *option;  /* "--input", "--input2": the messages' name      */
+  clr_type type;       /* the type it must hold, where type_by is set    */
+  const char *type_by; /* what fixed the type ("--type", "--input"); NULL */
+  uint64_t n;          /* the count it must hold, where n_by is set      */
+  const char *n_by;    /* what gave n ("--n", "--input"); NULL           */
+} cli_npy_ask;
+
+/* What cli_npy_input_plan made of a file's first bytes. */
+typedef struct cli_npy_plan {
+  int found;        /* a .npy header, accepted: npy and elem_size set  */
+  size_t need;      /* > len: call again with this many bytes in all   */
+  cli_npy npy;      /* its type, shape, count (n) and data_offset      */
+  size_t elem_size; /* the dtype's size                                */
+  char shape[64];   /* the shape as the messages write it: "(3, 4)"   */
+  char msg[768];    /* a refusal: its one line, without the program's  */
+} cli_npy_plan;
+
+/* The rules of clreduce and clreduce-mpi for a .npy --input (or
+ * --input2), one set of messages for both: buf holds the file's first len
+ * bytes, no more than the plan asked for (at_end: the file holds no
+ * more; start with len 0).  A file known by the magic
+ * (never by its name) must hold a header cli_npy_parse reads of one 1-D
+ * or 2-D C-ordered array (a 2-D array is its rows one after another),
+ * no longer than 1 MiB, of ask's type where ask->type_by is set, not
+ * empty, of ask's count where ask->n_by is set.  Returns 0 with
+ * plan->need > len (read that many bytes, then call again), plan->found
+ * (a .npy header of plan->npy.data_offset == len bytes: the data follow),
+ * or neither (no magic: raw values).  Otherwise the exit status
+ * (CLI_EXIT_USAGE, or CLI_EXIT_RUNTIME for an array too large for this
+ * machine) with plan->msg, e.g. "--input 'x.npy' holds float values (its
+ * .npy dtype), not the int of --type".  The data's size is the caller's
+ * to check (cli_input_size_message). */
+int cli_npy_input_plan(const char *path, const unsigned char *buf, size_t len,
+                       int at_end, const cli_npy_ask *ask, cli_npy_plan *plan);
+
+/* How a report names an input: "file 'x'" (raw values: plan NULL or
+ * nothing found), ".npy file 'x.npy'", and a 2-D array's shape after it:
+ * ".npy file 'x.npy' (shape (3, 4))". */
+void cli_npy_describe(char *buf, size_t size, const char *path,
+                      const cli_npy_plan *plan);
+
 /* Write the header of an array of type with ndim dimensions of shape
  * into buf (cap bytes, at least 128 for a shape of up to 8 dimensions):
  * version 1.0, padded to a multiple of 64.  Returns its size, or 0 for a

@@ -66,8 +66,8 @@ typedef struct mpi_run {
   int rank, size, uneven;
   size_t n, n_local, first, esize;
   uint64_t input_bytes, input_print; /* --input: its size, sampled bytes */
-  int npy;         /* --input is a .npy file: its header in npy_hdr   */
-  cli_npy npy_hdr; /* its dtype, shape, and where its data start      */
+  cli_npy_plan npy; /* found: --input is a .npy file (its dtype, shape */
+                    /* and where its data start)                      */
   clr_context *ctx;
   void *local, *out;
   char desc[256];
@@ -351,96 +351,66 @@ static void test_die(const mpi_run *r, const char *stage) {
 
 /* ---- the command line, on each rank */
 
-static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-
-/* A .npy --input (the file starts with the magic): its header read and
- * refused as clreduce refuses it, with clreduce's messages.  The dtype
- * gives the type (a --type that differs is refused), the shape the count
- * (--n, if given, must agree; a 2-D array is read as its rows one after
- * another), and the data after the header must be exactly that many
- * values.  Big-endian and unsupported dtypes, Fortran-ordered arrays and
- * other than 1 or 2 dimensions are refused (cli_npy_parse's reasons). */
+/* --input's start, read as clreduce reads it (cli_npy_input_plan: the
+ * rules and the messages of both).  A .npy file, known by its magic:
+ * the dtype gives the type (a --type that differs is refused), the shape
+ * the count (--n, if given, must agree; a 2-D array is read as its rows
+ * one after another), and the data after the header must be exactly
+ * that many values; r->npy.found then.  Else raw values (raw_input). */
 static int npy_input(mpi_run *r, cli_args *args, int fd, uint64_t bytes) {
   const char *path = args->input;
-  unsigned char pre[12], *buf = NULL;
-  size_t fixed = bytes >= 7 ? 10 : 0;
-  if (pread(fd, pre, bytes < sizeof pre ? (size_t)bytes : sizeof pre, 0) < 0)
-    return fail(r, CLI_EXIT_USAGE, "cannot read input file '%s': %s", path,
-                strerror(errno));
-  if (fixed && pre[6] >= 2)
-    fixed = 12;
-  if (!fixed || bytes < fixed)
-    return fail(r, CLI_EXIT_USAGE, "input file '%s' ends within its header",
-                path);
-  size_t hlen = fixed == 10 ? (size_t)pre[8] | (size_t)pre[9] << 8
-                            : (size_t)pre[8] | (size_t)pre[9] << 8 |
-                                  (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-  if (hlen > ((size_t)1 << 20))
-    return fail(r, CLI_EXIT_USAGE,
-                "cannot read --input '%s': a .npy header of %zu bytes (more "
-                "than 1 MiB: damaged?)",
-                path, hlen);
-  size_t len = fixed + hlen;
-  if (bytes < len)
-    return fail(r, CLI_EXIT_USAGE, "input file '%s' ends within its header",
-                path);
-  if (!(buf = malloc(len)))
-    return fail(r, CLI_EXIT_RUNTIME,
-                "out of host memory: input file '%s' has a header of %zu "
-                "bytes",
-                path, len);
-  cli_npy *f = &r->npy_hdr;
-  const char *why = pread(fd, buf, len, 0) != (ssize_t)len
-                        ? "its header could not be read"
-                        : cli_npy_parse(buf, len, f);
-  free(buf);
-  if (!why && f->data_offset != len)
-    why = "a damaged .npy header";
-  if (!why && (f->ndim < 1 || f->ndim > 2))
-    why = f->ndim ? "an array of more than 2 dimensions (clreduce reads 1-D "
-                    "and 2-D arrays)"
-                  : "a 0-D array (a scalar; clreduce reads 1-D and 2-D "
-                    "arrays)";
-  if (why)
-    return fail(r, CLI_EXIT_USAGE, "cannot read --input '%s': %s", path, why);
-  char shape[64];
-  if (f->ndim == 2)
-    snprintf(shape, sizeof shape, "(%llu, %llu)",
-             (unsigned long long)f->shape[0], (unsigned long long)f->shape[1]);
-  else
-    snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)f->shape[0]);
-  if (args->type_given && f->type != args->type)
-    return fail(r, CLI_EXIT_USAGE,
-                "--input '%s' holds %s values (its .npy dtype), not the %s "
-                "of --type",
-                path, clr_type_name(f->type), clr_type_name(args->type));
-  if (f->count == 0)
-    return fail(r, CLI_EXIT_USAGE, "--input '%s' is an empty array (shape %s)",
-                path, shape);
-  if (args->n_given && f->count != args->n)
-    return fail(r, CLI_EXIT_USAGE,
-                "--input '%s' holds %llu values (.npy shape %s), not the "
-                "%llu of --n",
-                path, (unsigned long long)f->count, shape,
-                (unsigned long long)args->n);
-  size_t esize = clr_type_size(f->type);
-  if (f->count > SIZE_MAX / esize)
-    return fail(r, CLI_EXIT_RUNTIME,
-                "--input '%s' (.npy shape %s) is too large for this machine",
-                path, shape);
-  uint64_t want = f->count * esize, have = bytes - len;
+  cli_npy_ask ask = {.option = "--input",
+                     .type = args->type,
+                     .type_by = args->type_given ? "--type" : NULL,
+                     .n = args->n,
+                     .n_by = args->n_given ? "--n" : NULL};
+  cli_npy_plan *plan = &r->npy;
+  unsigned char first[64], *buf = first;
+  size_t len = 0;
+  int rc;
+  /* the bytes the plan asks for, until it decides (a header of at most
+   * 1 MiB) */
+  while ((rc = cli_npy_input_plan(path, buf, len, len == bytes, &ask, plan)) ==
+             0 &&
+         plan->need > len) {
+    size_t want = plan->need < bytes ? plan->need : (size_t)bytes;
+    if (want > sizeof first) {
+      unsigned char *grown = buf == first ? malloc(want) : realloc(buf, want);
+      if (!grown) {
+        rc = fail(r, CLI_EXIT_RUNTIME,
+                  "out of host memory: input file '%s' has a header of %zu "
+                  "bytes",
+                  path, want);
+        break;
+      }
+      if (buf == first)
+        memcpy(grown, first, len);
+      buf = grown;
+    }
+    ssize_t got = pread(fd, buf, want, 0);
+    if (got != (ssize_t)want) {
+      rc = fail(r, CLI_EXIT_USAGE, "cannot read input file '%s': %s", path,
+                strerror(got < 0 ? errno : EIO));
+      break;
+    }
+    len = want;
+  }
+  if (buf != first)
+    free(buf);
+  if (rc != 0 || !plan->found) {
+    if (rc != 0 && plan->msg[0]) /* (else fail's already) */
+      fail(r, rc, "%s", plan->msg);
+    return rc;
+  }
+  const cli_npy *f = &plan->npy;
+  uint64_t want = f->count * plan->elem_size, have = bytes - f->data_offset;
   if (have != want)
-    return fail(r, CLI_EXIT_USAGE,
-                "input file '%s' holds %s%llu bytes of data after its "
-                "%zu-byte header, which gives %llu values of %zu bytes (%llu "
-                "bytes)",
-                path, have > want ? "more than " : "",
-                (unsigned long long)(have > want ? want : have), len,
-                (unsigned long long)f->count, esize, (unsigned long long)want);
+    return cli_header_data_message(r->msg, sizeof r->msg, path,
+                                   have > want ? want : have, have > want,
+                                   f->data_offset, f->count, plan->elem_size);
   args->type = f->type;
-  r->esize = esize;
+  r->esize = plan->elem_size;
   r->n = (size_t)f->count;
-  r->npy = 1;
   return 0;
 }
 
@@ -502,12 +472,9 @@ static int check_input(mpi_run *r, cli_args *args) {
     close(fd);
     return fail(r, CLI_EXIT_USAGE, "input file '%s' is empty", a->input);
   }
-  /* a shorter file is raw values, as clreduce reads it */
-  unsigned char head[sizeof npy_magic];
-  int npy = bytes >= sizeof head &&
-            pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
-            memcmp(head, npy_magic, sizeof head) == 0;
-  int rc = npy ? npy_input(r, args, fd, bytes) : raw_input(r, bytes);
+  int rc = npy_input(r, args, fd, bytes);
+  if (rc == 0 && !r->npy.found)
+    rc = raw_input(r, bytes);
   if (rc == 0 && !a->type_given) {
     capture c;
     capture_begin(&c);
@@ -804,8 +771,8 @@ static int load_part(mpi_run *r) {
     return 0;
   }
   /* a .npy file's values start after its header */
-  off_t at =
-      (off_t)((r->npy ? r->npy_hdr.data_offset : 0) + r->first * r->esize);
+  off_t at = (off_t)((r->npy.found ? r->npy.npy.data_offset : 0) +
+                     r->first * r->esize);
   FILE *f = fopen(a->input, "rb");
   if (!f || fseeko(f, at, SEEK_SET) != 0 ||
       fread(r->local, r->esize, r->n_local, f) != r->n_local) {
@@ -815,15 +782,10 @@ static int load_part(mpi_run *r) {
                 r->first, r->first + r->n_local, a->input);
   }
   fclose(f);
-  const cli_npy *h = &r->npy_hdr;
-  if (r->npy && h->ndim == 2)
-    snprintf(r->desc, sizeof r->desc,
-             "%zu %s from .npy file '%s' (shape (%llu, %llu))", r->n,
-             clr_type_name(a->type), a->input, (unsigned long long)h->shape[0],
-             (unsigned long long)h->shape[1]);
-  else
-    snprintf(r->desc, sizeof r->desc, "%zu %s from %sfile '%s'", r->n,
-             clr_type_name(a->type), r->npy ? ".npy " : "", a->input);
+  char file[192];
+  cli_npy_describe(file, sizeof file, a->input, &r->npy);
+  snprintf(r->desc, sizeof r->desc, "%zu %s from %s", r->n,
+           clr_type_name(a->type), file);
   return 0;
 }
 
@@ -875,8 +837,8 @@ static int npy_skip(void *ctx, const char *path, const unsigned char *buf,
   (void)path;
   (void)buf;
   (void)at_end;
-  if (len < r->npy_hdr.data_offset) {
-    h->need = r->npy_hdr.data_offset;
+  if (len < r->npy.npy.data_offset) {
+    h->need = r->npy.npy.data_offset;
     return 0;
   }
   h->size = len;
@@ -909,7 +871,7 @@ static int whole_array(mpi_run *r, void **out) {
   capture c;
   capture_begin(&c);
   int rc = cli_read_input_hdr(a->input, r->esize, clr_type_name(a->type), r->n,
-                              r->npy ? npy_skip : NULL, r, &data, &got);
+                              r->npy.found ? npy_skip : NULL, r, &data, &got);
   capture_end(&c, r);
   if (rc == 0 && got != r->n)
     rc = fail(r, CLI_EXIT_USAGE,
