@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define HINT " (try 'clreduce --help')"
-
 static const char *kernel_name_at(int i);
 static const char *type_name_at(int i);
 
@@ -709,12 +707,12 @@ static int parse_positive(int code, const char *s, uint64_t max,
                           uint64_t *out) {
   const char *why = NULL;
   if (cli_parse_count(s, out, &why) != 0) {
-    cli_error("bad --%s '%s': %s" HINT, option_name(code), s, why);
+    cli_usage_error("bad --%s '%s': %s", option_name(code), s, why);
     return -1;
   }
   if (*out > max) {
-    cli_error("bad --%s '%s': too large (the maximum is %llu)" HINT,
-              option_name(code), s, (unsigned long long)max);
+    cli_usage_error("bad --%s '%s': too large (the maximum is %llu)",
+                    option_name(code), s, (unsigned long long)max);
     return -1;
   }
   return 0;
@@ -722,7 +720,7 @@ static int parse_positive(int code, const char *s, uint64_t max,
 
 static int parse_string(int code, const char *s, const char **out) {
   if (!s || !*s) {
-    cli_error("--%s needs a non-empty value" HINT, option_name(code));
+    cli_usage_error("--%s needs a non-empty value", option_name(code));
     return -1;
   }
   *out = s;
@@ -765,7 +763,7 @@ static int parse_option(int code, const char *val, cli_args *a) {
     return 0;
   case OPT_N:
     if (cli_parse_count(val, &a->n, &why) != 0) {
-      cli_error("bad --n '%s': %s" HINT, val, why);
+      cli_usage_error("bad --n '%s': %s", val, why);
       return -1;
     }
     a->n_given = 1;
@@ -778,7 +776,7 @@ static int parse_option(int code, const char *val, cli_args *a) {
     return parse_string(code, val, &a->save_input);
   case OPT_SEED:
     if (cli_parse_u64(val, &a->seed, &why) != 0) {
-      cli_error("bad --seed '%s': %s" HINT, val, why);
+      cli_usage_error("bad --seed '%s': %s", val, why);
       return -1;
     }
     return 0;
@@ -815,7 +813,7 @@ static int parse_option(int code, const char *val, cli_args *a) {
   case OPT_VEC:
     if (cli_parse_count(val, &u, &why) != 0 ||
         (u != 1 && u != 2 && u != 4 && u != 8 && u != 16)) {
-      cli_error("bad --vec '%s': must be 1, 2, 4, 8 or 16" HINT, val);
+      cli_usage_error("bad --vec '%s': must be 1, 2, 4, 8 or 16", val);
       return -1;
     }
     a->opt.vector_width = (unsigned)u;
@@ -942,15 +940,17 @@ static int check_narrow(const cli_args *a, int scans) {
   list_names(types, sizeof types, CLR_TYPE_COUNT, type_name_at, type_narrows,
              NULL, " and ");
   if (scans)
-    cli_error("--narrow applies to reductions (%s of %s): a scan keeps its "
-              "input's type unless --acc widens it" HINT,
-              ops, types);
+    cli_usage_error(
+        "--narrow applies to reductions (%s of %s): a scan keeps its "
+        "input's type unless --acc widens it",
+        ops, types);
   else if (a->opt.accumulate_in)
-    cli_error("--narrow and --acc both choose the accumulator: give one" HINT);
+    cli_usage_error("--narrow and --acc both choose the accumulator: give one");
   else
-    cli_error("--narrow keeps a 32-bit accumulator where the result would "
-              "widen (%s of %s); '%s' of %s has none to keep" HINT,
-              ops, types, clr_op_name(a->op), clr_type_name(a->type));
+    cli_usage_error(
+        "--narrow keeps a 32-bit accumulator where the result would "
+        "widen (%s of %s); '%s' of %s has none to keep",
+        ops, types, clr_op_name(a->op), clr_type_name(a->type));
   return -1;
 }
 
@@ -965,7 +965,7 @@ int cli_check_type(const cli_args *a) {
   /* The library's rule (clr_op_supports), before any data is made. */
   if (cli_op_type_refusal(a->op, a->type, a->opt.map == CLR_MAP_EXPR, why,
                           sizeof why)) {
-    cli_error("%s" HINT, why);
+    cli_usage_error("%s", why);
     return CLI_EXIT_USAGE;
   }
   return 0;
@@ -977,15 +977,15 @@ static int check_combination(const cli_args *a, int defer_type) {
   int scans = clr_kernel_is_scan(a->opt.kernel) || a->scan;
   /* A dot product is a reduction of two arrays: never a scan of one. */
   if (a->dot && scans) {
-    cli_error("--dot / --input2 give a dot product, a reduction: not with "
-              "%s%s%s" HINT,
-              a->scan ? "--scan" : "the scan kernel '",
-              a->scan ? "" : clr_kernel_name(a->opt.kernel),
-              a->scan ? "" : "'");
+    cli_usage_error(
+        "--dot / --input2 give a dot product, a reduction: not with "
+        "%s%s%s",
+        a->scan ? "--scan" : "the scan kernel '",
+        a->scan ? "" : clr_kernel_name(a->opt.kernel), a->scan ? "" : "'");
     return -1;
   }
   if (a->dot && a->input && !a->input2) {
-    cli_error("--dot with --input needs --input2 (the second array)" HINT);
+    cli_usage_error("--dot with --input needs --input2 (the second array)");
     return -1;
   }
   /* Before the type check: an op scans do not take, of a type it does not
@@ -996,23 +996,24 @@ static int check_combination(const cli_args *a, int defer_type) {
     char ops[256];
     cli_op_list(ops, sizeof ops, CLR_OPF_SCAN);
     if (a->scan)
-      cli_error("op '%s' is not supported by segmented scans (--scan; scans "
-                "support %s)" HINT,
-                clr_op_name(a->op), ops);
+      cli_usage_error(
+          "op '%s' is not supported by segmented scans (--scan; scans "
+          "support %s)",
+          clr_op_name(a->op), ops);
     else
-      cli_error("op '%s' is not supported by scan kernels (kernel '%s'; "
-                "scans support %s)" HINT,
-                clr_op_name(a->op), clr_kernel_name(a->opt.kernel), ops);
+      cli_usage_error("op '%s' is not supported by scan kernels (kernel '%s'; "
+                      "scans support %s)",
+                      clr_op_name(a->op), clr_kernel_name(a->opt.kernel), ops);
     return -1;
   }
   if (a->dot && a->op != CLR_SUM) {
-    cli_error(
-        "--dot / --input2 sum the products x * y: --op=sum, not '%s'" HINT,
+    cli_usage_error(
+        "--dot / --input2 sum the products x * y: --op=sum, not '%s'",
         clr_op_name(a->op));
     return -1;
   }
   if (a->input2 && !a->input) {
-    cli_error("--input2 needs --input (the first array)" HINT);
+    cli_usage_error("--input2 needs --input (the first array)");
     return -1;
   }
   if (!(defer_type && a->input && !a->type_given) && cli_check_type(a) != 0)
@@ -1021,10 +1022,10 @@ static int check_combination(const cli_args *a, int defer_type) {
    * (value and index) are raw only. */
   if (a->output && cli_npy_name(a->output) && !scans &&
       (cli_op_flags(a->op) & CLR_OPF_INDEXED)) {
-    cli_error("--output=%s: the results of '%s' are records (value and "
-              "index), written raw only: give a name not ending in "
-              ".npy" HINT,
-              a->output, clr_op_name(a->op));
+    cli_usage_error("--output=%s: the results of '%s' are records (value and "
+                    "index), written raw only: give a name not ending in "
+                    ".npy",
+                    a->output, clr_op_name(a->op));
     return -1;
   }
   /* The launch shape the kernel reads: the reductions other than the
@@ -1040,24 +1041,25 @@ static int check_combination(const cli_args *a, int defer_type) {
                            ? "--layout"
                            : NULL;
   if (unread) {
-    cli_error("%s applies only to the %s, not '%s'" HINT, unread,
-              strcmp(unread, "--layout") == 0
-                  ? "coarse kernel (and segments)"
-                  : "coarse kernel and the scan kernels",
-              clr_kernel_name(a->opt.kernel));
+    cli_usage_error("%s applies only to the %s, not '%s'", unread,
+                    strcmp(unread, "--layout") == 0
+                        ? "coarse kernel (and segments)"
+                        : "coarse kernel and the scan kernels",
+                    clr_kernel_name(a->opt.kernel));
     return -1;
   }
   if (a->ranges && (a->segments || a->segment_length || a->scan)) {
-    cli_error(
-        "--ranges (one reduction per range) cannot be combined with %s" HINT,
+    cli_usage_error(
+        "--ranges (one reduction per range) cannot be combined with %s",
         a->scan ? "--scan" : "--segments / --segment-length");
     return -1;
   }
   if (a->scan && !a->segments && !a->segment_length) {
-    cli_error("--scan applies to segments (--segments, --segment-length); "
-              "a scan of the whole array takes a scan kernel: "
-              "--kernel=decoupled, kogge-stone, kogge-stone-db or "
-              "brent-kung" HINT);
+    cli_usage_error(
+        "--scan applies to segments (--segments, --segment-length); "
+        "a scan of the whole array takes a scan kernel: "
+        "--kernel=decoupled, kogge-stone, kogge-stone-db or "
+        "brent-kung");
     return -1;
   }
   if (a->segments || a->segment_length || a->ranges) {
@@ -1071,31 +1073,32 @@ static int check_combination(const cli_args *a, int defer_type) {
                         : a->scan && a->opt.map        ? "--map"
                                                        : NULL;
     if (clash) {
-      cli_error("%s (%s, its own kernel) cannot be combined with %s%s" HINT,
-                a->ranges ? "--ranges" : "--segments / --segment-length",
-                a->scan     ? "a scan restarting at each segment"
-                : a->ranges ? "one reduction per range"
-                            : "one reduction per segment",
-                clash,
-                a->opt.exclusive && !a->scan ? " (add --scan for a segmented "
-                                               "exclusive scan)"
-                                             : "");
+      cli_usage_error("%s (%s, its own kernel) cannot be combined with %s%s",
+                      a->ranges ? "--ranges" : "--segments / --segment-length",
+                      a->scan     ? "a scan restarting at each segment"
+                      : a->ranges ? "one reduction per range"
+                                  : "one reduction per segment",
+                      clash,
+                      a->opt.exclusive && !a->scan
+                          ? " (add --scan for a segmented "
+                            "exclusive scan)"
+                          : "");
       return -1;
     }
     return 0;
   }
   if (!clr_kernel_is_scan(a->opt.kernel)) {
     if (a->opt.exclusive) {
-      cli_error("--exclusive applies only to scan kernels (kogge-stone, "
-                "kogge-stone-db, brent-kung, decoupled), not '%s'" HINT,
-                clr_kernel_name(a->opt.kernel));
+      cli_usage_error("--exclusive applies only to scan kernels (kogge-stone, "
+                      "kogge-stone-db, brent-kung, decoupled), not '%s'",
+                      clr_kernel_name(a->opt.kernel));
       return -1;
     }
     if (a->output) {
-      cli_error("--output applies only to scan kernels (kogge-stone, "
-                "kogge-stone-db, brent-kung, decoupled) and segmented "
-                "reductions (--segments), not '%s'" HINT,
-                clr_kernel_name(a->opt.kernel));
+      cli_usage_error("--output applies only to scan kernels (kogge-stone, "
+                      "kogge-stone-db, brent-kung, decoupled) and segmented "
+                      "reductions (--segments), not '%s'",
+                      clr_kernel_name(a->opt.kernel));
       return -1;
     }
   }
@@ -1131,27 +1134,27 @@ static int parse_args(int argc, char **argv, cli_args *out, int defer_type) {
       code = OPT_VERBOSE;
     if (code == ':') {
       if (optopt > 0 && optopt < 256)
-        cli_error("option '-%c' needs a value" HINT, optopt);
+        cli_usage_error("option '-%c' needs a value", optopt);
       else if (optopt >= 256)
-        cli_error("option '--%s' needs a value" HINT, option_name(optopt));
+        cli_usage_error("option '--%s' needs a value", option_name(optopt));
       else
-        cli_error("option '%s' needs a value" HINT, argv[optind - 1]);
+        cli_usage_error("option '%s' needs a value", argv[optind - 1]);
       return CLI_EXIT_USAGE;
     }
     if (code == '?') {
       if (optopt >= 256)
-        cli_error("option '--%s' takes no value" HINT, option_name(optopt));
+        cli_usage_error("option '--%s' takes no value", option_name(optopt));
       else if (optopt > 0)
-        cli_error("unknown option '-%c'" HINT, optopt);
+        cli_usage_error("unknown option '-%c'", optopt);
       else
-        cli_error("unknown or ambiguous option '%s'" HINT, argv[optind - 1]);
+        cli_usage_error("unknown or ambiguous option '%s'", argv[optind - 1]);
       return CLI_EXIT_USAGE;
     }
     if (parse_option(code, optarg, out) != 0)
       return CLI_EXIT_USAGE;
   }
   if (optind < argc) {
-    cli_error("unexpected argument '%s'" HINT, argv[optind]);
+    cli_usage_error("unexpected argument '%s'", argv[optind]);
     return CLI_EXIT_USAGE;
   }
   if (out->action == CLI_ACTION_RUN && check_combination(out, defer_type) != 0)

@@ -24,6 +24,12 @@ enum {
  * other control characters in the formatted text become spaces. */
 void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
 
+/* cli_error of a bad command line: the line ends with the hint
+ * " (try '<program> --help')", the program the one running
+ * (cli_set_program_name), so that a message of the shared parser names
+ * clreduce-mpi's or clreduce-bench's --help where they print it. */
+void cli_usage_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+
 /* Called (when set) before cli_error prints: clreduce's progress line
  * clears itself there (progress.c). */
 extern void (*cli_before_message)(void);
@@ -31,6 +37,8 @@ extern void (*cli_before_message)(void);
 /* The prefix of cli_error's lines ("clreduce" unless set; clreduce-bench
  * shares these files).  name must outlive every later message. */
 void cli_set_program_name(const char *name);
+/* The prefix: "clreduce", or the name set. */
+const char *cli_program_name(void);
 
 /* The exit status for a library status: CLI_EXIT_USAGE when the library
  * refused a value the command line chose (CLR_ERR_INVALID_ARGUMENT,

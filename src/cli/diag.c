@@ -18,6 +18,8 @@ void cli_set_program_name(const char *name) {
     program_name = name;
 }
 
+const char *cli_program_name(void) { return program_name; }
+
 static void print_line(const char *msg) {
   char line[CLI_MSG_MAX];
   size_t len = strlen(msg);
@@ -42,6 +44,24 @@ void cli_error(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  print_line(msg);
+}
+
+void cli_usage_error(const char *fmt, ...) {
+  char msg[CLI_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  /* the hint kept whole: a long message gives way to it */
+  char hint[128];
+  int hl = snprintf(hint, sizeof hint, " (try '%s --help')", program_name);
+  size_t at = len < 0 ? 0 : (size_t)len;
+  if (hl > 0 && (size_t)hl < sizeof msg) {
+    if (at > sizeof msg - 1 - (size_t)hl)
+      at = sizeof msg - 1 - (size_t)hl;
+    memcpy(msg + at, hint, (size_t)hl + 1);
+  }
   print_line(msg);
 }
 

@@ -16,7 +16,8 @@ result on the same file; map expressions (of x, and of i: the global
 index) and a built-in map verified over 1 to 3 ranks against clreduce's
 result on the same array; bad command lines (a .npy dtype that differs
 from --type, a Fortran-ordered .npy file, an expression with no value in
-OpenCL C) exit 2 with one line, on every rank.
+OpenCL C) exit 2 with one line, on every rank; a bad option value's line
+names clreduce-mpi's --help, not clreduce's.
 
 Jobs whose ranks disagree (mpirun's MPMD form, a command line a rank):
 a bad option on any one rank, options that differ, a file that differs,
@@ -225,6 +226,25 @@ def refusals():
         check(rc == 2 and len(lines) == 1 and needle in lines[0],
               "%s: exit 2, one line from rank 0" % " ".join(args),
               show(rc, out, err))
+
+
+def help_hint():
+    """A bad option value, refused by the parser clreduce-mpi shares with
+    clreduce: its line ends with the hint naming clreduce-mpi's --help
+    (clreduce's the same line, naming clreduce's)."""
+    args = ["--vec=3", "--n=100"]
+    rc1, out1, err1 = clrtest.run([CLREDUCE] + args, timeout=120)
+    check(rc1 == 2 and err1.strip() == "clreduce: bad --vec '3': must be 1, "
+          "2, 4, 8 or 16 (try 'clreduce --help')",
+          "clreduce %s: its own --help named" % " ".join(args),
+          show(rc1, out1, err1))
+    rc, out, err = mpi(1, args)
+    lines = lines_of(err)
+    check(rc == 2 and len(lines) == 1 and
+          lines[0] == "clreduce-mpi: bad --vec '3': must be 1, 2, 4, 8 or 16 "
+          "(try 'clreduce-mpi --help')" and "clreduce --help" not in err,
+          "%s at 1 rank: exit 2, one line naming 'clreduce-mpi --help'" %
+          " ".join(args), show(rc, out, err))
 
 
 # A job still running after this many seconds is hung (each takes a few).
@@ -541,6 +561,7 @@ def main():
         npy_input(tmp)
         maps()
         refusals()
+        help_hint()
         files(tmp)
         indexed(tmp)
         disagreements(tmp)
