@@ -49,7 +49,8 @@ extern "C" {
   X(CLR_ERR_BUILD, "OpenCL program build failed")                              \
   X(CLR_ERR_OUT_OF_MEMORY, "out of device or host memory")                     \
   X(CLR_ERR_OPENCL, "OpenCL call failed")                                      \
-  X(CLR_ERR_IO, "file or directory could not be read or changed")
+  X(CLR_ERR_IO, "file or directory could not be read or changed")              \
+  X(CLR_ERR_RANGE, "value does not fit the requested type or buffer")
 
 typedef enum clr_status {
 #define CLR_X_ENUM(name, msg) name,
@@ -209,15 +210,90 @@ typedef union clr_scalar {
   uint64_t ul;
 } clr_scalar;
 
-/* A reduction's result.  type says which member of v (and max) holds it. */
+/* A reduction's result.  It says what it holds: type is the result type
+ * (clr_options_result_type: which member of v, and of max, holds the
+ * number: f for CLR_FLOAT, d for CLR_DOUBLE, i, u, l and ul for CLR_INT,
+ * CLR_UINT, CLR_LONG and CLR_ULONG; never CLR_HALF, whose results are
+ * float), and op is the operation that made it (which of index, max and
+ * max_index mean something).  Every call that returns a clr_value sets
+ * both: clr_reduce_host, clr_reduce_buffer, clr_dot_host and
+ * clr_dot_buffer (op CLR_SUM), clr_group_reduce_host / _buffers,
+ * clr_group_dot_host, clr_mpi_reduce_host / _buffer, clr_exact_acc_value
+ * (CLR_SUM), clr_result_at (its op: decoding clr_reduce_buffer_async's
+ * result, or a segmented, ranges or by-key result, read back from the
+ * device) and clr_value_sum_to_mean (CLR_MEAN, or CLR_NANMEAN for a
+ * CLR_NANSUM's sum).  A mean has op CLR_MEAN or CLR_NANMEAN, not its sum's.
+ * Read it through the accessors below (clr_value_as_double,
+ * clr_value_as_int64, clr_value_format ...), which follow type, rather
+ * than a member of v chosen by hand.
+ *
+ * Layout: op sits in the four bytes that followed type before it existed
+ * (padding, wherever 8-byte members are 8-aligned: x86-64, AArch64, 64-bit
+ * Windows), so the struct's size (40 bytes) and its other members' offsets
+ * are those of earlier versions.  A value made by the caller and zeroed
+ * (memset, = {0}) has op 0, CLR_SUM: a plain number.  clr_value_combine
+ * keeps acc's op and type. */
 typedef struct clr_value {
-  clr_type type;
+  clr_type type;      /* the result type: which member of v and max      */
+  clr_op op;          /* the operation that made the value               */
   clr_scalar v;       /* the result; CLR_MINMAX: the minimum              */
-  uint64_t index;     /* CLR_ARGMIN / CLR_ARGMAX / CLR_MINMAX: the first
-                         index of v (0 for the other operations)          */
+  uint64_t index;     /* the indexed operations (CLR_OPF_INDEXED: argmin,
+                         argmax, nanargmin, nanargmax, minmax): the first
+                         index of v, UINT64_MAX where there is none (a
+                         NaN-skipping op over NaNs only, an empty
+                         segment); 0 for the other operations            */
   clr_scalar max;     /* CLR_MINMAX: the maximum                          */
   uint64_t max_index; /* CLR_MINMAX: its first index                      */
 } clr_value;
+
+/* The room clr_value_format's longest text and its NUL take. */
+#define CLR_VALUE_FORMAT_SIZE 128
+
+/* The value's type (v->type); CLR_TYPE_COUNT, no type, for NULL. */
+CLR_API clr_type clr_value_type(const clr_value *v);
+/* The operation that made it (v->op); CLR_OP_COUNT for NULL. */
+CLR_API clr_op clr_value_op(const clr_value *v);
+/* The number as a double: exact for every type but long and ulong beyond
+ * 2^53 in magnitude (rounded to nearest).  NaN for NULL or a value whose
+ * type is no result type (CLR_HALF, out of range).  CLR_MINMAX: the
+ * minimum (clr_value_minmax_parts gives the maximum). */
+CLR_API double clr_value_as_double(const clr_value *v);
+/* The number as a 64-bit integer, exactly: CLR_OK and *out set when the
+ * value is an integer that int64_t (uint64_t) holds, of any type: 3.0 of a
+ * float gives 3, -0.0 gives 0.  CLR_ERR_RANGE, *out untouched, when it is
+ * not: a fraction (0.5), NaN, an infinity, a magnitude out of the range
+ * (a ulong above INT64_MAX as int64, a negative number as uint64).
+ * CLR_ERR_INVALID_ARGUMENT for NULL or a value of no result type. */
+CLR_API clr_status clr_value_as_int64(const clr_value *v, int64_t *out);
+CLR_API clr_status clr_value_as_uint64(const clr_value *v, uint64_t *out);
+/* The first index of the value (v->index): for argmin, argmax, nanargmin,
+ * nanargmax and minmax (the minimum's) the first element that holds it,
+ * counted from the call's first element plus clr_options.index_base;
+ * UINT64_MAX where there is none (no number among the elements of a
+ * NaN-skipping op) and for NULL; 0 for the other operations. */
+CLR_API uint64_t clr_value_index(const clr_value *v);
+/* A CLR_MINMAX value's two parts as values of their own: *min gets the
+ * minimum and its index (op CLR_ARGMIN), *max the maximum and its index
+ * (op CLR_ARGMAX: v and index are minmax's max and max_index), each of
+ * v's type; either pointer may be NULL.  CLR_ERR_INVALID_ARGUMENT for a
+ * value whose op is not CLR_MINMAX. */
+CLR_API clr_status clr_value_minmax_parts(const clr_value *v, clr_value *min,
+                                          clr_value *max);
+/* The value as text in buf (size bytes, NUL-terminated), as the clreduce
+ * command line prints a result:
+ *   the number: float with 9 significant digits ("%.9g"), double with 17
+ *   ("%.17g"), so that strtod (then a cast to float, for a float) gives
+ *   back the same bits; integers exactly, in decimal; "nan" ("-nan" with
+ *   the sign bit set), "inf" and "-inf" on every platform;
+ *   argmin, argmax, nanargmin, nanargmax: "<number> at index <index>";
+ *   minmax: "min <number> at index <index>, max <number> at index <index>";
+ *   an index of UINT64_MAX (none) is written -1.
+ * Any other op (CLR_SUM for a zeroed value): the number alone.
+ * CLR_VALUE_FORMAT_SIZE bytes hold any value's text.  CLR_ERR_RANGE when
+ * size is too small (buf then holds as much of the text as fits, when
+ * size > 0); CLR_ERR_INVALID_ARGUMENT for NULL v or buf or a value of no
+ * result type (buf, when size > 0, is then ""). */
+CLR_API clr_status clr_value_format(const clr_value *v, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- devices */
 

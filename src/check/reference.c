@@ -661,46 +661,6 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
   out->ok = out->error <= bound;
 }
 
-void clr_value_format(const clr_value *v, char *buf, size_t size) {
-  switch (v->type) {
-  case CLR_FLOAT:
-    snprintf(buf, size, "%.9g", (double)v->v.f);
-    break;
-  case CLR_DOUBLE:
-    snprintf(buf, size, "%.17g", v->v.d);
-    break;
-  case CLR_INT:
-    snprintf(buf, size, "%" PRId32, v->v.i);
-    break;
-  case CLR_UINT:
-    snprintf(buf, size, "%" PRIu32, v->v.u);
-    break;
-  case CLR_LONG:
-    snprintf(buf, size, "%" PRId64, v->v.l);
-    break;
-  default:
-    snprintf(buf, size, "%" PRIu64, v->v.ul);
-    break;
-  }
-}
-
-double clr_value_as_double(const clr_value *v) {
-  switch (v->type) {
-  case CLR_FLOAT:
-    return v->v.f;
-  case CLR_DOUBLE:
-    return v->v.d;
-  case CLR_INT:
-    return v->v.i;
-  case CLR_UINT:
-    return v->v.u;
-  case CLR_LONG:
-    return (double)v->v.l;
-  default:
-    return (double)v->v.ul;
-  }
-}
-
 /* One half of a record: (b, bi) replaces (*a, *ai) when it comes first as
  * a minimum (is_max 0) or a maximum. */
 static void pick_half(clr_type t, int is_max, int skip, clr_scalar *a,

@@ -116,10 +116,8 @@ double clr_gamma(double k, double u);
 /* Unit roundoff of a floating type (2^-24, 2^-53); 0 for integers. */
 double clr_unit_roundoff(clr_type t);
 
-/* Format a value: %.9g for float, %.17g for double, exact for integers. */
-void clr_value_format(const clr_value *v, char *buf, size_t size);
-/* Value as double (lossy for 64-bit integers beyond 2^53). */
-double clr_value_as_double(const clr_value *v);
+/* (clr_value_format and clr_value_as_double, once here, are the
+ * library's: include/clreduce.h.) */
 /* x rounded to floating type t, as a value. */
 clr_value clr_fp_value(clr_type t, long double x);
 /* A wrapped 64-bit pattern as a value of integer type t. */

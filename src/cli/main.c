@@ -791,8 +791,8 @@ static void verify_failure_message(const run_state *st) {
     const char *unit = cli_per_segment(r) ? "segment" : "element";
     const char *where = cli_per_segment(r) ? "segment" : "index";
     size_t count = cli_per_segment(r) ? r->segments : r->n;
-    clr_value_format(&r->elements.got_worst, got, sizeof got);
-    clr_value_format(&r->elements.ref_worst, want, sizeof want);
+    cli_format_number(&r->elements.got_worst, got, sizeof got);
+    cli_format_number(&r->elements.ref_worst, want, sizeof want);
     if (a->output)
       snprintf(outnote, sizeof outnote, "; --output not written");
     if (r->exact)

@@ -85,13 +85,15 @@ static void json_value(FILE *f, const clr_value *v) {
     json_double(f, clr_value_as_double(v));
     return;
   }
-  char buf[64];
-  clr_value_format(v, buf, sizeof buf);
+  char buf[CLR_VALUE_FORMAT_SIZE];
+  cli_format_number(v, buf, sizeof buf);
   fputs(buf, f);
 }
 
-static void format_value(const clr_value *v, char *buf, size_t size) {
-  clr_value_format(v, buf, size);
+void cli_format_number(const clr_value *v, char *buf, size_t size) {
+  clr_value m = *v;
+  m.op = CLR_SUM; /* no index parts: the number alone */
+  clr_value_format(&m, buf, size);
 }
 
 int cli_result_is_indexed(const cli_report *r) {
@@ -118,20 +120,26 @@ static void format_index(const cli_report *r, uint64_t index, char *buf,
 
 void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
                        size_t size) {
-  char a[64], b[64], ia[64], ib[64];
-  clr_value_format(v, a, sizeof a);
-  if (!cli_result_is_indexed(r)) {
-    snprintf(buf, size, "%s", a);
+  /* The library's form (clr_value_format) of the run's op, whatever op
+   * the value says (a CPU reference's says none), where every index is
+   * there; where one is not (-1), the reason after it. */
+  clr_value m = *v;
+  int indexed = cli_result_is_indexed(r), pair = cli_op_is_pair(r->op);
+  m.op = !indexed ? CLR_SUM : pair ? CLR_MINMAX : CLR_ARGMIN;
+  if (!indexed ||
+      (v->index != UINT64_MAX && (!pair || v->max_index != UINT64_MAX))) {
+    clr_value_format(&m, buf, size);
     return;
   }
+  char a[CLR_VALUE_FORMAT_SIZE], b[CLR_VALUE_FORMAT_SIZE], ia[64], ib[64];
+  cli_format_number(v, a, sizeof a);
   format_index(r, v->index, ia, sizeof ia);
-  if (!cli_op_is_pair(r->op)) {
+  if (!pair) {
     snprintf(buf, size, "%s %s", a, ia);
     return;
   }
-  clr_value m = *v;
   m.v = v->max;
-  clr_value_format(&m, b, sizeof b);
+  cli_format_number(&m, b, sizeof b);
   format_index(r, v->max_index, ib, sizeof ib);
   snprintf(buf, size, "min %s %s, max %s %s", a, ia, b, ib);
 }
@@ -205,8 +213,8 @@ static void human_verification(FILE *f, const cli_report *r) {
   if (r->is_scan || r->segments) {
     const char *unit = cli_per_segment(r) ? "segment" : "element";
     size_t count = cli_per_segment(r) ? r->segments : r->n;
-    format_value(&r->elements.got_worst, got, sizeof got);
-    format_value(&r->elements.ref_worst, want, sizeof want);
+    cli_format_number(&r->elements.got_worst, got, sizeof got);
+    cli_format_number(&r->elements.ref_worst, want, sizeof want);
     if (r->exact) {
       if (r->elements.n_bad == 0)
         fprintf(f, "error:      exact match (all %zu %ss)\n", count, unit);

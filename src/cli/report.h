@@ -93,6 +93,9 @@ int cli_result_is_indexed(const cli_report *r);
  * none, as "-1" with the reason). */
 void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
                        size_t size);
+/* The number of a value alone (clr_value_format without the index parts,
+ * whatever op the value says). */
+void cli_format_number(const clr_value *v, char *buf, size_t size);
 
 void cli_report_human(FILE *f, const cli_report *r);
 void cli_report_json(FILE *f, const cli_report *r);

@@ -312,8 +312,10 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
     return mpi_failed(info, rc);
   if (st == CLR_OK && (flags & CLR_OPF_MEAN))
     st = clr_value_sum_to_mean(&o, type, divisor, &all.v);
-  if (st == CLR_OK)
+  if (st == CLR_OK) {
+    all.v.op = op; /* the call's (a mean's, not its sum's) */
     *result = all.v;
+  }
   clr_status dst = global_depth(comm, depth, &info->error_depth, info);
   if (dst != CLR_OK)
     return dst;

@@ -1072,7 +1072,7 @@ static void json_indices(const cli_report *rep, const char *key,
     clr_value m = *v;
     char b[64];
     m.v = v->max;
-    clr_value_format(&m, b, sizeof b);
+    cli_format_number(&m, b, sizeof b);
     printf(",\"%s_max\":\"%s\",\"%s_max_index\":%lld", key, b, key,
            v->max_index == UINT64_MAX ? -1 : (long long)v->max_index);
   }
@@ -1107,8 +1107,8 @@ static int report(mpi_run *r, int verified, int ok, double err, double bound,
     char got[160], want[160], gotv[64], wantv[64];
     cli_format_result(&rep, &r->result, got, sizeof got);
     cli_format_result(&rep, ref, want, sizeof want);
-    clr_value_format(&r->result, gotv, sizeof gotv);
-    clr_value_format(ref, wantv, sizeof wantv);
+    cli_format_number(&r->result, gotv, sizeof gotv);
+    cli_format_number(ref, wantv, sizeof wantv);
     clr_device_desc d;
     clr_context_device(r->ctx, &d);
     size_t bytes_per =

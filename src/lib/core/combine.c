@@ -1,10 +1,21 @@
-/* Results folded on the host (src/lib/group.c, the MPI layer, callers
- * combining partial results of their own): clr_value_combine with the
- * kernels' semantics, and a mean from its sum as a mean call divides it. */
+/* Results on the host: folded (src/lib/group.c, the MPI layer, callers
+ * combining partial results of their own) by clr_value_combine with the
+ * kernels' semantics, a mean made from its sum as a mean call divides it,
+ * and read: the accessors and the formatter of clr_value. */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+/* op took the padding after type (include/clreduce.h): where 8-byte
+ * members are 8-aligned, the layout of earlier versions. */
+_Static_assert(sizeof(clr_op) <= 4, "clr_op fits the padding after type");
+_Static_assert(_Alignof(clr_scalar) < 8 ||
+                   (sizeof(clr_value) == 40 && offsetof(clr_value, v) == 8 &&
+                    offsetof(clr_value, max_index) == 32),
+               "clr_value keeps its size and offsets");
 
 static int fp_nan(clr_type t, const clr_scalar *a) {
   return t == CLR_FLOAT ? a->f != a->f : a->d != a->d;
@@ -142,6 +153,7 @@ CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
   if (!v || (unsigned)v->type >= CLR_TYPE_COUNT || v->type == CLR_HALF)
     return CLR_ERR_INVALID_ARGUMENT;
   clr_type t = v->type;
+  clr_op mean = v->op == CLR_NANSUM ? CLR_NANMEAN : CLR_MEAN;
   long double s = t == CLR_FLOAT    ? (long double)v->v.f
                   : t == CLR_DOUBLE ? (long double)v->v.d
                   : t == CLR_INT    ? (long double)v->v.i
@@ -150,6 +162,7 @@ CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
                                     : (long double)v->v.ul;
   memset(v, 0, sizeof *v);
   v->type = clr_options_result_type(opt, CLR_MEAN, type);
+  v->op = mean;
   /* the mean of no number (n = 0: a NaN-skipping mean of NaNs) is NaN */
   long double m = n ? s / (long double)n : (long double)NAN;
   if (v->type == CLR_FLOAT)
@@ -157,4 +170,190 @@ CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
   else
     v->v.d = (double)m;
   return CLR_OK;
+}
+
+/* ---- reading a value */
+
+/* A type a result may have: not half (whose results are float). */
+static int result_type(clr_type t) {
+  return (unsigned)t < CLR_TYPE_COUNT && t != CLR_HALF;
+}
+
+CLR_API clr_type clr_value_type(const clr_value *v) {
+  return v ? v->type : CLR_TYPE_COUNT;
+}
+
+CLR_API clr_op clr_value_op(const clr_value *v) {
+  return v ? v->op : CLR_OP_COUNT;
+}
+
+CLR_API double clr_value_as_double(const clr_value *v) {
+  if (!v || !result_type(v->type))
+    return (double)NAN;
+  switch (v->type) {
+  case CLR_FLOAT:
+    return (double)v->v.f;
+  case CLR_DOUBLE:
+    return v->v.d;
+  case CLR_INT:
+    return (double)v->v.i;
+  case CLR_UINT:
+    return (double)v->v.u;
+  case CLR_LONG:
+    return (double)v->v.l;
+  default:
+    return (double)v->v.ul;
+  }
+}
+
+/* The value as an exact integer: its magnitude and sign.  0 when it is
+ * none (a fraction, NaN, an infinity, 2^64 or more in magnitude). */
+static int exact_integer(const clr_value *v, uint64_t *mag, int *neg) {
+  *neg = 0;
+  switch (v->type) {
+  case CLR_INT:
+    *neg = v->v.i < 0;
+    *mag = *neg ? 0u - (uint64_t)(int64_t)v->v.i : (uint64_t)v->v.i;
+    return 1;
+  case CLR_UINT:
+    *mag = v->v.u;
+    return 1;
+  case CLR_LONG:
+    *neg = v->v.l < 0;
+    *mag = *neg ? 0u - (uint64_t)v->v.l : (uint64_t)v->v.l;
+    return 1;
+  case CLR_ULONG:
+    *mag = v->v.ul;
+    return 1;
+  default: {
+    double x = clr_value_as_double(v); /* exact for float and double */
+    /* 2^64: the first magnitude uint64_t does not hold */
+    if (!(fabs(x) < 18446744073709551616.0) || x != trunc(x))
+      return 0;
+    *neg = x < 0;
+    *mag = (uint64_t)fabs(x);
+    return 1;
+  }
+  }
+}
+
+CLR_API clr_status clr_value_as_int64(const clr_value *v, int64_t *out) {
+  uint64_t mag;
+  int neg;
+  if (!v || !out || !result_type(v->type))
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (!exact_integer(v, &mag, &neg))
+    return CLR_ERR_RANGE;
+  if (neg ? mag > (uint64_t)INT64_MAX + 1u : mag > (uint64_t)INT64_MAX)
+    return CLR_ERR_RANGE;
+  /* -2^63 has no positive int64_t: negate in unsigned, then convert */
+  *out = neg ? (mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag)
+             : (int64_t)mag;
+  return CLR_OK;
+}
+
+CLR_API clr_status clr_value_as_uint64(const clr_value *v, uint64_t *out) {
+  uint64_t mag;
+  int neg;
+  if (!v || !out || !result_type(v->type))
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (!exact_integer(v, &mag, &neg))
+    return CLR_ERR_RANGE;
+  if (neg && mag != 0)
+    return CLR_ERR_RANGE;
+  *out = mag;
+  return CLR_OK;
+}
+
+CLR_API uint64_t clr_value_index(const clr_value *v) {
+  return v ? v->index : UINT64_MAX;
+}
+
+CLR_API clr_status clr_value_minmax_parts(const clr_value *v, clr_value *min,
+                                          clr_value *max) {
+  if (!v || v->op != CLR_MINMAX)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_value lo, hi;
+  memset(&lo, 0, sizeof lo);
+  memset(&hi, 0, sizeof hi);
+  lo.type = hi.type = v->type;
+  lo.op = CLR_ARGMIN;
+  hi.op = CLR_ARGMAX;
+  lo.v = v->v;
+  lo.index = v->index;
+  hi.v = v->max;
+  hi.index = v->max_index;
+  if (min)
+    *min = lo;
+  if (max)
+    *max = hi;
+  return CLR_OK;
+}
+
+/* NaN and the infinities spelled alike everywhere (as glibc's printf
+ * spells them: the command line's output before the formatter); NULL for
+ * a finite x. */
+static const char *special_text(double x) {
+  if (isnan(x))
+    return signbit(x) ? "-nan" : "nan";
+  if (isinf(x))
+    return x > 0 ? "inf" : "-inf";
+  return NULL;
+}
+
+/* The number of a value of type t (a result type): snprintf's count. */
+static int format_number(clr_type t, const clr_scalar *s, char *buf,
+                         size_t size) {
+  if (t == CLR_FLOAT || t == CLR_DOUBLE) {
+    double x = t == CLR_FLOAT ? (double)s->f : s->d;
+    const char *special = special_text(x);
+    if (special)
+      return snprintf(buf, size, "%s", special);
+    return snprintf(buf, size, t == CLR_FLOAT ? "%.9g" : "%.17g", x);
+  }
+  switch (t) {
+  case CLR_INT:
+    return snprintf(buf, size, "%" PRId32, s->i);
+  case CLR_UINT:
+    return snprintf(buf, size, "%" PRIu32, s->u);
+  case CLR_LONG:
+    return snprintf(buf, size, "%" PRId64, s->l);
+  default:
+    return snprintf(buf, size, "%" PRIu64, s->ul);
+  }
+}
+
+/* "<number> at index <index>", UINT64_MAX as -1. */
+static int format_indexed(clr_type t, const clr_scalar *s, uint64_t index,
+                          char *buf, size_t size) {
+  char num[40];
+  format_number(t, s, num, sizeof num);
+  if (index == UINT64_MAX)
+    return snprintf(buf, size, "%s at index -1", num);
+  return snprintf(buf, size, "%s at index %" PRIu64, num, index);
+}
+
+CLR_API clr_status clr_value_format(const clr_value *v, char *buf,
+                                    size_t size) {
+  if (!buf)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (!v || !result_type(v->type)) {
+    if (size)
+      buf[0] = '\0';
+    return CLR_ERR_INVALID_ARGUMENT;
+  }
+  /* an op out of range (a value made by hand, not zeroed): a number */
+  unsigned flags = (unsigned)v->op < CLR_OP_COUNT ? clr_op_flags(v->op) : 0;
+  int len;
+  if (v->op == CLR_MINMAX) {
+    char lo[80], hi[80]; /* a number (at most 39) at index (30) */
+    format_indexed(v->type, &v->v, v->index, lo, sizeof lo);
+    format_indexed(v->type, &v->max, v->max_index, hi, sizeof hi);
+    len = snprintf(buf, size, "min %s, max %s", lo, hi);
+  } else if (flags & CLR_OPF_INDEXED) {
+    len = format_indexed(v->type, &v->v, v->index, buf, size);
+  } else {
+    len = format_number(v->type, &v->v, buf, size);
+  }
+  return len >= 0 && (size_t)len < size ? CLR_OK : CLR_ERR_RANGE;
 }

@@ -225,6 +225,7 @@ CLR_API clr_value clr_result_at(clr_op op, clr_type result_type,
   if (!o || !clr_type_info(result_type) || !results)
     return v;
   v.type = result_type;
+  v.op = op;
   size_t s = clr_type_size(result_type);
   const unsigned char *r = (const unsigned char *)results;
   if (!(o->flags & CLR_OPF_INDEXED)) {

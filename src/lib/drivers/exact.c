@@ -194,6 +194,7 @@ clr_value clr_exact_round(clr_type type, const int64_t *acc) {
   int64_t rec[72];
   memset(&v, 0, sizeof v);
   v.type = type;
+  v.op = CLR_SUM;
   uint32_t flags;
   memcpy(&flags, &acc[f->words], sizeof flags);
   normalise(f, acc, rec);

@@ -563,6 +563,7 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
     clr_exact_acc_value(&parts[0].acc, result);
   if (clr_op_flags(op) & CLR_OPF_MEAN)
     clr_value_sum_to_mean(opt, type, count, result);
+  result->op = op; /* the call's (a mean's, not its sum's) */
   g->timing.parts_ms = t1 - t0;
   g->timing.combine_ms = clr_now_ms() - t1;
   g->timing.devices_used = used;

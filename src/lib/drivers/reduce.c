@@ -613,8 +613,10 @@ static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
     st = reduce_call(ctx, opt, clr_op_info(op)->runs, type, s, n, result);
     if (st == CLR_OK && clr_mean_counts(op, type))
       st = count_numbers(ctx, opt, type, s, n, &count);
-    if (st == CLR_OK)
+    if (st == CLR_OK) {
       clr_value_sum_to_mean(opt, type, count, result);
+      result->op = op;
+    }
     return st;
   }
   if (!dot && clr_exact_applies(opt, op, type))
@@ -626,6 +628,8 @@ static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
     st = reduce_host_passes(ctx, opt, op, type, s, n, result);
   else
     st = reduce_buffer_passes(ctx, opt, op, type, s, n, result);
+  if (st == CLR_OK)
+    result->op = op; /* the value says what made it (a dot product: sum) */
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
 }
