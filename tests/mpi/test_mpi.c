@@ -93,6 +93,8 @@ static void reductions(clr_context *ctx, int uneven, clr_type t, size_t n,
              "%s: info n %llu first %llu", what,
              (unsigned long long)info.n_global, (unsigned long long)info.first);
     clr_type rt = clr_options_result_type(NULL, op, t);
+    TU_CHECK(got.type == rt && got.op == op, "%s: the value's type %d op %d",
+             what, (int)got.type, (int)got.op);
     clr_reference ref;
     clr_check chk;
     clr_ref_reduce_to(op, t, rt, x, n, &ref);
