@@ -17,6 +17,11 @@ its words after `sh` say how it runs:
     ```console             an example's output: each `$ command` line in
                            it is run and must succeed (the output shown is
                            the reader's, not compared)
+    ```c program           a whole C program: compiled as C11 with -Wall
+                           -Wextra -Werror against the library (pkg-config
+                           clreduce), run, and it must exit 0 (the
+                           program checks its own answers); other `c`
+                           blocks are fragments, shown, not compiled
 
 A block with another word after `sh`, or a `bash` / `shell` block, fails
 the test: nothing escapes unmarked.  Blocks run in the order of the file,
@@ -142,6 +147,13 @@ def main():
             for cmd in re.findall(r"^\$ (.*)$", text, re.M):
                 todo.append((where, [], cmd + "\n", 0))
             continue
+        if lang == "c" and info[1:] == ["program"]:
+            todo.append((where, ["c"], text, 0))
+            continue
+        if lang == "c" and info[1:]:
+            check(False, f"{where}: unknown mark {' '.join(info[1:])}",
+                  "a C block is `c program` (compiled and run) or `c`")
+            continue
         if lang != "sh":
             continue
         expect, tags, bad = 0, [], []
@@ -204,6 +216,14 @@ def main():
             # -e: a block stops at its first failing command, as a reader
             # would; pipefail: a failing producer is not hidden by a pipe
             script = "set -eo pipefail\n" + text
+            if "c" in tags:
+                name = "example_%s" % where.split(":")[-1]
+                with open(os.path.join(tmp, name + ".c"), "w") as f:
+                    f.write(text)
+                script = ("set -eo pipefail\n"
+                          f"cc -std=c11 -Wall -Wextra -Werror {name}.c "
+                          f"$(pkg-config --cflags --libs clreduce) -o {name}\n"
+                          f"./{name}\n")
             try:
                 r = subprocess.run(["bash", "-c", script], cwd=tmp, env=env,
                                    capture_output=True, text=True,
