@@ -1105,6 +1105,14 @@ static int check_combination(const cli_args *a, int defer_type) {
   return 0;
 }
 
+int cli_selects_nothing(const cli_args *a, clr_status s) {
+  size_t count = 0;
+  if (s == CLR_ERR_NO_DEVICE)
+    return a->device || a->platform;
+  return s == CLR_ERR_NO_PLATFORM && a->platform &&
+         clr_list_devices(NULL, 0, &count) == CLR_OK;
+}
+
 static void set_defaults(cli_args *a) {
   memset(a, 0, sizeof *a);
   a->action = CLI_ACTION_RUN;

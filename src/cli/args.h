@@ -70,6 +70,11 @@ int cli_parse_args_input_type(int argc, char **argv, cli_args *out);
  * CLI_EXIT_USAGE after printing the one-line reason. */
 int cli_check_type(const cli_args *a);
 
+/* 1 when s, the status of creating a context for a's --platform and
+ * --device, says they select nothing where OpenCL has platforms: the
+ * command line's mistake (a usage error), not OpenCL's. */
+int cli_selects_nothing(const cli_args *a, clr_status s);
+
 /* The --help text. */
 void cli_print_usage(FILE *f);
 

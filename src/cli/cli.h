@@ -46,6 +46,12 @@ const char *cli_program_name(void);
  * failure, CLI_EXIT_OK for CLR_OK. */
 int cli_exit_status(clr_status s);
 
+/* The line of a library failure, "<status message> (<what>): <detail>"
+ * (detail may be NULL or empty), into buf; returns cli_exit_status(s)
+ * (CLI_EXIT_RUNTIME for CLR_OK, which is no failure to report). */
+int cli_status_message(char *buf, size_t size, const char *what, clr_status s,
+                       const char *detail);
+
 /* Report a library failure on one line ("clreduce: <status message>
  * (<what>): <detail>") and return cli_exit_status(s) (CLI_EXIT_RUNTIME for
  * CLR_OK, which is no failure to report).  detail may be NULL or empty. */

@@ -82,15 +82,23 @@ int cli_exit_status(clr_status s) {
   }
 }
 
-int cli_status_error(const char *what, clr_status s, const char *detail) {
+int cli_status_message(char *buf, size_t size, const char *what, clr_status s,
+                       const char *detail) {
   const char *text = clr_status_string(s);
   if (!text)
     text = "unknown error";
   if (detail && detail[0])
-    cli_error("%s (%s): %s", text, what, detail);
+    snprintf(buf, size, "%s (%s): %s", text, what, detail);
   else
-    cli_error("%s (%s)", text, what);
+    snprintf(buf, size, "%s (%s)", text, what);
   return s == CLR_OK ? CLI_EXIT_RUNTIME : cli_exit_status(s);
+}
+
+int cli_status_error(const char *what, clr_status s, const char *detail) {
+  char msg[CLI_MSG_MAX];
+  int rc = cli_status_message(msg, sizeof msg, what, s, detail);
+  print_line(msg);
+  return rc;
 }
 
 static int cmp_double(const void *a, const void *b) {

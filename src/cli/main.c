@@ -270,16 +270,6 @@ static int several_devices(const char *d) {
   return d && (strcasecmp(d, "all") == 0 || strchr(d, ',') != NULL);
 }
 
-/* A --platform or --device that selects nothing, where OpenCL has
- * platforms: the command line's mistake (a usage error), not OpenCL's. */
-static int selects_nothing(const cli_args *a, clr_status s) {
-  size_t count = 0;
-  if (s == CLR_ERR_NO_DEVICE)
-    return a->device || a->platform;
-  return s == CLR_ERR_NO_PLATFORM && a->platform &&
-         clr_list_devices(NULL, 0, &count) == CLR_OK;
-}
-
 /* The group's devices, their weights, into the report. */
 static int describe_group(run_state *st) {
   cli_report *r = &st->rep;
@@ -326,7 +316,8 @@ static int create_context(run_state *st) {
                                   ? "creating the OpenCL contexts"
                                   : "creating the OpenCL context",
                               s, detail);
-    return selects_nothing(st->args, s) ? CLI_EXIT_USAGE : rc;
+    /* a --platform or --device that selects nothing: a usage error */
+    return cli_selects_nothing(st->args, s) ? CLI_EXIT_USAGE : rc;
   }
   if (st->group) {
     int rc = describe_group(st);

@@ -735,14 +735,7 @@ static void split(mpi_run *r) {
 /* A library failure, as cli_status_error words it. */
 static int status_fail(mpi_run *r, const char *what, clr_status st,
                        const char *detail) {
-  const char *text = clr_status_string(st);
-  if (!text)
-    text = "unknown error";
-  if (detail && detail[0])
-    fail(r, 0, "%s (%s): %s", text, what, detail);
-  else
-    fail(r, 0, "%s (%s)", text, what);
-  return st == CLR_OK ? CLI_EXIT_RUNTIME : cli_exit_status(st);
+  return cli_status_message(r->msg, sizeof r->msg, what, st, detail);
 }
 
 /* This rank's elements: its slice of --input, or generated. */
@@ -813,9 +806,7 @@ static int setup(mpi_run *r) {
     int rc = status_fail(r, "creating the context", st, detail);
     /* A --platform or --device that selects nothing is the command line's
      * mistake, as for clreduce: a usage error. */
-    return st == CLR_ERR_NO_DEVICE && (a->device || a->platform)
-               ? CLI_EXIT_USAGE
-               : rc;
+    return cli_selects_nothing(a, st) ? CLI_EXIT_USAGE : rc;
   }
   int rc = load_part(r);
   if (rc)

@@ -220,6 +220,9 @@ def refusals():
                          (["--type=int", "--map=1/(x-x)", "--n=100"],
                           "no CPU reference"),
                          (["--split=odd"], "--split"),
+                         # a usage error, as for clreduce (not 3)
+                         (["--platform=no-such-platform", "--n=100"],
+                          "no OpenCL platform matches 'no-such-platform'"),
                          (["--op=and", "--type=float"], "and")]:
         rc, out, err = mpi(3, args)
         lines = [l for l in err.splitlines() if l.startswith("clreduce-mpi:")]
