@@ -139,34 +139,49 @@ static int read_raw(int fd, int sized, size_t file_size, const char *path,
   int rc = read_fd_after(fd, path, cap, want, expect, pre, len, &buf, &size);
   if (rc != 0)
     return rc;
-  if (size > limit) {
+  if (size > limit && !max_n) {
     free(buf);
-    if (max_n)
-      cli_error("--n=%llu does not match input file '%s': it holds more "
-                "than %llu %s values",
-                (unsigned long long)max_n, path, (unsigned long long)max_n,
-                type_name);
-    else
-      cli_error("input file '%s' did not end within %zu MiB (a device or "
-                "pipe that never ends?): give --n to read that many values "
-                "from it",
-                path, (size_t)(CLI_STREAM_MAX_BYTES >> 20));
+    cli_error("input file '%s' did not end within %zu MiB (a device or "
+              "pipe that never ends?): give --n to read that many values "
+              "from it",
+              path, (size_t)(CLI_STREAM_MAX_BYTES >> 20));
     return CLI_EXIT_USAGE;
   }
-  if (size == 0) {
+  char msg[1024];
+  rc = cli_raw_values_check(msg, sizeof msg, path, size, elem_size, type_name,
+                            max_n, n);
+  if (rc != 0) {
     free(buf);
-    cli_error("input file '%s' is empty", path);
-    return CLI_EXIT_USAGE;
-  }
-  if (size % elem_size != 0) {
-    free(buf);
-    cli_error("input file '%s' has %zu bytes, not a multiple of %zu (the "
-              "size of %s)",
-              path, size, elem_size, type_name);
-    return CLI_EXIT_USAGE;
+    cli_error("%s", msg);
+    return rc;
   }
   *data = buf;
-  *n = size / elem_size;
+  return 0;
+}
+
+int cli_raw_values_check(char *buf, size_t size, const char *path,
+                         uint64_t bytes, size_t elem_size,
+                         const char *type_name, uint64_t max_n, size_t *n) {
+  if (max_n && max_n <= UINT64_MAX / elem_size && bytes > max_n * elem_size) {
+    snprintf(buf, size,
+             "--n=%llu does not match input file '%s': it holds more than "
+             "%llu %s values",
+             (unsigned long long)max_n, path, (unsigned long long)max_n,
+             type_name);
+    return CLI_EXIT_USAGE;
+  }
+  if (bytes == 0) {
+    snprintf(buf, size, "input file '%s' is empty", path);
+    return CLI_EXIT_USAGE;
+  }
+  if (bytes % elem_size != 0) {
+    snprintf(buf, size,
+             "input file '%s' has %llu bytes, not a multiple of %zu (the "
+             "size of %s)",
+             path, (unsigned long long)bytes, elem_size, type_name);
+    return CLI_EXIT_USAGE;
+  }
+  *n = (size_t)(bytes / elem_size);
   return 0;
 }
 

@@ -75,6 +75,17 @@ int cli_header_data_message(char *buf, size_t size, const char *path,
                             uint64_t have, int more, size_t header_size,
                             uint64_t count, size_t elem_size);
 
+/* The checks of raw values (clreduce's and clreduce-mpi's, one message
+ * each): bytes of an input (a regular file's size, or what was read of a
+ * stream, no more than a byte past max_n values) in elements of
+ * elem_size bytes (type_name for messages); max_n: the count --n asks
+ * for, 0 without --n.  0 with *n the count; else CLI_EXIT_USAGE with the
+ * line in buf: more values than max_n, none, or bytes that are not whole
+ * values.  (Fewer than max_n values are the caller's to refuse.) */
+int cli_raw_values_check(char *buf, size_t size, const char *path,
+                         uint64_t bytes, size_t elem_size,
+                         const char *type_name, uint64_t max_n, size_t *n);
+
 /* cli_read_input_n without --n (max_n 0). */
 int cli_read_input(const char *path, size_t elem_size, const char *type_name,
                    void **data, size_t *n);

@@ -414,29 +414,19 @@ static int npy_input(mpi_run *r, cli_args *args, int fd, uint64_t bytes) {
   return 0;
 }
 
-/* A raw --input: whole values of --type (the same messages as
- * clreduce's); their count the global n (--n must match it). */
+/* A raw --input: whole values of --type (clreduce's checks and
+ * messages, cli_raw_values_check); their count the global n (--n must
+ * match it). */
 static int raw_input(mpi_run *r, uint64_t bytes) {
   const cli_args *a = r->a;
   const char *tname = clr_type_name(a->type);
-  if (bytes % r->esize)
-    return fail(r, CLI_EXIT_USAGE,
-                "input file '%s' has %llu bytes, not a multiple of %zu (the "
-                "size of %s)",
-                a->input, (unsigned long long)bytes, r->esize, tname);
-  if (a->n_given && a->n < bytes / r->esize)
-    return fail(r, CLI_EXIT_USAGE,
-                "--n=%llu does not match input file '%s': it holds more than "
-                "%llu %s values",
-                (unsigned long long)a->n, a->input, (unsigned long long)a->n,
-                tname);
-  if (a->n_given && a->n != bytes / r->esize)
-    return fail(r, CLI_EXIT_USAGE,
-                "--n=%llu does not match the %llu %s values in '%s'",
-                (unsigned long long)a->n,
-                (unsigned long long)(bytes / r->esize), tname, a->input);
-  r->n = (size_t)(bytes / r->esize);
-  return 0;
+  int rc = cli_raw_values_check(r->msg, sizeof r->msg, a->input, bytes,
+                                r->esize, tname, a->n_given ? a->n : 0, &r->n);
+  if (rc == 0 && a->n_given && a->n != (uint64_t)r->n)
+    rc = fail(r, CLI_EXIT_USAGE,
+              "--n=%llu does not match the %zu %s values in '%s'",
+              (unsigned long long)a->n, r->n, tname, a->input);
+  return rc;
 }
 
 /* --input: a regular file, raw values of --type or a .npy file (known by
@@ -467,11 +457,7 @@ static int check_input(mpi_run *r, cli_args *args) {
                 "pipes and devices)",
                 a->input);
   }
-  uint64_t bytes = (uint64_t)st.st_size;
-  if (bytes == 0) {
-    close(fd);
-    return fail(r, CLI_EXIT_USAGE, "input file '%s' is empty", a->input);
-  }
+  uint64_t bytes = (uint64_t)st.st_size; /* (0: raw_input's "empty") */
   int rc = npy_input(r, args, fd, bytes);
   if (rc == 0 && !r->npy.found)
     rc = raw_input(r, bytes);

@@ -16,8 +16,11 @@ result on the same file; map expressions (of x, and of i: the global
 index) and a built-in map verified over 1 to 3 ranks against clreduce's
 result on the same array; bad command lines (a .npy dtype that differs
 from --type, a Fortran-ordered .npy file, an expression with no value in
-OpenCL C) exit 2 with one line, on every rank; a bad option value's line
-names clreduce-mpi's --help, not clreduce's.
+OpenCL C, a --platform that selects nothing) exit 2 with one line, on
+every rank; a bad option value's line names clreduce-mpi's --help, not
+clreduce's; an --input clreduce refuses (missing, a directory, empty, of
+part of a value, holding more or fewer values than --n) is refused with
+clreduce's line.
 
 Jobs whose ranks disagree (mpirun's MPMD form, a command line a rank):
 a bad option on any one rank, options that differ, a file that differs,
@@ -421,10 +424,14 @@ def files(tmp):
     with open(odd, "wb") as f:
         f.write(b"12345")
     whole = clrtest.write_values(tmp, "whole.int", "i", [1, 2, 3])
+    odd13 = os.path.join(tmp, "odd13.int")  # more than --n=2, and odd
+    with open(odd13, "wb") as f:
+        f.write(b"1234567890123")
     for args in (["--input=" + os.path.join(tmp, "missing")],
                  ["--input=" + tmp], ["--input=" + empty],
                  ["--input=" + odd], ["--input=" + whole, "--n=4"],
-                 ["--input=" + whole, "--n=2"]):
+                 ["--input=" + whole, "--n=2"],
+                 ["--input=" + odd13, "--n=2"]):
         args = ["--type=int", "--repeat=1"] + args
         rc1, out1, err1 = clrtest.run([CLREDUCE] + args, timeout=120)
         want = err1.strip().split(": ", 1)[-1]
