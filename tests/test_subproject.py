@@ -52,7 +52,7 @@ int main(void) {
   static float x[1000];
   clr_context *ctx = NULL;
   clr_device_desc d;
-  clr_tuning t;
+  clr_tuning t = CLR_TUNING_INIT;
   clr_value v;
   char detail[512] = "";
   if (clr_context_create(NULL, &ctx, detail, sizeof detail) != CLR_OK) {
@@ -68,7 +68,7 @@ int main(void) {
   }
   clr_get_tuning(ctx, &t);
   clr_context_device(ctx, &d);
-  printf("device: %s\norigin: %s\n", d.device_name, t.origin);
+  printf("device: %s\norigin: %s\n", d.device_name, clr_tuning_origin(ctx));
   printf("values: reduce.wg=%zu reduce.vec_bytes=%u scan.wg=%zu "
          "scan.per_item=%zu\n", t.reduce_wg, t.reduce_vec_bytes, t.scan_wg,
          t.scan_per_item);
@@ -96,9 +96,13 @@ def main():
         shutil.copy(example, os.path.join(tmp, "consumer.c"))
         with open(os.path.join(tmp, "tuned.c"), "w") as f:
             f.write(TUNED)
-        # Only the system's pkg-config could shadow the fallback: hide it.
+        # An installed clreduce (pkg-config, or the CMake package that
+        # meson's dependency() also asks) would shadow the fallback: hide
+        # pkg-config's, and make meson take the subproject whatever it
+        # finds (scripts/setup.sh installs into /usr/local).
         env = {"PKG_CONFIG_PATH": "", "PKG_CONFIG_LIBDIR": tmp}
-        rc, out = run(["meson", "setup", "b"], tmp, env)
+        rc, out = run(["meson", "setup", "b", "--force-fallback-for=clreduce"],
+                      tmp, env)
         if not check(rc == 0, "meson setup of a parent using clreduce as a "
                      "subproject", out):
             return finish()
@@ -149,7 +153,7 @@ def main():
         # The kernels and the tuning built into a static library (its
         # default): the programs need no file; $CLREDUCE_KERNEL_DIR and
         # $CLREDUCE_TUNING_DIR still win over them.
-        rc, out = run(["meson", "setup", "b2",
+        rc, out = run(["meson", "setup", "b2", "--force-fallback-for=clreduce",
                        "-Dclreduce:default_library=static"], tmp, env)
         if check(rc == 0, "meson setup with a static library (embedded "
                  "kernels by default)", out):
