@@ -343,8 +343,25 @@ def main():
               "the installed clreduce, its prefix moved, verifies a run with "
               "the kernels under the new prefix (kernel_dir %r)" % kd,
               "exit %d\n%s%s" % (rc, out, err))
+        # The build tree's clreduce reads the source tree's kernels, never
+        # an installed copy at the prefix compiled in (which may be older:
+        # scripts/setup.sh installs into /usr/local).
+        bexe = os.path.join(a.build_dir, "src", "cli", "clreduce")
+        rc, out, err = sh([bexe, "--n=2.5e3", "--repeat=1", "--json"],
+                          env=menv, cwd="/")
+        try:
+            report = json.loads(out)
+        except ValueError:
+            report = {}
+        kd = report.get("kernel_dir", "")
+        check(rc == 0 and src_cl and
+              os.path.realpath(kd) == os.path.realpath(src_cl),
+              "the build tree's clreduce reads the source tree's kernels "
+              "(kernel_dir %r; installed at the prefix compiled in: %s)"
+              % (kd, os.path.isdir(os.path.join(datadir, "clreduce", "cl"))),
+              "exit %d\n%s%s" % (rc, out, err))
         bench = os.path.join(moved, "bin", "clreduce-bench")
-        rc, out, err = sh([bench, "--kernels=coarse", "--min-n=1e3",
+        rc, out, err = sh([bench, "--kernel=coarse", "--min-n=1e3",
                            "--max-n=1e3", "--repeat=2"], env=menv, cwd="/")
         tuning = [l for l in out.splitlines() if l.startswith("tuning:")]
         check(rc == 0 and tuning and os.path.realpath(
