@@ -50,7 +50,8 @@ extern "C" {
   X(CLR_ERR_OUT_OF_MEMORY, "out of device or host memory")                     \
   X(CLR_ERR_OPENCL, "OpenCL call failed")                                      \
   X(CLR_ERR_IO, "file or directory could not be read or changed")              \
-  X(CLR_ERR_RANGE, "value does not fit the requested type or buffer")
+  X(CLR_ERR_RANGE, "value does not fit the requested type or buffer")          \
+  X(CLR_ERR_VERSION, "struct from an incompatible clreduce header")
 
 typedef enum clr_status {
 #define CLR_X_ENUM(name, msg) name,
@@ -63,6 +64,30 @@ typedef enum clr_status {
 CLR_API const char *clr_status_name(clr_status s);
 /* "OpenCL program build failed" */
 CLR_API const char *clr_status_string(clr_status s);
+
+/* ------------------------------------------------------------ sized structs
+ */
+
+/* The structs a caller fills or passes (clr_options, clr_context_config,
+ * clr_timing, clr_pass_info, clr_tuning) start with uint32_t struct_size:
+ * sizeof the struct in the header the caller was built with, set by the
+ * struct's init function or _INIT macro.  New fields are only ever added
+ * at the end (never into the padding that ended an earlier layout), so a
+ * program built with an older (shorter) header keeps working with a newer
+ * library:
+ *   - a struct the library reads (clr_options, clr_context_config, the
+ *     clr_tuning of clr_set_tuning): only its first struct_size bytes are
+ *     read; the fields past them take their defaults (clr_set_tuning: the
+ *     context's current values);
+ *   - a struct the library fills (clr_timing, clr_pass_info, the
+ *     clr_tuning of clr_get_tuning): only its first struct_size bytes are
+ *     written.
+ * A struct_size of 0 (a zeroed struct: memset, = {0}) is refused with
+ * CLR_ERR_INVALID_ARGUMENT and a detail naming the init function; one
+ * above this library's sizeof (a newer header than the library), below
+ * the struct's first field's end, or that ends inside a field is refused
+ * with CLR_ERR_VERSION and a detail naming the sizes.  A NULL struct, where
+ * a call takes one as input, still means all the defaults. */
 
 /* ------------------------------------------------------ types and operations
  */
@@ -81,7 +106,13 @@ typedef enum clr_type {
 #define CLR_TYPE_ROW(id, name, size, kind, computes, wide) CLR_##id,
 #include "clreduce_types.def"
 #undef CLR_TYPE_ROW
-  CLR_TYPE_COUNT
+  CLR_TYPE_COUNT,
+  /* No type: "the default" where an option takes a type
+   * (clr_options.accumulate_in: the rule of clr_result_type and
+   * clr_scan_output_type).  A fixed value that no row of the table
+   * reaches; the functions that take a type refuse it as they refuse
+   * any value past CLR_TYPE_COUNT. */
+  CLR_TYPE_DEFAULT = 255
 } clr_type;
 
 /* clreduce_ops.def's flags column: which calls take an operation. */
@@ -162,7 +193,13 @@ typedef enum clr_kernel {
   CLR_SCAN_KOGGE_STONE_DB, /* double-buffered, one barrier per step         */
   CLR_SCAN_BRENT_KUNG,     /* work-efficient up-sweep / down-sweep          */
   CLR_SCAN_DECOUPLED,      /* single pass, decoupled look-back (GPUs)       */
-  CLR_KERNEL_COUNT
+  CLR_KERNEL_COUNT,
+  /* No kernel: "the default" (clr_options.kernel, clr_options_init's):
+   * a reduction runs CLR_REDUCE_COARSE, a scan the device's tuned scan
+   * (clr_tuning.scan_kernel: decoupled look-back on GPUs).  A fixed
+   * value past the kernels; clr_kernel_name and the other functions that
+   * take a kernel refuse it. */
+  CLR_KERNEL_DEFAULT = 255
 } clr_kernel;
 
 CLR_API const char *clr_type_name(clr_type t); /* "float", "half", ...      */
@@ -326,6 +363,9 @@ typedef struct clr_context clr_context;
 typedef void (*clr_log_fn)(void *user, const char *message);
 
 typedef struct clr_context_config {
+  /* sizeof(clr_context_config): set by clr_context_config_init or
+   * CLR_CONTEXT_CONFIG_INIT (see "sized structs" above). */
+  uint32_t struct_size;
   /* NULL: any.  A decimal index, or a case-insensitive substring of the
    * platform / device name. */
   const char *platform;
@@ -357,6 +397,35 @@ typedef struct clr_context_config {
    * queue follows that queue's own properties instead. */
   int no_profiling;
 } clr_context_config;
+
+/* The defaults: every field 0 or NULL but struct_size.  C programs may
+ * write clr_context_config c = CLR_CONTEXT_CONFIG_INIT; and set fields
+ * after it. */
+#define CLR_CONTEXT_CONFIG_INIT                                                \
+  {                                                                            \
+    (uint32_t)sizeof(clr_context_config), NULL, NULL, NULL, NULL, NULL, NULL,  \
+        0, 0, 0                                                                \
+  }
+/* The same for a config already declared.  Inline: it writes the size of
+ * the header the program was built with, never more. */
+static inline void clr_context_config_init(clr_context_config *c) {
+  if (c) {
+    const clr_context_config d = CLR_CONTEXT_CONFIG_INIT;
+    *c = d;
+  }
+}
+/* The config a context takes from cfg: the first cfg->struct_size bytes
+ * of *cfg, the fields past them at their defaults (cfg NULL: all the
+ * defaults), written into the first out->struct_size bytes of *out (set
+ * by clr_context_config_init).  CLR_OK; CLR_ERR_VERSION or
+ * CLR_ERR_INVALID_ARGUMENT for a struct_size of either that this library
+ * does not take, or out NULL (see "sized structs"), with *out untouched
+ * and the reason in detail (may be NULL; "" on success).  What every call
+ * that takes a config does first; for libraries built on clreduce that
+ * read a caller's config (clreduce-mpi's clr_mpi_context_create). */
+CLR_API clr_status clr_context_config_copy(const clr_context_config *cfg,
+                                           clr_context_config *out,
+                                           char *detail, size_t detail_size);
 
 /* Create a context on the chosen device, with its own command queue (with
  * profiling enabled unless cfg->no_profiling).  detail (may be NULL) receives a
@@ -511,9 +580,14 @@ typedef enum clr_layout {
  * CLR_ERR_INVALID_ARGUMENT).  A shape whose sizes or indices would
  * overflow is refused with CLR_ERR_INVALID_ARGUMENT, never run.
  * vector_width other than 0, 1, 2, 4, 8, 16, or a layout or kernel that is
- * no enum value, gives CLR_ERR_INVALID_ARGUMENT (scans included). */
+ * no enum value (nor CLR_KERNEL_DEFAULT), gives CLR_ERR_INVALID_ARGUMENT
+ * (scans included). */
 typedef struct clr_options {
-  clr_kernel kernel;      /* default CLR_REDUCE_COARSE / CLR_SCAN_KOGGE_STONE */
+  uint32_t struct_size;   /* sizeof(clr_options): set by clr_options_init
+                             or CLR_OPTIONS_INIT ("sized structs" above) */
+  clr_kernel kernel;      /* CLR_KERNEL_DEFAULT: the coarse reduction, or
+                             the device's tuned scan; else a kernel of the
+                             call's kind                                 */
   size_t wg_size;         /* work-group size; 0 = chosen for the device     */
   size_t coarse;          /* coarse kernel: elements per work-item; 0 = auto */
   unsigned vector_width;  /* coarse kernel: 1,2,4,8,16; 0 = auto            */
@@ -531,14 +605,14 @@ typedef struct clr_options {
    * only.  Integer sums, min and max are exact anyway; prod and float
    * scans give CLR_ERR_UNSUPPORTED. */
   int exact;
-  /* 0 for the default rule (clr_result_type; scans: clr_scan_output_type),
-   * else CLR_ACCUMULATE_IN(type): accumulate and return the result (a
-   * scan: write its output) in that type, of the input's kind and at least
-   * as wide (float data summed in double; int in int or long; uint in uint
-   * or ulong; half in float or double).  Another type, and/or or an exact
-   * sum with it: CLR_ERR_UNSUPPORTED; a value that is no
-   * CLR_ACCUMULATE_IN(type): CLR_ERR_INVALID_ARGUMENT. */
-  unsigned accumulate_in;
+  /* CLR_TYPE_DEFAULT for the default rule (clr_result_type; scans:
+   * clr_scan_output_type), else a type: accumulate and return the result
+   * (a scan: write its output) in that type, of the input's kind and at
+   * least as wide (float data summed in double; int in int or long; uint
+   * in uint or ulong; half in float or double).  Another type, and/or or
+   * an exact sum with it: CLR_ERR_UNSUPPORTED; a value that is neither a
+   * type nor CLR_TYPE_DEFAULT: CLR_ERR_INVALID_ARGUMENT. */
+  clr_type accumulate_in;
   /* Reductions with the coarse kernel: a map applied to each element in
    * the same pass (clr_map); CLR_MAP_EXPR takes map_expr.  With a map
    * expression the result type may be any (accumulate_in: "x > 0.5f"
@@ -555,18 +629,54 @@ typedef struct clr_options {
   uint64_t index_base;
 } clr_options;
 
-/* clr_options.accumulate_in for type t. */
-#define CLR_ACCUMULATE_IN(t) ((unsigned)(t) + 1u)
+/* The defaults (clr_options_init's): kernel CLR_KERNEL_DEFAULT,
+ * accumulate_in CLR_TYPE_DEFAULT, layout CLR_LAYOUT_AUTO, map
+ * CLR_MAP_NONE, every other field 0 or NULL.  C programs may write
+ * clr_options o = CLR_OPTIONS_INIT; and set fields after it.  (A struct
+ * zeroed by hand is refused: its kernel would be CLR_REDUCE_INTERLEAVED
+ * and its accumulate_in CLR_FLOAT.) */
+#define CLR_OPTIONS_INIT                                                       \
+  {                                                                            \
+    (uint32_t)sizeof(clr_options), CLR_KERNEL_DEFAULT, 0, 0, 0,                \
+        CLR_LAYOUT_AUTO, 0, 0, NULL, 0, CLR_TYPE_DEFAULT, CLR_MAP_NONE, NULL,  \
+        0                                                                      \
+  }
+/* The same for options already declared.  Inline: it writes the size of
+ * the header the program was built with, never more. */
+static inline void clr_options_init(clr_options *o) {
+  if (o) {
+    const clr_options d = CLR_OPTIONS_INIT;
+    *o = d;
+  }
+}
+/* The options a call takes from opt: the first opt->struct_size bytes of
+ * *opt, the fields past them at their defaults (opt NULL: all the
+ * defaults), written into the first out->struct_size bytes of *out (set by
+ * clr_options_init).  CLR_OK; CLR_ERR_VERSION or CLR_ERR_INVALID_ARGUMENT
+ * for a struct_size of either that this library does not take, or out
+ * NULL (see "sized structs"), with *out untouched and the reason in detail
+ * (may be NULL; "" on success).  Every call that takes options reads them
+ * so; for libraries built on clreduce that read a caller's options
+ * (clreduce-mpi). */
+CLR_API clr_status clr_options_copy(const clr_options *opt, clr_options *out,
+                                    char *detail, size_t detail_size);
+
+/* Deprecated (removed after the next release): accumulate_in holds the
+ * type itself now (before 1.0 it held the type plus 1, and 0 meant the
+ * default, now CLR_TYPE_DEFAULT). */
+#define CLR_ACCUMULATE_IN(t) ((clr_type)(t))
 
 /* The type a scan with these options writes (and combines in): the input
  * type (integer sums wrap), float for half data, or opt->accumulate_in
- * when set (an int scan written as long; opt may be NULL). */
+ * when not CLR_TYPE_DEFAULT (an int scan written as long; opt may be
+ * NULL).  CLR_TYPE_COUNT for options refused (see "sized structs"). */
 CLR_API clr_type clr_scan_output_type(const clr_options *opt, clr_type t);
 
 /* The bytes one result of clr_reduce_buffer_async, of a segmented
  * reduction or of reduce-by-key takes in its results array or buffer (0
- * for an invalid op or type): a value of clr_options_result_type, or for
- * argmin, argmax and minmax a record (see clr_reduce_buffer_async). */
+ * for an invalid op or type, or options refused): a value of
+ * clr_options_result_type, or for argmin, argmax and minmax a record (see
+ * clr_reduce_buffer_async). */
 CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t);
 
 /* Result i of such an array (results as read back from the device),
@@ -590,14 +700,15 @@ CLR_API clr_status clr_value_combine(clr_op op, clr_value *acc,
 /* A sum of n elements of type (of the type CLR_SUM returns with opt)
  * made the mean CLR_MEAN returns: divided through long double, rounded
  * once to clr_options_result_type(opt, CLR_MEAN, type).  For CLR_NANMEAN
- * n is the count of numbers; n = 0 (no number) gives NaN. */
+ * n is the count of numbers; n = 0 (no number) gives NaN.  opt is read
+ * as a call reads it (NULL: the defaults; refused: its status, v
+ * unchanged). */
 CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
                                          uint64_t n, clr_value *v);
 
-/* Defaults: coarse reduction, everything chosen for the device. */
-CLR_API void clr_options_init(clr_options *o);
 /* The type a reduction with these options returns: clr_result_type, or
- * opt->accumulate_in when set (opt may be NULL: the defaults). */
+ * opt->accumulate_in when not CLR_TYPE_DEFAULT (opt may be NULL: the
+ * defaults).  CLR_TYPE_COUNT for options refused (see "sized structs"). */
 CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
                                          clr_type t);
 
@@ -653,13 +764,14 @@ CLR_API clr_status clr_reduce_buffer_async(
  * wrap), float for half data, or accumulate_in (of the input's kind, at
  * least as wide: int scanned into long, float into double; then in and
  * out are two arrays).  Sum, prod, min and max.
- * opt->kernel names the scan; CLR_REDUCE_COARSE there (the default of
+ * opt->kernel names the scan; CLR_KERNEL_DEFAULT there (the default of
  * clr_options_init) selects the device's tuned scan (clr_tuning.scan_kernel:
- * decoupled look-back on GPUs); another reduction kernel, or a value that
- * is no kernel, gives CLR_ERR_INVALID_ARGUMENT.  opt may be NULL.  in and
- * out are either the same array (in place) or do not overlap at all: a
- * partial overlap gives CLR_ERR_INVALID_ARGUMENT (for clr_scan_buffer: two
- * sub-buffers of one buffer, or buffers over the same host memory). */
+ * decoupled look-back on GPUs); a reduction kernel (CLR_REDUCE_COARSE
+ * included), or a value that is no kernel, gives CLR_ERR_INVALID_ARGUMENT.  opt
+ * may be NULL.  in and out are either the same array (in place) or do not
+ * overlap at all: a partial overlap gives CLR_ERR_INVALID_ARGUMENT (for
+ * clr_scan_buffer: two sub-buffers of one buffer, or buffers over the same host
+ * memory). */
 CLR_API clr_status clr_scan_host(clr_context *ctx, const clr_options *opt,
                                  clr_op op, clr_type type, const void *in,
                                  void *out, size_t n);
@@ -1017,42 +1129,64 @@ CLR_API clr_status clr_group_last_timing(const clr_group *g,
 
 /* ----------------------------------------------------------------- timing */
 
+/* The most passes a call's timing describes (clr_timing.n_passes). */
 #define CLR_MAX_PASSES 64
 
+/* One pass of the last call: clr_last_timing_pass. */
 typedef struct clr_pass_info {
-  size_t n_in;        /* elements read by this pass          */
-  size_t global_size; /* work-items launched                 */
-  size_t local_size;  /* work-group size                     */
-  double ms;          /* kernel time from profiling events (a
-                         segmented reduction's tile pass on a GPU: from
-                         the partition pass's end to the finishing pass's
-                         start, the carry pyramid and the gaps between
-                         launches included: it takes no event of its
-                         own)                                          */
-  int folds;          /* 1: its work-group that started last also
-                         folded every group's partial into the result
-                         (tuning reduce.single_launch): no later pass */
+  uint32_t struct_size; /* sizeof(clr_pass_info): CLR_PASS_INFO_INIT  */
+  size_t n_in;          /* elements read by this pass          */
+  size_t global_size;   /* work-items launched                 */
+  size_t local_size;    /* work-group size                     */
+  double ms;            /* kernel time from profiling events (a
+                           segmented reduction's tile pass on a GPU: from
+                           the partition pass's end to the finishing pass's
+                           start, the carry pyramid and the gaps between
+                           launches included: it takes no event of its
+                           own)                                          */
+  int folds;            /* 1: its work-group that started last also
+                           folded every group's partial into the result
+                           (tuning reduce.single_launch): no later pass */
 } clr_pass_info;
 
 typedef struct clr_timing {
-  double kernel_ms; /* first pass's start to last pass's end, summed over
-                       chunks when the input was streamed                */
-  double h2d_ms;    /* host-to-device transfer; 0 on devices that share
-                       memory with the host, where host arrays are used in
-                       place (see clr_context_config.copy_host_data)      */
-  double d2h_ms;    /* device-to-host transfer                           */
-  double build_ms;  /* program builds (or cache loads) during the call   */
-  double total_ms;  /* wall clock of the whole call                      */
-  size_t chunks;    /* 1 unless the input was streamed                   */
-  size_t n_passes;  /* passes of the first chunk, described below        */
-  clr_pass_info passes[CLR_MAX_PASSES];
+  uint32_t struct_size; /* sizeof(clr_timing): CLR_TIMING_INIT        */
+  double kernel_ms;     /* first pass's start to last pass's end, summed over
+                           chunks when the input was streamed                */
+  double h2d_ms;        /* host-to-device transfer; 0 on devices that share
+                           memory with the host, where host arrays are used in
+                           place (see clr_context_config.copy_host_data)      */
+  double d2h_ms;        /* device-to-host transfer                           */
+  double build_ms;      /* program builds (or cache loads) during the call   */
+  double total_ms;      /* wall clock of the whole call                      */
+  size_t chunks;        /* 1 unless the input was streamed                   */
+  size_t n_passes;      /* passes of the first chunk (at most CLR_MAX_PASSES),
+                           each described by clr_last_timing_pass            */
   /* Longest chain of roundings any result went through: the k of the
    * a-priori floating-point error bound gamma_k * sum|x|. */
   size_t error_depth;
 } clr_timing;
 
-/* Timing and shape of the last successful call on this context. */
+/* Set struct_size, every other field 0: clr_timing t = CLR_TIMING_INIT;
+ * and clr_pass_info p = CLR_PASS_INFO_INIT; before the calls that fill
+ * them. */
+#define CLR_TIMING_INIT                                                        \
+  { (uint32_t)sizeof(clr_timing), 0, 0, 0, 0, 0, 0, 0, 0 }
+#define CLR_PASS_INFO_INIT                                                     \
+  { (uint32_t)sizeof(clr_pass_info), 0, 0, 0, 0, 0 }
+
+/* Timing and shape of the last successful call on this context, into the
+ * first out->struct_size bytes of *out (CLR_TIMING_INIT).
+ * CLR_ERR_INVALID_ARGUMENT for NULL or a struct_size of 0,
+ * CLR_ERR_VERSION for one this library does not take ("sized structs");
+ * neither records a detail (the context is const). */
 CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out);
+/* Pass i (0 .. clr_timing.n_passes - 1) of the same call, into the first
+ * out->struct_size bytes of *out (CLR_PASS_INFO_INIT).
+ * CLR_ERR_INVALID_ARGUMENT for i past n_passes or NULL, and the struct_size
+ * refusals of clr_last_timing. */
+CLR_API clr_status clr_last_timing_pass(const clr_context *ctx, size_t i,
+                                        clr_pass_info *out);
 
 /* ----------------------------------------------------------------- tuning */
 
@@ -1064,6 +1198,7 @@ CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out);
  * written by clr_autotune (<cache dir>/tuning/<device>.txt).  Explicit
  * clr_options still win. */
 typedef struct clr_tuning {
+  uint32_t struct_size;          /* sizeof(clr_tuning): CLR_TUNING_INIT  */
   size_t reduce_wg;              /* coarse reduction work-group size     */
   unsigned reduce_vec_bytes;     /* bytes per load (16: float4)          */
   clr_layout reduce_layout;      /* strided or contiguous                */
@@ -1133,14 +1268,28 @@ typedef struct clr_tuning {
                                     whatever reduce_min_vectors asks (a
                                     small input over every compute unit);
                                     0: no floor                          */
-  char origin[4096];             /* "built-in defaults ...", the file's
-                                    path, or "(built into the library)/
-                                    <file>" for a shipped file built in
-                                    (-Dembed_kernels)                    */
 } clr_tuning;
 
+/* struct_size set, every other field 0: clr_tuning t = CLR_TUNING_INIT;
+ * before clr_get_tuning fills it (C; in C++, clr_tuning t{}; and set
+ * struct_size). */
+#define CLR_TUNING_INIT                                                        \
+  { .struct_size = (uint32_t)sizeof(clr_tuning) }
+
+/* The context's tuning, into the first out->struct_size bytes of *out
+ * (CLR_TUNING_INIT); the refusals of clr_last_timing. */
 CLR_API clr_status clr_get_tuning(const clr_context *ctx, clr_tuning *out);
+/* Apply t's first t->struct_size bytes (the fields past them keep the
+ * context's values), every value checked against its key's limits
+ * (CLR_ERR_INVALID_ARGUMENT naming the first bad one; nothing applied). */
 CLR_API clr_status clr_set_tuning(clr_context *ctx, const clr_tuning *t);
+/* Where the context's tuning came from: "built-in defaults for a <device
+ * type>", the tuning file's path, "(built into the library)/<file>" for a
+ * shipped file built in (-Dembed_kernels), or after clr_set_tuning
+ * "set by the caller"; "" for NULL.  Borrowed: valid until the context's
+ * tuning next changes (clr_set_tuning, clr_autotune) or the context is
+ * released. */
+CLR_API const char *clr_tuning_origin(const clr_context *ctx);
 
 /* Search the coarse reduction's and the scan's parameters on this device
  * (float sum over n elements, median kernel time), apply the winner to the

@@ -393,7 +393,7 @@ static void underflow_case(const char *label, clr_op op, clr_type t,
         o.layout = CLR_LAYOUT_STRIDED;
       }
       clr_value got;
-      clr_timing tm;
+      clr_timing tm = CLR_TIMING_INIT;
       memset(&got, 0, sizeof got);
       clr_status s = clr_reduce_host(ctx, &o, op, t, data, n, &got);
       if (!tu_type_available(t)) {
@@ -444,7 +444,7 @@ static void underflow_scan(const char *label, clr_op op, clr_type t,
     clr_options o;
     clr_options_init(&o);
     o.kernel = scans[ki];
-    clr_timing tm;
+    clr_timing tm = CLR_TIMING_INIT;
     clr_status s = clr_scan_host(ctx, &o, op, t, data, out, n);
     if (!ran_ok(s, label, " scan", o.kernel, &tm))
       continue;

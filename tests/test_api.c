@@ -202,11 +202,30 @@ static void test_options_init(void) {
   clr_options o;
   memset(&o, 0xA5, sizeof o);
   clr_options_init(&o);
-  TU_CHECK(o.kernel == CLR_REDUCE_COARSE && o.wg_size == 0 && o.coarse == 0 &&
-               o.vector_width == 0 && o.layout == CLR_LAYOUT_AUTO &&
-               o.narrow_accumulator == 0 && o.exclusive == 0 &&
-               o.carry_in == NULL,
+  TU_CHECK(o.struct_size == sizeof o && o.kernel == CLR_KERNEL_DEFAULT &&
+               o.wg_size == 0 && o.coarse == 0 && o.vector_width == 0 &&
+               o.layout == CLR_LAYOUT_AUTO && o.narrow_accumulator == 0 &&
+               o.exclusive == 0 && o.carry_in == NULL && o.exact == 0 &&
+               o.accumulate_in == CLR_TYPE_DEFAULT && o.map == CLR_MAP_NONE &&
+               o.map_expr == NULL && o.index_base == 0,
            "clr_options_init gives the documented defaults");
+  clr_options m = CLR_OPTIONS_INIT;
+  TU_CHECK(m.struct_size == sizeof m && m.kernel == CLR_KERNEL_DEFAULT &&
+               m.wg_size == 0 && m.layout == CLR_LAYOUT_AUTO &&
+               m.carry_in == NULL && m.accumulate_in == CLR_TYPE_DEFAULT &&
+               m.map == CLR_MAP_NONE && m.map_expr == NULL && m.index_base == 0,
+           "CLR_OPTIONS_INIT gives clr_options_init's defaults");
+  clr_context_config c, cm = CLR_CONTEXT_CONFIG_INIT;
+  memset(&c, 0xA5, sizeof c);
+  clr_context_config_init(&c);
+  TU_CHECK(c.struct_size == sizeof c && c.platform == NULL &&
+               c.device == NULL && c.kernel_dir == NULL &&
+               c.cache_dir == NULL && c.log == NULL && c.log_user == NULL &&
+               c.copy_host_data == 0 && c.max_chunk_bytes == 0 &&
+               c.no_profiling == 0 && cm.struct_size == sizeof cm &&
+               cm.platform == NULL && cm.no_profiling == 0,
+           "clr_context_config_init and CLR_CONTEXT_CONFIG_INIT give the "
+           "documented defaults");
 }
 
 /* ------------------------------------------------------------ devices */
@@ -252,8 +271,7 @@ static void test_devices(clr_context *ctx) {
   for (char *p = upper; *p; p++)
     if (*p >= 'a' && *p <= 'z')
       *p = (char)(*p - 'a' + 'A');
-  clr_context_config cfg;
-  memset(&cfg, 0, sizeof cfg);
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   cfg.device = upper;
   clr_context *c2 = NULL;
   char detail[512] = "";
@@ -365,7 +383,7 @@ static void test_invalid_arguments(clr_context *ctx) {
                    CLR_ERR_INVALID_ARGUMENT, "ctx NULL");
   TU_EXPECT_STATUS(clr_prepare(NULL, &o, CLR_SUM, CLR_FLOAT),
                    CLR_ERR_INVALID_ARGUMENT, "prepare ctx NULL");
-  clr_timing tm;
+  clr_timing tm = CLR_TIMING_INIT;
   TU_EXPECT_STATUS(clr_last_timing(NULL, &tm), CLR_ERR_INVALID_ARGUMENT,
                    "clr_last_timing(NULL)");
   TU_EXPECT_STATUS(clr_last_timing(ctx, NULL), CLR_ERR_INVALID_ARGUMENT,
@@ -393,7 +411,7 @@ static void test_invalid_arguments(clr_context *ctx) {
   o.kernel = CLR_REDUCE_FIRST_ADD;
   TU_CHECK(clr_prepare(ctx, &o, CLR_MAX, CLR_ULONG) == CLR_OK,
            "clr_prepare first-add max ulong");
-  clr_timing t1;
+  clr_timing t1 = CLR_TIMING_INIT;
   clr_last_timing(ctx, &t1);
   TU_CHECK(t1.build_ms >= 0.0 && isfinite(t1.build_ms),
            "build_ms after prepare is a number (%g)", t1.build_ms);
@@ -409,7 +427,7 @@ static void test_invalid_arguments(clr_context *ctx) {
  * min_groups_cu g; its status, value and timing. */
 static clr_status spread_sum(clr_context *ctx, const clr_tuning *saved,
                              size_t m, unsigned g, const int32_t *x, size_t len,
-                             clr_value *v, clr_timing *tm) {
+                             clr_value *v, tu_timing *tm) {
   clr_tuning t = *saved;
   t.reduce_groups_per_cu = 1024;
   t.reduce_min_vectors = m;
@@ -445,8 +463,8 @@ static void test_timing_shape(clr_context *ctx) {
     if (!TU_CHECK(s == CLR_OK && v.v.l == want, "%s: sum = %" PRId64, kn,
                   v.v.l))
       continue;
-    clr_timing tm;
-    TU_EXPECT_STATUS(clr_last_timing(ctx, &tm), CLR_OK, "clr_last_timing");
+    tu_timing tm;
+    TU_EXPECT_STATUS(tu_get_timing(ctx, &tm), CLR_OK, "clr_last_timing");
     TU_CHECK(tm.chunks == 1, "%s: chunks %zu", kn, tm.chunks);
     if (!TU_CHECK(tm.n_passes >= 1 && tm.n_passes <= CLR_MAX_PASSES,
                   "%s: n_passes %zu", kn, tm.n_passes))
@@ -484,7 +502,7 @@ static void test_timing_shape(clr_context *ctx) {
   /* reduce.min_vectors: below groups_per_cu x compute units work-groups
    * (made large here), a device-sized coarse launch gives each work-item
    * at least that many loads: ceil(ceil(vectors / m) / wg) work-groups. */
-  clr_tuning saved, t;
+  clr_tuning saved = CLR_TUNING_INIT, t = CLR_TUNING_INIT;
   if (!TU_CHECK(clr_get_tuning(ctx, &saved) == CLR_OK, "clr_get_tuning"))
     goto done;
   static const size_t mins[] = {1, 3, 16, 1000, 65536};
@@ -503,7 +521,7 @@ static void test_timing_shape(clr_context *ctx) {
     if (!TU_CHECK(s == CLR_OK && v.v.l == want,
                   "min_vectors %zu: sum = %" PRId64, mins[i], v.v.l))
       continue;
-    clr_timing tm = tu_last_timing(ctx);
+    tu_timing tm = tu_last_timing(ctx);
     size_t wg = tm.passes[0].local_size, nv = n / 4;
     size_t groups = ((nv + mins[i] - 1) / mins[i] + wg - 1) / wg;
     TU_CHECK(tm.passes[0].global_size == groups * wg,
@@ -530,7 +548,7 @@ static void test_timing_shape(clr_context *ctx) {
     unsigned g = spreads[i / 3];
     size_t len = lens[i % 3], m = mins2[i % 3];
     clr_value v;
-    clr_timing tm;
+    tu_timing tm;
     clr_status s = spread_sum(ctx, &saved, m, g, x, len, &v, &tm);
     if (!TU_CHECK(s == CLR_OK && v.v.l == sums[i % 3],
                   "min_groups_cu %u, n %zu: sum = %" PRId64, g, len, v.v.l))
@@ -558,7 +576,7 @@ static void test_timing_shape(clr_context *ctx) {
    * as many as min_vectors alone gives them. */
   {
     clr_value v;
-    clr_timing tm;
+    tu_timing tm;
     clr_status s = spread_sum(ctx, &saved, 4, 1024, x, n, &v, &tm);
     if (TU_CHECK(s == CLR_OK && v.v.l == want && tm.n_passes >= 3,
                  "partials: sum = %" PRId64 " in %zu passes (want 3 or more)",
@@ -586,7 +604,8 @@ done:
  * reduction kernel, max and a scan; no event times (0), the wall clock
  * and the shape still reported. */
 static void test_no_profiling(void) {
-  clr_context_config cfg = {.kernel_dir = kernel_src,
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .kernel_dir = kernel_src,
                             .copy_host_data = 1,
                             .max_chunk_bytes = 64 * 1024,
                             .no_profiling = 1};
@@ -626,7 +645,7 @@ static void test_no_profiling(void) {
                       " (want %" PRId64 ")",
                       kn, fn, n, clr_status_name(s), v.v.l, want))
           continue;
-        clr_timing tm = tu_last_timing(ctx);
+        tu_timing tm = tu_last_timing(ctx);
         TU_CHECK(tm.kernel_ms == 0 && tm.h2d_ms == 0 && tm.d2h_ms == 0 &&
                      tm.passes[0].ms == 0 && tm.total_ms > 0 &&
                      tm.n_passes >= 1 &&
@@ -646,7 +665,7 @@ static void test_no_profiling(void) {
              clr_status_name(s), v.v.i);
     clr_options so;
     clr_options_init(&so);
-    so.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+    so.accumulate_in = CLR_LONG;
     s = clr_scan_host(ctx, &so, CLR_SUM, CLR_INT, x, scanned, n);
     clr_scan_check chk = {.ok = 0};
     if (s == CLR_OK)
@@ -670,10 +689,8 @@ static void test_timing_after_failure(clr_context *ctx) {
     x[i] = i;
   clr_value v;
   clr_status s = clr_reduce_host(ctx, NULL, CLR_MAX, CLR_INT, x, 1000, &v);
-  clr_timing before, after;
-  memset(&before, 0, sizeof before);
-  memset(&after, 0xff, sizeof after);
-  clr_last_timing(ctx, &before);
+  tu_timing before, after;
+  tu_get_timing(ctx, &before);
   TU_CHECK(s == CLR_OK && v.v.i == 999 && before.n_passes >= 1 &&
                before.passes[0].n_in == 1000,
            "max of 0..999 and its timing (%s, %d, %zu passes)",
@@ -682,7 +699,7 @@ static void test_timing_after_failure(clr_context *ctx) {
   TU_EXPECT_STATUS(s, CLR_ERR_INVALID_ARGUMENT, "n == 0 between timings");
   s = clr_reduce_host(ctx, NULL, CLR_AND, CLR_FLOAT, x, 10, &v);
   TU_EXPECT_STATUS(s, CLR_ERR_UNSUPPORTED, "and float between timings");
-  clr_last_timing(ctx, &after);
+  tu_get_timing(ctx, &after);
   TU_CHECK(after.n_passes == before.n_passes && after.chunks == before.chunks &&
                after.n_passes >= 1 && after.passes[0].n_in == 1000 &&
                after.error_depth == before.error_depth,
@@ -794,10 +811,10 @@ static void test_launch_overflow(clr_context *ctx) {
   }
   if (buf)
     clReleaseMemObject(buf);
-  /* Every scan kernel, and the tuned one (CLR_REDUCE_COARSE). */
+  /* Every scan kernel, and the tuned one (CLR_KERNEL_DEFAULT). */
   static const clr_kernel scans[] = {
       CLR_SCAN_KOGGE_STONE, CLR_SCAN_KOGGE_STONE_DB, CLR_SCAN_BRENT_KUNG,
-      CLR_SCAN_DECOUPLED, CLR_REDUCE_COARSE};
+      CLR_SCAN_DECOUPLED, CLR_KERNEL_DEFAULT};
   for (size_t ci = 0; ci < N_HUGE_COARSE; ci++) {
     for (size_t ki = 0; ki < sizeof scans / sizeof scans[0]; ki++) {
       for (int wg = 0; wg <= 16; wg += 16) {
@@ -897,7 +914,7 @@ static void test_option_validation(clr_context *ctx) {
     clr_options_init(&o);
     o.vector_width = bad_vec[i];
     for (int k = 0; k < 3; k++) {
-      o.kernel = k == 0 ? CLR_REDUCE_COARSE
+      o.kernel = k == 0 ? CLR_KERNEL_DEFAULT
                         : (k == 1 ? CLR_SCAN_KOGGE_STONE : CLR_SCAN_DECOUPLED);
       clr_reduce_host(ctx, NULL, CLR_SUM, CLR_INT, in, 0, &v);
       memset(out, 0x5a, sizeof out);
@@ -1105,7 +1122,9 @@ static void remove_tree(const char *dir) { walk_tree(dir, 1); }
 static size_t count_files(const char *dir) { return walk_tree(dir, 0); }
 
 static clr_context *context_with(const char *kernel_dir, const char *cache) {
-  clr_context_config cfg = {.kernel_dir = kernel_dir, .cache_dir = cache};
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .kernel_dir = kernel_dir,
+                            .cache_dir = cache};
   return tu_context_from(&cfg);
 }
 
@@ -1261,8 +1280,7 @@ static void test_missing_kernels(void) {
   unlink(path);
   dirs[1] = partial;
   for (int i = 0; i < 2; i++) {
-    clr_context_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
     cfg.kernel_dir = dirs[i];
     cfg.cache_dir = "";
     clr_context *c = NULL;
@@ -1352,8 +1370,7 @@ static void test_silence(void) {
   int saved_out = dup(1), saved_err = dup(2);
   dup2(fd_out, 1);
   dup2(fd_err, 2);
-  clr_context_config cfg;
-  memset(&cfg, 0, sizeof cfg);
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   cfg.kernel_dir = bad;
   cfg.cache_dir = "";
   clr_context *c = NULL;

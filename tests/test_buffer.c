@@ -123,7 +123,7 @@ static void test_offsets(clr_context *ctx) {
               if (!TU_CHECK(s == CLR_OK, "%s: clr_reduce_buffer: %s: %s", desc,
                             clr_status_name(s), clr_context_error(ctx)))
                 continue;
-              clr_timing tm;
+              clr_timing tm = CLR_TIMING_INIT;
               clr_last_timing(ctx, &tm);
               tu_verify(&c, &got, &tm);
             }
@@ -245,7 +245,7 @@ static void test_from_queue(void) {
       TU_CHECK(s == CLR_OK && v.type == CLR_DOUBLE && v.v.d == want,
                "from_queue (profiling %d) %s: %s sum %.17g want %.17g", prof,
                clr_kernel_name(o.kernel), clr_status_name(s), v.v.d, want);
-      clr_timing tm;
+      clr_timing tm = CLR_TIMING_INIT;
       clr_last_timing(ctx, &tm);
       if (!prof)
         TU_CHECK(tm.kernel_ms == 0.0,
@@ -525,7 +525,7 @@ static void order_reductions(caller *c, clr_context *ctx, size_t n) {
         if (!TU_CHECK(s == CLR_OK, "%s round %zu: %s: %s", desc, round,
                       clr_status_name(s), clr_context_error(ctx)))
           continue;
-        clr_timing tm;
+        clr_timing tm = CLR_TIMING_INIT;
         clr_last_timing(ctx, &tm);
         tu_verify(&tc, &got, &tm);
       }
@@ -679,7 +679,7 @@ static void test_queue_order(void) {
     order_reductions(&c, ctx, order_n);
     order_scans(&c, ctx, order_n);
     if (!(kinds[k].props & CL_QUEUE_PROFILING_ENABLE)) {
-      clr_timing tm;
+      clr_timing tm = CLR_TIMING_INIT;
       clr_last_timing(ctx, &tm);
       TU_CHECK(tm.kernel_ms == 0.0,
                "%s without profiling: kernel_ms is 0 (got %g)", c.kind,

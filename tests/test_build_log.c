@@ -195,9 +195,9 @@ static void builds(clr_context *ctx) {
   o.map_expr = "x * x + (float)i";
   reduce(ctx, &o, CLR_SUM, CLR_FLOAT, "map expression");
   o.map_expr = "x > 0.5f";
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+  o.accumulate_in = CLR_LONG;
   reduce(ctx, &o, CLR_SUM, CLR_FLOAT, "map expression counted in long");
-  o.accumulate_in = 0;
+  o.accumulate_in = CLR_TYPE_DEFAULT;
   o.map_expr = "x > 1";
   reduce(ctx, &o, CLR_AND, CLR_DOUBLE, "map expression, and");
   o.map_expr = "abs(x) + i";
@@ -315,7 +315,9 @@ int main(int argc, char **argv) {
   fflush(stderr);
   dup2(err_fd, 2);
 
-  clr_context_config cfg = {.cache_dir = "", .log = collect};
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .cache_dir = "",
+                            .log = collect};
   clr_context *ctx = tu_context_from(&cfg);
   builds(ctx);
   char kernel_dir[4096];

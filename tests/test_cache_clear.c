@@ -152,7 +152,8 @@ static void test_resolution(void) {
     const char *v = getenv(names[i]);
     saved[i] = v ? strcpy(tu_xmalloc(strlen(v) + 1), v) : NULL;
   }
-  clr_context_config cfg = {.cache_dir = "/conf/cache"};
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .cache_dir = "/conf/cache"};
   set_env("CLREDUCE_CACHE_DIR", "/env/cache");
   set_env("XDG_CACHE_HOME", "/xdg");
   set_env("HOME", "/home/u");
@@ -216,7 +217,8 @@ static void test_resolution(void) {
 static void expect_cap(const char *env, uint64_t want) {
   uint64_t cap = 12345;
   set_env("CLREDUCE_CACHE_MAX_BYTES", env);
-  clr_context_config cfg = {.cache_dir = ""};
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .cache_dir = ""};
   clr_status s = clr_cache_usage(&cfg, NULL, NULL, &cap, NULL, 0);
   TU_CHECK(s == CLR_OK && cap == want,
            "cap with CLREDUCE_CACHE_MAX_BYTES=%s: %s %llu (want %llu)",
@@ -244,7 +246,8 @@ static void test_cap(void) {
 static void test_missing_and_disabled(const char *base) {
   char dir[4200], detail[256] = "x";
   snprintf(dir, sizeof dir, "%s/never/made", base);
-  clr_context_config cfg = {.cache_dir = dir};
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .cache_dir = dir};
   uint64_t entries = 9, bytes = 9, removed = 9, freed = 9;
   clr_status s =
       clr_cache_usage(&cfg, &entries, &bytes, NULL, detail, sizeof detail);
@@ -299,7 +302,9 @@ static void test_fill_and_clear(const char *base) {
   char dir[4200], tuning[4300], path[4400], first[64];
   char live[4400], dead[4400], orphan[4400], tmp[4400], other[4400], lnk[4400];
   snprintf(dir, sizeof dir, "%s/cache", base);
-  clr_context_config cfg = {.kernel_dir = kernel_src, .cache_dir = dir};
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .kernel_dir = kernel_src,
+                            .cache_dir = dir};
   float *x = tu_xmalloc(N * sizeof *x);
   for (size_t i = 0; i < N; i++)
     x[i] = 1.0f;

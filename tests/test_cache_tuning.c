@@ -253,7 +253,9 @@ static int same_listing(const listing *a, const listing *b) {
 /* ------------------------------------------------------------ contexts */
 
 static clr_context *context_at(const char *kernel_dir, const char *cache) {
-  clr_context_config cfg = {.kernel_dir = kernel_dir, .cache_dir = cache};
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .kernel_dir = kernel_dir,
+                            .cache_dir = cache};
   return tu_context_from(&cfg);
 }
 
@@ -261,13 +263,12 @@ static clr_context *context_at(const char *kernel_dir, const char *cache) {
  * timing go to *v and *tm (may be NULL).  Returns 1 when it ran and
  * checked out. */
 static int reduce_ok(clr_context *ctx, const clr_options *opt,
-                     const char *label, clr_value *v, clr_timing *tm) {
+                     const char *label, clr_value *v, tu_timing *tm) {
   tu_case c;
   clr_value got;
-  clr_timing t;
+  clr_timing t = CLR_TIMING_INIT;
   memset(&c, 0, sizeof c);
   memset(&got, 0, sizeof got);
-  memset(&t, 0, sizeof t);
   c.label = label;
   if (opt)
     c.opt = *opt;
@@ -287,22 +288,23 @@ static int reduce_ok(clr_context *ctx, const clr_options *opt,
     return 0;
   if (v)
     *v = got;
-  if (tm)
-    *tm = t;
+  if (tm && !TU_CHECK(tu_get_timing(ctx, tm) == CLR_OK,
+                      "%s: clr_last_timing_pass", label))
+    return 0;
   return tu_verify(&c, &got, &t);
 }
 
 /* Inclusive int sum scan of sdata into out, checked exactly.  opt may be
  * NULL (the tuned scan). */
 static int scan_ok(clr_context *ctx, const clr_options *opt, const char *label,
-                   int32_t *out, clr_timing *tm) {
+                   int32_t *out, tu_timing *tm) {
   memset(out, 0x5a, N_SCAN * sizeof *out);
   clr_status s = clr_scan_host(ctx, opt, CLR_SUM, CLR_INT, sdata, out, N_SCAN);
   if (!tu_check(s == CLR_OK, "%s: int sum scan: %s (%s)", label,
                 clr_status_name(s), clr_context_error(ctx)))
     return 0;
-  if (tm && !TU_CHECK(clr_last_timing(ctx, tm) == CLR_OK, "%s: clr_last_timing",
-                      label))
+  if (tm &&
+      !TU_CHECK(tu_get_timing(ctx, tm) == CLR_OK, "%s: clr_last_timing", label))
     return 0;
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < N_SCAN; i++)
@@ -556,10 +558,10 @@ static void test_cache_unwritable(void) {
     char label[256];
     snprintf(label, sizeof label, "cache dir is %s", what[i]);
     clr_context *c = context_at(kernel_src, caches[i]);
-    clr_tuning t;
+    clr_tuning t = CLR_TUNING_INIT;
     TU_CHECK(clr_get_tuning(c, &t) == CLR_OK &&
-                 strncmp(t.origin, "built-in", 8) == 0,
-             "%s: built-in tuning (%s)", label, t.origin);
+                 strncmp(clr_tuning_origin(c), "built-in", 8) == 0,
+             "%s: built-in tuning (%s)", label, clr_tuning_origin(c));
     reduce_ok(c, NULL, label, NULL, NULL);
     scan_ok(c, NULL, label, out, NULL);
     /* Twice: the second call finds the programs in the context. */
@@ -638,7 +640,8 @@ static void count_damage_log(void *user, const char *msg) {
 
 /* One context with a log callback counting damaged entries. */
 static clr_context *context_logged(const char *cache, size_t *damaged) {
-  clr_context_config cfg = {.kernel_dir = kernel_src,
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .kernel_dir = kernel_src,
                             .cache_dir = cache,
                             .log = count_damage_log,
                             .log_user = damaged};
@@ -814,11 +817,15 @@ static void user_tuning_path(const char *cache, char *path, size_t size) {
   snprintf(path, size, "%s/tuning/%s.txt", cache, name);
 }
 
+/* Where the tuning tuning_of (or tuning_at) last read came from: its
+ * context's clr_tuning_origin, copied (the context may be gone). */
+static char seen_origin[4096];
+
 static clr_tuning tuning_of(clr_context *c) {
-  clr_tuning t;
-  memset(&t, 0, sizeof t);
+  clr_tuning t = CLR_TUNING_INIT;
   if (clr_get_tuning(c, &t) != CLR_OK)
     tu_die("clr_get_tuning failed");
+  snprintf(seen_origin, sizeof seen_origin, "%s", clr_tuning_origin(c));
   return t;
 }
 
@@ -841,7 +848,8 @@ static void describe(const clr_tuning *t, char *buf, size_t size) {
            t->decoupled_wg);
 }
 
-static clr_tuning defaults; /* of a context without any tuning file */
+/* of a context without any tuning file */
+static clr_tuning defaults = CLR_TUNING_INIT;
 
 /* Shipped files: the longest matching match= wins; the user's file wins
  * over it. */
@@ -896,8 +904,8 @@ static void test_tuning_files(void) {
   clr_context *c = context_at(kernel_src, cache);
   clr_tuning t = tuning_of(c);
   describe(&t, desc, sizeof desc);
-  TU_CHECK(strcmp(t.origin, long_path) == 0,
-           "shipped: origin is the longer match (%s, want %s)", t.origin,
+  TU_CHECK(strcmp(seen_origin, long_path) == 0,
+           "shipped: origin is the longer match (%s, want %s)", seen_origin,
            long_path);
   TU_CHECK(t.reduce_wg == 64 && t.reduce_vec_bytes == 8 &&
                t.reduce_layout == CLR_LAYOUT_STRIDED &&
@@ -910,7 +918,7 @@ static void test_tuning_files(void) {
            "(decoupled.items %zu, want %zu)",
            t.decoupled_items, defaults.decoupled_items);
   /* The launches follow: the coarse kernel's work-group and the scan's. */
-  clr_timing tm;
+  tu_timing tm;
   int32_t *out = tu_xmalloc(N_SCAN * sizeof *out);
   if (reduce_ok(c, NULL, "shipped tuning", NULL, &tm))
     TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size == 64,
@@ -925,11 +933,11 @@ static void test_tuning_files(void) {
   /* With the longer file gone, the short one wins. */
   unlink(long_path);
   t = tuning_at(cache);
-  TU_CHECK(strcmp(t.origin, short_path) == 0 && t.reduce_wg == 32 &&
+  TU_CHECK(strcmp(seen_origin, short_path) == 0 && t.reduce_wg == 32 &&
                t.decoupled_items == 2 &&
                t.scan_kernel == CLR_SCAN_KOGGE_STONE_DB,
            "shipped: without the longer file the short match applies (%s)",
-           t.origin);
+           seen_origin);
 
   /* Alternatives ("a|b", as in data/tuning/pocl-cpu.txt): a file matches
    * when one of them is a substring of the device name, and ranks by the
@@ -943,20 +951,20 @@ static void test_tuning_files(void) {
            shortm);
   char *alt_tie = write_file_in(shipped, "zz-alt.txt", buf);
   t = tuning_at(cache);
-  TU_CHECK(strcmp(t.origin, short_path) == 0 && t.reduce_wg == 32,
+  TU_CHECK(strcmp(seen_origin, short_path) == 0 && t.reduce_wg == 32,
            "shipped: a longer alternative that does not match adds nothing "
            "(origin %s, want %s)",
-           t.origin, short_path);
+           seen_origin, short_path);
   snprintf(buf, sizeof buf,
            "match=clreduce-test-no-such-device-name-at-all-xyz|%s|\n"
            "reduce.wg=48\n",
            alt4);
   char *alt_win = write_file_in(shipped, "b-alt.txt", buf);
   t = tuning_at(cache);
-  TU_CHECK(strcmp(t.origin, alt_win) == 0 && t.reduce_wg == 48,
+  TU_CHECK(strcmp(seen_origin, alt_win) == 0 && t.reduce_wg == 48,
            "shipped: the file whose matching alternative is longest wins "
            "(origin %s, want %s; reduce.wg %zu, want 48)",
-           t.origin, alt_win, t.reduce_wg);
+           seen_origin, alt_win, t.reduce_wg);
   unlink(alt_tie);
   unlink(alt_win);
   free(alt_tie);
@@ -980,8 +988,8 @@ static void test_tuning_files(void) {
   c = context_at(kernel_src, cache);
   t = tuning_of(c);
   describe(&t, desc, sizeof desc);
-  TU_CHECK(strcmp(t.origin, user) == 0,
-           "user file: origin is the user's file (%s, want %s)", t.origin,
+  TU_CHECK(strcmp(seen_origin, user) == 0,
+           "user file: origin is the user's file (%s, want %s)", seen_origin,
            user);
   TU_CHECK(t.reduce_wg == 128 && t.scan_per_item == 64 &&
                t.scan_kernel == CLR_SCAN_KOGGE_STONE && t.decoupled_items == 16,
@@ -999,8 +1007,8 @@ static void test_tuning_files(void) {
 
   /* The user's file of another cache directory does not apply. */
   t = tuning_at("");
-  TU_CHECK(strcmp(t.origin, long_path) == 0,
-           "no cache dir: the shipped file again (%s)", t.origin);
+  TU_CHECK(strcmp(seen_origin, long_path) == 0,
+           "no cache dir: the shipped file again (%s)", seen_origin);
 
   if (setenv("CLREDUCE_TUNING_DIR", no_tuning_dir, 1) != 0)
     tu_die("setenv failed");
@@ -1071,8 +1079,8 @@ static void test_tuning_bad_values(void) {
   clr_context *c = context_at(kernel_src, cache);
   clr_tuning t = tuning_of(c);
   describe(&t, desc, sizeof desc);
-  TU_CHECK(strcmp(t.origin, user) == 0, "damaged file: origin %s (want %s)",
-           t.origin, user);
+  TU_CHECK(strcmp(seen_origin, user) == 0, "damaged file: origin %s (want %s)",
+           seen_origin, user);
   TU_CHECK(t.reduce_layout == CLR_LAYOUT_STRIDED &&
                t.reduce_groups_per_cu == 3 && t.scan_per_item == 8 &&
                t.decoupled_wg == 32,
@@ -1158,6 +1166,7 @@ static void test_set_tuning(void) {
   bad[11].decoupled_wg = 0;
   bad[12].reduce_min_groups_cu = 1025;
   memset(&bad[13], 0, sizeof bad[13]);
+  bad[13].struct_size = sizeof bad[13]; /* the values zero, not the size */
   for (int k = 0; k < 14; k++) {
     clr_status s = clr_set_tuning(c, &bad[k]);
     char what[128];
@@ -1176,7 +1185,7 @@ static void test_set_tuning(void) {
   static const size_t wgs[] = {64, 96, 32};
   for (size_t i = 0; i < sizeof wgs / sizeof *wgs; i++) {
     char label[128];
-    clr_timing tm;
+    tu_timing tm;
     t = t0;
     t.reduce_wg = wgs[i];
     t.reduce_layout = i % 2 ? CLR_LAYOUT_CONTIGUOUS : CLR_LAYOUT_STRIDED;
@@ -1185,12 +1194,14 @@ static void test_set_tuning(void) {
     t.scan_wg = wgs[i];
     t.scan_per_item = 4 << i;
     t.scan_kernel = CLR_SCAN_KOGGE_STONE;
-    snprintf(t.origin, sizeof t.origin, "set by the test, case %zu", i);
     clr_status s = clr_set_tuning(c, &t);
     snprintf(label, sizeof label, "set tuning reduce_wg=%zu layout %s", wgs[i],
              i % 2 ? "contiguous" : "strided");
     if (!TU_EXPECT_STATUS(s, CLR_OK, label))
       continue;
+    TU_CHECK(
+        strcmp(clr_tuning_origin(c), "set by the caller (clr_set_tuning)") == 0,
+        "%s: the origin says so (%s)", label, clr_tuning_origin(c));
     got = tuning_of(c);
     TU_CHECK(memcmp(&got, &t, sizeof got) == 0,
              "%s: clr_get_tuning gives it "
@@ -1238,7 +1249,8 @@ static void test_autotune(void) {
   char want[4096], saved[4096] = "";
   size_t logged = 0;
   user_tuning_path(cache, want, sizeof want);
-  clr_context_config cfg = {.kernel_dir = kernel_src,
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .kernel_dir = kernel_src,
                             .cache_dir = cache,
                             .log = count_log,
                             .log_user = &logged};
@@ -1254,8 +1266,8 @@ static void test_autotune(void) {
   TU_CHECK(logged > 0, "clr_autotune reports progress to the log (%zu lines)",
            logged);
   clr_tuning tuned = tuning_of(c);
-  TU_CHECK(strcmp(tuned.origin, want) == 0,
-           "the tuned context names the saved file (%s)", tuned.origin);
+  TU_CHECK(strcmp(seen_origin, want) == 0,
+           "the tuned context names the saved file (%s)", seen_origin);
   size_t len = 0;
   unsigned char *text = tu_read_file(want, &len);
   TU_CHECK(text && len > 0 && strstr((char *)text, "reduce.wg=") != NULL,
@@ -1286,11 +1298,11 @@ static void test_autotune(void) {
   char d1[512], d2[512];
   describe(&t, d1, sizeof d1);
   describe(&tuned, d2, sizeof d2);
-  TU_CHECK(strcmp(t.origin, want) == 0,
-           "new context: origin is the autotuned file (%s)", t.origin);
+  TU_CHECK(strcmp(seen_origin, want) == 0,
+           "new context: origin is the autotuned file (%s)", seen_origin);
   TU_CHECK(tu_same_tuning(&t, &tuned), "new context: the tuned values (%s; %s)",
            d1, d2);
-  clr_timing tm;
+  tu_timing tm;
   if (reduce_ok(c, NULL, "tuned shape", NULL, &tm))
     TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size <= t.reduce_wg,
              "tuned shape: coarse pass 0 local size %zu within reduce.wg %zu",
@@ -1628,7 +1640,7 @@ static void reduce_op_at(const char *cache, clr_op op, const char *label) {
   tc.n = N_REDUCE;
   clr_options_init(&tc.opt);
   clr_value v;
-  clr_timing t;
+  clr_timing t = CLR_TIMING_INIT;
   clr_status st =
       clr_reduce_host(c, &tc.opt, op, CLR_FLOAT, rdata, N_REDUCE, &v);
   if (tu_check(st == CLR_OK, "%s: %s: %s", label, clr_status_name(st),
@@ -1952,9 +1964,9 @@ static void test_tuning_not_regular(void) {
   ok &= child_run(cache, "a FIFO and a directory among the shipped files");
   if (ok) { /* would hang this process on a reader that blocks */
     clr_tuning t = tuning_at(cache);
-    TU_CHECK(strcmp(t.origin, good) == 0 && t.reduce_groups_per_cu == 3,
+    TU_CHECK(strcmp(seen_origin, good) == 0 && t.reduce_groups_per_cu == 3,
              "shipped FIFO: the regular shipped file still applies (%s)",
-             t.origin);
+             seen_origin);
   }
   if (setenv("CLREDUCE_TUNING_DIR", no_tuning_dir, 1) != 0)
     tu_die("setenv failed");
@@ -2000,9 +2012,10 @@ static void test_tuning_not_regular(void) {
     free(text);
     c = context_at(kernel_src, cache);
     clr_tuning t = tuning_of(c);
-    TU_CHECK(
-        tu_same_tuning(&t, &defaults) && strncmp(t.origin, "built-in", 8) == 0,
-        "a 70 kB tuning file is refused whole: the defaults (%s)", t.origin);
+    TU_CHECK(tu_same_tuning(&t, &defaults) &&
+                 strncmp(seen_origin, "built-in", 8) == 0,
+             "a 70 kB tuning file is refused whole: the defaults (%s)",
+             seen_origin);
     reduce_ok(c, NULL, "oversized tuning file", NULL, NULL);
     clr_context_release(c);
     unlink(user);
@@ -2051,7 +2064,7 @@ static void test_tuning_tiny_scan(void) {
     size_t want_pi =
         text_value(texts[i], "scan.per_item=", defaults.scan_per_item);
     TU_CHECK(t.scan_wg == want_wg && t.scan_per_item == want_pi &&
-                 strcmp(t.origin, user) == 0,
+                 strcmp(seen_origin, user) == 0,
              "tuning %s: read as given (scan wg %zu, per_item %zu)", what,
              t.scan_wg, t.scan_per_item);
     for (size_t k = 0; k < sizeof tiled / sizeof *tiled; k++) {
@@ -2128,7 +2141,9 @@ int main(int argc, char **argv) {
   tu_fill(CLR_SUM, CLR_FLOAT, TU_RANDOM, rdata, N_REDUCE, 12345);
   if (child_cache && expect_no_device) {
     /* child_status: context creation must fail saying why. */
-    clr_context_config cfg = {.kernel_dir = kernel_src, .cache_dir = ""};
+    clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                              .kernel_dir = kernel_src,
+                              .cache_dir = ""};
     clr_context *cc = NULL;
     char detail[1024] = "";
     clr_status s = clr_context_create(&cfg, &cc, detail, sizeof detail);
@@ -2146,7 +2161,8 @@ int main(int argc, char **argv) {
     /* child_status: death where the library hands the entry named by
      * CLR_TEST_CRASH_ENTRY to the driver, as a driver crashing on a lying
      * binary would die. */
-    clr_context_config cfg = {.kernel_dir = kernel_src,
+    clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                              .kernel_dir = kernel_src,
                               .cache_dir = child_cache,
                               .log = crash_at_load_log,
                               .log_user = getenv("CLR_TEST_CRASH_ENTRY")};
@@ -2185,10 +2201,10 @@ int main(int argc, char **argv) {
     tu_die("clr_context_device failed");
   snprintf(device_name, sizeof device_name, "%s", dd.device_name);
   defaults = tuning_of(c);
-  TU_CHECK(strncmp(defaults.origin, "built-in defaults", 17) == 0,
+  TU_CHECK(strncmp(seen_origin, "built-in defaults", 17) == 0,
            "an empty $CLREDUCE_TUNING_DIR and no cache: built-in defaults "
            "(%s)",
-           defaults.origin);
+           seen_origin);
   clr_context_release(c);
   printf("device: %s\n", device_name);
   /* Each case, then a section line with the seconds it took. */

@@ -320,7 +320,7 @@ static void indices(clr_group *g) {
   clr_options_init(&o);
   o.map = CLR_MAP_EXPR;
   o.map_expr = "(long)i";
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+  o.accumulate_in = CLR_LONG;
   clr_value v;
   clr_status st = clr_group_reduce_host(g, &o, CLR_SUM, CLR_FLOAT, x, n, &v);
   TU_CHECK(st == CLR_OK && v.v.l == (int64_t)(n * (n - 1) / 2),
@@ -604,7 +604,7 @@ static void sub_devices(void) {
              clr_group_error(g), (long long)v.v.l);
     clr_options o;
     clr_options_init(&o);
-    o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+    o.accumulate_in = CLR_LONG;
     st = clr_group_scan_host(g, &o, CLR_SUM, CLR_INT, x, y, n);
     int64_t run = 0;
     size_t bad = 0;

@@ -137,7 +137,9 @@ static void plain(clr_context *ctx) {
           if (TU_CHECK(st == CLR_OK, "%s %s n=%zu buffer: %s: %s",
                        clr_op_name((clr_op)op), clr_type_name((clr_type)t), n,
                        clr_status_name(st), clr_context_error(ctx))) {
-            clr_timing tm = tu_last_timing(ctx);
+            clr_timing tm = CLR_TIMING_INIT;
+            if (clr_last_timing(ctx, &tm) != CLR_OK)
+              tu_die("clr_last_timing failed");
             tu_verify(&c, &got, &tm);
           }
           clReleaseMemObject(buf);
@@ -168,7 +170,7 @@ static void check_segments(clr_context *ctx, clr_op op, clr_type t,
                            const void *results) {
   clr_segments_check chk;
   clr_type rt = clr_options_result_type(NULL, op, t);
-  clr_timing tm = tu_last_timing(ctx);
+  tu_timing tm = tu_last_timing(ctx);
   if (!clr_ref_segments_check(CLR_MAP_NONE, op, t, rt, data, offsets,
                               n_segments, results, tm.error_depth, &chk))
     tu_die("out of memory");
@@ -244,8 +246,7 @@ static void drivers(clr_context *ctx, clr_group *g) {
                      clr_type_name(ty), what, clr_status_name(st),
                      clr_group_error(g))) {
           tu_case c = op_case(o, ty, data, n, "group of two");
-          clr_timing tm;
-          memset(&tm, 0, sizeof tm);
+          clr_timing tm = CLR_TIMING_INIT;
           clr_group_timing gt;
           if (clr_group_last_timing(g, &gt) == CLR_OK)
             tm.error_depth = gt.error_depth;
@@ -290,7 +291,7 @@ static void scans(clr_context *ctx) {
                           clr_context_error(ctx)))
               continue;
             clr_scan_check chk;
-            clr_timing tm = tu_last_timing(ctx);
+            tu_timing tm = tu_last_timing(ctx);
             clr_ref_scan_check(o, ty, ex, in, out, n, tm.error_depth, &chk);
             TU_CHECK(chk.ok, "%s %s %s n=%zu exclusive=%d: element %zu",
                      clr_kernel_name(kernels[k]), clr_op_name(o),

@@ -76,7 +76,7 @@ static clr_status run_case(clr_context *ctx, const clr_options *o,
                 "CLR_ERR_INVALID_ARGUMENT",
                 desc, clr_status_name(s), clr_context_error(ctx)))
     return s;
-  clr_timing tm;
+  clr_timing tm = CLR_TIMING_INIT;
   clr_last_timing(ctx, &tm);
   tu_verify(&c, &got, &tm);
   return s;
@@ -128,8 +128,8 @@ static void test_wg_sizes(clr_context *ctx) {
            * large input runs with. */
           if (s == CLR_OK && sizes[si] == 65537 &&
               tu_type_available(spread[pi].type)) {
-            clr_timing tm;
-            clr_last_timing(ctx, &tm);
+            tu_timing tm;
+            tu_get_timing(ctx, &tm);
             TU_CHECK(tm.n_passes >= 1 && tm.passes[0].local_size == w,
                      "%s wg=%zu: first pass ran with local size %zu",
                      clr_kernel_name(o.kernel), w,
@@ -382,7 +382,7 @@ static void test_accumulate_in(clr_context *ctx) {
               (acc == CLR_INT || acc == CLR_UINT));
         clr_options o;
         clr_options_init(&o);
-        o.accumulate_in = CLR_ACCUMULATE_IN(acc);
+        o.accumulate_in = acc;
         if (!fits) {
           clr_value v;
           char what[128];
@@ -409,7 +409,7 @@ static void test_accumulate_in(clr_context *ctx) {
   /* Not for scans, and/or or exact sums. */
   clr_options o;
   clr_options_init(&o);
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+  o.accumulate_in = CLR_LONG;
   o.kernel = CLR_SCAN_KOGGE_STONE;
   TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_SUM, CLR_INT, buf, buf, 10),
                    CLR_ERR_INVALID_ARGUMENT,
@@ -418,7 +418,7 @@ static void test_accumulate_in(clr_context *ctx) {
       clr_scan_host(ctx, &o, CLR_SUM, CLR_FLOAT, buf, (char *)buf + 1024, 10),
       CLR_ERR_UNSUPPORTED, "a float scan written as long");
   clr_options_init(&o);
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+  o.accumulate_in = CLR_DOUBLE;
   o.exact = 1;
   clr_value v;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, buf, 10, &v),

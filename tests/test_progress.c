@@ -219,7 +219,7 @@ static void test_calls(void) {
   clr_map_eval m;
   char why[256];
   clr_options opt;
-  memset(&opt, 0, sizeof opt);
+  clr_options_init(&opt);
   opt.map = CLR_MAP_EXPR;
   opt.map_expr = "x * 2.0f";
   clr_expr_reference er;

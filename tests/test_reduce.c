@@ -56,8 +56,7 @@ static void default_shape(clr_context *ctx, clr_kernel k, size_t *wg,
   clr_options_init(&o);
   o.kernel = k;
   clr_value v;
-  clr_timing tm;
-  memset(&tm, 0, sizeof tm);
+  tu_timing tm;
   clr_status s = clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, n, &v);
   if (s != CLR_OK)
     tu_die("%s: default-shape probe failed: %s: %s", clr_kernel_name(k),
@@ -65,7 +64,7 @@ static void default_shape(clr_context *ctx, clr_kernel k, size_t *wg,
   TU_CHECK(v.type == CLR_FLOAT && v.v.f == (float)n,
            "%s: probe sum of 2^20 ones = %.9g", clr_kernel_name(k),
            (double)v.v.f);
-  clr_last_timing(ctx, &tm);
+  tu_get_timing(ctx, &tm);
   *wg = 0;
   *span = 0;
   if (TU_CHECK(tm.n_passes >= 1 && tm.n_passes <= CLR_MAX_PASSES,
@@ -180,8 +179,8 @@ static void stream_cases(clr_context *ctx, const clr_options *base) {
     tu_fill(c.op, c.type, cases[i].v, data, n, tu_seed(9, c.op, c.type, n));
     clr_status s = tu_run_host(ctx, &c);
     if (s == CLR_OK) {
-      clr_timing tm;
-      clr_last_timing(ctx, &tm);
+      tu_timing tm;
+      tu_get_timing(ctx, &tm);
       TU_CHECK(tm.chunks >= 2 && tm.n_passes >= 1 &&
                    tm.passes[0].n_in * es <= max_alloc,
                "%s %s n=%zu (%zu bytes, allocations of %llu): streamed in "
@@ -205,7 +204,7 @@ static void stream_cases(clr_context *ctx, const clr_options *base) {
                              n, &ref))
     tu_die("out of host memory");
   clr_value v;
-  clr_timing tm;
+  clr_timing tm = CLR_TIMING_INIT;
   clr_check chk;
   clr_status s = clr_dot_host(ctx, base, CLR_FLOAT, x, y, n, &v);
   clr_last_timing(ctx, &tm);
@@ -224,7 +223,7 @@ static void stream_cases(clr_context *ctx, const clr_options *base) {
  * must show one pass, and two with the key off. */
 static void single_launch(clr_context *ctx, const clr_options *base,
                           void *buf) {
-  clr_tuning t;
+  clr_tuning t = CLR_TUNING_INIT;
   clr_get_tuning(ctx, &t);
   size_t sizes[] = {1048577, 2000003};
   for (int on = 1; on >= 0; on--) {
@@ -235,10 +234,10 @@ static void single_launch(clr_context *ctx, const clr_options *base,
     for (size_t i = 0; i < sizes[1]; i++)
       x[i] = 1.0f;
     clr_value v;
-    clr_timing tm;
+    tu_timing tm;
     clr_status st =
         clr_reduce_host(ctx, base, CLR_SUM, CLR_FLOAT, x, sizes[1], &v);
-    clr_last_timing(ctx, &tm);
+    tu_get_timing(ctx, &tm);
     TU_CHECK(st == CLR_OK && v.v.f == (float)sizes[1] &&
                  tm.n_passes == (on ? 1u : 2u) && tm.passes[0].folds == on,
              "single_launch=%d: %s, sum %g, %zu passes (the first folds: %d)",
@@ -263,10 +262,10 @@ static void single_launch(clr_context *ctx, const clr_options *base,
     for (size_t i = 0; i < many[0]; i++)
       x[i] = 1.0f;
     clr_value fv;
-    clr_timing ft;
+    tu_timing ft;
     clr_status fs =
         clr_reduce_host(ctx, &few, CLR_SUM, CLR_FLOAT, x, many[0], &fv);
-    clr_last_timing(ctx, &ft);
+    tu_get_timing(ctx, &ft);
     TU_CHECK(fs == CLR_OK && fv.v.f == (float)many[0] && ft.n_passes == 1 &&
                  ft.passes[0].folds &&
                  ft.passes[0].global_size / ft.passes[0].local_size > 4 * 8,

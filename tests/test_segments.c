@@ -691,7 +691,7 @@ static void vector_widths(clr_context *ctx) {
                 {16, CLR_MAX, 0},    {16, CLR_ARGMIN, 0}, {16, CLR_ARGMAX, 0},
                 {16, CLR_MINMAX, 0}, {16, CLR_ARGMAX, 1}, {32, CLR_MAX, 0},
                 {32, CLR_MINMAX, 0}, {32, CLR_ARGMIN, 1}, {64, CLR_MINMAX, 0}};
-  clr_tuning saved, t;
+  clr_tuning saved = CLR_TUNING_INIT, t = CLR_TUNING_INIT;
   if (clr_get_tuning(ctx, &saved) != CLR_OK)
     tu_die("clr_get_tuning: %s", clr_context_error(ctx));
   size_t k = 0;
@@ -886,7 +886,7 @@ static void bad_offsets(clr_context *ctx) {
  * chunks. */
 /* The last call took the rows form: one launch, a work-group a row. */
 static int took_rows(clr_context *ctx, size_t rows) {
-  clr_timing tm = tu_last_timing(ctx);
+  tu_timing tm = tu_last_timing(ctx);
   return tm.n_passes == 1 &&
          tm.passes[0].global_size == rows * tm.passes[0].local_size;
 }
@@ -1017,7 +1017,7 @@ static void edges(clr_context *ctx, clr_context *chunked) {
   clr_options_init(&o);
   o.map = CLR_MAP_EXPR;
   o.map_expr = "x > 0.0f";
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+  o.accumulate_in = CLR_LONG;
   int64_t *counts = tu_xmalloc(segments * sizeof *counts);
   clr_status st = clr_reduce_segments_host(chunked, &o, CLR_SUM, CLR_FLOAT, x,
                                            n, off, segments, counts);
@@ -1085,13 +1085,13 @@ static void edges(clr_context *ctx, clr_context *chunked) {
   /* Float data summed in double. */
   seg_case c =
       case_of(CLR_SUM, CLR_FLOAT, x, n, off, segments, "float sum in double");
-  c.opt.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+  c.opt.accumulate_in = CLR_DOUBLE;
   run_host(ctx, &c);
   /* The tuning's units a work-item (segments.units for 4-byte
    * accumulators, segments.units_wide for 8-byte ones) shape the tiles:
    * ceil((elements + segments) / (work-group x units)) of them, and the
    * results stay right at odd counts. */
-  clr_tuning saved, t;
+  clr_tuning saved = CLR_TUNING_INIT, t = CLR_TUNING_INIT;
   if (clr_get_tuning(ctx, &saved) != CLR_OK)
     tu_die("clr_get_tuning failed");
   t = saved;
@@ -1104,10 +1104,10 @@ static void edges(clr_context *ctx, clr_context *chunked) {
                          wide ? "3 (segments.units_wide)" : "5");
     u.opt.layout = CLR_LAYOUT_STRIDED;
     if (wide)
-      u.opt.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+      u.opt.accumulate_in = CLR_DOUBLE;
     if (run_host(ctx, &u) == CLR_OK &&
         (!wide || tu_type_available(CLR_DOUBLE))) {
-      clr_timing tm = tu_last_timing(ctx);
+      tu_timing tm = tu_last_timing(ctx);
       size_t per = tm.passes[0].local_size * (wide ? 3 : 5);
       size_t tiles = (n + segments + per - 1) / per;
       tu_check(tm.n_passes == 2 &&
@@ -1324,7 +1324,7 @@ static void ranges_index_of(clr_context *ctx, const float *x, size_t n,
     int sum = pass % 2 == 0, buffers = pass >= 2;
     if (sum && !fp64)
       continue;
-    o.accumulate_in = sum ? CLR_ACCUMULATE_IN(CLR_DOUBLE) : 0;
+    o.accumulate_in = sum ? CLR_DOUBLE : CLR_TYPE_DEFAULT;
     o.map_expr = sum ? "(double)(i % 7) * x" : "(float)i";
     void *res = sum ? (void *)sums : (void *)mins;
     size_t rsize = sum ? sizeof *sums : sizeof *mins;

@@ -26,7 +26,7 @@
 #define BLOCK_KIB 4
 
 static void set_staging(clr_context *ctx, unsigned threads) {
-  clr_tuning t;
+  clr_tuning t = CLR_TUNING_INIT;
   if (clr_get_tuning(ctx, &t) != CLR_OK)
     tu_die("clr_get_tuning: %s", clr_context_error(ctx));
   t.stage_threads = threads;
@@ -52,7 +52,7 @@ static size_t sizes_for(size_t esize, size_t *out) {
  * span of its commands: above 0 wherever the queue profiles. */
 static void check_timed(clr_context *ctx, const char *what, unsigned threads,
                         size_t bytes, int reads_back) {
-  clr_timing t;
+  clr_timing t = CLR_TIMING_INIT;
   if (clr_last_timing(ctx, &t) != CLR_OK)
     return;
   if (bytes < BLOCK_KIB * 1024 || threads == 0)
@@ -110,7 +110,7 @@ static void dot_and_exact(clr_context *ctx, unsigned threads,
                  clr_status_name(st), clr_context_error(ctx))) {
       clr_reference ref;
       clr_check chk;
-      clr_timing t;
+      clr_timing t = CLR_TIMING_INIT;
       clr_last_timing(ctx, &t);
       if (!clr_ref_reduce_mapped(CLR_MAP_NONE, CLR_SUM, CLR_FLOAT, got.type, x,
                                  y, n, &ref))
@@ -152,7 +152,7 @@ static void scans(clr_context *ctx, unsigned threads, const char *label) {
       clr_options_init(&opt);
       opt.exclusive = mode == 2;
       if (mode == 2)
-        opt.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+        opt.accumulate_in = CLR_LONG;
       clr_type ot = clr_scan_output_type(&opt, CLR_INT);
       clr_status st = clr_scan_host(ctx, &opt, CLR_SUM, CLR_INT, in, out, n);
       static const char *const modes[] = {"separate", "in place",
@@ -194,7 +194,7 @@ static void segments(clr_context *ctx, unsigned threads, const char *label) {
                                              n, off, count, res);
     if (TU_CHECK(st == CLR_OK, "%s segments n=%zu: %s: %s", label, n,
                  clr_status_name(st), clr_context_error(ctx))) {
-      clr_timing t;
+      clr_timing t = CLR_TIMING_INIT;
       clr_segments_check chk;
       clr_last_timing(ctx, &t);
       if (!clr_ref_segments_check(CLR_MAP_NONE, CLR_SUM, CLR_FLOAT, CLR_FLOAT,
@@ -238,7 +238,7 @@ static void host_alloc(clr_context *ctx, const char *label) {
   }
   clr_options opt;
   clr_options_init(&opt);
-  opt.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+  opt.accumulate_in = CLR_LONG;
   clr_status st = clr_scan_host(ctx, &opt, CLR_SUM, CLR_INT, a, b, n);
   clr_scan_check chk;
   if (TU_CHECK(st == CLR_OK, "%s: scan into a pinned array: %s: %s", label,
@@ -288,7 +288,7 @@ static void host_alloc(clr_context *ctx, const char *label) {
  * one thread; 4 MB: three; 10 MB: four), then one per 4 MiB.  Int sums
  * and scans, checked exactly. */
 static void shipped_blocks(clr_context *ctx) {
-  clr_tuning t;
+  clr_tuning t = CLR_TUNING_INIT;
   if (clr_get_tuning(ctx, &t) != CLR_OK)
     tu_die("clr_get_tuning: %s", clr_context_error(ctx));
   t.stage_threads = 16;

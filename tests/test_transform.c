@@ -133,7 +133,7 @@ static int check_against(const char *what, const clr_reference *ref,
 }
 
 static size_t depth_of(clr_context *ctx) {
-  clr_timing t;
+  clr_timing t = CLR_TIMING_INIT;
   return clr_last_timing(ctx, &t) == CLR_OK ? t.error_depth : 0;
 }
 
@@ -240,7 +240,7 @@ static void indexed_chunks_and_buffers(clr_context *ctx) {
       snprintf(what, sizeof what, "streamed %s %s", clr_op_name((clr_op)op),
                clr_type_name(type));
       clr_status st = clr_reduce_host(ctx, NULL, (clr_op)op, type, data, n, &v);
-      clr_timing tm;
+      clr_timing tm = CLR_TIMING_INIT;
       clr_last_timing(ctx, &tm);
       TU_CHECK(st == CLR_OK && tm.chunks > 1, "%s: %s, %zu chunks", what,
                clr_status_name(st), tm.chunks);
@@ -338,7 +338,7 @@ static void expression_maps(clr_context *ctx, clr_context *chunked) {
       o = map_options(CLR_MAP_EXPR, NULL);
       /* A count, accumulated in long. */
       o.map_expr = "x > 0.5f";
-      o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+      o.accumulate_in = CLR_LONG;
       int64_t count = 0;
       for (size_t i = 0; i < m; i++)
         count += x[i] > 0.5f;
@@ -358,7 +358,7 @@ static void expression_maps(clr_context *ctx, clr_context *chunked) {
                "sum of every 7th int by index, n=%zu ctx %d: %lld, want %lld",
                m, c, (long long)v.v.l, (long long)want);
       /* and / or of a float test; max of an integer expression. */
-      o.accumulate_in = 0;
+      o.accumulate_in = CLR_TYPE_DEFAULT;
       o.map_expr = "x >= 0.0f && x < 1.0f";
       st = clr_reduce_host(ctxs[c], &o, CLR_AND, CLR_FLOAT, x, m, &v);
       TU_CHECK(st == CLR_OK && v.v.i == 1, "and of x in [0, 1), n=%zu", m);
@@ -468,7 +468,7 @@ static void dot_products(clr_context *ctx, clr_context *chunked) {
       want += fabs((double)x[i] - y[i]);
   }
   clr_options o = map_options(CLR_MAP_EXPR, "i % 2 == 0 ? fabs(x - y) : 0.0f");
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+  o.accumulate_in = CLR_DOUBLE;
   clr_value v;
   clr_status st = clr_dot_host(chunked, &o, CLR_FLOAT, x, y, n, &v);
   TU_CHECK(st == CLR_OK && v.v.d == want,
@@ -526,15 +526,15 @@ static void means(clr_context *ctx, clr_context *chunked) {
   float f[4] = {1, 2, 3, 6}, out[4];
   clr_options o;
   clr_options_init(&o);
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_DOUBLE);
+  o.accumulate_in = CLR_DOUBLE;
   TU_CHECK(clr_reduce_host(ctx, &o, CLR_MEAN, CLR_FLOAT, f, 4, &v) == CLR_OK &&
                v.type == CLR_DOUBLE && v.v.d == 3.0,
            "mean of floats in double: 3");
   int32_t k[2] = {INT32_MAX, INT32_MAX};
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_INT);
+  o.accumulate_in = CLR_INT;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_MEAN, CLR_INT, k, 2, &v),
                    CLR_ERR_UNSUPPORTED, "mean of ints summed in int");
-  o.accumulate_in = 0;
+  o.accumulate_in = CLR_TYPE_DEFAULT;
   o.narrow_accumulator = 1;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_MEAN, CLR_INT, k, 2, &v),
                    CLR_ERR_UNSUPPORTED, "narrow mean of ints");
@@ -624,7 +624,7 @@ static void half_data(clr_context *ctx, clr_context *chunked) {
           for (int acc = 0; acc < 2; acc++) {
             if (acc && (!tu_type_available(CLR_DOUBLE) || s > 0))
               continue;
-            o.accumulate_in = acc ? CLR_ACCUMULATE_IN(CLR_DOUBLE) : 0;
+            o.accumulate_in = acc ? CLR_DOUBLE : CLR_TYPE_DEFAULT;
             clr_value v;
             char what[160];
             snprintf(what, sizeof what, "half %s kind %d n=%zu %s%s",
@@ -678,7 +678,7 @@ static void half_data(clr_context *ctx, clr_context *chunked) {
   TU_CHECK(clr_reduce_host(ctx, &o, CLR_AND, CLR_HALF, h, 4, &v) == CLR_OK &&
                v.v.i == 0,
            "and of halves by expression: one is zero");
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_HALF);
+  o.accumulate_in = CLR_HALF;
   o.map = CLR_MAP_NONE;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_HALF, h, 4, &v),
                    CLR_ERR_UNSUPPORTED, "accumulating in half");
@@ -688,7 +688,7 @@ static void half_data(clr_context *ctx, clr_context *chunked) {
   uint64_t offs[3] = {0, 2, 4}, ranges[4] = {0, 4, 1, 2};
   float res[2];
   o = map_options(CLR_MAP_EXPR, "x");
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_HALF);
+  o.accumulate_in = CLR_HALF;
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, xf, 4, &v),
                    CLR_ERR_UNSUPPORTED, "map accumulated in half");
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_HALF, h, 4, &v),
@@ -759,7 +759,7 @@ static void wide_scans(clr_context *ctx, clr_context *chunked) {
             o.kernel = kernels[ki];
             o.exclusive = excl;
             if (out != clr_scan_output_type(NULL, in))
-              o.accumulate_in = CLR_ACCUMULATE_IN(out);
+              o.accumulate_in = out;
             TU_CHECK(clr_scan_output_type(&o, in) == out, "output type");
             clr_context *c = n == 65537 && ki == 0 ? chunked : ctx;
             char what[160];
@@ -771,7 +771,7 @@ static void wide_scans(clr_context *ctx, clr_context *chunked) {
             if (!TU_CHECK(st == CLR_OK, "%s %s: %s (%s)", what, clr_op_name(op),
                           clr_status_name(st), clr_context_error(c)))
               continue;
-            clr_timing tm;
+            clr_timing tm = CLR_TIMING_INIT;
             clr_last_timing(c, &tm);
             clr_scan_check chk;
             clr_ref_scan_check_to(op, in, out, excl, x, y, n, tm.error_depth, 0,
@@ -807,7 +807,7 @@ static void wide_scans(clr_context *ctx, clr_context *chunked) {
       clr_options o;
       clr_options_init(&o);
       o.kernel = kernels[ki];
-      o.accumulate_in = CLR_ACCUMULATE_IN(CLR_LONG);
+      o.accumulate_in = CLR_LONG;
       o.carry_in = &carry;
       int64_t *got = tu_xmalloc(n * sizeof *got);
       clr_status st =
@@ -905,6 +905,7 @@ static void errors(clr_context *ctx) {
   TU_EXPECT_STATUS(clr_reduce_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, 8, &v),
                    CLR_ERR_UNSUPPORTED, "map on an exact sum");
   o.exact = 0;
+  o.kernel = CLR_KERNEL_DEFAULT; /* the tuned scan */
   float out[8];
   TU_EXPECT_STATUS(clr_scan_host(ctx, &o, CLR_SUM, CLR_FLOAT, x, out, 8),
                    CLR_ERR_UNSUPPORTED, "map on a scan");
@@ -1008,10 +1009,9 @@ int main(int argc, char **argv) {
     part = "all";
   int all = strcmp(part, "all") == 0;
   clr_context *ctx = tu_context();
-  clr_context_config cfg;
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   clr_context *chunked = NULL;
   char detail[256];
-  memset(&cfg, 0, sizeof cfg);
   cfg.max_chunk_bytes = 4096;
   if (clr_context_create(&cfg, &chunked, detail, sizeof detail) != CLR_OK)
     tu_die("chunked context: %s", detail);

@@ -239,7 +239,8 @@ static TU_UNUSED clr_context *tu_context_from(const clr_context_config *cfg) {
  * device shares memory). */
 static TU_UNUSED clr_context *tu_context_chunked(uint64_t chunk_bytes,
                                                  int copy) {
-  clr_context_config cfg = {.max_chunk_bytes = chunk_bytes,
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .max_chunk_bytes = chunk_bytes,
                             .copy_host_data = copy};
   return tu_context_from(&cfg);
 }
@@ -248,11 +249,45 @@ static TU_UNUSED clr_context *tu_context(void) {
   return tu_context_chunked(0, 0);
 }
 
-/* The last successful call's timing (clr_last_timing; fatal if none). */
-static TU_UNUSED clr_timing tu_last_timing(clr_context *ctx) {
-  clr_timing tm;
-  memset(&tm, 0, sizeof tm);
-  if (clr_last_timing(ctx, &tm) != CLR_OK)
+/* A call's timing with its passes: clr_timing's fields, then pass i of
+ * clr_last_timing_pass in passes[i]. */
+typedef struct tu_timing {
+  double kernel_ms, h2d_ms, d2h_ms, build_ms, total_ms;
+  size_t chunks, n_passes, error_depth;
+  clr_pass_info passes[CLR_MAX_PASSES];
+} tu_timing;
+
+/* The last successful call's timing and passes, into *out (zeros past
+ * n_passes): clr_last_timing's status, or the first failing
+ * clr_last_timing_pass's. */
+static TU_UNUSED clr_status tu_get_timing(const clr_context *ctx,
+                                          tu_timing *out) {
+  clr_timing t = CLR_TIMING_INIT;
+  memset(out, 0, sizeof *out);
+  clr_status s = clr_last_timing(ctx, &t);
+  if (s != CLR_OK)
+    return s;
+  out->kernel_ms = t.kernel_ms;
+  out->h2d_ms = t.h2d_ms;
+  out->d2h_ms = t.d2h_ms;
+  out->build_ms = t.build_ms;
+  out->total_ms = t.total_ms;
+  out->chunks = t.chunks;
+  out->n_passes = t.n_passes;
+  out->error_depth = t.error_depth;
+  for (size_t i = 0; i < t.n_passes && i < CLR_MAX_PASSES; i++) {
+    out->passes[i].struct_size = (uint32_t)sizeof out->passes[i];
+    s = clr_last_timing_pass(ctx, i, &out->passes[i]);
+    if (s != CLR_OK)
+      return s;
+  }
+  return CLR_OK;
+}
+
+/* The last successful call's timing (tu_get_timing; fatal if none). */
+static TU_UNUSED tu_timing tu_last_timing(clr_context *ctx) {
+  tu_timing tm;
+  if (tu_get_timing(ctx, &tm) != CLR_OK)
     tu_die("clr_last_timing failed");
   return tm;
 }
@@ -260,7 +295,7 @@ static TU_UNUSED clr_timing tu_last_timing(clr_context *ctx) {
 /* A call past one device allocation must have streamed: its timing's
  * chunks above 1 (what: the case). */
 static TU_UNUSED void tu_check_streamed(clr_context *ctx, const char *what) {
-  clr_timing tm = tu_last_timing(ctx);
+  tu_timing tm = tu_last_timing(ctx);
   tu_check(tm.chunks > 1, "%s: %zu chunks, want more than one", what,
            tm.chunks);
 }
@@ -311,8 +346,10 @@ static TU_UNUSED clr_context *tu_context_at(const char *kernel_dir,
                                             const char *cache_dir, int copy,
                                             clr_status *st, char *detail,
                                             size_t detail_size) {
-  clr_context_config cfg = {
-      .kernel_dir = kernel_dir, .cache_dir = cache_dir, .copy_host_data = copy};
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .kernel_dir = kernel_dir,
+                            .cache_dir = cache_dir,
+                            .copy_host_data = copy};
   clr_context *ctx = NULL;
   *st = clr_context_create(&cfg, &ctx, detail, detail_size);
   return *st == CLR_OK ? ctx : NULL;
@@ -405,8 +442,7 @@ static TU_UNUSED clr_status tu_run_host(clr_context *ctx, const tu_case *c) {
              clr_context_error(ctx));
     return s;
   }
-  clr_timing tm;
-  memset(&tm, 0, sizeof tm);
+  clr_timing tm = CLR_TIMING_INIT;
   clr_status ts = clr_last_timing(ctx, &tm);
   if (ts != CLR_OK) {
     tu_describe(c, desc, sizeof desc);

@@ -918,7 +918,7 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
   clr_status st = km && cm && hm && (results || !is_segmented(entry))
                       ? CLR_OK
                       : CLR_ERR_OUT_OF_MEMORY;
-  clr_timing t;
+  clr_timing t = CLR_TIMING_INIT;
   memset(r, 0, sizeof *r);
   r->kernel = entry;
   r->n = n;
@@ -1172,7 +1172,7 @@ int main(int argc, char **argv) {
   table = o.json_stdout ? NULL : stdout;
   char detail[512];
   clr_context *ctx = NULL;
-  clr_context_config cfg = {0};
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   cfg.platform = o.platform;
   cfg.device = o.device;
   cfg.log = o.verbose || o.autotune ? log_stderr : NULL;
@@ -1209,7 +1209,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (o.stage_threads >= 0 || o.stage_block_kib >= 0 || o.single_launch >= 0) {
-    clr_tuning t;
+    clr_tuning t = CLR_TUNING_INIT;
     clr_get_tuning(ctx, &t);
     if (o.stage_threads >= 0)
       t.stage_threads = (unsigned)o.stage_threads;
@@ -1272,10 +1272,10 @@ int main(int argc, char **argv) {
     char desc2[256];
     clr_gen_data(o.op, o.type, 43, data2, max_n, desc2, sizeof desc2);
   }
-  clr_tuning tun;
+  clr_tuning tun = CLR_TUNING_INIT;
   clr_get_tuning(ctx, &tun);
   tprintf("device:  %s (%s, %s)\ntuning:  %s\ndata:    %s\n", dev.device_name,
-          dev.platform_name, dev.device_version, tun.origin, desc);
+          dev.platform_name, dev.device_version, clr_tuning_origin(ctx), desc);
   /* First-call costs: program build (or binary-cache load) per kernel. */
   tprintf("\nfirst-call costs (program build or cache load):\n");
   for (int k = 0; k < N_ENTRIES; k++) {
@@ -1288,7 +1288,7 @@ int main(int argc, char **argv) {
       continue;
     }
     clr_options opt;
-    clr_timing t;
+    clr_timing t = CLR_TIMING_INIT;
     clr_options_init(&opt);
     opt.kernel = k == ENTRY_EXACT ? CLR_REDUCE_COARSE : (clr_kernel)k;
     opt.exact = k == ENTRY_EXACT;

@@ -87,7 +87,7 @@ static clr_status group_depth(const run *r, clr_status st, size_t *depth) {
   return st;
 }
 static clr_status one_depth(const run *r, clr_status st, size_t *depth) {
-  clr_timing t;
+  clr_timing t = CLR_TIMING_INIT;
   clr_last_timing(r->one, &t);
   *depth = t.error_depth;
   return st;

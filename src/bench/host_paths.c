@@ -123,7 +123,7 @@ static int run_once(host_run *h, timed what) {
 
 /* The first call's answer against the CPU: 1 right, 0 wrong. */
 static int verify(host_run *h, timed what) {
-  clr_timing t;
+  clr_timing t = CLR_TIMING_INIT;
   clr_last_timing(h->ctx, &t);
   if (what == T_REDUCE) {
     clr_reference ref;
@@ -181,7 +181,7 @@ static void print_row(const char *what, double ms, double bytes,
 }
 
 static int set_threads(clr_context *ctx, unsigned threads) {
-  clr_tuning t;
+  clr_tuning t = CLR_TUNING_INIT;
   if (clr_get_tuning(ctx, &t) != CLR_OK)
     return 0;
   t.stage_threads = threads;
@@ -192,7 +192,7 @@ int bench_host_paths(clr_context *ctx, const size_t *sizes, size_t n_sizes,
                      unsigned repeat) {
   cl_context cl = clr_context_cl_context(ctx);
   host_run h = {.ctx = ctx, .q = clr_context_queue(ctx)};
-  clr_tuning tun;
+  clr_tuning tun = CLR_TUNING_INIT;
   clr_get_tuning(ctx, &tun);
   unsigned threads = tun.stage_threads;
   int rc = 0, wrong = 0;
@@ -361,7 +361,7 @@ int bench_latency(clr_context *ctx, unsigned repeat, const char *label) {
                   clr_context_error(ctx));
           rc = 3;
         } else if (r == 0) { /* warm-up: check it */
-          clr_timing t;
+          clr_timing t = CLR_TIMING_INIT;
           clr_last_timing(ctx, &t);
           clr_ref_reduce_to(CLR_SUM, CLR_FLOAT, v.type, data, n, &ref);
           clr_ref_check(&ref, &v, t.error_depth, &chk);

@@ -840,7 +840,7 @@ static int parse_option(int code, const char *val, cli_args *a) {
     if ((i = name_index("accumulator type", val, CLR_TYPE_COUNT,
                         type_name_at)) < 0)
       return -1;
-    a->opt.accumulate_in = CLR_ACCUMULATE_IN((clr_type)i);
+    a->opt.accumulate_in = (clr_type)i;
     return 0;
   case OPT_EXCLUSIVE:
     a->opt.exclusive = 1;
@@ -930,7 +930,7 @@ static int check_narrow(const cli_args *a, int scans) {
   clr_options wide = a->opt;
   wide.narrow_accumulator = 0;
   if (!a->opt.narrow_accumulator ||
-      (!scans && !a->opt.accumulate_in &&
+      (!scans && a->opt.accumulate_in == CLR_TYPE_DEFAULT &&
        clr_options_result_type(&a->opt, a->op, a->type) !=
            clr_options_result_type(&wide, a->op, a->type)))
     return 0;
@@ -944,7 +944,7 @@ static int check_narrow(const cli_args *a, int scans) {
         "--narrow applies to reductions (%s of %s): a scan keeps its "
         "input's type unless --acc widens it",
         ops, types);
-  else if (a->opt.accumulate_in)
+  else if (a->opt.accumulate_in != CLR_TYPE_DEFAULT)
     cli_usage_error("--narrow and --acc both choose the accumulator: give one");
   else
     cli_usage_error(
@@ -1032,8 +1032,9 @@ static int check_combination(const cli_args *a, int defer_type) {
    * coarse one load one element (first-add: two) per work-item, so they
    * would ignore --vec, --coarse and --layout; the scans read --vec and
    * --coarse, never --layout. */
-  int one_element =
-      !clr_kernel_is_scan(a->opt.kernel) && a->opt.kernel != CLR_REDUCE_COARSE;
+  int one_element = !clr_kernel_is_scan(a->opt.kernel) &&
+                    a->opt.kernel != CLR_REDUCE_COARSE &&
+                    a->opt.kernel != CLR_KERNEL_DEFAULT;
   const char *unread = one_element && a->opt.vector_width ? "--vec"
                        : one_element && a->opt.coarse     ? "--coarse"
                        : (one_element || clr_kernel_is_scan(a->opt.kernel)) &&
@@ -1063,15 +1064,17 @@ static int check_combination(const cli_args *a, int defer_type) {
     return -1;
   }
   if (a->segments || a->segment_length || a->ranges) {
-    const char *clash = a->segments && a->segment_length    ? "--segment-length"
-                        : clr_kernel_is_scan(a->opt.kernel) ? "a scan kernel"
-                        : a->opt.kernel != CLR_REDUCE_COARSE ? "--kernel"
-                        : a->dot                       ? "--dot / --input2"
-                        : a->opt.exact                 ? "--exact"
-                        : a->opt.exclusive && !a->scan ? "--exclusive"
-                        : a->opt.vector_width          ? "--vec"
-                        : a->scan && a->opt.map        ? "--map"
-                                                       : NULL;
+    const char *clash =
+        a->segments && a->segment_length    ? "--segment-length"
+        : clr_kernel_is_scan(a->opt.kernel) ? "a scan kernel"
+        : a->opt.kernel != (a->scan ? CLR_KERNEL_DEFAULT : CLR_REDUCE_COARSE)
+            ? "--kernel"
+        : a->dot                       ? "--dot / --input2"
+        : a->opt.exact                 ? "--exact"
+        : a->opt.exclusive && !a->scan ? "--exclusive"
+        : a->opt.vector_width          ? "--vec"
+        : a->scan && a->opt.map        ? "--map"
+                                       : NULL;
     if (clash) {
       cli_usage_error("%s (%s, its own kernel) cannot be combined with %s%s",
                       a->ranges ? "--ranges" : "--segments / --segment-length",
@@ -1116,7 +1119,7 @@ int cli_selects_nothing(const cli_args *a, clr_status s) {
 static void set_defaults(cli_args *a) {
   memset(a, 0, sizeof *a);
   a->action = CLI_ACTION_RUN;
-  clr_options_init(&a->opt); /* the coarse kernel, the layout chosen */
+  clr_options_init(&a->opt); /* the default kernel, the layout chosen */
   a->op = CLI_DEFAULT_OP;
   a->type = CLI_DEFAULT_TYPE;
   a->n = CLI_DEFAULT_N;
@@ -1165,6 +1168,11 @@ static int parse_args(int argc, char **argv, cli_args *out, int defer_type) {
     cli_usage_error("unexpected argument '%s'", argv[optind]);
     return CLI_EXIT_USAGE;
   }
+  /* Without --kernel a run reduces with the coarse kernel, which the
+   * reports name; a segmented scan (--scan) leaves the library's default,
+   * its own kernel. */
+  if (out->opt.kernel == CLR_KERNEL_DEFAULT && !out->scan)
+    out->opt.kernel = CLR_REDUCE_COARSE;
   if (out->action == CLI_ACTION_RUN && check_combination(out, defer_type) != 0)
     return CLI_EXIT_USAGE;
   return 0;

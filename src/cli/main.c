@@ -295,9 +295,8 @@ static void log_stderr(void *user, const char *message) {
 }
 
 static int create_context(run_state *st) {
-  clr_context_config cfg;
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   char detail[512] = "";
-  memset(&cfg, 0, sizeof cfg);
   cfg.platform = st->args->platform;
   cfg.device = st->args->device;
   if (st->args->verbose)
@@ -427,7 +426,7 @@ static int make_reference(run_state *st, clr_reference *ref) {
 
 static int prepare(run_state *st) {
   const cli_args *a = st->args;
-  clr_timing t;
+  clr_timing t = CLR_TIMING_INIT;
   cli_progress_phase("%s: building the kernels", st->what);
   if (st->group) { /* every device's programs, at once */
     clr_group_timing gt;
@@ -461,7 +460,7 @@ static clr_status last_timing(run_state *st, clr_timing *t) {
   clr_group_split(st->group, st->n, counts);
   int first = 1;
   for (size_t i = 0; i < r->n_devices; i++) {
-    clr_timing ti;
+    clr_timing ti = CLR_TIMING_INIT;
     struct cli_device_part *p = &r->parts[i];
     p->n = counts[i];
     p->kernel_ms = p->h2d_ms = p->d2h_ms = 0;
@@ -483,6 +482,27 @@ static clr_status last_timing(run_state *st, clr_timing *t) {
   t->total_ms = gt.total_ms;
   t->error_depth = gt.error_depth;
   return CLR_OK;
+}
+
+/* The reported run's timing, t, and its passes, read from the context
+ * whose shape t has (last_timing: the context's, or a group's first
+ * device with elements). */
+static void report_timing(run_state *st, const clr_timing *t) {
+  cli_report *r = &st->rep;
+  clr_context *shape = st->ctx;
+  for (size_t i = 0; st->group && i < r->n_devices; i++)
+    if (r->parts[i].n) {
+      shape = clr_group_context(st->group, i);
+      break;
+    }
+  r->timing = *t;
+  r->n_passes = 0;
+  for (size_t i = 0; i < t->n_passes && i < CLR_MAX_PASSES; i++) {
+    clr_pass_info p = CLR_PASS_INFO_INIT;
+    if (clr_last_timing_pass(shape, i, &p) != CLR_OK)
+      break;
+    r->passes[r->n_passes++] = p;
+  }
 }
 
 /* Record timed run i (0-based) from the last call's timing. */
@@ -538,7 +558,7 @@ static int run_reduce(run_state *st) {
   clr_value exact_ref;
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_value result;
-    clr_timing t;
+    clr_timing t = CLR_TIMING_INIT;
     run_phase(st, run);
     clr_status s = reduce_once(st, &a->opt, &result);
     int rc = after_run(st, run, s, &t);
@@ -590,7 +610,7 @@ static int run_reduce(run_state *st) {
     }
     if (keep) {
       r->result = result;
-      r->timing = t;
+      report_timing(st, &t);
     }
   }
   return 0;
@@ -662,7 +682,7 @@ static int run_scan(run_state *st) {
   if (!st->out)
     return out_of_memory(st->n, osize, "output values");
   for (unsigned run = 0; run <= a->repeat; run++) {
-    clr_timing t;
+    clr_timing t = CLR_TIMING_INIT;
     run_phase(st, run);
     clr_status s =
         st->group     ? clr_group_scan_host(st->group, &a->opt, a->op, a->type,
@@ -678,7 +698,7 @@ static int run_scan(run_state *st) {
     if (run == 0 && st->offsets) /* (no clr_prepare built them) */
       r->build_ms = t.build_ms;
     if (run > 0)
-      r->timing = t;
+      report_timing(st, &t);
   }
   /* The result is the last element: the scan's total (inclusive). */
   memset(&r->result, 0, sizeof r->result);
@@ -727,7 +747,7 @@ static int run_segments(run_state *st) {
   if (!st->out)
     return out_of_memory(S, rsize, "segment results");
   for (unsigned run = 0; run <= a->repeat; run++) {
-    clr_timing t;
+    clr_timing t = CLR_TIMING_INIT;
     run_phase(st, run);
     clr_status s =
         st->ranges
@@ -742,7 +762,7 @@ static int run_segments(run_state *st) {
     if (run == 0)
       r->build_ms = t.build_ms;
     else
-      r->timing = t;
+      report_timing(st, &t);
   }
   r->result = clr_result_at(a->op, rt, st->out, S - 1); /* the last one's */
   if (a->verify)
@@ -905,7 +925,9 @@ static int run_steps(run_state *st) {
       !st->combine_ms)
     return out_of_memory(a->repeat, sizeof(double), "timings");
 
-  r->kernel = a->opt.kernel;
+  /* a segmented scan's default kernel (its own) is reported as ever */
+  r->kernel =
+      a->opt.kernel == CLR_KERNEL_DEFAULT ? CLR_REDUCE_COARSE : a->opt.kernel;
   r->op = a->op;
   r->map = a->opt.map == CLR_MAP_EXPR ? a->opt.map_expr
            : a->opt.map               ? clr_map_name(a->opt.map)

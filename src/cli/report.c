@@ -299,16 +299,14 @@ void cli_report_human(FILE *f, const cli_report *r) {
           clr_type_name(r->type), r->map ? " mapped by '" : "",
           r->map ? r->map : "", r->map ? "'" : "",
           clr_type_name(r->result_type), r->repeat, r->repeat == 1 ? "" : "s");
-  size_t np = r->timing.n_passes;
-  if (np > CLR_MAX_PASSES)
-    np = CLR_MAX_PASSES;
+  size_t np = r->n_passes;
   if (r->segments)
     fprintf(f, "segments:   %s\n", r->segments_desc);
   if (r->timing.chunks > 1)
     fprintf(f, "chunks:     %zu (input streamed; passes of the first chunk)\n",
             r->timing.chunks);
   for (size_t i = 0; i < np; i++) {
-    const clr_pass_info *p = &r->timing.passes[i];
+    const clr_pass_info *p = &r->passes[i];
     char label[32];
     snprintf(label, sizeof label, "pass %zu:", i + 1);
     fprintf(f, "%-11s n_in=%zu global=%zu local=%zu %.3f ms\n", label, p->n_in,
@@ -502,11 +500,9 @@ void cli_report_json(FILE *f, const cli_report *r) {
   }
   json_number(f, "build_ms", r->build_ms);
   fprintf(f, ",\"chunks\":%zu,\"passes\":[", r->timing.chunks);
-  size_t np = r->timing.n_passes;
-  if (np > CLR_MAX_PASSES)
-    np = CLR_MAX_PASSES;
+  size_t np = r->n_passes;
   for (size_t i = 0; i < np; i++) {
-    const clr_pass_info *p = &r->timing.passes[i];
+    const clr_pass_info *p = &r->passes[i];
     fprintf(f, "%s{\"n_in\":%zu,\"global_size\":%zu,\"local_size\":%zu,\"ms\":",
             i ? "," : "", p->n_in, p->global_size, p->local_size);
     json_double(f, p->ms);

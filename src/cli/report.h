@@ -38,7 +38,10 @@ typedef struct cli_report {
   const char *kernel_dir; /* where the kernel sources were read from   */
 
   /* shape and times */
-  clr_timing timing; /* the reported run: passes, chunks, error depth  */
+  /* the reported run's passes (clr_last_timing_pass), n_passes of them */
+  clr_pass_info passes[CLR_MAX_PASSES];
+  size_t n_passes;
+  clr_timing timing; /* the reported run: chunks, error depth          */
   unsigned repeat;   /* timed runs                                     */
   double kernel_ms, kernel_ms_min, kernel_ms_max; /* median, min, max   */
   double h2d_ms, d2h_ms;                          /* medians            */

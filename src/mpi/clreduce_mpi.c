@@ -158,7 +158,7 @@ static void begin_info(clr_mpi_info *info) {
 }
 
 static size_t last_depth(clr_context *ctx) {
-  clr_timing t;
+  clr_timing t = CLR_TIMING_INIT;
   return clr_last_timing(ctx, &t) == CLR_OK ? t.error_depth : 0;
 }
 
@@ -176,18 +176,22 @@ static clr_status global_depth(MPI_Comm comm, size_t local, size_t *depth,
 }
 
 /* A collective call's start: the info (the caller's or scratch) cleared,
- * the options (the caller's or the defaults) copied, the global n and this
- * rank's first index found. */
-static clr_status start(MPI_Comm comm, const clr_options *opt, size_t n_local,
-                        clr_options *o, clr_mpi_info **info,
-                        clr_mpi_info *scratch) {
+ * the global n and this rank's first index found (its status, every
+ * rank's alike), and the options (the caller's or the defaults) read as
+ * the library's calls read them (clr_options_copy) into *o: *read says
+ * whether they were taken (this rank's own status, for agree), and a
+ * refusal's detail is left on ctx (clr_context_error) by the call that
+ * refuses them alike. */
+static clr_status start(clr_context *ctx, MPI_Comm comm, const clr_options *opt,
+                        size_t n_local, clr_options *o, clr_status *read,
+                        clr_mpi_info **info, clr_mpi_info *scratch) {
   if (!*info)
     *info = scratch;
   begin_info(*info);
-  if (opt)
-    *o = *opt;
-  else
-    clr_options_init(o);
+  clr_options_init(o);
+  *read = clr_options_copy(opt, o, NULL, 0);
+  if (*read != CLR_OK && ctx)
+    clr_prepare(ctx, opt, CLR_SUM, CLR_FLOAT); /* fails at once, saying why */
   return place(comm, n_local, *info);
 }
 
@@ -226,7 +230,7 @@ static clr_status count_numbers(clr_context *ctx, const clr_options *opt,
   o.map = CLR_MAP_EXPR;
   o.map_expr = expr;
   o.kernel = CLR_REDUCE_COARSE;
-  o.accumulate_in = CLR_ACCUMULATE_IN(CLR_ULONG);
+  o.accumulate_in = CLR_ULONG;
   o.narrow_accumulator = 0;
   o.exact = 0;
   clr_status st =
@@ -243,12 +247,15 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
                          clr_value *result, clr_mpi_info *info) {
   clr_mpi_info scratch;
   clr_options o;
+  clr_status read;
   double t0 = now_ms();
-  clr_status st = start(comm, opt, n_local, &o, &info, &scratch);
+  clr_status st = start(ctx, comm, opt, n_local, &o, &read, &info, &scratch);
   if (st != CLR_OK)
     return st; /* every rank alike: no element anywhere */
   if (!result || !ctx || (n_local && !src->host && !src->buf))
     st = CLR_ERR_INVALID_ARGUMENT;
+  else if (read != CLR_OK)
+    st = read;
   if (!((unsigned)op < CLR_OP_COUNT)) /* no row */
     st = CLR_ERR_INVALID_ARGUMENT;
   clr_op part_op = st == CLR_OK ? op_rows[op].runs : CLR_SUM;
@@ -351,12 +358,15 @@ CLR_API clr_status clr_mpi_scan_host(clr_context *ctx, MPI_Comm comm,
                                      size_t n_local, clr_mpi_info *info) {
   clr_mpi_info scratch;
   clr_options o, total_opt;
+  clr_status read;
   double t0 = now_ms();
-  clr_status st = start(comm, opt, n_local, &o, &info, &scratch);
+  clr_status st = start(ctx, comm, opt, n_local, &o, &read, &info, &scratch);
   if (st != CLR_OK)
     return st;
   if (!ctx || (n_local && (!in || !out)) || (unsigned)type >= CLR_TYPE_COUNT)
     st = CLR_ERR_INVALID_ARGUMENT;
+  else if (read != CLR_OK)
+    st = read;
   clr_type out_type = st == CLR_OK ? clr_scan_output_type(&o, type) : type;
   /* Round 1: this rank's total, accumulated in the output type (integer
    * sums wrap as the scan's). */
@@ -365,7 +375,7 @@ CLR_API clr_status clr_mpi_scan_host(clr_context *ctx, MPI_Comm comm,
   memset(&before, 0, sizeof before);
   mine.op = (int32_t)op;
   clr_options_init(&total_opt);
-  total_opt.accumulate_in = CLR_ACCUMULATE_IN(out_type);
+  total_opt.accumulate_in = out_type;
   size_t depth = 0;
   if (st == CLR_OK && n_local) {
     st = clr_reduce_host(ctx, &total_opt, op, type, in, n_local, &mine.v);
@@ -435,10 +445,10 @@ CLR_API clr_status clr_mpi_context_create(MPI_Comm comm,
                                           size_t detail_size) {
   clr_context_config c;
   char plat[16], dev[16];
-  if (cfg)
-    c = *cfg;
-  else
-    memset(&c, 0, sizeof c);
+  /* The config read as clr_context_create reads it; a refusal returned
+   * after the collective split, which every rank takes part in. */
+  clr_context_config_init(&c);
+  clr_status read = clr_context_config_copy(cfg, &c, detail, detail_size);
   /* The node-local rank, on every rank alike (the split is collective:
    * a rank given its own device takes part all the same). */
   MPI_Comm node;
@@ -448,6 +458,11 @@ CLR_API clr_status clr_mpi_context_create(MPI_Comm comm,
     if (MPI_Comm_rank(node, &local) != MPI_SUCCESS)
       local = 0;
     MPI_Comm_free(&node);
+  }
+  if (read != CLR_OK) {
+    if (out)
+      *out = NULL;
+    return read;
   }
   if (!c.device || !*c.device) {
     /* The GPUs of the chosen platform, by node-local rank. */

@@ -777,9 +777,8 @@ static void log_stderr(void *user, const char *message) {
 static int setup(mpi_run *r) {
   const cli_args *a = r->a;
   split(r);
-  clr_context_config cfg;
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   char detail[512] = "";
-  memset(&cfg, 0, sizeof cfg);
   cfg.platform = a->platform;
   cfg.device = a->device;
   if (a->verbose) {

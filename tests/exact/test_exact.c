@@ -113,7 +113,7 @@ static const shape shapes[] = {
 };
 #define N_SHAPES (sizeof shapes / sizeof *shapes)
 
-static clr_tuning base_tuning;
+static clr_tuning base_tuning = CLR_TUNING_INIT;
 
 static void apply_shape(clr_context *ctx, const shape *s, clr_options *o) {
   clr_options_init(o);
@@ -174,7 +174,7 @@ static void check_set(clr_context *ctx, clr_context *chunked, clr_type t,
   snprintf(what, sizeof what, "%s %s n=%zu in 4 KiB chunks", clr_type_name(t),
            kind_name[k], n);
   expect_same(&want, st, &got, what);
-  clr_timing tm;
+  clr_timing tm = CLR_TIMING_INIT;
   if (st == CLR_OK && clr_last_timing(chunked, &tm) == CLR_OK)
     TU_CHECK(tm.chunks == (n * es + 4095) / 4096 && tm.error_depth == 0,
              "%s: %zu chunks, error depth %zu", what, tm.chunks,
@@ -277,8 +277,7 @@ int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
   clr_context *ctx = tu_context();
-  clr_context_config cfg;
-  memset(&cfg, 0, sizeof cfg);
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   cfg.max_chunk_bytes = 4096;
   clr_context *chunked = NULL;
   char detail[512] = "";

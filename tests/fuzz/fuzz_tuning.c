@@ -53,7 +53,7 @@ static void two_tunings(clr_tuning *a, clr_tuning *b) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  clr_tuning t, back;
+  clr_tuning t = CLR_TUNING_INIT, back = CLR_TUNING_INIT;
   char match[256], match2[256], why[256], text[4096];
   memset(match, 'x', sizeof match);
   two_tunings(&t, &back);

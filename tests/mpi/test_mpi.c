@@ -273,10 +273,9 @@ static void mismatches(clr_context *ctx) {
  * on every rank all the same (a rank given a device once skipped its
  * step), and the call runs. */
 static void own_devices(void) {
-  clr_context_config cfg;
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   clr_context *ctx = NULL;
   char detail[256] = "";
-  memset(&cfg, 0, sizeof cfg);
   cfg.device = rank % 2 ? "0" : NULL;
   clr_status st =
       clr_mpi_context_create(MPI_COMM_WORLD, &cfg, &ctx, detail, sizeof detail);

@@ -61,8 +61,10 @@ static clr_context *make_context(const char *kernel_dir, int copy,
                                  int any_device) {
   /* An empty cache directory: always build, so the checker sees every
    * program. */
-  clr_context_config cfg = {
-      .kernel_dir = kernel_dir, .cache_dir = "", .copy_host_data = copy};
+  clr_context_config cfg = {.struct_size = sizeof(clr_context_config),
+                            .kernel_dir = kernel_dir,
+                            .cache_dir = "",
+                            .copy_host_data = copy};
   clr_context *c = tu_context_from(&cfg);
   if (!any_device && !strstr(tu_device.platform_name, "Oclgrind"))
     tu_die("the device is '%s' on '%s', not Oclgrind: run this program "
@@ -90,7 +92,7 @@ static void check_reduce(clr_context *c, const clr_options *o, clr_op op,
   clr_reference ref;
   clr_ref_reduce(op, t, o->narrow_accumulator, data, n, &ref);
   clr_value got;
-  clr_timing tm;
+  clr_timing tm = CLR_TIMING_INIT;
   memset(&got, 0, sizeof got);
   trace("reduce %s %s of %s n=%zu skip=%zu", shape(o, sh, sizeof sh),
         clr_op_name(op), clr_type_name(t), n, skip);
@@ -136,7 +138,7 @@ static void check_reduce_buffer(clr_context *c, const clr_options *o, clr_op op,
                shape(o, sh, sizeof sh), clr_op_name(op), clr_type_name(t), n,
                offset, clr_status_name(s), clr_context_error(c))) {
     clr_check chk;
-    clr_timing tm;
+    clr_timing tm = CLR_TIMING_INIT;
     clr_last_timing(c, &tm);
     clr_ref_check(&ref, &got, tm.error_depth, &chk);
     tu_check(
@@ -256,7 +258,7 @@ static void check_mapped(const clr_options *o, clr_op op, clr_type t, size_t n,
                clr_map_name(o->map), clr_op_name(op), clr_type_name(t), n,
                clr_status_name(s), clr_context_error(ctx))) {
     clr_check chk;
-    clr_timing tm;
+    clr_timing tm = CLR_TIMING_INIT;
     clr_last_timing(ctx, &tm);
     clr_ref_check(&ref, &got, tm.error_depth, &chk);
     tu_check(chk.ok, "%s %s map %s %s of %s n=%zu: got %s, want %s",
@@ -308,7 +310,7 @@ static void part_transform(void) {
               clr_reduce_host(ctx, &o, CLR_SUM, types[ti], x, n, &got);
           runs++;
           clr_check chk;
-          clr_timing tm;
+          clr_timing tm = CLR_TIMING_INIT;
           clr_last_timing(ctx, &tm);
           clr_ref_check(&ref, &got, tm.error_depth, &chk);
           tu_check(s == CLR_OK && chk.ok, "expression map %s of %s n=%zu: %s",
@@ -428,7 +430,7 @@ static void part_reduce_buffer(void) {
 static void part_exact(void) {
   static const unsigned vecs[] = {1, 4};
   static const size_t sizes[] = {1, 7, 301};
-  clr_tuning base, t;
+  clr_tuning base = CLR_TUNING_INIT, t = CLR_TUNING_INIT;
   if (clr_get_tuning(ctx, &base) != CLR_OK)
     tu_die("clr_get_tuning: %s", clr_context_error(ctx));
   for (unsigned atomics = 0; atomics < 2; atomics++)
@@ -591,8 +593,8 @@ static int part_one(const char *what) {
       o.vector_width = 4;
       o.coarse = 8;
       check_reduce(ctx, &o, CLR_MAX, CLR_INT, 301, 1);
-      clr_timing tm;
-      clr_last_timing(ctx, &tm);
+      tu_timing tm;
+      tu_get_timing(ctx, &tm);
       tu_check(tm.n_passes == 1 && tm.passes[0].folds,
                "coarse-vec4: %zu passes, the first folds: %d (want one)",
                tm.n_passes, tm.passes[0].folds);

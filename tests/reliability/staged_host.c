@@ -19,8 +19,7 @@ static int fail(clr_context *ctx, const char *what) {
 }
 
 int main(void) {
-  clr_context_config cfg;
-  memset(&cfg, 0, sizeof cfg);
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   cfg.copy_host_data = 1;
   clr_context *ctx = NULL;
   char detail[256];
@@ -39,7 +38,7 @@ int main(void) {
     in[i] = (int32_t)(i % 7) - 3;
   static const unsigned threads[] = {4, 2, 4};
   for (size_t t = 0; t < sizeof threads / sizeof *threads && rc == 0; t++) {
-    clr_tuning tu;
+    clr_tuning tu = CLR_TUNING_INIT;
     if (clr_get_tuning(ctx, &tu) != CLR_OK) {
       rc = fail(ctx, "clr_get_tuning");
       break;

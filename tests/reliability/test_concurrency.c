@@ -153,7 +153,7 @@ static int job_run(clr_context *ctx, job *j, const char *who) {
     if (tcheck(s == CLR_OK, "%s: %s %s of %zu %s: %s: %s", who, what,
                clr_op_name(j->op), j->n, clr_type_name(j->type),
                clr_status_name(s), clr_context_error(ctx))) {
-      clr_timing t;
+      clr_timing t = CLR_TIMING_INIT;
       clr_check chk;
       clr_last_timing(ctx, &t);
       clr_ref_check(&j->ref, &got, t.error_depth, &chk);

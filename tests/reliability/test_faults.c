@@ -248,7 +248,7 @@ static int answer_ok(clr_context *ctx, prepared *p, const clr_value *got,
   char a[64], b[64];
   if (c->call == CALL_REDUCE_HOST || c->call == CALL_REDUCE_BUFFER) {
     clr_check chk;
-    clr_timing t;
+    clr_timing t = CLR_TIMING_INIT;
     clr_last_timing(ctx, &t);
     clr_ref_check(&p->ref, got, t.error_depth, &chk);
     snprintf(why, size, "got %s, want %s", tu_fmtv(*got, a, sizeof a),
@@ -290,7 +290,7 @@ static clr_context *new_context(int copy, const char *cache_dir) {
   if (copy) {
     /* Copied host arrays go through pinned blocks of 4 KiB, two threads:
      * every case's array spans several blocks (src/lib/pinned.c). */
-    clr_tuning t;
+    clr_tuning t = CLR_TUNING_INIT;
     clr_get_tuning(ctx, &t);
     t.stage_threads = 2;
     t.stage_block_kib = 4;
@@ -657,11 +657,10 @@ static void sweep_warm(int copy, const char *mode) {
 
 /* Every call clr_context_create makes. */
 static void part_create(void) {
-  clr_context_config cfg;
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   clr_context *ctx = NULL;
   char detail[512];
   unsigned long counts[FS_COUNT];
-  memset(&cfg, 0, sizeof cfg);
   cfg.kernel_dir = kernel_dir;
   cfg.cache_dir = "";
   fs_reset_counts();
@@ -778,10 +777,9 @@ static void part_build_errors(void) {
     rmdir(to);
     copy_file(from, to);
   }
-  clr_context_config cfg;
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   clr_context *ctx = NULL;
   char detail[512];
-  memset(&cfg, 0, sizeof cfg);
   cfg.kernel_dir = dir;
   cfg.cache_dir = "";
   if (clr_context_create(&cfg, &ctx, detail, sizeof detail) != CLR_OK)
@@ -971,7 +969,7 @@ static void part_threads(void) {
   for (size_t f = 0; f < sizeof faults / sizeof *faults; f++) {
     size_t before = fs_live();
     clr_context *ctx = new_context(1, "");
-    clr_tuning t;
+    clr_tuning t = CLR_TUNING_INIT;
     clr_get_tuning(ctx, &t);
     t.stage_threads = 8;
     if (clr_set_tuning(ctx, &t) != CLR_OK)

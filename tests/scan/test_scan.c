@@ -222,10 +222,9 @@ static clr_device_desc device;
 /* A context on the default device; CLREDUCE_KERNEL_DIR and
  * CLREDUCE_CACHE_DIR come from the environment.  Any failure is fatal. */
 static clr_context *make_context(int copy_host_data) {
-  clr_context_config cfg;
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
   clr_context *ctx = NULL;
   char detail[512] = "";
-  memset(&cfg, 0, sizeof cfg);
   cfg.copy_host_data = copy_host_data;
   clr_status s = clr_context_create(&cfg, &ctx, detail, sizeof detail);
   if (s != CLR_OK || !ctx)
@@ -239,7 +238,7 @@ static clr_context *make_context(int copy_host_data) {
 /* make_context(0) with its tuning changed by edit.  Fatal on failure. */
 static clr_context *make_tuned_context(void (*edit)(clr_tuning *)) {
   clr_context *ctx = make_context(0);
-  clr_tuning t;
+  clr_tuning t = CLR_TUNING_INIT;
   if (clr_get_tuning(ctx, &t) != CLR_OK)
     tu_die("clr_get_tuning: %s", clr_context_error(ctx));
   edit(&t);
@@ -398,8 +397,7 @@ static int run_host(clr_context *ctx, const scase *c, const void *in, void *out,
                   clr_status_name(s), clr_context_error(ctx));
   }
   if (ok) {
-    clr_timing tm;
-    memset(&tm, 0, sizeof tm);
+    clr_timing tm = CLR_TIMING_INIT;
     ok = tu_check(clr_last_timing(ctx, &tm) == CLR_OK, "%s: clr_last_timing",
                   desc);
     *depth = tm.error_depth;
@@ -463,7 +461,7 @@ static int scan_buffer_ran(clr_context *ctx, const scase *c, cl_mem in,
                 clr_context_error(ctx)) ||
       s != CLR_OK)
     return 0;
-  clr_timing tm;
+  clr_timing tm = CLR_TIMING_INIT;
   clr_last_timing(ctx, &tm);
   *depth = tm.error_depth;
   return 1;
@@ -552,7 +550,7 @@ static void matrix_flags(void *in) {
       }
     }
   }
-  clr_tuning t;
+  clr_tuning t = CLR_TUNING_INIT;
   if (tu_check(clr_get_tuning(fc, &t) == CLR_OK, "clr_get_tuning: %s",
                clr_context_error(fc))) {
     size_t n = 65537;
@@ -629,11 +627,9 @@ static void part_matrix(clr_context *ctx, clr_kernel k) {
 
 static void check_passes(clr_context *ctx, const scase *c, size_t n) {
   char desc[320];
-  clr_timing tm;
+  tu_timing tm;
   describe(c, n, desc, sizeof desc);
-  memset(&tm, 0, sizeof tm);
-  if (!tu_check(clr_last_timing(ctx, &tm) == CLR_OK, "%s: clr_last_timing",
-                desc))
+  if (!tu_check(tu_get_timing(ctx, &tm) == CLR_OK, "%s: clr_last_timing", desc))
     return;
   size_t tile = c->sh.wg * c->sh.coarse;
   /* The decoupled scan is one pass whatever n: tiles chain through the
@@ -1783,7 +1779,7 @@ static void part_errors(clr_context *ctx) {
   /* the context still works after all that; defaults */
   {
     int32_t got[100 + GUARD];
-    clr_timing tm;
+    clr_timing tm = CLR_TIMING_INIT;
     memcpy(got, sentinel, sizeof got);
     clr_status s = clr_scan_host(ctx, NULL, CLR_SUM, CLR_INT, in, got, n);
     if (tu_check(s == CLR_OK, "opt == NULL: %s: %s", clr_status_name(s),
@@ -1796,25 +1792,27 @@ static void part_errors(clr_context *ctx) {
           "clr_last_timing after a scan: chunks %zu, passes %zu, depth %zu",
           tm.chunks, tm.n_passes, tm.error_depth);
     }
-    /* a reduction kernel selects the device's default scan (tuning) */
+    /* CLR_KERNEL_DEFAULT selects the device's tuned scan (tuning); a
+     * reduction kernel, even the coarse one, is refused */
     float fin[1000], fks[1000], fred[1000];
     tu_rng r = {5};
     for (size_t i = 0; i < 1000; i++)
       fin[i] = (float)(2.0 * tu_unit(&r) - 1.0);
-    clr_tuning tuning;
+    clr_tuning tuning = CLR_TUNING_INIT;
     clr_get_tuning(ctx, &tuning);
     clr_options_init(&opt);
     opt.kernel = tuning.scan_kernel;
     s = clr_scan_host(ctx, &opt, CLR_SUM, CLR_FLOAT, fin, fks, 1000);
     clr_options_init(&opt);
-    opt.kernel = CLR_REDUCE_COARSE;
+    tu_check(opt.kernel == CLR_KERNEL_DEFAULT,
+             "clr_options_init's kernel is CLR_KERNEL_DEFAULT (%d)",
+             (int)opt.kernel);
     clr_status s2 =
         clr_scan_host(ctx, &opt, CLR_SUM, CLR_FLOAT, fin, fred, 1000);
-    if (tu_check(
-            s == CLR_OK && s2 == CLR_OK,
-            "float sums with the default scan and with a reduction kernel: "
-            "%s, %s",
-            clr_status_name(s), clr_status_name(s2)))
+    if (tu_check(s == CLR_OK && s2 == CLR_OK,
+                 "float sums with the tuned scan named and with "
+                 "CLR_KERNEL_DEFAULT: %s, %s",
+                 clr_status_name(s), clr_status_name(s2)))
       check_same(&(scase){tuning.scan_kernel,
                           CLR_SUM,
                           CLR_FLOAT,
@@ -1822,8 +1820,18 @@ static void part_errors(clr_context *ctx) {
                           {0, 0, 0},
                           NULL,
                           "default"},
-                 "a reduction kernel in clr_scan_host",
-                 "against the default scan kernel", CLR_FLOAT, fred, fks, 1000);
+                 "CLR_KERNEL_DEFAULT in clr_scan_host",
+                 "against the tuned scan kernel named", CLR_FLOAT, fred, fks,
+                 1000);
+    opt.kernel = CLR_REDUCE_COARSE;
+    memcpy(got, sentinel, sizeof got);
+    s = clr_scan_host(ctx, &opt, CLR_SUM, CLR_INT, in, got, n);
+    tu_check(s == CLR_ERR_INVALID_ARGUMENT &&
+                 strstr(clr_context_error(ctx), "CLR_KERNEL_DEFAULT") &&
+                 memcmp(got, sentinel, sizeof got) == 0,
+             "the coarse reduction kernel in clr_scan_host: %s (%s), output "
+             "untouched",
+             clr_status_name(s), clr_context_error(ctx));
   }
   tu_section("errors: the context still works; defaults");
   clReleaseMemObject(bin);

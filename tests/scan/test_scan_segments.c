@@ -318,7 +318,7 @@ static void shapes(clr_context *ctx) {
     for (int ex = 0; ex < 2; ex++) {
       sscan_case c = seeded(CLR_SUM, wide[i][0], 65537, L_RANDOM, ex,
                             tu_seed(i, 11, (uint64_t)ex, 0));
-      c.opt.accumulate_in = CLR_ACCUMULATE_IN(wide[i][1]);
+      c.opt.accumulate_in = wide[i][1];
       snprintf(c.what + strlen(c.what), sizeof c.what - strlen(c.what),
                " into %s", clr_type_name(wide[i][1]));
       run_case(ctx, &c, 1, 1);

@@ -284,7 +284,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "host_bounds: %s\n", clr_context_error(ctx));
         goto done;
       }
-      clr_timing tm;
+      clr_timing tm = CLR_TIMING_INIT;
       if (r > 0) {
         ms[0][r - 1] = mu_now_ms() - t0;
         clr_last_timing(ctx, &tm);

@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
     o.kernel = CLR_REDUCE_COARSE;
     for (size_t r = 0; r < 2 * reps + 3 && rc == 0; r++) {
       clr_value v;
-      clr_timing t;
+      clr_timing t = CLR_TIMING_INIT;
       int after_flush = r >= reps + 3;
       float zero = 0;
       if (after_flush &&

@@ -928,12 +928,11 @@ size_t clr_cache_dir_resolve(const char *configured,
   return (size_t)n;
 }
 
-CLR_API clr_status clr_cache_dir(const clr_context_config *config, char *buf,
-                                 size_t size) {
+clr_status clr_cache_dir_of(const char *configured, char *buf, size_t size) {
   char dir[CLR_CACHE_DIR_MAX];
   if (!buf || size == 0)
     return CLR_ERR_INVALID_ARGUMENT;
-  size_t n = clr_cache_dir_resolve(config ? config->cache_dir : NULL, dir);
+  size_t n = clr_cache_dir_resolve(configured, dir);
   if (n >= size) {
     buf[0] = '\0';
     return CLR_ERR_INVALID_ARGUMENT;
@@ -1030,13 +1029,12 @@ static clr_status walk_entries(const char *dir, int clear, uint64_t *entries,
   return status;
 }
 
-CLR_API clr_status clr_cache_usage(const clr_context_config *config,
-                                   uint64_t *entries, uint64_t *bytes,
-                                   uint64_t *max_bytes, char *detail,
-                                   size_t detail_size) {
+clr_status clr_cache_usage_of(const char *configured, uint64_t *entries,
+                              uint64_t *bytes, uint64_t *max_bytes,
+                              char *detail, size_t detail_size) {
   char dir[CLR_CACHE_DIR_MAX];
   uint64_t n = 0, size = 0, cap = 0;
-  clr_cache_dir_resolve(config ? config->cache_dir : NULL, dir);
+  clr_cache_dir_resolve(configured, dir);
   cap_from_env(&cap);
   clr_status s = walk_entries(dir, 0, &n, &size, detail, detail_size);
   if (entries)
@@ -1048,12 +1046,12 @@ CLR_API clr_status clr_cache_usage(const clr_context_config *config,
   return s;
 }
 
-CLR_API clr_status clr_cache_clear(const clr_context_config *config,
-                                   uint64_t *removed, uint64_t *bytes,
-                                   char *detail, size_t detail_size) {
+clr_status clr_cache_clear_of(const char *configured, uint64_t *removed,
+                              uint64_t *bytes, char *detail,
+                              size_t detail_size) {
   char dir[CLR_CACHE_DIR_MAX];
   uint64_t n = 0, size = 0;
-  clr_cache_dir_resolve(config ? config->cache_dir : NULL, dir);
+  clr_cache_dir_resolve(configured, dir);
   clr_status s = walk_entries(dir, 1, &n, &size, detail, detail_size);
   if (removed)
     *removed = n;

@@ -38,6 +38,16 @@ void clr_binary_cache_done(clr_context *ctx, clr_cache_claim *claim, int ok);
  * the clr_cache_* calls. */
 size_t clr_cache_dir_resolve(const char *configured,
                              char dir[CLR_CACHE_DIR_MAX]);
+/* clr_cache_dir, clr_cache_usage and clr_cache_clear for a config whose
+ * cache_dir is configured (read by context.c, which has the public
+ * calls). */
+clr_status clr_cache_dir_of(const char *configured, char *buf, size_t size);
+clr_status clr_cache_usage_of(const char *configured, uint64_t *entries,
+                              uint64_t *bytes, uint64_t *max_bytes,
+                              char *detail, size_t detail_size);
+clr_status clr_cache_clear_of(const char *configured, uint64_t *removed,
+                              uint64_t *bytes, char *detail,
+                              size_t detail_size);
 
 /* Best effort: failures to write are ignored (and logged).  After a
  * store, least recently used entries go while the cache holds more than

@@ -6,7 +6,9 @@
 #include "expr.h"
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The caller's queue could not be waited for: the call must not count. */
@@ -53,12 +55,102 @@ void clr_begin_async_call(clr_context *ctx, clr_async *async,
   start_call(ctx, 1);
 }
 
-const clr_options *clr_options_or_defaults(const clr_options *opt,
-                                           clr_options *defaults) {
-  if (opt)
-    return opt;
-  clr_options_init(defaults);
-  return defaults;
+/* clr_options as this library lays it out: its fields after struct_size
+ * (include/clreduce.h, "sized structs"). */
+static const clr_field_span options_fields[] = {
+    CLR_FIELD_SPAN(clr_options, kernel),
+    CLR_FIELD_SPAN(clr_options, wg_size),
+    CLR_FIELD_SPAN(clr_options, coarse),
+    CLR_FIELD_SPAN(clr_options, vector_width),
+    CLR_FIELD_SPAN(clr_options, layout),
+    CLR_FIELD_SPAN(clr_options, narrow_accumulator),
+    CLR_FIELD_SPAN(clr_options, exclusive),
+    CLR_FIELD_SPAN(clr_options, carry_in),
+    CLR_FIELD_SPAN(clr_options, exact),
+    CLR_FIELD_SPAN(clr_options, accumulate_in),
+    CLR_FIELD_SPAN(clr_options, map),
+    CLR_FIELD_SPAN(clr_options, map_expr),
+    CLR_FIELD_SPAN(clr_options, index_base),
+};
+/* A field added to clr_options goes at its end, and into the table. */
+_Static_assert(CLR_IS_LAST_FIELD(clr_options, index_base),
+               "index_base is clr_options' last field: options_fields lists "
+               "them all");
+static const clr_struct_layout options_layout = {
+    "clr_options", "call clr_options_init, or use CLR_OPTIONS_INIT",
+    sizeof(clr_options), options_fields,
+    sizeof options_fields / sizeof options_fields[0]};
+
+clr_status clr_options_read(const clr_options *opt, clr_options *copy,
+                            char *why, size_t why_size) {
+  clr_options_init(copy);
+  if (!opt)
+    return CLR_OK;
+  clr_status st =
+      clr_struct_size_check(&options_layout, opt->struct_size, why, why_size);
+  if (st == CLR_OK)
+    clr_struct_fields_copy(copy, opt, opt->struct_size);
+  return st;
+}
+
+clr_status clr_options_take(clr_context *ctx, const clr_options *opt,
+                            clr_options *copy) {
+  char why[CLR_DETAIL_SIZE - 16];
+  clr_status st = clr_options_read(opt, copy, why, sizeof why);
+  return st == CLR_OK ? CLR_OK : clr_fail(ctx, st, "%s", why);
+}
+
+CLR_API clr_status clr_options_copy(const clr_options *opt, clr_options *out,
+                                    char *detail, size_t detail_size) {
+  char why[CLR_DETAIL_SIZE];
+  clr_options full;
+  clr_status st = CLR_ERR_INVALID_ARGUMENT;
+  snprintf(why, sizeof why, "clr_options_copy: out is NULL");
+  if (out)
+    st = clr_struct_size_check(&options_layout, out->struct_size, why,
+                               sizeof why);
+  if (st == CLR_OK)
+    st = clr_options_read(opt, &full, why, sizeof why);
+  if (st == CLR_OK) {
+    clr_struct_fields_copy(out, &full, out->struct_size);
+    why[0] = '\0';
+  }
+  if (detail && detail_size)
+    snprintf(detail, detail_size, "%s", why);
+  return st;
+}
+
+CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
+                                         clr_type t) {
+  clr_options o;
+  char why[8];
+  return clr_options_read(opt, &o, why, sizeof why) == CLR_OK
+             ? clr_opt_result_type(&o, op, t)
+             : CLR_TYPE_COUNT;
+}
+
+CLR_API clr_type clr_scan_output_type(const clr_options *opt, clr_type t) {
+  clr_options o;
+  char why[8];
+  return clr_options_read(opt, &o, why, sizeof why) == CLR_OK
+             ? clr_opt_scan_output_type(&o, t)
+             : CLR_TYPE_COUNT;
+}
+
+CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t) {
+  clr_options o;
+  char why[8];
+  return clr_options_read(opt, &o, why, sizeof why) == CLR_OK
+             ? clr_opt_result_bytes(&o, op, t)
+             : 0;
+}
+
+CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
+                                         uint64_t n, clr_value *v) {
+  clr_options o;
+  char why[8];
+  clr_status st = clr_options_read(opt, &o, why, sizeof why);
+  return st == CLR_OK ? clr_opt_sum_to_mean(&o, type, n, v) : st;
 }
 
 clr_status clr_end_async_call(clr_context *ctx, clr_status st) {
@@ -174,23 +266,24 @@ static clr_status check_map(clr_context *ctx, const clr_options *opt, clr_op op,
 clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                              clr_op op, clr_type type, size_t n, int scan) {
   clr_status st;
-  if ((unsigned)opt->kernel >= CLR_KERNEL_COUNT)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown kernel %d",
+  /* Scans: a scan kernel, or CLR_KERNEL_DEFAULT (clr_options_init's) for
+   * the device's tuned scan; reductions have had theirs made
+   * CLR_REDUCE_COARSE (clr_start_work). */
+  if ((unsigned)opt->kernel >= CLR_KERNEL_COUNT &&
+      !(scan && opt->kernel == CLR_KERNEL_DEFAULT))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "unknown kernel %d (CLR_KERNEL_DEFAULT: the default)",
                     (int)opt->kernel);
   if (!scan && clr_kernel_is_scan(opt->kernel))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "kernel '%s' is not a reduction kernel",
                     clr_kernel_name(opt->kernel));
-  /* Scans: a scan kernel, or CLR_REDUCE_COARSE (clr_options_init's
-   * default) for the device's tuned scan; another reduction kernel is a
-   * mistake, not a request. */
   if (scan && !clr_kernel_is_scan(opt->kernel) &&
-      opt->kernel != CLR_REDUCE_COARSE)
+      opt->kernel != CLR_KERNEL_DEFAULT)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "kernel '%s' is a reduction kernel: a scan takes a scan "
-                    "kernel, or '%s' (the default) for the device's tuned scan",
-                    clr_kernel_name(opt->kernel),
-                    clr_kernel_name(CLR_REDUCE_COARSE));
+                    "kernel, or CLR_KERNEL_DEFAULT for the device's tuned scan",
+                    clr_kernel_name(opt->kernel));
   const clr_op_row *row = clr_op_info(op);
   if (!row || !clr_type_info(type))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown operation or type");
@@ -266,15 +359,16 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                     clr_kernel_name(opt->kernel));
   if ((f & CLR_OPF_MEAN) &&
       ((opt->narrow_accumulator && (type == CLR_INT || type == CLR_UINT)) ||
-       opt->accumulate_in == CLR_ACCUMULATE_IN(CLR_INT) ||
-       opt->accumulate_in == CLR_ACCUMULATE_IN(CLR_UINT)))
+       opt->accumulate_in == CLR_INT || opt->accumulate_in == CLR_UINT))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "a mean's sum is not narrowed to 32 bits: it would wrap");
-  if (opt->accumulate_in) {
-    clr_type acc = (clr_type)(opt->accumulate_in - 1);
-    if (opt->accumulate_in > CLR_TYPE_COUNT)
+  if (opt->accumulate_in != CLR_TYPE_DEFAULT) {
+    clr_type acc = opt->accumulate_in;
+    if (!clr_type_info(acc))
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                      "accumulate_in %u is no type", opt->accumulate_in);
+                      "accumulate_in %d is no type (CLR_TYPE_DEFAULT: the "
+                      "default)",
+                      (int)acc);
     /* a storage type (half: computed in float) never accumulates, with
      * or without a map */
     if (clr_type_info(acc)->computes != acc)
@@ -306,7 +400,12 @@ clr_status clr_start_work(clr_context *ctx, const clr_options **opt,
                           clr_options *defaults, const void *a, const void *b,
                           const char *names, clr_op op, clr_type type, size_t n,
                           int scan) {
-  *opt = clr_options_or_defaults(*opt, defaults);
+  clr_status st = clr_options_take(ctx, *opt, defaults);
+  *opt = defaults;
+  if (st != CLR_OK)
+    return st;
+  if (!scan && defaults->kernel == CLR_KERNEL_DEFAULT)
+    defaults->kernel = CLR_REDUCE_COARSE;
   if (!a || !b)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s must not be NULL",
                     names);

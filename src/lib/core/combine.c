@@ -148,8 +148,8 @@ CLR_API clr_status clr_value_combine(clr_op op, clr_value *a,
   return CLR_OK;
 }
 
-CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
-                                         uint64_t n, clr_value *v) {
+clr_status clr_opt_sum_to_mean(const clr_options *opt, clr_type type,
+                               uint64_t n, clr_value *v) {
   if (!v || (unsigned)v->type >= CLR_TYPE_COUNT || v->type == CLR_HALF)
     return CLR_ERR_INVALID_ARGUMENT;
   clr_type t = v->type;
@@ -161,7 +161,7 @@ CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
                   : t == CLR_LONG   ? (long double)v->v.l
                                     : (long double)v->v.ul;
   memset(v, 0, sizeof *v);
-  v->type = clr_options_result_type(opt, CLR_MEAN, type);
+  v->type = clr_opt_result_type(opt, CLR_MEAN, type);
   v->op = mean;
   /* the mean of no number (n = 0: a NaN-skipping mean of NaNs) is NaN */
   long double m = n ? s / (long double)n : (long double)NAN;

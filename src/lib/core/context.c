@@ -4,6 +4,7 @@
 #include "binary_cache.h"
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,134 @@ static void set_detail(char *detail, size_t size, const char *msg) {
     snprintf(detail, size, "%s", msg);
   }
 }
+
+/* ---- the caller's structs, by their struct_size (include/clreduce.h,
+ * "sized structs") */
+
+static const clr_field_span config_fields[] = {
+    CLR_FIELD_SPAN(clr_context_config, platform),
+    CLR_FIELD_SPAN(clr_context_config, device),
+    CLR_FIELD_SPAN(clr_context_config, kernel_dir),
+    CLR_FIELD_SPAN(clr_context_config, cache_dir),
+    CLR_FIELD_SPAN(clr_context_config, log),
+    CLR_FIELD_SPAN(clr_context_config, log_user),
+    CLR_FIELD_SPAN(clr_context_config, copy_host_data),
+    CLR_FIELD_SPAN(clr_context_config, max_chunk_bytes),
+    CLR_FIELD_SPAN(clr_context_config, no_profiling),
+};
+/* A field added to clr_context_config goes at its end, and into the
+ * table. */
+_Static_assert(CLR_IS_LAST_FIELD(clr_context_config, no_profiling),
+               "no_profiling is clr_context_config's last field: "
+               "config_fields lists them all");
+static const clr_struct_layout config_layout = {
+    "clr_context_config",
+    "call clr_context_config_init, or use CLR_CONTEXT_CONFIG_INIT",
+    sizeof(clr_context_config), config_fields,
+    sizeof config_fields / sizeof config_fields[0]};
+
+clr_status clr_config_read(const clr_context_config *cfg,
+                           clr_context_config *copy, char *why,
+                           size_t why_size) {
+  clr_context_config_init(copy);
+  if (!cfg)
+    return CLR_OK;
+  clr_status st =
+      clr_struct_size_check(&config_layout, cfg->struct_size, why, why_size);
+  if (st == CLR_OK)
+    clr_struct_fields_copy(copy, cfg, cfg->struct_size);
+  return st;
+}
+
+CLR_API clr_status clr_context_config_copy(const clr_context_config *cfg,
+                                           clr_context_config *out,
+                                           char *detail, size_t detail_size) {
+  char why[CLR_DETAIL_SIZE];
+  clr_context_config full;
+  clr_status st = CLR_ERR_INVALID_ARGUMENT;
+  snprintf(why, sizeof why, "clr_context_config_copy: out is NULL");
+  if (out)
+    st = clr_struct_size_check(&config_layout, out->struct_size, why,
+                               sizeof why);
+  if (st == CLR_OK)
+    st = clr_config_read(cfg, &full, why, sizeof why);
+  if (st == CLR_OK) {
+    clr_struct_fields_copy(out, &full, out->struct_size);
+    why[0] = '\0';
+  }
+  set_detail(detail, detail_size, why);
+  return st;
+}
+
+/* The clr_cache_* calls: the config read, then the cache's own. */
+CLR_API clr_status clr_cache_dir(const clr_context_config *config, char *buf,
+                                 size_t size) {
+  clr_context_config c;
+  char why[CLR_DETAIL_SIZE];
+  clr_status st = clr_config_read(config, &c, why, sizeof why);
+  if (st == CLR_OK)
+    return clr_cache_dir_of(c.cache_dir, buf, size);
+  if (buf && size)
+    buf[0] = '\0';
+  return st;
+}
+
+CLR_API clr_status clr_cache_usage(const clr_context_config *config,
+                                   uint64_t *entries, uint64_t *bytes,
+                                   uint64_t *max_bytes, char *detail,
+                                   size_t detail_size) {
+  clr_context_config c;
+  char why[CLR_DETAIL_SIZE];
+  clr_status st = clr_config_read(config, &c, why, sizeof why);
+  if (st == CLR_OK)
+    return clr_cache_usage_of(c.cache_dir, entries, bytes, max_bytes, detail,
+                              detail_size);
+  set_detail(detail, detail_size, why);
+  return st;
+}
+
+CLR_API clr_status clr_cache_clear(const clr_context_config *config,
+                                   uint64_t *removed, uint64_t *bytes,
+                                   char *detail, size_t detail_size) {
+  clr_context_config c;
+  char why[CLR_DETAIL_SIZE];
+  clr_status st = clr_config_read(config, &c, why, sizeof why);
+  if (st == CLR_OK)
+    return clr_cache_clear_of(c.cache_dir, removed, bytes, detail, detail_size);
+  set_detail(detail, detail_size, why);
+  return st;
+}
+
+static const clr_field_span timing_fields[] = {
+    CLR_FIELD_SPAN(clr_timing, kernel_ms),
+    CLR_FIELD_SPAN(clr_timing, h2d_ms),
+    CLR_FIELD_SPAN(clr_timing, d2h_ms),
+    CLR_FIELD_SPAN(clr_timing, build_ms),
+    CLR_FIELD_SPAN(clr_timing, total_ms),
+    CLR_FIELD_SPAN(clr_timing, chunks),
+    CLR_FIELD_SPAN(clr_timing, n_passes),
+    CLR_FIELD_SPAN(clr_timing, error_depth),
+};
+_Static_assert(CLR_IS_LAST_FIELD(clr_timing, error_depth),
+               "error_depth is clr_timing's last field: timing_fields lists "
+               "them all");
+static const clr_struct_layout timing_layout = {
+    "clr_timing", "use CLR_TIMING_INIT", sizeof(clr_timing), timing_fields,
+    sizeof timing_fields / sizeof timing_fields[0]};
+
+static const clr_field_span pass_fields[] = {
+    CLR_FIELD_SPAN(clr_pass_info, n_in),
+    CLR_FIELD_SPAN(clr_pass_info, global_size),
+    CLR_FIELD_SPAN(clr_pass_info, local_size),
+    CLR_FIELD_SPAN(clr_pass_info, ms),
+    CLR_FIELD_SPAN(clr_pass_info, folds),
+};
+_Static_assert(CLR_IS_LAST_FIELD(clr_pass_info, folds),
+               "folds is clr_pass_info's last field: pass_fields lists them "
+               "all");
+static const clr_struct_layout pass_layout = {
+    "clr_pass_info", "use CLR_PASS_INFO_INIT", sizeof(clr_pass_info),
+    pass_fields, sizeof pass_fields / sizeof pass_fields[0]};
 
 /* The device query of a type's native vector width, by its row's kind and
  * size. */
@@ -161,11 +290,31 @@ static clr_status hand_over(clr_context *ctx, const clr_context_config *cfg,
   return st;
 }
 
+/* The caller's config read (clr_config_read) into *copy, cfg pointed at
+ * it; a refusal said in detail, *out NULL. */
+static clr_status take_config(const clr_context_config **cfg,
+                              clr_context_config *copy, clr_context **out,
+                              char *detail, size_t detail_size) {
+  char why[CLR_DETAIL_SIZE];
+  clr_status st = clr_config_read(*cfg, copy, why, sizeof why);
+  *cfg = copy;
+  if (st != CLR_OK) {
+    set_detail(detail, detail_size, why);
+    if (out)
+      *out = NULL;
+  }
+  return st;
+}
+
 CLR_API clr_status clr_context_create(const clr_context_config *cfg,
                                       clr_context **out, char *detail,
                                       size_t detail_size) {
   char msg[CLR_DETAIL_SIZE] = "";
   cl_int err = CL_SUCCESS;
+  clr_context_config copy;
+  clr_status read = take_config(&cfg, &copy, out, detail, detail_size);
+  if (read != CLR_OK)
+    return read;
   clr_context *ctx =
       new_context(out, detail, detail_size, "clr_context_create: out is NULL");
   if (!ctx)
@@ -195,6 +344,10 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
                                                  size_t detail_size) {
   char msg[CLR_DETAIL_SIZE] = "";
   cl_command_queue_properties props = 0;
+  clr_context_config copy;
+  clr_status read = take_config(&cfg, &copy, out, detail, detail_size);
+  if (read != CLR_OK)
+    return read;
   if (!queue) {
     set_detail(detail, detail_size,
                "clr_context_create_from_queue: NULL argument");
@@ -338,9 +491,41 @@ CLR_API const char *clr_context_kernel_dir(const clr_context *ctx) {
 }
 
 CLR_API clr_status clr_last_timing(const clr_context *ctx, clr_timing *out) {
+  char why[8];
   if (!ctx || !out)
     return CLR_ERR_INVALID_ARGUMENT;
-  *out = ctx->last_timing;
+  clr_status st =
+      clr_struct_size_check(&timing_layout, out->struct_size, why, sizeof why);
+  if (st != CLR_OK)
+    return st;
+  const clr_call_timing *r = &ctx->last_timing;
+  clr_timing t = CLR_TIMING_INIT;
+  t.kernel_ms = r->kernel_ms;
+  t.h2d_ms = r->h2d_ms;
+  t.d2h_ms = r->d2h_ms;
+  t.build_ms = r->build_ms;
+  t.total_ms = r->total_ms;
+  t.chunks = r->chunks;
+  t.n_passes = r->n_passes;
+  t.error_depth = r->error_depth;
+  clr_struct_fields_copy(out, &t, out->struct_size);
+  return CLR_OK;
+}
+
+CLR_API clr_status clr_last_timing_pass(const clr_context *ctx, size_t i,
+                                        clr_pass_info *out) {
+  char why[8];
+  if (!ctx || !out)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st =
+      clr_struct_size_check(&pass_layout, out->struct_size, why, sizeof why);
+  if (st != CLR_OK)
+    return st;
+  if (i >= ctx->last_timing.n_passes || i >= CLR_MAX_PASSES)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_pass_info p = ctx->last_timing.passes[i];
+  p.struct_size = (uint32_t)sizeof p;
+  clr_struct_fields_copy(out, &p, out->struct_size);
   return CLR_OK;
 }
 

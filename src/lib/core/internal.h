@@ -20,6 +20,19 @@
 #define CLR_PROGRAMS_PER_CALL 8
 #define CLR_MAX_SCAN_LEVELS 12
 
+/* A call's timing as the context records it: clr_timing's fields and
+ * every pass (clr_last_timing, clr_last_timing_pass give them out). */
+typedef struct clr_call_timing {
+  double kernel_ms, h2d_ms, d2h_ms, build_ms, total_ms;
+  size_t chunks;
+  size_t n_passes;
+  clr_pass_info passes[CLR_MAX_PASSES];
+  size_t error_depth;
+} clr_call_timing;
+
+/* Where the context's tuning came from (clr_tuning_origin). */
+#define CLR_TUNING_ORIGIN_SIZE 4096
+
 /* One built program and its single kernel, keyed by source + options. */
 typedef struct clr_program_entry {
   char key[768]; /* "<source file>|<build options>" */
@@ -148,9 +161,10 @@ struct clr_context {
   cl_uint fold_epoch;     /* the last single launch's epoch (0: none since
                              the slots were zeroed) */
 
-  clr_tuning tuning;      /* launch parameters for this device */
-  clr_timing timing;      /* of the call in progress */
-  clr_timing last_timing; /* of the last successful call */
+  clr_tuning tuning; /* launch parameters for this device */
+  char tuning_origin[CLR_TUNING_ORIGIN_SIZE]; /* clr_tuning_origin */
+  clr_call_timing timing;                     /* of the call in progress */
+  clr_call_timing last_timing;                /* of the last successful call */
   char detail[CLR_DETAIL_SIZE];
   char *build_log;
 };
@@ -221,6 +235,46 @@ const clr_type_row *clr_type_info(clr_type t);
 const clr_op_row *clr_op_info(clr_op op);
 /* The operation's flags (0 when out of range). */
 unsigned clr_op_flags(clr_op op);
+/* The result types of options already read (clr_options_take: never
+ * NULL, struct_size this library's): what clr_options_result_type,
+ * clr_scan_output_type and clr_result_bytes give for them. */
+clr_type clr_opt_result_type(const clr_options *opt, clr_op op, clr_type t);
+clr_type clr_opt_scan_output_type(const clr_options *opt, clr_type t);
+size_t clr_opt_result_bytes(const clr_options *opt, clr_op op, clr_type t);
+/* combine.c: clr_value_sum_to_mean of options already read. */
+clr_status clr_opt_sum_to_mean(const clr_options *opt, clr_type type,
+                               uint64_t n, clr_value *v);
+/* A sized struct (include/clreduce.h, "sized structs"): its fields after
+ * struct_size, in order, and how a caller initialises one. */
+typedef struct clr_field_span {
+  const char *name;
+  size_t begin, end; /* offsetof, and offsetof + sizeof */
+} clr_field_span;
+#define CLR_FIELD_SPAN(T, f)                                                   \
+  { #f, offsetof(T, f), offsetof(T, f) + sizeof(((T *)0)->f) }
+/* 1 when f is T's last field: its end, rounded up to T's alignment, is
+ * sizeof(T) (the tables of fields below assert it). */
+#define CLR_IS_LAST_FIELD(T, f)                                                \
+  ((offsetof(T, f) + sizeof(((T *)0)->f) + _Alignof(T) - 1) / _Alignof(T) *    \
+       _Alignof(T) ==                                                          \
+   sizeof(T))
+typedef struct clr_struct_layout {
+  const char *name; /* "clr_options" */
+  const char *init; /* "call clr_options_init, or use CLR_OPTIONS_INIT" */
+  size_t size;      /* this library's sizeof */
+  const clr_field_span *fields;
+  size_t n_fields;
+} clr_struct_layout;
+/* CLR_OK when a caller's struct_size is one the library takes for the
+ * struct: the end of one of its fields (or the padding after it) up to
+ * this library's sizeof.  Else CLR_ERR_INVALID_ARGUMENT (0: not
+ * initialised) or CLR_ERR_VERSION, with the reason in why. */
+clr_status clr_struct_size_check(const clr_struct_layout *l, uint32_t size,
+                                 char *why, size_t why_size);
+/* Bytes 4 .. size of src to dst: every field but struct_size, of a
+ * struct whose struct_size (size) was checked; reading a caller's struct
+ * over the defaults, or writing a full one into the caller's. */
+void clr_struct_fields_copy(void *dst, const void *src, uint32_t size);
 /* The names of the operations that have every one of flags, in table
  * order: "sum, prod, min and max". */
 void clr_op_list(char *buf, size_t size, unsigned flags);
@@ -289,6 +343,13 @@ void clr_device_indices(cl_platform_id platform, cl_device_id device,
                         unsigned *platform_index, unsigned *device_index);
 
 /* ---- context.c */
+/* The one reading of a caller's config, which every public entry point
+ * that takes one does first: cfg's first struct_size bytes over the
+ * defaults into *copy (cfg NULL: the defaults).  CLR_OK, or the refusal of
+ * clr_struct_size_check with *copy the defaults and the reason in why. */
+clr_status clr_config_read(const clr_context_config *cfg,
+                           clr_context_config *copy, char *why,
+                           size_t why_size);
 /* Make sure *buf holds at least bytes; CLR_OK or an error status. */
 clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
                               cl_mem_flags flags);
@@ -353,9 +414,6 @@ void clr_begin_async_call(clr_context *ctx, clr_async *async,
                           cl_uint num_events, const cl_event *wait_list,
                           cl_event *event);
 clr_status clr_end_async_call(clr_context *ctx, clr_status st);
-/* The caller's options, or *defaults filled in when it passed NULL. */
-const clr_options *clr_options_or_defaults(const clr_options *opt,
-                                           clr_options *defaults);
 
 /* ---- buffer_check.c */
 #define CLR_ACCESS_READ 1u  /* a kernel of the call reads the buffer  */
@@ -545,14 +603,26 @@ int clr_user_tuning_path(const clr_context *ctx, char *path, size_t size);
 clr_status clr_save_tuning(clr_context *ctx, const char *path);
 
 /* ---- call.c */
+/* The one reading of a caller's options, which every public entry point
+ * that takes them does first: opt's first struct_size bytes over the
+ * defaults into *copy (opt NULL: the defaults; struct_size this
+ * library's).  CLR_OK, or the refusal of clr_struct_size_check with *copy
+ * the defaults and the reason in why. */
+clr_status clr_options_read(const clr_options *opt, clr_options *copy,
+                            char *why, size_t why_size);
+/* The same on a context: a refusal recorded as its detail. */
+clr_status clr_options_take(clr_context *ctx, const clr_options *opt,
+                            clr_options *copy);
 /* The one check of a call's options and arguments, for reductions and
  * scans (scan != 0): kernel, op and type enums, n, vector width, layout.
  * CLR_OK, or a refusal with its detail recorded. */
 clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
                              clr_op op, clr_type type, size_t n, int scan);
-/* The start of every reduction and scan: *opt replaced by *defaults when
- * NULL, the two pointers a and b (named by names) present, then
- * clr_validate_call. */
+/* The start of every reduction and scan: the caller's *opt read into
+ * *defaults (clr_options_take) and *opt pointed at it, a reduction's
+ * CLR_KERNEL_DEFAULT made CLR_REDUCE_COARSE (a scan's stays: the scan
+ * driver runs the tuned scan), the two pointers a and b (named by names)
+ * present, then clr_validate_call. */
 clr_status clr_start_work(clr_context *ctx, const clr_options **opt,
                           clr_options *defaults, const void *a, const void *b,
                           const char *names, clr_op op, clr_type type, size_t n,

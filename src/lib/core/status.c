@@ -191,28 +191,26 @@ CLR_API clr_type clr_result_type(clr_op op, clr_type t, int narrow) {
   }
 }
 
-CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
-                                         clr_type t) {
+clr_type clr_opt_result_type(const clr_options *opt, clr_op op, clr_type t) {
   const clr_op_row *o = clr_op_info(op);
-  if (o && opt && opt->accumulate_in && opt->accumulate_in <= CLR_TYPE_COUNT &&
-      o->result != CLR_RES_TRUTH) {
-    clr_type acc = (clr_type)(opt->accumulate_in - 1);
+  if (o && clr_type_info(opt->accumulate_in) && o->result != CLR_RES_TRUTH) {
+    clr_type acc = opt->accumulate_in;
     return o->result == CLR_RES_MEAN ? mean_type(acc) : acc;
   }
-  return clr_result_type(op, t, opt ? opt->narrow_accumulator : 0);
+  return clr_result_type(op, t, opt->narrow_accumulator);
 }
 
-CLR_API clr_type clr_scan_output_type(const clr_options *opt, clr_type t) {
-  if (opt && opt->accumulate_in && opt->accumulate_in <= CLR_TYPE_COUNT)
-    return (clr_type)(opt->accumulate_in - 1);
+clr_type clr_opt_scan_output_type(const clr_options *opt, clr_type t) {
+  if (clr_type_info(opt->accumulate_in))
+    return opt->accumulate_in;
   const clr_type_row *r = clr_type_info(t);
   return r ? r->computes : t;
 }
 
-CLR_API size_t clr_result_bytes(const clr_options *opt, clr_op op, clr_type t) {
+size_t clr_opt_result_bytes(const clr_options *opt, clr_op op, clr_type t) {
   if (!clr_op_info(op) || !clr_type_info(t))
     return 0;
-  size_t s = clr_type_size(clr_options_result_type(opt, op, t));
+  size_t s = clr_type_size(clr_opt_result_type(opt, op, t));
   /* cl/records.cl's record: two values, two 64-bit indices */
   return clr_op_is_indexed(op) ? 2 * s + 16 : s;
 }
@@ -343,7 +341,7 @@ void clr_count_options(const clr_options *opt, clr_options *o, char *expr,
   o->map = CLR_MAP_EXPR;
   o->map_expr = expr;
   o->kernel = CLR_REDUCE_COARSE;
-  o->accumulate_in = CLR_ACCUMULATE_IN(CLR_ULONG);
+  o->accumulate_in = CLR_ULONG;
   o->narrow_accumulator = 0;
   o->exact = 0;
 }
@@ -376,12 +374,45 @@ CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t) {
   return CLR_OK;
 }
 
-CLR_API void clr_options_init(clr_options *o) {
-  if (!o)
-    return;
-  memset(o, 0, sizeof *o);
-  o->kernel = CLR_REDUCE_COARSE;
-  o->layout = CLR_LAYOUT_AUTO;
+clr_status clr_struct_size_check(const clr_struct_layout *l, uint32_t size,
+                                 char *why, size_t why_size) {
+  if (size == 0) {
+    snprintf(why, why_size,
+             "%s.struct_size is 0: the struct was not initialised (%s)",
+             l->name, l->init);
+    return CLR_ERR_INVALID_ARGUMENT;
+  }
+  if (size > l->size) {
+    snprintf(why, why_size,
+             "%s.struct_size is %u bytes, more than the %zu of this "
+             "library's %s (clreduce %s): a struct from a newer clreduce "
+             "header than the library",
+             l->name, (unsigned)size, l->size, l->name, CLR_VERSION);
+    return CLR_ERR_VERSION;
+  }
+  if (size < l->fields[0].end) {
+    snprintf(why, why_size,
+             "%s.struct_size is %u bytes, less than the smallest %s (%zu "
+             "bytes, up to its field %s): no clreduce header's struct",
+             l->name, (unsigned)size, l->name, l->fields[0].end,
+             l->fields[0].name);
+    return CLR_ERR_VERSION;
+  }
+  for (size_t i = 0; i < l->n_fields; i++)
+    if (size > l->fields[i].begin && size < l->fields[i].end) {
+      snprintf(why, why_size,
+               "%s.struct_size is %u bytes, which ends inside its field %s "
+               "(bytes %zu to %zu): no clreduce header's struct",
+               l->name, (unsigned)size, l->fields[i].name, l->fields[i].begin,
+               l->fields[i].end);
+      return CLR_ERR_VERSION;
+    }
+  return CLR_OK;
+}
+
+void clr_struct_fields_copy(void *dst, const void *src, uint32_t size) {
+  memcpy((char *)dst + sizeof(uint32_t), (const char *)src + sizeof(uint32_t),
+         size - sizeof(uint32_t));
 }
 
 CLR_API const char *clr_version(void) { return CLR_VERSION; }

@@ -275,6 +275,7 @@ void clr_tuning_parse(const char *text, size_t len, clr_tuning *t, char *match,
 /* What a context starts from before any file: by device type. */
 void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
   memset(t, 0, sizeof *t);
+  t->struct_size = (uint32_t)sizeof *t;
   t->reduce_wg = 256;
   t->scan_wg = 256;
   if (ctx->desc.is_gpu) {
@@ -346,8 +347,6 @@ void clr_default_tuning(const clr_context *ctx, clr_tuning *t) {
    * eight; the decoupled scan of 1e8 floats on the H100 0.368 -> 0.360 ms
    * (docs/perf-log/scans.md). */
   t->warp_shuffles = 1;
-  snprintf(t->origin, sizeof t->origin, "built-in defaults for a %s",
-           ctx->desc.is_gpu ? "GPU" : "CPU");
 }
 
 /* ------------------------------------------------------------ the files */
@@ -447,7 +446,7 @@ static void load_embedded(clr_context *ctx) {
   if (!best)
     return;
   clr_tuning_parse(best->text, strlen(best->text), &ctx->tuning, NULL, 0);
-  snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s/%s",
+  snprintf(ctx->tuning_origin, sizeof ctx->tuning_origin, "%s/%s",
            CLR_EMBEDDED_KERNEL_DIR, best->name);
 }
 #endif
@@ -486,7 +485,7 @@ static void load_shipped(clr_context *ctx) {
   }
   closedir(d);
   if (best_len && read_file(ctx, best, &ctx->tuning, NULL, 0))
-    snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s", best);
+    snprintf(ctx->tuning_origin, sizeof ctx->tuning_origin, "%s", best);
 }
 
 int clr_user_tuning_path(const clr_context *ctx, char *path, size_t size) {
@@ -506,29 +505,84 @@ int clr_user_tuning_path(const clr_context *ctx, char *path, size_t size) {
 void clr_load_tuning(clr_context *ctx) {
   char path[4096];
   clr_default_tuning(ctx, &ctx->tuning);
+  snprintf(ctx->tuning_origin, sizeof ctx->tuning_origin,
+           "built-in defaults for a %s", ctx->desc.is_gpu ? "GPU" : "CPU");
   load_shipped(ctx);
   if (clr_user_tuning_path(ctx, path, sizeof path) &&
       read_file(ctx, path, &ctx->tuning, NULL, 0))
-    snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s", path);
+    snprintf(ctx->tuning_origin, sizeof ctx->tuning_origin, "%s", path);
 }
 
+/* clr_tuning's fields after struct_size (include/clreduce.h, "sized
+ * structs"). */
+static const clr_field_span tuning_fields[] = {
+    CLR_FIELD_SPAN(clr_tuning, reduce_wg),
+    CLR_FIELD_SPAN(clr_tuning, reduce_vec_bytes),
+    CLR_FIELD_SPAN(clr_tuning, reduce_layout),
+    CLR_FIELD_SPAN(clr_tuning, reduce_groups_per_cu),
+    CLR_FIELD_SPAN(clr_tuning, scan_wg),
+    CLR_FIELD_SPAN(clr_tuning, scan_per_item),
+    CLR_FIELD_SPAN(clr_tuning, scan_kernel),
+    CLR_FIELD_SPAN(clr_tuning, decoupled_items),
+    CLR_FIELD_SPAN(clr_tuning, decoupled_wg),
+    CLR_FIELD_SPAN(clr_tuning, decoupled_run_items),
+    CLR_FIELD_SPAN(clr_tuning, decoupled_spin),
+    CLR_FIELD_SPAN(clr_tuning, exact_terms),
+    CLR_FIELD_SPAN(clr_tuning, exact_vec_bytes),
+    CLR_FIELD_SPAN(clr_tuning, exact_int64_atomics),
+    CLR_FIELD_SPAN(clr_tuning, minmax_vec_bytes),
+    CLR_FIELD_SPAN(clr_tuning, reduce_single_launch),
+    CLR_FIELD_SPAN(clr_tuning, stage_threads),
+    CLR_FIELD_SPAN(clr_tuning, stage_block_kib),
+    CLR_FIELD_SPAN(clr_tuning, seg_units),
+    CLR_FIELD_SPAN(clr_tuning, seg_units_wide),
+    CLR_FIELD_SPAN(clr_tuning, reduce_min_vectors),
+    CLR_FIELD_SPAN(clr_tuning, scan_stream_bytes),
+    CLR_FIELD_SPAN(clr_tuning, warp_shuffles),
+    CLR_FIELD_SPAN(clr_tuning, decoupled_slots),
+    CLR_FIELD_SPAN(clr_tuning, reduce_min_groups_cu),
+};
+_Static_assert(CLR_IS_LAST_FIELD(clr_tuning, reduce_min_groups_cu),
+               "reduce_min_groups_cu is clr_tuning's last field: "
+               "tuning_fields lists them all");
+static const clr_struct_layout tuning_layout = {
+    "clr_tuning", "use CLR_TUNING_INIT", sizeof(clr_tuning), tuning_fields,
+    sizeof tuning_fields / sizeof tuning_fields[0]};
+
 CLR_API clr_status clr_get_tuning(const clr_context *ctx, clr_tuning *out) {
+  char why[8];
   if (!ctx || !out)
     return CLR_ERR_INVALID_ARGUMENT;
-  *out = ctx->tuning;
-  return CLR_OK;
+  clr_status st =
+      clr_struct_size_check(&tuning_layout, out->struct_size, why, sizeof why);
+  if (st == CLR_OK)
+    clr_struct_fields_copy(out, &ctx->tuning, out->struct_size);
+  return st;
 }
 
 CLR_API clr_status clr_set_tuning(clr_context *ctx, const clr_tuning *t) {
-  char why[256];
+  char why[CLR_DETAIL_SIZE - 16];
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   if (!t)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "tuning must not be NULL");
-  if (!clr_tuning_check(t, why, sizeof why))
+  clr_status st =
+      clr_struct_size_check(&tuning_layout, t->struct_size, why, sizeof why);
+  if (st != CLR_OK)
+    return clr_fail(ctx, st, "%s", why);
+  /* the fields t has over the context's */
+  clr_tuning full = ctx->tuning;
+  clr_struct_fields_copy(&full, t, t->struct_size);
+  if (!clr_tuning_check(&full, why, sizeof why))
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "%s", why);
-  ctx->tuning = *t;
+  ctx->tuning = full;
+  snprintf(ctx->tuning_origin, sizeof ctx->tuning_origin,
+           "set by the caller (clr_set_tuning)");
   return CLR_OK;
+}
+
+CLR_API const char *clr_tuning_origin(const clr_context *ctx) {
+  return ctx ? ctx->tuning_origin : "";
 }
 
 /* mkdir -p of the directory part of path. */

@@ -176,7 +176,7 @@ CLR_API clr_status clr_autotune(clr_context *ctx, size_t n, char *saved_path,
   if (clr_user_tuning_path(ctx, path, sizeof path)) {
     st = clr_save_tuning(ctx, path);
     if (st == CLR_OK) {
-      snprintf(ctx->tuning.origin, sizeof ctx->tuning.origin, "%s", path);
+      snprintf(ctx->tuning_origin, sizeof ctx->tuning_origin, "%s", path);
       if (saved_path && path_size)
         snprintf(saved_path, path_size, "%s", path);
     }

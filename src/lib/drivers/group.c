@@ -206,8 +206,7 @@ CLR_API void clr_group_release(clr_group *g) {
 static clr_status all_devices(const clr_context_config *cfg, unsigned *plat,
                               unsigned *devs, size_t *count, char *detail,
                               size_t detail_size) {
-  clr_status st = clr_platform_choose(cfg ? cfg->platform : NULL, plat, detail,
-                                      detail_size);
+  clr_status st = clr_platform_choose(cfg->platform, plat, detail, detail_size);
   if (st != CLR_OK)
     return st;
   clr_device_desc list[CLR_GROUP_MAX_DEVICES * 2];
@@ -249,20 +248,18 @@ CLR_API clr_status clr_group_create(const clr_context_config *cfg,
   }
   *out = NULL;
   clr_context_config c;
-  if (cfg)
-    c = *cfg;
-  else
-    memset(&c, 0, sizeof c);
+  clr_status st = clr_config_read(cfg, &c, detail, detail_size);
+  if (st != CLR_OK)
+    return st;
   /* The selectors, one per device: "all" expanded to platform and device
    * indices, or the list's items as clr_context_config.device takes them. */
   char names[CLR_GROUP_MAX_DEVICES][64], plat_name[16] = "";
   size_t count = 0;
-  clr_status st = CLR_OK;
   /* One platform for the whole list, as for "all": a device index means
    * the same platform's device whatever platform comes first. */
   unsigned plat = 0, devs[CLR_GROUP_MAX_DEVICES];
   size_t on_platform = 0;
-  st = all_devices(cfg, &plat, devs, &on_platform, detail, detail_size);
+  st = all_devices(&c, &plat, devs, &on_platform, detail, detail_size);
   if (st != CLR_OK)
     return st;
   snprintf(plat_name, sizeof plat_name, "%u", plat);
@@ -456,12 +453,22 @@ static void make_parts(clr_group *g, size_t n, const size_t *counts,
 static size_t deepest(const clr_group *g, const part *parts) {
   size_t depth = 0;
   for (size_t i = 0; i < g->count; i++) {
-    clr_timing t;
+    clr_timing t = CLR_TIMING_INIT;
     if (parts[i].n && clr_last_timing(g->ctx[i], &t) == CLR_OK &&
         t.error_depth > depth)
       depth = t.error_depth;
   }
   return depth;
+}
+
+/* The caller's options read (clr_options_read) into *copy, *opt pointed
+ * at it; a refusal is the group's error. */
+static clr_status take_options(clr_group *g, const clr_options **opt,
+                               clr_options *copy) {
+  char why[CLR_DETAIL_SIZE];
+  clr_status st = clr_options_read(*opt, copy, why, sizeof why);
+  *opt = copy;
+  return st == CLR_OK ? CLR_OK : group_fail(g, st, "%s", why);
 }
 
 /* ---- reductions */
@@ -508,10 +515,9 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
   g->error[0] = '\0';
   if (!result)
     return group_fail(g, CLR_ERR_INVALID_ARGUMENT, "result must not be NULL");
-  if (!opt) {
-    clr_options_init(&defaults);
-    opt = &defaults;
-  }
+  clr_status st = take_options(g, &opt, &defaults);
+  if (st != CLR_OK)
+    return st;
   if (n == 0)
     return group_fail(g, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
   uint64_t count = n; /* a mean's divisor */
@@ -523,7 +529,7 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
     reduce_args ca = *a;
     ca.dot = 0;
     clr_count_options(opt, &co, expr, sizeof expr);
-    clr_status st = group_reduce(g, &co, CLR_SUM, type, &ca, n, counts, &c);
+    st = group_reduce(g, &co, CLR_SUM, type, &ca, n, counts, &c);
     if (st != CLR_OK)
       return st;
     count = c.v.ul;
@@ -538,7 +544,7 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
   for (size_t i = 0; i < g->count; i++)
     if (a->exact)
       clr_exact_acc_init(&parts[i].acc, type);
-  clr_status st = run_parts(g, parts, WITH_ELEMENTS);
+  st = run_parts(g, parts, WITH_ELEMENTS);
   double t1 = clr_now_ms();
   if (st != CLR_OK)
     return st;
@@ -562,7 +568,7 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
   if (a->exact)
     clr_exact_acc_value(&parts[0].acc, result);
   if (clr_op_flags(op) & CLR_OPF_MEAN)
-    clr_value_sum_to_mean(opt, type, count, result);
+    clr_opt_sum_to_mean(opt, type, count, result);
   result->op = op; /* the call's (a mean's, not its sum's) */
   g->timing.parts_ms = t1 - t0;
   g->timing.combine_ms = clr_now_ms() - t1;
@@ -649,7 +655,7 @@ typedef struct scan_args {
 static clr_status scan_total(part *p, const scan_args *a, clr_context *ctx) {
   clr_options o;
   clr_options_init(&o);
-  o.accumulate_in = CLR_ACCUMULATE_IN(a->out_type);
+  o.accumulate_in = a->out_type;
   if (a->in_bufs)
     return clr_reduce_buffer(ctx, &o, a->op, a->type, a->in_bufs[p->i],
                              a->in_offsets ? a->in_offsets[p->i] : 0, p->n,
@@ -684,10 +690,9 @@ static clr_status group_scan(clr_group *g, const clr_options *opt, clr_op op,
   double t0 = clr_now_ms();
   memset(&g->timing, 0, sizeof g->timing);
   g->error[0] = '\0';
-  if (!opt) {
-    clr_options_init(&defaults);
-    opt = &defaults;
-  }
+  clr_status st = take_options(g, &opt, &defaults);
+  if (st != CLR_OK)
+    return st;
   if (n == 0)
     return group_fail(g, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
   if ((unsigned)type >= CLR_TYPE_COUNT)
@@ -696,7 +701,7 @@ static clr_status group_scan(clr_group *g, const clr_options *opt, clr_op op,
   a->opt = opt;
   a->op = op;
   a->type = type;
-  a->out_type = clr_scan_output_type(opt, type);
+  a->out_type = clr_opt_scan_output_type(opt, type);
   part parts[CLR_GROUP_MAX_DEVICES];
   make_parts(g, n, counts, scan_part, a, parts);
   /* Round 1: the totals of every part with a later part after it. */
@@ -709,7 +714,7 @@ static clr_status group_scan(clr_group *g, const clr_options *opt, clr_op op,
   size_t keep_last = parts[last].n;
   parts[last].n = 0;
   a->totals = 1;
-  clr_status st = used > 1 ? run_parts(g, parts, WITH_ELEMENTS) : CLR_OK;
+  st = used > 1 ? run_parts(g, parts, WITH_ELEMENTS) : CLR_OK;
   size_t total_depth = st == CLR_OK && used > 1 ? deepest(g, parts) : 0;
   parts[last].n = keep_last;
   if (st != CLR_OK)
@@ -803,10 +808,14 @@ CLR_API clr_status clr_group_prepare(clr_group *g, const clr_options *opt,
   double t0 = clr_now_ms();
   memset(&g->timing, 0, sizeof g->timing);
   g->error[0] = '\0';
+  clr_options copy;
+  clr_status st = take_options(g, &opt, &copy);
+  if (st != CLR_OK)
+    return st;
   prepare_args a = {opt, op, type};
   part parts[CLR_GROUP_MAX_DEVICES];
   make_parts(g, 0, NULL, prepare_part, &a, parts); /* no elements to split */
-  clr_status st = run_parts(g, parts, EVERY_DEVICE);
+  st = run_parts(g, parts, EVERY_DEVICE);
   g->timing.total_ms = clr_now_ms() - t0;
   return st;
 }

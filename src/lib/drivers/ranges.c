@@ -205,7 +205,7 @@ static clr_status ranges_host_call(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   size_t esize = clr_type_size(type);
-  size_t rsize = clr_result_bytes(opt, op, type);
+  size_t rsize = clr_opt_result_bytes(opt, op, type);
   size_t room = 2 * n_ranges + 3;
   uint64_t *offsets = malloc(room * sizeof *offsets);
   unsigned char *res = malloc(room * rsize);
@@ -337,7 +337,7 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = clr_check_buffer_elems(ctx, ranges, ranges_offset, 2 * n_ranges,
                                 sizeof(cl_ulong), CLR_ACCESS_READ, "ranges");
-  size_t rsize = clr_result_bytes(opt, op, type), room = 2 * n_ranges + 3;
+  size_t rsize = clr_opt_result_bytes(opt, op, type), room = 2 * n_ranges + 3;
   if (st == CLR_OK)
     st = clr_check_buffer_elems(ctx, results, results_offset, n_ranges, rsize,
                                 CLR_ACCESS_WRITE, "results");

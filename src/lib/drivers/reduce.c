@@ -65,7 +65,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->kernel = opt->kernel;
   p->op = op;
   p->in = type;
-  p->acc = clr_options_result_type(opt, op, type);
+  p->acc = clr_opt_result_type(opt, op, type);
   p->opt = opt;
   p->vec = 0;
   p->layout = CLR_LAYOUT_AUTO;
@@ -74,7 +74,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->map_depth =
       opt->map == CLR_MAP_SQUARE || (where2 && opt->map == CLR_MAP_NONE);
   int indexed = clr_op_is_indexed(op);
-  p->acc_bytes = clr_result_bytes(opt, op, type);
+  p->acc_bytes = clr_opt_result_bytes(opt, op, type);
   if (p->kernel == CLR_REDUCE_COARSE)
     clr_choose_coarse_shape(ctx, opt, type, p->acc,
                             clr_op_info(op)->combine == CLR_MINMAX &&
@@ -436,10 +436,15 @@ static clr_status prepare_call(clr_context *ctx, const clr_options *opt,
   reduce_plan plan;
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  opt = clr_options_or_defaults(opt, &defaults);
+  clr_status st = clr_options_take(ctx, opt, &defaults);
+  if (st != CLR_OK)
+    return st;
+  opt = &defaults;
   if (clr_kernel_is_scan(opt->kernel))
     return clr_scan_prepare(ctx, opt, op, type);
-  clr_status st = clr_validate_call(ctx, opt, op, type, 1, 0);
+  if (defaults.kernel == CLR_KERNEL_DEFAULT) /* a reduction's: coarse */
+    defaults.kernel = CLR_REDUCE_COARSE;
+  st = clr_validate_call(ctx, opt, op, type, 1, 0);
   if (st != CLR_OK)
     return st;
   op = clr_op_info(op)->runs; /* a mean: its sum */
@@ -614,7 +619,7 @@ static clr_status reduce_call(clr_context *ctx, const clr_options *opt,
     if (st == CLR_OK && clr_mean_counts(op, type))
       st = count_numbers(ctx, opt, type, s, n, &count);
     if (st == CLR_OK) {
-      clr_value_sum_to_mean(opt, type, count, result);
+      clr_opt_sum_to_mean(opt, type, count, result);
       result->op = op;
     }
     return st;
@@ -699,14 +704,15 @@ static clr_status exact_add_entry(clr_context *ctx, const clr_options *opt,
   clr_value unused;
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  if (opt)
-    o = *opt;
-  else
-    clr_options_init(&o);
+  char why[CLR_DETAIL_SIZE - 16];
+  clr_status read = clr_options_read(opt, &o, why, sizeof why);
   o.exact = 1;
-  if (!acc || acc->type != type || (type != CLR_FLOAT && type != CLR_DOUBLE)) {
+  if (read != CLR_OK || !acc || acc->type != type ||
+      (type != CLR_FLOAT && type != CLR_DOUBLE)) {
     clr_status st = clr_begin_call(ctx);
-    if (st == CLR_OK && !acc)
+    if (st == CLR_OK && read != CLR_OK)
+      st = clr_fail(ctx, read, "%s", why);
+    else if (st == CLR_OK && !acc)
       st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "acc must not be NULL");
     else if (st == CLR_OK)
       st = clr_fail(
@@ -765,7 +771,7 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
   st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ, "buffer");
   if (st == CLR_OK)
     st = clr_check_buffer_elems(ctx, result, result_index, 1,
-                                clr_result_bytes(opt, op, type),
+                                clr_opt_result_bytes(opt, op, type),
                                 CLR_ACCESS_WRITE, "result buffer");
   reduce_input where = {NULL, offset};
   if (st == CLR_OK)

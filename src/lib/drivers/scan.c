@@ -422,7 +422,7 @@ typedef struct scan_plans {
 static clr_status make_plans(clr_context *ctx, const clr_options *opt,
                              clr_op op, clr_type type, size_t n_max,
                              scan_plans *P) {
-  clr_type out = clr_scan_output_type(opt, type);
+  clr_type out = clr_opt_scan_output_type(opt, type);
   clr_status st = make_plan(ctx, opt, op, type, out, n_max, &P->top);
   if (st != CLR_OK)
     return st;
@@ -579,7 +579,7 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
                                  "buffers", op, type, n, 1);
   if (st != CLR_OK)
     return st;
-  clr_type out = clr_scan_output_type(opt, type);
+  clr_type out = clr_opt_scan_output_type(opt, type);
   st = clr_check_scan_buffers_overlap(
       ctx, io->in, (size_t)io->in_offset, io->out, (size_t)io->out_offset,
       clr_type_size(type), clr_type_size(out), n);
@@ -619,7 +619,7 @@ static clr_status scan_host_call(clr_context *ctx, const clr_options *opt,
                                  "input and output", op, type, n, 1);
   if (st != CLR_OK)
     return st;
-  clr_type otype = clr_scan_output_type(opt, type);
+  clr_type otype = clr_opt_scan_output_type(opt, type);
   size_t esize = clr_type_size(type), osize = clr_type_size(otype);
   st = clr_check_scan_host_overlap(ctx, in, out, n, esize, osize);
   if (st != CLR_OK)
@@ -723,14 +723,19 @@ clr_status clr_check_scan_host_overlap(clr_context *ctx, const void *in,
 static clr_status scan_buffers(clr_context *ctx, const clr_options *opt,
                                clr_op op, clr_type type, const scan_io *io,
                                size_t n, const clr_async *async) {
+  clr_options copy;
+  clr_status st = clr_options_take(ctx, opt, &copy);
+  if (st != CLR_OK)
+    return st;
+  opt = &copy;
   /* in place: in is written too */
-  clr_status st = clr_check_buffer(
+  st = clr_check_buffer(
       ctx, io->in, io->in_offset, n, type,
       CLR_ACCESS_READ | (io->in == io->out ? CLR_ACCESS_WRITE : 0), "in");
   if (st == CLR_OK)
     st = clr_check_buffer(ctx, io->out, io->out_offset, n,
                           (unsigned)type < CLR_TYPE_COUNT
-                              ? clr_scan_output_type(opt, type)
+                              ? clr_opt_scan_output_type(opt, type)
                               : type,
                           CLR_ACCESS_WRITE, "out");
   if (st == CLR_OK)

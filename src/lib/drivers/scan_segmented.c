@@ -58,13 +58,12 @@ static clr_status make_sscan_plan(clr_context *ctx, const clr_options *opt,
   memset(p, 0, sizeof *p);
   p->op = op;
   p->in = type;
-  p->acc = clr_scan_output_type(opt, type);
+  p->acc = clr_opt_scan_output_type(opt, type);
   p->by_offsets = by_offsets;
-  if (opt->kernel != CLR_REDUCE_COARSE)
+  if (opt->kernel != CLR_KERNEL_DEFAULT)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "segmented scans have their own kernel: leave the kernel "
-                    "at its default '%s', not '%s'",
-                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    "at its default (CLR_KERNEL_DEFAULT), not '%s'",
                     clr_kernel_name(opt->kernel));
   if (opt->map != CLR_MAP_NONE || opt->exact)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
@@ -269,7 +268,7 @@ static clr_status sscan_launch(clr_context *ctx, const sscan_plan *p,
       st = clr_cl_fail(ctx, "clWaitForEvents", err);
   }
   if (st == CLR_OK) {
-    clr_timing *t = &ctx->timing;
+    clr_call_timing *t = &ctx->timing;
     t->kernel_ms += clr_event_ms(ev[0], ev[n_ev - 1]);
     if (record) {
       t->n_passes = n_ev < CLR_MAX_PASSES ? n_ev : CLR_MAX_PASSES;
@@ -332,7 +331,7 @@ static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
   if (offsets &&
       (st = clr_check_offsets(ctx, offsets, n_segments, n, &longest)) != CLR_OK)
     return st;
-  clr_type otype = clr_scan_output_type(opt, type);
+  clr_type otype = clr_opt_scan_output_type(opt, type);
   size_t esize = clr_type_size(type), osize = clr_type_size(otype);
   st = clr_check_scan_host_overlap(ctx, in, out, n, esize, osize);
   size_t chunk = clr_chunk_elems(ctx, esize > osize ? esize : osize);
@@ -451,7 +450,7 @@ static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
   if (offsets && n_segments == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "n_segments must be at least 1");
-  clr_type otype = clr_scan_output_type(opt, type);
+  clr_type otype = clr_opt_scan_output_type(opt, type);
   st = clr_check_buffer(ctx, in, in_offset, n, type,
                         CLR_ACCESS_READ | (in == out ? CLR_ACCESS_WRITE : 0),
                         "in");

@@ -72,10 +72,12 @@ typedef struct seg_plan {
  * checks came first), with the segmented kernel's options. */
 static clr_status check_segmented(clr_context *ctx, const clr_options *opt,
                                   size_t n_segments) {
+  /* CLR_KERNEL_DEFAULT was made the coarse kernel (clr_start_work) */
   if (opt->kernel != CLR_REDUCE_COARSE)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "segmented reductions have their own kernel: leave the "
-                    "kernel at its default '%s', not '%s'",
+                    "kernel at its default (CLR_KERNEL_DEFAULT, or '%s'), not "
+                    "'%s'",
                     clr_kernel_name(CLR_REDUCE_COARSE),
                     clr_kernel_name(opt->kernel));
   if (opt->exact)
@@ -137,10 +139,10 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
   op = clr_op_info(op)->runs;
   p->op = op;
   p->in = type;
-  p->acc = clr_options_result_type(opt, op, type);
+  p->acc = clr_opt_result_type(opt, op, type);
   p->val_bytes = clr_type_size(p->acc);
   p->ibase = opt->index_base;
-  p->acc_bytes = clr_result_bytes(opt, op, type);
+  p->acc_bytes = clr_opt_result_bytes(opt, op, type);
   /* The layout, and CLR_VEC elements a load, as the coarse reduction
    * chooses them (the tuned layout and load width); coarse counts units
    * here, not vectors, and vector_width is no segmented option. */
@@ -402,7 +404,7 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
   if (st == CLR_OK) {
     ctx->timing.kernel_ms += clr_event_ms(first, last);
     if (p->launches == 0) { /* the passes shown: items, then finish */
-      clr_timing *t = &ctx->timing;
+      clr_call_timing *t = &ctx->timing;
       size_t work[2] = {(size_t)items, (size_t)items + 1};
       /* Tiles: from the partition's end to the finish's start (the carry
        * pyramid and the gaps between launches included). */
@@ -562,11 +564,11 @@ static void sums_to_means(const clr_options *opt, clr_type type, clr_type sum_t,
                           const uint64_t *offsets, const uint64_t *counts,
                           size_t n_segments, void *results) {
   size_t size = clr_type_size(sum_t);
-  clr_type mean_t = clr_options_result_type(opt, CLR_MEAN, type);
+  clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
   for (size_t s = 0; s < n_segments; s++) {
     clr_value v = clr_result_at(CLR_SUM, sum_t, results, s);
     uint64_t len = counts ? counts[s] : offsets[s + 1] - offsets[s];
-    if (len == 0 || clr_value_sum_to_mean(opt, type, len, &v) != CLR_OK) {
+    if (len == 0 || clr_opt_sum_to_mean(opt, type, len, &v) != CLR_OK) {
       v.type = mean_t;
       if (mean_t == CLR_FLOAT)
         v.v.f = NAN;
@@ -631,7 +633,7 @@ static clr_status rows_launch(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = run_timed(ctx, k->kernel, n_segments * wg, wg);
   if (st == CLR_OK) {
-    clr_timing *t = &ctx->timing;
+    clr_call_timing *t = &ctx->timing;
     t->n_passes = 1;
     t->passes[0].n_in = n;
     t->passes[0].local_size = wg;
@@ -678,8 +680,8 @@ static clr_status rows_host(clr_context *ctx, const clr_options *opt,
  * or 1, summed in ulong), as the plain reduction counts them.  Its work
  * is the call's: its kernel, transfer and build times are added, and the
  * rest of the timing (launches, passes, depth) stays the sum's. */
-static void add_count_timing(clr_context *ctx, const clr_timing *sum) {
-  clr_timing t = *sum;
+static void add_count_timing(clr_context *ctx, const clr_call_timing *sum) {
+  clr_call_timing t = *sum;
   t.kernel_ms = ctx->timing.kernel_ms;
   t.h2d_ms = ctx->timing.h2d_ms;
   t.d2h_ms = ctx->timing.d2h_ms;
@@ -713,7 +715,7 @@ static clr_status count_numbers_host(clr_context *ctx, const clr_options *opt,
   if (!*counts)
     return clr_fail(ctx, CLR_ERR_OUT_OF_MEMORY,
                     "out of host memory for %zu segments' counts", n_segments);
-  clr_timing sum = ctx->timing;
+  clr_call_timing sum = ctx->timing;
   clr_status st = clr_segments_host_call(ctx, &co, CLR_SUM, type, data, n,
                                          offsets, n_segments, *counts);
   add_count_timing(ctx, &sum);
@@ -844,7 +846,7 @@ static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
                                   cl_ulong n_segments, cl_mem results,
                                   cl_ulong results_off) {
   int wide = ctx->desc.has_fp64;
-  clr_type mean_t = clr_options_result_type(opt, CLR_MEAN, type);
+  clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
   if (mean_t == CLR_DOUBLE && !wide)
     return clr_fail(ctx, CLR_ERR_NO_FP64,
                     "device '%s' has no double-precision support "
@@ -897,7 +899,7 @@ static clr_status counted_means_on_device(clr_context *ctx,
                                  count * sizeof(cl_ulong), NULL, &err);
   if (err != CL_SUCCESS)
     return clr_cl_fail(ctx, "clCreateBuffer", err);
-  clr_timing sum = ctx->timing;
+  clr_call_timing sum = ctx->timing;
   cl_ulong zero = 0;
   clr_status st = CLR_OK;
   err = clEnqueueFillBuffer(ctx->queue, counts, &zero, sizeof zero, 0,
@@ -938,7 +940,7 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
                                 sizeof(cl_ulong), CLR_ACCESS_READ, "offsets");
   if (st == CLR_OK)
     st = clr_check_buffer_elems(ctx, results, results_offset, n_segments,
-                                clr_result_bytes(opt, op, type),
+                                clr_opt_result_bytes(opt, op, type),
                                 CLR_ACCESS_WRITE, "results");
   if (st == CLR_OK)
     st = make_seg_plan(ctx, opt, op, type, &plan);

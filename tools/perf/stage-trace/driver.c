@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
         return 1;
       }
       double ms = mu_now_ms() - t0;
-      clr_timing tm;
+      clr_timing tm = CLR_TIMING_INIT;
       if (c > 0 && c < UNTRACED && clr_last_timing(ctx, &tm) == CLR_OK)
         printf("n %zu: untraced call, %.3f ms: its writes' span %.3f, kernel "
                "%.3f, the rest %.3f\n",
