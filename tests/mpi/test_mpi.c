@@ -269,6 +269,64 @@ static void mismatches(clr_context *ctx) {
            clr_status_name(st));
 }
 
+/* Options of a struct_size the library does not take (include/clreduce.h,
+ * "sized structs"), on the last rank only: every rank returns its status
+ * (CLR_ERR_VERSION, or CLR_ERR_INVALID_ARGUMENT for 0) with that rank as
+ * the failed one, and the last rank's context says why; a config alike
+ * fails clr_mpi_context_create on that rank, after the collective split
+ * (no hang); a shorter struct (an older header's: no index_base) is taken
+ * with the default for what it lacks. */
+static void sized_structs(clr_context *ctx) {
+  float f[4] = {1, 2, 3, 4}, out[4];
+  clr_value v;
+  clr_mpi_info info;
+  int last = rank == size - 1;
+  static const uint32_t sizes_bad[] = {0, (uint32_t)sizeof(clr_options) + 8};
+  for (int b = 0; b < 2; b++) {
+    clr_status want = b ? CLR_ERR_VERSION : CLR_ERR_INVALID_ARGUMENT;
+    const char *needle = b ? "more than" : "clr_options_init";
+    for (int scan = 0; scan < 2; scan++) {
+      clr_options o;
+      clr_options_init(&o);
+      if (last)
+        o.struct_size = sizes_bad[b];
+      clr_status st =
+          scan ? clr_mpi_scan_host(ctx, MPI_COMM_WORLD, &o, CLR_SUM, CLR_FLOAT,
+                                   f, out, 4, &info)
+               : clr_mpi_reduce_host(ctx, MPI_COMM_WORLD, &o, CLR_SUM,
+                                     CLR_FLOAT, f, 4, &v, &info);
+      TU_CHECK(st == want && info.failed_rank == size - 1 &&
+                   (!last || strstr(clr_context_error(ctx), needle)),
+               "rank %d/%d: %s, struct_size %u on the last rank: %s, failed "
+               "rank %d (%s)",
+               rank, size, scan ? "scan" : "reduce", (unsigned)sizes_bad[b],
+               clr_status_name(st), info.failed_rank,
+               last ? clr_context_error(ctx) : "");
+    }
+  }
+  clr_options o;
+  clr_options_init(&o);
+  o.index_base = 1000;
+  o.struct_size = (uint32_t)offsetof(clr_options, index_base);
+  clr_status st = clr_mpi_reduce_host(ctx, MPI_COMM_WORLD, &o, CLR_ARGMAX,
+                                      CLR_FLOAT, f, 4, &v, &info);
+  TU_CHECK(st == CLR_OK && v.index == 3,
+           "rank %d/%d: options without index_base: argmax at %llu (want 3: "
+           "the default base)",
+           rank, size, (unsigned long long)v.index);
+  clr_context_config cfg = CLR_CONTEXT_CONFIG_INIT;
+  if (last)
+    cfg.struct_size = (uint32_t)sizeof cfg + 8;
+  clr_context *c2 = NULL;
+  char detail[256] = "";
+  st = clr_mpi_context_create(MPI_COMM_WORLD, &cfg, &c2, detail, sizeof detail);
+  TU_CHECK(last ? st == CLR_ERR_VERSION && !c2 && strstr(detail, "more than")
+                : st == CLR_OK,
+           "rank %d/%d: a config of struct_size %u: %s %s", rank, size,
+           (unsigned)cfg.struct_size, clr_status_name(st), detail);
+  clr_context_release(c2);
+}
+
 /* A device named on some ranks only: the context's creation is collective
  * on every rank all the same (a rank given a device once skipped its
  * step), and the call runs. */
@@ -311,6 +369,7 @@ int main(int argc, char **argv) {
   buffers(ctx);
   failures(ctx);
   mismatches(ctx);
+  sized_structs(ctx);
   clr_context_release(ctx);
   own_devices();
   /* Every rank's verdict: rank 0 prints the totals. */
