@@ -159,14 +159,14 @@ clr_status clr_end_async_call(clr_context *ctx, clr_status st) {
      * command of the call), so that release knows whether they are still
      * pending; flushed, so they start without a later call or wait. */
     cl_event tail = NULL;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &tail);
+    cl_int err = clEnqueueMarkerWithWaitList(clr_queue(ctx), 0, NULL, &tail);
     if (err != CL_SUCCESS)
       st = clr_cl_fail(ctx, "clEnqueueMarkerWithWaitList", err);
     else {
       if (ctx->async_tail)
         clReleaseEvent(ctx->async_tail);
       ctx->async_tail = tail;
-      err = clFlush(ctx->queue);
+      err = clFlush(clr_queue(ctx));
       if (err != CL_SUCCESS)
         st = clr_cl_fail(ctx, "clFlush", err);
     }
@@ -177,10 +177,11 @@ clr_status clr_end_async_call(clr_context *ctx, clr_status st) {
 }
 
 clr_status clr_end_call(clr_context *ctx, clr_status st) {
-  if (ctx->caller_queue && ctx->queue && !(st == CLR_OK && ctx->async_call)) {
+  if (ctx->caller_queue && clr_queue(ctx) &&
+      !(st == CLR_OK && ctx->async_call)) {
     /* The context's own queue: complete this call's commands before the
      * caller's next ones, which may use what it wrote. */
-    cl_int err = clFinish(ctx->queue);
+    cl_int err = clFinish(clr_queue(ctx));
     if (err != CL_SUCCESS && st == CLR_OK)
       st = clr_cl_fail(ctx, "clFinish", err);
   }
@@ -188,8 +189,8 @@ clr_status clr_end_call(clr_context *ctx, clr_status st) {
     st = caller_queue_fail(ctx);
   if (st == CLR_OK)
     ctx->last_timing = ctx->timing;
-  else if (ctx->queue)
-    clFinish(ctx->queue); /* a failed call may have left commands queued
+  else if (clr_queue(ctx))
+    clFinish(clr_queue(ctx)); /* a failed call may have left commands queued
                              that use the caller's arrays: wait for them */
   /* Every failed call leaves its own detail (begin cleared the last one):
    * a path that returned a status without clr_fail still says what. */

@@ -111,7 +111,8 @@ struct clr_context {
   cl_platform_id platform;
   cl_device_id device;
   cl_context cl;
-  cl_command_queue queue; /* every command of the library goes here */
+  cl_command_queue queue; /* every command of the library goes here:
+                             clr_queue */
   /* Adopted out-of-order queue (retained; clr_context_queue returns it):
    * queue is then the context's own in-order queue on the same cl_context
    * and device, and each call first waits for this one.  NULL otherwise. */
@@ -363,6 +364,13 @@ clr_status clr_zero_buffers(clr_context *ctx, clr_buffer *const *bufs,
  * has no subgroup extension. */
 static inline int clr_device_takes_ptx(const clr_context *ctx) {
   return ctx->desc.is_gpu && strstr(ctx->desc.platform_name, "NVIDIA") != NULL;
+}
+/* The queue every command of the call in progress goes to: the context's
+ * own (or the caller's in-order queue it adopted), or for a clr_run or
+ * clr_enqueue that names a queue, that queue (queue.c swaps it in for the
+ * call and back).  Read here by every unit but the context's own. */
+static inline cl_command_queue clr_queue(const clr_context *ctx) {
+  return ctx->queue;
 }
 /* Where a command's event goes when it is taken only for its time: ev on
  * a profiling queue, NULL (no event: cheaper) on one without. */

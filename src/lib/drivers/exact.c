@@ -146,7 +146,7 @@ static clr_status add_elements(clr_context *ctx, const exact_plan *p,
       CLR_LOCAL(p->wg * p->terms * clr_type_size(p->type)), CLR_ARG(per_item));
   if (st != CLR_OK)
     goto fail;
-  CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global,
+  CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL, &global,
                                            &local, 0, NULL, &ev));
   CLR_CL_CHECK(ctx, clWaitForEvents(1, &ev));
   ctx->timing.kernel_ms += clr_event_ms(ev, ev);
@@ -273,7 +273,7 @@ static clr_status read_round(clr_context *ctx, const exact_plan *p, cl_mem buf,
   clr_status st = CLR_OK;
   int64_t acc[72];
   cl_event ev = NULL;
-  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0,
+  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(clr_queue(ctx), buf, CL_TRUE, 0,
                                         p->acc_bytes, acc, 0, NULL, &ev));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
   if (into) {
@@ -299,7 +299,7 @@ static clr_status zeroed_accumulator(clr_context *ctx, const exact_plan *p) {
       clr_buffer_reserve(ctx, &ctx->aux[0], p->acc_bytes, CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
-  CLR_CL_RETURN(ctx, clEnqueueFillBuffer(ctx->queue, ctx->aux[0].mem, &zero,
+  CLR_CL_RETURN(ctx, clEnqueueFillBuffer(clr_queue(ctx), ctx->aux[0].mem, &zero,
                                          sizeof zero, 0, p->acc_bytes, 0, NULL,
                                          NULL));
   return CLR_OK;

@@ -300,15 +300,15 @@ static clr_status gather_on_device(clr_context *ctx, clr_type type, cl_mem data,
                       CLR_ARG(sb), CLR_ARG(out));
   size_t wg = k->max_wg < 256 ? k->max_wg : 256, global = count * wg;
   if (st == CLR_OK) {
-    err = clEnqueueNDRangeKernel(ctx->queue, k->kernel, 1, NULL, &global, &wg,
-                                 0, NULL, NULL);
+    err = clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 1, NULL, &global,
+                                 &wg, 0, NULL, NULL);
     if (err != CL_SUCCESS)
       st = clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
   }
   /* An empty batch's dropped element: the array's first. */
   size_t at = (size_t)t->offsets[count];
   if (st == CLR_OK && at < t->len) {
-    err = clEnqueueCopyBuffer(ctx->queue, data, out, data_offset * esize,
+    err = clEnqueueCopyBuffer(clr_queue(ctx), data, out, data_offset * esize,
                               at * esize, esize, 0, NULL, NULL);
     if (err != CL_SUCCESS)
       st = clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
@@ -352,7 +352,7 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
                     "out of host memory for %zu ranges", n_ranges);
   }
   cl_int err = clEnqueueReadBuffer(
-      ctx->queue, ranges, CL_TRUE, ranges_offset * sizeof(cl_ulong),
+      clr_queue(ctx), ranges, CL_TRUE, ranges_offset * sizeof(cl_ulong),
       2 * n_ranges * sizeof(cl_ulong), g, 0, NULL, NULL);
   st = err == CL_SUCCESS ? check_ranges(ctx, g, n_ranges, n)
                          : clr_cl_fail(ctx, "clEnqueueReadBuffer", err);
@@ -392,9 +392,9 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
       size_t src[3] = {t.first * rsize, 0, 0},
              dst[3] = {(results_offset + t.a) * rsize, 0, 0},
              region[3] = {rsize, count, 1};
-      err = clEnqueueCopyBufferRect(ctx->queue, ctx->output.mem, results, src,
-                                    dst, region, t.step * rsize, 0, rsize, 0, 0,
-                                    NULL, NULL);
+      err = clEnqueueCopyBufferRect(clr_queue(ctx), ctx->output.mem, results,
+                                    src, dst, region, t.step * rsize, 0, rsize,
+                                    0, 0, NULL, NULL);
       if (err != CL_SUCCESS)
         st = clr_cl_fail(ctx, "clEnqueueCopyBufferRect", err);
     }
@@ -403,7 +403,7 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
     r = t.b + 1;
   }
   if (st == CLR_OK) {
-    err = clFinish(ctx->queue);
+    err = clFinish(clr_queue(ctx));
     if (err != CL_SUCCESS)
       st = clr_cl_fail(ctx, "clFinish", err);
   }

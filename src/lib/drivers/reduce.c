@@ -291,8 +291,8 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     if (!ctx->ticket_ready) {
       cl_uint zero = 0;
       cl_int err =
-          clEnqueueFillBuffer(ctx->queue, ctx->ticket.mem, &zero, sizeof zero,
-                              0, sizeof zero, 0, NULL, NULL);
+          clEnqueueFillBuffer(clr_queue(ctx), ctx->ticket.mem, &zero,
+                              sizeof zero, 0, sizeof zero, 0, NULL, NULL);
       if (err != CL_SUCCESS)
         return clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
       ctx->ticket_ready = 1;
@@ -363,8 +363,8 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
       goto fail;
     /* An asynchronous call's first pass waits for the caller's events. */
     int waits = i == 0 && async && async->num_events;
-    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &L->global,
-                                             &L->local,
+    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL,
+                                             &L->global, &L->local,
                                              waits ? async->num_events : 0,
                                              waits ? async->wait_list : NULL,
                                              clr_timed(ctx, &events[i])));
@@ -381,7 +381,7 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     m = L->groups;
   }
   if (!direct)
-    CLR_CL_CHECK(ctx, clEnqueueCopyBuffer(ctx->queue, in, dst, 0,
+    CLR_CL_CHECK(ctx, clEnqueueCopyBuffer(clr_queue(ctx), in, dst, 0,
                                           dst_index * acc_bytes, acc_bytes, 0,
                                           NULL, async ? async->done : NULL));
   if (record || async)
@@ -397,7 +397,7 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
     return CLR_OK;
   }
   if (!ctx->profiling) {
-    CLR_CL_CHECK(ctx, clFinish(ctx->queue));
+    CLR_CL_CHECK(ctx, clFinish(clr_queue(ctx)));
     goto fail;
   }
   CLR_CL_CHECK(ctx, clWaitForEvents((cl_uint)n_passes, events));
@@ -419,9 +419,9 @@ static clr_status read_result(clr_context *ctx, cl_mem buf,
   clr_status st = CLR_OK;
   cl_event ev = NULL;
   unsigned char bytes[64];
-  CLR_CL_CHECK(ctx,
-               clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0, p->acc_bytes,
-                                   bytes, 0, NULL, clr_timed(ctx, &ev)));
+  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(clr_queue(ctx), buf, CL_TRUE, 0,
+                                        p->acc_bytes, bytes, 0, NULL,
+                                        clr_timed(ctx, &ev)));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
   *result = clr_result_at(p->op, p->acc, bytes, 0);
 fail:

@@ -189,7 +189,7 @@ static clr_status launch(clr_context *ctx, cl_kernel k, size_t global,
   cl_event ev = NULL;
   const clr_async *a = E->async;
   int waits = a && a->num_events && !E->last;
-  CLR_CL_RETURN(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global,
+  CLR_CL_RETURN(ctx, clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL, &global,
                                             &local, waits ? a->num_events : 0,
                                             waits ? a->wait_list : NULL, &ev));
   if (a) {
@@ -485,8 +485,8 @@ clr_status clr_scan_init_carry(clr_context *ctx, const clr_options *opt,
   *flags = 0;
   if (opt->carry_in && !ctx->async_call) {
     CLR_CL_RETURN(ctx,
-                  clEnqueueWriteBuffer(ctx->queue, ctx->carry.mem, CL_TRUE, 0,
-                                       esize, opt->carry_in, 0, NULL, NULL));
+                  clEnqueueWriteBuffer(clr_queue(ctx), ctx->carry.mem, CL_TRUE,
+                                       0, esize, opt->carry_in, 0, NULL, NULL));
     *flags = 1;
   } else if (opt->carry_in) {
     /* No host wait: the value is copied when the small buffer is made,
@@ -498,8 +498,8 @@ clr_status clr_scan_init_carry(clr_context *ctx, const clr_options *opt,
                        (void *)opt->carry_in, &err);
     if (err != CL_SUCCESS)
       return clr_cl_fail(ctx, "clCreateBuffer", err);
-    err = clEnqueueCopyBuffer(ctx->queue, tmp, ctx->carry.mem, 0, 0, esize, 0,
-                              NULL, NULL);
+    err = clEnqueueCopyBuffer(clr_queue(ctx), tmp, ctx->carry.mem, 0, 0, esize,
+                              0, NULL, NULL);
     clReleaseMemObject(tmp);
     if (err != CL_SUCCESS)
       return clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
@@ -698,9 +698,9 @@ clr_status clr_stage_scan_chunk(clr_context *ctx, void *src, void *dst,
 
 clr_status clr_scan_chain_carry(clr_context *ctx, size_t osize,
                                 cl_uint *flags) {
-  CLR_CL_RETURN(ctx,
-                clEnqueueCopyBuffer(ctx->queue, ctx->carry.mem, ctx->carry.mem,
-                                    osize, 0, osize, 0, NULL, NULL));
+  CLR_CL_RETURN(ctx, clEnqueueCopyBuffer(clr_queue(ctx), ctx->carry.mem,
+                                         ctx->carry.mem, osize, 0, osize, 0,
+                                         NULL, NULL));
   *flags = 1;
   return CLR_OK;
 }

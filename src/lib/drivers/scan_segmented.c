@@ -188,8 +188,8 @@ static clr_status enqueue(clr_context *ctx, const sscan_plan *p, cl_kernel k,
                           size_t items, cl_event *ev) {
   size_t local = pass_local(p, items);
   size_t global = ceil_div(items, local) * local;
-  cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local,
-                                      0, NULL, ev);
+  cl_int err = clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL, &global,
+                                      &local, 0, NULL, ev);
   if (err != CL_SUCCESS) {
     *ev = NULL;
     return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);

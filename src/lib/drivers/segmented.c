@@ -244,8 +244,8 @@ static clr_status make_seg_plan(clr_context *ctx, const clr_options *opt,
 static clr_status enqueue(clr_context *ctx, cl_kernel k, size_t work, size_t wg,
                           cl_event *ev) {
   size_t global = (work + wg - 1) / wg * wg;
-  cl_int err =
-      clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev);
+  cl_int err = clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL, &global, &wg,
+                                      0, NULL, ev);
   if (err != CL_SUCCESS) {
     if (ev)
       *ev = NULL;
@@ -797,7 +797,7 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
   /* Blocking: flags lives on this stack frame, which a failure below would
    * leave while a non-blocking write still read it (ASan found it under
    * fault injection). */
-  CLR_CL_CHECK(ctx, clEnqueueWriteBuffer(ctx->queue, flag, CL_TRUE, 0,
+  CLR_CL_CHECK(ctx, clEnqueueWriteBuffer(clr_queue(ctx), flag, CL_TRUE, 0,
                                          sizeof flags, flags, 0, NULL, NULL));
   st = CLR_SET_ARGS(ctx, check->kernel, CLR_ARG(offsets), CLR_ARG(offsets_off),
                     CLR_ARG(n_segments), CLR_ARG(n_ul), CLR_ARG(short_units),
@@ -806,7 +806,7 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
     st = enqueue(ctx, check->kernel, (size_t)n_segments + 1, 64, &ev);
   if (st != CLR_OK)
     goto fail;
-  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, flag, CL_TRUE, 0,
+  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(clr_queue(ctx), flag, CL_TRUE, 0,
                                         sizeof flags, flags, 0, NULL, NULL));
   if (row && !flags[0] && !flags[1] && n_segments > 0)
     *row = (size_t)flags[2];
@@ -822,7 +822,7 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
     goto fail;
   }
   CLR_CL_CHECK(ctx,
-               clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE,
+               clEnqueueReadBuffer(clr_queue(ctx), offsets, CL_TRUE,
                                    (size_t)offsets_off * sizeof *host,
                                    count * sizeof *host, host, 0, NULL, NULL));
   size_t units;
@@ -902,7 +902,7 @@ static clr_status counted_means_on_device(clr_context *ctx,
   clr_call_timing sum = ctx->timing;
   cl_ulong zero = 0;
   clr_status st = CLR_OK;
-  err = clEnqueueFillBuffer(ctx->queue, counts, &zero, sizeof zero, 0,
+  err = clEnqueueFillBuffer(clr_queue(ctx), counts, &zero, sizeof zero, 0,
                             sizeof zero, 0, NULL, NULL);
   if (err != CL_SUCCESS)
     st = clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
@@ -1123,15 +1123,16 @@ static clr_status by_key_buffer_call(clr_context *ctx, const clr_options *opt,
                     CLR_ARG(nn), CLR_ARG(heads));
   if (st != CLR_OK)
     goto fail;
-  CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, heads_k->kernel, 1, NULL,
-                                           &global, &local, 0, NULL, NULL));
+  CLR_CL_CHECK(ctx,
+               clEnqueueNDRangeKernel(clr_queue(ctx), heads_k->kernel, 1, NULL,
+                                      &global, &local, 0, NULL, NULL));
   clr_options sum;
   clr_options_init(&sum);
   st = clr_scan_buffer_in_call(ctx, &sum, CLR_SUM, CLR_ULONG, heads, 0, heads,
                                0, n);
   if (st != CLR_OK)
     goto fail;
-  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, heads, CL_TRUE,
+  CLR_CL_CHECK(ctx, clEnqueueReadBuffer(clr_queue(ctx), heads, CL_TRUE,
                                         (n - 1) * sizeof runs, sizeof runs,
                                         &runs, 0, NULL, NULL));
   st = clr_check_buffer(ctx, unique_keys, unique_keys_offset, (size_t)runs,
@@ -1150,7 +1151,7 @@ static clr_status by_key_buffer_call(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     goto fail;
   CLR_CL_CHECK(ctx,
-               clEnqueueNDRangeKernel(ctx->queue, starts_k->kernel, 1, NULL,
+               clEnqueueNDRangeKernel(clr_queue(ctx), starts_k->kernel, 1, NULL,
                                       &global, &local, 0, NULL, NULL));
   st = clr_segments_buffer_call(ctx, opt, op, type, values, values_offset, n,
                                 offsets, 0, (size_t)runs, results,

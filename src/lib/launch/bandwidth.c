@@ -37,8 +37,9 @@ static clr_status make_run(clr_context *ctx, size_t in_bytes, size_t out_bytes,
     return clr_cl_fail(ctx, "clCreateBuffer", err);
   }
   /* Touch every page first: the first run must not pay for allocation. */
-  CLR_CL_RETURN(ctx, clEnqueueFillBuffer(ctx->queue, *in, &zero, sizeof zero, 0,
-                                         in_bytes, 0, NULL, NULL));
+  CLR_CL_RETURN(ctx,
+                clEnqueueFillBuffer(clr_queue(ctx), *in, &zero, sizeof zero, 0,
+                                    in_bytes, 0, NULL, NULL));
   return CLR_OK;
 }
 
@@ -111,7 +112,7 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
   for (unsigned r = 0; r < repeats + 2; r++) { /* two warm-up runs */
     cl_event ev = NULL;
     CLR_CL_CHECK(ctx,
-                 clEnqueueNDRangeKernel(ctx->queue, k->kernel, 1, NULL,
+                 clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 1, NULL,
                                         &L.global, &L.local, 0, NULL, &ev));
     err = clWaitForEvents(1, &ev);
     double ms = clr_event_ms(ev, ev);
@@ -167,16 +168,16 @@ CLR_API clr_status clr_measure_call_floor(clr_context *ctx, unsigned repeats,
   st = make_run(ctx, bytes, bytes, repeats, &in, &out, &times);
   if (st != CLR_OK)
     goto fail;
-  CLR_CL_CHECK(ctx, clFinish(ctx->queue));
+  CLR_CL_CHECK(ctx, clFinish(clr_queue(ctx)));
   st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(nv), CLR_ARG(out),
                     CLR_ARG(per_item));
   if (st != CLR_OK)
     goto fail;
   for (unsigned r = 0; r < repeats + 2; r++) {
     double t0 = clr_now_ms();
-    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(ctx->queue, k->kernel, 1, NULL,
+    CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 1, NULL,
                                              &wg, &wg, 0, NULL, NULL));
-    CLR_CL_CHECK(ctx, clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0,
+    CLR_CL_CHECK(ctx, clEnqueueReadBuffer(clr_queue(ctx), out, CL_TRUE, 0,
                                           sizeof got, got, 0, NULL, NULL));
     if (r >= 2)
       times[r - 2] = (clr_now_ms() - t0) * 1e3;

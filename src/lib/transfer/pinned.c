@@ -62,9 +62,9 @@ static clr_status map_pinned(clr_context *ctx, size_t bytes, cl_mem *mem,
     *mem = NULL;
     return clr_cl_fail(ctx, "clCreateBuffer", err);
   }
-  *ptr =
-      clEnqueueMapBuffer(ctx->queue, *mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
-                         0, bytes, 0, NULL, NULL, &err);
+  *ptr = clEnqueueMapBuffer(clr_queue(ctx), *mem, CL_TRUE,
+                            CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL,
+                            &err);
   if (err != CL_SUCCESS) {
     clReleaseMemObject(*mem);
     *mem = NULL;
@@ -75,9 +75,9 @@ static clr_status map_pinned(clr_context *ctx, size_t bytes, cl_mem *mem,
 }
 
 static void unmap_pinned(clr_context *ctx, cl_mem mem, void *ptr) {
-  if (ptr && clEnqueueUnmapMemObject(ctx->queue, mem, ptr, 0, NULL, NULL) ==
+  if (ptr && clEnqueueUnmapMemObject(clr_queue(ctx), mem, ptr, 0, NULL, NULL) ==
                  CL_SUCCESS)
-    clFinish(ctx->queue);
+    clFinish(clr_queue(ctx));
   if (mem)
     clReleaseMemObject(mem);
 }
@@ -358,10 +358,10 @@ static int enqueue_block(job *j, size_t s, size_t c) {
   TRACE_STEP('Q', (long long)c);
   TRACE_SLOT_BLOCK(s, c);
   cl_int err = j->to_device
-                   ? clEnqueueWriteBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
-                                          len, ps->ptr, 0, NULL, &ps->ev)
-                   : clEnqueueReadBuffer(j->ctx->queue, j->dev, CL_FALSE, at,
-                                         len, ps->ptr, 0, NULL, &ps->ev);
+                   ? clEnqueueWriteBuffer(clr_queue(j->ctx), j->dev, CL_FALSE,
+                                          at, len, ps->ptr, 0, NULL, &ps->ev)
+                   : clEnqueueReadBuffer(clr_queue(j->ctx), j->dev, CL_FALSE,
+                                         at, len, ps->ptr, 0, NULL, &ps->ev);
   if (err != CL_SUCCESS) {
     ps->ev = NULL;
     fail_locked(
@@ -531,7 +531,7 @@ clr_status clr_bounce_write(clr_context *ctx, cl_mem dev, const void *host,
     b->bytes = want;
   }
   memcpy(b->ptr, host, bytes);
-  err = clEnqueueWriteBuffer(ctx->queue, dev, CL_FALSE, 0, bytes, b->ptr, 0,
+  err = clEnqueueWriteBuffer(clr_queue(ctx), dev, CL_FALSE, 0, bytes, b->ptr, 0,
                              NULL, ev);
   if (err != CL_SUCCESS) {
     *ev = NULL;

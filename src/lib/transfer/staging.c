@@ -52,8 +52,9 @@ clr_status clr_stage_in(clr_context *ctx, clr_buffer *pool, void *host,
   /* Without profiling, no event: the write blocks instead (it must be
    * done before the call returns, and on NVIDIA's OpenCL a blocking write
    * costs less than an event waited on a profiling queue). */
-  err = clEnqueueWriteBuffer(ctx->queue, pool->mem, !ctx->profiling, 0, bytes,
-                             host, 0, NULL, clr_timed(ctx, &out->write_event));
+  err =
+      clEnqueueWriteBuffer(clr_queue(ctx), pool->mem, !ctx->profiling, 0, bytes,
+                           host, 0, NULL, clr_timed(ctx, &out->write_event));
   if (err != CL_SUCCESS) {
     out->write_event = NULL;
     return clr_cl_fail(ctx, "clEnqueueWriteBuffer", err);
@@ -68,18 +69,18 @@ clr_status clr_stage_out(clr_context *ctx, clr_staged *s) {
   if (s->wrapped) {
     /* Mapping a USE_HOST_PTR buffer makes the device's writes visible in
      * the host array (no copy where the memory is shared). */
-    void *p = clEnqueueMapBuffer(ctx->queue, s->mem, CL_TRUE, CL_MAP_READ, 0,
-                                 s->bytes, 0, NULL, NULL, &err);
+    void *p = clEnqueueMapBuffer(clr_queue(ctx), s->mem, CL_TRUE, CL_MAP_READ,
+                                 0, s->bytes, 0, NULL, NULL, &err);
     if (err != CL_SUCCESS)
       return clr_cl_fail(ctx, "clEnqueueMapBuffer", err);
     CLR_CL_RETURN(
-        ctx, clEnqueueUnmapMemObject(ctx->queue, s->mem, p, 0, NULL, NULL));
-    CLR_CL_RETURN(ctx, clFinish(ctx->queue));
+        ctx, clEnqueueUnmapMemObject(clr_queue(ctx), s->mem, p, 0, NULL, NULL));
+    CLR_CL_RETURN(ctx, clFinish(clr_queue(ctx)));
     return CLR_OK;
   }
   if (clr_pinned_applies(ctx, s->host, s->bytes))
     return clr_pinned_read(ctx, s->mem, s->host, s->bytes, &ctx->timing.d2h_ms);
-  CLR_CL_RETURN(ctx, clEnqueueReadBuffer(ctx->queue, s->mem, CL_TRUE, 0,
+  CLR_CL_RETURN(ctx, clEnqueueReadBuffer(clr_queue(ctx), s->mem, CL_TRUE, 0,
                                          s->bytes, s->host, 0, NULL, &ev));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
   clReleaseEvent(ev);
