@@ -69,16 +69,16 @@ CLR_API const char *clr_status_string(clr_status s);
  */
 
 /* The structs a caller fills or passes (clr_options, clr_context_config,
- * clr_timing, clr_pass_info, clr_tuning) start with uint32_t struct_size:
- * sizeof the struct in the header the caller was built with, set by the
- * struct's init function or _INIT macro.  New fields are only ever added
- * at the end (never into the padding that ended an earlier layout), so a
- * program built with an older (shorter) header keeps working with a newer
- * library:
- *   - a struct the library reads (clr_options, clr_context_config, the
- *     clr_tuning of clr_set_tuning): only its first struct_size bytes are
- *     read; the fields past them take their defaults (clr_set_tuning: the
- *     context's current values);
+ * clr_request, clr_timing, clr_pass_info, clr_tuning) start with uint32_t
+ * struct_size: sizeof the struct in the header the caller was built with,
+ * set by the struct's init function or _INIT macro.  New fields are only
+ * ever added at the end (never into the padding that ended an earlier
+ * layout), so a program built with an older (shorter) header keeps working
+ * with a newer library:
+ *   - a struct the library reads (clr_options, clr_context_config,
+ *     clr_request, the clr_tuning of clr_set_tuning): only its first
+ *     struct_size bytes are read; the fields past them take their
+ *     defaults (clr_set_tuning: the context's current values);
  *   - a struct the library fills (clr_timing, clr_pass_info, the
  *     clr_tuning of clr_get_tuning): only its first struct_size bytes are
  *     written.
@@ -712,7 +712,160 @@ CLR_API clr_status clr_value_sum_to_mean(const clr_options *opt, clr_type type,
 CLR_API clr_type clr_options_result_type(const clr_options *opt, clr_op op,
                                          clr_type t);
 
+/* --------------------------------------------------------------- requests */
+
+/* One call shape for every kind of work: a request descriptor, filled by
+ * name, run by clr_run (blocking) or clr_enqueue (returning an event), on
+ * the context's queue or a queue given per call.  The entry points of the
+ * sections below (clr_reduce_host, clr_scan_buffer_range,
+ * clr_reduce_by_key_buffer ...) are the same work with positional
+ * arguments; a request names every part instead. */
+
+/* The work a request asks for.  New kinds are added before
+ * CLR_REQ_KIND_COUNT. */
+typedef enum clr_request_kind {
+  CLR_REQ_REDUCE,        /* one value of op over n elements of input       */
+  CLR_REQ_SCAN,          /* prefix scan of input into output               */
+  CLR_REQ_DOT,           /* sum of input[k] * input2[k] (op CLR_SUM)       */
+  CLR_REQ_SEGMENTS,      /* a value per segment: segments holds
+                            n_segments + 1 offsets (uint64)                */
+  CLR_REQ_RANGES,        /* a value per range: segments holds n_segments
+                            (offset, length) pairs (uint64)                */
+  CLR_REQ_BY_KEY,        /* a value per run of equal keys: segments holds
+                            the n keys (key_type)                          */
+  CLR_REQ_SCAN_SEGMENTS, /* scans restarting at each segment: segments
+                            holds n_segments + 1 offsets (uint64)          */
+  CLR_REQ_SCAN_HEADS,    /* the same, segments given by n flag bytes
+                            (uint8: nonzero starts a segment)              */
+  CLR_REQ_KIND_COUNT
+} clr_request_kind;
+
+/* "reduce", "scan", "dot", "segments", "ranges", "by-key",
+ * "scan-segments", "scan-heads"; "?" for no kind. */
+CLR_API const char *clr_request_kind_name(clr_request_kind k);
+
+/* An array a request reads or writes: a host array (host) or a buffer of
+ * the context's cl_context (buffer), exactly one of them, from element
+ * offset (in elements of the operand: input's type, the output's result
+ * or output type, uint64 for offsets and ranges, bytes for heads, keys of
+ * key_type; for host arrays too).  All zero: no operand.  An output's
+ * host array is written through host. */
+typedef struct clr_operand {
+  const void *host;
+  cl_mem buffer;
+  size_t offset;
+} clr_operand;
+
+/* A request.  Set it up with clr_request_init (or CLR_REQUEST_INIT),
+ * then name the parts its kind takes; a part a kind does not take must
+ * stay as clr_request_init left it.  Per kind (every array: operand
+ * offsets as above; all host arrays or all buffers, never mixed):
+ *   REDUCE         input (n elements of type); clr_run returns the value
+ *                  in *result, or with output (a buffer: clr_enqueue
+ *                  always) writes it to element output.offset of it, as
+ *                  clr_reduce_buffer_async (clr_result_bytes a result).
+ *   SCAN           input -> output (n elements each, output of
+ *                  clr_scan_output_type; the same operand scans in place).
+ *   DOT            input (x) and input2 (y); op CLR_SUM; *result.
+ *   SEGMENTS       input, segments (n_segments + 1 offsets), output
+ *                  (n_segments results of clr_result_bytes).
+ *   RANGES         input, segments (2 * n_segments uint64: offset, length
+ *                  a range), output (n_segments results).
+ *   BY_KEY         input (n values of type), segments (n keys of
+ *                  key_type), output (a result a run) and output_keys (a
+ *                  key a run), room for n runs (buffers: for the runs
+ *                  only); the number of runs goes to *n_runs.
+ *   SCAN_SEGMENTS  input -> output, segments (n_segments + 1 offsets).
+ *   SCAN_HEADS     input -> output, segments (n flag bytes).
+ * Each kind has the rules, options and refusals of its entry point
+ * (clr_reduce_host / _buffer, clr_scan_host / _buffer_range, clr_dot_*,
+ * clr_reduce_segments_*, clr_reduce_ranges_*, clr_reduce_by_key_*,
+ * clr_scan_segments_*, clr_scan_heads_*), which clr_run calls. */
+typedef struct clr_request {
+  /* sizeof(clr_request): clr_request_init or CLR_REQUEST_INIT ("sized
+   * structs" above). */
+  uint32_t struct_size;
+  clr_request_kind kind; /* default CLR_REQ_REDUCE */
+  clr_op op;             /* default CLR_SUM */
+  /* The elements' type (BY_KEY: the values'); CLR_TYPE_DEFAULT, the
+   * default, is refused: every request names its type. */
+  clr_type type;
+  /* Elements of input (and of input2 and a scan's output; BY_KEY: of the
+   * keys and of the values). */
+  size_t n;
+  clr_operand input;    /* the elements (DOT: x) */
+  clr_operand input2;   /* DOT: y */
+  clr_operand segments; /* offsets, ranges, keys or heads (see above) */
+  /* SEGMENTS and SCAN_SEGMENTS: the segments; RANGES: the ranges. */
+  size_t n_segments;
+  /* BY_KEY: the keys' type, int, uint, long or ulong; CLR_TYPE_DEFAULT
+   * (the default) for the other kinds. */
+  clr_type key_type;
+  clr_operand output;         /* where the results go (see above) */
+  clr_operand output_keys;    /* BY_KEY: the runs' keys */
+  size_t *n_runs;             /* BY_KEY: receives the number of runs */
+  const clr_options *options; /* NULL: the defaults */
+  /* NULL: the context's queue.  Else a queue of the context's cl_context
+   * and device (else CLR_ERR_INVALID_ARGUMENT) that the call runs on, as
+   * the context's own queue for the call: after the commands already on
+   * that queue (in order), its event a command of that queue; the
+   * context then returns to its own queue, its later calls ordered after
+   * this one on the device (a marker and a barrier, no host wait).  An
+   * out-of-order queue is taken as clr_context_create_from_queue takes
+   * one: the call waits for it (clr_enqueue: for its wait list only) and
+   * runs on the context's in-order queue. */
+  cl_command_queue queue;
+} clr_request;
+
+/* The defaults: kind CLR_REQ_REDUCE, op CLR_SUM, type and key_type
+ * CLR_TYPE_DEFAULT, every other field 0 or NULL. */
+#define CLR_REQUEST_INIT                                                       \
+  {                                                                            \
+    (uint32_t)sizeof(clr_request), CLR_REQ_REDUCE, CLR_SUM, CLR_TYPE_DEFAULT,  \
+        0, {NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}, 0,               \
+        CLR_TYPE_DEFAULT, {NULL, NULL, 0}, {NULL, NULL, 0}, NULL, NULL, NULL   \
+  }
+/* The same for a request already declared.  Inline: it writes the size of
+ * the header the program was built with, never more. */
+static inline void clr_request_init(clr_request *r) {
+  if (r) {
+    const clr_request d = CLR_REQUEST_INIT;
+    *r = d;
+  }
+}
+
+/* Run the request and return when it is done (its outputs written, its
+ * host arrays free to reuse).  result: the value of a REDUCE without
+ * output and of a DOT; NULL for every other request.  The request is
+ * checked first, each refusal CLR_ERR_INVALID_ARGUMENT with a one-line
+ * detail (clr_context_error) and nothing run: a NULL request, a
+ * struct_size of 0 (CLR_ERR_VERSION for one this library does not take:
+ * above its sizeof, inside a field, or shorter than the first
+ * clr_request, which had every field up to queue), an unknown kind,
+ * a type not set, an operand with both host and buffer, one the kind needs
+ * and lacks or does not take, host arrays and buffers mixed, result NULL
+ * where a value is returned or given where none is; then the entry point
+ * checks the rest as it always does. */
+CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
+                           clr_value *result);
+
+/* Enqueue the request and return without waiting: its first command waits
+ * for the num_events events of wait_list; *event (event may be NULL)
+ * completes when its output is written (release it with clReleaseEvent);
+ * nothing waits on the host, so calls chain on the device.  The kinds
+ * whose work runs without a host sync, on buffers: REDUCE into an output
+ * buffer (clr_reduce_buffer_async) and SCAN (clr_scan_buffer_async).  The
+ * other kinds, and host arrays, give CLR_ERR_UNSUPPORTED with a detail
+ * naming the kind and what in its work waits on the host (use clr_run);
+ * the checks of clr_run otherwise. */
+CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event);
+
 /* ---------------------------------------------------------- entry points */
+
+/* Thin wrappers kept for compatibility (clr_prepare aside); new code uses
+ * clr_run / clr_enqueue ("requests" above). */
 
 /* Build (or fetch from cache) the programs a call would use, so build time
  * can be measured apart from the run.  Sets clr_timing.build_ms. */
@@ -859,6 +1012,9 @@ CLR_API clr_status clr_exact_acc_value(const clr_exact_acc *acc,
 
 /* ------------------------------------------------- segmented reductions */
 
+/* Thin wrappers kept for compatibility; new code uses clr_run /
+ * clr_enqueue ("requests" above). */
+
 /* One reduction per segment, all in one call: segments given CSR-style by
  * n_segments + 1 offsets, segment s being elements [offsets[s],
  * offsets[s + 1]) of data.  So offsets[0] is 0, they never decrease and
@@ -972,6 +1128,9 @@ CLR_API clr_status clr_reduce_ranges_buffer(clr_context *ctx,
                                             size_t results_offset);
 
 /* ---------------------------------------------------- segmented scans */
+
+/* Thin wrappers kept for compatibility; new code uses clr_run /
+ * clr_enqueue ("requests" above). */
 
 /* Prefix scans that restart at every segment head, all in one call: the
  * scan of clr_scan_host (the same ops, types, output type, opt->exclusive

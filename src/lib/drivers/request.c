@@ -1,0 +1,491 @@
+/* Requests (clr_request): one call shape for every kind of work, run by
+ * clr_run (blocking) or clr_enqueue (returning an event), on the context's
+ * queue or a queue of the request's.  This unit reads and checks the
+ * descriptor, then hands it to the drivers' own entry points (reduce.c,
+ * scan.c, segmented.c, ranges.c, scan_segmented.c): it holds none of
+ * their logic.  The per-call queue is the context's (clr_queue_enter /
+ * clr_queue_leave, queue.c). */
+#include "internal.h"
+#include "queue.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------- the layout */
+
+/* clr_request as this library lays it out (include/clreduce.h, "sized
+ * structs"): its fields after struct_size. */
+static const clr_field_span request_fields[] = {
+    CLR_FIELD_SPAN(clr_request, kind),
+    CLR_FIELD_SPAN(clr_request, op),
+    CLR_FIELD_SPAN(clr_request, type),
+    CLR_FIELD_SPAN(clr_request, n),
+    CLR_FIELD_SPAN(clr_request, input),
+    CLR_FIELD_SPAN(clr_request, input2),
+    CLR_FIELD_SPAN(clr_request, segments),
+    CLR_FIELD_SPAN(clr_request, n_segments),
+    CLR_FIELD_SPAN(clr_request, key_type),
+    CLR_FIELD_SPAN(clr_request, output),
+    CLR_FIELD_SPAN(clr_request, output_keys),
+    CLR_FIELD_SPAN(clr_request, n_runs),
+    CLR_FIELD_SPAN(clr_request, options),
+    CLR_FIELD_SPAN(clr_request, queue),
+};
+/* A field added to clr_request goes at its end, and into the table. */
+_Static_assert(CLR_IS_LAST_FIELD(clr_request, queue),
+               "queue is clr_request's last field: request_fields lists "
+               "them all");
+static const clr_struct_layout request_layout = {
+    "clr_request", "call clr_request_init, or use CLR_REQUEST_INIT",
+    sizeof(clr_request), request_fields,
+    sizeof request_fields / sizeof request_fields[0]};
+/* The first clr_request had every field up to queue: no header has a
+ * shorter one. */
+#define REQUEST_FIRST_SIZE                                                     \
+  (offsetof(clr_request, queue) + sizeof(cl_command_queue))
+
+/* ----------------------------------------------------------- the kinds */
+
+/* The parts of a request a kind takes. */
+#define TAKES_INPUT 0x01u
+#define TAKES_INPUT2 0x02u
+#define TAKES_SEGMENTS 0x04u
+#define TAKES_N_SEGMENTS 0x08u
+#define TAKES_OUTPUT 0x10u /* required, except a reduction's */
+#define TAKES_KEYS 0x20u   /* key_type, output_keys and n_runs */
+#define TAKES_RESULT 0x40u /* clr_run's result */
+
+typedef struct kind_row {
+  const char *name;
+  unsigned takes;
+  const char *segments; /* what r->segments holds, NULL: nothing */
+  /* Why clr_enqueue cannot run it yet (what in its driver waits on the
+   * host), NULL: it runs without a host sync. */
+  const char *blocks;
+} kind_row;
+
+static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
+    [CLR_REQ_REDUCE] = {"reduce", TAKES_INPUT | TAKES_OUTPUT | TAKES_RESULT,
+                        NULL, NULL},
+    [CLR_REQ_SCAN] = {"scan", TAKES_INPUT | TAKES_OUTPUT, NULL, NULL},
+    [CLR_REQ_DOT] = {"dot", TAKES_INPUT | TAKES_INPUT2 | TAKES_RESULT, NULL,
+                     "its driver reads the result back to the host"},
+    [CLR_REQ_SEGMENTS] = {"segments",
+                          TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
+                              TAKES_OUTPUT,
+                          "offsets",
+                          "its driver checks the offsets on the device and "
+                          "reads the check's flag back, then waits for its "
+                          "passes"},
+    [CLR_REQ_RANGES] = {"ranges",
+                        TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
+                            TAKES_OUTPUT,
+                        "ranges",
+                        "its driver reads the ranges back to the host to plan "
+                        "the batches"},
+    [CLR_REQ_BY_KEY] = {"by-key",
+                        TAKES_INPUT | TAKES_SEGMENTS | TAKES_OUTPUT |
+                            TAKES_KEYS,
+                        "keys",
+                        "its driver reads the number of runs back to the host "
+                        "to size the segments"},
+    [CLR_REQ_SCAN_SEGMENTS] = {"scan-segments",
+                               TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
+                                   TAKES_OUTPUT,
+                               "offsets",
+                               "its driver checks the offsets on the device "
+                               "and reads the check's flag back"},
+    [CLR_REQ_SCAN_HEADS] = {"scan-heads",
+                            TAKES_INPUT | TAKES_SEGMENTS | TAKES_OUTPUT,
+                            "heads",
+                            "its driver waits on the host for its passes' "
+                            "events"},
+};
+
+CLR_API const char *clr_request_kind_name(clr_request_kind k) {
+  return (unsigned)k < CLR_REQ_KIND_COUNT ? kinds[k].name : "?";
+}
+
+/* ------------------------------------------------------ the descriptor */
+
+/* A request read and checked: the caller's fields (over the defaults) and
+ * its options read as the call will read them. */
+typedef struct request {
+  clr_request r;
+  const kind_row *row;
+  clr_options opt; /* r.options read (sizes of outputs) */
+  int host;        /* the operands are host arrays (else buffers) */
+} request;
+
+static int given(const clr_operand *o) {
+  return o->host != NULL || o->buffer != NULL;
+}
+
+/* An operand's bytes an element, for a host pointer's offset. */
+static size_t operand_esize(const request *q, const clr_operand *o) {
+  const clr_request *r = &q->r;
+  if (o == &r->input || o == &r->input2)
+    return clr_type_size(r->type);
+  if (o == &r->output_keys)
+    return clr_type_size(r->key_type);
+  if (o == &r->segments)
+    return r->kind == CLR_REQ_BY_KEY       ? clr_type_size(r->key_type)
+           : r->kind == CLR_REQ_SCAN_HEADS ? 1
+                                           : sizeof(uint64_t);
+  /* output */
+  if (r->kind == CLR_REQ_SCAN || r->kind == CLR_REQ_SCAN_SEGMENTS ||
+      r->kind == CLR_REQ_SCAN_HEADS)
+    return clr_type_size(clr_opt_scan_output_type(&q->opt, r->type));
+  return clr_opt_result_bytes(&q->opt, r->op, r->type);
+}
+
+/* A host operand's first element (NULL for a buffer). */
+static const void *host_at(const request *q, const clr_operand *o) {
+  if (!o->host)
+    return NULL;
+  return (const char *)o->host + o->offset * operand_esize(q, o);
+}
+
+/* One operand against its kind: both or neither of host and buffer, one
+ * it does not take, an offset past the address space. */
+static clr_status check_operand(clr_context *ctx, const request *q,
+                                const clr_operand *o, const char *name,
+                                int takes, int required) {
+  const char *kind = q->row->name;
+  if (o->host && o->buffer)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request's %s has both host and buffer set: give "
+                    "one",
+                    kind, name);
+  if (!takes && (given(o) || o->offset))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request takes no %s (leave it as clr_request_init "
+                    "sets it)",
+                    kind, name);
+  if (required && !given(o))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request needs %s: set %s.host or %s.buffer", kind,
+                    name, name, name);
+  if (o->host && o->offset) {
+    size_t es = operand_esize(q, o);
+    if (es && o->offset > (UINTPTR_MAX - (uintptr_t)o->host) / es)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a %s request's %s.offset (%zu elements of %zu bytes) "
+                      "runs past the address space",
+                      kind, name, o->offset, es);
+  }
+  return CLR_OK;
+}
+
+/* Read the caller's request over the defaults and check everything the
+ * drivers do not: the kind, which parts it takes (and needs), host arrays
+ * and buffers not mixed, clr_run's result.  The drivers then check the
+ * rest (the operation against the type, n, the buffers' ranges and
+ * access, the offsets) as their own entry points do.  enqueue: for
+ * clr_enqueue (result unused). */
+static clr_status read_request(clr_context *ctx, const clr_request *r,
+                               int enqueue, const clr_value *result,
+                               request *q) {
+  char why[CLR_DETAIL_SIZE - 16];
+  const clr_request defaults = CLR_REQUEST_INIT;
+  q->r = defaults;
+  if (!r)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "no request (NULL)");
+  clr_status st =
+      clr_struct_size_check(&request_layout, r->struct_size, why, sizeof why);
+  if (st != CLR_OK)
+    return clr_fail(ctx, st, "%s", why);
+  if (r->struct_size < REQUEST_FIRST_SIZE)
+    return clr_fail(ctx, CLR_ERR_VERSION,
+                    "clr_request.struct_size is %u bytes, less than the "
+                    "first clr_request's %zu: no clreduce header's struct",
+                    (unsigned)r->struct_size, (size_t)REQUEST_FIRST_SIZE);
+  clr_struct_fields_copy(&q->r, r, r->struct_size);
+  const clr_request *c = &q->r;
+  if ((unsigned)c->kind >= CLR_REQ_KIND_COUNT)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown request kind %d",
+                    (int)c->kind);
+  q->row = &kinds[c->kind];
+  const char *kind = q->row->name;
+  unsigned takes = q->row->takes;
+  if (c->type == CLR_TYPE_DEFAULT)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request's type is not set (CLR_TYPE_DEFAULT): "
+                    "give the elements' type",
+                    kind);
+  if (!clr_type_info(c->type))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request's type %d is no type", kind, (int)c->type);
+  if (c->kind == CLR_REQ_DOT && c->op != CLR_SUM)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a dot request sums x * y: its op is CLR_SUM, not '%s'",
+                    clr_op_name(c->op));
+  /* The keys' parts come together. */
+  if (takes & TAKES_KEYS) {
+    if (c->key_type == CLR_TYPE_DEFAULT)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a %s request needs key_type (the keys' type)", kind);
+    if (!clr_type_info(c->key_type))
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a %s request's key_type %d is no type", kind,
+                      (int)c->key_type);
+    if (!c->n_runs)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a %s request needs n_runs (where the number of runs "
+                      "goes)",
+                      kind);
+  } else if (c->key_type != CLR_TYPE_DEFAULT || c->n_runs) {
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request takes no %s (leave it as clr_request_init "
+                    "sets it)",
+                    kind, c->n_runs ? "n_runs" : "key_type");
+  }
+  if (!(takes & TAKES_N_SEGMENTS) && c->n_segments)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request takes no n_segments%s", kind,
+                    c->kind == CLR_REQ_SCAN_HEADS
+                        ? " (its heads are n flag bytes)"
+                        : (c->kind == CLR_REQ_BY_KEY
+                               ? " (its runs are counted into n_runs)"
+                               : ""));
+  /* The options, read as the driver will read them: the output's size. */
+  st = clr_options_take(ctx, c->options, &q->opt);
+  if (st != CLR_OK)
+    return st;
+  /* A reduction writes its value to result, or (clr_enqueue, or clr_run
+   * given an output) to a buffer. */
+  int reduction = (takes & TAKES_RESULT) != 0;
+  int out_required = (takes & TAKES_OUTPUT) && (!reduction || enqueue);
+  char seg_name[32] = "segments";
+  if (q->row->segments)
+    snprintf(seg_name, sizeof seg_name, "segments (the %s)", q->row->segments);
+  const struct {
+    const clr_operand *o;
+    const char *name;
+    int takes, required;
+  } ops[] = {
+      {&c->input, "input", 1, 1},
+      {&c->input2, "input2 (a dot product's y)", (takes & TAKES_INPUT2) != 0,
+       (takes & TAKES_INPUT2) != 0},
+      {&c->segments, seg_name, (takes & TAKES_SEGMENTS) != 0,
+       (takes & TAKES_SEGMENTS) != 0},
+      {&c->output, "output", (takes & TAKES_OUTPUT) != 0, out_required},
+      {&c->output_keys, "output_keys (the runs' keys)",
+       (takes & TAKES_KEYS) != 0, (takes & TAKES_KEYS) != 0},
+  };
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    st = check_operand(ctx, q, ops[i].o, ops[i].name, ops[i].takes,
+                       ops[i].required);
+    if (st != CLR_OK)
+      return st;
+  }
+  /* Host arrays or buffers, never both. */
+  q->host = c->input.host != NULL;
+  for (size_t i = 1; i < sizeof ops / sizeof ops[0]; i++)
+    if (given(ops[i].o) && (ops[i].o->host != NULL) != q->host)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a %s request's operands are all host arrays or all "
+                      "buffers: input is a %s, %s a %s",
+                      kind, q->host ? "host array" : "buffer", ops[i].name,
+                      q->host ? "buffer" : "host array");
+  if (reduction && given(&c->output)) {
+    if (c->kind == CLR_REQ_DOT)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a dot request returns its value in result: it takes "
+                      "no output");
+    if (q->host)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a %s request with an output takes buffers: its result "
+                      "is written to element output.offset of "
+                      "output.buffer",
+                      kind);
+    if (!enqueue && result)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a %s request with an output writes its result there: "
+                      "pass result NULL",
+                      kind);
+  } else if (!enqueue && reduction && !result) {
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request returns a value: result must not be NULL "
+                    "(or give an output buffer)",
+                    kind);
+  } else if (!enqueue && !reduction && result) {
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request writes its output and returns no value: "
+                    "pass result NULL",
+                    kind);
+  }
+  return CLR_OK;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+/* The blocking call of the request's kind, through the driver's entry
+ * point: the call's begin, checks, work and end are the driver's. */
+static clr_status run_request(clr_context *ctx, const request *q,
+                              clr_value *result) {
+  const clr_request *r = &q->r;
+  const clr_options *opt = r->options;
+  const clr_operand *in = &r->input, *in2 = &r->input2, *seg = &r->segments,
+                    *out = &r->output, *keys = &r->output_keys;
+  const void *hin = host_at(q, in), *hseg = host_at(q, seg);
+  void *hout = (void *)host_at(q, out), *hkeys = (void *)host_at(q, keys);
+  switch (r->kind) {
+  case CLR_REQ_REDUCE:
+    if (given(out)) {
+      /* clr_enqueue's work, waited for; beside an out-of-order queue
+       * after the caller's commands there, as every blocking call */
+      cl_event ev = NULL;
+      if (ctx->caller_queue) {
+        cl_int err = clFinish(ctx->caller_queue);
+        if (err != CL_SUCCESS)
+          return clr_fail(ctx, clr_status_from_cl(err),
+                          "clFinish of the caller's queue (waiting for its "
+                          "commands enqueued before this call) failed: %s "
+                          "(%d)",
+                          clr_cl_error_name(err), (int)err);
+      }
+      clr_status st = clr_reduce_buffer_async(
+          ctx, opt, r->op, r->type, in->buffer, in->offset, r->n, out->buffer,
+          out->offset, 0, NULL, &ev);
+      if (st == CLR_OK) {
+        cl_int err = clWaitForEvents(1, &ev);
+        if (err != CL_SUCCESS)
+          st = clr_cl_fail(ctx, "clWaitForEvents", err);
+      }
+      if (ev)
+        clReleaseEvent(ev);
+      return st;
+    }
+    return q->host
+               ? clr_reduce_host(ctx, opt, r->op, r->type, hin, r->n, result)
+               : clr_reduce_buffer(ctx, opt, r->op, r->type, in->buffer,
+                                   in->offset, r->n, result);
+  case CLR_REQ_DOT:
+    return q->host ? clr_dot_host(ctx, opt, r->type, hin, host_at(q, in2), r->n,
+                                  result)
+                   : clr_dot_buffer(ctx, opt, r->type, in->buffer, in->offset,
+                                    in2->buffer, in2->offset, r->n, result);
+  case CLR_REQ_SCAN:
+    return q->host ? clr_scan_host(ctx, opt, r->op, r->type, hin, hout, r->n)
+                   : clr_scan_buffer_range(ctx, opt, r->op, r->type, in->buffer,
+                                           in->offset, out->buffer, out->offset,
+                                           r->n);
+  case CLR_REQ_SEGMENTS:
+    return q->host ? clr_reduce_segments_host(ctx, opt, r->op, r->type, hin,
+                                              r->n, hseg, r->n_segments, hout)
+                   : clr_reduce_segments_buffer(
+                         ctx, opt, r->op, r->type, in->buffer, in->offset, r->n,
+                         seg->buffer, seg->offset, r->n_segments, out->buffer,
+                         out->offset);
+  case CLR_REQ_RANGES:
+    return q->host
+               ? clr_reduce_ranges_host(ctx, opt, r->op, r->type, hin, r->n,
+                                        hseg, r->n_segments, hout)
+               : clr_reduce_ranges_buffer(ctx, opt, r->op, r->type, in->buffer,
+                                          in->offset, r->n, seg->buffer,
+                                          seg->offset, r->n_segments,
+                                          out->buffer, out->offset);
+  case CLR_REQ_BY_KEY:
+    return q->host ? clr_reduce_by_key_host(ctx, opt, r->op, r->key_type, hseg,
+                                            r->type, hin, r->n, hkeys, hout,
+                                            r->n_runs)
+                   : clr_reduce_by_key_buffer(
+                         ctx, opt, r->op, r->key_type, seg->buffer, seg->offset,
+                         r->type, in->buffer, in->offset, r->n, keys->buffer,
+                         keys->offset, out->buffer, out->offset, r->n_runs);
+  case CLR_REQ_SCAN_SEGMENTS:
+    return q->host
+               ? clr_scan_segments_host(ctx, opt, r->op, r->type, hin, hout,
+                                        r->n, hseg, r->n_segments)
+               : clr_scan_segments_buffer(ctx, opt, r->op, r->type, in->buffer,
+                                          in->offset, out->buffer, out->offset,
+                                          r->n, seg->buffer, seg->offset,
+                                          r->n_segments);
+  case CLR_REQ_SCAN_HEADS:
+    return q->host ? clr_scan_heads_host(ctx, opt, r->op, r->type, hin, hout,
+                                         r->n, hseg)
+                   : clr_scan_heads_buffer(ctx, opt, r->op, r->type, in->buffer,
+                                           in->offset, out->buffer, out->offset,
+                                           r->n, seg->buffer, seg->offset);
+  case CLR_REQ_KIND_COUNT:
+    break;
+  }
+  return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "unknown request kind %d",
+                  (int)r->kind);
+}
+
+/* What clr_enqueue takes: the kinds whose drivers run without a host
+ * sync (CLR_ERR_UNSUPPORTED naming the kind and what blocks otherwise),
+ * on buffers. */
+static clr_status check_enqueue(clr_context *ctx, const request *q) {
+  if (q->row->blocks)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "clr_enqueue cannot run a %s request yet (%s): use "
+                    "clr_run",
+                    q->row->name, q->row->blocks);
+  if (q->host)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "clr_enqueue takes buffers: a %s request of host arrays "
+                    "copies them and reads them back on the host (use "
+                    "clr_run)",
+                    q->row->name);
+  return CLR_OK;
+}
+
+/* The asynchronous call of the request's kind (check_enqueue passed). */
+static clr_status enqueue_request(clr_context *ctx, const request *q,
+                                  cl_uint num_events, const cl_event *wait_list,
+                                  cl_event *event) {
+  const clr_request *r = &q->r;
+  const clr_operand *in = &r->input, *out = &r->output;
+  if (r->kind == CLR_REQ_REDUCE)
+    return clr_reduce_buffer_async(ctx, r->options, r->op, r->type, in->buffer,
+                                   in->offset, r->n, out->buffer, out->offset,
+                                   num_events, wait_list, event);
+  return clr_scan_buffer_async(ctx, r->options, r->op, r->type, in->buffer,
+                               in->offset, out->buffer, out->offset, r->n,
+                               num_events, wait_list, event);
+}
+
+CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
+                           clr_value *result) {
+  request q;
+  clr_queue_scope scope;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = read_request(ctx, r, 0, result, &q);
+  if (st == CLR_OK)
+    st = clr_queue_enter(ctx, q.r.queue, &scope);
+  if (st != CLR_OK)
+    return st;
+  return clr_queue_leave(ctx, &scope, run_request(ctx, &q, result));
+}
+
+CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event) {
+  request q;
+  clr_queue_scope scope;
+  if (event)
+    *event = NULL;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = read_request(ctx, r, 1, NULL, &q);
+  if (st == CLR_OK)
+    st = check_enqueue(ctx, &q);
+  if (st == CLR_OK)
+    st = clr_queue_enter(ctx, q.r.queue, &scope);
+  if (st != CLR_OK)
+    return st;
+  st = enqueue_request(ctx, &q, num_events, wait_list, event);
+  clr_status left = clr_queue_leave(ctx, &scope, st);
+  if (st == CLR_OK && left != CLR_OK && event && *event) {
+    /* the call failed after all (its queue could not be handed back):
+     * no event for the caller to release */
+    clReleaseEvent(*event);
+    *event = NULL;
+  }
+  return left;
+}
