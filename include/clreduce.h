@@ -472,8 +472,18 @@ CLR_API clr_status clr_context_create_from_queue(cl_command_queue queue,
  * use it. */
 CLR_API void clr_context_release(clr_context *ctx);
 
+/* The context's device, copied into *out (the caller's; nothing to free).
+ * Does not block; CLR_ERR_INVALID_ARGUMENT for a NULL argument. */
 CLR_API clr_status clr_context_device(const clr_context *ctx,
                                       clr_device_desc *out);
+/* The context's OpenCL context and in-order queue (during a call made with
+ * clr_request.queue: that call's queue).  Borrowed, not retained: valid
+ * until clr_context_release (for an adopted queue, the caller's own
+ * objects); clRetainContext / clRetainCommandQueue to keep them longer,
+ * and never release them without such a retain.  NULL for a NULL ctx.
+ * Commands the caller enqueues on the queue are ordered with the
+ * library's.  Do not block; safe to call from any thread that may use
+ * the context (a context is not thread-safe: one call at a time). */
 CLR_API cl_context clr_context_cl_context(const clr_context *ctx);
 CLR_API cl_command_queue clr_context_queue(const clr_context *ctx);
 
@@ -1435,12 +1445,16 @@ typedef struct clr_tuning {
 #define CLR_TUNING_INIT                                                        \
   { .struct_size = (uint32_t)sizeof(clr_tuning) }
 
-/* The context's tuning, into the first out->struct_size bytes of *out
- * (CLR_TUNING_INIT); the refusals of clr_last_timing. */
+/* The context's tuning, copied into the first out->struct_size bytes of
+ * *out (CLR_TUNING_INIT); the caller's struct, nothing kept or to free.
+ * Does not block; the refusals of clr_last_timing. */
 CLR_API clr_status clr_get_tuning(const clr_context *ctx, clr_tuning *out);
 /* Apply t's first t->struct_size bytes (the fields past them keep the
  * context's values), every value checked against its key's limits
- * (CLR_ERR_INVALID_ARGUMENT naming the first bad one; nothing applied). */
+ * (CLR_ERR_INVALID_ARGUMENT naming the first bad one; nothing applied).
+ * The values are copied: t is not kept.  Nothing is built or enqueued
+ * here: a later call that needs a program for the new values builds (or
+ * loads) it then. */
 CLR_API clr_status clr_set_tuning(clr_context *ctx, const clr_tuning *t);
 /* Where the context's tuning came from: "built-in defaults for a <device
  * type>", the tuning file's path, "(built into the library)/<file>" for a
