@@ -976,6 +976,19 @@ CLR_API clr_status clr_dot_buffer(clr_context *ctx, const clr_options *opt,
                                   clr_type type, cl_mem x, size_t x_offset,
                                   cl_mem y, size_t y_offset, size_t n,
                                   clr_value *result);
+/* The asynchronous form of clr_dot_buffer, as clr_reduce_buffer_async:
+ * the first pass waits for the num_events events of wait_list, the sum
+ * (one value of clr_options_result_type(opt, CLR_SUM, type)) is written
+ * to element result_index of the buffer result (elements of
+ * clr_result_bytes(opt, CLR_SUM, type) bytes), *event completes when it
+ * is there; nothing waits on the host, clr_last_timing has the passes'
+ * shapes but no times.  Exact dot products give CLR_ERR_UNSUPPORTED (as
+ * clr_dot_buffer), y NULL CLR_ERR_INVALID_ARGUMENT. */
+CLR_API clr_status clr_dot_buffer_async(
+    clr_context *ctx, const clr_options *opt, clr_type type, cl_mem x,
+    size_t x_offset, cl_mem y, size_t y_offset, size_t n, cl_mem result,
+    size_t result_index, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event);
 
 /* ------------------------------------------------ exact sums in parts */
 

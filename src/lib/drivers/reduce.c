@@ -743,18 +743,24 @@ CLR_API clr_status clr_exact_add_buffer(clr_context *ctx,
   return exact_add_entry(ctx, opt, type, &src, n, acc);
 }
 
-/* The asynchronous reduction: enqueue and return, the result left in
- * element result_index of the caller's result buffer. */
+/* The asynchronous reduction (or, with buf2, dot product of buf and
+ * buf2): enqueue and return, the result left in element result_index of
+ * the caller's result buffer. */
 static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
                                     clr_op op, clr_type type, cl_mem buf,
-                                    size_t offset, size_t n, cl_mem result,
+                                    size_t offset, cl_mem buf2, size_t offset2,
+                                    size_t n, cl_mem result,
                                     size_t result_index,
                                     const clr_async *async) {
   clr_options defaults;
   reduce_plan plan = {0};
   size_t depth = 0;
+  int dot = buf2 != NULL;
   clr_status st = clr_start_work(ctx, &opt, &defaults, buf, result,
-                                 "buffer and result", op, type, n, 0);
+                                 dot ? "x and result" : "buffer and result", op,
+                                 type, n, 0);
+  if (st == CLR_OK && dot)
+    st = check_dot(ctx, opt);
   if (st != CLR_OK)
     return st;
   if (clr_exact_applies(opt, op, type))
@@ -768,15 +774,18 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%u events to wait for, but no wait list",
                     (unsigned)async->num_events);
-  st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ, "buffer");
+  st = clr_check_buffer(ctx, buf, offset, n, type, CLR_ACCESS_READ,
+                        dot ? "x" : "buffer");
+  if (st == CLR_OK && dot)
+    st = clr_check_buffer(ctx, buf2, offset2, n, type, CLR_ACCESS_READ, "y");
   if (st == CLR_OK)
     st = clr_check_buffer_elems(ctx, result, result_index, 1,
                                 clr_opt_result_bytes(opt, op, type),
                                 CLR_ACCESS_WRITE, "result buffer");
-  reduce_input where = {NULL, offset};
+  reduce_input where = {NULL, offset}, where2 = {NULL, offset2};
   if (st == CLR_OK)
-    st = make_plan(ctx, opt, op, type, &where, NULL, &plan);
-  pass_input src = {buf, buf, offset, 0, opt->index_base};
+    st = make_plan(ctx, opt, op, type, &where, dot ? &where2 : NULL, &plan);
+  pass_input src = {buf, dot ? buf2 : buf, offset, offset2, opt->index_base};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, result, result_index, 1, async,
                     &ctx->timing.kernel_ms, &depth, NULL);
@@ -793,7 +802,23 @@ CLR_API clr_status clr_reduce_buffer_async(
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
   clr_begin_async_call(ctx, &async, num_events, wait_list, event);
-  clr_status st = reduce_async_call(ctx, opt, op, type, buf, offset, n, result,
-                                    result_index, &async);
+  clr_status st = reduce_async_call(ctx, opt, op, type, buf, offset, NULL, 0, n,
+                                    result, result_index, &async);
+  return clr_end_async_call(ctx, st);
+}
+
+CLR_API clr_status clr_dot_buffer_async(
+    clr_context *ctx, const clr_options *opt, clr_type type, cl_mem x,
+    size_t x_offset, cl_mem y, size_t y_offset, size_t n, cl_mem result,
+    size_t result_index, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event) {
+  clr_async async;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  clr_status st =
+      y ? reduce_async_call(ctx, opt, CLR_SUM, type, x, x_offset, y, y_offset,
+                            n, result, result_index, &async)
+        : clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "y must not be NULL");
   return clr_end_async_call(ctx, st);
 }
