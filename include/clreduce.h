@@ -1199,6 +1199,16 @@ CLR_API clr_status clr_scan_heads_buffer(clr_context *ctx,
                                          size_t in_offset, cl_mem out,
                                          size_t out_offset, size_t n,
                                          cl_mem heads, size_t heads_offset);
+/* The asynchronous form of clr_scan_heads_buffer, as
+ * clr_reduce_buffer_async: the first pass waits for the num_events events
+ * of wait_list, *event (the last pass's) completes when out holds the
+ * scan, nothing waits on the host (clr_last_timing: the passes' shapes,
+ * no times); a carry_in value is copied during the call. */
+CLR_API clr_status clr_scan_heads_buffer_async(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+    cl_mem heads, size_t heads_offset, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event);
 
 /* ---------------------------------------------------------- several devices */
 

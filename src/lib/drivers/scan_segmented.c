@@ -184,12 +184,16 @@ static size_t pass_local(const sscan_plan *p, size_t items) {
   return items < p->wg && !p->tiled ? items : p->wg;
 }
 
+/* wait: the caller's wait list (an asynchronous call's first pass), or
+ * NULL. */
 static clr_status enqueue(clr_context *ctx, const sscan_plan *p, cl_kernel k,
-                          size_t items, cl_event *ev) {
+                          size_t items, const clr_async *wait, cl_event *ev) {
   size_t local = pass_local(p, items);
   size_t global = ceil_div(items, local) * local;
-  cl_int err = clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL, &global,
-                                      &local, 0, NULL, ev);
+  cl_uint n_wait = wait ? wait->num_events : 0;
+  cl_int err =
+      clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL, &global, &local,
+                             n_wait, n_wait ? wait->wait_list : NULL, ev);
   if (err != CL_SUCCESS) {
     *ev = NULL;
     return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
@@ -201,7 +205,8 @@ static clr_status enqueue(clr_context *ctx, const sscan_plan *p, cl_kernel k,
  * level k from level k + 1's exclusive results). */
 static clr_status level_pass(clr_context *ctx, const sscan_plan *p,
                              const sscan_io *io, const sscan_levels *L,
-                             size_t k, int up, cl_event *ev) {
+                             size_t k, int up, const clr_async *wait,
+                             cl_event *ev) {
   cl_mem vals = ctx->aux[0].mem, flags = ctx->aux[1].mem;
   cl_ulong n = L->size[k], per = p->per_item;
   /* Level 0 reads the caller's input and heads; a level above reads its
@@ -243,33 +248,37 @@ static clr_status level_pass(clr_context *ctx, const sscan_plan *p,
         CLR_ARG(out_off), CLR_ARG(mode), CLR_ARG(vec_ok));
   }
   if (st == CLR_OK)
-    st = enqueue(ctx, p, e->kernel, items, ev);
+    st = enqueue(ctx, p, e->kernel, items, wait, ev);
   return st;
 }
 
 /* One whole segmented scan of n elements: every level up, then down.
- * With record, the passes are described in the call's timing. */
+ * With record, the passes are described in the call's timing.  async (an
+ * asynchronous call, else NULL): the first pass waits for its wait list,
+ * nothing waits on the host (the passes' shapes, no times), and the last
+ * pass's event goes to *async->done. */
 static clr_status sscan_launch(clr_context *ctx, const sscan_plan *p,
                                const sscan_io *io, size_t n, int record,
-                               size_t *depth) {
+                               const clr_async *async, size_t *depth) {
   sscan_levels L = level_sizes(n, p->per_item);
-  cl_event ev[2 * SSCAN_MAX_LEVELS];
+  cl_event ev[2 * SSCAN_MAX_LEVELS] = {NULL};
   size_t n_ev = 0;
   clr_status st = CLR_OK;
-  for (size_t k = 0; k + 1 < L.count && st == CLR_OK; k++)
-    st = level_pass(ctx, p, io, &L, k, 1, &ev[n_ev++]);
-  for (size_t k = L.count; k-- > 0 && st == CLR_OK;)
-    st = level_pass(ctx, p, io, &L, k, 0, &ev[n_ev++]);
+  for (size_t k = 0; k + 1 < L.count && st == CLR_OK; k++, n_ev++)
+    st = level_pass(ctx, p, io, &L, k, 1, n_ev ? NULL : async, &ev[n_ev]);
+  for (size_t k = L.count; k-- > 0 && st == CLR_OK; n_ev++)
+    st = level_pass(ctx, p, io, &L, k, 0, n_ev ? NULL : async, &ev[n_ev]);
   if (st != CLR_OK && n_ev && !ev[n_ev - 1])
     n_ev--;
-  if (st == CLR_OK && n_ev) {
+  if (st == CLR_OK && n_ev && !async) {
     cl_int err = clWaitForEvents((cl_uint)n_ev, ev);
     if (err != CL_SUCCESS)
       st = clr_cl_fail(ctx, "clWaitForEvents", err);
   }
   if (st == CLR_OK) {
     clr_call_timing *t = &ctx->timing;
-    t->kernel_ms += clr_event_ms(ev[0], ev[n_ev - 1]);
+    if (!async)
+      t->kernel_ms += clr_event_ms(ev[0], ev[n_ev - 1]);
     if (record) {
       t->n_passes = n_ev < CLR_MAX_PASSES ? n_ev : CLR_MAX_PASSES;
       for (size_t i = 0; i < t->n_passes; i++) {
@@ -280,12 +289,14 @@ static clr_status sscan_launch(clr_context *ctx, const sscan_plan *p,
         t->passes[i].n_in = L.size[k];
         t->passes[i].local_size = local;
         t->passes[i].global_size = ceil_div(items, local) * local;
-        t->passes[i].ms = clr_event_ms(ev[i], ev[i]);
+        t->passes[i].ms = async ? 0 : clr_event_ms(ev[i], ev[i]);
       }
     }
     /* An output's chain of roundings: a run's worth at every level, and
      * the combine with the carry from above. */
     *depth = L.count * (p->per_item + 1);
+    if (async && async->done && n_ev)
+      *async->done = ev[--n_ev]; /* the caller releases it */
   }
   for (size_t i = 0; i < n_ev; i++)
     clReleaseEvent(ev[i]);
@@ -404,7 +415,7 @@ static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
                      .init_flags = flags | 2u,
                      .exclusive = opt->exclusive != 0};
       size_t d = 0;
-      st = sscan_launch(ctx, &plan, &io, len, begin == 0, &d);
+      st = sscan_launch(ctx, &plan, &io, len, begin == 0, NULL, &d);
       depth += d;
       if (st == CLR_OK)
         st = clr_stage_out(ctx, res);
@@ -435,7 +446,7 @@ static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
                                     size_t out_offset, size_t n, cl_mem offsets,
                                     size_t offsets_offset, size_t n_segments,
                                     cl_mem heads, size_t heads_offset,
-                                    int by_offsets) {
+                                    int by_offsets, const clr_async *async) {
   clr_options defaults;
   sscan_plan plan;
   cl_uint flags = 0;
@@ -450,6 +461,10 @@ static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
   if (offsets && n_segments == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "n_segments must be at least 1");
+  if (async && async->num_events && !async->wait_list)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%u events to wait for, but no wait list",
+                    (unsigned)async->num_events);
   clr_type otype = clr_opt_scan_output_type(opt, type);
   st = clr_check_buffer(ctx, in, in_offset, n, type,
                         CLR_ACCESS_READ | (in == out ? CLR_ACCESS_WRITE : 0),
@@ -499,7 +514,7 @@ static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
                    .init_flags = flags,
                    .exclusive = opt->exclusive != 0};
     size_t depth = 0;
-    st = sscan_launch(ctx, &plan, &io, n, 1, &depth);
+    st = sscan_launch(ctx, &plan, &io, n, 1, async, &depth);
     ctx->timing.error_depth = depth;
   }
   ctx->timing.chunks = 1;
@@ -533,7 +548,7 @@ CLR_API clr_status clr_scan_segments_buffer(
     cl_mem offsets, size_t offsets_offset, size_t n_segments) {
   CLR_PUBLIC_CALL(ctx, sscan_buffer_call(ctx, opt, op, type, in, in_offset, out,
                                          out_offset, n, offsets, offsets_offset,
-                                         n_segments, NULL, 0, 1));
+                                         n_segments, NULL, 0, 1, NULL));
 }
 
 CLR_API clr_status clr_scan_heads_buffer(clr_context *ctx,
@@ -544,5 +559,19 @@ CLR_API clr_status clr_scan_heads_buffer(clr_context *ctx,
                                          cl_mem heads, size_t heads_offset) {
   CLR_PUBLIC_CALL(ctx, sscan_buffer_call(ctx, opt, op, type, in, in_offset, out,
                                          out_offset, n, NULL, 0, 0, heads,
-                                         heads_offset, 0));
+                                         heads_offset, 0, NULL));
+}
+
+CLR_API clr_status clr_scan_heads_buffer_async(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+    cl_mem heads, size_t heads_offset, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event) {
+  clr_async async;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  return clr_end_async_call(
+      ctx, sscan_buffer_call(ctx, opt, op, type, in, in_offset, out, out_offset,
+                             n, NULL, 0, 0, heads, heads_offset, 0, &async));
 }
