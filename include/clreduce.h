@@ -776,7 +776,9 @@ typedef struct clr_operand {
  *                  clr_reduce_buffer_async (clr_result_bytes a result).
  *   SCAN           input -> output (n elements each, output of
  *                  clr_scan_output_type; the same operand scans in place).
- *   DOT            input (x) and input2 (y); op CLR_SUM; *result.
+ *   DOT            input (x) and input2 (y); op CLR_SUM; *result, or
+ *                  with output (a buffer: clr_enqueue always) the sum at
+ *                  element output.offset of it, as clr_dot_buffer_async.
  *   SEGMENTS       input, segments (n_segments + 1 offsets), output
  *                  (n_segments results of clr_result_bytes).
  *   RANGES         input, segments (2 * n_segments uint64: offset, length
@@ -845,8 +847,8 @@ static inline void clr_request_init(clr_request *r) {
 }
 
 /* Run the request and return when it is done (its outputs written, its
- * host arrays free to reuse).  result: the value of a REDUCE without
- * output and of a DOT; NULL for every other request.  The request is
+ * host arrays free to reuse).  result: the value of a REDUCE or a DOT
+ * without output; NULL for every other request.  The request is
  * checked first, each refusal CLR_ERR_INVALID_ARGUMENT with a one-line
  * detail (clr_context_error) and nothing run: a NULL request, a
  * struct_size of 0 (CLR_ERR_VERSION for one this library does not take:
@@ -864,10 +866,12 @@ CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
  * completes when its output is written (release it with clReleaseEvent);
  * nothing waits on the host, so calls chain on the device.  The kinds
  * whose work runs without a host sync, on buffers: REDUCE into an output
- * buffer (clr_reduce_buffer_async) and SCAN (clr_scan_buffer_async).  The
- * other kinds, and host arrays, give CLR_ERR_UNSUPPORTED with a detail
- * naming the kind and what in its work waits on the host (use clr_run);
- * the checks of clr_run otherwise. */
+ * buffer (clr_reduce_buffer_async), DOT into an output buffer
+ * (clr_dot_buffer_async), SCAN (clr_scan_buffer_async) and SCAN_HEADS
+ * (clr_scan_heads_buffer_async).  The other kinds (SEGMENTS, RANGES,
+ * BY_KEY, SCAN_SEGMENTS), and host arrays, give CLR_ERR_UNSUPPORTED with
+ * a detail naming the kind and what in its work waits on the host (use
+ * clr_run); the checks of clr_run otherwise. */
 CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
                                cl_uint num_events, const cl_event *wait_list,
                                cl_event *event);

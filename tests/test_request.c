@@ -3,8 +3,10 @@
  * types, against CPU loops and src/check's references; the descriptor's
  * refusals, each CLR_ERR_INVALID_ARGUMENT (CLR_ERR_VERSION for a
  * struct_size from no header) with a one-line detail; clr_enqueue's
- * refusals of the kinds that still wait on the host; a chain of
- * clr_enqueue calls with no host sync between them and one wait; a queue
+ * refusals of the kinds that still wait on the host; chains of
+ * clr_enqueue calls (and of clr_dot_buffer_async and
+ * clr_scan_heads_buffer_async) with no host sync between them and one
+ * wait; a queue
  * per call (a second in-order queue of the context's cl_context: the work
  * runs there, in its order, and the context returns to its own queue; an
  * out-of-order queue; a queue of another cl_context refused). */
@@ -13,6 +15,7 @@
 #include "test_util.h"
 
 #include <CL/cl.h>
+#include <math.h>
 #include <stdint.h>
 
 #define N 5003
@@ -678,7 +681,8 @@ static void refusals(clr_context *ctx) {
 
   /* clr_enqueue: the kinds that still wait on the host, host arrays */
   for (int k = 0; k < CLR_REQ_KIND_COUNT; k++) {
-    if (k == CLR_REQ_REDUCE || k == CLR_REQ_SCAN)
+    if (k == CLR_REQ_REDUCE || k == CLR_REQ_SCAN || k == CLR_REQ_DOT ||
+        k == CLR_REQ_SCAN_HEADS)
       continue;
     r = request((clr_request_kind)k, CLR_SUM, CLR_INT, 16);
     r.input = buffer(b, 0);
@@ -717,6 +721,75 @@ static void refusals(clr_context *ctx) {
   r.op = CLR_MEAN;
   expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), CLR_ERR_UNSUPPORTED,
                  "clr_enqueue of a mean (the driver's refusal)", "mean");
+  /* the dot and the scan-heads enqueued: what they refuse */
+  r = request(CLR_REQ_DOT, CLR_SUM, CLR_INT, 4);
+  r.input = buffer(b, 0);
+  r.input2 = buffer(b, 0);
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), INV,
+                 "clr_enqueue of a dot without output", "output");
+  r.output = host(y);
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), INV,
+                 "clr_enqueue of a dot into a host output", "host");
+  r.output = buffer(o, 0);
+  clr_options xo = CLR_OPTIONS_INIT;
+  xo.exact = 1;
+  r.type = CLR_FLOAT;
+  r.options = &xo;
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), CLR_ERR_UNSUPPORTED,
+                 "clr_enqueue of an exact dot", "exact");
+  TU_CHECK(ev == NULL, "a refused enqueued dot sets *event to NULL");
+  clr_options mo = CLR_OPTIONS_INIT;
+  mo.map = CLR_MAP_SQUARE;
+  r.options = &mo;
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), CLR_ERR_UNSUPPORTED,
+                 "clr_enqueue of a dot with a one-array map", "map");
+  r.options = NULL;
+  r.type = CLR_INT;
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 1, NULL, &ev), INV,
+                 "clr_enqueue of a dot: 1 event, no wait list", "wait list");
+  r.op = CLR_MAX;
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), INV,
+                 "clr_enqueue of a dot with op max", "CLR_SUM");
+  r = request(CLR_REQ_DOT, CLR_SUM, CLR_INT, 4);
+  r.input = host(x);
+  r.input2 = host(x);
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), INV,
+                 "clr_enqueue of a dot of host arrays without output",
+                 "output");
+  r.output = host(y);
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), INV,
+                 "clr_enqueue of a dot of host arrays", "buffers");
+  expect_refusal(ctx,
+                 clr_dot_buffer_async(ctx, NULL, CLR_INT, b, 0, NULL, 0, 4, o,
+                                      0, 0, NULL, &ev),
+                 INV, "clr_dot_buffer_async without y", "y");
+  expect_refusal(ctx,
+                 clr_dot_buffer_async(ctx, NULL, CLR_INT, b, 0, b, 14, 4, o, 0,
+                                      0, NULL, &ev),
+                 INV, "clr_dot_buffer_async: y past its buffer's end", "y");
+  expect_refusal(ctx,
+                 clr_dot_buffer_async(ctx, NULL, CLR_INT, b, 0, b, 0, 4, NULL,
+                                      0, 0, NULL, &ev),
+                 INV, "clr_dot_buffer_async without a result buffer", "result");
+  r = request(CLR_REQ_SCAN_HEADS, CLR_SUM, CLR_INT, 16);
+  r.input = host(x);
+  r.segments = host(x);
+  r.output = host(y);
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), CLR_ERR_UNSUPPORTED,
+                 "clr_enqueue of a scan-heads of host arrays", "host arrays");
+  r.input = buffer(b, 0);
+  r.segments = buffer(b, 0);
+  r.output = buffer(o, 0);
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 1, NULL, &ev), INV,
+                 "clr_enqueue of a scan-heads: 1 event, no wait list",
+                 "wait list");
+  r.op = CLR_ARGMAX;
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), CLR_ERR_UNSUPPORTED,
+                 "clr_enqueue of an argmax scan-heads", "argmax");
+  expect_refusal(ctx,
+                 clr_scan_heads_buffer_async(ctx, NULL, CLR_SUM, CLR_INT, b, 0,
+                                             o, 0, 16, NULL, 0, 0, NULL, &ev),
+                 INV, "clr_scan_heads_buffer_async without heads", "heads");
 
   /* a queue of another cl_context */
   cl_device_id dev = NULL;
@@ -824,6 +897,195 @@ static void chain(clr_context *ctx, cl_command_queue q) {
   clReleaseMemObject(sb);
   clReleaseMemObject(rb);
   free(a);
+}
+
+/* scan-heads of A (flag bytes H) into S, the dot of S with itself into
+ * R[0], the sum of S into R[1] (three clr_enqueue calls), the dot of S
+ * with A into R[2] (clr_dot_buffer_async) and the scan-heads of A from
+ * element 1 (heads from 1) into S2 from element 2
+ * (clr_scan_heads_buffer_async): each waiting for the one before, the
+ * first for an unset user event while they are all enqueued, then one
+ * wait; results against CPU loops. */
+#define HEADS_N 30011
+
+static double heads_fold(clr_op op, double acc, double x) {
+  return op == CLR_MAX   ? (x > acc ? x : acc)
+         : op == CLR_MIN ? (x < acc ? x : acc)
+                         : acc + x;
+}
+
+/* The inclusive segmented scan of n elements of a (type t) by heads. */
+static void heads_scan_ref(clr_op op, clr_type t, const void *a,
+                           const uint8_t *heads, size_t n, double *out) {
+  double run = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = elem(t, a, i);
+    run = i == 0 || heads[i] ? x : heads_fold(op, run, x);
+    out[i] = run;
+  }
+}
+
+static int close_to(clr_type t, double got, double want) {
+  if (!tu_is_float(t))
+    return got == want;
+  double tol = (t == CLR_FLOAT ? 1e-5 : 1e-12) * (fabs(want) + 1);
+  return fabs(got - want) <= tol;
+}
+
+static void chain_heads_dot(clr_context *ctx, clr_type t, clr_op op) {
+  const size_t n = HEADS_N;
+  size_t es = clr_type_size(t), rs = clr_result_bytes(NULL, CLR_SUM, t);
+  clr_type rt = clr_options_result_type(NULL, CLR_SUM, t);
+  void *a = make_data(t, n, tu_seed(7, op, t, 0));
+  uint8_t *h = tu_xmalloc(n);
+  tu_rng rng = {tu_seed(8, op, t, 0)};
+  for (size_t i = 0; i < n; i++)
+    h[i] = tu_below(&rng, 97) == 0 ? (uint8_t)(1 + tu_below(&rng, 200)) : 0;
+  cl_context cl = clr_context_cl_context(ctx);
+  cl_int err;
+  cl_event gate = clCreateUserEvent(cl, &err);
+  expect_cl(err, "clCreateUserEvent");
+  cl_mem ab = tu_new_buffer(ctx, n * es, a);
+  cl_mem hb = tu_new_buffer(ctx, n, h);
+  cl_mem sb = tu_new_buffer(ctx, n * es, NULL);
+  cl_mem s2b = tu_new_buffer(ctx, (n + 1) * es, NULL);
+  cl_mem rb = tu_new_buffer(ctx, 4 * rs, NULL);
+  cl_event e[5] = {NULL, NULL, NULL, NULL, NULL};
+  char label[96];
+  snprintf(label, sizeof label, "heads chain (%s scan-heads, %s)",
+           clr_op_name(op), clr_type_name(t));
+
+  clr_request r = request(CLR_REQ_SCAN_HEADS, op, t, n);
+  r.input = buffer(ab, 0);
+  r.segments = buffer(hb, 0);
+  r.output = buffer(sb, 0);
+  clr_status s = clr_enqueue(ctx, &r, 1, &gate, &e[0]);
+  TU_EXPECT_STATUS(s, CLR_OK, "heads chain: enqueue the scan-heads");
+  clr_timing tm = last_timing(ctx);
+  int no_times = tm.n_passes >= 1;
+  for (size_t i = 0; i < tm.n_passes; i++) {
+    clr_pass_info pi = CLR_PASS_INFO_INIT;
+    no_times &= clr_last_timing_pass(ctx, i, &pi) == CLR_OK && pi.n_in > 0 &&
+                pi.global_size > 0 && pi.ms == 0;
+  }
+  TU_CHECK(no_times,
+           "%s: the enqueued scan-heads' timing has its %zu passes' shapes, "
+           "no times",
+           label, tm.n_passes);
+  r = request(CLR_REQ_DOT, CLR_SUM, t, n);
+  r.input = buffer(sb, 0);
+  r.input2 = buffer(sb, 0);
+  r.output = buffer(rb, 0);
+  s = clr_enqueue(ctx, &r, 1, &e[0], &e[1]);
+  TU_EXPECT_STATUS(s, CLR_OK, "heads chain: enqueue the dot of S with itself");
+  r = request(CLR_REQ_REDUCE, CLR_SUM, t, n);
+  r.input = buffer(sb, 0);
+  r.output = buffer(rb, 1);
+  s = clr_enqueue(ctx, &r, 1, &e[1], &e[2]);
+  TU_EXPECT_STATUS(s, CLR_OK, "heads chain: enqueue the sum of S");
+  s = clr_dot_buffer_async(ctx, NULL, t, sb, 0, ab, 0, n, rb, 2, 1, &e[2],
+                           &e[3]);
+  TU_EXPECT_STATUS(s, CLR_OK, "heads chain: clr_dot_buffer_async of S and A");
+  s = clr_scan_heads_buffer_async(ctx, NULL, op, t, ab, 1, s2b, 2, n - 1, hb, 1,
+                                  1, &e[3], &e[4]);
+  TU_EXPECT_STATUS(s, CLR_OK,
+                   "heads chain: clr_scan_heads_buffer_async at offsets");
+  cl_int status = CL_COMPLETE;
+  if (e[4])
+    expect_cl(clGetEventInfo(e[4], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                             sizeof status, &status, NULL),
+              "clGetEventInfo");
+  TU_CHECK(e[0] && e[1] && e[2] && e[3] && e[4] && status != CL_COMPLETE,
+           "%s: five events, the last pending while the gate is unset", label);
+  expect_cl(clSetUserEventStatus(gate, CL_COMPLETE), "clSetUserEventStatus");
+  if (e[4])
+    expect_cl(clWaitForEvents(1, &e[4]), "clWaitForEvents");
+
+  /* the CPU's */
+  double *ref = tu_xmalloc(n * sizeof *ref);
+  heads_scan_ref(op, t, a, h, n, ref);
+  double dot = 0, sum = 0, dot_a = 0;
+  for (size_t i = 0; i < n; i++) {
+    dot += ref[i] * ref[i];
+    sum += ref[i];
+    dot_a += ref[i] * elem(t, a, i);
+  }
+  void *got_s = tu_xmalloc((n + 1) * es);
+  read_at(ctx, sb, 0, n, es, got_s);
+  int ok = 1;
+  for (size_t i = 0; i < n; i++)
+    ok &= elem(t, got_s, i) == ref[i];
+  TU_CHECK(ok, "%s: S is the CPU's segmented scan", label);
+  unsigned char got_r[4 * 16];
+  read_at(ctx, rb, 0, 3, rs, got_r);
+  double want[3] = {dot, sum, dot_a};
+  const char *names[3] = {"dot(S, S)", "sum(S)", "dot(S, A)"};
+  for (size_t k = 0; k < 3; k++) {
+    clr_value v = clr_result_at(CLR_SUM, rt, got_r, k);
+    TU_CHECK(v.type == rt && close_to(t, clr_value_as_double(&v), want[k]),
+             "%s: %s %.17g (%s), want %.17g", label, names[k],
+             clr_value_as_double(&v), clr_type_name(v.type), want[k]);
+  }
+  /* the scan-heads at offsets: element 1 always starts a segment */
+  uint8_t *h1 = tu_xmalloc(n);
+  memcpy(h1, h + 1, n - 1);
+  heads_scan_ref(op, t, (const char *)a + es, h1, n - 1, ref);
+  read_at(ctx, s2b, 2, n - 1, es, got_s);
+  ok = 1;
+  for (size_t i = 0; i + 1 < n; i++)
+    ok &= elem(t, got_s, i) == ref[i];
+  TU_CHECK(ok, "%s: the scan-heads at offsets is the CPU's", label);
+  for (int i = 0; i < 5; i++)
+    if (e[i])
+      clReleaseEvent(e[i]);
+  clReleaseEvent(gate);
+  clReleaseMemObject(ab);
+  clReleaseMemObject(hb);
+  clReleaseMemObject(sb);
+  clReleaseMemObject(s2b);
+  clReleaseMemObject(rb);
+  free(h1);
+  free(got_s);
+  free(ref);
+  free(h);
+  free(a);
+}
+
+static void heads_chains(clr_context *ctx) {
+  const clr_type types[] = {CLR_INT, CLR_LONG, CLR_FLOAT, CLR_DOUBLE};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (tu_type_available(types[i]))
+      chain_heads_dot(ctx, types[i], CLR_SUM);
+  chain_heads_dot(ctx, CLR_INT, CLR_MAX);
+  chain_heads_dot(ctx, CLR_LONG, CLR_MIN);
+  /* clr_run of a dot into a buffer (the enqueued work, waited for) */
+  const size_t n = 777;
+  int32_t x[777];
+  int64_t want = 0;
+  for (size_t i = 0; i < n; i++) {
+    x[i] = (int32_t)(i % 17) - 8;
+    want += (int64_t)x[i] * x[i];
+  }
+  size_t rs = clr_result_bytes(NULL, CLR_SUM, CLR_INT);
+  cl_mem xb = tu_new_buffer(ctx, sizeof x, x);
+  cl_mem rb = tu_new_buffer(ctx, 3 * rs, NULL);
+  clr_request r = request(CLR_REQ_DOT, CLR_SUM, CLR_INT, n - 3);
+  r.input = buffer(xb, 3);
+  r.input2 = buffer(xb, 3);
+  r.output = buffer(rb, 2);
+  for (size_t i = 0; i < 3; i++)
+    want -= (int64_t)x[i] * x[i];
+  TU_EXPECT_STATUS(clr_run(ctx, &r, NULL), CLR_OK,
+                   "clr_run of a dot into a buffer");
+  unsigned char got[3 * 16];
+  read_at(ctx, rb, 0, 3, rs, got);
+  clr_value v = clr_result_at(
+      CLR_SUM, clr_options_result_type(NULL, CLR_SUM, CLR_INT), got, 2);
+  TU_CHECK(clr_value_as_double(&v) == (double)want,
+           "clr_run of a dot into element 2 of a buffer: %.17g, want %lld",
+           clr_value_as_double(&v), (long long)want);
+  clReleaseMemObject(xb);
+  clReleaseMemObject(rb);
 }
 
 /* ------------------------------------------------------ per-call queue */
@@ -1035,6 +1297,8 @@ int main(int argc, char **argv) {
   every_kind(ctx);
   chain(ctx, NULL);
   tu_section("a chain of clr_enqueue calls, one wait");
+  heads_chains(ctx);
+  tu_section("scan-heads and dots enqueued: chains, one wait");
   per_call_queue(ctx);
   clr_context_release(ctx);
   return tu_finish("test_request");

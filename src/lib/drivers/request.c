@@ -69,8 +69,9 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
     [CLR_REQ_REDUCE] = {"reduce", TAKES_INPUT | TAKES_OUTPUT | TAKES_RESULT,
                         NULL, NULL},
     [CLR_REQ_SCAN] = {"scan", TAKES_INPUT | TAKES_OUTPUT, NULL, NULL},
-    [CLR_REQ_DOT] = {"dot", TAKES_INPUT | TAKES_INPUT2 | TAKES_RESULT, NULL,
-                     "its driver reads the result back to the host"},
+    [CLR_REQ_DOT] = {"dot",
+                     TAKES_INPUT | TAKES_INPUT2 | TAKES_OUTPUT | TAKES_RESULT,
+                     NULL, NULL},
     [CLR_REQ_SEGMENTS] = {"segments",
                           TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
                               TAKES_OUTPUT,
@@ -98,9 +99,7 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
                                "and reads the check's flag back"},
     [CLR_REQ_SCAN_HEADS] = {"scan-heads",
                             TAKES_INPUT | TAKES_SEGMENTS | TAKES_OUTPUT,
-                            "heads",
-                            "its driver waits on the host for its passes' "
-                            "events"},
+                            "heads", NULL},
 };
 
 CLR_API const char *clr_request_kind_name(clr_request_kind k) {
@@ -290,10 +289,6 @@ static clr_status read_request(clr_context *ctx, const clr_request *r,
                       kind, q->host ? "host array" : "buffer", ops[i].name,
                       q->host ? "buffer" : "host array");
   if (reduction && given(&c->output)) {
-    if (c->kind == CLR_REQ_DOT)
-      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                      "a dot request returns its value in result: it takes "
-                      "no output");
     if (q->host)
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "a %s request with an output takes buffers: its result "
@@ -321,6 +316,35 @@ static clr_status read_request(clr_context *ctx, const clr_request *r,
 
 /* ------------------------------------------------------------ dispatch */
 
+static clr_status enqueue_request(clr_context *ctx, const request *q,
+                                  cl_uint num_events, const cl_event *wait_list,
+                                  cl_event *event);
+
+/* A reduction or dot product into an output buffer under clr_run:
+ * clr_enqueue's work, waited for; beside an out-of-order queue after the
+ * caller's commands there, as every blocking call. */
+static clr_status run_into_buffer(clr_context *ctx, const request *q) {
+  cl_event ev = NULL;
+  if (ctx->caller_queue) {
+    cl_int err = clFinish(ctx->caller_queue);
+    if (err != CL_SUCCESS)
+      return clr_fail(ctx, clr_status_from_cl(err),
+                      "clFinish of the caller's queue (waiting for its "
+                      "commands enqueued before this call) failed: %s "
+                      "(%d)",
+                      clr_cl_error_name(err), (int)err);
+  }
+  clr_status st = enqueue_request(ctx, q, 0, NULL, &ev);
+  if (st == CLR_OK) {
+    cl_int err = clWaitForEvents(1, &ev);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clWaitForEvents", err);
+  }
+  if (ev)
+    clReleaseEvent(ev);
+  return st;
+}
+
 /* The blocking call of the request's kind, through the driver's entry
  * point: the call's begin, checks, work and end are the driver's. */
 static clr_status run_request(clr_context *ctx, const request *q,
@@ -333,36 +357,15 @@ static clr_status run_request(clr_context *ctx, const request *q,
   void *hout = (void *)host_at(q, out), *hkeys = (void *)host_at(q, keys);
   switch (r->kind) {
   case CLR_REQ_REDUCE:
-    if (given(out)) {
-      /* clr_enqueue's work, waited for; beside an out-of-order queue
-       * after the caller's commands there, as every blocking call */
-      cl_event ev = NULL;
-      if (ctx->caller_queue) {
-        cl_int err = clFinish(ctx->caller_queue);
-        if (err != CL_SUCCESS)
-          return clr_fail(ctx, clr_status_from_cl(err),
-                          "clFinish of the caller's queue (waiting for its "
-                          "commands enqueued before this call) failed: %s "
-                          "(%d)",
-                          clr_cl_error_name(err), (int)err);
-      }
-      clr_status st = clr_reduce_buffer_async(
-          ctx, opt, r->op, r->type, in->buffer, in->offset, r->n, out->buffer,
-          out->offset, 0, NULL, &ev);
-      if (st == CLR_OK) {
-        cl_int err = clWaitForEvents(1, &ev);
-        if (err != CL_SUCCESS)
-          st = clr_cl_fail(ctx, "clWaitForEvents", err);
-      }
-      if (ev)
-        clReleaseEvent(ev);
-      return st;
-    }
+    if (given(out))
+      return run_into_buffer(ctx, q);
     return q->host
                ? clr_reduce_host(ctx, opt, r->op, r->type, hin, r->n, result)
                : clr_reduce_buffer(ctx, opt, r->op, r->type, in->buffer,
                                    in->offset, r->n, result);
   case CLR_REQ_DOT:
+    if (given(out))
+      return run_into_buffer(ctx, q);
     return q->host ? clr_dot_host(ctx, opt, r->type, hin, host_at(q, in2), r->n,
                                   result)
                    : clr_dot_buffer(ctx, opt, r->type, in->buffer, in->offset,
@@ -434,19 +437,38 @@ static clr_status check_enqueue(clr_context *ctx, const request *q) {
   return CLR_OK;
 }
 
-/* The asynchronous call of the request's kind (check_enqueue passed). */
+/* The asynchronous call of the request's kind (check_enqueue passed, or
+ * clr_run's reduction or dot product into a buffer). */
 static clr_status enqueue_request(clr_context *ctx, const request *q,
                                   cl_uint num_events, const cl_event *wait_list,
                                   cl_event *event) {
   const clr_request *r = &q->r;
-  const clr_operand *in = &r->input, *out = &r->output;
-  if (r->kind == CLR_REQ_REDUCE)
+  const clr_operand *in = &r->input, *in2 = &r->input2, *seg = &r->segments,
+                    *out = &r->output;
+  switch (r->kind) {
+  case CLR_REQ_REDUCE:
     return clr_reduce_buffer_async(ctx, r->options, r->op, r->type, in->buffer,
                                    in->offset, r->n, out->buffer, out->offset,
                                    num_events, wait_list, event);
-  return clr_scan_buffer_async(ctx, r->options, r->op, r->type, in->buffer,
-                               in->offset, out->buffer, out->offset, r->n,
-                               num_events, wait_list, event);
+  case CLR_REQ_DOT:
+    return clr_dot_buffer_async(ctx, r->options, r->type, in->buffer,
+                                in->offset, in2->buffer, in2->offset, r->n,
+                                out->buffer, out->offset, num_events, wait_list,
+                                event);
+  case CLR_REQ_SCAN:
+    return clr_scan_buffer_async(ctx, r->options, r->op, r->type, in->buffer,
+                                 in->offset, out->buffer, out->offset, r->n,
+                                 num_events, wait_list, event);
+  case CLR_REQ_SCAN_HEADS:
+    return clr_scan_heads_buffer_async(
+        ctx, r->options, r->op, r->type, in->buffer, in->offset, out->buffer,
+        out->offset, r->n, seg->buffer, seg->offset, num_events, wait_list,
+        event);
+  default:
+    break;
+  }
+  return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                  "clr_enqueue cannot run a %s request", q->row->name);
 }
 
 CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
