@@ -17,6 +17,9 @@
     write_values(directory, name, fmt, values) -> path: a file of values
                                  packed little-endian by struct format fmt
     read_values(path, fmt)       the values of such a file
+    npy_bytes(descr, shape, payload, fortran=False, version=1)
+                                 a NumPy .npy file's bytes, as
+                                 numpy.lib.format writes them (stdlib only)
     is_number(x)
     kernels(exe) -> (reductions, scans): the kernel names in the order
                                  `clreduce --list-kernels --json` gives them
@@ -138,6 +141,19 @@ def broken_kernels(kernel_dir, into, name, needle, replacement, what):
     with open(path, "w") as f:
         f.write(text.replace(needle, replacement))
     return into
+
+
+def npy_bytes(descr, shape, payload, fortran=False, version=1):
+    """A .npy file as numpy.lib.format writes it: magic, version, header
+    length, the dict padded with spaces to a multiple of 64, newline, the
+    data (payload, bytes)."""
+    d = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
+        descr, "True" if fortran else "False", repr(tuple(shape)))
+    pre = 10 if version == 1 else 12
+    total = (pre + len(d) + 1 + 63) // 64 * 64
+    d += " " * (total - pre - len(d) - 1) + "\n"
+    hlen = struct.pack("<H" if version == 1 else "<I", len(d))
+    return b"\x93NUMPY" + bytes([version, 0]) + hlen + d.encode() + payload
 
 
 def read_values(path, fmt):

@@ -23,6 +23,7 @@
  * platform.
  *
  *   test_cache_clear --work-dir=DIR [--kernel-dir=DIR] [--no-device] [-v] */
+#include "test_files.h"
 #include "test_util.h"
 
 #include <dirent.h>
@@ -49,26 +50,6 @@ static void write_text(const char *path, const char *text) {
 static int exists(const char *path) {
   struct stat st;
   return lstat(path, &st) == 0;
-}
-
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    char p[4096];
-    struct stat st;
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-      continue;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-      remove_tree(p);
-    else
-      unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
 }
 
 /* The *.clbin regular files of dir, counted here independently of the
@@ -495,6 +476,6 @@ int main(int argc, char **argv) {
 
   int rc = tu_finish("test_cache_clear");
   if (rc == 0)
-    remove_tree(base);
+    tf_remove_tree(base);
   return rc;
 }

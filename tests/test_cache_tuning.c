@@ -100,33 +100,11 @@ static char *join(const char *dir, const char *name) {
   return xstrdup(p);
 }
 
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-      continue;
-    char p[4096];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-      chmod(p, 0755);
-      remove_tree(p);
-    } else {
-      unlink(p);
-    }
-  }
-  closedir(d);
-  rmdir(dir);
-}
-
 /* The end of a case: its directory removed, and the paths of the
  * directory and the cache inside it (NULL: none) freed. */
 static void end_case(char *dir, char *cache) {
   free(cache);
-  remove_tree(dir);
+  tf_remove_tree(dir);
   free(dir);
 }
 
@@ -1680,8 +1658,8 @@ static void test_cache_cap(void) {
     total += (uint64_t)l0.e[i].size;
     free(p);
   }
-  TU_CHECK(l0.n >= 3 && lp.n >= 1, "entries to evict: %zu, new ones: %zu",
-           l0.n, lp.n);
+  TU_CHECK(l0.n >= 3 && lp.n >= 1, "entries to evict: %zu, new ones: %zu", l0.n,
+           lp.n);
   /* A cap one byte short of all of them and the new ones (a max stores
    * one entry a program): the least recently used goes, and only it. */
   char cap[64];
@@ -2236,7 +2214,7 @@ int main(int argc, char **argv) {
     section(cases[i].section, &t0);
   }
 
-  remove_tree(no_tuning_dir);
+  tf_remove_tree(no_tuning_dir);
   free(no_tuning_dir);
   free(rdata);
   free(sdata);

@@ -1,6 +1,7 @@
 /* Copies of the kernel directory, for the tests that corrupt a kernel file
  * or key the program cache on the kernels' source (test_api,
- * test_cache_tuning).  Include after test_util.h. */
+ * test_cache_tuning), and scratch trees removed (test_cache_tuning,
+ * test_cache_clear).  Include after test_util.h. */
 #ifndef CLR_TEST_FILES_H
 #define CLR_TEST_FILES_H
 
@@ -10,6 +11,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Copy the file from to to, then write append (when not NULL) after the
  * copied bytes.  0, or -1 when a file cannot be opened or written. */
@@ -59,6 +62,30 @@ static TU_UNUSED void tf_copy_dir(const char *src, const char *dir,
   closedir(d);
   if (copied == 0)
     tu_die("no kernel files in %s", src);
+}
+
+/* rm -rf dir: every entry, subdirectories made writable and searchable
+ * first (a case may leave one read-only), then dir itself. */
+static TU_UNUSED void tf_remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+      chmod(p, 0755);
+      tf_remove_tree(p);
+    } else {
+      unlink(p);
+    }
+  }
+  closedir(d);
+  rmdir(dir);
 }
 
 #endif

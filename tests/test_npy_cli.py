@@ -44,22 +44,10 @@ DTYPES = {
 }
 
 
-def npy_bytes(descr, shape, payload, fortran=False, version=1):
-    """A .npy file as numpy.lib.format writes it: magic, version, header
-    length, the dict padded with spaces to a multiple of 64, newline."""
-    d = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
-        descr, "True" if fortran else "False", repr(tuple(shape)))
-    pre = 10 if version == 1 else 12
-    total = (pre + len(d) + 1 + 63) // 64 * 64
-    d += " " * (total - pre - len(d) - 1) + "\n"
-    hlen = struct.pack("<H" if version == 1 else "<I", len(d))
-    return b"\x93NUMPY" + bytes([version, 0]) + hlen + d.encode() + payload
-
-
 def write_npy(name, descr, shape, payload, **kw):
     path = T.path(name)
     with open(path, "wb") as f:
-        f.write(npy_bytes(descr, shape, payload, **kw))
+        f.write(clrtest.npy_bytes(descr, shape, payload, **kw))
     return path
 
 
@@ -137,7 +125,7 @@ def every_dtype():
 
 def known_by_content():
     vals = list(range(-50, 50))
-    blob = npy_bytes("<i4", (100,), struct.pack("<100i", *vals))
+    blob = clrtest.npy_bytes("<i4", (100,), struct.pack("<100i", *vals))
     plain = T.path("data")  # no extension
     with open(plain, "wb") as f:
         f.write(blob)
@@ -227,7 +215,7 @@ def refusals():
         expect_error(["--input=" + path] + extra, 2, [name] + needles,
                      "--input=%s %s" % (name, " ".join(extra)))
     with open(T.path("cut.npy"), "wb") as f:
-        f.write(npy_bytes("<f4", (6,), f4)[:40])
+        f.write(clrtest.npy_bytes("<f4", (6,), f4)[:40])
     expect_error(["--input=" + T.path("cut.npy")], 2,
                  ["cut.npy", "ends within its header"], "a cut-short header")
     ok = write_npy("ok.npy", "<f4", (6,), f4)

@@ -138,23 +138,10 @@ def scans():
                      "%s over %d ranks" % (" ".join(args), np))
 
 
-def npy_bytes(descr, shape, payload, fortran=False, version=1):
-    """A .npy file as numpy.lib.format writes it (stdlib only, as
-    tests/test_npy_cli.py writes them): magic, version, header length, the
-    dict padded with spaces to a multiple of 64, newline, the data."""
-    d = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
-        descr, "True" if fortran else "False", repr(tuple(shape)))
-    pre = 10 if version == 1 else 12
-    total = (pre + len(d) + 1 + 63) // 64 * 64
-    d += " " * (total - pre - len(d) - 1) + "\n"
-    hlen = struct.pack("<H" if version == 1 else "<I", len(d))
-    return b"\x93NUMPY" + bytes([version, 0]) + hlen + d.encode() + payload
-
-
 def write_npy(tmp, name, descr, shape, fmt, values, **kw):
     path = os.path.join(tmp, name)
     with open(path, "wb") as f:
-        f.write(npy_bytes(descr, shape, struct.pack(
+        f.write(clrtest.npy_bytes(descr, shape, struct.pack(
             "<%d%s" % (len(values), fmt), *values), **kw))
     return path
 
