@@ -47,6 +47,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clrtest  # noqa: E402
 from clrtest import check, finish  # noqa: E402
 
 FENCE = re.compile(r"^(`{3,})(.*)$")
@@ -189,13 +190,13 @@ def main():
                   f"{a.doc}: `{span}`: {opt} is an option of {prog}",
                   f"{prog} --help does not list {opt}")
 
+    with open(os.path.join(source, ".ci", "run")) as f:
+        ci = [ln.strip() for ln in f]
     gpu = None
     with tempfile.TemporaryDirectory(prefix="clreduce-doc-") as tmp:
         scratch_dir(tmp, source, build)
         for where, tags, text, expect in todo:
             if "ci" in tags:
-                with open(os.path.join(source, ".ci", "run")) as f:
-                    ci = [ln.strip() for ln in f]
                 for cmd in text.splitlines():
                     cmd = cmd.split("#")[0].strip()
                     if cmd:
@@ -235,7 +236,6 @@ def main():
             check(rc == expect, f"{where}: {first} (exit {expect})",
                   f"exit {rc}\n--- the block:\n{text}--- stdout (tail):\n"
                   f"{out[-2000:]}--- stderr (tail):\n{err[-2000:]}")
-    import clrtest
     if clrtest.PASSED == 0 and clrtest.FAILED == 0:
         print(f"{a.doc}: no shell example and no inline command")
         return 77  # meson: skipped
