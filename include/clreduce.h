@@ -827,6 +827,31 @@ typedef struct clr_request {
    * one: the call waits for it (clr_enqueue: for its wait list only) and
    * runs on the context's in-order queue. */
   cl_command_queue queue;
+
+  /* The fields below came after the first clr_request: a program built
+   * with an older header passes a smaller struct_size, and they keep
+   * their defaults (unset). */
+
+  /* Scratch memory for the call, instead of the context's own (which the
+   * context allocates on first need and keeps): a buffer of the context's
+   * cl_context (scratch.host stays NULL), from byte scratch.offset (in
+   * bytes, whatever the kind), scratch_bytes long: at least what
+   * clr_request_scratch_size gives for the request.  The call owns those
+   * bytes until it returns (clr_enqueue: until its event completes);
+   * their contents before and after mean nothing. */
+  clr_operand scratch;
+  size_t scratch_bytes;
+  /* clr_enqueue of SEGMENTS, SCAN_SEGMENTS (their offsets) and RANGES
+   * (their ranges), which are checked on the device and not read back: a
+   * buffer whose cl_ulong at element status.offset receives 0 when every
+   * offset (range) is good, else 1 + the index of a bad one; with a bad
+   * one, no element is read through it and the outputs' contents are
+   * unspecified.  Unset: the same check, its verdict not written. */
+  clr_operand status;
+  /* clr_enqueue of BY_KEY: the number of runs, written on the device as
+   * the cl_ulong at element run_count.offset of run_count.buffer (n_runs,
+   * the host's, stays NULL there). */
+  clr_operand run_count;
 } clr_request;
 
 /* The defaults: kind CLR_REQ_REDUCE, op CLR_SUM, type and key_type
@@ -835,7 +860,10 @@ typedef struct clr_request {
   {                                                                            \
     (uint32_t)sizeof(clr_request), CLR_REQ_REDUCE, CLR_SUM, CLR_TYPE_DEFAULT,  \
         0, {NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}, 0,               \
-        CLR_TYPE_DEFAULT, {NULL, NULL, 0}, {NULL, NULL, 0}, NULL, NULL, NULL   \
+        CLR_TYPE_DEFAULT, {NULL, NULL, 0}, {NULL, NULL, 0}, NULL, NULL, NULL,  \
+        {NULL, NULL, 0}, 0, {NULL, NULL, 0}, {                                 \
+      NULL, NULL, 0                                                            \
+    }                                                                          \
   }
 /* The same for a request already declared.  Inline: it writes the size of
  * the header the program was built with, never more. */

@@ -1,6 +1,7 @@
-/* The first sized layouts, frozen: clr_options and clr_context_config as
- * include/clreduce.h declared them when struct_size came in (API 1.0),
- * copied here as clr_options_v1 and clr_context_config_v1.  A consumer
+/* The first sized layouts, frozen: clr_options, clr_context_config and
+ * clr_request as include/clreduce.h declared them when struct_size came
+ * in (API 1.0), copied here as clr_options_v1, clr_context_config_v1 and
+ * clr_request_v1.  A consumer
  * built against that header passes structs of exactly these layouts, with
  * struct_size = sizeof(clr_options_v1); test sized-structs
  * (test_sized_structs.c) passes them to every later library.
@@ -86,6 +87,44 @@ _Static_assert(sizeof(clr_context_config_v1) == sizeof(clr_context_config),
                "clr_context_config changed size: a field added on purpose "
                "makes this <, the v1 copy stays as it is");
 
+/* clr_request before scratch, status and run_count came (the first
+ * growth of a sized struct on purpose: today's clr_request is longer). */
+typedef struct clr_request_v1 {
+  uint32_t struct_size;
+  clr_request_kind kind;
+  clr_op op;
+  clr_type type;
+  size_t n;
+  clr_operand input;
+  clr_operand input2;
+  clr_operand segments;
+  size_t n_segments;
+  clr_type key_type;
+  clr_operand output;
+  clr_operand output_keys;
+  size_t *n_runs;
+  const clr_options *options;
+  cl_command_queue queue;
+} clr_request_v1;
+
+CLR_V1_SAME(clr_request, struct_size);
+CLR_V1_SAME(clr_request, kind);
+CLR_V1_SAME(clr_request, op);
+CLR_V1_SAME(clr_request, type);
+CLR_V1_SAME(clr_request, n);
+CLR_V1_SAME(clr_request, input);
+CLR_V1_SAME(clr_request, input2);
+CLR_V1_SAME(clr_request, segments);
+CLR_V1_SAME(clr_request, n_segments);
+CLR_V1_SAME(clr_request, key_type);
+CLR_V1_SAME(clr_request, output);
+CLR_V1_SAME(clr_request, output_keys);
+CLR_V1_SAME(clr_request, n_runs);
+CLR_V1_SAME(clr_request, options);
+CLR_V1_SAME(clr_request, queue);
+_Static_assert(sizeof(clr_request_v1) < sizeof(clr_request),
+               "clr_request grew after v1: the v1 copy stays as it is");
+
 #undef CLR_V1_SAME
 
 /* The v1 defaults, as clr_options_init and clr_context_config_init of the
@@ -120,6 +159,26 @@ static inline clr_context_config_v1 clr_context_config_v1_init(void) {
                              0,
                              0};
   return c;
+}
+
+/* The v1 request defaults, as CLR_REQUEST_INIT of the v1 header. */
+static inline clr_request_v1 clr_request_v1_init(void) {
+  clr_request_v1 r = {(uint32_t)sizeof(clr_request_v1),
+                      CLR_REQ_REDUCE,
+                      CLR_SUM,
+                      CLR_TYPE_DEFAULT,
+                      0,
+                      {NULL, NULL, 0},
+                      {NULL, NULL, 0},
+                      {NULL, NULL, 0},
+                      0,
+                      CLR_TYPE_DEFAULT,
+                      {NULL, NULL, 0},
+                      {NULL, NULL, 0},
+                      NULL,
+                      NULL,
+                      NULL};
+  return r;
 }
 
 #endif

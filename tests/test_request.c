@@ -639,9 +639,35 @@ static void refusals(clr_context *ctx) {
           r.kind = CLR_REQ_BY_KEY;
           r.key_type = CLR_INT; r.segments = buffer(b, 0); r.output = host(y);
           r.output_keys = host(y); r.n_runs = &n_runs);
+  /* the fields after the first clr_request */
+  REFUSED("scratch as a host array", "scratch.host", r.scratch = host(y));
+  REFUSED("scratch_bytes without scratch", "without scratch.buffer",
+          r.scratch_bytes = 64);
+  REFUSED("a reduce given status", "status", r.status = buffer(o, 0));
+  REFUSED("status under clr_run", "clr_run returns the check's verdict",
+          r.kind = CLR_REQ_SEGMENTS;
+          r.segments = host(x); r.n_segments = 1; r.output = host(y);
+          r.status = buffer(o, 0));
+  REFUSED("run_count under clr_run", "run_count", r.kind = CLR_REQ_BY_KEY;
+          r.key_type = CLR_INT; r.segments = host(x); r.output = host(y);
+          r.output_keys = host(y); r.n_runs = &n_runs;
+          r.run_count = buffer(o, 0));
   /* the driver's own checks, reached through clr_run */
   REFUSED("n of 0 (the driver's check)", NULL, r.n = 0);
 #undef REFUSED
+  r = request(CLR_REQ_BY_KEY, CLR_SUM, CLR_INT, 16);
+  r.key_type = CLR_INT;
+  r.input = buffer(b, 0);
+  r.segments = buffer(b, 0);
+  r.output = buffer(o, 0);
+  r.output_keys = buffer(o, 0);
+  r.n_runs = &n_runs;
+  cl_event no_ev = NULL;
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &no_ev), INV,
+                 "clr_enqueue of a by-key with n_runs", "run_count");
+  r.n_runs = NULL;
+  expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &no_ev), INV,
+                 "clr_enqueue of a by-key without run_count", "run_count");
 
   /* result against the kind */
   r = base;
@@ -700,7 +726,7 @@ static void refusals(clr_context *ctx) {
     if (k == CLR_REQ_BY_KEY) {
       r.key_type = CLR_INT;
       r.output_keys = buffer(o, 0);
-      r.n_runs = &n_runs;
+      r.run_count = buffer(o, 0);
     }
     char what[64];
     snprintf(what, sizeof what, "clr_enqueue of a %s request",

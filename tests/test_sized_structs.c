@@ -104,6 +104,45 @@ static void v1_consumer(void) {
            "v1 options: exclusive scan with the default kernel: %s, %zu "
            "wrong",
            clr_status_name(s), bad);
+  /* A v1 request (shorter than today's): clr_run and clr_enqueue read its
+   * fields and give the later ones their defaults. */
+  clr_request_v1 rq = clr_request_v1_init();
+  rq.type = CLR_INT;
+  rq.n = N;
+  rq.input.host = xi;
+  rq.options = op;
+  o = clr_options_v1_init();
+  s = clr_run(ctx, (const clr_request *)(void *)&rq, &v);
+  TU_CHECK(s == CLR_OK && v.type == CLR_LONG && v.v.l == iwant,
+           "v1 request: int sum %lld (want %lld): %s", (long long)v.v.l,
+           (long long)iwant, clr_status_name(s));
+  cl_context clc = clr_context_cl_context(ctx);
+  cl_int err;
+  cl_mem in = clCreateBuffer(clc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             N * sizeof(int32_t), (void *)xi, &err);
+  cl_mem res = clCreateBuffer(clc, CL_MEM_READ_WRITE, 8, NULL, &err);
+  if (in && res) {
+    rq.input.host = NULL;
+    rq.input.buffer = in;
+    rq.output.buffer = res;
+    cl_event ev = NULL;
+    s = clr_enqueue(ctx, (const clr_request *)(void *)&rq, 0, NULL, &ev);
+    int64_t got = 0;
+    if (s == CLR_OK)
+      clEnqueueReadBuffer(clr_context_queue(ctx), res, CL_TRUE, 0, sizeof got,
+                          &got, 1, &ev, NULL);
+    if (ev)
+      clReleaseEvent(ev);
+    TU_CHECK(s == CLR_OK && got == iwant,
+             "v1 request enqueued: int sum %lld (want %lld): %s",
+             (long long)got, (long long)iwant, clr_status_name(s));
+  } else {
+    TU_CHECK(0, "v1 request: clCreateBuffer failed (%d)", (int)err);
+  }
+  if (in)
+    clReleaseMemObject(in);
+  if (res)
+    clReleaseMemObject(res);
   free(out);
   clr_context_release(ctx);
 }

@@ -31,10 +31,14 @@ static const clr_field_span request_fields[] = {
     CLR_FIELD_SPAN(clr_request, n_runs),
     CLR_FIELD_SPAN(clr_request, options),
     CLR_FIELD_SPAN(clr_request, queue),
+    CLR_FIELD_SPAN(clr_request, scratch),
+    CLR_FIELD_SPAN(clr_request, scratch_bytes),
+    CLR_FIELD_SPAN(clr_request, status),
+    CLR_FIELD_SPAN(clr_request, run_count),
 };
 /* A field added to clr_request goes at its end, and into the table. */
-_Static_assert(CLR_IS_LAST_FIELD(clr_request, queue),
-               "queue is clr_request's last field: request_fields lists "
+_Static_assert(CLR_IS_LAST_FIELD(clr_request, run_count),
+               "run_count is clr_request's last field: request_fields lists "
                "them all");
 static const clr_struct_layout request_layout = {
     "clr_request", "call clr_request_init, or use CLR_REQUEST_INIT",
@@ -55,6 +59,7 @@ static const clr_struct_layout request_layout = {
 #define TAKES_OUTPUT 0x10u /* required, except a reduction's */
 #define TAKES_KEYS 0x20u   /* key_type, output_keys and n_runs */
 #define TAKES_RESULT 0x40u /* clr_run's result */
+#define TAKES_STATUS 0x80u /* clr_enqueue: the device check's verdict */
 
 typedef struct kind_row {
   const char *name;
@@ -74,14 +79,14 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
                      NULL, NULL},
     [CLR_REQ_SEGMENTS] = {"segments",
                           TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
-                              TAKES_OUTPUT,
+                              TAKES_OUTPUT | TAKES_STATUS,
                           "offsets",
                           "its driver checks the offsets on the device and "
                           "reads the check's flag back, then waits for its "
                           "passes"},
     [CLR_REQ_RANGES] = {"ranges",
                         TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
-                            TAKES_OUTPUT,
+                            TAKES_OUTPUT | TAKES_STATUS,
                         "ranges",
                         "its driver reads the ranges back to the host to plan "
                         "the batches"},
@@ -93,7 +98,7 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
                         "to size the segments"},
     [CLR_REQ_SCAN_SEGMENTS] = {"scan-segments",
                                TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
-                                   TAKES_OUTPUT,
+                                   TAKES_OUTPUT | TAKES_STATUS,
                                "offsets",
                                "its driver checks the offsets on the device "
                                "and reads the check's flag back"},
@@ -177,6 +182,50 @@ static clr_status check_operand(clr_context *ctx, const request *q,
   return CLR_OK;
 }
 
+/* The fields added after the first clr_request: buffers only, each
+ * where its kind (and call) takes it. */
+static clr_status check_later_fields(clr_context *ctx, const request *q,
+                                     int enqueue) {
+  const clr_request *c = &q->r;
+  const char *kind = q->row->name;
+  unsigned takes = q->row->takes;
+  const struct {
+    const clr_operand *o;
+    const char *name;
+    int takes;
+    const char *why_not; /* when not taken */
+  } later[] = {
+      {&c->scratch, "scratch", 1, ""},
+      {&c->status, "status", enqueue && (takes & TAKES_STATUS),
+       enqueue ? "" : " (clr_run returns the check's verdict as its status)"},
+      {&c->run_count, "run_count", enqueue && (takes & TAKES_KEYS),
+       enqueue ? "" : " (clr_run writes the number of runs to *n_runs)"},
+  };
+  for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
+    const clr_operand *o = later[i].o;
+    if (o->host)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a request's %s is a buffer (%s.buffer): %s.host must "
+                      "stay NULL",
+                      later[i].name, later[i].name, later[i].name);
+    if (!later[i].takes && (given(o) || o->offset))
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a %s request takes no %s%s (leave it as "
+                      "clr_request_init sets it)",
+                      kind, later[i].name, later[i].why_not);
+  }
+  if (!given(&c->scratch) && (c->scratch.offset || c->scratch_bytes))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a request's scratch_bytes or scratch.offset is set "
+                    "without scratch.buffer");
+  if (given(&c->scratch))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "a %s request takes no caller scratch yet: leave "
+                    "scratch unset (the context's own is used)",
+                    kind);
+  return CLR_OK;
+}
+
 /* Read the caller's request over the defaults and check everything the
  * drivers do not: the kind, which parts it takes (and needs), host arrays
  * and buffers not mixed, clr_run's result.  The drivers then check the
@@ -229,10 +278,20 @@ static clr_status read_request(clr_context *ctx, const clr_request *r,
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "a %s request's key_type %d is no type", kind,
                       (int)c->key_type);
-    if (!c->n_runs)
+    if (!enqueue && !c->n_runs)
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "a %s request needs n_runs (where the number of runs "
                       "goes)",
+                      kind);
+    if (enqueue && c->n_runs)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "clr_enqueue writes a %s request's number of runs on "
+                      "the device, to run_count: leave n_runs NULL",
+                      kind);
+    if (enqueue && !given(&c->run_count))
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "clr_enqueue of a %s request needs run_count (the "
+                      "buffer the number of runs goes to)",
                       kind);
   } else if (c->key_type != CLR_TYPE_DEFAULT || c->n_runs) {
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -288,6 +347,9 @@ static clr_status read_request(clr_context *ctx, const clr_request *r,
                       "buffers: input is a %s, %s a %s",
                       kind, q->host ? "host array" : "buffer", ops[i].name,
                       q->host ? "buffer" : "host array");
+  st = check_later_fields(ctx, q, enqueue);
+  if (st != CLR_OK)
+    return st;
   if (reduction && given(&c->output)) {
     if (q->host)
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
