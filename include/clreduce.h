@@ -12,6 +12,42 @@
  * to the process that made it: after fork() the child must not use or
  * release it (its OpenCL objects, and the helper threads a context keeps
  * for host arrays, are the parent's).
+ *
+ * What holds for every function below unless its own comment says
+ * otherwise:
+ *
+ * Blocking.  A function that takes a context or a group returns when its
+ * work is done: results returned, host arrays and buffers written, the
+ * caller's host arrays free to reuse.  The asynchronous ones say so in
+ * their names or comments (clr_enqueue, the *_async functions): they
+ * return once their commands are enqueued, and an event (or a callback)
+ * says when the work is done.  The functions that take no context (names,
+ * types, the clr_value accessors, the sized structs' copies, the cache
+ * calls) never touch a device; clr_list_devices asks the OpenCL
+ * platforms.
+ *
+ * Errors.  Every function that can fail returns a clr_status; a call on a
+ * context that fails records a one-line detail in the context
+ * (clr_context_error), and a call that makes a context or reads the
+ * cache writes it to its detail argument.  A NULL context or group gives
+ * CLR_ERR_INVALID_ARGUMENT.  After a failure the call's outputs
+ * (results, host arrays, buffers) hold nothing to rely on, but nothing
+ * was written outside them, and the context remains usable (unless the
+ * OpenCL implementation itself failed: after CLR_ERR_OPENCL or
+ * CLR_ERR_OUT_OF_MEMORY from a lost device, make a new context).
+ *
+ * Ownership.  Pointers and OpenCL objects passed in are borrowed for the
+ * call (an asynchronous call's: until its event completes): the library
+ * neither frees, releases nor keeps them (clr_context_create_from_queue
+ * retains its queue, and says so).  Strings returned are the library's:
+ * static ones (names, status strings, clr_version) live forever; a
+ * context's (clr_context_error, clr_context_build_log,
+ * clr_context_kernel_dir, clr_tuning_origin) until that string next
+ * changes or the context is released, so copy one to keep it.  Events a
+ * call returns are the caller's to release (clReleaseEvent).
+ *
+ * Threads.  The functions that take no context may run in any thread at
+ * any time.  A context, and a group, is used by one thread at a time.
  */
 #ifndef CLREDUCE_H
 #define CLREDUCE_H
@@ -1348,6 +1384,9 @@ typedef struct clr_group_timing {
   size_t error_depth;  /* as clr_timing.error_depth, for the whole call    */
 } clr_group_timing;
 
+/* The timing of the group's last call, copied into *out (the caller's);
+ * the fields a failed call did not reach are 0.  Does not block;
+ * CLR_ERR_INVALID_ARGUMENT for a NULL argument. */
 CLR_API clr_status clr_group_last_timing(const clr_group *g,
                                          clr_group_timing *out);
 

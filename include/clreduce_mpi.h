@@ -18,7 +18,14 @@
  * in clr_mpi_info.mpi_error; MPI returns one only where comm's error
  * handler is MPI_ERRORS_RETURN (MPI_COMM_WORLD's default aborts the job).
  * A rank that dies is not noticed here: Open MPI's mpirun ends the whole
- * job when a rank exits without MPI_Finalize or is killed. */
+ * job when a rank exits without MPI_Finalize or is killed.
+ *
+ * Blocking, errors, ownership and threads follow clreduce.h's rules: every
+ * call blocks until the whole result is on every rank; comm, the context
+ * and the arrays are borrowed for the call; the MPI calls are made on the
+ * calling thread, so MPI's initialisation must allow that thread to call
+ * MPI (MPI_THREAD_SINGLE suffices when it is the main thread), and two
+ * threads must not call these functions on one communicator at once. */
 #ifndef CLREDUCE_MPI_H
 #define CLREDUCE_MPI_H
 

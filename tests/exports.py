@@ -9,7 +9,11 @@ LIBRARY defines (`nm -D --defined-only`): none missing, none extra, no data
 symbol, every one under the version node named after the library's SONAME
 (libclreduce.so.0: CLREDUCE_0; libclreduce_mpi.so.0: CLREDUCE_MPI_0; the
 version scripts src/lib/libclreduce.map and src/mpi/libclreduce_mpi.map),
-as the default version (name@@NODE).  A missing nm or readelf is a failure.
+as the default version (name@@NODE); and every function HEADER declares
+has its comment: one ending on the line above its declaration (or above a
+run of declarations with no blank line between, which the comment then
+describes together), or one inside the declaration.  A missing nm or
+readelf is a failure.
 """
 import re
 import shutil
@@ -36,6 +40,31 @@ def header_functions(path):
         else:
             variables.add(re.findall(r"[A-Za-z_]\w*", decl)[-1])
     return functions, variables
+
+
+def undocumented(path):
+    """The CLR_API declarations of the header at path that no comment
+    describes (see the module's text), as 'line: name'."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    missing = []
+    for i, line in enumerate(lines):
+        if not line.startswith("CLR_API"):
+            continue
+        j = i
+        while j < len(lines) - 1 and ";" not in lines[j] and "{" not in lines[j]:
+            j += 1
+        decl = " ".join(lines[i:j + 1])
+        if "/*" in decl:
+            continue
+        k = i - 1   # back over the declarations of one run
+        while k >= 0 and lines[k].strip() and not lines[k].rstrip().endswith("*/"):
+            k -= 1
+        if k < 0 or not lines[k].rstrip().endswith("*/"):
+            paren = decl.find("(")
+            name = re.findall(r"[A-Za-z_]\w*", decl[:paren if paren >= 0 else None])[-1]
+            missing.append("%d: %s" % (i + 1, name))
+    return missing
 
 
 def run(argv):
@@ -99,6 +128,10 @@ def check(header, library):
     print("%s (SONAME %s): %d functions, %d variables of %s exported under "
           "%s" % (library, soname, len(exported_funcs), len(exported_data),
                   header, node))
+    for where in undocumented(header):
+        errors.append("%s:%s has no comment (what it does, and where it "
+                      "departs from the header's rules: blocking, errors, "
+                      "ownership, threads)" % (header, where))
     return errors
 
 
