@@ -596,7 +596,9 @@ __kernel void clr_seg_finish(__global const ulong *offsets, ulong offsets_off,
 
 #ifdef CLR_SEG_MEAN
 /* Means, in place: each segment's sum (ACC_T, from the sum's program)
- * divided by its length and written over it as float (CLR_SEG_MEAN 1) or
+ * divided by its length (with CLR_SEG_COUNTS: by counts[s], a
+ * NaN-skipping mean's count of numbers, passed as offsets) and written
+ * over it as float (CLR_SEG_MEAN 1) or
  * double (2), of the same size; the division in double where
  * CLR_SEG_WIDE says the device has it.  An empty segment's mean is NaN
  * (0 / 0). */
@@ -616,7 +618,11 @@ __kernel void clr_seg_mean(__global const ulong *offsets, ulong offsets_off,
   ulong s = get_global_id(0);
   if (s >= n_segments)
     return;
+#if CLR_SEG_COUNTS
+  ulong len = offsets[s]; /* the segments' counts of numbers */
+#else
   ulong len = offsets[s + 1] - offsets[s];
+#endif
   ACC_T sum = out[s];
 #if CLR_SEG_WIDE
   MEAN_T q = (MEAN_T)((double)sum / (double)len);
@@ -658,4 +664,82 @@ __kernel void clr_seg_check(__global const ulong *offsets, ulong offsets_off,
     if (short_units && len >= short_units)
       flags[3] = 1;
   }
+}
+
+/* ------------------------------------------------ the enqueued check
+ * clr_enqueue checks the offsets on the device and reads nothing back.
+ * Its scratch (ulongs) holds safe[0, n_segments], the verdict at
+ * n_segments + 1 and the work-groups' findings from n_segments + 2.
+ * Three kernels in queue order:
+ *   clr_seg_check_groups   each work-group's lowest index of a bad offset
+ *                          (ULONG_MAX: none), the offsets taken
+ *                          grid-stride;
+ *   clr_seg_check_verdict  one work-group: the lowest of those, as the
+ *                          verdict (0: every offset good, else 1 + the
+ *                          index of the first bad one, as the host's
+ *                          clr_check_offsets names it);
+ *   clr_seg_sanitise       the offsets copied to safe[], or with a bad
+ *                          verdict the partition 0, 0, ..., 0, n.
+ * The kernels after them read the offsets from safe[] only, so bad
+ * offsets never make them read or write out of bounds: they see a valid
+ * partition either way.  mins: a work-group's local memory, its size a
+ * power of two. */
+inline ulong seg_bad_at(__global const ulong *offsets, ulong s,
+                        ulong n_segments, ulong n) {
+  ulong o = offsets[s];
+  if (s == 0 && o != 0)
+    return 0;
+  if (s < n_segments && offsets[s + 1] < o)
+    return s + 1;
+  if (s == n_segments && o != n)
+    return s;
+  return ULONG_MAX;
+}
+
+inline ulong seg_group_min(__local ulong *mins, ulong v) {
+  uint lid = get_local_id(0), size = get_local_size(0);
+  mins[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint step = size / 2; step > 0; step /= 2) {
+    if (lid < step)
+      mins[lid] = min(mins[lid], mins[lid + step]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return mins[0];
+}
+
+__kernel void clr_seg_check_groups(__global const ulong *offsets,
+                                   ulong offsets_off, ulong n_segments, ulong n,
+                                   __global ulong *scratch,
+                                   __local ulong *mins) {
+  offsets += offsets_off;
+  ulong bad = ULONG_MAX;
+  /* each work-item's offsets in increasing order: its first bad one is
+   * its lowest */
+  for (ulong s = get_global_id(0); s <= n_segments && bad == ULONG_MAX;
+       s += get_global_size(0))
+    bad = seg_bad_at(offsets, s, n_segments, n);
+  bad = seg_group_min(mins, bad);
+  if (get_local_id(0) == 0)
+    scratch[n_segments + 2 + get_group_id(0)] = bad;
+}
+
+__kernel void clr_seg_check_verdict(__global ulong *scratch, ulong n_segments,
+                                    ulong n_groups, __local ulong *mins) {
+  ulong bad = ULONG_MAX;
+  for (ulong g = get_local_id(0); g < n_groups; g += get_local_size(0))
+    bad = min(bad, scratch[n_segments + 2 + g]);
+  bad = seg_group_min(mins, bad);
+  if (get_local_id(0) == 0)
+    scratch[n_segments + 1] = bad == ULONG_MAX ? 0 : bad + 1;
+}
+
+__kernel void clr_seg_sanitise(__global const ulong *offsets, ulong offsets_off,
+                               ulong n_segments, ulong n,
+                               __global ulong *scratch) {
+  ulong s = get_global_id(0);
+  if (s > n_segments)
+    return;
+  scratch[s] = scratch[n_segments + 1] == 0 ? offsets[offsets_off + s]
+                                            : (s == n_segments ? n : 0);
 }

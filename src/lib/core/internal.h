@@ -719,6 +719,54 @@ clr_status clr_check_offsets_buffer(clr_context *ctx, cl_mem offsets,
                                     size_t n, size_t *row, cl_ulong short_units,
                                     size_t *longest);
 
+/* clr_enqueue of a segmented reduction of buffers (request.c): the work
+ * of clr_segments_buffer_call with no host sync, in an asynchronous
+ * call's frame (clr_begin_async_call .. clr_end_async_call).  The offsets
+ * are checked on the device (clr_offsets_sanitise), the verdict written
+ * to status (NULL: not written). */
+clr_status clr_segments_enqueue(clr_context *ctx, const clr_options *opt,
+                                clr_op op, clr_type type, cl_mem data,
+                                size_t data_offset, size_t n, cl_mem offsets,
+                                size_t offsets_offset, size_t n_segments,
+                                cl_mem results, size_t results_offset,
+                                cl_mem status, size_t status_offset,
+                                cl_uint num_events, const cl_event *wait_list,
+                                cl_event *event);
+/* n_segments + 1 offsets from element offsets_off checked on the device
+ * with nothing read back: the first kernel waits for async's wait list,
+ * then *safe (ctx->partial[1]) holds from element 0 a copy of them, or
+ * when they are no partition of [0, n) the partition 0, ..., 0, n, which
+ * the call's kernels read instead (cl/reduce_segmented.cl, "the enqueued
+ * check").  With status, its cl_ulong at element status_off receives the
+ * verdict: 0, or 1 + the index of the first bad offset. */
+clr_status clr_offsets_sanitise(clr_context *ctx, cl_mem offsets,
+                                size_t offsets_off, size_t n_segments, size_t n,
+                                cl_mem status, size_t status_off,
+                                const clr_async *async, cl_mem *safe);
+/* A byte range of a buffer a call uses, named for a refusal. */
+typedef struct clr_byte_range {
+  cl_mem mem;
+  size_t at, bytes;
+  const char *what;
+} clr_byte_range;
+/* clr_enqueue's status (NULL: none, CLR_OK): one writable cl_ulong at
+ * element status_off, in none of the ranges (of the same cl_mem), else a
+ * refusal. */
+clr_status clr_check_status_buffer(clr_context *ctx, cl_mem status,
+                                   size_t status_off,
+                                   const clr_byte_range *ranges,
+                                   size_t n_ranges);
+
+/* ---- scan_segmented.c */
+/* clr_enqueue of a segmented scan by offsets of buffers (request.c), as
+ * clr_segments_enqueue. */
+clr_status clr_scan_segments_enqueue(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+    cl_mem offsets, size_t offsets_offset, size_t n_segments, cl_mem status,
+    size_t status_offset, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event);
+
 /* ==== Hardening: the on-disk readers' pure parts, which take
  * bytes and need no OpenCL device, so they can be fuzzed
  * (tests/fuzz/fuzz_cache_entry.c, tests/fuzz/fuzz_tuning.c). */

@@ -80,10 +80,7 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
     [CLR_REQ_SEGMENTS] = {"segments",
                           TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
                               TAKES_OUTPUT | TAKES_STATUS,
-                          "offsets",
-                          "its driver checks the offsets on the device and "
-                          "reads the check's flag back, then waits for its "
-                          "passes"},
+                          "offsets", NULL},
     [CLR_REQ_RANGES] = {"ranges",
                         TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
                             TAKES_OUTPUT | TAKES_STATUS,
@@ -99,9 +96,7 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
     [CLR_REQ_SCAN_SEGMENTS] = {"scan-segments",
                                TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
                                    TAKES_OUTPUT | TAKES_STATUS,
-                               "offsets",
-                               "its driver checks the offsets on the device "
-                               "and reads the check's flag back"},
+                               "offsets", NULL},
     [CLR_REQ_SCAN_HEADS] = {"scan-heads",
                             TAKES_INPUT | TAKES_SEGMENTS | TAKES_OUTPUT,
                             "heads", NULL},
@@ -506,7 +501,7 @@ static clr_status enqueue_request(clr_context *ctx, const request *q,
                                   cl_event *event) {
   const clr_request *r = &q->r;
   const clr_operand *in = &r->input, *in2 = &r->input2, *seg = &r->segments,
-                    *out = &r->output;
+                    *out = &r->output, *status = &r->status;
   switch (r->kind) {
   case CLR_REQ_REDUCE:
     return clr_reduce_buffer_async(ctx, r->options, r->op, r->type, in->buffer,
@@ -526,6 +521,16 @@ static clr_status enqueue_request(clr_context *ctx, const request *q,
         ctx, r->options, r->op, r->type, in->buffer, in->offset, out->buffer,
         out->offset, r->n, seg->buffer, seg->offset, num_events, wait_list,
         event);
+  case CLR_REQ_SEGMENTS:
+    return clr_segments_enqueue(
+        ctx, r->options, r->op, r->type, in->buffer, in->offset, r->n,
+        seg->buffer, seg->offset, r->n_segments, out->buffer, out->offset,
+        status->buffer, status->offset, num_events, wait_list, event);
+  case CLR_REQ_SCAN_SEGMENTS:
+    return clr_scan_segments_enqueue(
+        ctx, r->options, r->op, r->type, in->buffer, in->offset, out->buffer,
+        out->offset, r->n, seg->buffer, seg->offset, r->n_segments,
+        status->buffer, status->offset, num_events, wait_list, event);
   default:
     break;
   }

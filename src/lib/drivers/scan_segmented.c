@@ -440,13 +440,13 @@ static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
-static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
-                                    clr_op op, clr_type type, cl_mem in,
-                                    size_t in_offset, cl_mem out,
-                                    size_t out_offset, size_t n, cl_mem offsets,
-                                    size_t offsets_offset, size_t n_segments,
-                                    cl_mem heads, size_t heads_offset,
-                                    int by_offsets, const clr_async *async) {
+static clr_status
+sscan_buffer_call(clr_context *ctx, const clr_options *opt, clr_op op,
+                  clr_type type, cl_mem in, size_t in_offset, cl_mem out,
+                  size_t out_offset, size_t n, cl_mem offsets,
+                  size_t offsets_offset, size_t n_segments, cl_mem heads,
+                  size_t heads_offset, int by_offsets, cl_mem status,
+                  size_t status_offset, const clr_async *async) {
   clr_options defaults;
   sscan_plan plan;
   cl_uint flags = 0;
@@ -486,8 +486,16 @@ static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
     st = clr_check_scan_buffers_overlap(ctx, in, in_offset, out, out_offset,
                                         clr_type_size(type),
                                         clr_type_size(otype), n);
-  /* Offsets are checked before any kernel reads through them. */
-  if (st == CLR_OK && offsets)
+  if (st == CLR_OK && offsets && async) {
+    size_t osize = clr_type_size(otype);
+    const clr_byte_range ranges[] = {
+        {out, out_offset * osize, n * osize, "output"}};
+    st = clr_check_status_buffer(ctx, status, status_offset, ranges, 1);
+  }
+  /* Offsets are checked before any kernel reads through them: here,
+   * blocking, or (enqueued) on the device below, the kernels reading a
+   * sanitised copy (clr_offsets_sanitise). */
+  if (st == CLR_OK && offsets && !async)
     st = clr_check_offsets_buffer(ctx, offsets, offsets_offset, n_segments, n,
                                   NULL, 0, NULL);
   if (st == CLR_OK)
@@ -496,6 +504,15 @@ static clr_status sscan_buffer_call(clr_context *ctx, const clr_options *opt,
     st = reserve_levels(ctx, &plan, n);
   if (st == CLR_OK)
     st = clr_scan_init_carry(ctx, opt, otype, &flags);
+  /* Enqueued by offsets: the check and its copy take the caller's wait
+   * list, and the passes read the copy from element 0. */
+  clr_async rest = {0, NULL, async ? async->done : NULL};
+  if (st == CLR_OK && offsets && async) {
+    st = clr_offsets_sanitise(ctx, offsets, offsets_offset, n_segments, n,
+                              status, status_offset, async, &offsets);
+    offsets_offset = 0;
+    async = &rest;
+  }
   if (st == CLR_OK) {
     size_t v = SSCAN_VEC_CPU;
     sscan_io io = {.in = in,
@@ -546,9 +563,10 @@ CLR_API clr_status clr_scan_segments_buffer(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
     cl_mem offsets, size_t offsets_offset, size_t n_segments) {
-  CLR_PUBLIC_CALL(ctx, sscan_buffer_call(ctx, opt, op, type, in, in_offset, out,
-                                         out_offset, n, offsets, offsets_offset,
-                                         n_segments, NULL, 0, 1, NULL));
+  CLR_PUBLIC_CALL(ctx,
+                  sscan_buffer_call(ctx, opt, op, type, in, in_offset, out,
+                                    out_offset, n, offsets, offsets_offset,
+                                    n_segments, NULL, 0, 1, NULL, 0, NULL));
 }
 
 CLR_API clr_status clr_scan_heads_buffer(clr_context *ctx,
@@ -559,7 +577,7 @@ CLR_API clr_status clr_scan_heads_buffer(clr_context *ctx,
                                          cl_mem heads, size_t heads_offset) {
   CLR_PUBLIC_CALL(ctx, sscan_buffer_call(ctx, opt, op, type, in, in_offset, out,
                                          out_offset, n, NULL, 0, 0, heads,
-                                         heads_offset, 0, NULL));
+                                         heads_offset, 0, NULL, 0, NULL));
 }
 
 CLR_API clr_status clr_scan_heads_buffer_async(
@@ -572,6 +590,23 @@ CLR_API clr_status clr_scan_heads_buffer_async(
     return CLR_ERR_INVALID_ARGUMENT;
   clr_begin_async_call(ctx, &async, num_events, wait_list, event);
   return clr_end_async_call(
+      ctx,
+      sscan_buffer_call(ctx, opt, op, type, in, in_offset, out, out_offset, n,
+                        NULL, 0, 0, heads, heads_offset, 0, NULL, 0, &async));
+}
+
+clr_status clr_scan_segments_enqueue(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
+    cl_mem in, size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+    cl_mem offsets, size_t offsets_offset, size_t n_segments, cl_mem status,
+    size_t status_offset, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event) {
+  clr_async async;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  return clr_end_async_call(
       ctx, sscan_buffer_call(ctx, opt, op, type, in, in_offset, out, out_offset,
-                             n, NULL, 0, 0, heads, heads_offset, 0, &async));
+                             n, offsets, offsets_offset, n_segments, NULL, 0, 1,
+                             status, status_offset, &async));
 }

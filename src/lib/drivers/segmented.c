@@ -333,8 +333,11 @@ typedef struct seg_launch_io {
   cl_int open_end;
 } seg_launch_io;
 
+/* done (an enqueued call's, else NULL): nothing is waited for, the passes
+ * get their shapes but no times, and *done receives the finish's event
+ * (the caller releases it). */
 static clr_status seg_launch(clr_context *ctx, seg_plan *p,
-                             const seg_launch_io *io) {
+                             const seg_launch_io *io, cl_event *done) {
   /* Events on the launch's first pass and its last (the finish) only: the
    * queue is in order, and on NVIDIA's OpenCL an event on the tile pass
    * too cost 1e6 random segments 0.0025 ms (an H100, profiling queue). */
@@ -396,21 +399,23 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
         CLR_ARG(pyramid), CLR_ARG(n_levels), CLR_ARG(head), CLR_ARG(pending));
   if (st == CLR_OK)
     st = enqueue(ctx, p->finish->kernel, (size_t)items + 1, p->wg_rest, &last);
-  if (st == CLR_OK) {
+  if (st == CLR_OK && !done) {
     cl_int err = clWaitForEvents(1, &last);
     if (err != CL_SUCCESS)
       st = clr_cl_fail(ctx, "clWaitForEvents", err);
   }
   if (st == CLR_OK) {
-    ctx->timing.kernel_ms += clr_event_ms(first, last);
+    if (!done)
+      ctx->timing.kernel_ms += clr_event_ms(first, last);
     if (p->launches == 0) { /* the passes shown: items, then finish */
       clr_call_timing *t = &ctx->timing;
       size_t work[2] = {(size_t)items, (size_t)items + 1};
       /* Tiles: from the partition's end to the finish's start (the carry
        * pyramid and the gaps between launches included). */
-      double ms[2] = {p->tiled ? clr_event_gap_ms(first, last)
-                               : clr_event_ms(first, first),
-                      clr_event_ms(last, last)};
+      double ms[2] = {done       ? 0
+                      : p->tiled ? clr_event_gap_ms(first, last)
+                                 : clr_event_ms(first, first),
+                      done ? 0 : clr_event_ms(last, last)};
       t->n_passes = 2;
       for (size_t k = 0; k < 2; k++) {
         t->passes[k].n_in = k == 0 ? (size_t)io->len : work[k];
@@ -434,6 +439,10 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
     if (depth + p->launches > p->depth)
       p->depth = depth + p->launches;
     p->launches++;
+    if (done) { /* handed over */
+      *done = last;
+      last = NULL;
+    }
   }
   if (first)
     clReleaseEvent(first);
@@ -546,7 +555,7 @@ static clr_status host_launch(clr_context *ctx, seg_plan *p,
                         .len = c->hi - c->lo,
                         .closes = closes,
                         .open_end = open_end};
-    st = seg_launch(ctx, p, &io);
+    st = seg_launch(ctx, p, &io, NULL);
   }
   if (st == CLR_OK)
     st = clr_stage_out(ctx, &res);
@@ -840,11 +849,15 @@ fail:
 /* The buffer form of sums_to_means: cl/reduce_segmented.cl's
  * clr_seg_mean over the results, in place, dividing in double where the
  * device has it. */
+/* counts: offsets holds n_segments counts of numbers (a NaN-skipping
+ * mean's divisors) instead of offsets.  done (an enqueued call's, else
+ * NULL): the division is not waited for, *done receives its event. */
 static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
                                   clr_type type, const seg_plan *p,
                                   cl_mem offsets, cl_ulong offsets_off,
                                   cl_ulong n_segments, cl_mem results,
-                                  cl_ulong results_off) {
+                                  cl_ulong results_off, int counts,
+                                  cl_event *done) {
   int wide = ctx->desc.has_fp64;
   clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
   if (mean_t == CLR_DOUBLE && !wide)
@@ -853,8 +866,9 @@ static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
                     "(cl_khr_fp64) for a mean of %s",
                     ctx->desc.device_name, clr_type_name(type));
   char extra[64];
-  snprintf(extra, sizeof extra, "-DCLR_SEG_MEAN=%d -DCLR_SEG_WIDE=%d",
-           mean_t == CLR_DOUBLE ? 2 : 1, wide);
+  snprintf(extra, sizeof extra, "-DCLR_SEG_MEAN=%d -DCLR_SEG_WIDE=%d%s",
+           mean_t == CLR_DOUBLE ? 2 : 1, wide,
+           counts ? " -DCLR_SEG_COUNTS=1" : "");
   clr_build_spec spec = {.source = "reduce_segmented.cl",
                          .kernel = "clr_seg_mean",
                          .in = type,
@@ -868,7 +882,9 @@ static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
                       CLR_ARG(n_segments), CLR_ARG(results),
                       CLR_ARG(results_off));
   size_t wg = mean && mean->max_wg < 64 ? mean->max_wg : 64;
-  if (st == CLR_OK)
+  if (st == CLR_OK && done)
+    st = enqueue(ctx, mean->kernel, (size_t)n_segments, wg, done);
+  else if (st == CLR_OK)
     st = run_timed(ctx, mean->kernel, (size_t)n_segments, wg);
   return st;
 }
@@ -916,7 +932,7 @@ static clr_status counted_means_on_device(clr_context *ctx,
   add_count_timing(ctx, &sum);
   if (st == CLR_OK)
     st = means_on_device(ctx, opt, type, p, counts, 0, n_segments, results,
-                         results_offset);
+                         results_offset, 0, NULL);
   clReleaseMemObject(counts);
   return st;
 }
@@ -962,14 +978,14 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
     st = rows_launch(ctx, opt, &plan, type, data, data_offset, n, row,
                      n_segments, results, results_offset);
   else if (st == CLR_OK)
-    st = seg_launch(ctx, &plan, &io);
+    st = seg_launch(ctx, &plan, &io, NULL);
   if (st == CLR_OK && plan.mean && clr_mean_counts(op, type))
     st = counted_means_on_device(ctx, opt, type, &plan, data, data_offset, n,
                                  offsets, offsets_offset, n_segments, results,
                                  results_offset);
   else if (st == CLR_OK && plan.mean)
     st = means_on_device(ctx, opt, type, &plan, offsets, offsets_offset,
-                         n_segments, results, results_offset);
+                         n_segments, results, results_offset, 0, NULL);
   clr_timing_done(ctx, 1, plan.depth, t0);
   return st;
 }
@@ -992,6 +1008,301 @@ CLR_API clr_status clr_reduce_segments_buffer(
                                                 data_offset, n, offsets,
                                                 offsets_offset, n_segments,
                                                 results, results_offset));
+}
+
+/* ------------------------------------------------------------ enqueued */
+
+/* clr_enqueue's segmented reduction (request.c): the same work with no
+ * host sync.  The offsets are checked on the device and nothing is read
+ * back, so the kernels cannot be kept from running on bad ones; instead
+ * the check writes a sanitised copy of them into the context's scratch
+ * (ctx->partial[1], which no buffer call's kernels use otherwise): the
+ * offsets themselves when they are a partition of [0, n), else the
+ * partition 0, 0, ..., 0, n (every segment empty but the last).  Every
+ * later kernel reads its offsets from that copy, so no element is read or
+ * written out of bounds whatever the caller's offsets hold (the outputs
+ * are then unspecified), and the verdict goes to the caller's status
+ * buffer when one is given.  The launch shape needs no fact read from the
+ * device: the merge path over the whole range (no rows, and no segment
+ * length bound: the full carry pyramid, the tiles' bounds by search).
+ * Everything is planned and built before the first command, which waits
+ * for the caller's wait list. */
+
+/* The check's work-group size (a power of two) and its most
+ * work-groups, whose findings one work-group folds. */
+#define SEG_CHECK_WG 64
+#define SEG_CHECK_GROUPS 1024
+
+static size_t pow2_below(size_t x) {
+  size_t p = 1;
+  while (p * 2 <= x)
+    p *= 2;
+  return p;
+}
+
+/* k over global work-items in work-groups of local, after the num_wait
+ * events of wait. */
+static clr_status enqueue_after(clr_context *ctx, cl_kernel k, size_t global,
+                                size_t local, cl_uint num_wait,
+                                const cl_event *wait, cl_event *ev) {
+  cl_int err =
+      clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL, &global, &local,
+                             num_wait, num_wait ? wait : NULL, ev);
+  if (err != CL_SUCCESS) {
+    if (ev)
+      *ev = NULL;
+    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  }
+  return CLR_OK;
+}
+
+clr_status clr_check_status_buffer(clr_context *ctx, cl_mem status,
+                                   size_t status_off,
+                                   const clr_byte_range *ranges,
+                                   size_t n_ranges) {
+  if (!status)
+    return CLR_OK;
+  clr_status st = clr_check_buffer_elems(
+      ctx, status, status_off, 1, sizeof(cl_ulong), CLR_ACCESS_WRITE, "status");
+  if (st != CLR_OK)
+    return st;
+  size_t lo = status_off * sizeof(cl_ulong), hi = lo + sizeof(cl_ulong);
+  for (size_t i = 0; i < n_ranges; i++) {
+    const clr_byte_range *r = &ranges[i];
+    if (r->mem == status && r->at < hi && lo < r->at + r->bytes)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "status (element %zu of its buffer) overlaps the %s",
+                      status_off, r->what);
+  }
+  return CLR_OK;
+}
+
+clr_status clr_offsets_sanitise(clr_context *ctx, cl_mem offsets,
+                                size_t offsets_off, size_t n_segments, size_t n,
+                                cl_mem status, size_t status_off,
+                                const clr_async *async, cl_mem *safe) {
+  clr_build_spec spec = {.source = "reduce_segmented.cl",
+                         .kernel = "clr_seg_check_groups",
+                         .in = CLR_ULONG,
+                         .acc = CLR_ULONG,
+                         .op = CLR_SUM};
+  clr_program_entry *groups_k = NULL, *verdict_k = NULL, *copy_k = NULL;
+  *safe = NULL;
+  clr_status st = clr_get_kernel(ctx, &spec, &groups_k);
+  spec.kernel = "clr_seg_check_verdict";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &verdict_k);
+  spec.kernel = "clr_seg_sanitise";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &copy_k);
+  if (st != CLR_OK)
+    return st;
+  size_t wg = SEG_CHECK_WG;
+  if (wg > groups_k->max_wg)
+    wg = groups_k->max_wg;
+  if (wg > verdict_k->max_wg)
+    wg = verdict_k->max_wg;
+  wg = pow2_below(wg); /* the tree of seg_group_min */
+  size_t copy_wg = copy_k->max_wg < 64 ? copy_k->max_wg : 64;
+  size_t count = n_segments + 1; /* check_segmented: no wrap */
+  size_t groups = count / wg + (count % wg != 0);
+  if (groups > SEG_CHECK_GROUPS)
+    groups = SEG_CHECK_GROUPS;
+  /* the copy, the verdict, the work-groups' findings */
+  if (count > SIZE_MAX / sizeof(cl_ulong) - 1 - groups)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu segments exceed the address space", n_segments);
+  st = clr_buffer_reserve(ctx, &ctx->partial[1],
+                          (count + 1 + groups) * sizeof(cl_ulong),
+                          CL_MEM_READ_WRITE);
+  if (st != CLR_OK)
+    return st;
+  cl_mem scratch = ctx->partial[1].mem;
+  cl_ulong off = offsets_off, segs = n_segments, n_ul = n, n_groups = groups;
+  st = CLR_SET_ARGS(ctx, groups_k->kernel, CLR_ARG(offsets), CLR_ARG(off),
+                    CLR_ARG(segs), CLR_ARG(n_ul), CLR_ARG(scratch),
+                    CLR_LOCAL(wg * sizeof(cl_ulong)));
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, verdict_k->kernel, CLR_ARG(scratch), CLR_ARG(segs),
+                      CLR_ARG(n_groups), CLR_LOCAL(wg * sizeof(cl_ulong)));
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, copy_k->kernel, CLR_ARG(offsets), CLR_ARG(off),
+                      CLR_ARG(segs), CLR_ARG(n_ul), CLR_ARG(scratch));
+  if (st == CLR_OK)
+    st = enqueue_after(ctx, groups_k->kernel, groups * wg, wg,
+                       async->num_events, async->wait_list, NULL);
+  if (st == CLR_OK)
+    st = enqueue_after(ctx, verdict_k->kernel, wg, wg, 0, NULL, NULL);
+  if (st == CLR_OK)
+    st = enqueue_after(ctx, copy_k->kernel,
+                       (count + copy_wg - 1) / copy_wg * copy_wg, copy_wg, 0,
+                       NULL, NULL);
+  /* The verdict to the caller's status after the copy is made: a status
+   * inside the offsets cannot change what the kernels read. */
+  if (st == CLR_OK && status) {
+    cl_int err = clEnqueueCopyBuffer(
+        clr_queue(ctx), scratch, status, count * sizeof(cl_ulong),
+        status_off * sizeof(cl_ulong), sizeof(cl_ulong), 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
+  }
+  if (st == CLR_OK)
+    *safe = scratch;
+  return st;
+}
+
+/* The mean kernel built now, before anything is enqueued (means_on_device
+ * then finds it in the program table). */
+static clr_status prepare_mean(clr_context *ctx, const clr_options *opt,
+                               clr_type type, const seg_plan *p, int counts) {
+  int wide = ctx->desc.has_fp64;
+  clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
+  if (mean_t == CLR_DOUBLE && !wide)
+    return clr_fail(ctx, CLR_ERR_NO_FP64,
+                    "device '%s' has no double-precision support "
+                    "(cl_khr_fp64) for a mean of %s",
+                    ctx->desc.device_name, clr_type_name(type));
+  char extra[64];
+  snprintf(extra, sizeof extra, "-DCLR_SEG_MEAN=%d -DCLR_SEG_WIDE=%d%s",
+           mean_t == CLR_DOUBLE ? 2 : 1, wide,
+           counts ? " -DCLR_SEG_COUNTS=1" : "");
+  clr_build_spec spec = {.source = "reduce_segmented.cl",
+                         .kernel = "clr_seg_mean",
+                         .in = type,
+                         .acc = p->acc,
+                         .op = CLR_SUM,
+                         .extra = extra};
+  clr_program_entry *mean = NULL;
+  return clr_get_kernel(ctx, &spec, &mean);
+}
+
+static clr_status
+segments_enqueue_call(clr_context *ctx, const clr_options *opt, clr_op op,
+                      clr_type type, cl_mem data, size_t data_offset, size_t n,
+                      cl_mem offsets, size_t offsets_offset, size_t n_segments,
+                      cl_mem results, size_t results_offset, cl_mem status,
+                      size_t status_offset, const clr_async *async) {
+  clr_options defaults, co;
+  seg_plan plan, cplan;
+  char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
+  double t0 = clr_now_ms();
+  clr_status st = start_segments(ctx, &opt, &defaults, op, type, data, results,
+                                 n, n_segments);
+  if (st != CLR_OK)
+    return st;
+  size_t res_bytes = clr_opt_result_bytes(opt, op, type);
+  st = clr_check_buffer(ctx, data, data_offset, n, type, CLR_ACCESS_READ,
+                        "data");
+  if (st == CLR_OK)
+    st = clr_check_buffer_elems(ctx, offsets, offsets_offset, n_segments + 1,
+                                sizeof(cl_ulong), CLR_ACCESS_READ, "offsets");
+  if (st == CLR_OK)
+    st = clr_check_buffer_elems(ctx, results, results_offset, n_segments,
+                                res_bytes, CLR_ACCESS_WRITE, "results");
+  const clr_byte_range ranges[] = {
+      {results, results_offset * res_bytes, n_segments * res_bytes, "results"}};
+  if (st == CLR_OK)
+    st = clr_check_status_buffer(ctx, status, status_offset, ranges, 1);
+  if (st == CLR_OK && async->num_events && !async->wait_list)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "%u events to wait for, but no wait list",
+                  (unsigned)async->num_events);
+  if (st != CLR_OK)
+    return st;
+  /* A NaN-skipping mean divides by counts: a second segmented sum (its
+   * kernels too), so the program table makes room first. */
+  int mean = (clr_op_flags(op) & CLR_OPF_MEAN) != 0;
+  int counted = mean && clr_mean_counts(op, type);
+  if (counted)
+    room_for_counts(ctx);
+  /* The launch buffers reserved now for the larger of the sum's and the
+   * counts' launches (seg_launch then finds them large enough). */
+  st = make_seg_plan(ctx, opt, op, type, &plan);
+  if (st == CLR_OK) {
+    seg_shape shape = launch_shape(&plan, n, n_segments);
+    st = shape.levels > 16
+             ? clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                        "%llu work-items need too deep a carry pyramid",
+                        (unsigned long long)shape.items)
+             : reserve_launch(ctx, &plan, &shape);
+  }
+  if (st == CLR_OK && counted) {
+    clr_count_options(opt, &co, expr, sizeof expr);
+    st = clr_validate_call(ctx, &co, CLR_SUM, type, n, 0);
+    if (st == CLR_OK)
+      st = make_seg_plan(ctx, &co, CLR_SUM, type, &cplan);
+    if (st == CLR_OK) {
+      seg_shape cshape = launch_shape(&cplan, n, n_segments);
+      st = reserve_launch(ctx, &cplan, &cshape);
+    }
+  }
+  if (st == CLR_OK && mean)
+    st = prepare_mean(ctx, opt, type, &plan, counted);
+  cl_mem counts = NULL;
+  if (st == CLR_OK && counted) {
+    cl_int err;
+    counts = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
+                            n_segments * sizeof(cl_ulong), NULL, &err);
+    if (err != CL_SUCCESS) {
+      counts = NULL;
+      st = clr_cl_fail(ctx, "clCreateBuffer", err);
+    }
+  }
+  /* Then the work: the check and its copy (the first command waits for
+   * the caller's events), the merge path over the copy, a mean's
+   * division; the last command's event is the call's. */
+  cl_mem safe = NULL;
+  cl_event last = NULL;
+  if (st == CLR_OK)
+    st = clr_offsets_sanitise(ctx, offsets, offsets_offset, n_segments, n,
+                              status, status_offset, async, &safe);
+  seg_launch_io io = {data,           safe, results, data_offset, 0,
+                      results_offset, 0,    n,       n_segments,  0};
+  if (st == CLR_OK)
+    st = seg_launch(ctx, &plan, &io, &last);
+  if (st == CLR_OK && counted) {
+    clr_call_timing sum = ctx->timing;
+    seg_launch_io cio = {data, safe, counts, data_offset, 0,
+                         0,    0,    n,      n_segments,  0};
+    clReleaseEvent(last);
+    last = NULL;
+    st = seg_launch(ctx, &cplan, &cio, &last);
+    add_count_timing(ctx, &sum);
+  }
+  if (st == CLR_OK && mean) {
+    clReleaseEvent(last);
+    last = NULL;
+    st = means_on_device(ctx, opt, type, &plan, counted ? counts : safe, 0,
+                         n_segments, results, results_offset, counted, &last);
+  }
+  if (counts) /* freed once the commands that use it are done */
+    clReleaseMemObject(counts);
+  if (st == CLR_OK && async->done) {
+    *async->done = last;
+    last = NULL;
+  }
+  if (last)
+    clReleaseEvent(last);
+  clr_timing_done(ctx, 1, plan.depth, t0);
+  return st;
+}
+
+clr_status clr_segments_enqueue(clr_context *ctx, const clr_options *opt,
+                                clr_op op, clr_type type, cl_mem data,
+                                size_t data_offset, size_t n, cl_mem offsets,
+                                size_t offsets_offset, size_t n_segments,
+                                cl_mem results, size_t results_offset,
+                                cl_mem status, size_t status_offset,
+                                cl_uint num_events, const cl_event *wait_list,
+                                cl_event *event) {
+  clr_async async;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  clr_status st = segments_enqueue_call(
+      ctx, opt, op, type, data, data_offset, n, offsets, offsets_offset,
+      n_segments, results, results_offset, status, status_offset, &async);
+  return clr_end_async_call(ctx, st);
 }
 
 /* ------------------------------------------------------------ by key */
