@@ -931,10 +931,11 @@ CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
  * nothing waits on the host, so calls chain on the device.  The kinds
  * whose work runs without a host sync, on buffers: REDUCE into an output
  * buffer (clr_reduce_buffer_async), DOT into an output buffer
- * (clr_dot_buffer_async), SCAN (clr_scan_buffer_async) and SCAN_HEADS
- * (clr_scan_heads_buffer_async).  The other kinds (SEGMENTS, RANGES,
- * BY_KEY, SCAN_SEGMENTS), and host arrays, give CLR_ERR_UNSUPPORTED with
- * a detail naming the kind and what in its work waits on the host (use
+ * (clr_dot_buffer_async), SCAN (clr_scan_buffer_async), SCAN_HEADS
+ * (clr_scan_heads_buffer_async), SEGMENTS and SCAN_SEGMENTS (their
+ * offsets checked on the device, the verdict to status).  The other kinds
+ * (RANGES, BY_KEY), and host arrays, give CLR_ERR_UNSUPPORTED with a
+ * detail naming the kind and what in its work waits on the host (use
  * clr_run); the checks of clr_run otherwise. */
 CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
                                cl_uint num_events, const cl_event *wait_list,
@@ -1145,7 +1146,11 @@ CLR_API clr_status clr_reduce_segments_host(clr_context *ctx,
  * from element data_offset; n_segments + 1 cl_ulong offsets (relative to
  * data_offset) from element offsets_offset of offsets; the results written
  * from element results_offset of results.  The offsets are checked on the
- * device before any element is read through them (one flag read back). */
+ * device before any element is read through them (one flag read back).
+ * Enqueued (clr_enqueue of a SEGMENTS request) nothing is read back: the
+ * check's verdict goes to the request's status, a bad offset leaves the
+ * results unspecified but reads and writes nothing out of bounds, and the
+ * work is split by the merge path whatever the segments' lengths. */
 CLR_API clr_status clr_reduce_segments_buffer(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem data, size_t data_offset, size_t n, cl_mem offsets,
