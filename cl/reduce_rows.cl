@@ -7,6 +7,9 @@
  * work-group's reads consecutive), folds them, and the row's partials
  * fold in a tree (common.cl's).
  *
+ * Row r starts pitch elements after row r - 1 (pitch = row_len for
+ * segments; more for a matrix's rows within a wider one), and ends at n.
+ *
  * Ops: sum, prod, min, max, and, or (common.cl), with maps (an
  * expression's i: ibase + the element's index from data's first),
  * results in the accumulator type; argmin, argmax, minmax on cl/records.cl's records
@@ -20,10 +23,10 @@
 #endif
 
 __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
-                       ulong row_len, __global ROW_T *out, ulong out_off,
-                       __local ROW_T *scratch, ulong ibase) {
+                       ulong row_len, ulong pitch, __global ROW_T *out,
+                       ulong out_off, __local ROW_T *scratch, ulong ibase) {
   ulong row = get_group_id(0);
-  ulong a = row * row_len, b = min(a + row_len, n);
+  ulong a = row * pitch, b = min(a + row_len, n);
   ulong wg = get_local_size(0);
 #if CLR_OP_IS_INDEXED
   /* each work-item's elements in index order, so clr_take keeps the

@@ -783,11 +783,13 @@ typedef enum clr_request_kind {
                             holds n_segments + 1 offsets (uint64)          */
   CLR_REQ_SCAN_HEADS,    /* the same, segments given by n flag bytes
                             (uint8: nonzero starts a segment)              */
+  CLR_REQ_MATRIX,        /* a value per column (axis 0) or per row (axis
+                            1) of a row-major matrix: rows, cols, pitch   */
   CLR_REQ_KIND_COUNT
 } clr_request_kind;
 
 /* "reduce", "scan", "dot", "segments", "ranges", "by-key",
- * "scan-segments", "scan-heads"; "?" for no kind. */
+ * "scan-segments", "scan-heads", "matrix"; "?" for no kind. */
 CLR_API const char *clr_request_kind_name(clr_request_kind k);
 
 /* An array a request reads or writes: a host array (host) or a buffer of
@@ -825,6 +827,9 @@ typedef struct clr_operand {
  *                  only); the number of runs goes to *n_runs.
  *   SCAN_SEGMENTS  input -> output, segments (n_segments + 1 offsets).
  *   SCAN_HEADS     input -> output, segments (n flag bytes).
+ *   MATRIX         input (rows x cols elements, pitch apart), output
+ *                  (cols results for axis 0, rows for axis 1, of
+ *                  clr_result_bytes each); n stays 0 (see rows below).
  * Each kind has the rules, options and refusals of its entry point
  * (clr_reduce_host / _buffer, clr_scan_host / _buffer_range, clr_dot_*,
  * clr_reduce_segments_*, clr_reduce_ranges_*, clr_reduce_by_key_*,
@@ -888,6 +893,23 @@ typedef struct clr_request {
    * the cl_ulong at element run_count.offset of run_count.buffer (n_runs,
    * the host's, stays NULL there). */
   clr_operand run_count;
+  /* MATRIX: a row-major matrix of rows x cols elements (both at least 1)
+   * from input's first, row r starting pitch elements after row r - 1
+   * (pitch 0: cols; a sub-matrix of a wider one: that one's width).  axis
+   * 0 folds each column over the rows (a result per column, NumPy's
+   * a.sum(axis=0)), axis 1 each row over the columns (a result per row).
+   * Every operation of clr_reduce_host but exact sums and nanmean, with
+   * maps (an expression's i: the element's index from input's first,
+   * r * pitch + c, from index_base), argmin, argmax and minmax indices
+   * within the axis folded (the row for axis 0, the column for axis 1).
+   * The matrix is read once, in memory order (columns: never through a
+   * transposed copy).  Host arrays larger than one device allocation are
+   * streamed in blocks of rows (axis 1: a row must fit one allocation).
+   * The other kinds leave these 0. */
+  size_t rows;
+  size_t cols;
+  size_t pitch;
+  int axis;
 } clr_request;
 
 /* The defaults: kind CLR_REQ_REDUCE, op CLR_SUM, type and key_type
@@ -897,9 +919,7 @@ typedef struct clr_request {
     (uint32_t)sizeof(clr_request), CLR_REQ_REDUCE, CLR_SUM, CLR_TYPE_DEFAULT,  \
         0, {NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}, 0,               \
         CLR_TYPE_DEFAULT, {NULL, NULL, 0}, {NULL, NULL, 0}, NULL, NULL, NULL,  \
-        {NULL, NULL, 0}, 0, {NULL, NULL, 0}, {                                 \
-      NULL, NULL, 0                                                            \
-    }                                                                          \
+        {NULL, NULL, 0}, 0, {NULL, NULL, 0}, {NULL, NULL, 0}, 0, 0, 0, 0       \
   }
 /* The same for a request already declared.  Inline: it writes the size of
  * the header the program was built with, never more. */

@@ -652,6 +652,17 @@ clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
 /* A superaccumulator read back (cl/reduce_exact.cl) rounded to nearest. */
 clr_value clr_exact_round(clr_type type, const int64_t *record);
 
+/* ---- matrix.c */
+/* A matrix request (clr_request's MATRIX kind), host arrays (in_host and
+ * out_host) or buffers (in, out at their offsets), in a call frame of its
+ * own: the rows or columns (axis 1 or 0) of rows x cols elements, pitch
+ * apart (0: cols), a result each. */
+clr_status clr_matrix_call(clr_context *ctx, const clr_options *opt, clr_op op,
+                           clr_type type, const void *in_host, cl_mem in,
+                           size_t in_offset, size_t rows, size_t cols,
+                           size_t pitch, int axis, void *out_host, cl_mem out,
+                           size_t out_offset);
+
 /* ---- scan.c */
 clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,
                             clr_type type);

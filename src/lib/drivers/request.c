@@ -35,10 +35,14 @@ static const clr_field_span request_fields[] = {
     CLR_FIELD_SPAN(clr_request, scratch_bytes),
     CLR_FIELD_SPAN(clr_request, status),
     CLR_FIELD_SPAN(clr_request, run_count),
+    CLR_FIELD_SPAN(clr_request, rows),
+    CLR_FIELD_SPAN(clr_request, cols),
+    CLR_FIELD_SPAN(clr_request, pitch),
+    CLR_FIELD_SPAN(clr_request, axis),
 };
 /* A field added to clr_request goes at its end, and into the table. */
-_Static_assert(CLR_IS_LAST_FIELD(clr_request, run_count),
-               "run_count is clr_request's last field: request_fields lists "
+_Static_assert(CLR_IS_LAST_FIELD(clr_request, axis),
+               "axis is clr_request's last field: request_fields lists "
                "them all");
 static const clr_struct_layout request_layout = {
     "clr_request", "call clr_request_init, or use CLR_REQUEST_INIT",
@@ -60,6 +64,7 @@ static const clr_struct_layout request_layout = {
 #define TAKES_KEYS 0x20u   /* key_type, output_keys and n_runs */
 #define TAKES_RESULT 0x40u /* clr_run's result */
 #define TAKES_STATUS 0x80u /* clr_enqueue: the device check's verdict */
+#define TAKES_SHAPE 0x100u /* rows, cols, pitch and axis (not n) */
 
 typedef struct kind_row {
   const char *name;
@@ -100,6 +105,10 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
     [CLR_REQ_SCAN_HEADS] = {"scan-heads",
                             TAKES_INPUT | TAKES_SEGMENTS | TAKES_OUTPUT,
                             "heads", NULL},
+    [CLR_REQ_MATRIX] = {"matrix", TAKES_INPUT | TAKES_OUTPUT | TAKES_SHAPE,
+                        NULL,
+                        "its driver waits for each launch (an enqueued form "
+                        "is not written yet)"},
 };
 
 CLR_API const char *clr_request_kind_name(clr_request_kind k) {
@@ -294,6 +303,18 @@ static clr_status read_request(clr_context *ctx, const clr_request *r,
                     "sets it)",
                     kind, c->n_runs ? "n_runs" : "key_type");
   }
+  if (takes & TAKES_SHAPE) {
+    if (c->n)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a %s request gives its size in rows and cols: leave n "
+                      "0",
+                      kind);
+  } else if (c->rows || c->cols || c->pitch || c->axis) {
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a %s request takes no rows, cols, pitch or axis (a "
+                    "matrix's: leave them 0)",
+                    kind);
+  }
   if (!(takes & TAKES_N_SEGMENTS) && c->n_segments)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "a %s request takes no n_segments%s", kind,
@@ -469,6 +490,10 @@ static clr_status run_request(clr_context *ctx, const request *q,
                    : clr_scan_heads_buffer(ctx, opt, r->op, r->type, in->buffer,
                                            in->offset, out->buffer, out->offset,
                                            r->n, seg->buffer, seg->offset);
+  case CLR_REQ_MATRIX:
+    return clr_matrix_call(ctx, opt, r->op, r->type, hin, in->buffer,
+                           in->offset, r->rows, r->cols, r->pitch, r->axis,
+                           hout, out->buffer, out->offset);
   case CLR_REQ_KIND_COUNT:
     break;
   }

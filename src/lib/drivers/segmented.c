@@ -637,7 +637,8 @@ static clr_status rows_launch(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st =
         CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(in_ul), CLR_ARG(n_ul),
-                     CLR_ARG(row_ul), CLR_ARG(out), CLR_ARG(out_ul),
+                     CLR_ARG(row_ul), CLR_ARG(row_ul), CLR_ARG(out),
+                     CLR_ARG(out_ul),
                      CLR_LOCAL(wg * p->acc_bytes), CLR_ARG(p->ibase));
   if (st == CLR_OK)
     st = run_timed(ctx, k->kernel, n_segments * wg, wg);

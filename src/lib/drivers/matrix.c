@@ -1,0 +1,535 @@
+/* Column reductions of a row-major matrix: one result per column, the fold
+ * over its rows (NumPy's a.sum(axis=0)), cl/reduce_columns.cl.  The matrix
+ * is read once, in memory order; the host picks the launch shape:
+ *   - GPUs (strided layout): a work-group takes `span` columns, and when
+ *     the matrix is narrower than a work-group its work-items stand in
+ *     wg / cols rows at once (a tall, thin matrix reads as a flat array);
+ *     the rows are split over enough work-groups to fill the device, and
+ *     a second launch folds the splits' partials.
+ *   - CPUs (contiguous layout): a work-item takes COLS_RUN adjacent
+ *     columns and a split's rows, walking each row's run in order.
+ * A host array larger than one device allocation is streamed in blocks of
+ * rows (or, for rows longer than an allocation, pieces of one row), each
+ * block folded after the ones before (the kernels' fold_into).  Row
+ * reductions are segments of one length: segmented.c's rows. */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The strided shape's work-group size, unless asked for. */
+#define COLS_WG 256
+/* The first launch takes at least this many work-groups (strided) or
+ * work-items (contiguous) a compute unit, rows allowing. */
+#define COLS_GROUPS_PER_CU 8
+#define COLS_ITEMS_PER_CU 4
+/* A split takes at least this many rows a lane: fewer would make the
+ * partials' fold cost more than it saves. */
+#define COLS_MIN_ROWS 16
+/* Columns a work-item of the contiguous shape takes (cl: COLS_RUN). */
+#define COLS_RUN 16
+/* Rows: a work-group a row (cl/reduce_rows.cl), this size unless asked
+ * for (as segmented.c's rows). */
+#define ROWS_WG 64
+
+typedef struct cols_plan {
+  clr_op op; /* what the kernels fold: a mean's sum */
+  int mean;  /* CLR_MEAN: the sums divided by the rows after */
+  clr_type in, acc;
+  size_t acc_bytes; /* a result or partial: clr_result_bytes */
+  int runs;         /* the contiguous shape */
+  clr_program_entry *first, *partials, *divide;
+  size_t wg;      /* strided: the work-group size */
+  cl_ulong ibase; /* a map expression's i of element (0, 0) */
+  size_t launches;
+  size_t depth; /* longest rounding chain of any column */
+  char prelude[CLR_MAX_MAP_EXPR + 64];
+} cols_plan;
+
+/* One launch's shape: columns in groups of span (strided), rows in splits
+ * of rows_per. */
+typedef struct cols_shape {
+  size_t span, groups, splits, rows_per;
+} cols_shape;
+
+/* The ops the columns take: every reduction but the exact sums and
+ * nanmean (whose counts differ by column), for now. */
+static clr_status check_columns(clr_context *ctx, const clr_options *opt,
+                                clr_op op, size_t rows, size_t cols,
+                                size_t pitch) {
+  if (rows == 0 || cols == 0)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a matrix of %zu x %zu has no element: rows and columns "
+                    "must be at least 1",
+                    rows, cols);
+  if (pitch < cols)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a row pitch of %zu elements is shorter than a row (%zu "
+                    "columns)",
+                    pitch, cols);
+  if (rows - 1 > (SIZE_MAX - cols) / pitch)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a matrix of %zu rows of pitch %zu overflows the address "
+                    "space",
+                    rows, pitch);
+  if (opt->exact)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact sums of columns are not implemented yet");
+  if (op == CLR_NANMEAN)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "nanmean of columns is not implemented yet (each column "
+                    "would need its own count of numbers)");
+  return CLR_OK;
+}
+
+static clr_status mean_kernel(clr_context *ctx, const clr_options *opt,
+                              clr_type type, cols_plan *p);
+
+/* The kernels of the call, built (or fetched): axis 0 the columns' (and
+ * their partials'), axis 1 the rows'. */
+static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
+                            clr_type type, int axis, cols_plan *p) {
+  memset(p, 0, sizeof *p);
+  p->mean = (clr_op_flags(op) & CLR_OPF_MEAN) != 0;
+  p->op = clr_op_info(op)->runs;
+  p->in = type;
+  p->acc = clr_opt_result_type(opt, p->op, type);
+  p->acc_bytes = clr_opt_result_bytes(opt, p->op, type);
+  p->ibase = opt->index_base;
+  clr_layout layout =
+      opt->layout != CLR_LAYOUT_AUTO ? opt->layout : ctx->tuning.reduce_layout;
+  p->runs = layout == CLR_LAYOUT_CONTIGUOUS;
+  if (opt->map == CLR_MAP_EXPR)
+    snprintf(p->prelude, sizeof p->prelude, "#define CLR_MAP_EXPR(x, i) (%s)",
+             opt->map_expr);
+  char extra[64];
+  snprintf(extra, sizeof extra, "-DCOLS_RUN=%d", COLS_RUN);
+  clr_build_spec spec = {.source = "reduce_columns.cl",
+                         .kernel = p->runs ? "clr_columns_runs" : "clr_columns",
+                         .in = type,
+                         .acc = p->acc,
+                         .op = p->op,
+                         .map = opt->map,
+                         .extra = extra,
+                         .prelude = p->prelude[0] ? p->prelude : NULL};
+  if (axis == 1) { /* a work-group a row (cl/reduce_rows.cl) */
+    spec.source = "reduce_rows.cl";
+    spec.kernel = "clr_rows";
+    spec.extra = NULL;
+    p->runs = 0;
+  }
+  clr_status st = clr_get_kernel(ctx, &spec, &p->first);
+  if (st != CLR_OK)
+    return st;
+  if (axis == 1)
+    st = clr_choose_wg(ctx, p->first, opt->wg_size, ROWS_WG, p->acc_bytes, 0,
+                       &p->wg);
+  if (st != CLR_OK || axis == 1)
+    return st == CLR_OK && p->mean ? mean_kernel(ctx, opt, type, p) : st;
+  char extra2[96];
+  snprintf(extra2, sizeof extra2, "-DCOLS_RUN=%d -DCLR_COLS_PARTIALS=1",
+           COLS_RUN);
+  clr_build_spec partials = {.source = "reduce_columns.cl",
+                             .kernel = "clr_columns",
+                             .in = p->acc,
+                             .acc = p->acc,
+                             .op = clr_op_info(p->op)->partial,
+                             .extra = extra2};
+  st = clr_get_kernel(ctx, &partials, &p->partials);
+  /* strided: the first launch's and the partials' work-group size;
+   * contiguous: the partials' */
+  if (st == CLR_OK)
+    st = clr_choose_wg(ctx, p->runs ? p->partials : p->first, opt->wg_size,
+                       COLS_WG, p->acc_bytes, 1, &p->wg);
+  if (st == CLR_OK && p->wg > p->partials->max_wg)
+    p->wg = p->partials->max_wg;
+  if (st == CLR_OK && p->mean)
+    st = mean_kernel(ctx, opt, type, p);
+  return st;
+}
+
+/* The kernel that makes sums means (the plan's divide). */
+static clr_status mean_kernel(clr_context *ctx, const clr_options *opt,
+                              clr_type type, cols_plan *p) {
+  int wide = ctx->desc.has_fp64;
+  clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
+  if (mean_t == CLR_DOUBLE && !wide)
+    return clr_fail(ctx, CLR_ERR_NO_FP64,
+                    "device '%s' has no double-precision support "
+                    "(cl_khr_fp64) for a mean of %s",
+                    ctx->desc.device_name, clr_type_name(type));
+  char extra[64];
+  snprintf(extra, sizeof extra, "-DCLR_COLS_MEAN=%d -DCLR_COLS_WIDE=%d",
+           mean_t == CLR_DOUBLE ? 2 : 1, wide);
+  clr_build_spec divide = {.source = "reduce_columns.cl",
+                           .kernel = "clr_columns_mean",
+                           .in = p->acc,
+                           .acc = p->acc,
+                           .op = CLR_SUM,
+                           .extra = extra};
+  return clr_get_kernel(ctx, &divide, &p->divide);
+}
+
+static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+/* The strided shape over rows x cols: span columns a work-group, the rows
+ * split so the first launch has COLS_GROUPS_PER_CU work-groups a compute
+ * unit where the rows allow; one split for a launch over partials. */
+static cols_shape strided_shape(const clr_context *ctx, const cols_plan *p,
+                                size_t rows, size_t cols, int first) {
+  cols_shape s;
+  s.span = cols >= p->wg ? p->wg : cols;
+  s.groups = ceil_div(cols, s.span);
+  size_t lanes = p->wg / s.span;
+  size_t want = (size_t)ctx->desc.compute_units * COLS_GROUPS_PER_CU;
+  size_t most = ceil_div(rows, COLS_MIN_ROWS * lanes);
+  s.splits = first && s.groups < want ? ceil_div(want, s.groups) : 1;
+  if (s.splits > most)
+    s.splits = most;
+  if (s.splits < 1)
+    s.splits = 1;
+  s.rows_per = ceil_div(rows, s.splits);
+  s.splits = ceil_div(rows, s.rows_per);
+  return s;
+}
+
+/* The contiguous shape: COLS_RUN columns a work-item, the rows split so
+ * the first launch has COLS_ITEMS_PER_CU work-items a compute unit. */
+static cols_shape runs_shape(const clr_context *ctx, size_t rows, size_t cols,
+                             int first) {
+  cols_shape s;
+  s.span = COLS_RUN;
+  s.groups = ceil_div(cols, COLS_RUN);
+  size_t want = (size_t)ctx->desc.compute_units * COLS_ITEMS_PER_CU;
+  size_t most = ceil_div(rows, COLS_MIN_ROWS);
+  s.splits = first && s.groups < want ? ceil_div(want, s.groups) : 1;
+  if (s.splits > most)
+    s.splits = most;
+  if (s.splits < 1)
+    s.splits = 1;
+  s.rows_per = ceil_div(rows, s.splits);
+  s.splits = ceil_div(rows, s.rows_per);
+  return s;
+}
+
+/* One launch of k over rows [r0, r1) of the matrix at (data, data_off) of
+ * pitch, its splits' results to out from out_off (out_pitch apart);
+ * first: k is the plan's first kernel (else the partials'). */
+static clr_status launch(clr_context *ctx, cols_plan *p, int first,
+                         const cols_shape *s, cl_mem data, size_t data_off,
+                         size_t r0, size_t r1, size_t cols, size_t pitch,
+                         cl_mem out, size_t out_off, size_t out_pitch,
+                         size_t row_base, int fold_into) {
+  clr_program_entry *k = first ? p->first : p->partials;
+  int runs = first && p->runs;
+  cl_ulong d_off = data_off, a = r0, b = r1, c = cols, pi = pitch,
+           span = s->span, per = s->rows_per, o_off = out_off,
+           o_pitch = out_pitch, rb = row_base;
+  cl_uint fold = fold_into != 0;
+  clr_status st;
+  size_t global[2], local[2];
+  if (runs) {
+    st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(data), CLR_ARG(d_off), CLR_ARG(a),
+                      CLR_ARG(b), CLR_ARG(c), CLR_ARG(pi), CLR_ARG(per),
+                      CLR_ARG(out), CLR_ARG(o_off), CLR_ARG(o_pitch),
+                      CLR_ARG(p->ibase), CLR_ARG(rb), CLR_ARG(fold));
+    global[0] = s->groups;
+  } else {
+    st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(data), CLR_ARG(d_off), CLR_ARG(a),
+                      CLR_ARG(b), CLR_ARG(c), CLR_ARG(pi), CLR_ARG(span),
+                      CLR_ARG(per), CLR_ARG(out), CLR_ARG(o_off),
+                      CLR_ARG(o_pitch), CLR_LOCAL(p->wg * p->acc_bytes),
+                      CLR_ARG(p->ibase), CLR_ARG(rb), CLR_ARG(fold));
+    global[0] = s->groups * p->wg;
+    local[0] = p->wg;
+    local[1] = 1;
+  }
+  global[1] = s->splits;
+  if (st != CLR_OK)
+    return st;
+  cl_event ev = NULL;
+  cl_int err =
+      clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 2, NULL, global,
+                             runs ? NULL : local, 0, NULL, clr_timed(ctx, &ev));
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  double ms = 0;
+  if (ev) {
+    err = clWaitForEvents(1, &ev);
+    if (err == CL_SUCCESS)
+      ms = clr_event_ms(ev, ev);
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clWaitForEvents", err);
+  }
+  ctx->timing.kernel_ms += ms;
+  clr_call_timing *t = &ctx->timing;
+  if (t->n_passes < CLR_MAX_PASSES) {
+    clr_pass_info *pi_ = &t->passes[t->n_passes++];
+    pi_->n_in = (r1 - r0) * cols;
+    pi_->global_size = global[0] * global[1];
+    pi_->local_size = runs ? 0 : p->wg;
+    pi_->ms = ms;
+  }
+  p->launches++;
+  return CLR_OK;
+}
+
+/* Rows [r0, r1) of the matrix at (data, data_off), their fold of every
+ * column written to out from out_off (after what it holds: fold_into),
+ * in one or two launches. */
+static clr_status fold_rows(clr_context *ctx, cols_plan *p, cl_mem data,
+                            size_t data_off, size_t r0, size_t r1, size_t cols,
+                            size_t pitch, cl_mem out, size_t out_off,
+                            size_t row_base, int fold_into) {
+  size_t rows = r1 - r0;
+  cols_shape s = p->runs ? runs_shape(ctx, rows, cols, 1)
+                         : strided_shape(ctx, p, rows, cols, 1);
+  /* a column's chain: a lane's rows, then the lanes, then the splits */
+  size_t lanes = p->runs ? 1 : p->wg / s.span;
+  size_t depth = ceil_div(s.rows_per, lanes) + lanes + s.splits + fold_into;
+  if (depth > p->depth)
+    p->depth = depth;
+  if (s.splits == 1)
+    return launch(ctx, p, 1, &s, data, data_off, r0, r1, cols, pitch, out,
+                  out_off, cols, row_base, fold_into);
+  size_t bytes = s.splits * cols * p->acc_bytes;
+  if (s.splits > SIZE_MAX / cols / p->acc_bytes)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu partials of %zu columns overflow", s.splits, cols);
+  clr_status st =
+      clr_buffer_reserve(ctx, &ctx->partial[0], bytes, CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = launch(ctx, p, 1, &s, data, data_off, r0, r1, cols, pitch,
+                ctx->partial[0].mem, 0, cols, row_base, 0);
+  cols_shape fin = strided_shape(ctx, p, s.splits, cols, 0);
+  if (st == CLR_OK)
+    st = launch(ctx, p, 0, &fin, ctx->partial[0].mem, 0, 0, s.splits, cols,
+                cols, out, out_off, cols, 0, fold_into);
+  return st;
+}
+
+/* The results sums in out (from out_off), of count elements each, made
+ * means. */
+static clr_status divide(clr_context *ctx, cols_plan *p, cl_mem out,
+                         size_t out_off, size_t count, size_t results) {
+  size_t cols = results;
+  cl_ulong o = out_off, c = results, r = count;
+  clr_status st = CLR_SET_ARGS(ctx, p->divide->kernel, CLR_ARG(out), CLR_ARG(o),
+                               CLR_ARG(c), CLR_ARG(r));
+  size_t wg = 64, global = ceil_div(cols, wg) * wg;
+  if (wg > p->divide->max_wg)
+    wg = p->divide->max_wg, global = ceil_div(cols, wg) * wg;
+  if (st == CLR_OK) {
+    cl_int err = clEnqueueNDRangeKernel(clr_queue(ctx), p->divide->kernel, 1,
+                                        NULL, &global, &wg, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  }
+  if (st == CLR_OK)
+    p->launches++;
+  return st;
+}
+
+/* Rows [r0, r1) of the matrix at (data, data_off), a result each to out
+ * from out_off: one launch, a work-group a row. */
+static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
+                              size_t data_off, size_t r0, size_t r1,
+                              size_t cols, size_t pitch, cl_mem out,
+                              size_t out_off) {
+  size_t rows = r1 - r0;
+  cl_ulong d_off = data_off + r0 * pitch, end = (rows - 1) * pitch + cols,
+           len = cols, pi = pitch, o_off = out_off + r0,
+           ibase = p->ibase + r0 * pitch;
+  clr_status st = CLR_SET_ARGS(ctx, p->first->kernel, CLR_ARG(data),
+                               CLR_ARG(d_off), CLR_ARG(end), CLR_ARG(len),
+                               CLR_ARG(pi), CLR_ARG(out), CLR_ARG(o_off),
+                               CLR_LOCAL(p->wg * p->acc_bytes), CLR_ARG(ibase));
+  if (st != CLR_OK)
+    return st;
+  if (rows > SIZE_MAX / p->wg)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu rows of work-groups of %zu overflow", rows, p->wg);
+  size_t global = rows * p->wg;
+  cl_event ev = NULL;
+  cl_int err =
+      clEnqueueNDRangeKernel(clr_queue(ctx), p->first->kernel, 1, NULL, &global,
+                             &p->wg, 0, NULL, clr_timed(ctx, &ev));
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  double ms = 0;
+  if (ev) {
+    err = clWaitForEvents(1, &ev);
+    if (err == CL_SUCCESS)
+      ms = clr_event_ms(ev, ev);
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clWaitForEvents", err);
+  }
+  ctx->timing.kernel_ms += ms;
+  clr_call_timing *t = &ctx->timing;
+  if (t->n_passes < CLR_MAX_PASSES) {
+    clr_pass_info *pi_ = &t->passes[t->n_passes++];
+    pi_->n_in = rows * cols;
+    pi_->global_size = global;
+    pi_->local_size = p->wg;
+    pi_->ms = ms;
+  }
+  size_t depth = clr_fold_depth(cols, p->wg);
+  if (depth > p->depth)
+    p->depth = depth;
+  p->launches++;
+  return CLR_OK;
+}
+
+/* The rows or columns (axis 1 or 0) of the matrix at (data, data_off)
+ * from row r0 to r1, into out from out_off (columns: folded after what it
+ * holds when fold_into; rows: row r's result at out_off + r). */
+static clr_status fold_axis(clr_context *ctx, cols_plan *p, int axis,
+                            cl_mem data, size_t data_off, size_t r0, size_t r1,
+                            size_t cols, size_t pitch, cl_mem out,
+                            size_t out_off, size_t row_base, int fold_into) {
+  if (axis == 1)
+    return rows_launch(ctx, p, data, data_off, r0, r1, cols, pitch, out,
+                       out_off);
+  return fold_rows(ctx, p, data, data_off + r0 * pitch, 0, r1 - r0, cols, pitch,
+                   out, out_off, row_base, fold_into);
+}
+
+/* The start of a matrix call: the options, the checks of every
+ * reduction, then the matrix's. */
+static clr_status start_matrix(clr_context *ctx, const clr_options **opt,
+                               clr_options *defaults, clr_op op, clr_type type,
+                               const void *data, const void *results,
+                               size_t rows, size_t cols, size_t pitch,
+                               int axis) {
+  if (rows && cols && rows > SIZE_MAX / cols)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "a matrix of %zu x %zu elements overflows", rows, cols);
+  clr_status st =
+      clr_start_work(ctx, opt, defaults, data, results, "data and results", op,
+                     type, rows && cols ? rows * cols : 1, 0);
+  if (st == CLR_OK && (axis < 0 || axis > 1))
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "axis %d of a matrix: 0 (a result per column) or 1 (a "
+                  "result per row)",
+                  axis);
+  return st == CLR_OK ? check_columns(ctx, *opt, op, rows, cols, pitch) : st;
+}
+
+static clr_status
+clr_matrix_buffer_call(clr_context *ctx, const clr_options *opt, clr_op op,
+                       clr_type type, cl_mem data, size_t data_offset,
+                       size_t rows, size_t cols, size_t pitch, int axis,
+                       cl_mem results, size_t results_offset) {
+  clr_options defaults;
+  cols_plan plan;
+  double t0 = clr_now_ms();
+  if (pitch == 0)
+    pitch = cols;
+  clr_status st = start_matrix(ctx, &opt, &defaults, op, type, data, results,
+                               rows, cols, pitch, axis);
+  size_t n_results = axis == 1 ? rows : cols;
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, data, data_offset, (rows - 1) * pitch + cols,
+                          type, CLR_ACCESS_READ, "data");
+  if (st == CLR_OK)
+    st = clr_check_buffer_elems(ctx, results, results_offset, n_results,
+                                clr_opt_result_bytes(opt, op, type),
+                                CLR_ACCESS_WRITE, "results");
+  if (st == CLR_OK)
+    st = make_plan(ctx, opt, op, type, axis, &plan);
+  if (st == CLR_OK)
+    st = fold_axis(ctx, &plan, axis, data, data_offset, 0, rows, cols, pitch,
+                   results, results_offset, 0, 0);
+  if (st == CLR_OK && plan.mean)
+    st = divide(ctx, &plan, results, results_offset, axis == 1 ? cols : rows,
+                n_results);
+  if (st == CLR_OK)
+    clr_timing_done(ctx, 1, plan.depth, t0);
+  return st;
+}
+
+static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
+                                       clr_op op, clr_type type,
+                                       const void *data, size_t rows,
+                                       size_t cols, size_t pitch, int axis,
+                                       void *results) {
+  clr_options defaults;
+  cols_plan plan;
+  double t0 = clr_now_ms();
+  if (pitch == 0)
+    pitch = cols;
+  clr_status st = start_matrix(ctx, &opt, &defaults, op, type, data, results,
+                               rows, cols, pitch, axis);
+  if (st == CLR_OK)
+    st = make_plan(ctx, opt, op, type, axis, &plan);
+  if (st != CLR_OK)
+    return st;
+  size_t esize = clr_type_size(type), chunk = clr_chunk_elems(ctx, esize);
+  size_t n_results = axis == 1 ? rows : cols;
+  /* Blocks of rows (each at most a chunk from its first element to its
+   * last), or, for rows longer than a chunk, pieces of one row (columns
+   * only: a row's own result needs all of it on the device). */
+  if (axis == 1 && cols > chunk)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "a row of %zu elements is longer than one device "
+                    "allocation (%zu elements): row results of such rows are "
+                    "not implemented yet",
+                    cols, chunk);
+  size_t band = cols <= chunk ? cols : chunk;
+  size_t block = 1;
+  if (cols <= chunk && chunk - cols >= pitch)
+    block = (chunk - cols) / pitch + 1;
+  clr_staged res;
+  memset(&res, 0, sizeof res);
+  st = clr_stage_in(ctx, &ctx->output, results, n_results * plan.acc_bytes, 1,
+                    &res);
+  size_t chunks = 0;
+  cl_ulong ibase = plan.ibase;
+  for (size_t c0 = 0; st == CLR_OK && c0 < cols; c0 += band) {
+    size_t w = cols - c0 < band ? cols - c0 : band;
+    for (size_t r0 = 0; st == CLR_OK && r0 < rows; r0 += block) {
+      size_t r1 = rows - r0 < block ? rows : r0 + block;
+      size_t elems = (r1 - r0 - 1) * pitch + w;
+      const char *first = (const char *)data + (r0 * pitch + c0) * esize;
+      clr_staged in;
+      memset(&in, 0, sizeof in);
+      st = clr_stage_in(ctx, &ctx->input, (void *)(uintptr_t)first,
+                        elems * esize, 0, &in);
+      /* the block's first element: a map expression's i from there */
+      plan.ibase = ibase + r0 * pitch + c0;
+      if (st == CLR_OK && axis == 1)
+        st = rows_launch(ctx, &plan, in.mem, 0, 0, r1 - r0, w, pitch, res.mem,
+                         r0);
+      else if (st == CLR_OK)
+        st = fold_rows(ctx, &plan, in.mem, 0, 0, r1 - r0, w, pitch, res.mem, c0,
+                       r0, r0 > 0);
+      clr_stage_release(ctx, &in);
+      chunks++;
+    }
+  }
+  if (st == CLR_OK && plan.mean)
+    st = divide(ctx, &plan, res.mem, 0, axis == 1 ? cols : rows, n_results);
+  if (st == CLR_OK)
+    st = clr_stage_out(ctx, &res);
+  clr_stage_release(ctx, &res);
+  if (st == CLR_OK)
+    clr_timing_done(ctx, chunks,
+                    plan.depth + (axis == 0 && block < rows ? chunks : 0), t0);
+  return st;
+}
+
+clr_status clr_matrix_call(clr_context *ctx, const clr_options *opt, clr_op op,
+                           clr_type type, const void *in_host, cl_mem in,
+                           size_t in_offset, size_t rows, size_t cols,
+                           size_t pitch, int axis, void *out_host, cl_mem out,
+                           size_t out_offset) {
+  CLR_PUBLIC_CALL(
+      ctx, in_host
+               ? clr_matrix_host_call(ctx, opt, op, type, in_host, rows, cols,
+                                      pitch, axis, out_host)
+               : clr_matrix_buffer_call(ctx, opt, op, type, in, in_offset, rows,
+                                        cols, pitch, axis, out, out_offset));
+}

@@ -1,0 +1,356 @@
+/* Matrices (clr_request's MATRIX kind): a result per column (axis 0) or
+ * per row (axis 1) of a row-major matrix, host arrays and buffers, checked
+ * column by column (row by row) against the CPU reference of the same
+ * elements gathered into an array of their own.
+ *
+ *   --set=ops      every op x type on a few shapes, both axes, host arrays
+ *   --set=shapes   sums and argmax over many shapes: 1 row, 1 column,
+ *                  primes, wide and tall, a pitch wider than the row (its
+ *                  padding poisoned), both layouts, buffers at offsets
+ *   --set=stream   host matrices larger than one device allocation (a
+ *                  small max_chunk_bytes): blocks of rows, pieces of rows
+ *   --set=errors   refusals: no rows, pitch < cols, axis 2, n given,
+ *                  overflow, exact sums and nanmean
+ */
+#include "clreduce.h"
+#include "datagen.h"
+#include "reference.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static clr_request matrix_request(clr_op op, clr_type t, size_t rows,
+                                  size_t cols, size_t pitch, int axis) {
+  clr_request r;
+  clr_request_init(&r);
+  r.kind = CLR_REQ_MATRIX;
+  r.op = op;
+  r.type = t;
+  r.rows = rows;
+  r.cols = cols;
+  r.pitch = pitch;
+  r.axis = axis;
+  return r;
+}
+
+/* Fill the matrix's elements for op (the padding past each row's cols
+ * poisoned: NaN, or the type's largest value, which any read of it would
+ * show in a sum, min or max). */
+static void fill_matrix(clr_op op, clr_type t, uint64_t seed, void *m,
+                        size_t rows, size_t cols, size_t pitch) {
+  size_t es = clr_type_size(t), n = rows * cols;
+  unsigned char *packed = tu_xmalloc(n * es);
+  clr_gen_data(op, t, seed, packed, n, NULL, 0);
+  for (size_t r = 0; r < rows; r++) {
+    memcpy((unsigned char *)m + r * pitch * es, packed + r * cols * es,
+           cols * es);
+    for (size_t c = cols; c < pitch && r + 1 < rows; c++) {
+      if (tu_is_float(t))
+        clr_store_fp(t, m, r * pitch + c, NAN);
+      else
+        clr_store_bits(t, m, r * pitch + c, 0x7fffffffffffffffull);
+    }
+  }
+  free(packed);
+}
+
+/* Check results (of axis's count) against the reference of each column
+ * (axis 0) or row (axis 1) gathered into an array. */
+static int check_results(const char *what, clr_op op, clr_type t,
+                         const clr_options *opt, const void *m, size_t rows,
+                         size_t cols, size_t pitch, int axis,
+                         const void *results, size_t depth) {
+  size_t es = clr_type_size(t);
+  size_t count = axis == 0 ? cols : rows, len = axis == 0 ? rows : cols;
+  unsigned char *line = tu_xmalloc(len * es);
+  clr_type rt = clr_options_result_type(opt, op, t);
+  int ok = 1;
+  for (size_t k = 0; k < count && ok; k++) {
+    for (size_t j = 0; j < len; j++) {
+      size_t e = axis == 0 ? j * pitch + k : k * pitch + j;
+      memcpy(line + j * es, (const unsigned char *)m + e * es, es);
+    }
+    clr_reference ref;
+    clr_ref_reduce_to(op, t, rt, line, len, &ref);
+    clr_value got = clr_result_at(op, rt, results, k);
+    clr_check chk;
+    clr_ref_check(&ref, &got, depth, &chk);
+    char gb[64], wb[64];
+    ok = tu_check(chk.ok,
+                  "%s: %s %s %zux%zu pitch %zu axis %d: result %zu is %s, "
+                  "want %s (error %g, bound %g, depth %zu)",
+                  what, clr_op_name(op), clr_type_name(t), rows, cols, pitch,
+                  axis, k, tu_fmt(&got, gb, sizeof gb),
+                  tu_fmt(&ref.value, wb, sizeof wb), chk.error, chk.bound,
+                  depth);
+  }
+  free(line);
+  return ok;
+}
+
+/* One matrix through clr_run: host arrays, and (buffers) at offsets. */
+static void run_one(clr_context *ctx, const clr_options *opt, clr_op op,
+                    clr_type t, size_t rows, size_t cols, size_t pitch,
+                    int axis, int buffers, uint64_t seed) {
+  if (!tu_type_available(t) || clr_op_supports(op, t) != CLR_OK)
+    return;
+  size_t es = clr_type_size(t), p = pitch ? pitch : cols;
+  size_t elems = (rows - 1) * p + cols;
+  size_t count = axis == 0 ? cols : rows;
+  size_t rb = clr_result_bytes(opt, op, t);
+  void *m = tu_xmalloc(rows * p * es);
+  fill_matrix(op, t, seed, m, rows, cols, p);
+  unsigned char *res = tu_xmalloc(count * rb + 1);
+  memset(res, 0xa5, count * rb + 1);
+  clr_request r = matrix_request(op, t, rows, cols, pitch, axis);
+  r.options = opt;
+  cl_mem in = NULL, out = NULL;
+  const size_t in_off = 3, out_off = 2;
+  if (buffers) {
+    unsigned char *padded = tu_xmalloc((elems + in_off) * es);
+    memset(padded, 0, in_off * es);
+    memcpy(padded + in_off * es, m, elems * es);
+    in = tu_new_buffer(ctx, (elems + in_off) * es, padded);
+    free(padded);
+    out = tu_new_buffer(ctx, (count + out_off) * rb, NULL);
+    r.input.buffer = in;
+    r.input.offset = in_off;
+    r.output.buffer = out;
+    r.output.offset = out_off;
+  } else {
+    r.input.host = m;
+    r.output.host = res;
+  }
+  clr_status s = clr_run(ctx, &r, NULL);
+  char what[96];
+  snprintf(what, sizeof what, "%s%s", buffers ? "buffers" : "host",
+           opt && opt->layout == CLR_LAYOUT_CONTIGUOUS ? " (runs)"
+           : opt && opt->layout == CLR_LAYOUT_STRIDED  ? " (strided)"
+                                                       : "");
+  if (tu_check(s == CLR_OK, "%s: %s %s %zux%zu axis %d: %s: %s", what,
+               clr_op_name(op), clr_type_name(t), rows, cols, axis,
+               clr_status_name(s), clr_context_error(ctx))) {
+    if (buffers) {
+      unsigned char *all = tu_xmalloc((count + out_off) * rb);
+      tu_read_buffer(ctx, out, (count + out_off) * rb, all);
+      memcpy(res, all + out_off * rb, count * rb);
+      free(all);
+    } else {
+      tu_check(res[count * rb] == 0xa5,
+               "%s: %s %s %zux%zu axis %d: a byte past the results written",
+               what, clr_op_name(op), clr_type_name(t), rows, cols, axis);
+    }
+    clr_timing tm = CLR_TIMING_INIT;
+    clr_last_timing(ctx, &tm);
+    check_results(what, op, t, opt, m, rows, cols, p, axis, res,
+                  tm.error_depth);
+  }
+  if (in)
+    clReleaseMemObject(in);
+  if (out)
+    clReleaseMemObject(out);
+  free(res);
+  free(m);
+}
+
+static const clr_type all_types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_HALF, CLR_INT,
+                                     CLR_UINT,  CLR_LONG,   CLR_ULONG};
+
+static void set_ops(clr_context *ctx) {
+  static const size_t shapes[][3] = {{37, 11, 0}, {5, 300, 0}, {1001, 3, 5}};
+  for (size_t o = 0; o < CLR_OP_COUNT; o++) {
+    clr_op op = (clr_op)o;
+    if (op == CLR_NANMEAN)
+      continue; /* refused: set errors */
+    for (size_t ti = 0; ti < sizeof all_types / sizeof all_types[0]; ti++)
+      for (size_t sh = 0; sh < 3; sh++)
+        for (int axis = 0; axis < 2; axis++)
+          run_one(ctx, NULL, op, all_types[ti], shapes[sh][0], shapes[sh][1],
+                  shapes[sh][2], axis, 0, tu_seed(o, ti, sh, axis));
+  }
+  tu_section("every op and type, both axes");
+}
+
+static void set_shapes(clr_context *ctx) {
+  static const size_t shapes[][3] = {
+      {1, 1, 0},      {1, 7, 0},     {7, 1, 0},       {1, 1000, 0},
+      {1000, 1, 0},   {13, 17, 0},   {257, 255, 300}, {4099, 10, 0},
+      {10, 4099, 0},  {3, 65537, 0}, {65537, 3, 0},   {300, 300, 301},
+      {2000, 33, 64}, {31, 513, 0}};
+  clr_options runs = CLR_OPTIONS_INIT, strided = CLR_OPTIONS_INIT;
+  runs.layout = CLR_LAYOUT_CONTIGUOUS;
+  strided.layout = CLR_LAYOUT_STRIDED;
+  const clr_options *layouts[] = {NULL, &runs, &strided};
+  const clr_op ops[] = {CLR_SUM, CLR_ARGMAX, CLR_MIN, CLR_MEAN};
+  const clr_type types[] = {CLR_FLOAT, CLR_INT, CLR_DOUBLE};
+  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+    for (size_t l = 0; l < 3; l++)
+      for (size_t o = 0; o < 4; o++)
+        for (int axis = 0; axis < 2; axis++)
+          for (int buffers = 0; buffers < 2; buffers++)
+            run_one(ctx, layouts[l], ops[o], types[(sh + o) % 3], shapes[sh][0],
+                    shapes[sh][1], shapes[sh][2], axis, buffers,
+                    tu_seed(sh, l, o, axis));
+  /* a map expression reads i, the element's index from the matrix's
+   * first: the sum of i over a column c of a pitch-p matrix is
+   * rows * c + p * rows * (rows - 1) / 2 */
+  clr_options mo = CLR_OPTIONS_INIT;
+  mo.map = CLR_MAP_EXPR;
+  mo.map_expr = "i";
+  mo.accumulate_in = CLR_LONG;
+  mo.index_base = 100;
+  const size_t R = 501, C = 37, P = 40;
+  int32_t *m = tu_xmalloc(R * P * sizeof *m);
+  memset(m, 0, R * P * sizeof *m);
+  int64_t *res = tu_xmalloc(R * sizeof *res);
+  for (int axis = 0; axis < 2; axis++) {
+    clr_request r = matrix_request(CLR_SUM, CLR_INT, R, C, P, axis);
+    r.options = &mo;
+    r.input.host = m;
+    r.output.host = res;
+    clr_status s = clr_run(ctx, &r, NULL);
+    size_t bad = 0, count = axis == 0 ? C : R;
+    for (size_t k = 0; s == CLR_OK && k < count; k++) {
+      int64_t want = 0;
+      for (size_t j = 0; j < (axis == 0 ? R : C); j++)
+        want += 100 + (int64_t)(axis == 0 ? j * P + k : k * P + j);
+      bad += res[k] != want;
+    }
+    tu_check(s == CLR_OK && bad == 0,
+             "a map of i over a pitched matrix, axis %d: %s, %zu wrong", axis,
+             clr_status_name(s), bad);
+  }
+  free(res);
+  free(m);
+  tu_section("shapes, layouts, pitches, buffers, a map of i");
+}
+
+static void set_stream(void) {
+  /* 4 KiB chunks: 1024 floats; rows of 3000 are pieces, rows of 100
+   * blocks of 10 */
+  clr_context *ctx = tu_context_chunked(4096, 1);
+  static const size_t shapes[][3] = {
+      {5000, 100, 0}, {40, 3000, 0}, {977, 13, 20}, {7, 5000, 5001}};
+  const clr_op ops[] = {CLR_SUM, CLR_ARGMIN, CLR_MAX, CLR_MEAN};
+  for (size_t sh = 0; sh < 4; sh++)
+    for (size_t o = 0; o < 4; o++)
+      for (int axis = 0; axis < 2; axis++) {
+        if (axis == 1 && shapes[sh][1] > 1024)
+          continue; /* rows longer than a chunk: refused below */
+        run_one(ctx, NULL, ops[o], CLR_FLOAT, shapes[sh][0], shapes[sh][1],
+                shapes[sh][2], axis, 0, tu_seed(sh, o, axis, 7));
+        clr_timing tm = CLR_TIMING_INIT;
+        clr_last_timing(ctx, &tm);
+        tu_check(tm.chunks > 1, "%zux%zu axis %d: streamed in %zu chunks",
+                 shapes[sh][0], shapes[sh][1], axis, tm.chunks);
+      }
+  float *m = tu_xmalloc(2 * 3000 * sizeof *m);
+  float res[2];
+  memset(m, 0, 2 * 3000 * sizeof *m);
+  clr_request r = matrix_request(CLR_SUM, CLR_FLOAT, 2, 3000, 0, 1);
+  r.input.host = m;
+  r.output.host = res;
+  clr_status s = clr_run(ctx, &r, NULL);
+  tu_check(s == CLR_ERR_UNSUPPORTED &&
+               strstr(clr_context_error(ctx), "longer than one device"),
+           "rows longer than a chunk: %s (%s)", clr_status_name(s),
+           clr_context_error(ctx));
+  free(m);
+  clr_context_release(ctx);
+  tu_section("streamed: blocks of rows, pieces of rows");
+}
+
+static void set_errors(clr_context *ctx) {
+  float m[12] = {0}, res[12];
+  struct {
+    const char *what, *needle;
+    clr_status want;
+    size_t rows, cols, pitch, n;
+    int axis;
+    clr_op op;
+    int exact;
+  } cases[] = {
+      {"no rows", "at least 1", CLR_ERR_INVALID_ARGUMENT, 0, 5, 0, 0, 0,
+       CLR_SUM, 0},
+      {"no columns", "at least 1", CLR_ERR_INVALID_ARGUMENT, 3, 0, 0, 0, 0,
+       CLR_SUM, 0},
+      {"pitch below cols", "pitch", CLR_ERR_INVALID_ARGUMENT, 3, 4, 2, 0, 0,
+       CLR_SUM, 0},
+      {"axis 2", "axis 2", CLR_ERR_INVALID_ARGUMENT, 3, 4, 0, 0, 2, CLR_SUM, 0},
+      {"axis -1", "axis -1", CLR_ERR_INVALID_ARGUMENT, 3, 4, 0, 0, -1, CLR_SUM,
+       0},
+      {"n given", "leave n", CLR_ERR_INVALID_ARGUMENT, 3, 4, 0, 12, 0, CLR_SUM,
+       0},
+      {"rows x cols overflows", "overflow", CLR_ERR_INVALID_ARGUMENT,
+       SIZE_MAX / 2, 4, 0, 0, 0, CLR_SUM, 0},
+      {"rows x pitch overflows", "address space", CLR_ERR_INVALID_ARGUMENT,
+       SIZE_MAX / 8, 4, SIZE_MAX / 16, 0, 0, CLR_SUM, 0},
+      {"nanmean", "nanmean", CLR_ERR_UNSUPPORTED, 3, 4, 0, 0, 0, CLR_NANMEAN,
+       0},
+      {"exact", "exact", CLR_ERR_UNSUPPORTED, 3, 4, 0, 0, 0, CLR_SUM, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    clr_request r =
+        matrix_request(cases[i].op, CLR_FLOAT, cases[i].rows, cases[i].cols,
+                       cases[i].pitch, cases[i].axis);
+    clr_options o = CLR_OPTIONS_INIT;
+    o.exact = cases[i].exact;
+    r.options = &o;
+    r.n = cases[i].n;
+    r.input.host = m;
+    r.output.host = res;
+    clr_status s = clr_run(ctx, &r, NULL);
+    tu_check(s == cases[i].want &&
+                 strstr(clr_context_error(ctx), cases[i].needle) != NULL,
+             "%s: %s (%s), want %s naming '%s'", cases[i].what,
+             clr_status_name(s), clr_context_error(ctx),
+             clr_status_name(cases[i].want), cases[i].needle);
+  }
+  /* another kind given a shape */
+  clr_request r = matrix_request(CLR_SUM, CLR_FLOAT, 3, 4, 0, 0);
+  r.kind = CLR_REQ_REDUCE;
+  r.n = 12;
+  r.input.host = m;
+  clr_value v;
+  clr_status s = clr_run(ctx, &r, &v);
+  tu_check(s == CLR_ERR_INVALID_ARGUMENT &&
+               strstr(clr_context_error(ctx), "rows, cols"),
+           "a reduce given rows and cols: %s (%s)", clr_status_name(s),
+           clr_context_error(ctx));
+  /* and the context still works */
+  r = matrix_request(CLR_SUM, CLR_FLOAT, 3, 4, 0, 1);
+  for (int k = 0; k < 12; k++)
+    m[k] = (float)k;
+  r.input.host = m;
+  r.output.host = res;
+  s = clr_run(ctx, &r, NULL);
+  tu_check(s == CLR_OK && res[0] == 6 && res[1] == 22 && res[2] == 38,
+           "after the refusals: %s, rows %g %g %g", clr_status_name(s),
+           (double)res[0], (double)res[1], (double)res[2]);
+  tu_section("refusals");
+}
+
+int main(int argc, char **argv) {
+  const char *set = tu_arg_value(argc, argv, "--set");
+  if (!set)
+    tu_die("usage: test_matrix --set=ops|shapes|stream|errors");
+  if (strcmp(set, "stream") == 0) {
+    set_stream();
+    return tu_finish("test_matrix");
+  }
+  clr_context *ctx = tu_context();
+  if (strcmp(set, "ops") == 0)
+    set_ops(ctx);
+  else if (strcmp(set, "shapes") == 0)
+    set_shapes(ctx);
+  else if (strcmp(set, "errors") == 0)
+    set_errors(ctx);
+  else
+    tu_die("unknown set '%s'", set);
+  clr_context_release(ctx);
+  return tu_finish("test_matrix");
+}
