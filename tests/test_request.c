@@ -730,6 +730,12 @@ static void refusals(clr_context *ctx) {
       r.output_keys = buffer(o, 0);
       r.run_count = buffer(o, 0);
     }
+    if (k == CLR_REQ_MATRIX) { /* a 4 x 4 matrix, no segments */
+      r.n = 0;
+      r.rows = 4;
+      r.cols = 4;
+      r.segments = buffer(NULL, 0);
+    }
     char what[64];
     snprintf(what, sizeof what, "clr_enqueue of a %s request",
              clr_request_kind_name((clr_request_kind)k));
