@@ -1347,6 +1347,10 @@ CLR_API clr_status clr_group_create(const clr_context_config *cfg,
 CLR_API clr_status clr_group_create_from(clr_context *const *contexts,
                                          size_t count, clr_group **out,
                                          char *detail, size_t detail_size);
+/* Release the group (NULL: nothing), and the contexts it made
+ * (clr_group_create's; clr_group_create_from's stay the caller's).  A
+ * pending asynchronous call is waited for first (clr_group_wait): never
+ * release a group from its call's done callback. */
 CLR_API void clr_group_release(clr_group *g);
 CLR_API size_t clr_group_size(const clr_group *g);
 /* Device i's context (NULL past the end): its clr_last_timing describes
@@ -1399,6 +1403,100 @@ CLR_API clr_status clr_group_scan_buffers(
     clr_group *g, const clr_options *opt, clr_op op, clr_type type,
     const cl_mem *in, const size_t *in_offsets, const cl_mem *out,
     const size_t *out_offsets, const size_t *counts);
+
+/* A request (see "requests") run over the group, blocking, as clr_run
+ * runs it on one context: REDUCE and DOT of host arrays return their
+ * value in *result (clr_group_reduce_host, clr_group_dot_host); SCAN
+ * writes input's scan to output (clr_group_scan_host; result NULL).  The
+ * request is checked as clr_run checks it, and also refused with
+ * CLR_ERR_INVALID_ARGUMENT when it names a queue, scratch, status or
+ * run_count: each device runs its part on its own context.  Other kinds
+ * give CLR_ERR_UNSUPPORTED naming the kind, and so do buffers: a group's
+ * data lives in one buffer a device, which one clr_request cannot name
+ * (clr_group_reduce_buffers, clr_group_scan_buffers take them).  The
+ * detail of a refusal is clr_group_error's.  Nothing of r is kept; the
+ * host arrays are free again when the call returns.  A call while an
+ * asynchronous call is pending on the group is refused
+ * (CLR_ERR_INVALID_ARGUMENT), as is every group call that runs work. */
+CLR_API clr_status clr_group_run(clr_group *g, const clr_request *r,
+                                 clr_value *result);
+
+/* Asynchronous group calls.  A call checks its arguments, enqueues every
+ * device's part on its context's queue (after that device's wait list:
+ * num_events[i] events of wait_lists[i]; num_events NULL: none) and
+ * returns; nothing waits on the host.  When every part is done, the
+ * group folds them in device order (the bits of the blocking call's
+ * result), then calls done(g, status, user) once (done may be NULL),
+ * then marks the call complete, which wakes clr_group_wait.
+ *
+ * done runs on a thread of the OpenCL implementation (an event
+ * callback), or on the calling thread before the call returns when the
+ * work was done already.  It may read the result and clr_group_error,
+ * but must not call clr_group_wait or clr_group_release on g (they wait
+ * for done to return) nor start another call on g (refused: the call is
+ * still pending until done returns), and, as any OpenCL callback, should
+ * be short and never block on OpenCL work.
+ *
+ * events (may be NULL): clr_group_size entries, each an event the caller
+ * releases (clReleaseEvent): device i's part's last command (a
+ * reduction: the read of its value to the host; a scan: the scan of its
+ * part into out[i]), or for a device with no elements a marker after its
+ * wait list.  Later commands on the devices wait for them: calls chain
+ * with no host sync, across groups over the same contexts too
+ * (clr_group_create_from), since a call touches its contexts only until
+ * it returns.
+ *
+ * One asynchronous call may be pending on a group at a time: another
+ * call on it (asynchronous or blocking, clr_group_run,
+ * clr_group_prepare, clr_group_set_weights) returns
+ * CLR_ERR_INVALID_ARGUMENT at once until the pending one completes.
+ * The contexts themselves are free once the call returns (a context is
+ * used by one thread at a time: the group's callbacks never touch them).
+ * The buffers and *result must stay alive, and the buffers unwritten,
+ * until the call completes.
+ *
+ * Errors: a refusal (the checks of the blocking call; exact sums, which
+ * round their superaccumulators on the host, CLR_ERR_UNSUPPORTED) or a
+ * failure while enqueueing is returned at once, with the detail in
+ * clr_group_error; whatever the call had enqueued is then finished
+ * (blocking), nothing stays pending, done is never called and events are
+ * NULL.  A failure once the call is under way (a command whose event
+ * completes with an error status) is reported to done and by
+ * clr_group_wait, as CLR_ERR_OPENCL naming the device in clr_group_error;
+ * *result (an output) is then unspecified.  CLR_OK from the call means
+ * done will be called exactly once, when every part's last command has
+ * completed: a wait-list event that never completes, or whose failure the
+ * implementation does not pass on to the commands after it (PoCL 3.1
+ * leaves them waiting), leaves the call pending.
+ *
+ * Thread safety: the group's state is locked; done may run on another
+ * thread while the caller goes on.  clr_group_error and
+ * clr_group_last_timing describe the asynchronous call once it has
+ * completed (after clr_group_wait, or within done for the error). */
+typedef void (*clr_group_done_fn)(clr_group *g, clr_status status, void *user);
+/* clr_group_reduce_buffers, asynchronous: every operation but exact
+ * sums; a mean's sum divided on the host when the parts are in. */
+CLR_API clr_status clr_group_reduce_buffers_async(
+    clr_group *g, const clr_options *opt, clr_op op, clr_type type,
+    const cl_mem *bufs, const size_t *offsets, const size_t *counts,
+    const cl_uint *num_events, const cl_event *const *wait_lists,
+    cl_event *events, clr_value *result, clr_group_done_fn done, void *user);
+/* clr_group_scan_buffers, asynchronous: every part but the last reduced
+ * to its total and read back; each later part's scan waits on its device
+ * for its carry-in, which the group writes (on a queue of its own beside
+ * the context's) once the totals are in, from an event callback: the
+ * caller is never blocked.  opt->carry_in is copied during the call. */
+CLR_API clr_status clr_group_scan_buffers_async(
+    clr_group *g, const clr_options *opt, clr_op op, clr_type type,
+    const cl_mem *in, const size_t *in_offsets, const cl_mem *out,
+    const size_t *out_offsets, const size_t *counts, const cl_uint *num_events,
+    const cl_event *const *wait_lists, cl_event *events, clr_group_done_fn done,
+    void *user);
+/* Block until the group's pending asynchronous call has completed (its
+ * done returned) and return its status; with none pending, at once,
+ * the last asynchronous call's status (CLR_OK if there was none).  Safe
+ * from any thread but done's; CLR_ERR_INVALID_ARGUMENT for NULL. */
+CLR_API clr_status clr_group_wait(clr_group *g);
 
 typedef struct clr_group_timing {
   double total_ms;     /* wall clock of the whole call                     */

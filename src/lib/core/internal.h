@@ -119,6 +119,9 @@ struct clr_context {
   cl_command_queue caller_queue;
   cl_int caller_err; /* of that wait in the call in progress */
   int async_call;    /* the call in progress returns without waiting */
+  /* During clr_scan_buffer_async_carry: the buffer its scan copies the
+   * carry-in from (after the wait list); NULL otherwise. */
+  cl_mem scan_carry;
   /* A marker after the last asynchronous call's commands (retained), or
    * NULL: while it is not complete, they may wait for the caller's
    * events, and release must not wait for them. */
@@ -688,6 +691,18 @@ clr_status clr_scan_buffer_in_call(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, cl_mem in,
                                    size_t in_offset, cl_mem out,
                                    size_t out_offset, size_t n);
+/* clr_scan_buffer_async whose carry-in is read on the device, from
+ * element 0 of carry (a buffer of ctx's cl_context, one value of the
+ * output type), once the wait list is complete: a carry the host writes
+ * later (group.c: an asynchronous scan's, once every total is in).
+ * opt->carry_in must be NULL. */
+clr_status clr_scan_buffer_async_carry(clr_context *ctx, const clr_options *opt,
+                                       clr_op op, clr_type type, cl_mem in,
+                                       size_t in_offset, cl_mem out,
+                                       size_t out_offset, size_t n,
+                                       cl_mem carry, cl_uint num_events,
+                                       const cl_event *wait_list,
+                                       cl_event *event);
 /* In place means in == out (and one type): a partial overlap would have
  * work-items read elements that others have already overwritten.  For
  * host arrays, and for buffers (as sub-buffers of one buffer, or as
@@ -699,6 +714,16 @@ clr_status clr_check_scan_buffers_overlap(clr_context *ctx, cl_mem in,
                                           size_t in_offset, cl_mem out,
                                           size_t out_offset, size_t in_esize,
                                           size_t out_esize, size_t n);
+
+/* ---- request.c, for group.c (clr_group_run): the request read over
+ * the defaults and checked as clr_run checks it (the failure recorded on
+ * ctx), the fields a group takes none of (queue, scratch, status,
+ * run_count) refused; *out gets it with its host operands pointing at
+ * their first elements (offsets applied, then 0), *host whether its
+ * operands are host arrays. */
+clr_status clr_request_read_for_group(clr_context *ctx, const clr_request *r,
+                                      const clr_value *result, clr_request *out,
+                                      int *host);
 
 /* ---- segmented.c */
 /* The segmented reductions inside a call (clr_begin_call done): what

@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct group_call group_call;
+
 struct clr_group {
   size_t count;
   clr_context *ctx[CLR_GROUP_MAX_DEVICES];
@@ -36,6 +38,17 @@ struct clr_group {
   double weight[CLR_GROUP_MAX_DEVICES];
   clr_group_timing timing;
   char error[1024];
+  /* The asynchronous calls (clr_group_*_async): lock guards pending,
+   * last_status and error while a call may be pending; done is signalled
+   * when the pending call's completion has run (done callback included). */
+  pthread_mutex_t lock;
+  pthread_cond_t done;
+  int pending;            /* an asynchronous call has not completed */
+  clr_status last_status; /* the last asynchronous call's */
+  /* A queue a device beside its context's (made on first need): an
+   * asynchronous scan's carries are written there once the totals are in,
+   * while the context's own queue holds the scans that wait for them. */
+  cl_command_queue carry_queue[CLR_GROUP_MAX_DEVICES];
 };
 
 static clr_status group_fail(clr_group *g, clr_status st, const char *fmt, ...)
@@ -44,9 +57,24 @@ static clr_status group_fail(clr_group *g, clr_status st, const char *fmt,
                              ...) {
   va_list ap;
   va_start(ap, fmt);
+  pthread_mutex_lock(&g->lock);
   vsnprintf(g->error, sizeof g->error, fmt, ap);
+  pthread_mutex_unlock(&g->lock);
   va_end(ap);
   return st;
+}
+
+/* A call while an asynchronous one is pending is refused: its completion
+ * writes the group's result, error and timing. */
+static clr_status check_idle(clr_group *g, const char *call) {
+  pthread_mutex_lock(&g->lock);
+  int pending = g->pending;
+  pthread_mutex_unlock(&g->lock);
+  return pending ? group_fail(g, CLR_ERR_INVALID_ARGUMENT,
+                              "%s: an asynchronous call is pending on this "
+                              "group (clr_group_wait for it first)",
+                              call)
+                 : CLR_OK;
 }
 
 /* A part's failure, named by its device. */
@@ -176,6 +204,8 @@ CLR_API clr_status clr_group_weights(const clr_group *g, double *weights) {
 CLR_API clr_status clr_group_set_weights(clr_group *g, const double *weights) {
   if (!g || !weights)
     return CLR_ERR_INVALID_ARGUMENT;
+  if (check_idle(g, "clr_group_set_weights") != CLR_OK)
+    return CLR_ERR_INVALID_ARGUMENT;
   for (size_t i = 0; i < g->count; i++)
     if (!(weights[i] > 0) || !isfinite(weights[i]))
       return group_fail(g, CLR_ERR_INVALID_ARGUMENT,
@@ -190,15 +220,32 @@ CLR_API clr_status clr_group_set_weights(clr_group *g, const double *weights) {
 
 static clr_group *new_group(void) {
   clr_group *g = calloc(1, sizeof *g);
+  if (!g)
+    return NULL;
+  if (pthread_mutex_init(&g->lock, NULL) != 0) {
+    free(g);
+    return NULL;
+  }
+  if (pthread_cond_init(&g->done, NULL) != 0) {
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+    return NULL;
+  }
   return g;
 }
 
 CLR_API void clr_group_release(clr_group *g) {
   if (!g)
     return;
+  clr_group_wait(g); /* a pending call completes first */
+  for (size_t i = 0; i < g->count; i++)
+    if (g->carry_queue[i])
+      clReleaseCommandQueue(g->carry_queue[i]);
   if (g->owned)
     for (size_t i = 0; i < g->count; i++)
       clr_context_release(g->ctx[i]);
+  pthread_cond_destroy(&g->done);
+  pthread_mutex_destroy(&g->lock);
   free(g);
 }
 
@@ -510,12 +557,15 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
                                clr_type type, reduce_args *a, size_t n,
                                const size_t *counts, clr_value *result) {
   clr_options defaults;
+  clr_status st = check_idle(g, "clr_group_reduce");
+  if (st != CLR_OK)
+    return st;
   double t0 = clr_now_ms();
   memset(&g->timing, 0, sizeof g->timing);
   g->error[0] = '\0';
   if (!result)
     return group_fail(g, CLR_ERR_INVALID_ARGUMENT, "result must not be NULL");
-  clr_status st = take_options(g, &opt, &defaults);
+  st = take_options(g, &opt, &defaults);
   if (st != CLR_OK)
     return st;
   if (n == 0)
@@ -687,10 +737,13 @@ static clr_status group_scan(clr_group *g, const clr_options *opt, clr_op op,
                              clr_type type, scan_args *a, size_t n,
                              const size_t *counts) {
   clr_options defaults;
+  clr_status st = check_idle(g, "clr_group_scan");
+  if (st != CLR_OK)
+    return st;
   double t0 = clr_now_ms();
   memset(&g->timing, 0, sizeof g->timing);
   g->error[0] = '\0';
-  clr_status st = take_options(g, &opt, &defaults);
+  st = take_options(g, &opt, &defaults);
   if (st != CLR_OK)
     return st;
   if (n == 0)
@@ -805,11 +858,14 @@ CLR_API clr_status clr_group_prepare(clr_group *g, const clr_options *opt,
                                      clr_op op, clr_type type) {
   if (!g)
     return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = check_idle(g, "clr_group_prepare");
+  if (st != CLR_OK)
+    return st;
   double t0 = clr_now_ms();
   memset(&g->timing, 0, sizeof g->timing);
   g->error[0] = '\0';
   clr_options copy;
-  clr_status st = take_options(g, &opt, &copy);
+  st = take_options(g, &opt, &copy);
   if (st != CLR_OK)
     return st;
   prepare_args a = {opt, op, type};
@@ -817,5 +873,737 @@ CLR_API clr_status clr_group_prepare(clr_group *g, const clr_options *opt,
   make_parts(g, 0, NULL, prepare_part, &a, parts); /* no elements to split */
   st = run_parts(g, parts, EVERY_DEVICE);
   g->timing.total_ms = clr_now_ms() - t0;
+  return st;
+}
+
+/* ---- requests */
+
+CLR_API clr_status clr_group_run(clr_group *g, const clr_request *r,
+                                 clr_value *result) {
+  if (!g)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_status st = check_idle(g, "clr_group_run");
+  if (st != CLR_OK)
+    return st;
+  /* The request's checks are clr_run's (request.c), their detail recorded
+   * on device 0's context, then the group's. */
+  clr_request q;
+  int host = 0;
+  st = clr_request_read_for_group(g->ctx[0], r, result, &q, &host);
+  if (st != CLR_OK)
+    return group_fail(g, st, "%s", clr_context_error(g->ctx[0]));
+  const char *kind = clr_request_kind_name(q.kind);
+  if (q.kind != CLR_REQ_REDUCE && q.kind != CLR_REQ_DOT &&
+      q.kind != CLR_REQ_SCAN)
+    return group_fail(g, CLR_ERR_UNSUPPORTED,
+                      "clr_group_run takes reduce, dot and scan requests, "
+                      "not a %s request",
+                      kind);
+  if (!host)
+    return group_fail(g, CLR_ERR_UNSUPPORTED,
+                      "clr_group_run takes host arrays: a group's buffers "
+                      "are one a device (a %s request names one), so use "
+                      "clr_group_%s_buffers",
+                      kind, q.kind == CLR_REQ_SCAN ? "scan" : "reduce");
+  switch (q.kind) {
+  case CLR_REQ_REDUCE:
+    return clr_group_reduce_host(g, q.options, q.op, q.type, q.input.host, q.n,
+                                 result);
+  case CLR_REQ_DOT:
+    return clr_group_dot_host(g, q.options, q.type, q.input.host, q.input2.host,
+                              q.n, result);
+  default:
+    return clr_group_scan_host(g, q.options, q.op, q.type, q.input.host,
+                               (void *)q.output.host, q.n);
+  }
+}
+
+/* ---- asynchronous calls
+ *
+ * Everything is enqueued before the call returns, each device's part on
+ * its context's queue; nothing of the call touches a context after that.
+ * A reduction's parts are each reduced into a small buffer of the group's
+ * (clr_reduce_buffer_async) and read back without blocking; the reads'
+ * event callbacks (OpenCL's threads) count down, and the last folds the
+ * values in device order, as the blocking call does.  A scan's parts but
+ * the last are reduced to their totals and read back the same way; every
+ * part after the first is scanned from a carry buffer whose copy waits
+ * for a user event.  When the last total is in, its callback folds the
+ * carries, writes each into its buffer on the group's carry queue of the
+ * device (the context's own holds the scan that waits) and completes the
+ * device's user event once that write is done.  The callback that sees
+ * the last event complete finishes the call: it writes the result,
+ * releases the call's objects, calls done, and wakes clr_group_wait. */
+
+#define RESULT_MAX 64 /* clr_result_bytes at most (a record: 32) */
+
+typedef struct async_part {
+  group_call *call;
+  size_t i, n, begin;
+  cl_mem res[2];    /* the part's value or total, [1] a nanmean's count */
+  cl_event read[2]; /* their reads into host[] */
+  unsigned char host[2][RESULT_MAX];
+  cl_mem carry;   /* a scan's gated part: its carry-in */
+  cl_event gate;  /* a user event the carry's copy waits for */
+  int gate_given; /* carry_written completes and releases gate */
+  unsigned char carry_host[16];
+  cl_event scan; /* the part's scan */
+  int enqueued;  /* something of the part is on its queue */
+} async_part;
+
+struct group_call {
+  clr_group *g;
+  int scan, counts; /* a scan; a nanmean counting its numbers */
+  clr_op op, runs;
+  clr_type type, rtype; /* rtype: a part's value (a scan: its total) */
+  clr_options opt;
+  uint64_t n;
+  clr_value *result;
+  clr_group_done_fn done;
+  void *user;
+  size_t left;        /* callbacks to come, + 1 while the call is set up */
+  size_t totals_left; /* a scan's total reads to come */
+  clr_status st;      /* the first failure (lowest device) */
+  size_t failed;
+  char why[CLR_DETAIL_SIZE];
+  int have_carry_in;
+  clr_scalar carry_in;
+  double t0;
+  size_t used;
+  async_part part[CLR_GROUP_MAX_DEVICES];
+};
+
+static void call_fail(group_call *c, size_t i, clr_status st, const char *fmt,
+                      ...) __attribute__((format(printf, 4, 5)));
+static void call_fail(group_call *c, size_t i, clr_status st, const char *fmt,
+                      ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  pthread_mutex_lock(&c->g->lock);
+  if (c->st == CLR_OK || i < c->failed) {
+    c->st = st;
+    c->failed = i;
+    int k = snprintf(c->why, sizeof c->why, "device %zu: ", i);
+    vsnprintf(c->why + k, sizeof c->why - (size_t)k, fmt, ap);
+  }
+  pthread_mutex_unlock(&c->g->lock);
+  va_end(ap);
+}
+
+static void release_part(async_part *p) {
+  for (int k = 0; k < 2; k++) {
+    if (p->read[k])
+      clReleaseEvent(p->read[k]);
+    if (p->res[k])
+      clReleaseMemObject(p->res[k]);
+  }
+  if (p->scan)
+    clReleaseEvent(p->scan);
+  if (p->carry)
+    clReleaseMemObject(p->carry);
+  if (p->gate && !p->gate_given)
+    clReleaseEvent(p->gate);
+  memset(p->read, 0, sizeof p->read);
+  memset(p->res, 0, sizeof p->res);
+  p->scan = p->gate = NULL;
+  p->carry = NULL;
+}
+
+/* The call is over: its result, its objects released, done called, and
+ * then the group idle (clr_group_wait returns). */
+static void finish(group_call *c) {
+  clr_group *g = c->g;
+  double t1 = clr_now_ms();
+  if (c->st == CLR_OK && !c->scan) {
+    clr_value v;
+    uint64_t count = c->n;
+    int have = 0;
+    memset(&v, 0, sizeof v);
+    if (c->counts)
+      count = 0;
+    for (size_t i = 0; i < g->count; i++) {
+      async_part *p = &c->part[i];
+      if (!p->n)
+        continue;
+      clr_value part = clr_result_at(c->runs, c->rtype, p->host[0], 0);
+      if (have)
+        clr_value_combine(c->runs, &v, &part);
+      else
+        v = part;
+      have = 1;
+      if (c->counts)
+        count += clr_result_at(CLR_SUM, CLR_ULONG, p->host[1], 0).v.ul;
+    }
+    if (clr_op_flags(c->op) & CLR_OPF_MEAN)
+      clr_opt_sum_to_mean(&c->opt, c->type, count, &v);
+    v.op = c->op;
+    *c->result = v;
+  }
+  for (size_t i = 0; i < g->count; i++)
+    release_part(&c->part[i]);
+  clr_status st = c->st;
+  clr_group_done_fn done = c->done;
+  void *user = c->user;
+  pthread_mutex_lock(&g->lock);
+  g->last_status = st;
+  if (st != CLR_OK)
+    snprintf(g->error, sizeof g->error, "%s", c->why);
+  memset(&g->timing, 0, sizeof g->timing);
+  g->timing.total_ms = clr_now_ms() - c->t0;
+  g->timing.parts_ms = t1 - c->t0;
+  g->timing.combine_ms = clr_now_ms() - t1;
+  g->timing.devices_used = c->used;
+  pthread_mutex_unlock(&g->lock);
+  free(c);
+  if (done)
+    done(g, st, user);
+  pthread_mutex_lock(&g->lock);
+  g->pending = 0;
+  pthread_cond_broadcast(&g->done);
+  pthread_mutex_unlock(&g->lock);
+}
+
+/* One of the call's callbacks (or the set-up) is over: 1 when it was the
+ * last, whose caller then finishes the call. */
+static int count_down(group_call *c, int total, int *totals_in) {
+  pthread_mutex_lock(&c->g->lock);
+  c->left--;
+  if (total)
+    c->totals_left--;
+  *totals_in = total && c->totals_left == 0;
+  int last = c->left == 0;
+  pthread_mutex_unlock(&c->g->lock);
+  return last;
+}
+
+static void CL_CALLBACK carry_written(cl_event ev, cl_int status, void *arg) {
+  async_part *p = arg;
+  cl_event gate = p->gate;
+  if (status < 0)
+    call_fail(p->call, p->i, CLR_ERR_OPENCL,
+              "writing its scan's carry-in failed: %s (%d)",
+              clr_cl_error_name(status), (int)status);
+  clReleaseEvent(ev);
+  /* The last touch of the call: the scan this releases may finish it. */
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  clReleaseEvent(gate);
+}
+
+/* Every total is in (a scan): each gated part's carry folded in device
+ * order from the caller's carry-in, as group_scan does, and written. */
+static void write_carries(group_call *c) {
+  clr_group *g = c->g;
+  clr_value run;
+  int have = c->have_carry_in;
+  memset(&run, 0, sizeof run);
+  run.type = c->rtype;
+  run.v = c->carry_in;
+  size_t osize = clr_type_size(c->rtype);
+  for (size_t i = 0; i < g->count; i++) {
+    async_part *p = &c->part[i];
+    if (!p->n)
+      continue;
+    if (p->gate) {
+      memcpy(p->carry_host, &run.v, osize);
+      cl_event w = NULL;
+      cl_int err = clEnqueueWriteBuffer(g->carry_queue[i], p->carry, CL_FALSE,
+                                        0, osize, p->carry_host, 0, NULL, &w);
+      if (err == CL_SUCCESS)
+        err = clFlush(g->carry_queue[i]);
+      if (err == CL_SUCCESS) {
+        p->gate_given = 1;
+        err = clSetEventCallback(w, CL_COMPLETE, carry_written, p);
+        if (err != CL_SUCCESS)
+          p->gate_given = 0;
+      }
+      if (err != CL_SUCCESS) {
+        call_fail(c, i, clr_status_from_cl(err),
+                  "enqueueing its scan's carry-in failed: %s (%d)",
+                  clr_cl_error_name(err), (int)err);
+        if (w)
+          clReleaseEvent(w);
+        /* The call has failed; its queue drains (the scan's output is
+         * unspecified). */
+        clSetUserEventStatus(p->gate, CL_COMPLETE);
+      }
+    }
+    if (!p->res[0])
+      break; /* the last part: no total */
+    clr_value total = clr_result_at(c->op, c->rtype, p->host[0], 0);
+    if (have)
+      clr_value_combine(c->op, &run, &total);
+    else
+      run = total;
+    have = 1;
+  }
+}
+
+static void CL_CALLBACK read_done(cl_event ev, cl_int status, void *arg) {
+  async_part *p = arg;
+  group_call *c = p->call;
+  (void)ev;
+  if (status < 0)
+    call_fail(c, p->i, CLR_ERR_OPENCL,
+              "its %s or reading it back failed: %s (%d)",
+              c->scan ? "total" : "reduction", clr_cl_error_name(status),
+              (int)status);
+  int totals_in = 0;
+  int last = count_down(c, c->scan, &totals_in);
+  if (totals_in)
+    write_carries(c);
+  if (last)
+    finish(c);
+}
+
+static void CL_CALLBACK scan_done(cl_event ev, cl_int status, void *arg) {
+  async_part *p = arg;
+  group_call *c = p->call;
+  int totals_in;
+  (void)ev;
+  if (status < 0)
+    call_fail(c, p->i, CLR_ERR_OPENCL, "its scan failed: %s (%d)",
+              clr_cl_error_name(status), (int)status);
+  if (count_down(c, 0, &totals_in))
+    finish(c);
+}
+
+/* The call made pending, or refused: one at a time. */
+static clr_status begin_async(clr_group *g, const char *call) {
+  pthread_mutex_lock(&g->lock);
+  int pending = g->pending;
+  if (!pending) {
+    g->pending = 1;
+    g->error[0] = '\0';
+    memset(&g->timing, 0, sizeof g->timing);
+  }
+  pthread_mutex_unlock(&g->lock);
+  return pending ? group_fail(g, CLR_ERR_INVALID_ARGUMENT,
+                              "%s: an asynchronous call is pending on this "
+                              "group (clr_group_wait for it first)",
+                              call)
+                 : CLR_OK;
+}
+
+/* A refusal or failure before the call was under way: whatever it
+ * enqueued finished (its gates opened first), its objects released, the
+ * group idle; st returned, done never called. */
+static clr_status abandon(group_call *c, clr_status st) {
+  clr_group *g = c->g;
+  for (size_t i = 0; i < g->count; i++)
+    if (c->part[i].gate)
+      clSetUserEventStatus(c->part[i].gate, CL_COMPLETE);
+  for (size_t i = 0; i < g->count; i++) {
+    if (c->part[i].enqueued)
+      clFinish(clr_queue(g->ctx[i]));
+    if (g->carry_queue[i])
+      clFinish(g->carry_queue[i]);
+    release_part(&c->part[i]);
+  }
+  free(c);
+  pthread_mutex_lock(&g->lock);
+  g->pending = 0;
+  g->last_status = st;
+  pthread_cond_broadcast(&g->done);
+  pthread_mutex_unlock(&g->lock);
+  return st;
+}
+
+/* The call's checks shared by both forms: the wait lists, the counts and
+ * the options; a new call (pending) on success.  A refusal leaves the
+ * group idle. */
+static clr_status new_call(clr_group *g, const char *name, const cl_mem *bufs,
+                           const size_t *counts, const cl_uint *num_events,
+                           const cl_event *const *wait_lists,
+                           const clr_options *opt, clr_group_done_fn done,
+                           void *user, group_call **out) {
+  size_t n = 0;
+  *out = NULL;
+  clr_status st = begin_async(g, name);
+  if (st != CLR_OK)
+    return st;
+  group_call *c = calloc(1, sizeof *c);
+  if (!c) {
+    group_fail(g, CLR_ERR_OUT_OF_MEMORY, "%s: out of host memory", name);
+    pthread_mutex_lock(&g->lock);
+    g->pending = 0;
+    pthread_mutex_unlock(&g->lock);
+    return CLR_ERR_OUT_OF_MEMORY;
+  }
+  c->g = g;
+  c->done = done;
+  c->user = user;
+  c->t0 = clr_now_ms();
+  st = check_counts(g, bufs, counts, &n);
+  if (st == CLR_OK && n == 0)
+    st = group_fail(g, CLR_ERR_INVALID_ARGUMENT,
+                    "the counts add up to 0: n must be at least 1");
+  for (size_t i = 0; st == CLR_OK && i < g->count; i++)
+    if (num_events && num_events[i] && (!wait_lists || !wait_lists[i]))
+      st = group_fail(g, CLR_ERR_INVALID_ARGUMENT,
+                      "device %zu: %u events to wait for, but no wait list", i,
+                      (unsigned)num_events[i]);
+  if (st == CLR_OK) {
+    const clr_options *o = opt;
+    st = take_options(g, &o, &c->opt);
+  }
+  if (st != CLR_OK)
+    return abandon(c, st);
+  c->n = n;
+  for (size_t i = 0, at = 0; i < g->count; i++) {
+    c->part[i].call = c;
+    c->part[i].i = i;
+    c->part[i].n = counts[i];
+    c->part[i].begin = at;
+    at += counts[i];
+    c->used += counts[i] != 0;
+  }
+  *out = c;
+  return CLR_OK;
+}
+
+/* Device i's wait list. */
+static cl_uint events_of(const cl_uint *num_events,
+                         const cl_event *const *wait_lists, size_t i,
+                         const cl_event **list) {
+  *list = num_events && num_events[i] ? wait_lists[i] : NULL;
+  return num_events ? num_events[i] : 0;
+}
+
+/* A part with no elements: its event a marker after its wait list. */
+static clr_status empty_part(group_call *c, size_t i, cl_uint nev,
+                             const cl_event *wl, cl_event *events) {
+  if (!events)
+    return CLR_OK;
+  cl_int err =
+      clEnqueueMarkerWithWaitList(clr_queue(c->g->ctx[i]), nev, wl, &events[i]);
+  c->part[i].enqueued = 1;
+  if (err != CL_SUCCESS)
+    return group_fail(c->g, clr_status_from_cl(err),
+                      "device %zu: clEnqueueMarkerWithWaitList failed: %s (%d)",
+                      i, clr_cl_error_name(err), (int)err);
+  return CLR_OK;
+}
+
+/* A small buffer of device i's context for a part's value, read back into
+ * host once after (the in-order queue orders it). */
+static clr_status result_buffer(group_call *c, size_t i, size_t bytes,
+                                cl_mem *mem) {
+  cl_int err;
+  *mem = clCreateBuffer(c->g->ctx[i]->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  if (err != CL_SUCCESS)
+    return group_fail(c->g, clr_status_from_cl(err),
+                      "device %zu: clCreateBuffer of its result failed: %s "
+                      "(%d)",
+                      i, clr_cl_error_name(err), (int)err);
+  return CLR_OK;
+}
+
+static clr_status read_back(group_call *c, size_t i, cl_mem mem, size_t bytes,
+                            void *host, cl_event *ev) {
+  cl_int err = clEnqueueReadBuffer(clr_queue(c->g->ctx[i]), mem, CL_FALSE, 0,
+                                   bytes, host, 0, NULL, ev);
+  if (err == CL_SUCCESS)
+    err = clFlush(clr_queue(c->g->ctx[i]));
+  if (err != CL_SUCCESS)
+    return group_fail(c->g, clr_status_from_cl(err),
+                      "device %zu: reading its result back failed: %s (%d)", i,
+                      clr_cl_error_name(err), (int)err);
+  return CLR_OK;
+}
+
+/* Every callback set (the set-up's count held), events[] retained for the
+ * caller; then the set-up's count dropped: the call is under way. */
+static clr_status start_call(group_call *c, cl_event *events) {
+  clr_group *g = c->g;
+  size_t callbacks = 0;
+  for (size_t i = 0; i < g->count; i++) {
+    async_part *p = &c->part[i];
+    callbacks +=
+        (p->read[0] != NULL) + (p->read[1] != NULL) + (p->scan != NULL);
+    c->totals_left += c->scan && p->read[0];
+  }
+  c->left = callbacks + 1;
+  for (size_t i = 0; i < g->count; i++) {
+    async_part *p = &c->part[i];
+    cl_event mine = c->scan ? p->scan : p->read[0];
+    if (events && p->n) {
+      clRetainEvent(mine);
+      events[i] = mine;
+    }
+  }
+  /* From here the callbacks may run (and the call finish) at any time. */
+  int totals_in = 0;
+  for (size_t i = 0; i < g->count; i++) {
+    async_part *p = &c->part[i];
+    struct {
+      cl_event ev;
+      void(CL_CALLBACK *fn)(cl_event, cl_int, void *);
+    } cb[3] = {
+        {p->read[1], read_done}, {p->read[0], read_done}, {p->scan, scan_done}};
+    for (int k = 0; k < 3; k++) {
+      if (!cb[k].ev)
+        continue;
+      cl_int err = clSetEventCallback(cb[k].ev, CL_COMPLETE, cb[k].fn, p);
+      if (err == CL_SUCCESS)
+        continue;
+      /* No callback to come: wait for the event here, and count it. */
+      call_fail(c, i, clr_status_from_cl(err),
+                "clSetEventCallback failed: %s (%d)", clr_cl_error_name(err),
+                (int)err);
+      int is_total = c->scan && cb[k].fn == read_done;
+      clWaitForEvents(1, &cb[k].ev); /* the caller's thread: may block */
+      count_down(c, is_total, &totals_in);
+      if (totals_in)
+        write_carries(c);
+    }
+  }
+  int last = count_down(c, 0, &totals_in);
+  if (last)
+    finish(c);
+  return CLR_OK;
+}
+
+CLR_API clr_status clr_group_reduce_buffers_async(
+    clr_group *g, const clr_options *opt, clr_op op, clr_type type,
+    const cl_mem *bufs, const size_t *offsets, const size_t *counts,
+    const cl_uint *num_events, const cl_event *const *wait_lists,
+    cl_event *events, clr_value *result, clr_group_done_fn done, void *user) {
+  if (!g)
+    return CLR_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; events && i < g->count; i++)
+    events[i] = NULL;
+  group_call *c;
+  clr_status st = new_call(g, "clr_group_reduce_buffers_async", bufs, counts,
+                           num_events, wait_lists, opt, done, user, &c);
+  if (st != CLR_OK)
+    return st;
+  opt = &c->opt;
+  if (!result)
+    return abandon(
+        c, group_fail(g, CLR_ERR_INVALID_ARGUMENT, "result must not be NULL"));
+  if (!clr_op_info(op) || !clr_type_info(type))
+    return abandon(c, group_fail(g, CLR_ERR_INVALID_ARGUMENT,
+                                 "unknown operation %d or type %d", (int)op,
+                                 (int)type));
+  c->result = result;
+  c->op = op;
+  c->type = type;
+  c->runs = clr_op_info(op)->runs;
+  c->counts = clr_mean_counts(op, type);
+  if (opt->exact && c->runs == CLR_SUM && clr_type_is_float(type))
+    return abandon(c, group_fail(g, CLR_ERR_UNSUPPORTED,
+                                 "an exact sum is rounded on the host from "
+                                 "every part's superaccumulator: use "
+                                 "clr_group_reduce_buffers"));
+  c->rtype = clr_opt_result_type(opt, c->runs, type);
+  size_t bytes = clr_opt_result_bytes(opt, c->runs, type);
+  for (size_t i = 0; st == CLR_OK && i < g->count; i++) {
+    async_part *p = &c->part[i];
+    const cl_event *wl;
+    cl_uint nev = events_of(num_events, wait_lists, i, &wl);
+    if (!p->n) {
+      st = empty_part(c, i, nev, wl, events);
+      continue;
+    }
+    clr_context *ctx = g->ctx[i];
+    size_t off = offsets ? offsets[i] : 0;
+    clr_options o = *opt;
+    o.index_base += p->begin;
+    if (c->counts) { /* a nanmean: first the count of numbers */
+      clr_options co;
+      char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
+      clr_count_options(&o, &co, expr, sizeof expr);
+      size_t cbytes = clr_opt_result_bytes(&co, CLR_SUM, type);
+      st = result_buffer(c, i, cbytes, &p->res[1]);
+      if (st == CLR_OK) {
+        st = clr_reduce_buffer_async(ctx, &co, CLR_SUM, type, bufs[i], off,
+                                     p->n, p->res[1], 0, nev, wl, NULL);
+        p->enqueued = 1;
+        if (st != CLR_OK)
+          st = part_fail(g, i, st);
+      }
+      if (st == CLR_OK)
+        st = read_back(c, i, p->res[1], cbytes, p->host[1], &p->read[1]);
+    }
+    if (st == CLR_OK)
+      st = result_buffer(c, i, bytes, &p->res[0]);
+    if (st == CLR_OK) {
+      st = clr_reduce_buffer_async(ctx, &o, c->runs, type, bufs[i], off, p->n,
+                                   p->res[0], 0, nev, wl, NULL);
+      p->enqueued = 1;
+      if (st != CLR_OK)
+        st = part_fail(g, i, st);
+    }
+    if (st == CLR_OK)
+      st = read_back(c, i, p->res[0], bytes, p->host[0], &p->read[0]);
+  }
+  if (st != CLR_OK) {
+    for (size_t i = 0; events && i < g->count; i++)
+      if (events[i]) {
+        clReleaseEvent(events[i]);
+        events[i] = NULL;
+      }
+    return abandon(c, st);
+  }
+  return start_call(c, events);
+}
+
+/* Device i's carry queue, made on first need. */
+static clr_status carry_queue(clr_group *g, size_t i) {
+  if (g->carry_queue[i])
+    return CLR_OK;
+  cl_int err;
+  g->carry_queue[i] =
+      clCreateCommandQueue(g->ctx[i]->cl, g->ctx[i]->device, 0, &err);
+  if (err != CL_SUCCESS) {
+    g->carry_queue[i] = NULL;
+    return group_fail(g, clr_status_from_cl(err),
+                      "device %zu: clCreateCommandQueue (its carry queue) "
+                      "failed: %s (%d)",
+                      i, clr_cl_error_name(err), (int)err);
+  }
+  return CLR_OK;
+}
+
+CLR_API clr_status clr_group_scan_buffers_async(
+    clr_group *g, const clr_options *opt, clr_op op, clr_type type,
+    const cl_mem *in, const size_t *in_offsets, const cl_mem *out,
+    const size_t *out_offsets, const size_t *counts, const cl_uint *num_events,
+    const cl_event *const *wait_lists, cl_event *events, clr_group_done_fn done,
+    void *user) {
+  if (!g)
+    return CLR_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; events && i < g->count; i++)
+    events[i] = NULL;
+  group_call *c;
+  clr_status st = new_call(g, "clr_group_scan_buffers_async", in, counts,
+                           num_events, wait_lists, opt, done, user, &c);
+  if (st != CLR_OK)
+    return st;
+  opt = &c->opt;
+  if (!out)
+    return abandon(
+        c, group_fail(g, CLR_ERR_INVALID_ARGUMENT, "out must not be NULL"));
+  if ((unsigned)type >= CLR_TYPE_COUNT)
+    return abandon(c, group_fail(g, CLR_ERR_INVALID_ARGUMENT, "unknown type %d",
+                                 (int)type));
+  c->scan = 1;
+  c->op = c->runs = op;
+  c->type = type;
+  c->rtype = clr_opt_scan_output_type(opt, type);
+  size_t osize = clr_type_size(c->rtype);
+  if (opt->carry_in) {
+    c->have_carry_in = 1;
+    memcpy(&c->carry_in, opt->carry_in, osize);
+  }
+  /* The totals: the reduction accumulating in the output type, so
+   * integer sums wrap as the scan's do (group_scan's round 1). */
+  clr_options to;
+  clr_options_init(&to);
+  to.accumulate_in = c->rtype;
+  size_t tbytes = clr_opt_result_bytes(&to, op, type);
+  size_t first = g->count, last = 0;
+  for (size_t i = 0; i < g->count; i++)
+    if (c->part[i].n) {
+      first = first < i ? first : i;
+      last = i;
+    }
+  cl_event *lists = NULL;
+  for (size_t i = 0; st == CLR_OK && i < g->count; i++) {
+    async_part *p = &c->part[i];
+    const cl_event *wl;
+    cl_uint nev = events_of(num_events, wait_lists, i, &wl);
+    if (!p->n) {
+      st = empty_part(c, i, nev, wl, events);
+      continue;
+    }
+    clr_context *ctx = g->ctx[i];
+    cl_mem src = in[i], dst = out[i];
+    size_t ioff = in_offsets ? in_offsets[i] : 0;
+    size_t ooff = out_offsets ? out_offsets[i] : 0;
+    if (i != last) { /* round 1: the part's total, read back */
+      st = result_buffer(c, i, tbytes, &p->res[0]);
+      if (st == CLR_OK) {
+        st = clr_reduce_buffer_async(ctx, &to, op, type, src, ioff, p->n,
+                                     p->res[0], 0, nev, wl, NULL);
+        p->enqueued = 1;
+        if (st != CLR_OK)
+          st = part_fail(g, i, st);
+      }
+      if (st == CLR_OK)
+        st = read_back(c, i, p->res[0], tbytes, p->host[0], &p->read[0]);
+      nev = 0; /* the queue is in order: round 2 comes after round 1 */
+      wl = NULL;
+    }
+    if (st != CLR_OK)
+      break;
+    /* round 2: the scan, from its carry */
+    clr_options o = *opt;
+    o.carry_in = i == first ? opt->carry_in : NULL;
+    if (i == first) {
+      st = clr_scan_buffer_async(ctx, &o, op, type, src, ioff, dst, ooff, p->n,
+                                 nev, wl, &p->scan);
+      if (st != CLR_OK)
+        st = part_fail(g, i, st);
+    } else {
+      cl_int err;
+      st = carry_queue(g, i);
+      if (st == CLR_OK) {
+        p->carry =
+            clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, osize, NULL, &err);
+        if (err == CL_SUCCESS)
+          p->gate = clCreateUserEvent(ctx->cl, &err);
+        if (err != CL_SUCCESS)
+          st = group_fail(g, clr_status_from_cl(err),
+                          "device %zu: its carry buffer or gate could not be "
+                          "made: %s (%d)",
+                          i, clr_cl_error_name(err), (int)err);
+      }
+      if (st == CLR_OK) {
+        free(lists);
+        lists = malloc(((size_t)nev + 1) * sizeof *lists);
+        if (!lists)
+          st = group_fail(g, CLR_ERR_OUT_OF_MEMORY, "out of host memory");
+      }
+      if (st == CLR_OK) {
+        if (nev)
+          memcpy(lists, wl, nev * sizeof *lists);
+        lists[nev] = p->gate;
+        st = clr_scan_buffer_async_carry(ctx, &o, op, type, src, ioff, dst,
+                                         ooff, p->n, p->carry, nev + 1, lists,
+                                         &p->scan);
+        if (st != CLR_OK)
+          st = part_fail(g, i, st);
+      }
+    }
+    p->enqueued = 1;
+    if (st == CLR_OK) {
+      cl_int err = clFlush(clr_queue(ctx));
+      if (err != CL_SUCCESS)
+        st = group_fail(g, clr_status_from_cl(err),
+                        "device %zu: clFlush failed: %s (%d)", i,
+                        clr_cl_error_name(err), (int)err);
+    }
+  }
+  free(lists);
+  if (st != CLR_OK) {
+    for (size_t i = 0; events && i < g->count; i++)
+      if (events[i]) {
+        clReleaseEvent(events[i]);
+        events[i] = NULL;
+      }
+    return abandon(c, st);
+  }
+  return start_call(c, events);
+}
+
+CLR_API clr_status clr_group_wait(clr_group *g) {
+  if (!g)
+    return CLR_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&g->lock);
+  while (g->pending)
+    pthread_cond_wait(&g->done, &g->lock);
+  clr_status st = g->last_status;
+  pthread_mutex_unlock(&g->lock);
   return st;
 }

@@ -235,9 +235,10 @@ static clr_status check_later_fields(clr_context *ctx, const request *q,
  * and buffers not mixed, clr_run's result.  The drivers then check the
  * rest (the operation against the type, n, the buffers' ranges and
  * access, the offsets) as their own entry points do.  enqueue: for
- * clr_enqueue (result unused). */
+ * clr_enqueue (result unused); group: for clr_group_run (the checks of
+ * clr_run, and no queue, scratch, status or run_count). */
 static clr_status read_request(clr_context *ctx, const clr_request *r,
-                               int enqueue, const clr_value *result,
+                               int enqueue, int group, const clr_value *result,
                                request *q) {
   char why[CLR_DETAIL_SIZE - 16];
   const clr_request defaults = CLR_REQUEST_INIT;
@@ -261,6 +262,23 @@ static clr_status read_request(clr_context *ctx, const clr_request *r,
   q->row = &kinds[c->kind];
   const char *kind = q->row->name;
   unsigned takes = q->row->takes;
+  if (group) {
+    /* A group runs each part on its device's context and queue, with the
+     * contexts' own scratch, and returns its status itself. */
+    const char *field =
+        c->queue ? "queue"
+        : given(&c->scratch) || c->scratch.offset || c->scratch_bytes
+            ? "scratch"
+        : given(&c->status) || c->status.offset       ? "status"
+        : given(&c->run_count) || c->run_count.offset ? "run_count"
+                                                      : NULL;
+    if (field)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "a group's %s request takes no %s (each device runs "
+                      "its part on its own context): leave it as "
+                      "clr_request_init sets it",
+                      kind, field);
+  }
   if (c->type == CLR_TYPE_DEFAULT)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "a %s request's type is not set (CLR_TYPE_DEFAULT): "
@@ -569,7 +587,7 @@ CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
   clr_queue_scope scope;
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = read_request(ctx, r, 0, result, &q);
+  clr_status st = read_request(ctx, r, 0, 0, result, &q);
   if (st == CLR_OK)
     st = clr_queue_enter(ctx, q.r.queue, &scope);
   if (st != CLR_OK)
@@ -586,7 +604,7 @@ CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
     *event = NULL;
   if (!ctx)
     return CLR_ERR_INVALID_ARGUMENT;
-  clr_status st = read_request(ctx, r, 1, NULL, &q);
+  clr_status st = read_request(ctx, r, 1, 0, NULL, &q);
   if (st == CLR_OK)
     st = check_enqueue(ctx, &q);
   if (st == CLR_OK)
@@ -602,4 +620,23 @@ CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
     *event = NULL;
   }
   return left;
+}
+
+clr_status clr_request_read_for_group(clr_context *ctx, const clr_request *r,
+                                      const clr_value *result, clr_request *out,
+                                      int *host) {
+  request q;
+  clr_status st = read_request(ctx, r, 0, 1, result, &q);
+  if (st != CLR_OK)
+    return st;
+  clr_operand *ops[] = {&q.r.input, &q.r.input2, &q.r.segments, &q.r.output,
+                        &q.r.output_keys};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (ops[i]->host) {
+      ops[i]->host = host_at(&q, ops[i]);
+      ops[i]->offset = 0;
+    }
+  *out = q.r;
+  *host = q.host;
+  return CLR_OK;
 }

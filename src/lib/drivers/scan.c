@@ -599,6 +599,15 @@ static clr_status scan_buffer_call(clr_context *ctx, const clr_options *opt,
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                   "%u events to wait for, but no wait list",
                   (unsigned)async->num_events);
+  if (st == CLR_OK && async && ctx->scan_carry) {
+    /* the carry-in from the caller's buffer, once the wait list is done */
+    cl_int err = clEnqueueCopyBuffer(clr_queue(ctx), ctx->scan_carry,
+                                     ctx->carry.mem, 0, 0, clr_type_size(out),
+                                     async->num_events, async->wait_list, NULL);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clEnqueueCopyBuffer", err);
+    flags = 1;
+  }
   if (st == CLR_OK)
     st = scan_once(ctx, &plans, io, n, opt->exclusive != 0, flags, 1, async,
                    &depth);
@@ -776,6 +785,22 @@ CLR_API clr_status clr_scan_buffer_async(
   clr_begin_async_call(ctx, &async, num_events, wait_list, event);
   return clr_end_async_call(ctx,
                             scan_buffers(ctx, opt, op, type, &io, n, &async));
+}
+
+clr_status clr_scan_buffer_async_carry(clr_context *ctx, const clr_options *opt,
+                                       clr_op op, clr_type type, cl_mem in,
+                                       size_t in_offset, cl_mem out,
+                                       size_t out_offset, size_t n,
+                                       cl_mem carry, cl_uint num_events,
+                                       const cl_event *wait_list,
+                                       cl_event *event) {
+  scan_io io = {in, out, in_offset, out_offset};
+  clr_async async;
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  ctx->scan_carry = carry;
+  clr_status st = scan_buffers(ctx, opt, op, type, &io, n, &async);
+  ctx->scan_carry = NULL;
+  return clr_end_async_call(ctx, st);
 }
 
 CLR_API clr_status clr_scan_buffer(clr_context *ctx, const clr_options *opt,
