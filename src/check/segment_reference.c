@@ -167,6 +167,92 @@ int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
   return ok;
 }
 
+/* Bytes of columns gathered at once by clr_ref_matrix_check (at least
+ * one column, whatever its length). */
+#define MATRIX_GATHER_BYTES ((size_t)16 << 20)
+/* Columns gathered at once at most: a row's piece of them is read as one
+ * run of memory. */
+#define MATRIX_GATHER_COLUMNS ((size_t)64)
+
+/* The w elements (esize bytes each) at src to dst, dst + step, ... */
+static void gather_row(char *dst, size_t step, const char *src, size_t w,
+                       size_t esize) {
+  switch (esize) {
+#define GATHER(T)                                                              \
+  for (size_t k = 0; k < w; k++) {                                             \
+    T v;                                                                       \
+    memcpy(&v, src + k * sizeof v, sizeof v);                                  \
+    memcpy(dst + k * step, &v, sizeof v);                                      \
+  }                                                                            \
+  break;
+  case 2:
+    GATHER(uint16_t)
+  case 4:
+    GATHER(uint32_t)
+  case 8:
+    GATHER(uint64_t)
+#undef GATHER
+  default:
+    for (size_t k = 0; k < w; k++)
+      memcpy(dst + k * step, src + k * esize, esize);
+  }
+}
+
+int clr_ref_matrix_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                         const void *data, size_t rows, size_t cols,
+                         size_t pitch, int axis, const void *results,
+                         size_t depth, clr_segments_check *out) {
+  size_t esize = clr_type_size(type);
+  const char *base = data;
+  memset(out, 0, sizeof *out);
+  out->ok = 1;
+  if (pitch < cols)
+    pitch = cols;
+  plan_references(map, (uint64_t)rows * cols);
+  if (axis != 0) {
+    for (size_t r = 0; r < rows; r++) {
+      clr_value got = clr_result_at(op, rt, results, r);
+      clr_reference ref;
+      if (!segment_reference(map, op, type, rt, base + r * pitch * esize, cols,
+                             &ref))
+        return 0;
+      check_segment(&ref, &got, r, cols, depth, rows, out);
+    }
+    return 1;
+  }
+  /* Axis 0: block columns [c0, c0 + width) gathered column-major into
+   * scratch (column k of the block at scratch + k * rows), row by row. */
+  size_t width = rows ? MATRIX_GATHER_BYTES / (rows * esize) : 1;
+  if (width < 1)
+    width = 1;
+  if (width > MATRIX_GATHER_COLUMNS)
+    width = MATRIX_GATHER_COLUMNS;
+  if (width > cols)
+    width = cols;
+  char *scratch = malloc((width ? width : 1) * (rows ? rows : 1) * esize);
+  if (!scratch)
+    return 0;
+  for (size_t c0 = 0; c0 < cols; c0 += width) {
+    size_t w = cols - c0 < width ? cols - c0 : width;
+    for (size_t r = 0; r < rows; r++)
+      gather_row(scratch + r * esize, rows * esize,
+                 base + (r * pitch + c0) * esize, w, esize);
+    for (size_t k = 0; k < w; k++) {
+      size_t c = c0 + k;
+      clr_value got = clr_result_at(op, rt, results, c);
+      clr_reference ref;
+      if (!segment_reference(map, op, type, rt, scratch + k * rows * esize,
+                             rows, &ref)) {
+        free(scratch);
+        return 0;
+      }
+      check_segment(&ref, &got, c, rows, depth, cols, out);
+    }
+  }
+  free(scratch);
+  return 1;
+}
+
 void clr_ref_segmented_scan_check(clr_op op, clr_type type, clr_type out_type,
                                   int exclusive, const void *in,
                                   const void *out, const uint64_t *offsets,

@@ -45,6 +45,21 @@ int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                          size_t n_ranges, const void *results, size_t depth,
                          clr_segments_check *out);
 
+/* The same for a row-major matrix of rows x cols elements of data, row r
+ * starting pitch elements after row r - 1 (pitch >= cols): axis 0 checks
+ * cols results, one a column (the fold over its rows; records' indices
+ * the row), axis 1 rows results, one a row (records' indices the
+ * column), as clr_run's CLR_REQ_MATRIX gives them.  A column is gathered
+ * into scratch (a block of adjacent columns at a time, read row by row:
+ * never a transposed copy of the whole matrix), a row reduced where it
+ * lies; each by clr_ref_segments_check's reference and check (depth
+ * capped at the axis' length - 1).  Built-in maps only.  1, or 0 when out
+ * of host memory. */
+int clr_ref_matrix_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                         const void *data, size_t rows, size_t cols,
+                         size_t pitch, int axis, const void *results,
+                         size_t depth, clr_segments_check *out);
+
 /* Check out (n elements of out_type), the segmented scan of in (of type)
  * over the segments [offsets[s], offsets[s + 1]): each segment by
  * clr_ref_scan_check_to over it alone (depth capped at its length), so an
