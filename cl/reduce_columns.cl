@@ -48,18 +48,63 @@
 #define COL_IN_T IN_T
 #endif
 
-/* Element (r, c) folded into acc. */
+/* Element x, at (r, c), folded into acc; COL_TAKE reads it at e. */
 #if CLR_COLS_PARTIALS && CLR_OP_IS_INDEXED
-#define COL_TAKE(acc, p, e, r, c) clr_merge(&(acc), (p)[e])
+#define COL_TAKE_X(acc, x, r, c) clr_merge(&(acc), (x))
 #elif CLR_COLS_PARTIALS
-#define COL_TAKE(acc, p, e, r, c) ((acc) = OP((acc), (p)[e]))
+#define COL_TAKE_X(acc, x, r, c) ((acc) = OP((acc), (x)))
 #elif CLR_OP_IS_INDEXED
-#define COL_TAKE(acc, p, e, r, c)                                              \
-  clr_take(&(acc), MAPPED(IN_AT(p, e), 0, ibase + (r)*pitch + (c)),            \
-           row_base + (r))
+#define COL_TAKE_X(acc, x, r, c)                                               \
+  clr_take(&(acc), MAPPED((x), 0, ibase + (r)*pitch + (c)), row_base + (r))
 #else
-#define COL_TAKE(acc, p, e, r, c)                                              \
-  ((acc) = OP((acc), MAPPED(IN_AT(p, e), 0, ibase + (r)*pitch + (c))))
+#define COL_TAKE_X(acc, x, r, c)                                               \
+  ((acc) = OP((acc), MAPPED((x), 0, ibase + (r)*pitch + (c))))
+#endif
+#if CLR_COLS_PARTIALS
+#define COL_TAKE(acc, p, e, r, c) COL_TAKE_X(acc, (p)[e], r, c)
+#else
+#define COL_TAKE(acc, p, e, r, c) COL_TAKE_X(acc, IN_AT(p, e), r, c)
+#endif
+
+/* The strided kernel's loads: COLS_VEC adjacent columns at once (the
+ * host asks for 2 or 4 only where the launch's first element, the pitch
+ * and the columns are multiples of it, so every load is aligned), each
+ * column's element folded on its own.  COLV_TAKE folds the COLS_VEC
+ * elements of vector x, at (r, c .. c + COLS_VEC - 1), into acc[]. */
+#ifndef COLS_VEC
+#define COLS_VEC 1
+#endif
+#if COLS_VEC == 1 && CLR_COLS_PARTIALS
+#define COLV_T COL_T
+#elif COLS_VEC == 1
+#define COLV_T X_T /* (half data: read as float) */
+#endif
+#if COLS_VEC == 1
+#define COLV_LOAD(p, e) COL_LOAD1(p, e)
+#define COLV_TAKE(acc, x, r, c) COL_TAKE_X(acc[0], x, r, c)
+#else
+#define COLV_T CLR_CAT(COL_IN_T, COLS_VEC)
+#define COLV_LOAD(p, e) (((__global const COLV_T *)(p))[(e) / COLS_VEC])
+#if COLS_VEC == 2
+#define COLV_TAKE(acc, x, r, c)                                                \
+  do {                                                                         \
+    COL_TAKE_X(acc[0], (x).s0, r, c);                                          \
+    COL_TAKE_X(acc[1], (x).s1, r, (c) + 1);                                    \
+  } while (0)
+#else
+#define COLV_TAKE(acc, x, r, c)                                                \
+  do {                                                                         \
+    COL_TAKE_X(acc[0], (x).s0, r, c);                                          \
+    COL_TAKE_X(acc[1], (x).s1, r, (c) + 1);                                    \
+    COL_TAKE_X(acc[2], (x).s2, r, (c) + 2);                                    \
+    COL_TAKE_X(acc[3], (x).s3, r, (c) + 3);                                    \
+  } while (0)
+#endif
+#endif
+#if CLR_COLS_PARTIALS
+#define COL_LOAD1(p, e) ((p)[e])
+#else
+#define COL_LOAD1(p, e) IN_AT(p, e)
 #endif
 
 /* acc stored at out[o], folded after what is there when fold_into. */
@@ -86,29 +131,56 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
                           ulong r0, ulong r1, ulong cols, ulong pitch,
                           ulong span, ulong rows_per, __global COL_T *out,
                           ulong out_off, ulong out_pitch,
-                          __local COL_T *scratch, ulong ibase, ulong row_base,
-                          uint fold_into) {
+                          __local COL_T *scratch, ulong ibase,
+                          ulong row_base, uint fold_into) {
+  /* span: the work-group's column vectors (COLS_VEC columns each); its
+   * work-items stand in lanes = wg / span rows */
   ulong t = get_local_id(0), wg = get_local_size(0);
   ulong lanes = wg / span, lane = t / span, k = t - lane * span;
-  ulong c = get_group_id(0) * span + k;
+  ulong c = (get_group_id(0) * span + k) * COLS_VEC;
   ulong s = get_group_id(1);
   ulong a = r0 + s * rows_per, b = min(r1, a + rows_per);
   int active = lane < lanes && c < cols;
-  COL_T acc = COL_START;
+  COL_T acc[COLS_VEC];
+  for (int j = 0; j < COLS_VEC; j++)
+    acc[j] = COL_START;
   if (active) {
-    ulong e = data_off + (a + lane) * pitch + c, step = lanes * pitch;
-    for (ulong r = a + lane; r < b; r += lanes, e += step)
-      COL_TAKE(acc, data, e, r, c);
+    ulong r = a + lane, e = data_off + r * pitch + c, step = lanes * pitch;
+    /* four rows' loads issued before their folds (the same order of
+     * folds as one row at a time) */
+    for (; r + 3 * lanes < b; r += 4 * lanes, e += 4 * step) {
+      COLV_T x0 = COLV_LOAD(data, e), x1 = COLV_LOAD(data, e + step);
+      COLV_T x2 = COLV_LOAD(data, e + 2 * step);
+      COLV_T x3 = COLV_LOAD(data, e + 3 * step);
+      COLV_TAKE(acc, x0, r, c);
+      COLV_TAKE(acc, x1, r + lanes, c);
+      COLV_TAKE(acc, x2, r + 2 * lanes, c);
+      COLV_TAKE(acc, x3, r + 3 * lanes, c);
+    }
+    for (; r < b; r += lanes, e += step) {
+      COLV_T x = COLV_LOAD(data, e);
+      COLV_TAKE(acc, x, r, c);
+    }
   }
-  if (lanes > 1) { /* the same for every work-item of the group */
-    scratch[t] = acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lane == 0 && active)
-      for (ulong l = 1; l < lanes; l++)
-        COL_FOLD(acc, scratch[l * span + k]);
+  for (int j = 0; j < COLS_VEC; j++) {
+    if (lanes > 1) { /* the same for every work-item of the group */
+      /* the lanes' partials of column c + j folded in a tree */
+      scratch[t] = acc[j];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (ulong h = clr_pow2_below((uint)lanes); h > 0; h >>= 1) {
+        if (lane < h && lane + h < lanes) {
+          COL_T v = scratch[t];
+          COL_FOLD(v, scratch[t + h * span]);
+          scratch[t] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      acc[j] = scratch[t];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && c + j < cols)
+      COL_PUT(out, out_off + s * out_pitch + c + j, acc[j]);
   }
-  if (lane == 0 && c < cols)
-    COL_PUT(out, out_off + s * out_pitch + c, acc);
 }
 
 __kernel void clr_columns_runs(__global const COL_IN_T *data, ulong data_off,

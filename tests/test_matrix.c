@@ -109,7 +109,8 @@ static void run_one(clr_context *ctx, const clr_options *opt, clr_op op,
   clr_request r = matrix_request(op, t, rows, cols, pitch, axis);
   r.options = opt;
   cl_mem in = NULL, out = NULL;
-  const size_t in_off = 3, out_off = 2;
+  /* an offset that keeps vector loads aligned, or one that does not */
+  const size_t in_off = (rows + cols) % 2 ? 4 : 3, out_off = 2;
   if (buffers) {
     unsigned char *padded = tu_xmalloc((elems + in_off) * es);
     memset(padded, 0, in_off * es);
@@ -180,7 +181,8 @@ static void set_shapes(clr_context *ctx) {
       {1, 1, 0},      {1, 7, 0},     {7, 1, 0},       {1, 1000, 0},
       {1000, 1, 0},   {13, 17, 0},   {257, 255, 300}, {4099, 10, 0},
       {10, 4099, 0},  {3, 65537, 0}, {65537, 3, 0},   {300, 300, 301},
-      {2000, 33, 64}, {31, 513, 0}};
+      {2000, 33, 64}, {31, 513, 0},  {999, 1000, 0},  {517, 64, 66},
+      {100, 12, 16},  {4001, 4, 0},  {3, 8, 0}};
   clr_options runs = CLR_OPTIONS_INIT, strided = CLR_OPTIONS_INIT;
   runs.layout = CLR_LAYOUT_CONTIGUOUS;
   strided.layout = CLR_LAYOUT_STRIDED;

@@ -29,6 +29,10 @@
 #define COLS_MIN_ROWS 16
 /* Columns a work-item of the contiguous shape takes (cl: COLS_RUN). */
 #define COLS_RUN 16
+/* The strided shape: a work-group takes at most this many column vectors
+ * (of 1, 2 or 4 columns: COLS_VEC) side by side, its other work-items
+ * standing in further rows (lanes). */
+#define COLS_SPAN 32
 /* Rows: a work-group a row (cl/reduce_rows.cl), this size unless asked
  * for (as segmented.c's rows). */
 #define ROWS_WG 64
@@ -40,6 +44,10 @@ typedef struct cols_plan {
   size_t acc_bytes; /* a result or partial: clr_result_bytes */
   int runs;         /* the contiguous shape */
   clr_program_entry *first, *partials, *divide;
+  /* strided: the kernels of 2 and 4 columns a load ([1]: first's, [2]:
+   * 4's; [0] unused), built when a launch takes them */
+  clr_program_entry *first_vec[3], *partials_vec[3];
+  clr_map map;
   size_t wg;      /* strided: the work-group size */
   cl_ulong ibase; /* a map expression's i of element (0, 0) */
   size_t launches;
@@ -51,6 +59,7 @@ typedef struct cols_plan {
  * of rows_per. */
 typedef struct cols_shape {
   size_t span, groups, splits, rows_per;
+  unsigned vec; /* strided: columns a load (COLS_VEC) */
 } cols_shape;
 
 /* The ops the columns take: every reduction but the exact sums and
@@ -97,6 +106,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->acc = clr_opt_result_type(opt, p->op, type);
   p->acc_bytes = clr_opt_result_bytes(opt, p->op, type);
   p->ibase = opt->index_base;
+  p->map = opt->map;
   clr_layout layout =
       opt->layout != CLR_LAYOUT_AUTO ? opt->layout : ctx->tuning.reduce_layout;
   p->runs = layout == CLR_LAYOUT_CONTIGUOUS;
@@ -173,14 +183,21 @@ static clr_status mean_kernel(clr_context *ctx, const clr_options *opt,
 
 static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 
-/* The strided shape over rows x cols: span columns a work-group, the rows
- * split so the first launch has COLS_GROUPS_PER_CU work-groups a compute
- * unit where the rows allow; one split for a launch over partials. */
+/* The strided shape over rows x cols, vec columns a load: at most
+ * COLS_SPAN column vectors a work-group, its other work-items in lanes
+ * over the rows; the rows split so the first launch has
+ * COLS_GROUPS_PER_CU work-groups a compute unit where they allow; one
+ * split for a launch over partials. */
 static cols_shape strided_shape(const clr_context *ctx, const cols_plan *p,
-                                size_t rows, size_t cols, int first) {
+                                size_t rows, size_t cols, unsigned vec,
+                                int first) {
   cols_shape s;
-  s.span = cols >= p->wg ? p->wg : cols;
-  s.groups = ceil_div(cols, s.span);
+  size_t cols_v = ceil_div(cols, vec);
+  s.vec = vec;
+  s.span = cols_v < COLS_SPAN ? cols_v : COLS_SPAN;
+  if (s.span > p->wg)
+    s.span = p->wg;
+  s.groups = ceil_div(cols_v, s.span);
   size_t lanes = p->wg / s.span;
   size_t want = (size_t)ctx->desc.compute_units * COLS_GROUPS_PER_CU;
   size_t most = ceil_div(rows, COLS_MIN_ROWS * lanes);
@@ -194,12 +211,64 @@ static cols_shape strided_shape(const clr_context *ctx, const cols_plan *p,
   return s;
 }
 
+/* The columns a strided load takes: 4 or 2 where the launch's first
+ * element (first: its index in the buffer, aligned: the buffer's element
+ * 0 aligned to that many elements), the pitch and the columns are
+ * multiples of it and the element is no half (read through vload_half);
+ * else 1.  Partials of records: 1. */
+static unsigned strided_vec(const cols_plan *p, int first, size_t data_off,
+                            size_t aligned, size_t pitch, size_t cols) {
+  if ((first && p->in == CLR_HALF) ||
+      (!first && clr_op_flags(p->op) & CLR_OPF_INDEXED))
+    return 1;
+  for (unsigned v = 4; v > 1; v /= 2)
+    if (aligned % v == 0 && data_off % v == 0 && pitch % v == 0 &&
+        cols % v == 0)
+      return v;
+  return 1;
+}
+
+/* The kernel of a strided launch of vec columns a load. */
+static clr_status strided_kernel(clr_context *ctx, cols_plan *p, int first,
+                                 unsigned vec, clr_program_entry **out) {
+  if (vec == 1) {
+    *out = first ? p->first : p->partials;
+    return CLR_OK;
+  }
+  clr_program_entry **slot =
+      first ? &p->first_vec[vec / 2] : &p->partials_vec[vec / 2];
+  if (*slot) {
+    *out = *slot;
+    return CLR_OK;
+  }
+  char extra[96];
+  snprintf(extra, sizeof extra, "-DCOLS_RUN=%d -DCOLS_VEC=%u%s", COLS_RUN, vec,
+           first ? "" : " -DCLR_COLS_PARTIALS=1");
+  clr_build_spec spec = {.source = "reduce_columns.cl",
+                         .kernel = "clr_columns",
+                         .in = first ? p->in : p->acc,
+                         .acc = p->acc,
+                         .op = first ? p->op : clr_op_info(p->op)->partial,
+                         .map = first ? p->map : CLR_MAP_NONE,
+                         .extra = extra,
+                         .prelude = first && p->prelude[0] ? p->prelude : NULL};
+  clr_status st = clr_get_kernel(ctx, &spec, slot);
+  if (st == CLR_OK && (*slot)->max_wg < p->wg)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "work-group size %zu exceeds the column kernel's limit of "
+                  "%zu on '%s'",
+                  p->wg, (*slot)->max_wg, ctx->desc.device_name);
+  *out = *slot;
+  return st;
+}
+
 /* The contiguous shape: COLS_RUN columns a work-item, the rows split so
  * the first launch has COLS_ITEMS_PER_CU work-items a compute unit. */
 static cols_shape runs_shape(const clr_context *ctx, size_t rows, size_t cols,
                              int first) {
   cols_shape s;
   s.span = COLS_RUN;
+  s.vec = 1;
   s.groups = ceil_div(cols, COLS_RUN);
   size_t want = (size_t)ctx->desc.compute_units * COLS_ITEMS_PER_CU;
   size_t most = ceil_div(rows, COLS_MIN_ROWS);
@@ -223,6 +292,11 @@ static clr_status launch(clr_context *ctx, cols_plan *p, int first,
                          size_t row_base, int fold_into) {
   clr_program_entry *k = first ? p->first : p->partials;
   int runs = first && p->runs;
+  if (!runs) {
+    clr_status vs = strided_kernel(ctx, p, first, s->vec, &k);
+    if (vs != CLR_OK)
+      return vs;
+  }
   cl_ulong d_off = data_off, a = r0, b = r1, c = cols, pi = pitch,
            span = s->span, per = s->rows_per, o_off = out_off,
            o_pitch = out_pitch, rb = row_base;
@@ -278,14 +352,19 @@ static clr_status launch(clr_context *ctx, cols_plan *p, int first,
 
 /* Rows [r0, r1) of the matrix at (data, data_off), their fold of every
  * column written to out from out_off (after what it holds: fold_into),
- * in one or two launches. */
+ * in one or two launches; data's element 0 is aligned to `aligned`
+ * elements (vector loads). */
 static clr_status fold_rows(clr_context *ctx, cols_plan *p, cl_mem data,
-                            size_t data_off, size_t r0, size_t r1, size_t cols,
-                            size_t pitch, cl_mem out, size_t out_off,
-                            size_t row_base, int fold_into) {
+                            size_t data_off, size_t aligned, size_t r0,
+                            size_t r1, size_t cols, size_t pitch, cl_mem out,
+                            size_t out_off, size_t row_base, int fold_into) {
   size_t rows = r1 - r0;
-  cols_shape s = p->runs ? runs_shape(ctx, rows, cols, 1)
-                         : strided_shape(ctx, p, rows, cols, 1);
+  cols_shape s = p->runs
+                     ? runs_shape(ctx, rows, cols, 1)
+                     : strided_shape(ctx, p, rows, cols,
+                                     strided_vec(p, 1, data_off + r0 * pitch,
+                                                 aligned, pitch, cols),
+                                     1);
   /* a column's chain: a lane's rows, then the lanes, then the splits */
   size_t lanes = p->runs ? 1 : p->wg / s.span;
   size_t depth = ceil_div(s.rows_per, lanes) + lanes + s.splits + fold_into;
@@ -303,7 +382,8 @@ static clr_status fold_rows(clr_context *ctx, cols_plan *p, cl_mem data,
   if (st == CLR_OK)
     st = launch(ctx, p, 1, &s, data, data_off, r0, r1, cols, pitch,
                 ctx->partial[0].mem, 0, cols, row_base, 0);
-  cols_shape fin = strided_shape(ctx, p, s.splits, cols, 0);
+  cols_shape fin = strided_shape(ctx, p, s.splits, cols,
+                                 strided_vec(p, 0, 0, 4, cols, cols), 0);
   if (st == CLR_OK)
     st = launch(ctx, p, 0, &fin, ctx->partial[0].mem, 0, 0, s.splits, cols,
                 cols, out, out_off, cols, 0, fold_into);
@@ -393,12 +473,25 @@ static clr_status fold_axis(clr_context *ctx, cols_plan *p, int axis,
   if (axis == 1)
     return rows_launch(ctx, p, data, data_off, r0, r1, cols, pitch, out,
                        out_off);
-  return fold_rows(ctx, p, data, data_off + r0 * pitch, 0, r1 - r0, cols, pitch,
-                   out, out_off, row_base, fold_into);
+  /* a buffer's element 0: aligned to the device's base address
+   * alignment (at least 128 bytes: OpenCL's largest type) */
+  return fold_rows(ctx, p, data, data_off + r0 * pitch, 4, 0, r1 - r0, cols,
+                   pitch, out, out_off, row_base, fold_into);
 }
 
 /* The start of a matrix call: the options, the checks of every
  * reduction, then the matrix's. */
+/* The elements a staged block's element 0 is aligned to: a copy's buffer
+ * to the device's base address alignment, a wrapped host array (used in
+ * place) to what its address gives. */
+static size_t host_aligned(const clr_staged *in, const void *first,
+                           size_t esize) {
+  size_t v = 4;
+  while (in->wrapped && v > 1 && (uintptr_t)first % (v * esize) != 0)
+    v /= 2;
+  return v;
+}
+
 static clr_status start_matrix(clr_context *ctx, const clr_options **opt,
                                clr_options *defaults, clr_op op, clr_type type,
                                const void *data, const void *results,
@@ -504,8 +597,8 @@ static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
         st = rows_launch(ctx, &plan, in.mem, 0, 0, r1 - r0, w, pitch, res.mem,
                          r0);
       else if (st == CLR_OK)
-        st = fold_rows(ctx, &plan, in.mem, 0, 0, r1 - r0, w, pitch, res.mem, c0,
-                       r0, r0 > 0);
+        st = fold_rows(ctx, &plan, in.mem, 0, host_aligned(&in, first, esize),
+                       0, r1 - r0, w, pitch, res.mem, c0, r0, r0 > 0);
       clr_stage_release(ctx, &in);
       chunks++;
     }
