@@ -8,12 +8,12 @@ Covers what it shares with clreduce: -h/--help and -V/--version (the
 version and the git commit), one-line errors that name the option and the
 value (exit 2), --kernel= (and the deprecated --kernels=), values it cannot
 honour refused (--per-decade=0, a kernel that cannot compute the op,
-options of the sweep with --host); and its results: --json on stdout and
---json=FILE with "version" and "commit", the CSV's columns, '% stream'
-flags that agree with the numbers, the plot's y scale and colours, the
-progress line only with --progress (stderr is no terminal here), the
-library's log only with -v.  With
---clreduce: clreduce's --version and every JSON object of it (a run,
+options of the sweep with --host or --matrix, bad --shapes); and its
+results: --json on stdout and --json=FILE with "version" and "commit", the
+CSV's columns, '% stream' flags that agree with the numbers, the plot's y
+scale and colours, the progress line only with --progress (stderr is no
+terminal here), the library's log only with -v, --matrix's table and JSON
+(a verified row a shape and axis of small --shapes).  With --clreduce: clreduce's --version and every JSON object of it (a run,
 --list-kernels, --list-devices) name the same version and commit.  Every
 run is small (n <= 1e4, a few repeats).
 
@@ -121,6 +121,20 @@ def test_errors():
                                   "--json=FILE"],
          "--json FILE: the file is no argument of --json"),
         (["--json="], ["--json", "non-empty"], "--json= (empty)"),
+        (["--matrix", "--shapes=3x"], ["--shapes", "'3x'", "columns"],
+         "--shapes=3x (no columns) refused"),
+        (["--matrix", "--shapes=3x4,5"], ["--shapes", "'5'", "RxC"],
+         "--shapes with a shape that is no RxC"),
+        (["--matrix", "--shapes=3x4:2"], ["--shapes", "'3x4:2'", "axis"],
+         "--shapes=3x4:2 (no such axis)"),
+        (["--shapes=3x4"], ["--shapes", "--matrix"],
+         "--shapes without --matrix"),
+        (["--matrix", "--kernel=coarse"], ["--kernel", "--matrix"],
+         "--kernel with --matrix refused"),
+        (["--matrix", "--max-n=1e5"], ["--max-n", "--matrix"],
+         "sizes with --matrix refused (its shapes give them)"),
+        (["--matrix", "--map=x * 2"], ["--matrix", "--map", "'x * 2'"],
+         "--matrix with an expression map (no CPU check) refused"),
     ]
     for args, needles, what in cases:
         rc, out, err = expect_error(args, 2, needles, what)
@@ -215,6 +229,37 @@ def test_json(commit):
                   show(rc, out, err))
 
 
+def test_matrix():
+    # Small shapes, each of both axes or of the one named; every row
+    # verified (no timing checked).
+    shapes = "3x5,6x4:0,1x7:1,9x1:0"
+    want = [("matrix-rows", 3, 5), ("matrix-cols", 3, 5),
+            ("matrix-cols", 6, 4), ("matrix-rows", 1, 7),
+            ("matrix-cols", 9, 1)]
+    rc, out, err = run(["--matrix", "--shapes=" + shapes, "--repeat=2"])
+    check(rc == 0 and "(stream read)" in out and "% stream" in out,
+          "--matrix --shapes=%s: exit 0, the table" % shapes,
+          show(rc, out, err))
+    got = re.findall(r"^(matrix-\S+) +(\d+)x(\d+) +(\d+) .* (\S+)$", out,
+                     re.M)
+    check([(k, int(r), int(c)) for k, r, c, _, _ in got] == want and
+          all(int(n) == int(r) * int(c) and ok == "yes"
+              for _, r, c, n, ok in got),
+          "--matrix: a row a shape and axis, n = rows x cols, each verified",
+          repr(got))
+    doc = T.run_json(["--matrix", "--shapes=" + shapes, "--repeat=1",
+                      "--op=argmax", "--type=int"],
+                     "--matrix --op=argmax --type=int --json")
+    if doc is not None:
+        rows = doc.get("rows", [])
+        check([(r["kernel"], r["rows"], r["cols"], r["axis"]) for r in rows]
+              == [(k, r, c, int(k == "matrix-rows")) for k, r, c in want] and
+              all(r["verified"] is True and r["n"] == r["rows"] * r["cols"]
+                  and r["gbps"] > 0 for r in rows),
+              "--matrix --json: kernel, rows, cols, axis a row, verified",
+              repr(rows))
+
+
 def test_clreduce(clreduce, commit):
     rc, out, err = run(["--version"], exe=clreduce)
     check(rc == 0 and out.strip() == "clreduce %s (commit %s)" %
@@ -247,6 +292,8 @@ def main():
         test_errors()
         print("== json, csv, svg, progress")
         test_json(commit)
+        print("== matrix")
+        test_matrix()
         if a.clreduce:
             print("== clreduce's version and JSON")
             test_clreduce(os.path.abspath(a.clreduce), commit)

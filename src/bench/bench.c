@@ -2,8 +2,10 @@
  * library's profiling events (median of many runs after a warm-up),
  * against the device's own read bandwidth measured in the same run by a
  * plain streaming kernel.  Prints a table; writes CSV, JSON and an SVG
- * plot of GB/s against n on request.  --autotune searches and stores the
- * device's launch parameters instead.  Progress goes to stderr. */
+ * plot of GB/s against n on request.  --matrix times a matrix's rows or
+ * columns (clr_run's CLR_REQ_MATRIX) for each of a list of shapes
+ * instead of sizes.  --autotune searches and stores the device's launch
+ * parameters instead.  Progress goes to stderr. */
 #include "args.h"
 #include "cli.h"
 #include "clr_version.h"
@@ -28,25 +30,51 @@
 
 #define MAX_SIZES 64
 /* What a row measures: a kernel (clr_kernel), the exact sum (--exact:
- * clr_options.exact, whose kernel is its own), or a segmented reduction
- * of one shape (--segments): random lengths 1..200, three long segments,
- * rows of 1000. */
+ * clr_options.exact, whose kernel is its own), a segmented reduction of
+ * one shape (--segments): random lengths 1..200, three long segments,
+ * rows of 1000, or a matrix's rows (axis 1) or columns (axis 0) of one
+ * shape (--matrix: clr_run's CLR_REQ_MATRIX). */
 enum {
   ENTRY_EXACT = CLR_KERNEL_COUNT,
   ENTRY_SEG_RANDOM,
   ENTRY_SEG_LONG,
   ENTRY_SEG_ROWS,
+  ENTRY_MATRIX_ROWS,
+  ENTRY_MATRIX_COLS,
   N_ENTRIES
 };
 
 static const char *entry_name(int e) {
-  static const char *const extra[] = {"exact", "seg-random", "seg-3-long",
-                                      "seg-rows-1000"};
+  static const char *const extra[] = {"exact",       "seg-random",
+                                      "seg-3-long",  "seg-rows-1000",
+                                      "matrix-rows", "matrix-cols"};
   return e >= ENTRY_EXACT ? extra[e - ENTRY_EXACT]
                           : clr_kernel_name((clr_kernel)e);
 }
 
-static int is_segmented(int e) { return e >= ENTRY_SEG_RANDOM; }
+static int is_segmented(int e) {
+  return e >= ENTRY_SEG_RANDOM && e <= ENTRY_SEG_ROWS;
+}
+
+static int is_matrix(int e) {
+  return e == ENTRY_MATRIX_ROWS || e == ENTRY_MATRIX_COLS;
+}
+
+/* A matrix of --matrix: rows x cols elements (row-major, no padding), a
+ * result per row (axis 1) or per column (axis 0). */
+typedef struct mshape {
+  size_t rows, cols;
+  int axis;
+} mshape;
+
+#define MAX_SHAPES 64
+
+/* --matrix's shapes unless --shapes: 1e8 elements each, rows of 1e3, 100,
+ * 10 and 1e4 elements, then columns of 1e5, 1e3, 1e7 and 10. */
+static const mshape default_shapes[] = {
+    {100000, 1000, 1}, {1000000, 100, 1}, {10000000, 10, 1}, {10000, 10000, 1},
+    {100000, 1000, 0}, {1000, 100000, 0}, {10000000, 10, 0}, {10, 10000000, 0}};
+#define N_DEFAULT_SHAPES (sizeof default_shapes / sizeof *default_shapes)
 
 /* The offsets of a segmented entry's shape over n elements (malloc'd; NULL
  * when out of memory), *count segments. */
@@ -73,6 +101,7 @@ static uint64_t *segment_offsets(int e, size_t n, size_t *count) {
 typedef struct row {
   int kernel; /* an entry */
   size_t n;
+  size_t rows, cols; /* a matrix entry's shape (n = rows * cols) */
   double kernel_ms, kernel_ms_min, call_ms, h2d_ms, gbps, stream_gbps;
   int stream_noisy; /* the stream read at this n is no reliable yardstick */
   int verified;     /* 1 yes, 0 failed, -1 not checked */
@@ -98,6 +127,9 @@ typedef struct bench_opts {
   const char *group;                   /* --group=DEVICES (group_paths.c) */
   long stage_threads, stage_block_kib; /* -1: the device's tuning */
   long single_launch;                  /* -1: the device's tuning */
+  int matrix;                          /* --matrix */
+  mshape shapes[MAX_SHAPES];           /* --matrix's (--shapes) */
+  size_t n_shapes;
 } bench_opts;
 
 #define HINT " (try 'clreduce-bench --help')"
@@ -164,7 +196,23 @@ static void usage(FILE *f) {
         "lengths\n"
         "                     1..200, three long segments, rows of 1000 (GB/s "
         "count the\n"
-        "                     values and the offsets)\n"
+        "                     values and the offsets)\n",
+        f);
+  fputs("  --matrix           matrices instead of the sweep's sizes: a result "
+        "per row\n"
+        "                     (axis 1) of 1e5x1000, 1e6x100, 1e7x10, 1e4x1e4 "
+        "and per\n"
+        "                     column (axis 0) of 1e5x1000, 1000x1e5, 1e7x10, "
+        "10x1e7\n"
+        "                     (1e8 elements each), beside the stream read of "
+        "the same\n"
+        "                     bytes; --type, --op, --map (built-in), --repeat, "
+        "--json\n"
+        "  --shapes=RxC[:A],...\n"
+        "                     --matrix's shapes instead: R rows of C elements, "
+        "axis A\n"
+        "                     (0: a result per column, 1: per row; none: "
+        "both)\n"
         "\n"
         "Sizes (also those of --host and --group):\n"
         "  --min-n=N          smallest size (default 1e3)\n"
@@ -298,6 +346,8 @@ enum {
   OPT_DOT,
   OPT_AUTOTUNE,
   OPT_SEGMENTS,
+  OPT_MATRIX,
+  OPT_SHAPES,
   OPT_HOST,
   OPT_LATENCY,
   OPT_GROUP,
@@ -332,6 +382,8 @@ static const struct option longopts[] = {
     {"dot", no_argument, NULL, OPT_DOT},
     {"autotune", optional_argument, NULL, OPT_AUTOTUNE},
     {"segments", no_argument, NULL, OPT_SEGMENTS},
+    {"matrix", no_argument, NULL, OPT_MATRIX},
+    {"shapes", required_argument, NULL, OPT_SHAPES},
     {"host", no_argument, NULL, OPT_HOST},
     {"latency", no_argument, NULL, OPT_LATENCY},
     {"group", required_argument, NULL, OPT_GROUP},
@@ -403,13 +455,89 @@ typedef struct given {
   int sizes;                     /* OPT_MIN_N, OPT_N, ...; 0: none */
   int not_autotune;              /* OPT_REPEAT, OPT_STAGE_THREADS, ...  */
   int y_scale;                   /* --y-scale */
+  int not_matrix;                /* OPT_KERNEL, OPT_N, ...: not --matrix's */
+  int shapes;                    /* --shapes */
 } given;
+
+/* --shapes=RxC[:axis],...: a shape with its axis, or without one twice
+ * (rows, axis 1, then columns, axis 0).  0, or -1 after a line naming the
+ * shape. */
+static int parse_shapes(const char *val, bench_opts *o) {
+  o->n_shapes = 0;
+  for (const char *tok = val;;) {
+    size_t len = strcspn(tok, ",");
+    char t[96], *x, *colon;
+    uint64_t rows = 0, cols = 0, axis = 2;
+    const char *why = NULL, *part_why = NULL;
+    if (len >= sizeof t)
+      len = sizeof t - 1; /* too long to be a shape: named cut */
+    memcpy(t, tok, len);
+    t[len] = '\0';
+    colon = strchr(t, ':');
+    if (colon)
+      *colon++ = '\0';
+    x = strchr(t, 'x');
+    if (x)
+      *x++ = '\0';
+    if (!x)
+      why = "is not RxC or RxC:axis (R rows of C elements)";
+    else if (cli_parse_count(t, &rows, &part_why) != 0)
+      why = "rows";
+    else if (cli_parse_count(x, &cols, &part_why) != 0)
+      why = "columns";
+    else if (rows > SIZE_MAX / 16 / cols)
+      why = "has too many elements";
+    else if (colon && (cli_parse_u64(colon, &axis, &why) != 0 || axis > 1))
+      why = "has no axis 0 (a result per column) or 1 (a result per row) "
+            "after ':'";
+    if (why) {
+      if (part_why)
+        bench_error("bad --shapes '%s': the %s of '%.*s': %s" HINT, val, why,
+                    (int)len, tok, part_why);
+      else
+        bench_error("bad --shapes '%s': '%.*s' %s" HINT, val, (int)len, tok,
+                    why);
+      return -1;
+    }
+    for (int a = 1; a >= 0; a--) {
+      if (colon && (uint64_t)a != axis)
+        continue;
+      if (o->n_shapes == MAX_SHAPES) {
+        bench_error("bad --shapes '%s': more than %d shapes (a shape without "
+                    "':axis' counts twice)" HINT,
+                    val, MAX_SHAPES);
+        return -1;
+      }
+      o->shapes[o->n_shapes++] = (mshape){(size_t)rows, (size_t)cols, a};
+    }
+    if (!tok[len])
+      return 0;
+    tok += len + 1;
+  }
+}
 
 static int parse_option(int code, const char *val, bench_opts *o, given *g) {
   uint64_t v = 0;
   const char *why = NULL;
   /* Options only the sweep reads; sizes read by the sweep, --host and
    * --group. */
+  switch (code) {
+  case OPT_KERNEL:
+  case OPT_KERNELS:
+  case OPT_CSV:
+  case OPT_SVG:
+  case OPT_Y_SCALE:
+  case OPT_EXACT:
+  case OPT_DOT:
+  case OPT_SEGMENTS:
+  case OPT_N:
+  case OPT_MIN_N:
+  case OPT_MAX_N:
+  case OPT_PER_DECADE:
+    if (!g->not_matrix)
+      g->not_matrix = code;
+    break;
+  }
   switch (code) {
   case OPT_TYPE:
   case OPT_OP:
@@ -424,6 +552,8 @@ static int parse_option(int code, const char *val, bench_opts *o, given *g) {
   case OPT_MAP:
   case OPT_DOT:
   case OPT_SEGMENTS:
+  case OPT_MATRIX:
+  case OPT_SHAPES:
     if (!g->sweep_only)
       g->sweep_only = code;
     break;
@@ -577,6 +707,14 @@ static int parse_option(int code, const char *val, bench_opts *o, given *g) {
     o->kernels[ENTRY_SEG_RANDOM] = o->kernels[ENTRY_SEG_LONG] =
         o->kernels[ENTRY_SEG_ROWS] = g->any_entry = 1;
     return 0;
+  case OPT_MATRIX:
+    o->matrix = 1;
+    return 0;
+  case OPT_SHAPES:
+    g->shapes = 1;
+    if (parse_string(code, val, &val) != 0)
+      return -1;
+    return parse_shapes(val, o);
   case OPT_HOST:
     o->host = 1;
     return 0;
@@ -666,6 +804,16 @@ static int check_options(bench_opts *o, const given *g) {
                 option_name(g->not_autotune));
     return -1;
   }
+  if (g->shapes && !o->matrix) {
+    bench_error("--shapes chooses the shapes of --matrix: add --matrix" HINT);
+    return -1;
+  }
+  if (o->matrix && g->not_matrix) {
+    bench_error("--%s applies to the kernel sweep, not --matrix (whose shapes "
+                "give its sizes: --shapes=RxC[:axis],...)" HINT,
+                option_name(g->not_matrix));
+    return -1;
+  }
   if (o->min_n > o->max_n) {
     bench_error("--min-n %llu is above --max-n %llu" HINT,
                 (unsigned long long)o->min_n, (unsigned long long)o->max_n);
@@ -702,11 +850,26 @@ static int check_options(bench_opts *o, const given *g) {
                 clr_op_name(o->op));
     return -1;
   }
+  if (o->matrix && o->map == CLR_MAP_EXPR) {
+    bench_error("--matrix verifies every result on the CPU: --map=abs or "
+                "--map=square, not an expression ('%s')" HINT,
+                o->map_expr);
+    return -1;
+  }
   char refusal[512];
   if (cli_op_type_refusal(o->op, o->type, o->map == CLR_MAP_EXPR, refusal,
                           sizeof refusal)) {
     bench_error("%s" HINT, refusal);
     return -1;
+  }
+  if (o->matrix) { /* its entries: the axes of its shapes */
+    if (!o->n_shapes) {
+      memcpy(o->shapes, default_shapes, sizeof default_shapes);
+      o->n_shapes = N_DEFAULT_SHAPES;
+    }
+    for (size_t i = 0; i < o->n_shapes; i++)
+      o->kernels[o->shapes[i].axis ? ENTRY_MATRIX_ROWS : ENTRY_MATRIX_COLS] = 1;
+    return 0;
   }
   /* The kernels: by default every one that computes the op on the type
    * (the library's rule, clr_kernel_supports: scans take the
@@ -836,11 +999,26 @@ typedef struct bench_call {
   size_t n;
   const uint64_t *offsets; /* segmented entries */
   size_t segments;
+  const mshape *shape; /* matrix entries */
   clr_value v;
 } bench_call;
 
 static clr_status call_once(bench_call *c) {
   const bench_opts *o = c->o;
+  if (is_matrix(c->entry)) {
+    clr_request r;
+    clr_request_init(&r);
+    r.kind = CLR_REQ_MATRIX;
+    r.op = o->op;
+    r.type = o->type;
+    r.input.host = c->data;
+    r.output.host = c->out;
+    r.rows = c->shape->rows;
+    r.cols = c->shape->cols;
+    r.axis = c->shape->axis;
+    r.options = &c->opt;
+    return clr_run(c->ctx, &r, NULL);
+  }
   if (is_segmented(c->entry))
     return clr_reduce_segments_host(c->ctx, &c->opt, o->op, o->type, c->data,
                                     c->n, c->offsets, c->segments, c->out);
@@ -853,6 +1031,30 @@ static clr_status call_once(bench_call *c) {
   return clr_reduce_host(c->ctx, &c->opt, o->op, o->type, c->data, c->n, &c->v);
 }
 
+/* A matrix call's results against the CPU (clr_ref_matrix_check: each
+ * row reduced where it lies, each column gathered, a block of adjacent
+ * columns at a time); the worst wrong result on stderr.  1 right, 0
+ * wrong, -2 out of memory. */
+static int check_matrix(const bench_call *c, clr_type rt, size_t depth) {
+  const bench_opts *o = c->o;
+  const mshape *m = c->shape;
+  clr_segments_check chk;
+  if (!clr_ref_matrix_check(o->map, o->op, o->type, rt, c->data, m->rows,
+                            m->cols, m->cols, m->axis, c->out, depth, &chk))
+    return -2;
+  if (!chk.ok) {
+    char gb[CLR_VALUE_FORMAT_SIZE], wb[CLR_VALUE_FORMAT_SIZE];
+    clr_value_format(&chk.got_worst, gb, sizeof gb);
+    clr_value_format(&chk.ref_worst, wb, sizeof wb);
+    bench_error("%s %zux%zu: %zu wrong; %s %zu is %s, want %s (error %g, "
+                "bound %g, depth %zu)",
+                entry_name(c->entry), m->rows, m->cols, chk.n_bad,
+                m->axis ? "row" : "column", chk.worst_index, gb, wb,
+                chk.worst_error, chk.worst_bound, depth);
+  }
+  return chk.ok;
+}
+
 /* The warm-up's answer against the CPU: 1 right, 0 wrong, -1 not
  * checked (an expression map has no CPU reference), -2 out of memory. */
 static int check_once(const bench_call *c, size_t depth) {
@@ -860,6 +1062,8 @@ static int check_once(const bench_call *c, size_t depth) {
   clr_type rt = clr_options_result_type(&c->opt, o->op, o->type);
   if (!o->verify || o->map == CLR_MAP_EXPR)
     return -1;
+  if (is_matrix(c->entry))
+    return check_matrix(c, rt, depth);
   if (is_segmented(c->entry)) {
     clr_segments_check chk;
     return clr_ref_segments_check(o->map, o->op, o->type, rt, c->data,
@@ -891,37 +1095,44 @@ static int check_once(const bench_call *c, size_t depth) {
  * segments) and a scan's writes. */
 static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
                           const void *data, const void *data2, void *out,
-                          size_t n, row *r) {
-  bench_call c = {.ctx = ctx, .o = o, .entry = entry, .n = n};
+                          size_t n, const mshape *shape, row *r) {
+  bench_call c = {.ctx = ctx, .o = o, .entry = entry, .n = n, .shape = shape};
   c.data = data;
   c.data2 = data2;
   c.out = out;
   clr_options_init(&c.opt);
-  c.opt.kernel =
-      entry < CLR_KERNEL_COUNT ? (clr_kernel)entry : CLR_REDUCE_COARSE;
+  if (!is_matrix(entry)) /* the matrix picks its own kernels */
+    c.opt.kernel =
+        entry < CLR_KERNEL_COUNT ? (clr_kernel)entry : CLR_REDUCE_COARSE;
   c.opt.exact = entry == ENTRY_EXACT;
   c.opt.map = o->map;
   c.opt.map_expr = o->map_expr;
   uint64_t *offsets =
       is_segmented(entry) ? segment_offsets(entry, n, &c.segments) : NULL;
   c.offsets = offsets;
-  /* Segments' results: a value each, or a record for the indexed ops. */
+  /* Segments' and a matrix's results: a value each, or a record for the
+   * indexed ops. */
+  size_t n_results = offsets ? c.segments
+                     : shape ? (shape->axis ? shape->rows : shape->cols)
+                             : 0;
   void *results =
-      offsets
-          ? malloc(c.segments * clr_result_bytes(&c.opt, o->op, o->type) + 1)
+      offsets || shape
+          ? malloc(n_results * clr_result_bytes(&c.opt, o->op, o->type) + 1)
           : NULL;
   if (results)
     c.out = results;
   double *km = malloc(o->repeat * sizeof *km);
   double *cm = malloc(o->repeat * sizeof *cm);
   double *hm = malloc(o->repeat * sizeof *hm);
-  clr_status st = km && cm && hm && (results || !is_segmented(entry))
+  clr_status st = km && cm && hm && (results || !(is_segmented(entry) || shape))
                       ? CLR_OK
                       : CLR_ERR_OUT_OF_MEMORY;
   clr_timing t = CLR_TIMING_INIT;
   memset(r, 0, sizeof *r);
   r->kernel = entry;
   r->n = n;
+  r->rows = shape ? shape->rows : 0;
+  r->cols = shape ? shape->cols : 0;
   r->verified = -1;
   for (unsigned i = 0; st == CLR_OK && i <= o->repeat; i++) {
     st = call_once(&c);
@@ -1029,20 +1240,25 @@ static void write_json(FILE *f, const clr_device_desc *dev, const bench_opts *o,
       first = 0;
     }
   fputs("},\n \"rows\": [\n", f);
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
+    const row *r = &rows[i];
+    fprintf(f, "  {\"kernel\": \"%s\", ", entry_name(r->kernel));
+    if (is_matrix(r->kernel)) /* its shape */
+      fprintf(f, "\"rows\": %zu, \"cols\": %zu, \"axis\": %d, ", r->rows,
+              r->cols, r->kernel == ENTRY_MATRIX_ROWS);
     fprintf(f,
-            "  {\"kernel\": \"%s\", \"n\": %zu, \"kernel_ms\": %.6f, "
+            "\"n\": %zu, \"kernel_ms\": %.6f, "
             "\"kernel_ms_min\": %.6f, \"gbps\": %.3f, \"stream_gbps\": %.3f, "
             "\"pct_stream\": %.1f, \"stream_reliable\": %s, "
             "\"call_ms\": %.6f, \"h2d_ms\": %.6f, \"verified\": %s}%s\n",
-            entry_name(rows[i].kernel), rows[i].n, rows[i].kernel_ms,
-            rows[i].kernel_ms_min, rows[i].gbps, rows[i].stream_gbps,
-            pct_stream(&rows[i]), stream_reliable(&rows[i]) ? "true" : "false",
-            rows[i].call_ms, rows[i].h2d_ms,
-            rows[i].verified < 0 ? "null"
-            : rows[i].verified   ? "true"
-                                 : "false",
+            r->n, r->kernel_ms, r->kernel_ms_min, r->gbps, r->stream_gbps,
+            pct_stream(r), stream_reliable(r) ? "true" : "false", r->call_ms,
+            r->h2d_ms,
+            r->verified < 0 ? "null"
+            : r->verified   ? "true"
+                            : "false",
             i + 1 < n ? "," : "");
+  }
   fputs(" ]}\n", f);
 }
 
@@ -1163,6 +1379,138 @@ static const char *pct_cell(const row *r, char *buf, size_t size) {
   return buf;
 }
 
+/* The stream read of bytes (twice: the faster median is the yardstick,
+ * the two apart by more than STREAM_SPREAD make it a noisy one): its GB/s
+ * (0: failed) and *ms. */
+static double stream_read(clr_context *ctx, size_t bytes, unsigned repeat,
+                          double *ms, int *noisy) {
+  double ms2 = 0;
+  *ms = 0;
+  *noisy = 0;
+  if (clr_measure_read_bandwidth(ctx, bytes, repeat, ms) != CLR_OK ||
+      clr_measure_read_bandwidth(ctx, bytes, repeat, &ms2) != CLR_OK ||
+      *ms <= 0 || ms2 <= 0)
+    return 0;
+  *noisy = fabs(*ms - ms2) > STREAM_SPREAD * fmin(*ms, ms2);
+  *ms = fmin(*ms, ms2);
+  return (double)bytes / *ms / 1e6;
+}
+
+/* --matrix: each shape's rows or columns (clr_run's CLR_REQ_MATRIX of
+ * host arrays), verified, then timed as the sweep times its entries,
+ * beside the stream read of the same bytes (measured once an element
+ * count, before its first shape).  The data are generated once, for the
+ * largest shape; a smaller one reads its first elements. */
+static int bench_matrix(clr_context *ctx, const bench_opts *o,
+                        const clr_device_desc *dev) {
+  size_t esize = clr_type_size(o->type), max_n = 0, n_stream = 0;
+  for (size_t i = 0; i < o->n_shapes; i++)
+    if (o->shapes[i].rows * o->shapes[i].cols > max_n)
+      max_n = o->shapes[i].rows * o->shapes[i].cols;
+  void *data = malloc(max_n * esize);
+  row *rows = calloc(o->n_shapes, sizeof *rows);
+  /* a stream read an element count: n, GB/s, noisy */
+  struct {
+    size_t n;
+    double gbps;
+    int noisy;
+  } stream[MAX_SHAPES];
+  double build_ms[N_ENTRIES] = {0};
+  int rc = 0, failed = 0;
+  size_t n_rows = 0;
+  if (!data || !rows) {
+    bench_error("out of host memory (%zu elements of %s)", max_n,
+                clr_type_name(o->type));
+    rc = 3;
+    goto done;
+  }
+  char desc[256];
+  clr_gen_data(o->op, o->type, 42, data, max_n, desc, sizeof desc);
+  tprintf("device:  %s (%s, %s)\ntuning:  %s\ndata:    %s\n", dev->device_name,
+          dev->platform_name, dev->device_version, clr_tuning_origin(ctx),
+          desc);
+  tprintf("\nmatrices: %s of %s%s%s, row-major; matrix-rows: a result per "
+          "row (axis 1),\n"
+          "matrix-cols: a result per column (axis 0); kernel time: the median "
+          "of %u runs\n"
+          "after a verified warm-up (whose call builds the kernels); GB/s: "
+          "rows x cols x\n"
+          "%zu bytes over the kernel time.\n",
+          clr_op_name(o->op), clr_type_name(o->type), o->map ? ", map " : "",
+          o->map ? clr_map_name(o->map) : "", o->repeat, esize);
+  tprintf("\n%% stream: the row's GB/s as a percentage of the (stream read) "
+          "row of its n, a\n"
+          "plain kernel reading the same bytes.  *: no reliable ratio (the "
+          "stream read's\n"
+          "two measurements at that n differ by more than %.0f%%, or the "
+          "kernel beat it:\n"
+          ">100*).\n",
+          100 * STREAM_SPREAD);
+  tprintf("\n%-15s %-19s %12s %11s %9s %9s %11s %9s %s\n", "kernel", "shape",
+          "n", "kernel ms", "GB/s", "% stream", "call ms", "h2d ms", "ok");
+  if (table)
+    fflush(table);
+  progress_start(2 * o->n_shapes, o->progress);
+  for (size_t i = 0; i < o->n_shapes; i++) {
+    const mshape *m = &o->shapes[i];
+    size_t n = m->rows * m->cols, s = 0;
+    while (s < n_stream && stream[s].n != n)
+      s++;
+    if (s == n_stream) { /* this n's first shape */
+      double ms;
+      progress_step("stream read n=%zu", n);
+      stream[s].n = n;
+      stream[s].gbps =
+          stream_read(ctx, n * esize, o->repeat, &ms, &stream[s].noisy);
+      n_stream++;
+      tprintf("%-15s %-19s %12zu %11.4f %9.2f %9s %11s %9s\n", "(stream read)",
+              "", n, ms, stream[s].gbps, stream[s].noisy ? "100*" : "100", "",
+              "");
+    } else
+      progress_step("stream read n=%zu (measured)", n);
+    int entry = m->axis ? ENTRY_MATRIX_ROWS : ENTRY_MATRIX_COLS;
+    row *r = &rows[n_rows];
+    char shape[48];
+    snprintf(shape, sizeof shape, "%zux%zu", m->rows, m->cols);
+    progress_step("%s %s", entry_name(entry), shape);
+    clr_status st = measure(ctx, o, entry, data, NULL, NULL, n, m, r);
+    if (st != CLR_OK) {
+      bench_error("%s %s: %s: %s", entry_name(entry), shape,
+                  clr_status_string(st), clr_context_error(ctx));
+      rc = cli_exit_status(st); /* 2: the library refused what was asked */
+      goto done;
+    }
+    r->stream_gbps = stream[s].gbps;
+    r->stream_noisy = stream[s].noisy || stream[s].gbps <= 0;
+    failed |= r->verified == 0;
+    char cell[16];
+    tprintf("%-15s %-19s %12zu %11.4f %9.2f %9s %11.4f %9.4f %s\n",
+            entry_name(entry), shape, n, r->kernel_ms, r->gbps,
+            pct_cell(r, cell, sizeof cell), r->call_ms, r->h2d_ms,
+            r->verified < 0 ? "-"
+            : r->verified   ? "yes"
+                            : "FAILED");
+    if (table)
+      fflush(table);
+    n_rows++;
+  }
+  progress_end();
+  const results res = {dev, o, build_ms, n_rows, 0, rows, NULL, NULL};
+  if (o->json && write_results(o->json, OUT_JSON, &res) != 0)
+    rc = 3;
+  if (o->json_stdout && write_results(NULL, OUT_JSON, &res) != 0)
+    rc = 3;
+  if (failed && rc == 0) {
+    bench_error("some results FAILED verification");
+    rc = 1;
+  }
+done:
+  progress_end();
+  free(data);
+  free(rows);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   bench_opts o;
   cli_set_program_name("clreduce-bench"); /* messages of fileio.c, diag.c */
@@ -1250,6 +1598,11 @@ int main(int argc, char **argv) {
       rc = bench_latency(ctx, o.repeat, "a context with no_profiling");
       clr_context_release(ctx);
     }
+    return finish_stdout(rc);
+  }
+  if (o.matrix) {
+    rc = bench_matrix(ctx, &o, &dev);
+    clr_context_release(ctx);
     return finish_stdout(rc);
   }
   size_t max_n = sizes[n_sizes - 1];
@@ -1345,7 +1698,7 @@ int main(int argc, char **argv) {
         continue;
       row *r = &rows[n_rows];
       progress_step("%s n=%zu", entry_name(k), n);
-      st = measure(ctx, &o, k, data, data2, out, n, r);
+      st = measure(ctx, &o, k, data, data2, out, n, NULL, r);
       if (st != CLR_OK) {
         bench_error("%s n=%zu: %s: %s", entry_name(k), n, clr_status_string(st),
                     clr_context_error(ctx));
