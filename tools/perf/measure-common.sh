@@ -7,7 +7,8 @@
 # Sourcing it sets perf (this directory, tools/perf) and root (the source
 # tree, two levels up), so that the scripts run from any directory.
 # measure_build registers NVIDIA's OpenCL ICD where the driver is there
-# (the lent machines have no ICD file), builds clreduce (release) afresh in
+# (the lent machines have no ICD file: measure_icd, which a script that
+# builds nothing calls alone), builds clreduce (release) afresh in
 # $BUILD (default /tmp/clreduce-NAME-build) with its program cache in
 # $CLREDUCE_CACHE_DIR (default /tmp/clreduce-NAME-cache), and sets out
 # (OUTDIR, else $OUT, else /tmp/clreduce-NAME), b (the build), cli, bench
@@ -15,15 +16,21 @@
 # On a failed build it prints the logs' tails and exits.
 perf=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$perf/../.." && pwd)
-measure_build() {
-  local name=$1
-  out=${2:-${OUT:-/tmp/clreduce-$name}}
-  mkdir -p "$out" /etc/OpenCL/vendors 2>/dev/null
+# measure_icd: NVIDIA's OpenCL ICD registered where its driver is there
+# without one (needs root; nothing done elsewhere).
+measure_icd() {
   if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 ] ||
     ldconfig -p 2>/dev/null | grep -q libnvidia-opencl; then
+    mkdir -p /etc/OpenCL/vendors 2>/dev/null
     [ -f /etc/OpenCL/vendors/nvidia.icd ] ||
       echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
   fi
+}
+measure_build() {
+  local name=$1
+  out=${2:-${OUT:-/tmp/clreduce-$name}}
+  mkdir -p "$out"
+  measure_icd
   b=${BUILD:-/tmp/clreduce-$name-build}
   export CLREDUCE_CACHE_DIR=${CLREDUCE_CACHE_DIR:-/tmp/clreduce-$name-cache}
   rm -rf "$b"

@@ -141,3 +141,55 @@ def mid_kernels(r):
         print("peer torch n=%d: sum %.4f ms (%s), its reduce kernel alone "
               "%.4f ms; clone %.4f ms"
               % (n, s, ", ".join(sorted(m[:40] for m in names)), k, c))
+
+
+# clreduce-bench --matrix's shapes (rows, cols, axis): rows (axis 1) of
+# 1e3, 100, 10 and 1e4 elements, then columns (axis 0) of 1e5, 1e3, 1e7
+# and 10, 1e8 elements each.
+MATRIX_SHAPES = [(100_000, 1000, 1), (1_000_000, 100, 1), (10_000_000, 10, 1),
+                 (10_000, 10_000, 1), (100_000, 1000, 0), (1000, 100_000, 0),
+                 (10_000_000, 10, 0), (10, 10_000_000, 0)]
+
+
+def parse_shapes(text):
+    """clreduce-bench's --shapes=RxC[:axis],... as (rows, cols, axis)
+    tuples (no axis: both, rows first); None or "" gives MATRIX_SHAPES."""
+    from decimal import Decimal
+    if not text:
+        return list(MATRIX_SHAPES)
+    shapes = []
+    for tok in text.split(","):
+        dims, _, axis = tok.partition(":")
+        r, c = (int(Decimal(v)) for v in dims.split("x"))
+        shapes += [(r, c, a) for a in ((int(axis),) if axis else (1, 0))]
+    return shapes
+
+
+def matrix_peers(r, shapes=None):
+    """PyTorch's peers of clreduce-bench --matrix on its shapes (float32,
+    uniform in [0, 1), one tensor of the largest size viewed as each
+    shape): M.sum(dim=axis) and torch.var_mean(M, dim=axis, correction=0),
+    where axis 1 gives a result per row and axis 0 one per column, as the
+    bench's axis.  One line a peer and shape: the CUDA-event median of r
+    calls (med) and the device time of the kernels alone (kernel_times,
+    CUPTI: as OpenCL's profiling events time clreduce's kernels), GB/s of
+    rows x cols x 4 bytes over each."""
+    shapes = parse_shapes(shapes) if isinstance(shapes, str) or shapes is None \
+        else shapes
+    base = torch.rand(max(rows * cols for rows, cols, _ in shapes),
+                      device="cuda")
+    for rows, cols, axis in shapes:
+        m = base[:rows * cols].view(rows, cols)
+        nbytes = 4 * rows * cols
+        for name, f in (
+                ("M.sum(dim=%d)" % axis,
+                 lambda m=m, axis=axis: m.sum(dim=axis)),
+                ("torch.var_mean(M, dim=%d, correction=0)" % axis,
+                 lambda m=m, axis=axis: torch.var_mean(m, dim=axis,
+                                                       correction=0))):
+            ms = med(f, r)
+            k, _, _ = kernel_times(f, r)
+            print("peer matrix %-11s %-38s %.4f ms %7.1f GB/s  kernels "
+                  "%.4f ms %7.1f GB/s"
+                  % ("%dx%d" % (rows, cols), name, ms, nbytes / ms / 1e6, k,
+                     nbytes / k / 1e6))
