@@ -12,9 +12,9 @@
  *
  * Ops: sum, prod, min, max, and, or (common.cl), with maps (an
  * expression's i: ibase + the element's index from data's first),
- * results in the accumulator type; argmin, argmax, minmax on cl/records.cl's records
- * (which the host puts before this file), their indices counted from the
- * row's first element. */
+ * results in the accumulator type; argmin, argmax, minmax on cl/records.cl's
+ * records (which the host puts before this file), their indices counted from
+ * the row's first element. */
 
 #if CLR_OP_IS_INDEXED
 #define ROW_T clr_record
@@ -45,4 +45,122 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
 #endif
   if (get_local_id(0) == 0)
     out[out_off + row] = acc;
+}
+
+/* Rows of a matrix, `lanes` work-items a row (a power of two up to the
+ * work-group's size: short rows share a work-group, long ones take it
+ * whole), the rows' elements split into `splits` pieces over
+ * get_group_id(1) (a few long rows still fill the device; a second
+ * launch with -DCLR_ROWS_PARTIALS=1 folds each row's pieces).  Lane l of
+ * a row reads its ROWS_VEC-element vectors l, l + lanes, ... (a row's
+ * lanes side by side: consecutive addresses), four loads issued before
+ * their folds; the lanes fold in a tree.  Row r's piece s goes to
+ * out[out_off + r * splits + s].  ROWS_VEC is 2 or 4 only where the
+ * host saw every load aligned (the launch's first element, the pitch and
+ * the row's length multiples of it); never for half data.  Indices (argmin
+ * ...): the element's column; a map expression's i: ibase + r * pitch +
+ * the column. */
+#ifndef CLR_ROWS_PARTIALS
+#define CLR_ROWS_PARTIALS 0
+#endif
+#ifndef ROWS_VEC
+#define ROWS_VEC 1
+#endif
+#if CLR_ROWS_PARTIALS
+#define ROWL_IN_T ROW_T
+#define ROWL_X_T ROW_T
+#define ROWL_LOAD1(p, e) ((p)[e])
+#else
+#define ROWL_IN_T IN_T
+#define ROWL_X_T X_T
+#define ROWL_LOAD1(p, e) IN_AT(p, e)
+#endif
+/* Element x at column j of row r folded into acc. */
+#if CLR_ROWS_PARTIALS && CLR_OP_IS_INDEXED
+#define ROWL_TAKE(acc, x, r, j) clr_merge(&(acc), (x))
+#define ROWL_FOLD(a, b) clr_merge(&(a), (b))
+#define ROWL_START clr_no_record()
+#elif CLR_ROWS_PARTIALS
+#define ROWL_TAKE(acc, x, r, j) ((acc) = OP((acc), (x)))
+#define ROWL_FOLD(a, b) ((a) = OP((a), (b)))
+#define ROWL_START IDENTITY
+#elif CLR_OP_IS_INDEXED
+#define ROWL_TAKE(acc, x, r, j)                                                \
+  clr_take(&(acc), MAPPED((x), 0, ibase + (r)*pitch + (j)), (j))
+#define ROWL_FOLD(a, b) clr_merge(&(a), (b))
+#define ROWL_START clr_no_record()
+#else
+#define ROWL_TAKE(acc, x, r, j)                                                \
+  ((acc) = OP((acc), MAPPED((x), 0, ibase + (r)*pitch + (j))))
+#define ROWL_FOLD(a, b) ((a) = OP((a), (b)))
+#define ROWL_START IDENTITY
+#endif
+#if ROWS_VEC == 1
+#define ROWL_V_T ROWL_X_T
+#define ROWL_LOAD(p, e) ROWL_LOAD1(p, e)
+#define ROWL_TAKEV(acc, x, r, j) ROWL_TAKE(acc, x, r, j)
+#else
+#define ROWL_V_T CLR_CAT(ROWL_IN_T, ROWS_VEC)
+#define ROWL_LOAD(p, e) (((__global const ROWL_V_T *)(p))[(e) / ROWS_VEC])
+#if ROWS_VEC == 2
+#define ROWL_TAKEV(acc, x, r, j)                                               \
+  do {                                                                         \
+    ROWL_TAKE(acc, (x).s0, r, j);                                              \
+    ROWL_TAKE(acc, (x).s1, r, (j) + 1);                                        \
+  } while (0)
+#else
+#define ROWL_TAKEV(acc, x, r, j)                                               \
+  do {                                                                         \
+    ROWL_TAKE(acc, (x).s0, r, j);                                              \
+    ROWL_TAKE(acc, (x).s1, r, (j) + 1);                                        \
+    ROWL_TAKE(acc, (x).s2, r, (j) + 2);                                        \
+    ROWL_TAKE(acc, (x).s3, r, (j) + 3);                                        \
+  } while (0)
+#endif
+#endif
+
+__kernel void clr_rows_lanes(__global const ROWL_IN_T *data, ulong data_off,
+                             ulong rows, ulong row_len, ulong pitch,
+                             ulong lanes, ulong piece, __global ROW_T *out,
+                             ulong out_off, __local ROW_T *scratch,
+                             ulong ibase) {
+  ulong t = get_local_id(0), wg = get_local_size(0);
+  ulong lane = t & (lanes - 1), k = t / lanes;
+  ulong r = get_group_id(0) * (wg / lanes) + k;
+  ulong s = get_group_id(1), splits = get_num_groups(1);
+  ulong j0 = s * piece, j1 = min(row_len, j0 + piece);
+  ROW_T acc = ROWL_START;
+  if (r < rows) {
+    ulong base = data_off + r * pitch;
+    ulong j = j0 + lane * ROWS_VEC, step = lanes * ROWS_VEC;
+    for (; j + 3 * step < j1; j += 4 * step) {
+      ROWL_V_T x0 = ROWL_LOAD(data, base + j);
+      ROWL_V_T x1 = ROWL_LOAD(data, base + j + step);
+      ROWL_V_T x2 = ROWL_LOAD(data, base + j + 2 * step);
+      ROWL_V_T x3 = ROWL_LOAD(data, base + j + 3 * step);
+      ROWL_TAKEV(acc, x0, r, j);
+      ROWL_TAKEV(acc, x1, r, j + step);
+      ROWL_TAKEV(acc, x2, r, j + 2 * step);
+      ROWL_TAKEV(acc, x3, r, j + 3 * step);
+    }
+    for (; j < j1; j += step) {
+      ROWL_V_T x = ROWL_LOAD(data, base + j);
+      ROWL_TAKEV(acc, x, r, j);
+    }
+  }
+  if (lanes > 1) { /* the same for every work-item of the group */
+    scratch[t] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong h = lanes / 2; h > 0; h >>= 1) {
+      if (lane < h) {
+        ROW_T v = scratch[t];
+        ROWL_FOLD(v, scratch[t + h]);
+        scratch[t] = v;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    acc = scratch[t];
+  }
+  if (lane == 0 && r < rows)
+    out[out_off + r * splits + s] = acc;
 }

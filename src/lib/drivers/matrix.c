@@ -33,9 +33,6 @@
  * (of 1, 2 or 4 columns: COLS_VEC) side by side, its other work-items
  * standing in further rows (lanes). */
 #define COLS_SPAN 32
-/* Rows: a work-group a row (cl/reduce_rows.cl), this size unless asked
- * for (as segmented.c's rows). */
-#define ROWS_WG 64
 
 typedef struct cols_plan {
   clr_op op; /* what the kernels fold: a mean's sum */
@@ -43,6 +40,7 @@ typedef struct cols_plan {
   clr_type in, acc;
   size_t acc_bytes; /* a result or partial: clr_result_bytes */
   int runs;         /* the contiguous shape */
+  int axis;         /* 0: columns, 1: rows */
   clr_program_entry *first, *partials, *divide;
   /* strided: the kernels of 2 and 4 columns a load ([1]: first's, [2]:
    * 4's; [0] unused), built when a launch takes them */
@@ -123,35 +121,37 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                          .map = opt->map,
                          .extra = extra,
                          .prelude = p->prelude[0] ? p->prelude : NULL};
-  if (axis == 1) { /* a work-group a row (cl/reduce_rows.cl) */
+  p->axis = axis;
+  if (axis == 1) { /* lanes a row (cl/reduce_rows.cl) */
     spec.source = "reduce_rows.cl";
-    spec.kernel = "clr_rows";
+    spec.kernel = "clr_rows_lanes";
     spec.extra = NULL;
     p->runs = 0;
   }
   clr_status st = clr_get_kernel(ctx, &spec, &p->first);
   if (st != CLR_OK)
     return st;
-  if (axis == 1)
-    st = clr_choose_wg(ctx, p->first, opt->wg_size, ROWS_WG, p->acc_bytes, 0,
-                       &p->wg);
-  if (st != CLR_OK || axis == 1)
-    return st == CLR_OK && p->mean ? mean_kernel(ctx, opt, type, p) : st;
   char extra2[96];
   snprintf(extra2, sizeof extra2, "-DCOLS_RUN=%d -DCLR_COLS_PARTIALS=1",
            COLS_RUN);
-  clr_build_spec partials = {.source = "reduce_columns.cl",
-                             .kernel = "clr_columns",
-                             .in = p->acc,
-                             .acc = p->acc,
-                             .op = clr_op_info(p->op)->partial,
-                             .extra = extra2};
+  if (axis == 1)
+    snprintf(extra2, sizeof extra2, "-DCLR_ROWS_PARTIALS=1");
+  clr_build_spec partials = {
+      .source = axis == 1 ? "reduce_rows.cl" : "reduce_columns.cl",
+      .kernel = axis == 1 ? "clr_rows_lanes" : "clr_columns",
+      .in = p->acc,
+      .acc = p->acc,
+      .op = clr_op_info(p->op)->partial,
+      .extra = extra2};
   st = clr_get_kernel(ctx, &partials, &p->partials);
   /* strided: the first launch's and the partials' work-group size;
    * contiguous: the partials' */
   if (st == CLR_OK)
     st = clr_choose_wg(ctx, p->runs ? p->partials : p->first, opt->wg_size,
                        COLS_WG, p->acc_bytes, 1, &p->wg);
+  /* rows: lanes a row, a power of two dividing the work-group */
+  while (st == CLR_OK && axis == 1 && (p->wg & (p->wg - 1)))
+    p->wg &= p->wg - 1;
   if (st == CLR_OK && p->wg > p->partials->max_wg)
     p->wg = p->partials->max_wg;
   if (st == CLR_OK && p->mean)
@@ -242,16 +242,21 @@ static clr_status strided_kernel(clr_context *ctx, cols_plan *p, int first,
     return CLR_OK;
   }
   char extra[96];
-  snprintf(extra, sizeof extra, "-DCOLS_RUN=%d -DCOLS_VEC=%u%s", COLS_RUN, vec,
-           first ? "" : " -DCLR_COLS_PARTIALS=1");
-  clr_build_spec spec = {.source = "reduce_columns.cl",
-                         .kernel = "clr_columns",
-                         .in = first ? p->in : p->acc,
-                         .acc = p->acc,
-                         .op = first ? p->op : clr_op_info(p->op)->partial,
-                         .map = first ? p->map : CLR_MAP_NONE,
-                         .extra = extra,
-                         .prelude = first && p->prelude[0] ? p->prelude : NULL};
+  if (p->axis == 1)
+    snprintf(extra, sizeof extra, "-DROWS_VEC=%u%s", vec,
+             first ? "" : " -DCLR_ROWS_PARTIALS=1");
+  else
+    snprintf(extra, sizeof extra, "-DCOLS_RUN=%d -DCOLS_VEC=%u%s", COLS_RUN,
+             vec, first ? "" : " -DCLR_COLS_PARTIALS=1");
+  clr_build_spec spec = {
+      .source = p->axis == 1 ? "reduce_rows.cl" : "reduce_columns.cl",
+      .kernel = p->axis == 1 ? "clr_rows_lanes" : "clr_columns",
+      .in = first ? p->in : p->acc,
+      .acc = p->acc,
+      .op = first ? p->op : clr_op_info(p->op)->partial,
+      .map = first ? p->map : CLR_MAP_NONE,
+      .extra = extra,
+      .prelude = first && p->prelude[0] ? p->prelude : NULL};
   clr_status st = clr_get_kernel(ctx, &spec, slot);
   if (st == CLR_OK && (*slot)->max_wg < p->wg)
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -412,30 +417,30 @@ static clr_status divide(clr_context *ctx, cols_plan *p, cl_mem out,
   return st;
 }
 
-/* Rows [r0, r1) of the matrix at (data, data_off), a result each to out
- * from out_off: one launch, a work-group a row. */
-static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
-                              size_t data_off, size_t r0, size_t r1,
-                              size_t cols, size_t pitch, cl_mem out,
-                              size_t out_off) {
-  size_t rows = r1 - r0;
-  cl_ulong d_off = data_off + r0 * pitch, end = (rows - 1) * pitch + cols,
-           len = cols, pi = pitch, o_off = out_off + r0,
-           ibase = p->ibase + r0 * pitch;
-  clr_status st = CLR_SET_ARGS(ctx, p->first->kernel, CLR_ARG(data),
-                               CLR_ARG(d_off), CLR_ARG(end), CLR_ARG(len),
-                               CLR_ARG(pi), CLR_ARG(out), CLR_ARG(o_off),
-                               CLR_LOCAL(p->wg * p->acc_bytes), CLR_ARG(ibase));
+/* One launch of the rows kernel k over rows [r0, r1) (row_len elements
+ * each, pitch apart, from data_off), lanes work-items a row, its rows cut
+ * into pieces of `piece` elements over `splits` work-group rows, row r's
+ * piece s to out[out_off + r * splits + s]. */
+static clr_status rows_once(clr_context *ctx, cols_plan *p,
+                            clr_program_entry *k, cl_mem data, size_t data_off,
+                            size_t rows, size_t row_len, size_t pitch,
+                            size_t lanes, size_t piece, size_t splits,
+                            cl_mem out, size_t out_off, cl_ulong ibase) {
+  cl_ulong d_off = data_off, nr = rows, len = row_len, pi = pitch, ln = lanes,
+           pc = piece, o_off = out_off;
+  clr_status st = CLR_SET_ARGS(
+      ctx, k->kernel, CLR_ARG(data), CLR_ARG(d_off), CLR_ARG(nr), CLR_ARG(len),
+      CLR_ARG(pi), CLR_ARG(ln), CLR_ARG(pc), CLR_ARG(out), CLR_ARG(o_off),
+      CLR_LOCAL(p->wg * p->acc_bytes), CLR_ARG(ibase));
   if (st != CLR_OK)
     return st;
-  if (rows > SIZE_MAX / p->wg)
-    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
-                    "%zu rows of work-groups of %zu overflow", rows, p->wg);
-  size_t global = rows * p->wg;
+  size_t per_group = p->wg / lanes;
+  size_t global[2] = {ceil_div(rows, per_group) * p->wg, splits};
+  size_t local[2] = {p->wg, 1};
   cl_event ev = NULL;
   cl_int err =
-      clEnqueueNDRangeKernel(clr_queue(ctx), p->first->kernel, 1, NULL, &global,
-                             &p->wg, 0, NULL, clr_timed(ctx, &ev));
+      clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 2, NULL, global, local,
+                             0, NULL, clr_timed(ctx, &ev));
   if (err != CL_SUCCESS)
     return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
   double ms = 0;
@@ -451,16 +456,74 @@ static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
   clr_call_timing *t = &ctx->timing;
   if (t->n_passes < CLR_MAX_PASSES) {
     clr_pass_info *pi_ = &t->passes[t->n_passes++];
-    pi_->n_in = rows * cols;
-    pi_->global_size = global;
+    pi_->n_in = rows * row_len;
+    pi_->global_size = global[0] * global[1];
     pi_->local_size = p->wg;
     pi_->ms = ms;
   }
-  size_t depth = clr_fold_depth(cols, p->wg);
-  if (depth > p->depth)
-    p->depth = depth;
   p->launches++;
   return CLR_OK;
+}
+
+/* The lanes a row of row_len elements takes, vec a load: about eight
+ * loads a lane, a power of two up to the work-group. */
+static size_t row_lanes(const cols_plan *p, size_t row_len, unsigned vec) {
+  size_t lanes = 1;
+  while (lanes < p->wg && lanes * vec * 8 < row_len)
+    lanes *= 2;
+  return lanes;
+}
+
+/* Rows [r0, r1) of the matrix at (data, data_off) (its element 0 aligned
+ * to `aligned` elements), a result each to out from out_off + r0: one
+ * launch, or where few long rows would leave the device idle, their
+ * pieces in one and the pieces folded in a second. */
+static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
+                              size_t data_off, size_t aligned, size_t r0,
+                              size_t r1, size_t cols, size_t pitch, cl_mem out,
+                              size_t out_off) {
+  size_t rows = r1 - r0, first = data_off + r0 * pitch;
+  unsigned vec = strided_vec(p, 1, first, aligned, pitch, cols);
+  size_t lanes = row_lanes(p, cols, vec);
+  size_t groups = ceil_div(rows, p->wg / lanes);
+  size_t want = (size_t)ctx->desc.compute_units * COLS_GROUPS_PER_CU;
+  /* pieces of at least 16 loads a lane */
+  size_t most = ceil_div(cols, lanes * vec * 16);
+  size_t splits = groups < want ? ceil_div(want, groups) : 1;
+  if (splits > most)
+    splits = most;
+  if (splits < 1)
+    splits = 1;
+  size_t piece = ceil_div(ceil_div(cols, splits), vec) * vec;
+  splits = ceil_div(cols, piece);
+  clr_program_entry *k;
+  clr_status st = strided_kernel(ctx, p, 1, vec, &k);
+  cl_ulong ibase = p->ibase + r0 * pitch;
+  /* a row's chain: a lane's elements, the lanes' tree, the pieces */
+  size_t depth = ceil_div(piece, lanes) + clr_ceil_log2(lanes) + splits;
+  if (depth > p->depth)
+    p->depth = depth;
+  if (st == CLR_OK && splits == 1)
+    return rows_once(ctx, p, k, data, first, rows, cols, pitch, lanes, piece, 1,
+                     out, out_off + r0, ibase);
+  if (st != CLR_OK)
+    return st;
+  if (rows > SIZE_MAX / splits / p->acc_bytes)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu rows of %zu pieces overflow", rows, splits);
+  st = clr_buffer_reserve(ctx, &ctx->partial[0], rows * splits * p->acc_bytes,
+                          CL_MEM_READ_WRITE);
+  if (st == CLR_OK)
+    st = rows_once(ctx, p, k, data, first, rows, cols, pitch, lanes, piece,
+                   splits, ctx->partial[0].mem, 0, ibase);
+  unsigned pvec = strided_vec(p, 0, 0, 4, splits, splits);
+  clr_program_entry *kp = NULL;
+  if (st == CLR_OK)
+    st = strided_kernel(ctx, p, 0, pvec, &kp);
+  if (st == CLR_OK)
+    st = rows_once(ctx, p, kp, ctx->partial[0].mem, 0, rows, splits, splits,
+                   row_lanes(p, splits, pvec), splits, 1, out, out_off + r0, 0);
+  return st;
 }
 
 /* The rows or columns (axis 1 or 0) of the matrix at (data, data_off)
@@ -471,7 +534,7 @@ static clr_status fold_axis(clr_context *ctx, cols_plan *p, int axis,
                             size_t cols, size_t pitch, cl_mem out,
                             size_t out_off, size_t row_base, int fold_into) {
   if (axis == 1)
-    return rows_launch(ctx, p, data, data_off, r0, r1, cols, pitch, out,
+    return rows_launch(ctx, p, data, data_off, 4, r0, r1, cols, pitch, out,
                        out_off);
   /* a buffer's element 0: aligned to the device's base address
    * alignment (at least 128 bytes: OpenCL's largest type) */
@@ -594,8 +657,8 @@ static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
       /* the block's first element: a map expression's i from there */
       plan.ibase = ibase + r0 * pitch + c0;
       if (st == CLR_OK && axis == 1)
-        st = rows_launch(ctx, &plan, in.mem, 0, 0, r1 - r0, w, pitch, res.mem,
-                         r0);
+        st = rows_launch(ctx, &plan, in.mem, 0, host_aligned(&in, first, esize),
+                         0, r1 - r0, w, pitch, res.mem, r0);
       else if (st == CLR_OK)
         st = fold_rows(ctx, &plan, in.mem, 0, host_aligned(&in, first, esize),
                        0, r1 - r0, w, pitch, res.mem, c0, r0, r0 > 0);
