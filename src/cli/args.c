@@ -8,6 +8,7 @@
 
 #include <getopt.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *kernel_name_at(int i);
@@ -355,6 +356,18 @@ void cli_print_usage(FILE *f) {
         "  --segment-length=L one reduction per L elements (rows; the last "
         "may be\n"
         "                     shorter)\n"
+        "  --shape=RxC        the data as a row-major matrix of R rows of C "
+        "columns\n"
+        "                     (N = R*C; R and C as --n takes them: 1e5x1000); "
+        "an --input\n"
+        "                     must hold R*C values; needs --axis\n"
+        "  --axis=A           with --shape, NumPy's axis numbering: 0 folds "
+        "each column\n"
+        "                     over the rows, C results (a.sum(axis=0)); 1 "
+        "folds each\n"
+        "                     row, R results (a.sum(axis=1)); argmin / "
+        "argmax indices\n"
+        "                     within the axis folded\n"
         "  --output=FILE      scans: write the scanned values (raw, "
         "native-endian);\n"
         "                     ",
@@ -363,9 +376,9 @@ void cli_print_usage(FILE *f) {
   int col = 21;
   cli_op_list(ops, sizeof ops, CLR_OPF_INDEXED);
   snprintf(text, sizeof text,
-           "segments: the results, one per segment (%s: records of min, max, "
-           "64-bit index of each within its segment; -1 when there is "
-           "none);",
+           "segments, matrices: the results, one per segment, column or row "
+           "(%s: records of min, max, 64-bit index of each within its "
+           "segment, column or row; -1 when there is none);",
            ops);
   put_wrapped(f, &col, 21, text);
   fputs(
@@ -597,6 +610,52 @@ int cli_parse_count(const char *s, uint64_t *out, const char **why) {
   return 0;
 }
 
+int cli_parse_shape(const char *s, uint64_t *rows, uint64_t *cols, char *why,
+                    size_t why_size) {
+  const char *x = s ? strchr(s, 'x') : NULL;
+  if (!x) {
+    snprintf(why, why_size, "not RxC (rows x columns, e.g. 1000x300)");
+    return -1;
+  }
+  size_t len = strlen(s);
+  char *copy = malloc(len + 1);
+  if (!copy) {
+    snprintf(why, why_size, "out of memory");
+    return -1;
+  }
+  memcpy(copy, s, len + 1);
+  copy[x - s] = '\0';
+  const char *part[2] = {copy, copy + (x - s) + 1};
+  const char *what[2] = {"rows", "columns"};
+  uint64_t v[2] = {0, 0};
+  int rc = 0;
+  for (int k = 0; k < 2 && rc == 0; k++) {
+    const char *reason = NULL;
+    if (!part[k][0]) {
+      snprintf(why, why_size, "the %s (%s the x) are missing", what[k],
+               k ? "after" : "before");
+      rc = -1;
+    } else if (cli_parse_count(part[k], &v[k], &reason) != 0) {
+      snprintf(why, why_size, "%s '%s': %s", what[k], part[k], reason);
+      rc = -1;
+    }
+  }
+  free(copy);
+  if (rc != 0)
+    return rc;
+  /* n's limit (below 2^63, as --n), and this machine's size_t */
+  if (v[0] > (uint64_t)INT64_MAX / v[1] || (v[0] * v[1] > (uint64_t)SIZE_MAX)) {
+    snprintf(why, why_size,
+             "%llu x %llu elements are too many (R*C must be below 2^63 and "
+             "fit this machine's size_t)",
+             (unsigned long long)v[0], (unsigned long long)v[1]);
+    return -1;
+  }
+  *rows = v[0];
+  *cols = v[1];
+  return 0;
+}
+
 /* ------------------------------------------------------------ options */
 
 enum {
@@ -629,6 +688,8 @@ enum {
   OPT_SEGMENTS,
   OPT_SEGMENT_LENGTH,
   OPT_RANGES,
+  OPT_SHAPE,
+  OPT_AXIS,
   OPT_REPEAT,
   OPT_NO_VERIFY,
   OPT_JSON,
@@ -668,6 +729,8 @@ static const struct option long_options[] = {
     {"segments", required_argument, NULL, OPT_SEGMENTS},
     {"segment-length", required_argument, NULL, OPT_SEGMENT_LENGTH},
     {"ranges", required_argument, NULL, OPT_RANGES},
+    {"shape", required_argument, NULL, OPT_SHAPE},
+    {"axis", required_argument, NULL, OPT_AXIS},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
     {"json", no_argument, NULL, OPT_JSON},
@@ -875,6 +938,23 @@ static int parse_option(int code, const char *val, cli_args *a) {
       return -1;
     a->segment_length = u;
     return 0;
+  case OPT_SHAPE: {
+    char reason[256];
+    if (cli_parse_shape(val, &a->rows, &a->cols, reason, sizeof reason) != 0) {
+      cli_usage_error("bad --shape '%s': %s", val, reason);
+      return -1;
+    }
+    return 0;
+  }
+  case OPT_AXIS:
+    if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0) {
+      cli_usage_error("bad --axis '%s': 0 (a result per column) or 1 (a "
+                      "result per row)",
+                      val);
+      return -1;
+    }
+    a->axis = val[0] - '0';
+    return 0;
   case OPT_REPEAT:
     if (parse_positive(code, val, CLI_MAX_REPEAT, &u) != 0)
       return -1;
@@ -971,10 +1051,89 @@ int cli_check_type(const cli_args *a) {
   return 0;
 }
 
+/* --shape and --axis: each needs the other; what a matrix (one kernel
+ * of its own a column or a row, clr_run's CLR_REQ_MATRIX) does not take
+ * is refused by name; the element count agrees with --n. */
+static int check_matrix(cli_args *a) {
+  if (!a->rows && a->axis < 0)
+    return 0;
+  if (!a->rows) {
+    cli_usage_error("--axis applies to a matrix: give its shape with "
+                    "--shape=RxC");
+    return -1;
+  }
+  if (a->axis < 0) {
+    cli_usage_error("--shape needs --axis: 0 for a result per column (NumPy's "
+                    "a.sum(axis=0)), 1 for a result per row");
+    return -1;
+  }
+  char kernel[96] = "";
+  if (clr_kernel_is_scan(a->opt.kernel))
+    snprintf(kernel, sizeof kernel, "the scan kernel '%s'",
+             clr_kernel_name(a->opt.kernel));
+  else if (a->opt.kernel != CLR_REDUCE_COARSE &&
+           a->opt.kernel != CLR_KERNEL_DEFAULT)
+    snprintf(kernel, sizeof kernel, "--kernel=%s",
+             clr_kernel_name(a->opt.kernel));
+  const char *clash = a->segments           ? "--segments"
+                      : a->segment_length   ? "--segment-length"
+                      : a->ranges           ? "--ranges"
+                      : a->scan             ? "--scan"
+                      : a->input2           ? "--input2"
+                      : a->dot              ? "--dot"
+                      : a->opt.exclusive    ? "--exclusive"
+                      : kernel[0]           ? kernel
+                      : a->opt.vector_width ? "--vec"
+                      : a->opt.coarse       ? "--coarse"
+                      : a->axis == 1 && a->opt.layout != CLR_LAYOUT_AUTO
+                          ? "--layout (it chooses how --axis=0 reads the "
+                            "columns)"
+                          : NULL;
+  if (clash) {
+    cli_usage_error("--shape (a matrix: a result per %s, by its own "
+                    "kernels) cannot be combined with %s",
+                    a->axis == 0 ? "column" : "row", clash);
+    return -1;
+  }
+  if (a->opt.exact) {
+    cli_usage_error("--exact is not supported with --shape yet: exact sums "
+                    "of a matrix's columns or rows are not implemented");
+    return -1;
+  }
+  if (cli_op_flags(a->op) & CLR_OPF_MEAN &&
+      (cli_op_flags(a->op) & CLR_OPF_SKIPS_NAN)) {
+    cli_usage_error("--op=%s is not supported with --shape yet: each column "
+                    "or row would need its own count of numbers",
+                    clr_op_name(a->op));
+    return -1;
+  }
+  if (a->opt.map == CLR_MAP_EXPR && a->axis == 0 && a->verify) {
+    cli_usage_error("--map='%s' with --axis=0: a map expression's column "
+                    "results are not verified yet (its i is the element's "
+                    "flat index, r*C + c): give --axis=1, a built-in map "
+                    "(abs, square), or --no-verify to run it unchecked",
+                    a->opt.map_expr);
+    return -1;
+  }
+  uint64_t n = a->rows * a->cols;
+  if (a->n_given && a->n != n) {
+    cli_usage_error("--n=%llu does not match --shape=%llux%llu (%llu "
+                    "elements)",
+                    (unsigned long long)a->n, (unsigned long long)a->rows,
+                    (unsigned long long)a->cols, (unsigned long long)n);
+    return -1;
+  }
+  if (!a->input)
+    a->n = n;
+  return 0;
+}
+
 /* defer_type: with --input and without --type, the type checks are left
  * to cli_check_type (a .npy input gives the type). */
-static int check_combination(const cli_args *a, int defer_type) {
+static int check_combination(cli_args *a, int defer_type) {
   int scans = clr_kernel_is_scan(a->opt.kernel) || a->scan;
+  if (check_matrix(a) != 0)
+    return -1;
   /* A dot product is a reduction of two arrays: never a scan of one. */
   if (a->dot && scans) {
     cli_usage_error(
@@ -1049,6 +1208,9 @@ static int check_combination(const cli_args *a, int defer_type) {
                     clr_kernel_name(a->opt.kernel));
     return -1;
   }
+  if (a->rows) /* a matrix: check_matrix's rules, and --output takes its
+                  results */
+    return 0;
   if (a->ranges && (a->segments || a->segment_length || a->scan)) {
     cli_usage_error(
         "--ranges (one reduction per range) cannot be combined with %s",
@@ -1126,6 +1288,7 @@ static void set_defaults(cli_args *a) {
   a->seed = CLI_DEFAULT_SEED;
   a->repeat = CLI_DEFAULT_REPEAT;
   a->verify = 1;
+  a->axis = -1;
 }
 
 static int parse_args(int argc, char **argv, cli_args *out, int defer_type) {

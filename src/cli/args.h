@@ -50,11 +50,17 @@ typedef struct cli_args {
   const char *segments;    /* --segments: a file of 64-bit offsets, or NULL */
   uint64_t segment_length; /* --segment-length: rows of this length, or 0  */
   const char *ranges;      /* --ranges: a file of (offset, length) pairs    */
-  unsigned repeat;         /* --repeat: timed runs                         */
-  int verify;              /* 0 with --no-verify                           */
-  int json;                /* --json                                       */
-  int verbose;             /* -v, --verbose: the library's log on stderr   */
-  int progress;            /* --progress: the progress line at once       */
+  /* --shape=RxC: a row-major matrix of rows x cols elements (n = rows *
+   * cols), rows 0 without it; --axis (-1 without it): 0 a result per
+   * column (the fold over the rows, NumPy's a.sum(axis=0)), 1 a result per
+   * row */
+  uint64_t rows, cols;
+  int axis;
+  unsigned repeat; /* --repeat: timed runs                         */
+  int verify;      /* 0 with --no-verify                           */
+  int json;        /* --json                                       */
+  int verbose;     /* -v, --verbose: the library's log on stderr   */
+  int progress;    /* --progress: the progress line at once       */
 } cli_args;
 
 /* Parse argv.  Returns 0, or CLI_EXIT_USAGE after printing the one-line
@@ -83,6 +89,13 @@ void cli_print_usage(FILE *f);
  * an exact integer in [1, 2^63).  Computed exactly, never through double.
  * Returns 0 on success; otherwise -1 with a short reason in *why. */
 int cli_parse_count(const char *s, uint64_t *out, const char **why);
+
+/* Parse a matrix shape "RxC", each of R and C as cli_parse_count takes
+ * it ("1e5x1000"), R * C below 2^63 and within size_t.  Returns 0 on
+ * success; otherwise -1 with the reason, one line, in why (why_size
+ * bytes). */
+int cli_parse_shape(const char *s, uint64_t *rows, uint64_t *cols, char *why,
+                    size_t why_size);
 
 /* Parse a plain decimal uint64 (digits only, 0 .. 2^64-1).  Returns 0 on
  * success; otherwise -1 with a short reason in *why. */

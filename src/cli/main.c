@@ -35,7 +35,8 @@ typedef struct run_state {
   int pinned[3];     /* data, data2, out came from clr_host_alloc        */
   uint64_t *offsets; /* segments: n_segments + 1 offsets              */
   uint64_t *ranges;  /* --ranges: n_segments (offset, length) pairs     */
-  size_t n_segments; /* 0: not segmented                               */
+  size_t n_segments; /* 0: not segmented; a matrix: its results      */
+  int matrix;        /* --shape: a matrix's columns or rows (n_segments) */
   size_t n;
   size_t elem_size;
   double *kernel_ms, *h2d_ms, *d2h_ms; /* one per timed run       */
@@ -159,11 +160,17 @@ static int load_input(run_state *st) {
   /* --n bounds the read: a pipe or device gives its first n values (and
    * /dev/zero ends); a regular file must hold exactly n. */
   cli_progress_phase("reading '%s'", a->input);
+  /* (a matrix's .npy file holds R*C values, --n or not) */
+  char shape_by[96];
+  snprintf(shape_by, sizeof shape_by, "--shape=%llux%llu",
+           (unsigned long long)a->rows, (unsigned long long)a->cols);
   npy_read r1 = {.ask = {.option = "--input",
                          .type = a->type,
                          .type_by = a->type_given ? "--type" : NULL,
-                         .n = a->n,
-                         .n_by = a->n_given ? "--n" : NULL}};
+                         .n = a->rows && !a->n_given ? a->rows * a->cols : a->n,
+                         .n_by = a->n_given ? "--n"
+                                 : a->rows  ? shape_by
+                                            : NULL}};
   int rc = cli_read_input_hdr(a->input, clr_type_size(a->type),
                               clr_type_name(a->type), a->n_given ? a->n : 0,
                               npy_header, &r1, &st->data, &st->n);
@@ -179,6 +186,11 @@ static int load_input(run_state *st) {
   if (a->n_given && a->n != (uint64_t)st->n) {
     cli_error("--n=%llu does not match the %zu %s values in '%s'",
               (unsigned long long)a->n, st->n, tname, a->input);
+    return CLI_EXIT_USAGE;
+  }
+  if (a->rows && (uint64_t)st->n != a->rows * a->cols) {
+    cli_error("%s needs %llu values: '%s' holds %zu %s values", shape_by,
+              (unsigned long long)(a->rows * a->cols), a->input, st->n, tname);
     return CLI_EXIT_USAGE;
   }
   char file[320];
@@ -215,6 +227,28 @@ static int load_input(run_state *st) {
  * error). */
 static int load_segments(run_state *st) {
   const cli_args *a = st->args;
+  if (a->rows) {
+    /* a matrix: a result per column (axis 0) or row (axis 1); a map
+     * expression's rows are checked as segments k*C .. (k+1)*C */
+    size_t rows = (size_t)a->rows, cols = (size_t)a->cols;
+    st->matrix = 1;
+    st->n_segments = a->axis == 0 ? cols : rows;
+    if (a->axis == 0)
+      snprintf(st->segments_desc, sizeof st->segments_desc,
+               "%zu column%s of %zu row%s", cols, cols == 1 ? "" : "s", rows,
+               rows == 1 ? "" : "s");
+    else
+      snprintf(st->segments_desc, sizeof st->segments_desc, "%zu row%s of %zu",
+               rows, rows == 1 ? "" : "s", cols);
+    if (a->opt.map != CLR_MAP_EXPR || a->axis == 0)
+      return 0;
+    st->offsets = malloc((rows + 1) * sizeof *st->offsets);
+    if (!st->offsets)
+      return out_of_memory(rows + 1, sizeof *st->offsets, "row offsets");
+    for (size_t k = 0; k <= rows; k++)
+      st->offsets[k] = (uint64_t)k * cols;
+    return 0;
+  }
   if (a->ranges) {
     size_t count = 0;
     cli_progress_phase("reading '%s'", a->ranges);
@@ -746,11 +780,24 @@ static int run_segments(run_state *st) {
   st->out = alloc_moving(st, S, rsize, 2);
   if (!st->out)
     return out_of_memory(S, rsize, "segment results");
+  /* a matrix (--shape): clr_run's CLR_REQ_MATRIX of host arrays */
+  clr_request q;
+  clr_request_init(&q);
+  q.kind = CLR_REQ_MATRIX;
+  q.op = a->op;
+  q.type = a->type;
+  q.input.host = st->data;
+  q.output.host = st->out;
+  q.options = &a->opt;
+  q.rows = (size_t)a->rows;
+  q.cols = (size_t)a->cols;
+  q.axis = a->axis;
   for (unsigned run = 0; run <= a->repeat; run++) {
     clr_timing t = CLR_TIMING_INIT;
     run_phase(st, run);
     clr_status s =
-        st->ranges
+        st->matrix ? clr_run(st->ctx, &q, NULL)
+        : st->ranges
             ? clr_reduce_ranges_host(st->ctx, &a->opt, a->op, a->type, st->data,
                                      st->n, st->ranges, S, st->out)
             : clr_reduce_segments_host(st->ctx, &a->opt, a->op, a->type,
@@ -767,7 +814,7 @@ static int run_segments(run_state *st) {
   r->result = clr_result_at(a->op, rt, st->out, S - 1); /* the last one's */
   if (a->verify)
     cli_progress_phase("%s: checking every %s against the CPU", st->what,
-                       st->ranges ? "range" : "segment");
+                       cli_segment_unit(r));
   if (a->verify && a->opt.map == CLR_MAP_EXPR) {
     clr_segments_check chk;
     int rc = expr_segments_check(st, &chk);
@@ -777,7 +824,11 @@ static int run_segments(run_state *st) {
   } else if (a->verify) {
     clr_segments_check chk;
     /* (ranges: each where it lies, each distinct one once) */
-    int ok = st->ranges
+    int ok = st->matrix ? clr_ref_matrix_check(
+                              a->opt.map, a->op, a->type, rt, st->data,
+                              (size_t)a->rows, (size_t)a->cols, (size_t)a->cols,
+                              a->axis, st->out, r->timing.error_depth, &chk)
+             : st->ranges
                  ? clr_ref_ranges_check(a->opt.map, a->op, a->type, rt,
                                         st->data, st->ranges, S, st->out,
                                         r->timing.error_depth, &chk)
@@ -799,8 +850,8 @@ static void verify_failure_message(const run_state *st) {
   const cli_args *a = st->args;
   char got[64], want[64], outnote[64] = "";
   if (r->is_scan || r->segments) {
-    const char *unit = cli_per_segment(r) ? "segment" : "element";
-    const char *where = cli_per_segment(r) ? "segment" : "index";
+    const char *unit = cli_per_segment(r) ? cli_segment_unit(r) : "element";
+    const char *where = cli_per_segment(r) ? cli_segment_unit(r) : "index";
     size_t count = cli_per_segment(r) ? r->segments : r->n;
     cli_format_number(&r->elements.got_worst, got, sizeof got);
     cli_format_number(&r->elements.ref_worst, want, sizeof want);
@@ -863,7 +914,7 @@ static void summarize(run_state *st) {
     for (size_t k = 0; k < st->n_segments; k++)
       bytes += (double)st->ranges[2 * k + 1] * (double)st->elem_size;
     bytes += (double)st->n_segments * 2 * sizeof(uint64_t);
-  } else if (r->segments) {
+  } else if (r->segments && !st->matrix) { /* (a matrix: its values) */
     bytes += (double)(r->segments + 1) * sizeof(uint64_t);
   }
   if (r->is_scan)
@@ -891,9 +942,11 @@ static int run_steps(run_state *st) {
   if ((rc = load_input(st)) != 0)
     return rc;
   st->elem_size = clr_type_size(a->type);
-  int segmented = a->segments || a->segment_length || a->ranges;
+  int segmented = a->segments || a->segment_length || a->ranges || a->rows;
   snprintf(st->what, sizeof st->what, "%s %s of %s%s%s%s",
-           segmented ? "segmented" : clr_kernel_name(a->opt.kernel),
+           a->rows     ? (a->axis == 0 ? "column" : "row")
+           : segmented ? "segmented"
+                       : clr_kernel_name(a->opt.kernel),
            a->dot ? "dot" : clr_op_name(a->op), clr_type_name(a->type),
            a->opt.map ? " (map " : "",
            a->opt.map == CLR_MAP_EXPR ? "expression"
@@ -901,9 +954,8 @@ static int run_steps(run_state *st) {
                                       : "",
            a->opt.map ? ")" : "");
   if (segmented && several_devices(a->device)) {
-    cli_error("segmented reductions and scans run on one device; --device=%s "
-              "names "
-              "several",
+    cli_error("%s run on one device; --device=%s names several",
+              a->rows ? "matrices (--shape)" : "segmented reductions and scans",
               a->device);
     return CLI_EXIT_USAGE;
   }
@@ -949,6 +1001,10 @@ static int run_steps(run_state *st) {
 
   r->segments = st->n_segments;
   r->segments_desc = segmented ? st->segments_desc : NULL;
+  r->matrix = st->matrix;
+  r->axis = a->axis;
+  r->rows = (size_t)a->rows;
+  r->cols = (size_t)a->cols;
   rc = r->is_scan  ? run_scan(st)
        : segmented ? run_segments(st)
                    : run_reduce(st);

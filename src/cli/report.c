@@ -96,6 +96,10 @@ void cli_format_number(const clr_value *v, char *buf, size_t size) {
   clr_value_format(&m, buf, size);
 }
 
+const char *cli_segment_unit(const cli_report *r) {
+  return !r->matrix ? "segment" : r->axis == 0 ? "column" : "row";
+}
+
 int cli_result_is_indexed(const cli_report *r) {
   return !r->is_scan && (cli_op_flags(r->op) & CLR_OPF_INDEXED);
 }
@@ -199,7 +203,11 @@ static void human_bytes(uint64_t bytes, char *buf, size_t size) {
 /* What the result line shows: a scan's last element, the last segment's
  * result, or the result. */
 static const char *last_label(const cli_report *r) {
-  return r->is_scan ? "last element " : r->segments ? "last segment " : "";
+  return r->is_scan                  ? "last element "
+         : r->matrix && r->axis == 0 ? "last column "
+         : r->matrix                 ? "last row "
+         : r->segments               ? "last segment "
+                                     : "";
 }
 
 static void human_verification(FILE *f, const cli_report *r) {
@@ -211,7 +219,7 @@ static void human_verification(FILE *f, const cli_report *r) {
   cli_format_result(r, &r->reference, want, sizeof want);
   fprintf(f, "reference:  %s%s\n", last_label(r), want);
   if (r->is_scan || r->segments) {
-    const char *unit = cli_per_segment(r) ? "segment" : "element";
+    const char *unit = cli_per_segment(r) ? cli_segment_unit(r) : "element";
     size_t count = cli_per_segment(r) ? r->segments : r->n;
     cli_format_number(&r->elements.got_worst, got, sizeof got);
     cli_format_number(&r->elements.ref_worst, want, sizeof want);
@@ -223,8 +231,8 @@ static void human_verification(FILE *f, const cli_report *r) {
                 "error:      MISMATCH in %zu of %zu %ss, first at %s %zu: "
                 "got %s, expected %s\n",
                 r->elements.n_bad, count, unit,
-                cli_per_segment(r) ? "segment" : "index",
-                r->elements.worst_index, got, want);
+                cli_per_segment(r) ? unit : "index", r->elements.worst_index,
+                got, want);
     } else {
       fprintf(f,
               "error:      worst %s %zu: got %s, expected %s, error %.3g, "
@@ -293,7 +301,9 @@ void cli_report_human(FILE *f, const cli_report *r) {
   fprintf(f,
           "run:        %s %s%s%s of %s%s%s%s -> %s, %u timed run%s after 1 "
           "warm-up\n",
-          r->segments ? "segmented" : clr_kernel_name(r->kernel),
+          r->matrix     ? "matrix"
+          : r->segments ? "segmented"
+                        : clr_kernel_name(r->kernel),
           r->is_scan ? (r->exclusive ? "exclusive " : "inclusive ") : "",
           r->exact_mode ? "exact " : "", r->dot ? "dot" : clr_op_name(r->op),
           clr_type_name(r->type), r->map ? " mapped by '" : "",
@@ -353,6 +363,7 @@ void cli_report_human(FILE *f, const cli_report *r) {
     fprintf(f, "bandwidth:  %.3g GB/s%s\n", r->gbps,
             r->is_scan && r->segments ? " (read + write + offsets)"
             : r->is_scan              ? " (read + write)"
+            : r->matrix               ? " (values)"
             : r->segments             ? " (values + offsets)"
                                       : "");
   else
@@ -387,6 +398,8 @@ void cli_report_json(FILE *f, const cli_report *r) {
     fprintf(f, ",\"segments\":%zu", r->segments);
     json_field(f, "segments_from", r->segments_desc);
   }
+  if (r->matrix)
+    fprintf(f, ",\"shape\":[%zu,%zu],\"axis\":%d", r->rows, r->cols, r->axis);
   json_field(f, "op", clr_op_name(r->op));
   json_field(f, "map", r->map);
   fprintf(f, ",\"dot\":%s,\"exact_mode\":%s", json_bool(r->dot),

@@ -29,6 +29,10 @@ typedef struct cli_report {
   int exclusive;
   size_t segments;           /* segmented: their number; 0 otherwise    */
   const char *segments_desc; /* "1000 of length 100", "5 from 'f'"      */
+  /* a matrix (--shape): rows x cols, its segments a result per column
+   * (axis 0) or per row (axis 1); matrix 0 otherwise */
+  int matrix, axis;
+  size_t rows, cols;
   size_t n;
   uint64_t seed;
   int generated;      /* data generated (seed meaningful), not read     */
@@ -86,6 +90,9 @@ typedef struct cli_report {
 static inline int cli_per_segment(const cli_report *r) {
   return r->segments && !r->is_scan;
 }
+
+/* What a segment result is: "column", "row" (a matrix's) or "segment". */
+const char *cli_segment_unit(const cli_report *r);
 
 /* 1 for the results of the indexed operations (CLR_OPF_INDEXED: a value
  * and an index), not scanned. */

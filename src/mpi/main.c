@@ -501,7 +501,7 @@ static const char *const refused_names[] = {
     "--dot",          "--input2",     "--segments", "--segment-length",
     "--ranges",       "--scan",       "--output",   "--list-devices",
     "--list-kernels", "--save-input", "--progress", "--cache-info",
-    "--cache-clear",
+    "--cache-clear",  "--shape",      "--axis",
 };
 #define N_REFUSED (sizeof refused_names / sizeof refused_names[0])
 
@@ -531,8 +531,12 @@ static int refused_given(const cli_args *a, size_t i) {
     return a->progress;
   case 11:
     return a->action == CLI_ACTION_CACHE_INFO;
-  default:
+  case 12:
     return a->action == CLI_ACTION_CACHE_CLEAR;
+  case 13:
+    return a->rows != 0;
+  default:
+    return a->axis >= 0;
   }
 }
 

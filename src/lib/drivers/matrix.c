@@ -29,9 +29,9 @@
 #define COLS_MIN_ROWS 16
 /* Columns a work-item of the contiguous shape takes (cl: COLS_RUN). */
 #define COLS_RUN 16
-/* The strided shape: a work-group takes at most this many column vectors
- * (of 1, 2 or 4 columns: COLS_VEC) side by side, its other work-items
- * standing in further rows (lanes). */
+/* The strided shape: a work-group takes at least this many column vectors
+ * (of 1, 2 or 4 columns: COLS_VEC) side by side where the matrix has
+ * them, its other work-items standing in further rows (lanes). */
 #define COLS_SPAN 32
 
 typedef struct cols_plan {
@@ -183,9 +183,9 @@ static clr_status mean_kernel(clr_context *ctx, const clr_options *opt,
 
 static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 
-/* The strided shape over rows x cols, vec columns a load: at most
- * COLS_SPAN column vectors a work-group, its other work-items in lanes
- * over the rows; the rows split so the first launch has
+/* The strided shape over rows x cols, vec columns a load: the lanes the
+ * rows allow, the rest of the work-group column vectors side by side; the
+ * rows split so the first launch has
  * COLS_GROUPS_PER_CU work-groups a compute unit where they allow; one
  * split for a launch over partials. */
 static cols_shape strided_shape(const clr_context *ctx, const cols_plan *p,
@@ -194,9 +194,16 @@ static cols_shape strided_shape(const clr_context *ctx, const cols_plan *p,
   cols_shape s;
   size_t cols_v = ceil_div(cols, vec);
   s.vec = vec;
-  s.span = cols_v < COLS_SPAN ? cols_v : COLS_SPAN;
-  if (s.span > p->wg)
-    s.span = p->wg;
+  /* lanes as the rows allow (a first pass's lane at least COLS_MIN_ROWS
+   * rows, a pass over partials' 4), at least COLS_SPAN column vectors a
+   * work-group side by side (8 over partials: few rows, many lanes) */
+  size_t rmin = first ? COLS_MIN_ROWS : 4, span_min = first ? COLS_SPAN : 8;
+  size_t want_lanes = 1;
+  while (want_lanes * 2 <= p->wg / span_min && want_lanes * 2 * rmin <= rows)
+    want_lanes *= 2;
+  s.span = p->wg / want_lanes;
+  if (s.span > cols_v)
+    s.span = cols_v;
   s.groups = ceil_div(cols_v, s.span);
   size_t lanes = p->wg / s.span;
   size_t want = (size_t)ctx->desc.compute_units * COLS_GROUPS_PER_CU;
