@@ -50,17 +50,17 @@ typedef struct cli_args {
   const char *segments;    /* --segments: a file of 64-bit offsets, or NULL */
   uint64_t segment_length; /* --segment-length: rows of this length, or 0  */
   const char *ranges;      /* --ranges: a file of (offset, length) pairs    */
+  unsigned repeat;         /* --repeat: timed runs                         */
+  int verify;              /* 0 with --no-verify                           */
+  int json;                /* --json                                       */
+  int verbose;             /* -v, --verbose: the library's log on stderr   */
+  int progress;            /* --progress: the progress line at once       */
   /* --shape=RxC: a row-major matrix of rows x cols elements (n = rows *
    * cols), rows 0 without it; --axis (-1 without it): 0 a result per
    * column (the fold over the rows, NumPy's a.sum(axis=0)), 1 a result per
    * row */
   uint64_t rows, cols;
   int axis;
-  unsigned repeat; /* --repeat: timed runs                         */
-  int verify;      /* 0 with --no-verify                           */
-  int json;        /* --json                                       */
-  int verbose;     /* -v, --verbose: the library's log on stderr   */
-  int progress;    /* --progress: the progress line at once       */
 } cli_args;
 
 /* Parse argv.  Returns 0, or CLI_EXIT_USAGE after printing the one-line
