@@ -823,8 +823,13 @@ typedef struct clr_operand {
  *                  a range), output (n_segments results).
  *   BY_KEY         input (n values of type), segments (n keys of
  *                  key_type), output (a result a run) and output_keys (a
- *                  key a run), room for n runs (buffers: for the runs
- *                  only); the number of runs goes to *n_runs.
+ *                  key a run), room for n runs (buffers under clr_run:
+ *                  for the runs only); the number of runs goes to *n_runs
+ *                  (clr_enqueue: to run_count, on the device, and both
+ *                  outputs must have room for n runs, checked up front,
+ *                  since the count is not known on the host; past the
+ *                  count, output holds unspecified values (what an empty
+ *                  segment gives) and output_keys is not written).
  *   SCAN_SEGMENTS  input -> output, segments (n_segments + 1 offsets).
  *   SCAN_HEADS     input -> output, segments (n flag bytes).
  *   MATRIX         input (rows x cols elements, pitch apart), output
@@ -875,11 +880,17 @@ typedef struct clr_request {
 
   /* Scratch memory for the call, instead of the context's own (which the
    * context allocates on first need and keeps): a buffer of the context's
-   * cl_context (scratch.host stays NULL), from byte scratch.offset (in
-   * bytes, whatever the kind), scratch_bytes long: at least what
-   * clr_request_scratch_size gives for the request.  The call owns those
-   * bytes until it returns (clr_enqueue: until its event completes);
-   * their contents before and after mean nothing. */
+   * cl_context (scratch.host stays NULL), readable and writable, from byte
+   * scratch.offset (in bytes, whatever the kind; the byte it names in the
+   * buffer, or in a sub-buffer's parent, a multiple of the device's
+   * CL_DEVICE_MEM_BASE_ADDR_ALIGN, else CLR_ERR_INVALID_ARGUMENT),
+   * scratch_bytes long: at least what clr_request_scratch_size gives for
+   * the request (less: CLR_ERR_INVALID_ARGUMENT naming both sizes); not
+   * overlapping the request's operands.  The call owns those bytes until
+   * it returns (clr_enqueue: until its event completes); their contents
+   * before and after mean nothing; the context keeps no reference to the
+   * buffer.  Taken by SCAN and BY_KEY requests of buffers; the other
+   * kinds, and host arrays, give CLR_ERR_UNSUPPORTED. */
   clr_operand scratch;
   size_t scratch_bytes;
   /* clr_enqueue of SEGMENTS, SCAN_SEGMENTS (their offsets) and RANGES
@@ -960,6 +971,21 @@ CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
 CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
                                cl_uint num_events, const cl_event *wait_list,
                                cl_event *event);
+
+/* The bytes of device scratch the request takes as its scratch
+ * (clr_request.scratch): what its call would otherwise allocate in the
+ * context's own buffers and release (every buffer its driver reserves,
+ * the small fixed ones too, each rounded up to the device's base address
+ * alignment), computed without enqueuing anything (its kernels may be
+ * built).  The request is read and checked as the call that takes it
+ * would (clr_enqueue's when it gives run_count or status, else
+ * clr_run's).  Exact for SCAN and for BY_KEY under clr_enqueue: one byte
+ * less is refused; BY_KEY under clr_run is an upper bound (its runs,
+ * counted on the device, are at most n).  CLR_ERR_UNSUPPORTED for the
+ * kinds that take no scratch (see scratch above). */
+CLR_API clr_status clr_request_scratch_size(clr_context *ctx,
+                                            const clr_request *r,
+                                            size_t *bytes);
 
 /* ---------------------------------------------------------- entry points */
 

@@ -534,6 +534,8 @@ clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
   cl_int err;
   if (bytes == 0)
     bytes = 1;
+  if (ctx->arena) /* a caller's scratch: a slot of it (scratch.c) */
+    return clr_arena_reserve(ctx, buf, bytes);
   if (buf->mem && buf->bytes >= bytes)
     return CLR_OK;
   clr_buffer_release(buf);
@@ -548,6 +550,7 @@ clr_status clr_buffer_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes,
     return clr_cl_fail(ctx, "clCreateBuffer", err);
   }
   buf->bytes = bytes;
+  ctx->scratch_allocs++;
   return CLR_OK;
 }
 

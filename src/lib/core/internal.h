@@ -165,6 +165,13 @@ struct clr_context {
   cl_uint fold_epoch;     /* the last single launch's epoch (0: none since
                              the slots were zeroed) */
 
+  /* A caller's scratch (clr_request.scratch) for the call in progress,
+   * or NULL: every clr_buffer_reserve is then carved from it (scratch.c). */
+  struct clr_arena *arena;
+  /* Device scratch the context allocated for itself since it was made:
+   * reserves that made a buffer, and clr_temp_buffer's (diagnostics). */
+  uint64_t scratch_allocs;
+
   clr_tuning tuning; /* launch parameters for this device */
   char tuning_origin[CLR_TUNING_ORIGIN_SIZE]; /* clr_tuning_origin */
   clr_call_timing timing;                     /* of the call in progress */
@@ -345,6 +352,52 @@ cl_int clr_describe_device(cl_platform_id p, cl_device_id d, unsigned pi,
  * caller made, such as a sub-device, has none). */
 void clr_device_indices(cl_platform_id platform, cl_device_id device,
                         unsigned *platform_index, unsigned *device_index);
+
+/* ---- scratch.c: a caller's scratch memory (clr_request.scratch).
+ * A plan names the buffers a call reserves (slots: a clr_buffer of the
+ * context, or a tag of the driver's for a clr_temp_buffer) and the most
+ * bytes each gets; the caller's scratch is cut into them in plan order,
+ * each at the device's base address alignment.  While an arena is the
+ * context's (clr_arena_enter .. clr_arena_leave), the planned buffers are
+ * sub-buffers of the caller's and the context's own are put aside. */
+#define CLR_SCRATCH_SLOTS 24
+typedef struct clr_scratch_plan {
+  size_t count;
+  const void *slot[CLR_SCRATCH_SLOTS];
+  size_t bytes[CLR_SCRATCH_SLOTS];
+  int overflow; /* more slots than CLR_SCRATCH_SLOTS (an internal error) */
+} clr_scratch_plan;
+typedef struct clr_arena {
+  clr_scratch_plan plan;
+  cl_mem root;  /* the caller's buffer (a sub-buffer's parent) */
+  size_t base;  /* its first byte in root */
+  size_t align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
+  size_t at[CLR_SCRATCH_SLOTS];       /* a slot's byte in root */
+  cl_mem sub[CLR_SCRATCH_SLOTS];      /* made on first use */
+  clr_buffer kept[CLR_SCRATCH_SLOTS]; /* the context's buffer, put aside */
+  cl_uint scan_ticket, scan_epoch, fold_epoch;
+  int ticket_ready, scan_slots;
+} clr_arena;
+/* Room for bytes in slot (the most of every call to it). */
+void clr_scratch_need(clr_scratch_plan *p, const void *slot, size_t bytes);
+/* The caller's bytes the plan takes at alignment align. */
+size_t clr_scratch_total(const clr_scratch_plan *p, size_t align);
+/* The device's base address alignment in bytes (at least 1). */
+size_t clr_scratch_align(clr_context *ctx);
+/* The caller's scratch (buffer from byte offset, bytes long) made the
+ * context's arena for one call, a checks's refusal otherwise
+ * (CLR_ERR_INVALID_ARGUMENT: too small, misaligned). */
+clr_status clr_arena_enter(clr_context *ctx, clr_arena *a,
+                           const clr_scratch_plan *plan, cl_mem buffer,
+                           size_t offset, size_t bytes);
+/* The context's own buffers and state back, the sub-buffers released. */
+void clr_arena_leave(clr_context *ctx, clr_arena *a);
+/* clr_buffer_reserve while an arena is the context's. */
+clr_status clr_arena_reserve(clr_context *ctx, clr_buffer *buf, size_t bytes);
+/* A device buffer of bytes for the call only: tag's slot of the arena,
+ * else a new buffer; the caller releases *mem (clReleaseMemObject). */
+clr_status clr_temp_buffer(clr_context *ctx, const void *tag, size_t bytes,
+                           cl_mem *mem);
 
 /* ---- context.c */
 /* The one reading of a caller's config, which every public entry point
@@ -691,6 +744,13 @@ clr_status clr_scan_buffer_in_call(clr_context *ctx, const clr_options *opt,
                                    clr_op op, clr_type type, cl_mem in,
                                    size_t in_offset, cl_mem out,
                                    size_t out_offset, size_t n);
+/* The same enqueued in queue order after the call's earlier commands,
+ * nothing waited for on the host (an asynchronous call's inner scan). */
+clr_status clr_scan_buffer_async_in_call(clr_context *ctx,
+                                         const clr_options *opt, clr_op op,
+                                         clr_type type, cl_mem in,
+                                         size_t in_offset, cl_mem out,
+                                         size_t out_offset, size_t n);
 /* clr_scan_buffer_async whose carry-in is read on the device, from
  * element 0 of carry (a buffer of ctx's cl_context, one value of the
  * output type), once the wait list is complete: a carry the host writes
@@ -703,6 +763,11 @@ clr_status clr_scan_buffer_async_carry(clr_context *ctx, const clr_options *opt,
                                        cl_mem carry, cl_uint num_events,
                                        const cl_event *wait_list,
                                        cl_event *event);
+/* The buffers a scan of n buffer elements (clr_scan_buffer_range, from
+ * those offsets) reserves, into sp; the call's checks first. */
+clr_status clr_scan_scratch(clr_context *ctx, const clr_options *opt, clr_op op,
+                            clr_type type, size_t in_offset, size_t out_offset,
+                            size_t n, clr_scratch_plan *sp);
 /* In place means in == out (and one type): a partial overlap would have
  * work-items read elements that others have already overwritten.  For
  * host arrays, and for buffers (as sub-buffers of one buffer, or as
@@ -740,6 +805,24 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
                                     cl_mem offsets, size_t offsets_offset,
                                     size_t n_segments, cl_mem results,
                                     size_t results_offset);
+/* clr_enqueue of a by-key of buffers (request.c): the runs found, their
+ * offsets built (padded to n + 1 with n) and the values reduced as n
+ * segments on the device, the count of runs written to element
+ * count_index of count_buf (cl_ulong); nothing waited for on the host.
+ * unique_keys and results have room for n runs; past the count, results
+ * hold an empty segment's value and unique_keys are not written. */
+clr_status clr_reduce_by_key_enqueue(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type key_type,
+    cl_mem keys, size_t keys_offset, clr_type type, cl_mem values,
+    size_t values_offset, size_t n, cl_mem unique_keys,
+    size_t unique_keys_offset, cl_mem results, size_t results_offset,
+    cl_mem count_buf, size_t count_index, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event);
+/* The buffers a by-key of n buffer elements reserves (either form: the
+ * enqueued one exactly, clr_run's at most), into sp; its checks first. */
+clr_status clr_by_key_scratch(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type key_type, clr_type type,
+                              size_t n, clr_scratch_plan *sp);
 /* The first offset that breaks "0, never decreasing, n at the end" as a
  * refusal, else CLR_OK with *longest the longest segment's length + 1. */
 clr_status clr_check_offsets(clr_context *ctx, const uint64_t *offsets,

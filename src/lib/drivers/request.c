@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---------------------------------------------------------- the layout */
 
@@ -95,9 +96,7 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
     [CLR_REQ_BY_KEY] = {"by-key",
                         TAKES_INPUT | TAKES_SEGMENTS | TAKES_OUTPUT |
                             TAKES_KEYS,
-                        "keys",
-                        "its driver reads the number of runs back to the host "
-                        "to size the segments"},
+                        "keys", NULL},
     [CLR_REQ_SCAN_SEGMENTS] = {"scan-segments",
                                TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
                                    TAKES_OUTPUT | TAKES_STATUS,
@@ -186,6 +185,23 @@ static clr_status check_operand(clr_context *ctx, const request *q,
   return CLR_OK;
 }
 
+/* Why a request takes no caller scratch, NULL when it does: the kinds
+ * whose drivers plan every buffer they reserve (clr_scratch_plan), of
+ * buffers. */
+static const char *scratch_refusal(const request *q) {
+  if (q->host)
+    return "host arrays are staged through the context's own buffers";
+  switch (q->r.kind) {
+  case CLR_REQ_BY_KEY:
+  case CLR_REQ_SCAN:
+    return NULL;
+  case CLR_REQ_RANGES:
+    return "its driver plans its batches from the ranges, read back";
+  default:
+    return "its driver does not plan its buffers yet";
+  }
+}
+
 /* The fields added after the first clr_request: buffers only, each
  * where its kind (and call) takes it. */
 static clr_status check_later_fields(clr_context *ctx, const request *q,
@@ -222,11 +238,12 @@ static clr_status check_later_fields(clr_context *ctx, const request *q,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "a request's scratch_bytes or scratch.offset is set "
                     "without scratch.buffer");
-  if (given(&c->scratch))
+  const char *no_scratch = scratch_refusal(q);
+  if (given(&c->scratch) && no_scratch)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "a %s request takes no caller scratch yet: leave "
+                    "a %s request takes no caller scratch (%s): leave "
                     "scratch unset (the context's own is used)",
-                    kind);
+                    kind, no_scratch);
   return CLR_OK;
 }
 
@@ -441,10 +458,70 @@ static clr_status run_into_buffer(clr_context *ctx, const request *q) {
   return st;
 }
 
-/* The blocking call of the request's kind, through the driver's entry
- * point: the call's begin, checks, work and end are the driver's. */
+/* The buffers the request's driver reserves (scratch_refusal passed),
+ * planned in a call's frame (its kernels built, nothing enqueued). */
+static clr_status plan_scratch(clr_context *ctx, const request *q,
+                               clr_scratch_plan *sp) {
+  const clr_request *r = &q->r;
+  clr_async none;
+  memset(sp, 0, sizeof *sp);
+  clr_begin_async_call(ctx, &none, 0, NULL, NULL);
+  ctx->async_call = 0;
+  switch (r->kind) {
+  case CLR_REQ_BY_KEY:
+    return clr_by_key_scratch(ctx, r->options, r->op, r->key_type, r->type,
+                              r->n, sp);
+  case CLR_REQ_SCAN:
+    return clr_scan_scratch(ctx, r->options, r->op, r->type, r->input.offset,
+                            r->output.offset, r->n, sp);
+  default:
+    break;
+  }
+  return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                  "a %s request takes no caller scratch", q->row->name);
+}
+
+/* The request's scratch, when it has one, made the context's arena for
+ * the call: planned, then checked against scratch_bytes and the buffer. */
+static clr_status enter_scratch(clr_context *ctx, const request *q,
+                                clr_arena *a, int *entered) {
+  const clr_request *r = &q->r;
+  clr_scratch_plan sp;
+  *entered = 0;
+  if (!given(&r->scratch) || ctx->arena)
+    return CLR_OK;
+  clr_status st = plan_scratch(ctx, q, &sp);
+  if (st == CLR_OK)
+    st = clr_check_buffer_elems(ctx, r->scratch.buffer, r->scratch.offset,
+                                r->scratch_bytes, 1,
+                                CLR_ACCESS_READ | CLR_ACCESS_WRITE, "scratch");
+  if (st == CLR_OK)
+    st = clr_arena_enter(ctx, a, &sp, r->scratch.buffer, r->scratch.offset,
+                         r->scratch_bytes);
+  *entered = st == CLR_OK;
+  return st;
+}
+
+static clr_status run_kind(clr_context *ctx, const request *q,
+                           clr_value *result);
+
+/* The blocking call, in the request's scratch where it gives one. */
 static clr_status run_request(clr_context *ctx, const request *q,
                               clr_value *result) {
+  clr_arena arena;
+  int entered;
+  clr_status st = enter_scratch(ctx, q, &arena, &entered);
+  if (st == CLR_OK)
+    st = run_kind(ctx, q, result);
+  if (entered)
+    clr_arena_leave(ctx, &arena);
+  return st;
+}
+
+/* The blocking call of the request's kind, through the driver's entry
+ * point: the call's begin, checks, work and end are the driver's. */
+static clr_status run_kind(clr_context *ctx, const request *q,
+                           clr_value *result) {
   const clr_request *r = &q->r;
   const clr_options *opt = r->options;
   const clr_operand *in = &r->input, *in2 = &r->input2, *seg = &r->segments,
@@ -537,11 +614,30 @@ static clr_status check_enqueue(clr_context *ctx, const request *q) {
   return CLR_OK;
 }
 
-/* The asynchronous call of the request's kind (check_enqueue passed, or
- * clr_run's reduction or dot product into a buffer). */
+static clr_status enqueue_kind(clr_context *ctx, const request *q,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event);
+
+/* The asynchronous call, in the request's scratch where it gives one
+ * (already the context's under clr_run). */
 static clr_status enqueue_request(clr_context *ctx, const request *q,
                                   cl_uint num_events, const cl_event *wait_list,
                                   cl_event *event) {
+  clr_arena arena;
+  int entered;
+  clr_status st = enter_scratch(ctx, q, &arena, &entered);
+  if (st == CLR_OK)
+    st = enqueue_kind(ctx, q, num_events, wait_list, event);
+  if (entered)
+    clr_arena_leave(ctx, &arena);
+  return st;
+}
+
+/* The asynchronous call of the request's kind (check_enqueue passed, or
+ * clr_run's reduction or dot product into a buffer). */
+static clr_status enqueue_kind(clr_context *ctx, const request *q,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event) {
   const clr_request *r = &q->r;
   const clr_operand *in = &r->input, *in2 = &r->input2, *seg = &r->segments,
                     *out = &r->output, *status = &r->status;
@@ -555,6 +651,12 @@ static clr_status enqueue_request(clr_context *ctx, const request *q,
                                 in->offset, in2->buffer, in2->offset, r->n,
                                 out->buffer, out->offset, num_events, wait_list,
                                 event);
+  case CLR_REQ_BY_KEY:
+    return clr_reduce_by_key_enqueue(
+        ctx, r->options, r->op, r->key_type, seg->buffer, seg->offset, r->type,
+        in->buffer, in->offset, r->n, r->output_keys.buffer,
+        r->output_keys.offset, out->buffer, out->offset, r->run_count.buffer,
+        r->run_count.offset, num_events, wait_list, event);
   case CLR_REQ_SCAN:
     return clr_scan_buffer_async(ctx, r->options, r->op, r->type, in->buffer,
                                  in->offset, out->buffer, out->offset, r->n,
@@ -639,4 +741,46 @@ clr_status clr_request_read_for_group(clr_context *ctx, const clr_request *r,
   *out = q.r;
   *host = q.host;
   return CLR_OK;
+}
+
+CLR_API clr_status clr_request_scratch_size(clr_context *ctx,
+                                            const clr_request *r,
+                                            size_t *bytes) {
+  request q;
+  clr_scratch_plan sp;
+  clr_value unused;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  if (bytes)
+    *bytes = 0;
+  if (!bytes)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "bytes must not be NULL");
+  if (!r)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "no request (NULL)");
+  /* Read as the call that takes it would read it: clr_enqueue's when the
+   * request names what only clr_enqueue takes (run_count, status); a
+   * reduction without output as clr_run's returning a value. */
+  clr_request probe;
+  clr_request_init(&probe);
+  memcpy(&probe, r,
+         r->struct_size && r->struct_size < sizeof probe ? r->struct_size
+                                                         : sizeof probe);
+  int enqueue = given(&probe.run_count) || given(&probe.status);
+  int value = !enqueue && !given(&probe.output) &&
+              (probe.kind == CLR_REQ_REDUCE || probe.kind == CLR_REQ_DOT);
+  clr_status st = read_request(ctx, r, enqueue, 0, value ? &unused : NULL, &q);
+  const char *no = st == CLR_OK ? scratch_refusal(&q) : NULL;
+  if (no)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "a %s request takes no caller scratch (%s)", q.row->name,
+                    no);
+  if (st == CLR_OK)
+    st = plan_scratch(ctx, &q, &sp);
+  if (st == CLR_OK && sp.overflow)
+    st = clr_fail(ctx, CLR_ERR_OPENCL,
+                  "internal: a call's scratch plan has more than %d buffers",
+                  CLR_SCRATCH_SLOTS);
+  if (st == CLR_OK)
+    *bytes = clr_scratch_total(&sp, clr_scratch_align(ctx));
+  return st;
 }

@@ -760,6 +760,58 @@ clr_status clr_scan_buffer_in_call(clr_context *ctx, const clr_options *opt,
   return scan_buffers(ctx, opt, op, type, &io, n, NULL);
 }
 
+clr_status clr_scan_buffer_async_in_call(clr_context *ctx,
+                                         const clr_options *opt, clr_op op,
+                                         clr_type type, cl_mem in,
+                                         size_t in_offset, cl_mem out,
+                                         size_t out_offset, size_t n) {
+  scan_io io = {in, out, in_offset, out_offset};
+  clr_async none; /* in queue order, no event kept */
+  memset(&none, 0, sizeof none);
+  return scan_buffers(ctx, opt, op, type, &io, n, &none);
+}
+
+clr_status clr_scan_scratch(clr_context *ctx, const clr_options *opt, clr_op op,
+                            clr_type type, size_t in_offset, size_t out_offset,
+                            size_t n, clr_scratch_plan *sp) {
+  clr_options defaults;
+  scan_plans plans;
+  int one = 1;
+  clr_status st = clr_start_work(ctx, &opt, &defaults, &one, &one, "buffers",
+                                 op, type, n, 1);
+  if (st == CLR_OK)
+    st = make_plans(ctx, opt, op, type, n, &plans);
+  if (st == CLR_OK && aligned_vectors(&plans.top) &&
+      (in_offset % plans.top.vec || out_offset % plans.top.vec)) {
+    clr_options scalar = *opt;
+    scalar.vector_width = 1;
+    st = make_plans(ctx, &scalar, op, type, n, &plans);
+  }
+  if (st != CLR_OK)
+    return st;
+  clr_scratch_need(sp, &ctx->carry, 2 * 8); /* clr_scan_init_carry */
+  const scan_plan *p = &plans.top;
+  if (p->decoupled) { /* scan_decoupled */
+    size_t tiles = ceil_div(n, p->wg * p->per_item);
+    size_t vbytes = clr_type_size(p->out) * (p->slots ? 2 : 1);
+    clr_scratch_need(sp, &ctx->lookback[0], (tiles + 1) * sizeof(cl_uint));
+    clr_scratch_need(sp, &ctx->lookback[1], tiles * vbytes);
+    clr_scratch_need(sp, &ctx->lookback[2], tiles * vbytes);
+    return CLR_OK;
+  }
+  /* scan_level: the tile totals of each level, scanned one level down */
+  for (int level = 0; level + 1 < CLR_MAX_SCAN_LEVELS; level++) {
+    size_t tiles = ceil_div(n, p->wg * p->per_item);
+    if (tiles <= 1)
+      break;
+    clr_scratch_need(sp, &ctx->scan_levels[level],
+                     tiles * clr_type_size(p->out));
+    n = tiles;
+    p = &plans.down;
+  }
+  return CLR_OK;
+}
+
 CLR_API clr_status clr_scan_buffer_range(clr_context *ctx,
                                          const clr_options *opt, clr_op op,
                                          clr_type type, cl_mem in,

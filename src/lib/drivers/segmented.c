@@ -1381,6 +1381,10 @@ CLR_API clr_status clr_reduce_by_key_host(clr_context *ctx,
                                    n, unique_keys, results, n_runs));
 }
 
+/* The tags of by-key's own buffers in a caller's scratch (scratch.c):
+ * the run heads (scanned into run numbers), the runs' offsets. */
+static const char key_heads_tag = 'h', key_offsets_tag = 'o';
+
 /* Reduce-by-key of buffers, on the device: cl/key_runs.cl marks where runs
  * start, an inclusive sum scan numbers them (a buffer of n ulongs for the
  * call), the run count is read back (8 bytes), the runs' starts and keys
@@ -1418,19 +1422,15 @@ static clr_status by_key_buffer_call(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   cl_mem heads = NULL, offsets = NULL;
-  cl_int err;
   cl_ulong runs = 0, ko = keys_offset, nn = n, uko = unique_keys_offset;
   size_t local =
       heads_k->max_wg < starts_k->max_wg ? heads_k->max_wg : starts_k->max_wg;
   if (local > 256)
     local = 256;
   size_t global = (n + local - 1) / local * local;
-  heads = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, n * sizeof(cl_ulong), NULL,
-                         &err);
-  if (err != CL_SUCCESS) {
-    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+  st = clr_temp_buffer(ctx, &key_heads_tag, n * sizeof(cl_ulong), &heads);
+  if (st != CLR_OK)
     goto fail;
-  }
   st = CLR_SET_ARGS(ctx, heads_k->kernel, CLR_ARG(keys), CLR_ARG(ko),
                     CLR_ARG(nn), CLR_ARG(heads));
   if (st != CLR_OK)
@@ -1451,12 +1451,10 @@ static clr_status by_key_buffer_call(clr_context *ctx, const clr_options *opt,
                         key_type, CLR_ACCESS_WRITE, "unique_keys");
   if (st != CLR_OK)
     goto fail;
-  offsets = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
-                           ((size_t)runs + 1) * sizeof(cl_ulong), NULL, &err);
-  if (err != CL_SUCCESS) {
-    st = clr_cl_fail(ctx, "clCreateBuffer", err);
+  st = clr_temp_buffer(ctx, &key_offsets_tag,
+                       ((size_t)runs + 1) * sizeof(cl_ulong), &offsets);
+  if (st != CLR_OK)
     goto fail;
-  }
   st = CLR_SET_ARGS(ctx, starts_k->kernel, CLR_ARG(keys), CLR_ARG(ko),
                     CLR_ARG(nn), CLR_ARG(heads), CLR_ARG(offsets),
                     CLR_ARG(unique_keys), CLR_ARG(uko));
@@ -1489,4 +1487,314 @@ CLR_API clr_status clr_reduce_by_key_buffer(
                                      type, values, values_offset, n,
                                      unique_keys, unique_keys_offset, results,
                                      results_offset, n_runs));
+}
+
+/* ------------------------------------------------- by key, enqueued */
+
+/* The segmented passes of one launch enqueued in queue order, nothing
+ * waited for (seg_launch's work without its wait and timing): the
+ * enqueued by-key's own, over offsets it built itself (no check). */
+static clr_status key_seg_enqueue(clr_context *ctx, const seg_plan *p,
+                                  const seg_launch_io *io) {
+  seg_shape sh = launch_shape(p, io->len, io->closes);
+  cl_ulong items = sh.items;
+  if (sh.levels > 16)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%llu work-items need too deep a carry pyramid",
+                    (unsigned long long)items);
+  clr_status st = reserve_launch(ctx, p, &sh);
+  if (st != CLR_OK)
+    return st;
+  cl_mem pyramid = ctx->aux[0].mem, head = ctx->aux[1].mem,
+         pending = ctx->partial[0].mem;
+  if (p->tiled) { /* the tiles' bounds from the items' side */
+    cl_mem bounds = ctx->tile_bounds.mem;
+    cl_uint by_segment = 0;
+    st = CLR_SET_ARGS(ctx, p->partition->kernel, CLR_ARG(io->offsets),
+                      CLR_ARG(io->offsets_off), CLR_ARG(io->lo),
+                      CLR_ARG(io->len), CLR_ARG(io->closes), CLR_ARG(items),
+                      CLR_ARG(bounds), CLR_ARG(by_segment));
+    if (st == CLR_OK)
+      st = enqueue(ctx, p->partition->kernel, (size_t)items + 1, p->wg_rest,
+                   NULL);
+    if (st == CLR_OK)
+      st = clr_set_arg_at(ctx, p->items->kernel, SEG_ARG_TILE_BOUNDS,
+                          CLR_ARG(bounds));
+  }
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, p->items->kernel, CLR_ARG(io->data),
+                      CLR_ARG(io->data_off), CLR_ARG(io->lo), CLR_ARG(io->len),
+                      CLR_ARG(io->offsets), CLR_ARG(io->offsets_off),
+                      CLR_ARG(io->closes), CLR_ARG(io->out),
+                      CLR_ARG(io->out_off), CLR_ARG(pyramid), CLR_ARG(head),
+                      CLR_ARG(pending), CLR_ARG(p->ibase));
+  if (st == CLR_OK)
+    st = enqueue(ctx, p->items->kernel, (size_t)items * (p->tiled ? p->wg : 1),
+                 p->wg, NULL);
+  cl_ulong src = 0, size = items;
+  for (size_t k = 1; k < sh.levels && st == CLR_OK; k++) {
+    cl_ulong dst = src + size;
+    st = CLR_SET_ARGS(ctx, p->blocks->kernel, CLR_ARG(pyramid), CLR_ARG(src),
+                      CLR_ARG(size), CLR_ARG(dst));
+    size = (size + SEG_BLOCK - 1) / SEG_BLOCK;
+    if (st == CLR_OK)
+      st = enqueue(ctx, p->blocks->kernel, (size_t)size, p->wg_rest, NULL);
+    src = dst;
+  }
+  cl_uint n_levels = (cl_uint)sh.levels;
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(
+        ctx, p->finish->kernel, CLR_ARG(io->offsets), CLR_ARG(io->offsets_off),
+        CLR_ARG(io->lo), CLR_ARG(io->closes), CLR_ARG(io->open_end),
+        CLR_ARG(items), CLR_ARG(io->out), CLR_ARG(io->out_off),
+        CLR_ARG(pyramid), CLR_ARG(n_levels), CLR_ARG(head), CLR_ARG(pending));
+  if (st == CLR_OK)
+    st = enqueue(ctx, p->finish->kernel, (size_t)items + 1, p->wg_rest, NULL);
+  if (st == CLR_OK) { /* the passes' shapes, no times (as the _async calls) */
+    clr_call_timing *t = &ctx->timing;
+    size_t work[2] = {(size_t)items, (size_t)items + 1};
+    t->n_passes = 2;
+    for (size_t k = 0; k < 2; k++) {
+      size_t wg = k == 0 ? p->wg : p->wg_rest;
+      t->passes[k].n_in = k == 0 ? (size_t)io->len : work[k];
+      t->passes[k].local_size = wg;
+      t->passes[k].global_size =
+          k == 0 && p->tiled ? work[k] * wg : (work[k] + wg - 1) / wg * wg;
+    }
+  }
+  return st;
+}
+
+/* means_on_device's division enqueued, nothing waited for. */
+static clr_status key_means_enqueue(clr_context *ctx, const clr_options *opt,
+                                    clr_type type, const seg_plan *p,
+                                    cl_mem offsets, cl_ulong n_segments,
+                                    cl_mem results, cl_ulong results_off) {
+  int wide = ctx->desc.has_fp64;
+  clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
+  if (mean_t == CLR_DOUBLE && !wide)
+    return clr_fail(ctx, CLR_ERR_NO_FP64,
+                    "device '%s' has no double-precision support "
+                    "(cl_khr_fp64) for a mean of %s",
+                    ctx->desc.device_name, clr_type_name(type));
+  char extra[64];
+  snprintf(extra, sizeof extra, "-DCLR_SEG_MEAN=%d -DCLR_SEG_WIDE=%d",
+           mean_t == CLR_DOUBLE ? 2 : 1, wide);
+  clr_build_spec spec = {.source = "reduce_segmented.cl",
+                         .kernel = "clr_seg_mean",
+                         .in = type,
+                         .acc = p->acc,
+                         .op = CLR_SUM,
+                         .extra = extra};
+  clr_program_entry *mean = NULL;
+  cl_ulong zero = 0;
+  clr_status st = clr_get_kernel(ctx, &spec, &mean);
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, mean->kernel, CLR_ARG(offsets), CLR_ARG(zero),
+                      CLR_ARG(n_segments), CLR_ARG(results),
+                      CLR_ARG(results_off));
+  size_t wg = mean && mean->max_wg < 64 ? mean->max_wg : 64;
+  if (st == CLR_OK)
+    st = enqueue(ctx, mean->kernel, (size_t)n_segments, wg, NULL);
+  return st;
+}
+
+/* What an enqueued by-key takes, checked before anything is enqueued:
+ * by_key_buffer_call's arguments and the segmented reduction's options. */
+static clr_status
+check_by_key_enqueue(clr_context *ctx, const clr_options **opt,
+                     clr_options *defaults, clr_op op, clr_type key_type,
+                     int keys, int unique_keys, clr_type type,
+                     const void *values, const void *results, size_t n) {
+  size_t unused = 0;
+  clr_status st = check_by_key(ctx, opt, defaults, op, keys, unique_keys,
+                               &unused, key_type, type, values, results, n);
+  if (st == CLR_OK)
+    st = check_segmented(ctx, *opt, n);
+  if (st == CLR_OK && clr_mean_counts(op, type))
+    st = clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                  "an enqueued (or caller-scratch) by-key %s of %s counts "
+                  "each run's numbers with a second reduction its driver "
+                  "waits for: use clr_run without scratch",
+                  clr_op_name(op), clr_type_name(type));
+  return st;
+}
+
+clr_status clr_by_key_scratch(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type key_type, clr_type type,
+                              size_t n, clr_scratch_plan *sp) {
+  clr_options defaults, sum;
+  seg_plan plan;
+  int one = 1;
+  clr_status st = check_by_key_enqueue(ctx, &opt, &defaults, op, key_type, 1, 1,
+                                       type, &one, &one, n);
+  if (st == CLR_OK)
+    st = make_seg_plan(ctx, opt, op, type, &plan);
+  if (st != CLR_OK)
+    return st;
+  clr_scratch_need(sp, &key_heads_tag, n * sizeof(cl_ulong));
+  clr_scratch_need(sp, &key_offsets_tag, (n + 1) * sizeof(cl_ulong));
+  clr_options_init(&sum);
+  st = clr_scan_scratch(ctx, &sum, CLR_SUM, CLR_ULONG, 0, 0, n, sp);
+  if (st != CLR_OK)
+    return st;
+  /* clr_run's form: the offsets' check's flags (clr_check_offsets_buffer);
+   * its runs, at most n, are no larger a launch than n segments */
+  clr_scratch_need(sp, &ctx->carry, 4 * sizeof(cl_ulong));
+  seg_shape sh = launch_shape(&plan, n, n);
+  size_t items = (size_t)sh.items;
+  clr_scratch_need(sp, &ctx->aux[0], sh.pyramid * plan.acc_bytes);
+  clr_scratch_need(sp, &ctx->aux[1], items * plan.acc_bytes);
+  clr_scratch_need(sp, &ctx->partial[0], items * sizeof(cl_ulong));
+  if (plan.tiled)
+    clr_scratch_need(sp, &ctx->tile_bounds, (items + 1) * 2 * sizeof(cl_ulong));
+  return CLR_OK;
+}
+
+/* Reduce-by-key of buffers enqueued, with no host sync: the runs found as
+ * by_key_buffer_call finds them, their offsets built on the device padded
+ * to n + 1 entries with n (runs past the count are empty), the values
+ * reduced as n segments (results past the count: an empty segment's
+ * value), the count copied to element count_index of count_buf. */
+static clr_status
+by_key_enqueue_call(clr_context *ctx, const clr_options *opt, clr_op op,
+                    clr_type key_type, cl_mem keys, size_t keys_offset,
+                    clr_type type, cl_mem values, size_t values_offset,
+                    size_t n, cl_mem unique_keys, size_t unique_keys_offset,
+                    cl_mem results, size_t results_offset, cl_mem count_buf,
+                    size_t count_index, const clr_async *async) {
+  clr_options defaults, sum;
+  seg_plan plan;
+  clr_status st =
+      check_by_key_enqueue(ctx, &opt, &defaults, op, key_type, keys != NULL,
+                           unique_keys != NULL, type, values, results, n);
+  if (st == CLR_OK && async->num_events && !async->wait_list)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "%u events to wait for, but no wait list",
+                  (unsigned)async->num_events);
+  if (st == CLR_OK && keys == unique_keys &&
+      keys_offset < unique_keys_offset + n &&
+      unique_keys_offset < keys_offset + n)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "keys and unique_keys overlap in one buffer");
+  /* The outputs have room for n runs: the count is the device's. */
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, keys, keys_offset, n, key_type, CLR_ACCESS_READ,
+                          "keys");
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, values, values_offset, n, type, CLR_ACCESS_READ,
+                          "values");
+  if (st == CLR_OK)
+    st = clr_check_buffer(ctx, unique_keys, unique_keys_offset, n, key_type,
+                          CLR_ACCESS_WRITE,
+                          "unique_keys (room for n runs: the count is the "
+                          "device's)");
+  if (st == CLR_OK)
+    st = clr_check_buffer_elems(ctx, results, results_offset, n,
+                                clr_opt_result_bytes(opt, op, type),
+                                CLR_ACCESS_WRITE,
+                                "results (room for n runs: the count is the "
+                                "device's)");
+  if (st == CLR_OK)
+    st =
+        clr_check_buffer_elems(ctx, count_buf, count_index, 1, sizeof(cl_ulong),
+                               CLR_ACCESS_WRITE, "run_count");
+  if (st == CLR_OK)
+    st = make_seg_plan(ctx, opt, op, type, &plan);
+  clr_build_spec spec = {.source = "key_runs.cl",
+                         .kernel = "clr_key_heads",
+                         .in = key_type,
+                         .acc = CLR_ULONG,
+                         .op = CLR_SUM};
+  clr_program_entry *heads_k = NULL, *starts_k = NULL;
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &heads_k);
+  spec.kernel = "clr_key_starts";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &starts_k);
+  if (st != CLR_OK)
+    return st;
+  cl_mem heads = NULL, offsets = NULL;
+  cl_ulong ko = keys_offset, nn = n, uko = unique_keys_offset;
+  size_t local =
+      heads_k->max_wg < starts_k->max_wg ? heads_k->max_wg : starts_k->max_wg;
+  if (local > 256)
+    local = 256;
+  size_t global = (n + local - 1) / local * local;
+  st = clr_temp_buffer(ctx, &key_heads_tag, n * sizeof(cl_ulong), &heads);
+  if (st == CLR_OK)
+    st = clr_temp_buffer(ctx, &key_offsets_tag, (n + 1) * sizeof(cl_ulong),
+                         &offsets);
+  if (st != CLR_OK)
+    goto fail;
+  /* Every offset n (the runs past the count empty at the end), first, after
+   * the caller's events. */
+  CLR_CL_CHECK(ctx,
+               clEnqueueFillBuffer(clr_queue(ctx), offsets, &nn, sizeof nn, 0,
+                                   (n + 1) * sizeof nn, async->num_events,
+                                   async->wait_list, NULL));
+  st = CLR_SET_ARGS(ctx, heads_k->kernel, CLR_ARG(keys), CLR_ARG(ko),
+                    CLR_ARG(nn), CLR_ARG(heads));
+  if (st != CLR_OK)
+    goto fail;
+  CLR_CL_CHECK(ctx,
+               clEnqueueNDRangeKernel(clr_queue(ctx), heads_k->kernel, 1, NULL,
+                                      &global, &local, 0, NULL, NULL));
+  clr_options_init(&sum);
+  st = clr_scan_buffer_async_in_call(ctx, &sum, CLR_SUM, CLR_ULONG, heads, 0,
+                                     heads, 0, n);
+  if (st != CLR_OK)
+    goto fail;
+  st = CLR_SET_ARGS(ctx, starts_k->kernel, CLR_ARG(keys), CLR_ARG(ko),
+                    CLR_ARG(nn), CLR_ARG(heads), CLR_ARG(offsets),
+                    CLR_ARG(unique_keys), CLR_ARG(uko));
+  if (st != CLR_OK)
+    goto fail;
+  CLR_CL_CHECK(ctx,
+               clEnqueueNDRangeKernel(clr_queue(ctx), starts_k->kernel, 1, NULL,
+                                      &global, &local, 0, NULL, NULL));
+  /* the count: the last element's run number */
+  CLR_CL_CHECK(ctx, clEnqueueCopyBuffer(clr_queue(ctx), heads, count_buf,
+                                        (n - 1) * sizeof(cl_ulong),
+                                        count_index * sizeof(cl_ulong),
+                                        sizeof(cl_ulong), 0, NULL, NULL));
+  seg_launch_io io = {
+      values, offsets, results, values_offset, 0, results_offset, 0, n, n, 0};
+  st = key_seg_enqueue(ctx, &plan, &io);
+  if (st == CLR_OK && plan.mean)
+    st = key_means_enqueue(ctx, opt, type, &plan, offsets, n, results,
+                           results_offset);
+  if (st == CLR_OK && async->done)
+    CLR_CL_CHECK(
+        ctx, clEnqueueMarkerWithWaitList(clr_queue(ctx), 0, NULL, async->done));
+  ctx->timing.chunks = 1;
+fail:
+  if (offsets)
+    clReleaseMemObject(offsets);
+  if (heads)
+    clReleaseMemObject(heads);
+  return st;
+}
+
+clr_status clr_reduce_by_key_enqueue(
+    clr_context *ctx, const clr_options *opt, clr_op op, clr_type key_type,
+    cl_mem keys, size_t keys_offset, clr_type type, cl_mem values,
+    size_t values_offset, size_t n, cl_mem unique_keys,
+    size_t unique_keys_offset, cl_mem results, size_t results_offset,
+    cl_mem count_buf, size_t count_index, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event) {
+  clr_async async;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  clr_status st = by_key_enqueue_call(
+      ctx, opt, op, key_type, keys, keys_offset, type, values, values_offset, n,
+      unique_keys, unique_keys_offset, results, results_offset, count_buf,
+      count_index, &async);
+  st = clr_end_async_call(ctx, st);
+  if (st != CLR_OK && event && *event) {
+    clReleaseEvent(*event);
+    *event = NULL;
+  }
+  return st;
 }
