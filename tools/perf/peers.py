@@ -174,8 +174,8 @@ def matrix_peers(r, shapes=None):
     calls (med) and the device time of the kernels alone (kernel_times,
     CUPTI: as OpenCL's profiling events time clreduce's kernels), GB/s of
     rows x cols x 4 bytes over each."""
-    shapes = parse_shapes(shapes) if isinstance(shapes, str) or shapes is None \
-        else shapes
+    if shapes is None or isinstance(shapes, str):
+        shapes = parse_shapes(shapes)
     base = torch.rand(max(rows * cols for rows, cols, _ in shapes),
                       device="cuda")
     for rows, cols, axis in shapes:
