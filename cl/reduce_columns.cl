@@ -131,8 +131,8 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
                           ulong r0, ulong r1, ulong cols, ulong pitch,
                           ulong span, ulong rows_per, __global COL_T *out,
                           ulong out_off, ulong out_pitch,
-                          __local COL_T *scratch, ulong ibase,
-                          ulong row_base, uint fold_into) {
+                          __local COL_T *scratch, ulong ibase, ulong row_base,
+                          uint fold_into) {
   /* span: the work-group's column vectors (COLS_VEC columns each); its
    * work-items stand in lanes = wg / span rows */
   ulong t = get_local_id(0), wg = get_local_size(0);
@@ -163,21 +163,20 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
     }
   }
   for (int j = 0; j < COLS_VEC; j++) {
-    if (lanes > 1) { /* the same for every work-item of the group */
-      /* the lanes' partials of column c + j folded in a tree */
-      scratch[t] = acc[j];
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (ulong h = clr_pow2_below((uint)lanes); h > 0; h >>= 1) {
-        if (lane < h && lane + h < lanes) {
-          COL_T v = scratch[t];
-          COL_FOLD(v, scratch[t + h * span]);
-          scratch[t] = v;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+    /* the lanes' partials of column c + j folded in a tree (every
+     * work-item reaches every barrier: one lane or many) */
+    scratch[t] = acc[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong h = clr_pow2_below((uint)lanes); h > 0; h >>= 1) {
+      if (lane < h && lane + h < lanes) {
+        COL_T v = scratch[t];
+        COL_FOLD(v, scratch[t + h * span]);
+        scratch[t] = v;
       }
-      acc[j] = scratch[t];
       barrier(CLK_LOCAL_MEM_FENCE);
     }
+    acc[j] = scratch[t];
+    barrier(CLK_LOCAL_MEM_FENCE);
     if (lane == 0 && c + j < cols)
       COL_PUT(out, out_off + s * out_pitch + c + j, acc[j]);
   }

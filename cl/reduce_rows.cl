@@ -148,19 +148,19 @@ __kernel void clr_rows_lanes(__global const ROWL_IN_T *data, ulong data_off,
       ROWL_TAKEV(acc, x, r, j);
     }
   }
-  if (lanes > 1) { /* the same for every work-item of the group */
-    scratch[t] = acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (ulong h = lanes / 2; h > 0; h >>= 1) {
-      if (lane < h) {
-        ROW_T v = scratch[t];
-        ROWL_FOLD(v, scratch[t + h]);
-        scratch[t] = v;
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
+  /* the lanes folded in a tree (every work-item reaches every barrier:
+   * one lane or many) */
+  scratch[t] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (ulong h = lanes / 2; h > 0; h >>= 1) {
+    if (lane < h) {
+      ROW_T v = scratch[t];
+      ROWL_FOLD(v, scratch[t + h]);
+      scratch[t] = v;
     }
-    acc = scratch[t];
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
+  acc = scratch[t];
   if (lane == 0 && r < rows)
     out[out_off + r * splits + s] = acc;
 }

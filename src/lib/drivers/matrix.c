@@ -22,7 +22,8 @@
 #define COLS_WG 256
 /* The first launch takes at least this many work-groups (strided) or
  * work-items (contiguous) a compute unit, rows allowing. */
-#define COLS_GROUPS_PER_CU 8
+#define COLS_GROUPS_PER_CU 4
+#define COLS_GROUPS_PER_CU_NARROW 8
 #define COLS_ITEMS_PER_CU 4
 /* A split takes at least this many rows a lane: fewer would make the
  * partials' fold cost more than it saves. */
@@ -206,7 +207,10 @@ static cols_shape strided_shape(const clr_context *ctx, const cols_plan *p,
     s.span = cols_v;
   s.groups = ceil_div(cols_v, s.span);
   size_t lanes = p->wg / s.span;
-  size_t want = (size_t)ctx->desc.compute_units * COLS_GROUPS_PER_CU;
+  /* a narrow matrix's work-groups read less each: more of them */
+  size_t want =
+      (size_t)ctx->desc.compute_units *
+      (s.span < COLS_SPAN ? COLS_GROUPS_PER_CU_NARROW : COLS_GROUPS_PER_CU);
   size_t most = ceil_div(rows, COLS_MIN_ROWS * lanes);
   s.splits = first && s.groups < want ? ceil_div(want, s.groups) : 1;
   if (s.splits > most)
@@ -473,10 +477,11 @@ static clr_status rows_once(clr_context *ctx, cols_plan *p,
 }
 
 /* The lanes a row of row_len elements takes, vec a load: about eight
- * loads a lane, a power of two up to the work-group. */
+ * loads a lane (sixteen in rows of 128 loads or more), a power of two up
+ * to the work-group. */
 static size_t row_lanes(const cols_plan *p, size_t row_len, unsigned vec) {
-  size_t lanes = 1;
-  while (lanes < p->wg && lanes * vec * 8 < row_len)
+  size_t lanes = 1, loads = row_len / vec >= 128 ? 16 : 8;
+  while (lanes < p->wg && lanes * vec * loads < row_len)
     lanes *= 2;
   return lanes;
 }
