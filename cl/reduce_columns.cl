@@ -182,6 +182,15 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
   }
 }
 
+/* Plain values of the first pass (no map, record, truth or NaN to skip;
+ * not half): eight columns a load into vectors of accumulators. */
+#define COLS_RUNS_VECTOR                                                       \
+  (!CLR_COLS_PARTIALS && !CLR_OP_IS_INDEXED && !CLR_MAP &&                     \
+   !CLR_OP_IS_LOGICAL && !CLR_SKIPS_NAN && !CLR_IN_HALF && COLS_RUN % 8 == 0)
+#if COLS_RUNS_VECTOR
+#define ACC8C_T CLR_CAT(ACC_T, 8)
+#endif
+
 __kernel void clr_columns_runs(__global const COL_IN_T *data, ulong data_off,
                                ulong r0, ulong r1, ulong cols, ulong pitch,
                                ulong rows_per, __global COL_T *out,
@@ -196,11 +205,25 @@ __kernel void clr_columns_runs(__global const COL_IN_T *data, ulong data_off,
   for (int j = 0; j < COLS_RUN; j++)
     acc[j] = COL_START;
   if (c0 + COLS_RUN <= cols) {
+#if COLS_RUNS_VECTOR
+    /* eight columns a load, their accumulators a vector each */
+    ACC8C_T v[COLS_RUN / 8];
+    for (int g = 0; g < COLS_RUN / 8; g++)
+      v[g] = (ACC8C_T)(IDENTITY);
+    for (ulong r = a; r < b; r++) {
+      __global const IN_T *row = data + data_off + r * pitch + c0;
+      for (int g = 0; g < COLS_RUN / 8; g++)
+        v[g] = OP(v[g], CLR_CAT(convert_, ACC8C_T)(vload8(g, row)));
+    }
+    for (int g = 0; g < COLS_RUN / 8; g++)
+      vstore8(v[g], g, acc);
+#else
     for (ulong r = a; r < b; r++) {
       ulong e = data_off + r * pitch + c0;
       for (int j = 0; j < COLS_RUN; j++)
         COL_TAKE(acc[j], data, e + j, r, c0 + j);
     }
+#endif
     for (int j = 0; j < COLS_RUN; j++)
       COL_PUT(out, out_off + s * out_pitch + c0 + j, acc[j]);
   } else { /* the last run, cut short by the matrix's edge */

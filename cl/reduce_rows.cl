@@ -164,3 +164,65 @@ __kernel void clr_rows_lanes(__global const ROWL_IN_T *data, ulong data_off,
   if (lane == 0 && r < rows)
     out[out_off + r * splits + s] = acc;
 }
+
+/* Rows on CPUs (the contiguous layout): a work-item takes rows_per whole
+ * rows, or with splits a piece of `piece` elements of each, walking each
+ * in order; a row's elements fold into ROWS_ACCS accumulators, element j
+ * into accumulator j % ROWS_ACCS, combined at the row's end (independent
+ * chains the core overlaps; the indexed operations keep one record).
+ * Row r's piece s goes to out[out_off + r * splits + s], as
+ * clr_rows_lanes writes it (and folds the pieces). */
+#define ROWS_ACCS 4
+/* Plain values (no map, record, truth or NaN to skip; not half): eight
+ * at a time in a vector of accumulators, its lanes folded in a tree at
+ * the row's end. */
+#define ROWS_RUNS_VECTOR                                                       \
+  (!CLR_OP_IS_INDEXED && !CLR_MAP && !CLR_OP_IS_LOGICAL && !CLR_SKIPS_NAN &&   \
+   !CLR_IN_HALF)
+#if ROWS_RUNS_VECTOR
+#define ACC8_T CLR_CAT(ACC_T, 8)
+inline ACC_T rows_fold8(ACC8_T v) {
+  CLR_CAT(ACC_T, 4) v4 = OP(v.lo, v.hi);
+  CLR_CAT(ACC_T, 2) v2 = OP(v4.lo, v4.hi);
+  return OP(v2.x, v2.y);
+}
+#endif
+__kernel void clr_rows_runs(__global const IN_T *data, ulong data_off,
+                            ulong rows, ulong row_len, ulong pitch,
+                            ulong rows_per, ulong piece, __global ROW_T *out,
+                            ulong out_off, ulong ibase) {
+  ulong s = get_global_id(1), splits = get_global_size(1);
+  ulong ra = get_global_id(0) * rows_per, rb = min(rows, ra + rows_per);
+  ulong j0 = s * piece, j1 = min(row_len, j0 + piece);
+  for (ulong r = ra; r < rb; r++) {
+    ulong base = data_off + r * pitch;
+#if CLR_OP_IS_INDEXED
+    clr_record acc = clr_no_record();
+    for (ulong j = j0; j < j1; j++)
+      clr_take(&acc, MAPPED(IN_AT(data, base + j), 0, ibase + r * pitch + j),
+               j);
+#elif ROWS_RUNS_VECTOR
+    /* eight lanes of accumulators, each load one vector */
+    ACC8_T a = (ACC8_T)(IDENTITY);
+    ulong j = j0;
+    for (; j + 8 <= j1; j += 8)
+      a = OP(a, CLR_CAT(convert_, ACC8_T)(vload8(0, data + base + j)));
+    ACC_T acc = rows_fold8(a);
+    for (; j < j1; j++)
+      acc = OP(acc, (ACC_T)IN_AT(data, base + j));
+#else
+    ACC_T a[ROWS_ACCS];
+    for (int k = 0; k < ROWS_ACCS; k++)
+      a[k] = IDENTITY;
+    ulong j = j0;
+    for (; j + ROWS_ACCS <= j1; j += ROWS_ACCS)
+      for (int k = 0; k < ROWS_ACCS; k++)
+        a[k] = OP(a[k], MAPPED(IN_AT(data, base + j + k), 0,
+                               ibase + r * pitch + j + k));
+    for (int k = 0; j < j1; j++, k++)
+      a[k] = OP(a[k], MAPPED(IN_AT(data, base + j), 0, ibase + r * pitch + j));
+    ACC_T acc = OP(OP(a[0], a[1]), OP(a[2], a[3]));
+#endif
+    out[out_off + r * splits + s] = acc;
+  }
+}

@@ -6,7 +6,7 @@
  *     wg / cols rows at once (a tall, thin matrix reads as a flat array);
  *     the rows are split over enough work-groups to fill the device, and
  *     a second launch folds the splits' partials.
- *   - CPUs (contiguous layout): a work-item takes COLS_RUN adjacent
+ *   - CPUs (contiguous layout): a work-item takes a run of adjacent
  *     columns and a split's rows, walking each row's run in order.
  * A host array larger than one device allocation is streamed in blocks of
  * rows (or, for rows longer than an allocation, pieces of one row), each
@@ -28,8 +28,10 @@
 /* A split takes at least this many rows a lane: fewer would make the
  * partials' fold cost more than it saves. */
 #define COLS_MIN_ROWS 16
-/* Columns a work-item of the contiguous shape takes (cl: COLS_RUN). */
-#define COLS_RUN 16
+/* The contiguous shape: a work-item's run of columns, their accumulators
+ * in about this many bytes (at least 16 columns, at most 512; cl:
+ * COLS_RUN): each row's run read in one stream. */
+#define COLS_RUN_BYTES 2048
 /* The strided shape: a work-group takes at least this many column vectors
  * (of 1, 2 or 4 columns: COLS_VEC) side by side where the matrix has
  * them, its other work-items standing in further rows (lanes). */
@@ -42,6 +44,7 @@ typedef struct cols_plan {
   size_t acc_bytes; /* a result or partial: clr_result_bytes */
   int runs;         /* the contiguous shape */
   int axis;         /* 0: columns, 1: rows */
+  size_t run_cols;  /* contiguous columns: a work-item's (COLS_RUN) */
   clr_program_entry *first, *partials, *divide;
   /* strided: the kernels of 2 and 4 columns a load ([1]: first's, [2]:
    * 4's; [0] unused), built when a launch takes them */
@@ -113,7 +116,10 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
     snprintf(p->prelude, sizeof p->prelude, "#define CLR_MAP_EXPR(x, i) (%s)",
              opt->map_expr);
   char extra[64];
-  snprintf(extra, sizeof extra, "-DCOLS_RUN=%d", COLS_RUN);
+  p->run_cols = 16;
+  while (p->run_cols < 512 && p->run_cols * 2 * p->acc_bytes <= COLS_RUN_BYTES)
+    p->run_cols *= 2;
+  snprintf(extra, sizeof extra, "-DCOLS_RUN=%zu", p->run_cols);
   clr_build_spec spec = {.source = "reduce_columns.cl",
                          .kernel = p->runs ? "clr_columns_runs" : "clr_columns",
                          .in = type,
@@ -125,16 +131,15 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->axis = axis;
   if (axis == 1) { /* lanes a row (cl/reduce_rows.cl) */
     spec.source = "reduce_rows.cl";
-    spec.kernel = "clr_rows_lanes";
+    spec.kernel = p->runs ? "clr_rows_runs" : "clr_rows_lanes";
     spec.extra = NULL;
-    p->runs = 0;
   }
   clr_status st = clr_get_kernel(ctx, &spec, &p->first);
   if (st != CLR_OK)
     return st;
   char extra2[96];
-  snprintf(extra2, sizeof extra2, "-DCOLS_RUN=%d -DCLR_COLS_PARTIALS=1",
-           COLS_RUN);
+  snprintf(extra2, sizeof extra2, "-DCOLS_RUN=%zu -DCLR_COLS_PARTIALS=1",
+           p->run_cols);
   if (axis == 1)
     snprintf(extra2, sizeof extra2, "-DCLR_ROWS_PARTIALS=1");
   clr_build_spec partials = {
@@ -257,7 +262,7 @@ static clr_status strided_kernel(clr_context *ctx, cols_plan *p, int first,
     snprintf(extra, sizeof extra, "-DROWS_VEC=%u%s", vec,
              first ? "" : " -DCLR_ROWS_PARTIALS=1");
   else
-    snprintf(extra, sizeof extra, "-DCOLS_RUN=%d -DCOLS_VEC=%u%s", COLS_RUN,
+    snprintf(extra, sizeof extra, "-DCOLS_RUN=%zu -DCOLS_VEC=%u%s", p->run_cols,
              vec, first ? "" : " -DCLR_COLS_PARTIALS=1");
   clr_build_spec spec = {
       .source = p->axis == 1 ? "reduce_rows.cl" : "reduce_columns.cl",
@@ -278,14 +283,14 @@ static clr_status strided_kernel(clr_context *ctx, cols_plan *p, int first,
   return st;
 }
 
-/* The contiguous shape: COLS_RUN columns a work-item, the rows split so
+/* The contiguous shape: run_cols columns a work-item, the rows split so
  * the first launch has COLS_ITEMS_PER_CU work-items a compute unit. */
-static cols_shape runs_shape(const clr_context *ctx, size_t rows, size_t cols,
-                             int first) {
+static cols_shape runs_shape(const clr_context *ctx, const cols_plan *p,
+                             size_t rows, size_t cols, int first) {
   cols_shape s;
-  s.span = COLS_RUN;
+  s.span = p->run_cols;
   s.vec = 1;
-  s.groups = ceil_div(cols, COLS_RUN);
+  s.groups = ceil_div(cols, p->run_cols);
   size_t want = (size_t)ctx->desc.compute_units * COLS_ITEMS_PER_CU;
   size_t most = ceil_div(rows, COLS_MIN_ROWS);
   s.splits = first && s.groups < want ? ceil_div(want, s.groups) : 1;
@@ -325,6 +330,9 @@ static clr_status launch(clr_context *ctx, cols_plan *p, int first,
                       CLR_ARG(out), CLR_ARG(o_off), CLR_ARG(o_pitch),
                       CLR_ARG(p->ibase), CLR_ARG(rb), CLR_ARG(fold));
     global[0] = s->groups;
+    /* a work-group a work-item: the CPU's cores take work-groups */
+    local[0] = 1;
+    local[1] = 1;
   } else {
     st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(data), CLR_ARG(d_off), CLR_ARG(a),
                       CLR_ARG(b), CLR_ARG(c), CLR_ARG(pi), CLR_ARG(span),
@@ -340,8 +348,8 @@ static clr_status launch(clr_context *ctx, cols_plan *p, int first,
     return st;
   cl_event ev = NULL;
   cl_int err =
-      clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 2, NULL, global,
-                             runs ? NULL : local, 0, NULL, clr_timed(ctx, &ev));
+      clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 2, NULL, global, local,
+                             0, NULL, clr_timed(ctx, &ev));
   if (err != CL_SUCCESS)
     return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
   double ms = 0;
@@ -376,7 +384,7 @@ static clr_status fold_rows(clr_context *ctx, cols_plan *p, cl_mem data,
                             size_t out_off, size_t row_base, int fold_into) {
   size_t rows = r1 - r0;
   cols_shape s = p->runs
-                     ? runs_shape(ctx, rows, cols, 1)
+                     ? runs_shape(ctx, p, rows, cols, 1)
                      : strided_shape(ctx, p, rows, cols,
                                      strided_vec(p, 1, data_off + r0 * pitch,
                                                  aligned, pitch, cols),
@@ -486,6 +494,96 @@ static size_t row_lanes(const cols_plan *p, size_t row_len, unsigned vec) {
   return lanes;
 }
 
+/* Rows on CPUs (cl/reduce_rows.cl's clr_rows_runs): a work-item a run of
+ * whole rows, COLS_ITEMS_PER_CU work-items a compute unit; where the rows
+ * are fewer, each cut into pieces (at least ROWS_MIN_PIECE elements) that
+ * a second launch (clr_rows_lanes over the partials) folds.  Rows r0 ..
+ * r0 + rows of the matrix whose element (r0, 0) is at first; results to
+ * out from out_off + r0. */
+#define ROWS_MIN_PIECE 4096
+static clr_status rows_runs_launch(clr_context *ctx, cols_plan *p, cl_mem data,
+                                   size_t first, size_t r0, size_t rows,
+                                   size_t cols, size_t pitch, cl_mem out,
+                                   size_t out_off) {
+  size_t want = (size_t)ctx->desc.compute_units * COLS_ITEMS_PER_CU;
+  size_t items = rows < want ? rows : want;
+  size_t rows_per = ceil_div(rows, items);
+  items = ceil_div(rows, rows_per);
+  size_t splits = 1;
+  if (items < want) {
+    splits = ceil_div(want, items);
+    size_t most = ceil_div(cols, ROWS_MIN_PIECE);
+    if (splits > most)
+      splits = most;
+  }
+  size_t piece = ceil_div(cols, splits);
+  splits = ceil_div(cols, piece);
+  /* four chains, or eight lanes and their tree, then the tail */
+  size_t depth = ceil_div(piece, 4) + 10 + splits;
+  if (depth > p->depth)
+    p->depth = depth;
+  clr_status st = CLR_OK;
+  cl_mem dst = out;
+  size_t dst_off = out_off + r0;
+  if (splits > 1) {
+    if (rows > SIZE_MAX / splits / p->acc_bytes)
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "%zu rows of %zu pieces overflow", rows, splits);
+    st = clr_buffer_reserve(ctx, &ctx->partial[0], rows * splits * p->acc_bytes,
+                            CL_MEM_READ_WRITE);
+    dst = ctx->partial[0].mem;
+    dst_off = 0;
+  }
+  cl_ulong d_off = first, nr = rows, len = cols, pi = pitch, per = rows_per,
+           pc = piece, o_off = dst_off, ibase = p->ibase + r0 * pitch;
+  if (st == CLR_OK)
+    st =
+        CLR_SET_ARGS(ctx, p->first->kernel, CLR_ARG(data), CLR_ARG(d_off),
+                     CLR_ARG(nr), CLR_ARG(len), CLR_ARG(pi), CLR_ARG(per),
+                     CLR_ARG(pc), CLR_ARG(dst), CLR_ARG(o_off), CLR_ARG(ibase));
+  size_t global[2] = {items, splits};
+  /* a work-group a work-item: the CPU's cores take work-groups */
+  size_t local[2] = {1, 1};
+  cl_event ev = NULL;
+  if (st == CLR_OK) {
+    cl_int err =
+        clEnqueueNDRangeKernel(clr_queue(ctx), p->first->kernel, 2, NULL,
+                               global, local, 0, NULL, clr_timed(ctx, &ev));
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  }
+  double ms = 0;
+  if (ev) {
+    cl_int err = clWaitForEvents(1, &ev);
+    if (err == CL_SUCCESS)
+      ms = clr_event_ms(ev, ev);
+    else
+      st = clr_cl_fail(ctx, "clWaitForEvents", err);
+    clReleaseEvent(ev);
+  }
+  if (st != CLR_OK)
+    return st;
+  ctx->timing.kernel_ms += ms;
+  clr_call_timing *t = &ctx->timing;
+  if (t->n_passes < CLR_MAX_PASSES) {
+    clr_pass_info *pi_ = &t->passes[t->n_passes++];
+    pi_->n_in = rows * cols;
+    pi_->global_size = items * splits;
+    pi_->local_size = 0;
+    pi_->ms = ms;
+  }
+  p->launches++;
+  if (splits == 1)
+    return CLR_OK;
+  unsigned pvec = strided_vec(p, 0, 0, 4, splits, splits);
+  clr_program_entry *kp = NULL;
+  st = strided_kernel(ctx, p, 0, pvec, &kp);
+  if (st == CLR_OK)
+    st = rows_once(ctx, p, kp, ctx->partial[0].mem, 0, rows, splits, splits,
+                   row_lanes(p, splits, pvec), splits, 1, out, out_off + r0, 0);
+  return st;
+}
+
 /* Rows [r0, r1) of the matrix at (data, data_off) (its element 0 aligned
  * to `aligned` elements), a result each to out from out_off + r0: one
  * launch, or where few long rows would leave the device idle, their
@@ -495,6 +593,9 @@ static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
                               size_t r1, size_t cols, size_t pitch, cl_mem out,
                               size_t out_off) {
   size_t rows = r1 - r0, first = data_off + r0 * pitch;
+  if (p->runs)
+    return rows_runs_launch(ctx, p, data, first, r0, rows, cols, pitch, out,
+                            out_off);
   unsigned vec = strided_vec(p, 1, first, aligned, pitch, cols);
   size_t lanes = row_lanes(p, cols, vec);
   size_t groups = ceil_div(rows, p->wg / lanes);
