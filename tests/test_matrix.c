@@ -10,7 +10,8 @@
  *   --set=stream   host matrices larger than one device allocation (a
  *                  small max_chunk_bytes): blocks of rows, pieces of rows
  *   --set=errors   refusals: no rows, pitch < cols, axis 2, n given,
- *                  overflow, exact sums and nanmean
+ *                  overflow, exact sums and nanmean; and clr_enqueue: a
+ *                  chain of four calls with one wait
  */
 #include "clreduce.h"
 #include "datagen.h"
@@ -266,6 +267,124 @@ static void set_stream(void) {
   tu_section("streamed: blocks of rows, pieces of rows");
 }
 
+/* clr_enqueue: four calls held by a user event still unset while they
+ * are enqueued (no host wait between them), then one wait: the column
+ * sums of M, the argmax of each row of those sums seen as a 250 x 4
+ * matrix, their total (a reduce), the mean of each row of M; checked
+ * against loops on the host.  Small integers: exact float sums. */
+static void set_chain(clr_context *ctx) {
+  enum { R = 999, C = 1000, G = C / 4 };
+  float *m = tu_xmalloc(sizeof(float) * R * C);
+  for (size_t k = 0; k < (size_t)R * C; k++)
+    m[k] = (float)((k * 7 + k / C * 3) % 13);
+  size_t rb = clr_result_bytes(NULL, CLR_ARGMAX, CLR_FLOAT);
+  cl_mem in = tu_new_buffer(ctx, sizeof(float) * R * C, m);
+  cl_mem colsum = tu_new_buffer(ctx, sizeof(float) * C, NULL);
+  cl_mem argmax = tu_new_buffer(ctx, rb * G, NULL);
+  cl_mem total = tu_new_buffer(ctx, 8, NULL);
+  cl_mem rowmean = tu_new_buffer(ctx, sizeof(float) * R, NULL);
+  cl_int err;
+  cl_event gate = clCreateUserEvent(clr_context_cl_context(ctx), &err);
+  if (err != CL_SUCCESS)
+    tu_die("clCreateUserEvent: %d", (int)err);
+  cl_event ev[4] = {NULL, NULL, NULL, NULL};
+  clr_request r = matrix_request(CLR_SUM, CLR_FLOAT, R, C, 0, 0);
+  r.input.buffer = in;
+  r.output.buffer = colsum;
+  clr_status s = clr_enqueue(ctx, &r, 1, &gate, &ev[0]);
+  TU_EXPECT_STATUS(s, CLR_OK, "enqueued column sums");
+  r = matrix_request(CLR_ARGMAX, CLR_FLOAT, G, 4, 0, 1);
+  r.input.buffer = colsum;
+  r.output.buffer = argmax;
+  if (s == CLR_OK)
+    s = clr_enqueue(ctx, &r, 1, &ev[0], &ev[1]);
+  TU_EXPECT_STATUS(s, CLR_OK, "enqueued row argmaxes of the sums");
+  clr_request_init(&r);
+  r.type = CLR_FLOAT;
+  r.n = C;
+  r.input.buffer = colsum;
+  r.output.buffer = total;
+  if (s == CLR_OK)
+    s = clr_enqueue(ctx, &r, 1, &ev[1], &ev[2]);
+  TU_EXPECT_STATUS(s, CLR_OK, "enqueued total of the sums");
+  r = matrix_request(CLR_MEAN, CLR_FLOAT, R, C, 0, 1);
+  r.input.buffer = in;
+  r.output.buffer = rowmean;
+  if (s == CLR_OK)
+    s = clr_enqueue(ctx, &r, 1, &ev[2], &ev[3]);
+  TU_EXPECT_STATUS(s, CLR_OK, "enqueued row means");
+  /* nothing has run: the chain waits on the gate */
+  cl_int before = CL_COMPLETE;
+  if (s == CLR_OK)
+    clGetEventInfo(ev[3], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof before,
+                   &before, NULL);
+  tu_check(s != CLR_OK || before != CL_COMPLETE,
+           "the chain's last event completed before its gate was set");
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  if (s == CLR_OK)
+    clWaitForEvents(1, &ev[3]);
+  float *cs = tu_xmalloc(sizeof(float) * C),
+        *rm = tu_xmalloc(sizeof(float) * R);
+  unsigned char *am = tu_xmalloc(rb * G);
+  float tot = 0;
+  size_t bad = 0;
+  if (s == CLR_OK) {
+    tu_read_buffer(ctx, colsum, sizeof(float) * C, cs);
+    tu_read_buffer(ctx, argmax, rb * G, am);
+    tu_read_buffer(ctx, total, sizeof tot, &tot);
+    tu_read_buffer(ctx, rowmean, sizeof(float) * R, rm);
+    double want_total = 0;
+    for (size_t c = 0; c < C; c++) {
+      double want = 0;
+      for (size_t k = 0; k < R; k++)
+        want += m[k * C + c];
+      bad += cs[c] != (float)want;
+      want_total += want;
+    }
+    for (size_t g = 0; g < G; g++) {
+      size_t at = 0;
+      for (size_t j = 1; j < 4; j++)
+        if (cs[g * 4 + j] > cs[g * 4 + at])
+          at = j;
+      clr_value v = clr_result_at(CLR_ARGMAX, CLR_FLOAT, am, g);
+      bad += clr_value_index(&v) != at;
+    }
+    bad += tot != (float)want_total;
+    for (size_t k = 0; k < R; k++) {
+      double sum = 0;
+      for (size_t c = 0; c < C; c++)
+        sum += m[k * C + c];
+      bad += fabs(rm[k] - sum / C) > 1e-6 * (sum / C + 1);
+    }
+  }
+  tu_check(s == CLR_OK && bad == 0,
+           "a chain of four enqueued calls (columns, rows, a reduce, rows): "
+           "%s, %zu wrong: %s",
+           clr_status_name(s), bad, clr_context_error(ctx));
+  /* host arrays are not enqueued */
+  r = matrix_request(CLR_SUM, CLR_FLOAT, R, C, 0, 0);
+  r.input.host = m;
+  r.output.host = cs;
+  cl_event none = NULL;
+  s = clr_enqueue(ctx, &r, 0, NULL, &none);
+  tu_check(s == CLR_ERR_UNSUPPORTED && none == NULL,
+           "clr_enqueue of a matrix of host arrays: %s", clr_status_name(s));
+  for (int k = 0; k < 4; k++)
+    if (ev[k])
+      clReleaseEvent(ev[k]);
+  clReleaseEvent(gate);
+  clReleaseMemObject(in);
+  clReleaseMemObject(colsum);
+  clReleaseMemObject(argmax);
+  clReleaseMemObject(total);
+  clReleaseMemObject(rowmean);
+  free(cs);
+  free(rm);
+  free(am);
+  free(m);
+  tu_section("clr_enqueue: a chain of four with one wait");
+}
+
 static void set_errors(clr_context *ctx) {
   float m[12] = {0}, res[12];
   struct {
@@ -349,9 +468,10 @@ int main(int argc, char **argv) {
     set_ops(ctx);
   else if (strcmp(set, "shapes") == 0)
     set_shapes(ctx);
-  else if (strcmp(set, "errors") == 0)
+  else if (strcmp(set, "errors") == 0) {
     set_errors(ctx);
-  else
+    set_chain(ctx);
+  } else
     tu_die("unknown set '%s'", set);
   clr_context_release(ctx);
   return tu_finish("test_matrix");

@@ -707,11 +707,12 @@ static void refusals(clr_context *ctx) {
 
   /* clr_enqueue: the kinds that still wait on the host, host arrays
    * (segments and scan-segments enqueued: tests/test_async_segments.c;
-   * by-key: tests/test_async_by_key.c) */
+   * by-key: tests/test_async_by_key.c; matrices: tests/test_matrix.c) */
   for (int k = 0; k < CLR_REQ_KIND_COUNT; k++) {
     if (k == CLR_REQ_REDUCE || k == CLR_REQ_SCAN || k == CLR_REQ_DOT ||
         k == CLR_REQ_SCAN_HEADS || k == CLR_REQ_SEGMENTS ||
-        k == CLR_REQ_SCAN_SEGMENTS || k == CLR_REQ_BY_KEY)
+        k == CLR_REQ_SCAN_SEGMENTS || k == CLR_REQ_BY_KEY ||
+        k == CLR_REQ_MATRIX)
       continue;
     r = request((clr_request_kind)k, CLR_SUM, CLR_INT, 16);
     r.input = buffer(b, 0);

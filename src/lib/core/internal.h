@@ -718,6 +718,15 @@ clr_status clr_matrix_call(clr_context *ctx, const clr_options *opt, clr_op op,
                            size_t in_offset, size_t rows, size_t cols,
                            size_t pitch, int axis, void *out_host, cl_mem out,
                            size_t out_offset);
+/* clr_enqueue of a matrix of buffers, in its own asynchronous call frame:
+ * the same launches, the first after the wait list, *event (may be NULL)
+ * the last's; every kernel built and buffer reserved before the first. */
+clr_status clr_matrix_enqueue(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, cl_mem in,
+                              size_t in_offset, size_t rows, size_t cols,
+                              size_t pitch, int axis, cl_mem out,
+                              size_t out_offset, cl_uint num_events,
+                              const cl_event *wait_list, cl_event *event);
 
 /* ---- scan.c */
 clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,

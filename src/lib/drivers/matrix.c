@@ -45,6 +45,14 @@ typedef struct cols_plan {
   int runs;         /* the contiguous shape */
   int axis;         /* 0: columns, 1: rows */
   size_t run_cols;  /* contiguous columns: a work-item's (COLS_RUN) */
+  /* clr_enqueue's call: the caller's events (NULL: a blocking call), the
+   * last command's event so far, whether the first command has taken
+   * the wait list; dry: plan only (kernels built, buffers reserved,
+   * nothing enqueued), so nothing fails once commands wait on the
+   * caller's events */
+  const clr_async *async;
+  cl_event last;
+  int waited, dry;
   clr_program_entry *first, *partials, *divide;
   /* strided: the kernels of 2 and 4 columns a load ([1]: first's, [2]:
    * 4's; [0] unused), built when a launch takes them */
@@ -303,6 +311,56 @@ static cols_shape runs_shape(const clr_context *ctx, const cols_plan *p,
   return s;
 }
 
+/* Enqueue kernel k (its arguments set) over global / local (dims of
+ * them), reading n_in elements: a blocking call waits for it and adds its
+ * time and shape to the call's timing; an enqueued one chains it (the
+ * first command after the caller's wait list) and keeps its event as the
+ * call's last; a dry run enqueues nothing. */
+static clr_status run_kernel(clr_context *ctx, cols_plan *p, cl_kernel k,
+                             cl_uint dims, const size_t *global,
+                             const size_t *local, size_t n_in) {
+  if (p->dry)
+    return CLR_OK;
+  cl_uint nw = 0;
+  const cl_event *wl = NULL;
+  if (p->async && !p->waited) {
+    nw = p->async->num_events;
+    wl = p->async->wait_list;
+    p->waited = 1;
+  }
+  cl_event ev = NULL;
+  cl_int err =
+      clEnqueueNDRangeKernel(clr_queue(ctx), k, dims, NULL, global, local, nw,
+                             wl, p->async ? &ev : clr_timed(ctx, &ev));
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  double ms = 0;
+  if (p->async) {
+    if (p->last)
+      clReleaseEvent(p->last);
+    p->last = ev;
+  } else if (ev) {
+    err = clWaitForEvents(1, &ev);
+    if (err == CL_SUCCESS)
+      ms = clr_event_ms(ev, ev);
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS)
+      return clr_cl_fail(ctx, "clWaitForEvents", err);
+  }
+  ctx->timing.kernel_ms += ms;
+  clr_call_timing *t = &ctx->timing;
+  if (t->n_passes < CLR_MAX_PASSES) {
+    clr_pass_info *pi = &t->passes[t->n_passes++];
+    size_t items = global[0] * (dims > 1 ? global[1] : 1);
+    pi->n_in = n_in;
+    pi->global_size = items;
+    pi->local_size = local ? local[0] : 0;
+    pi->ms = ms;
+  }
+  p->launches++;
+  return CLR_OK;
+}
+
 /* One launch of k over rows [r0, r1) of the matrix at (data, data_off) of
  * pitch, its splits' results to out from out_off (out_pitch apart);
  * first: k is the plan's first kernel (else the partials'). */
@@ -346,32 +404,7 @@ static clr_status launch(clr_context *ctx, cols_plan *p, int first,
   global[1] = s->splits;
   if (st != CLR_OK)
     return st;
-  cl_event ev = NULL;
-  cl_int err =
-      clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 2, NULL, global, local,
-                             0, NULL, clr_timed(ctx, &ev));
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
-  double ms = 0;
-  if (ev) {
-    err = clWaitForEvents(1, &ev);
-    if (err == CL_SUCCESS)
-      ms = clr_event_ms(ev, ev);
-    clReleaseEvent(ev);
-    if (err != CL_SUCCESS)
-      return clr_cl_fail(ctx, "clWaitForEvents", err);
-  }
-  ctx->timing.kernel_ms += ms;
-  clr_call_timing *t = &ctx->timing;
-  if (t->n_passes < CLR_MAX_PASSES) {
-    clr_pass_info *pi_ = &t->passes[t->n_passes++];
-    pi_->n_in = (r1 - r0) * cols;
-    pi_->global_size = global[0] * global[1];
-    pi_->local_size = runs ? 0 : p->wg;
-    pi_->ms = ms;
-  }
-  p->launches++;
-  return CLR_OK;
+  return run_kernel(ctx, p, k->kernel, 2, global, local, (r1 - r0) * cols);
 }
 
 /* Rows [r0, r1) of the matrix at (data, data_off), their fold of every
@@ -425,14 +458,8 @@ static clr_status divide(clr_context *ctx, cols_plan *p, cl_mem out,
   size_t wg = 64, global = ceil_div(cols, wg) * wg;
   if (wg > p->divide->max_wg)
     wg = p->divide->max_wg, global = ceil_div(cols, wg) * wg;
-  if (st == CLR_OK) {
-    cl_int err = clEnqueueNDRangeKernel(clr_queue(ctx), p->divide->kernel, 1,
-                                        NULL, &global, &wg, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-      st = clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
-  }
   if (st == CLR_OK)
-    p->launches++;
+    st = run_kernel(ctx, p, p->divide->kernel, 1, &global, &wg, results);
   return st;
 }
 
@@ -456,32 +483,7 @@ static clr_status rows_once(clr_context *ctx, cols_plan *p,
   size_t per_group = p->wg / lanes;
   size_t global[2] = {ceil_div(rows, per_group) * p->wg, splits};
   size_t local[2] = {p->wg, 1};
-  cl_event ev = NULL;
-  cl_int err =
-      clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 2, NULL, global, local,
-                             0, NULL, clr_timed(ctx, &ev));
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
-  double ms = 0;
-  if (ev) {
-    err = clWaitForEvents(1, &ev);
-    if (err == CL_SUCCESS)
-      ms = clr_event_ms(ev, ev);
-    clReleaseEvent(ev);
-    if (err != CL_SUCCESS)
-      return clr_cl_fail(ctx, "clWaitForEvents", err);
-  }
-  ctx->timing.kernel_ms += ms;
-  clr_call_timing *t = &ctx->timing;
-  if (t->n_passes < CLR_MAX_PASSES) {
-    clr_pass_info *pi_ = &t->passes[t->n_passes++];
-    pi_->n_in = rows * row_len;
-    pi_->global_size = global[0] * global[1];
-    pi_->local_size = p->wg;
-    pi_->ms = ms;
-  }
-  p->launches++;
-  return CLR_OK;
+  return run_kernel(ctx, p, k->kernel, 2, global, local, rows * row_len);
 }
 
 /* The lanes a row of row_len elements takes, vec a load: about eight
@@ -544,37 +546,10 @@ static clr_status rows_runs_launch(clr_context *ctx, cols_plan *p, cl_mem data,
   size_t global[2] = {items, splits};
   /* a work-group a work-item: the CPU's cores take work-groups */
   size_t local[2] = {1, 1};
-  cl_event ev = NULL;
-  if (st == CLR_OK) {
-    cl_int err =
-        clEnqueueNDRangeKernel(clr_queue(ctx), p->first->kernel, 2, NULL,
-                               global, local, 0, NULL, clr_timed(ctx, &ev));
-    if (err != CL_SUCCESS)
-      st = clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
-  }
-  double ms = 0;
-  if (ev) {
-    cl_int err = clWaitForEvents(1, &ev);
-    if (err == CL_SUCCESS)
-      ms = clr_event_ms(ev, ev);
-    else
-      st = clr_cl_fail(ctx, "clWaitForEvents", err);
-    clReleaseEvent(ev);
-  }
-  if (st != CLR_OK)
+  if (st == CLR_OK)
+    st = run_kernel(ctx, p, p->first->kernel, 2, global, local, rows * cols);
+  if (st != CLR_OK || splits == 1)
     return st;
-  ctx->timing.kernel_ms += ms;
-  clr_call_timing *t = &ctx->timing;
-  if (t->n_passes < CLR_MAX_PASSES) {
-    clr_pass_info *pi_ = &t->passes[t->n_passes++];
-    pi_->n_in = rows * cols;
-    pi_->global_size = items * splits;
-    pi_->local_size = 0;
-    pi_->ms = ms;
-  }
-  p->launches++;
-  if (splits == 1)
-    return CLR_OK;
   unsigned pvec = strided_vec(p, 0, 0, 4, splits, splits);
   clr_program_entry *kp = NULL;
   st = strided_kernel(ctx, p, 0, pvec, &kp);
@@ -687,11 +662,16 @@ static clr_status start_matrix(clr_context *ctx, const clr_options **opt,
   return st == CLR_OK ? check_columns(ctx, *opt, op, rows, cols, pitch) : st;
 }
 
-static clr_status
-clr_matrix_buffer_call(clr_context *ctx, const clr_options *opt, clr_op op,
-                       clr_type type, cl_mem data, size_t data_offset,
-                       size_t rows, size_t cols, size_t pitch, int axis,
-                       cl_mem results, size_t results_offset) {
+/* The matrix of buffers: blocking (async NULL), or enqueued after
+ * async's wait list with its last command's event to async->done; an
+ * enqueued call plans first (kernels built, buffers reserved), so that
+ * nothing fails once a command waits on the caller's events. */
+static clr_status matrix_buffer_work(clr_context *ctx, const clr_options *opt,
+                                     clr_op op, clr_type type, cl_mem data,
+                                     size_t data_offset, size_t rows,
+                                     size_t cols, size_t pitch, int axis,
+                                     cl_mem results, size_t results_offset,
+                                     const clr_async *async) {
   clr_options defaults;
   cols_plan plan;
   double t0 = clr_now_ms();
@@ -709,12 +689,23 @@ clr_matrix_buffer_call(clr_context *ctx, const clr_options *opt, clr_op op,
                                 CLR_ACCESS_WRITE, "results");
   if (st == CLR_OK)
     st = make_plan(ctx, opt, op, type, axis, &plan);
-  if (st == CLR_OK)
+  if (st != CLR_OK)
+    return st;
+  plan.async = async;
+  for (plan.dry = async != NULL; st == CLR_OK; plan.dry = 0) {
+    plan.launches = 0;
     st = fold_axis(ctx, &plan, axis, data, data_offset, 0, rows, cols, pitch,
                    results, results_offset, 0, 0);
-  if (st == CLR_OK && plan.mean)
-    st = divide(ctx, &plan, results, results_offset, axis == 1 ? cols : rows,
-                n_results);
+    if (st == CLR_OK && plan.mean)
+      st = divide(ctx, &plan, results, results_offset, axis == 1 ? cols : rows,
+                  n_results);
+    if (!plan.dry)
+      break;
+  }
+  if (plan.last && st == CLR_OK && async->done)
+    *async->done = plan.last;
+  else if (plan.last)
+    clReleaseEvent(plan.last);
   if (st == CLR_OK)
     clr_timing_done(ctx, 1, plan.depth, t0);
   return st;
@@ -799,6 +790,22 @@ clr_status clr_matrix_call(clr_context *ctx, const clr_options *opt, clr_op op,
       ctx, in_host
                ? clr_matrix_host_call(ctx, opt, op, type, in_host, rows, cols,
                                       pitch, axis, out_host)
-               : clr_matrix_buffer_call(ctx, opt, op, type, in, in_offset, rows,
-                                        cols, pitch, axis, out, out_offset));
+               : matrix_buffer_work(ctx, opt, op, type, in, in_offset, rows,
+                                    cols, pitch, axis, out, out_offset, NULL));
+}
+
+clr_status clr_matrix_enqueue(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, cl_mem in,
+                              size_t in_offset, size_t rows, size_t cols,
+                              size_t pitch, int axis, cl_mem out,
+                              size_t out_offset, cl_uint num_events,
+                              const cl_event *wait_list, cl_event *event) {
+  clr_async async;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  clr_status st =
+      matrix_buffer_work(ctx, opt, op, type, in, in_offset, rows, cols, pitch,
+                         axis, out, out_offset, &async);
+  return clr_end_async_call(ctx, st);
 }

@@ -105,9 +105,7 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
                             TAKES_INPUT | TAKES_SEGMENTS | TAKES_OUTPUT,
                             "heads", NULL},
     [CLR_REQ_MATRIX] = {"matrix", TAKES_INPUT | TAKES_OUTPUT | TAKES_SHAPE,
-                        NULL,
-                        "its driver waits for each launch (an enqueued form "
-                        "is not written yet)"},
+                        NULL, NULL},
 };
 
 CLR_API const char *clr_request_kind_name(clr_request_kind k) {
@@ -661,6 +659,11 @@ static clr_status enqueue_kind(clr_context *ctx, const request *q,
     return clr_scan_buffer_async(ctx, r->options, r->op, r->type, in->buffer,
                                  in->offset, out->buffer, out->offset, r->n,
                                  num_events, wait_list, event);
+  case CLR_REQ_MATRIX:
+    return clr_matrix_enqueue(ctx, r->options, r->op, r->type, in->buffer,
+                              in->offset, r->rows, r->cols, r->pitch, r->axis,
+                              out->buffer, out->offset, num_events, wait_list,
+                              event);
   case CLR_REQ_SCAN_HEADS:
     return clr_scan_heads_buffer_async(
         ctx, r->options, r->op, r->type, in->buffer, in->offset, out->buffer,
