@@ -496,6 +496,20 @@ static size_t row_lanes(const cols_plan *p, size_t row_len, unsigned vec) {
   return lanes;
 }
 
+/* The second launch of cut rows: each of rows rows' splits pieces (in
+ * ctx->partial[0], a row of them a row) folded, row r's result to
+ * out[out_off + r]. */
+static clr_status fold_pieces(clr_context *ctx, cols_plan *p, size_t rows,
+                              size_t splits, cl_mem out, size_t out_off) {
+  unsigned vec = strided_vec(p, 0, 0, 4, splits, splits);
+  clr_program_entry *k = NULL;
+  clr_status st = strided_kernel(ctx, p, 0, vec, &k);
+  if (st == CLR_OK)
+    st = rows_once(ctx, p, k, ctx->partial[0].mem, 0, rows, splits, splits,
+                   row_lanes(p, splits, vec), splits, 1, out, out_off, 0);
+  return st;
+}
+
 /* Rows on CPUs (cl/reduce_rows.cl's clr_rows_runs): a work-item a run of
  * whole rows, COLS_ITEMS_PER_CU work-items a compute unit; where the rows
  * are fewer, each cut into pieces (at least ROWS_MIN_PIECE elements) that
@@ -550,13 +564,7 @@ static clr_status rows_runs_launch(clr_context *ctx, cols_plan *p, cl_mem data,
     st = run_kernel(ctx, p, p->first->kernel, 2, global, local, rows * cols);
   if (st != CLR_OK || splits == 1)
     return st;
-  unsigned pvec = strided_vec(p, 0, 0, 4, splits, splits);
-  clr_program_entry *kp = NULL;
-  st = strided_kernel(ctx, p, 0, pvec, &kp);
-  if (st == CLR_OK)
-    st = rows_once(ctx, p, kp, ctx->partial[0].mem, 0, rows, splits, splits,
-                   row_lanes(p, splits, pvec), splits, 1, out, out_off + r0, 0);
-  return st;
+  return fold_pieces(ctx, p, rows, splits, out, out_off + r0);
 }
 
 /* Rows [r0, r1) of the matrix at (data, data_off) (its element 0 aligned
@@ -604,14 +612,8 @@ static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
   if (st == CLR_OK)
     st = rows_once(ctx, p, k, data, first, rows, cols, pitch, lanes, piece,
                    splits, ctx->partial[0].mem, 0, ibase);
-  unsigned pvec = strided_vec(p, 0, 0, 4, splits, splits);
-  clr_program_entry *kp = NULL;
-  if (st == CLR_OK)
-    st = strided_kernel(ctx, p, 0, pvec, &kp);
-  if (st == CLR_OK)
-    st = rows_once(ctx, p, kp, ctx->partial[0].mem, 0, rows, splits, splits,
-                   row_lanes(p, splits, pvec), splits, 1, out, out_off + r0, 0);
-  return st;
+  return st == CLR_OK ? fold_pieces(ctx, p, rows, splits, out, out_off + r0)
+                      : st;
 }
 
 /* The rows or columns (axis 1 or 0) of the matrix at (data, data_off)
