@@ -392,3 +392,97 @@ __kernel void clr_exact_sum(__global const EX_T *in, ulong offset, ulong n,
   if (lid == 0 && group_flags)
     atomic_or((__global uint *)(sum + EX_SLOTS), group_flags);
 }
+
+/* ---- the rounding on the device (clr_enqueue): src/lib/drivers/exact.c's
+ * clr_exact_round, one work-item.  The call's superaccumulator acc (its
+ * words as 64-bit integers, whichever atomics wrote them, then the
+ * flags) is carried into normal form, its value rounded once to nearest,
+ * ties to even, and the float's or double's bits written to
+ * out[out_off]: the bits the host's rounding gives. */
+#if CLR_IN_FLOAT
+#define EX_PREC 24
+#define EX_INF_BITS 0x7f800000u
+#define EX_NAN_BITS 0x7fc00000u
+#else
+#define EX_PREC 53
+#define EX_INF_BITS 0x7ff0000000000000ul
+#define EX_NAN_BITS 0x7ff8000000000000ul
+#endif
+
+inline uint ex_limb_bit(const uint *limb, uint i) {
+  return (limb[i / 32] >> (i % 32)) & 1u;
+}
+
+__kernel void clr_exact_round(__global const long *acc, __global EX_BITS_T *out,
+                              ulong out_off) {
+  if (get_global_id(0) != 0)
+    return;
+  uint flags = ((__global const uint *)(acc + EX_WORDS))[0];
+  EX_BITS_T r;
+  if ((flags & EX_NAN) ||
+      (flags & (EX_POS_INF | EX_NEG_INF)) == (EX_POS_INF | EX_NEG_INF)) {
+    r = EX_NAN_BITS;
+  } else if (flags & (EX_POS_INF | EX_NEG_INF)) {
+    r = EX_INF_BITS;
+    if (flags & EX_NEG_INF)
+      r |= (EX_BITS_T)1 << EX_SIGN_SHIFT;
+  } else {
+    /* Normal form: 32-bit digits, the top word signed; as two's
+     * complement limbs, then the magnitude. */
+    uint limb[EX_WORDS + 1];
+    long carry = 0, top = 0;
+    for (uint w = 0; w < EX_WORDS; w++) {
+      long t = acc[w] + carry;
+      if (w + 1 < EX_WORDS) {
+        long digit = t & 0xffffffffL;
+        limb[w] = (uint)digit;
+        carry = (t - digit) / 4294967296L; /* exact */
+      } else {
+        top = t;
+      }
+    }
+    limb[EX_WORDS - 1] = (uint)(ulong)top;
+    limb[EX_WORDS] = (uint)((ulong)top >> 32);
+    int negative = top < 0;
+    if (negative) {
+      uint c = 1;
+      for (uint i = 0; i <= EX_WORDS; i++) {
+        ulong s = (ulong)(uint)~limb[i] + c;
+        limb[i] = (uint)s;
+        c = (uint)(s >> 32);
+      }
+    }
+    long h = -1; /* the highest set bit */
+    for (uint i = EX_WORDS + 1; i-- > 0 && h < 0;)
+      if (limb[i])
+        h = (long)(i * 32) + 31 - (long)clz(limb[i]);
+    if (h < 0) {
+      /* Zero: -0 only when every element was -0. */
+      r = (flags & EX_NONZERO) ? 0 : (EX_BITS_T)1 << EX_SIGN_SHIFT;
+    } else {
+      long lsb = h - EX_PREC + 1;
+      if (lsb < 0)
+        lsb = 0;
+      ulong mant = 0;
+      for (long i = h; i >= lsb; i--)
+        mant = (mant << 1) | ex_limb_bit(limb, (uint)i);
+      if (lsb > 0 && ex_limb_bit(limb, (uint)lsb - 1)) {
+        uint sticky = 0;
+        for (long i = lsb - 2; i >= 0 && !sticky; i--)
+          sticky = ex_limb_bit(limb, (uint)i);
+        if (sticky || (mant & 1u))
+          mant++;
+      }
+      /* mant * 2^(lsb + bit 0's exponent): lsb is the biased exponent
+       * less one (0 for a denormal, whose mant has no hidden bit), and
+       * the hidden bit (or a carry into it) adds the one. */
+      ulong bits = ((ulong)lsb << (EX_PREC - 1)) + mant;
+      if (bits >= (ulong)EX_INF_BITS)
+        bits = (ulong)EX_INF_BITS;
+      r = (EX_BITS_T)bits;
+      if (negative)
+        r |= (EX_BITS_T)1 << EX_SIGN_SHIFT;
+    }
+  }
+  out[out_off] = r;
+}

@@ -964,8 +964,10 @@ CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
  * buffer (clr_reduce_buffer_async), DOT into an output buffer
  * (clr_dot_buffer_async), SCAN (clr_scan_buffer_async), SCAN_HEADS
  * (clr_scan_heads_buffer_async), SEGMENTS and SCAN_SEGMENTS (their
- * offsets checked on the device, the verdict to status).  The other kinds
- * (RANGES, BY_KEY), and host arrays, give CLR_ERR_UNSUPPORTED with a
+ * offsets checked on the device, the verdict to status), RANGES (checked
+ * on the device, the verdict to status: a bad range is taken as empty and
+ * nothing is read through it).  The other kinds
+ * (BY_KEY), and host arrays, give CLR_ERR_UNSUPPORTED with a
  * detail naming the kind and what in its work waits on the host (use
  * clr_run); the checks of clr_run otherwise. */
 CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
@@ -1031,7 +1033,11 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
  * the minimum (at byte 0), the maximum (at the value size), the index of
  * the minimum (a uint64_t at twice the value size) and of the maximum (8
  * bytes later); argmin fills the minimum's half, argmax the maximum's.
- * Exact sums and means (finished on the host) give CLR_ERR_UNSUPPORTED. */
+ * Exact sums are rounded on the device (the bits clr_reduce_buffer
+ * gives) and means divided there as clr_reduce_buffer divides (its long
+ * double division emulated bit for bit where the host's long double has
+ * 53 to 64 significand bits; elsewhere a mean gives
+ * CLR_ERR_UNSUPPORTED). */
 CLR_API clr_status clr_reduce_buffer_async(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem buf, size_t offset, size_t n, cl_mem result, size_t result_index,

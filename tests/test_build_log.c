@@ -70,6 +70,8 @@ static const char *const covered[] = {"common.cl",
                                       "reduce_segmented.cl",
                                       "reduce_rows.cl",
                                       "gather_ranges.cl",
+                                      "reduce_ranges.cl",
+                                      "reduce_mean.cl",
                                       "key_runs.cl"};
 
 static void check_coverage(const char *kernel_dir) {
@@ -273,6 +275,30 @@ static void builds(clr_context *ctx) {
             clr_reduce_ranges_buffer(ctx, NULL, CLR_MINMAX, CLR_FLOAT, d_data,
                                      0, N, d_ranges, 0, 4, d_results, 0),
             "ranges", CLR_MINMAX, CLR_FLOAT);
+  /* Enqueued: ranges on the device (a NaN-skipping mean: counts and the
+   * division too), an exact sum rounded and a mean divided there. */
+  static const clr_op enqueued[3] = {CLR_MINMAX, CLR_NANMEAN, CLR_MEAN};
+  for (int k = 0; k < 3; k++) {
+    clr_request r = CLR_REQUEST_INIT;
+    clr_options ex = CLR_OPTIONS_INIT;
+    ex.exact = k == 2;
+    r.kind = k < 2 ? CLR_REQ_RANGES : CLR_REQ_REDUCE;
+    r.op = enqueued[k];
+    r.type = CLR_FLOAT;
+    r.n = N;
+    r.input.buffer = d_data;
+    r.segments.buffer = k < 2 ? d_ranges : NULL;
+    r.n_segments = k < 2 ? 4 : 0;
+    r.output.buffer = d_results;
+    r.options = &ex;
+    cl_event ev = NULL;
+    expect_ok(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), "enqueued", r.op,
+              CLR_FLOAT);
+    if (ev) {
+      clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+    }
+  }
   /* Reduce by key on the device: runs of equal keys. */
   for (size_t i = 0; i < N; i++) {
     int32_t k = (int32_t)(i / 300);

@@ -707,12 +707,13 @@ static void refusals(clr_context *ctx) {
 
   /* clr_enqueue: the kinds that still wait on the host, host arrays
    * (segments and scan-segments enqueued: tests/test_async_segments.c;
-   * by-key: tests/test_async_by_key.c; matrices: tests/test_matrix.c) */
+   * by-key: tests/test_async_by_key.c; matrices: tests/test_matrix.c;
+   * ranges: tests/test_async_ranges.c) */
   for (int k = 0; k < CLR_REQ_KIND_COUNT; k++) {
     if (k == CLR_REQ_REDUCE || k == CLR_REQ_SCAN || k == CLR_REQ_DOT ||
         k == CLR_REQ_SCAN_HEADS || k == CLR_REQ_SEGMENTS ||
         k == CLR_REQ_SCAN_SEGMENTS || k == CLR_REQ_BY_KEY ||
-        k == CLR_REQ_MATRIX)
+        k == CLR_REQ_MATRIX || k == CLR_REQ_RANGES)
       continue;
     r = request((clr_request_kind)k, CLR_SUM, CLR_INT, 16);
     r.input = buffer(b, 0);
@@ -754,9 +755,16 @@ static void refusals(clr_context *ctx) {
   expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), INV,
                  "clr_enqueue of a reduce without output", "output");
   r.output = buffer(o, 0);
-  r.op = CLR_MEAN;
+  /* means and exact sums are enqueued (tests/test_async_ranges.c); an
+   * exact sum in accumulate_in's type is refused, as by clr_run */
+  clr_options wide = CLR_OPTIONS_INIT;
+  wide.exact = 1;
+  wide.accumulate_in = CLR_DOUBLE;
+  r.type = CLR_FLOAT;
+  r.options = &wide;
   expect_refusal(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), CLR_ERR_UNSUPPORTED,
-                 "clr_enqueue of a mean (the driver's refusal)", "mean");
+                 "clr_enqueue of an exact sum accumulated in double",
+                 "accumulate");
   /* the dot and the scan-heads enqueued: what they refuse */
   r = request(CLR_REQ_DOT, CLR_SUM, CLR_INT, 4);
   r.input = buffer(b, 0);

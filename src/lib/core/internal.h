@@ -705,6 +705,13 @@ clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
 clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
                             clr_type type, cl_mem buf, size_t offset, size_t n,
                             clr_value *result, clr_exact_acc *into);
+/* clr_enqueue's exact sum: accumulated and rounded on the device (the
+ * bits of clr_exact_buffer's), written to element dst_index of dst; the
+ * first command waits for async's events, the last gives async->done. */
+clr_status clr_exact_buffer_async(clr_context *ctx, const clr_options *opt,
+                                  clr_type type, cl_mem buf, size_t offset,
+                                  size_t n, cl_mem dst, size_t dst_index,
+                                  const clr_async *async);
 /* A superaccumulator read back (cl/reduce_exact.cl) rounded to nearest. */
 clr_value clr_exact_round(clr_type type, const int64_t *record);
 
@@ -727,6 +734,21 @@ clr_status clr_matrix_enqueue(clr_context *ctx, const clr_options *opt,
                               size_t pitch, int axis, cl_mem out,
                               size_t out_offset, cl_uint num_events,
                               const cl_event *wait_list, cl_event *event);
+
+/* ---- ranges.c */
+/* clr_enqueue of a ranges reduction of buffers (request.c), in its own
+ * asynchronous call frame: on the device with nothing read back
+ * (cl/reduce_ranges.cl), the ranges checked there, the verdict written to
+ * element status_offset of status (NULL: not written), a bad range taken
+ * as empty. */
+clr_status clr_ranges_enqueue(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, cl_mem data,
+                              size_t data_offset, size_t n, cl_mem ranges,
+                              size_t ranges_offset, size_t n_ranges,
+                              cl_mem results, size_t results_offset,
+                              cl_mem status, size_t status_offset,
+                              cl_uint num_events, const cl_event *wait_list,
+                              cl_event *event);
 
 /* ---- scan.c */
 clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,

@@ -47,6 +47,7 @@ typedef struct exact_plan {
   unsigned vec, terms;
   clr_layout layout;
   clr_program_entry *sum;
+  clr_program_entry *round; /* clr_enqueue's rounding on the device, or NULL */
   size_t wg;
   const clr_options *opt;
 } exact_plan;
@@ -56,7 +57,7 @@ int clr_exact_applies(const clr_options *opt, clr_op op, clr_type type) {
 }
 
 static clr_status make_plan(clr_context *ctx, const clr_options *opt,
-                            clr_type type, exact_plan *p) {
+                            clr_type type, int rounds, exact_plan *p) {
   char extra[96];
   clr_status st;
   memset(p, 0, sizeof *p);
@@ -89,6 +90,9 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt,
                          .layout = (unsigned)p->layout,
                          .extra = extra};
   st = clr_get_kernel(ctx, &spec, &p->sum);
+  spec.kernel = "clr_exact_round";
+  if (st == CLR_OK && rounds)
+    st = clr_get_kernel(ctx, &spec, &p->round);
   if (st != CLR_OK)
     return st;
   return clr_choose_wg(ctx, p->sum, opt->wg_size, ctx->tuning.reduce_wg,
@@ -124,10 +128,11 @@ static void exact_shape(clr_context *ctx, const exact_plan *p, size_t n,
 /* Add n elements of src (from element offset) to the superaccumulator in
  * acc.  *groups_total counts the work-groups the call has launched.  Adds
  * the kernel time to timing.kernel_ms and, when record is set, describes
- * the launch. */
+ * the launch; with no_wait (clr_enqueue) only enqueues it (its shape
+ * recorded, no time). */
 static clr_status add_elements(clr_context *ctx, const exact_plan *p,
                                cl_mem src, size_t offset, size_t n, cl_mem acc,
-                               size_t *groups_total, int record) {
+                               size_t *groups_total, int record, int no_wait) {
   clr_status st = CLR_OK;
   size_t groups = 0;
   cl_ulong per_item = 0, off = offset, count = n;
@@ -146,9 +151,11 @@ static clr_status add_elements(clr_context *ctx, const exact_plan *p,
       CLR_LOCAL(p->wg * p->terms * clr_type_size(p->type)), CLR_ARG(per_item));
   if (st != CLR_OK)
     goto fail;
-  CLR_CL_CHECK(ctx, clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL, &global,
-                                           &local, 0, NULL, &ev));
-  CLR_CL_CHECK(ctx, clWaitForEvents(1, &ev));
+  CLR_CL_CHECK(ctx,
+               clEnqueueNDRangeKernel(clr_queue(ctx), k, 1, NULL, &global,
+                                      &local, 0, NULL, no_wait ? NULL : &ev));
+  if (!no_wait)
+    CLR_CL_CHECK(ctx, clWaitForEvents(1, &ev));
   ctx->timing.kernel_ms += clr_event_ms(ev, ev);
   if (record) {
     ctx->timing.n_passes = 1;
@@ -308,7 +315,7 @@ static clr_status zeroed_accumulator(clr_context *ctx, const exact_plan *p) {
 clr_status clr_exact_prepare(clr_context *ctx, const clr_options *opt,
                              clr_type type) {
   exact_plan plan;
-  return make_plan(ctx, opt, type, &plan);
+  return make_plan(ctx, opt, type, 0, &plan);
 }
 
 clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
@@ -316,13 +323,62 @@ clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
                             clr_value *result, clr_exact_acc *into) {
   exact_plan plan;
   size_t groups = 0;
-  clr_status st = make_plan(ctx, opt, type, &plan);
+  clr_status st = make_plan(ctx, opt, type, 0, &plan);
   if (st == CLR_OK)
     st = zeroed_accumulator(ctx, &plan);
   if (st == CLR_OK)
-    st = add_elements(ctx, &plan, buf, offset, n, ctx->aux[0].mem, &groups, 1);
+    st = add_elements(ctx, &plan, buf, offset, n, ctx->aux[0].mem, &groups, 1,
+                      0);
   if (st == CLR_OK)
     st = read_round(ctx, &plan, ctx->aux[0].mem, result, into);
+  ctx->timing.chunks = 1;
+  return st;
+}
+
+clr_status clr_exact_buffer_async(clr_context *ctx, const clr_options *opt,
+                                  clr_type type, cl_mem buf, size_t offset,
+                                  size_t n, cl_mem dst, size_t dst_index,
+                                  const clr_async *async) {
+  exact_plan plan;
+  size_t groups = 0;
+  static const cl_uint zero = 0;
+  clr_status st = make_plan(ctx, opt, type, 1, &plan);
+  if (st != CLR_OK)
+    return st;
+  /* The call's own accumulator: released here, freed by OpenCL once the
+   * commands below are done. */
+  cl_int err;
+  cl_mem acc =
+      clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, plan.acc_bytes, NULL, &err);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  err = clEnqueueFillBuffer(clr_queue(ctx), acc, &zero, sizeof zero, 0,
+                            plan.acc_bytes, async->num_events, async->wait_list,
+                            NULL);
+  if (err != CL_SUCCESS)
+    st = clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
+  if (st == CLR_OK)
+    st = add_elements(ctx, &plan, buf, offset, n, acc, &groups, 1, 1);
+  cl_ulong at = dst_index;
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, plan.round->kernel, CLR_ARG(acc), CLR_ARG(dst),
+                      CLR_ARG(at));
+  size_t one = 1;
+  if (st == CLR_OK) {
+    err = clEnqueueNDRangeKernel(clr_queue(ctx), plan.round->kernel, 1, NULL,
+                                 &one, &one, 0, NULL, async->done);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  }
+  if (st == CLR_OK) { /* the passes shown: the sum, then the rounding */
+    clr_call_timing *t = &ctx->timing;
+    t->n_passes = 2;
+    t->passes[1].n_in = 1;
+    t->passes[1].global_size = 1;
+    t->passes[1].local_size = 1;
+    t->passes[1].ms = 0;
+  }
+  clReleaseMemObject(acc);
   ctx->timing.chunks = 1;
   return st;
 }
@@ -337,14 +393,14 @@ static clr_status exact_chunk(clr_context *ctx, void *user,
                               const clr_chunk *c) {
   exact_run *run = user;
   return add_elements(ctx, run->plan, c->mem, 0, c->len, ctx->aux[0].mem,
-                      &run->groups, c->index == 0);
+                      &run->groups, c->index == 0, 0);
 }
 
 clr_status clr_exact_host(clr_context *ctx, const clr_options *opt,
                           clr_type type, const void *data, size_t n,
                           clr_value *result, clr_exact_acc *into) {
   exact_plan plan;
-  clr_status st = make_plan(ctx, opt, type, &plan);
+  clr_status st = make_plan(ctx, opt, type, 0, &plan);
   if (st == CLR_OK)
     st = zeroed_accumulator(ctx, &plan);
   if (st != CLR_OK)

@@ -432,3 +432,317 @@ CLR_API clr_status clr_reduce_ranges_buffer(clr_context *ctx,
                                           n, ranges, ranges_offset, n_ranges,
                                           results, results_offset));
 }
+
+/* ------------------------------------------------------ clr_enqueue */
+
+/* Ranges on the device, nothing read back and nothing waited for
+ * (cl/reduce_ranges.cl says how): the ranges checked there (the verdict
+ * to the status buffer, a bad range taken as empty: none is read
+ * through), the units of every range laid end to end by a prefix of
+ * their lengths, a share of them a work-item, the ranges cut at the
+ * shares' ends folded by a second pass.  Its buffers are the call's own,
+ * released before it returns (OpenCL frees them when the commands are
+ * done).  RNG_PER: ranges a work-item of the prefix passes; RNG_SHARES:
+ * shares (work-items) a compute unit, per work-group size. */
+#define RNG_PER 4
+#define RNG_WG 256
+#define RNG_SHARES_PER_WG 8
+
+typedef struct rng_call {
+  cl_mem mem[10];
+  size_t n_mem;
+  size_t n_passes;
+} rng_call;
+
+static clr_status rng_buffer(clr_context *ctx, rng_call *c, size_t bytes,
+                             cl_mem *out) {
+  cl_int err;
+  *out =
+      clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes ? bytes : 8, NULL, &err);
+  if (err != CL_SUCCESS) {
+    *out = NULL;
+    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  }
+  c->mem[c->n_mem++] = *out;
+  return CLR_OK;
+}
+
+/* A pass: global work-items (whole work-groups of wg), the first waiting
+ * for async's events when wait, the last giving done; its shape noted. */
+static clr_status rng_pass(clr_context *ctx, rng_call *c, cl_kernel k,
+                           size_t work, size_t wg, const clr_async *wait,
+                           cl_event *done) {
+  size_t global = (work + wg - 1) / wg * wg;
+  cl_int err = clEnqueueNDRangeKernel(
+      clr_queue(ctx), k, 1, NULL, &global, &wg, wait ? wait->num_events : 0,
+      wait && wait->num_events ? wait->wait_list : NULL, done);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  if (c->n_passes < CLR_MAX_PASSES) {
+    clr_pass_info *p = &ctx->timing.passes[c->n_passes++];
+    memset(p, 0, sizeof *p);
+    p->n_in = work;
+    p->global_size = global;
+    p->local_size = wg;
+    ctx->timing.n_passes = c->n_passes;
+  }
+  return CLR_OK;
+}
+
+/* The items and fix passes of one reduction of the ranges (a sum, or a
+ * NaN-skipping mean's count) into out from element out_off. */
+typedef struct rng_io {
+  cl_mem data, ranges, ends, meta, parts, flags, out;
+  cl_ulong data_off, ranges_off, n_ranges, n, g, out_off, ibase;
+  size_t wg;
+} rng_io;
+
+static clr_status rng_reduce(clr_context *ctx, rng_call *c,
+                             const clr_options *opt, clr_op op, clr_type type,
+                             const rng_io *io, cl_event *done) {
+  char prelude[CLR_MAX_MAP_EXPR + 64] = "";
+  if (opt->map == CLR_MAP_EXPR)
+    snprintf(prelude, sizeof prelude, "#define CLR_MAP_EXPR(x, i) (%s)",
+             opt->map_expr);
+  clr_build_spec spec = {.source = "reduce_ranges.cl",
+                         .kernel = "clr_ranges_items",
+                         .in = type,
+                         .acc = clr_opt_result_type(opt, op, type),
+                         .op = op,
+                         .map = opt->map,
+                         .prelude = prelude[0] ? prelude : NULL};
+  clr_program_entry *items = NULL, *fix = NULL;
+  clr_status st = clr_get_kernel(ctx, &spec, &items);
+  spec.kernel = "clr_ranges_fix";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &fix);
+  size_t wg = io->wg;
+  if (st == CLR_OK && (wg > items->max_wg || wg > fix->max_wg))
+    wg = items->max_wg < fix->max_wg ? items->max_wg : fix->max_wg;
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(
+        ctx, items->kernel, CLR_ARG(io->data), CLR_ARG(io->data_off),
+        CLR_ARG(io->ranges), CLR_ARG(io->ranges_off), CLR_ARG(io->n_ranges),
+        CLR_ARG(io->n), CLR_ARG(io->ends), CLR_ARG(io->meta), CLR_ARG(io->g),
+        CLR_ARG(io->out), CLR_ARG(io->out_off), CLR_ARG(io->parts),
+        CLR_ARG(io->flags), CLR_ARG(io->ibase));
+  if (st == CLR_OK)
+    st = rng_pass(ctx, c, items->kernel, (size_t)io->g, wg, NULL, NULL);
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, fix->kernel, CLR_ARG(io->parts), CLR_ARG(io->flags),
+                      CLR_ARG(io->g), CLR_ARG(io->out), CLR_ARG(io->out_off));
+  if (st == CLR_OK)
+    st = rng_pass(ctx, c, fix->kernel, (size_t)io->g, wg, NULL, done);
+  return st;
+}
+
+static clr_status ranges_async_call(clr_context *ctx, const clr_options *opt,
+                                    clr_op op, clr_type type, cl_mem data,
+                                    size_t data_offset, size_t n, cl_mem ranges,
+                                    size_t ranges_offset, size_t n_ranges,
+                                    cl_mem results, size_t results_offset,
+                                    cl_mem status, size_t status_offset,
+                                    const clr_async *async) {
+  clr_options defaults;
+  clr_status st = start_ranges(ctx, &opt, &defaults, op, type, data, results, n,
+                               ranges, n_ranges);
+  if (st != CLR_OK)
+    return st;
+  if (opt->kernel != CLR_REDUCE_COARSE)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "ranges have their own kernel: leave the kernel at its "
+                    "default (CLR_KERNEL_DEFAULT, or '%s'), not '%s'",
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    clr_kernel_name(opt->kernel));
+  if (opt->exact)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact sums of ranges are not implemented");
+  if (async->num_events && !async->wait_list)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%u events to wait for, but no wait list",
+                    (unsigned)async->num_events);
+  /* every range's units (at most n + 1 each) add up within 64 bits */
+  if ((uint64_t)n_ranges > UINT64_MAX / ((uint64_t)n + 1))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "%zu ranges of up to %zu elements overflow the device's "
+                    "64-bit count of their elements: use clr_run",
+                    n_ranges, n);
+  clr_op runs = clr_op_info(op)->runs; /* a mean: its sum */
+  int mean = (clr_op_flags(op) & CLR_OPF_MEAN) != 0;
+  int counted = mean && clr_mean_counts(op, type);
+  size_t rsize = clr_opt_result_bytes(opt, runs, type);
+  clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
+  if (mean && mean_t == CLR_DOUBLE && !ctx->desc.has_fp64)
+    return clr_fail(ctx, CLR_ERR_NO_FP64,
+                    "device '%s' has no double-precision support "
+                    "(cl_khr_fp64) for a mean of %s",
+                    ctx->desc.device_name, clr_type_name(type));
+  st = clr_check_buffer(ctx, data, data_offset, n, type, CLR_ACCESS_READ,
+                        "data");
+  if (st == CLR_OK)
+    st = clr_check_buffer_elems(ctx, ranges, ranges_offset, 2 * n_ranges,
+                                sizeof(cl_ulong), CLR_ACCESS_READ, "ranges");
+  if (st == CLR_OK)
+    st = clr_check_buffer_elems(ctx, results, results_offset, n_ranges, rsize,
+                                CLR_ACCESS_WRITE, "results");
+  if (st == CLR_OK && status)
+    st = clr_check_buffer_elems(ctx, status, status_offset, 1, sizeof(cl_ulong),
+                                CLR_ACCESS_WRITE, "status");
+  if (st == CLR_OK && status) { /* the verdict overwrites none of them */
+    size_t esize = clr_type_size(type), at = status_offset * sizeof(cl_ulong);
+    const struct {
+      cl_mem mem;
+      size_t from, bytes;
+      const char *what;
+    } used[3] = {
+        {data, data_offset * esize, n * esize, "data"},
+        {ranges, ranges_offset * sizeof(cl_ulong),
+         2 * n_ranges * sizeof(cl_ulong), "ranges"},
+        {results, results_offset * rsize, n_ranges * rsize, "results"}};
+    for (size_t i = 0; i < 3 && st == CLR_OK; i++)
+      if (used[i].mem == status && at < used[i].from + used[i].bytes &&
+          used[i].from < at + sizeof(cl_ulong))
+        st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "the status (byte %zu of its buffer) lies in the %s", at,
+                      used[i].what);
+  }
+  if (st != CLR_OK)
+    return st;
+
+  /* The prefix passes' kernels (any specialisation: they read ulongs). */
+  clr_build_spec spec = {.source = "reduce_ranges.cl",
+                         .kernel = "clr_ranges_blocks",
+                         .in = CLR_ULONG,
+                         .acc = CLR_ULONG,
+                         .op = CLR_SUM};
+  clr_program_entry *blocks_k = NULL, *top_k = NULL, *prefix_k = NULL;
+  st = clr_get_kernel(ctx, &spec, &blocks_k);
+  spec.kernel = "clr_ranges_top";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &top_k);
+  spec.kernel = "clr_ranges_prefix";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &prefix_k);
+  if (st != CLR_OK)
+    return st;
+  size_t wg = RNG_WG;
+  const clr_program_entry *ks[3] = {blocks_k, top_k, prefix_k};
+  for (size_t i = 0; i < 3; i++)
+    if (ks[i]->max_wg < wg)
+      wg = ks[i]->max_wg;
+  while (wg > 1 && wg * sizeof(cl_ulong) > ctx->desc.local_mem_size / 2)
+    wg /= 2;
+  size_t per_block = wg * RNG_PER;
+  size_t blocks = n_ranges / per_block + (n_ranges % per_block != 0);
+  /* The shares: the work-group size the items pass takes (asked for, or
+   * 64), RNG_SHARES_PER_WG work-groups a compute unit. */
+  size_t wg_items = opt->wg_size ? opt->wg_size : 64;
+  if (wg_items > ctx->desc.max_work_group_size)
+    wg_items = ctx->desc.max_work_group_size;
+  size_t cu = ctx->desc.compute_units ? ctx->desc.compute_units : 1;
+  cl_ulong g = (cl_ulong)cu * wg_items * RNG_SHARES_PER_WG;
+
+  rng_call c = {.n_mem = 0};
+  ctx->timing.n_passes = 0;
+  cl_mem ends = NULL, bunits = NULL, bbad = NULL, meta = NULL, parts = NULL,
+         flags = NULL, counts = NULL;
+  size_t part_bytes = rsize > sizeof(cl_ulong) ? rsize : sizeof(cl_ulong);
+  st = rng_buffer(ctx, &c, n_ranges * sizeof(cl_ulong), &ends);
+  if (st == CLR_OK)
+    st = rng_buffer(ctx, &c, blocks * sizeof(cl_ulong), &bunits);
+  if (st == CLR_OK)
+    st = rng_buffer(ctx, &c, blocks * sizeof(cl_ulong), &bbad);
+  if (st == CLR_OK)
+    st = rng_buffer(ctx, &c, 2 * sizeof(cl_ulong), &meta);
+  if (st == CLR_OK)
+    st = rng_buffer(ctx, &c, 2 * (size_t)g * part_bytes, &parts);
+  if (st == CLR_OK)
+    st = rng_buffer(ctx, &c, 2 * (size_t)g * sizeof(cl_ulong), &flags);
+  if (st == CLR_OK && counted)
+    st = rng_buffer(ctx, &c, n_ranges * sizeof(cl_ulong), &counts);
+
+  cl_ulong r_off = ranges_offset, nr = n_ranges, nn = n, per = RNG_PER,
+           nb = blocks, s_off = status_offset;
+  cl_uint s_given = status != NULL;
+  cl_mem s_mem = status ? status : meta;
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, blocks_k->kernel, CLR_ARG(ranges), CLR_ARG(r_off),
+                      CLR_ARG(nr), CLR_ARG(nn), CLR_ARG(per), CLR_ARG(bunits),
+                      CLR_ARG(bbad), CLR_LOCAL(wg * sizeof(cl_ulong)));
+  if (st == CLR_OK)
+    st = rng_pass(ctx, &c, blocks_k->kernel, blocks * wg, wg, async, NULL);
+  if (st == CLR_OK)
+    st =
+        CLR_SET_ARGS(ctx, top_k->kernel, CLR_ARG(bunits), CLR_ARG(bbad),
+                     CLR_ARG(nb), CLR_ARG(meta), CLR_ARG(s_mem), CLR_ARG(s_off),
+                     CLR_ARG(s_given), CLR_LOCAL(wg * sizeof(cl_ulong)));
+  if (st == CLR_OK)
+    st = rng_pass(ctx, &c, top_k->kernel, wg, wg, NULL, NULL);
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, prefix_k->kernel, CLR_ARG(ranges), CLR_ARG(r_off),
+                      CLR_ARG(nr), CLR_ARG(nn), CLR_ARG(per), CLR_ARG(bunits),
+                      CLR_ARG(ends), CLR_LOCAL(wg * sizeof(cl_ulong)));
+  if (st == CLR_OK)
+    st = rng_pass(ctx, &c, prefix_k->kernel, blocks * wg, wg, NULL, NULL);
+
+  rng_io io = {data,           ranges,          ends,    meta,
+               parts,          flags,           results, data_offset,
+               ranges_offset,  n_ranges,        n,       g,
+               results_offset, opt->index_base, wg_items};
+  if (st == CLR_OK)
+    st = rng_reduce(ctx, &c, opt, runs, type, &io, mean ? NULL : async->done);
+  if (st == CLR_OK && counted) { /* the counts of numbers, as a sum */
+    clr_options co;
+    char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
+    clr_count_options(opt, &co, expr, sizeof expr);
+    rng_io cio = io;
+    cio.out = counts;
+    cio.out_off = 0;
+    st = rng_reduce(ctx, &c, &co, CLR_SUM, type, &cio, NULL);
+  }
+  if (st == CLR_OK && mean) {
+    char extra[64];
+    snprintf(extra, sizeof extra, "-DCLR_RNG_MEAN=%d -DCLR_RNG_WIDE=%d",
+             mean_t == CLR_DOUBLE ? 2 : 1, ctx->desc.has_fp64 ? 1 : 0);
+    clr_build_spec ms = {.source = "reduce_ranges.cl",
+                         .kernel = "clr_ranges_mean",
+                         .in = type,
+                         .acc = clr_opt_result_type(opt, runs, type),
+                         .op = CLR_SUM,
+                         .extra = extra};
+    clr_program_entry *mk = NULL;
+    st = clr_get_kernel(ctx, &ms, &mk);
+    cl_uint given = counted;
+    cl_mem cnt = counted ? counts : ends;
+    cl_ulong o_off = results_offset;
+    if (st == CLR_OK)
+      st = CLR_SET_ARGS(ctx, mk->kernel, CLR_ARG(ranges), CLR_ARG(r_off),
+                        CLR_ARG(nr), CLR_ARG(nn), CLR_ARG(cnt), CLR_ARG(given),
+                        CLR_ARG(results), CLR_ARG(o_off));
+    size_t mwg = mk && mk->max_wg < 64 ? mk->max_wg : 64;
+    if (st == CLR_OK)
+      st = rng_pass(ctx, &c, mk->kernel, n_ranges, mwg, NULL, async->done);
+  }
+  for (size_t i = 0; i < c.n_mem; i++)
+    clReleaseMemObject(c.mem[i]);
+  ctx->timing.chunks = 1;
+  return st;
+}
+
+clr_status clr_ranges_enqueue(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, cl_mem data,
+                              size_t data_offset, size_t n, cl_mem ranges,
+                              size_t ranges_offset, size_t n_ranges,
+                              cl_mem results, size_t results_offset,
+                              cl_mem status, size_t status_offset,
+                              cl_uint num_events, const cl_event *wait_list,
+                              cl_event *event) {
+  clr_async async;
+  if (!ctx)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_begin_async_call(ctx, &async, num_events, wait_list, event);
+  clr_status st = ranges_async_call(
+      ctx, opt, op, type, data, data_offset, n, ranges, ranges_offset, n_ranges,
+      results, results_offset, status, status_offset, &async);
+  return clr_end_async_call(ctx, st);
+}

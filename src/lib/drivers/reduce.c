@@ -7,6 +7,7 @@
  * round of passes. */
 #include "internal.h"
 
+#include <float.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -743,6 +744,102 @@ CLR_API clr_status clr_exact_add_buffer(clr_context *ctx,
   return exact_add_entry(ctx, opt, type, &src, n, acc);
 }
 
+/* clr_enqueue's means: the sum (and a NaN-skipping mean's count) into a
+ * buffer of the call's, then cl/reduce_mean.cl divides on the device with
+ * the bits of the host's long double division (clr_opt_sum_to_mean).  It
+ * emulates long doubles of 53 to 64 significand bits (LDBL_MANT_DIG). */
+#define MEAN_LDBL_OK (LDBL_MANT_DIG >= 53 && LDBL_MANT_DIG <= 64)
+
+/* The sum of n elements of buf (exact where the options say so) to
+ * element index of dst, after async's wait list (async->done unused). */
+static clr_status sum_into(clr_context *ctx, const clr_options *opt, clr_op op,
+                           clr_type type, cl_mem buf, size_t offset, size_t n,
+                           cl_mem dst, size_t index, const clr_async *async,
+                           int record, size_t *depth) {
+  if (clr_exact_applies(opt, op, type))
+    return clr_exact_buffer_async(ctx, opt, type, buf, offset, n, dst, index,
+                                  async);
+  reduce_plan plan = {0};
+  reduce_input where = {NULL, offset};
+  clr_status st = make_plan(ctx, opt, op, type, &where, NULL, &plan);
+  pass_input src = {buf, buf, offset, 0, opt->index_base};
+  if (st == CLR_OK)
+    st = run_passes(ctx, &plan, 1, &src, n, dst, index, record, async,
+                    &ctx->timing.kernel_ms, depth, NULL);
+  *depth += plan.map_depth;
+  return st;
+}
+
+static clr_status mean_async(clr_context *ctx, const clr_options *opt,
+                             clr_op op, clr_type type, cl_mem buf,
+                             size_t offset, size_t n, cl_mem result,
+                             size_t result_index, const clr_async *async,
+                             size_t *depth) {
+  if (!MEAN_LDBL_OK)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "an enqueued mean matches the host's long double of 53 "
+                    "to 64 bits, not this one's %d: use clr_reduce_buffer",
+                    (int)LDBL_MANT_DIG);
+  clr_op sum_op = clr_op_info(op)->runs;
+  clr_type sum_t = clr_opt_result_type(opt, sum_op, type);
+  int counted = clr_mean_counts(op, type);
+  char extra[48];
+  snprintf(extra, sizeof extra, "-DCLR_LDBL_BITS=%d", (int)LDBL_MANT_DIG);
+  clr_build_spec spec = {.source = "reduce_mean.cl",
+                         .kernel = "clr_mean",
+                         .in = sum_t,
+                         .acc = sum_t,
+                         .op = CLR_SUM,
+                         .extra = extra};
+  clr_program_entry *k = NULL;
+  clr_status st = clr_get_kernel(ctx, &spec, &k);
+  if (st != CLR_OK)
+    return st;
+  /* The call's own buffer: the sum at byte 0, the count at byte 8. */
+  cl_int err;
+  cl_mem tmp = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 2 * sizeof(cl_ulong),
+                              NULL, &err);
+  if (err != CL_SUCCESS)
+    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  clr_async first = {.num_events = async->num_events,
+                     .wait_list = async->wait_list};
+  clr_async rest = {.num_events = 0};
+  st = sum_into(ctx, opt, sum_op, type, buf, offset, n, tmp, 0, &first, 1,
+                depth);
+  size_t passes = ctx->timing.n_passes, count_depth = 0;
+  if (st == CLR_OK && counted) { /* as count_numbers, on the device */
+    clr_options co;
+    char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
+    clr_count_options(opt, &co, expr, sizeof expr);
+    st = sum_into(ctx, &co, CLR_SUM, type, buf, offset, n, tmp, 1, &rest, 0,
+                  &count_depth);
+    ctx->timing.n_passes = passes;
+  }
+  cl_ulong zero = 0, one = 1, nn = n, at = result_index;
+  cl_uint given = counted;
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(tmp), CLR_ARG(zero), CLR_ARG(tmp),
+                      CLR_ARG(one), CLR_ARG(given), CLR_ARG(nn),
+                      CLR_ARG(result), CLR_ARG(at));
+  size_t size1 = 1;
+  if (st == CLR_OK) {
+    err = clEnqueueNDRangeKernel(clr_queue(ctx), k->kernel, 1, NULL, &size1,
+                                 &size1, 0, NULL, async->done);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
+  }
+  if (st == CLR_OK && passes < CLR_MAX_PASSES) { /* the division's pass */
+    clr_pass_info *d = &ctx->timing.passes[passes];
+    memset(d, 0, sizeof *d);
+    d->n_in = 1;
+    d->global_size = 1;
+    d->local_size = 1;
+    ctx->timing.n_passes = passes + 1;
+  }
+  clReleaseMemObject(tmp);
+  return st;
+}
+
 /* The asynchronous reduction (or, with buf2, dot product of buf and
  * buf2): enqueue and return, the result left in element result_index of
  * the caller's result buffer. */
@@ -763,13 +860,9 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
     st = check_dot(ctx, opt);
   if (st != CLR_OK)
     return st;
-  if (clr_exact_applies(opt, op, type))
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "an exact sum is rounded on the host: use "
-                    "clr_reduce_buffer");
-  if (clr_op_flags(op) & CLR_OPF_MEAN)
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "a mean is divided on the host: use clr_reduce_buffer");
+  int mean = (clr_op_flags(op) & CLR_OPF_MEAN) != 0;
+  clr_op runs = clr_op_info(op)->runs;
+  int exact = !dot && clr_exact_applies(opt, runs, type);
   if (async->num_events && !async->wait_list)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%u events to wait for, but no wait list",
@@ -782,6 +875,15 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
     st = clr_check_buffer_elems(ctx, result, result_index, 1,
                                 clr_opt_result_bytes(opt, op, type),
                                 CLR_ACCESS_WRITE, "result buffer");
+  if (st == CLR_OK && (mean || exact)) { /* finished on the device */
+    st = mean ? mean_async(ctx, opt, op, type, buf, offset, n, result,
+                           result_index, async, &depth)
+              : clr_exact_buffer_async(ctx, opt, type, buf, offset, n, result,
+                                       result_index, async);
+    ctx->timing.chunks = 1;
+    ctx->timing.error_depth = depth;
+    return st;
+  }
   reduce_input where = {NULL, offset}, where2 = {NULL, offset2};
   if (st == CLR_OK)
     st = make_plan(ctx, opt, op, type, &where, dot ? &where2 : NULL, &plan);

@@ -90,9 +90,7 @@ static const kind_row kinds[CLR_REQ_KIND_COUNT] = {
     [CLR_REQ_RANGES] = {"ranges",
                         TAKES_INPUT | TAKES_SEGMENTS | TAKES_N_SEGMENTS |
                             TAKES_OUTPUT | TAKES_STATUS,
-                        "ranges",
-                        "its driver reads the ranges back to the host to plan "
-                        "the batches"},
+                        "ranges", NULL},
     [CLR_REQ_BY_KEY] = {"by-key",
                         TAKES_INPUT | TAKES_SEGMENTS | TAKES_OUTPUT |
                             TAKES_KEYS,
@@ -674,6 +672,11 @@ static clr_status enqueue_kind(clr_context *ctx, const request *q,
         ctx, r->options, r->op, r->type, in->buffer, in->offset, r->n,
         seg->buffer, seg->offset, r->n_segments, out->buffer, out->offset,
         status->buffer, status->offset, num_events, wait_list, event);
+  case CLR_REQ_RANGES:
+    return clr_ranges_enqueue(
+        ctx, r->options, r->op, r->type, in->buffer, in->offset, r->n,
+        seg->buffer, seg->offset, r->n_segments, out->buffer, out->offset,
+        r->status.buffer, r->status.offset, num_events, wait_list, event);
   case CLR_REQ_SCAN_SEGMENTS:
     return clr_scan_segments_enqueue(
         ctx, r->options, r->op, r->type, in->buffer, in->offset, out->buffer,
