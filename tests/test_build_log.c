@@ -8,7 +8,7 @@
  * library's on-disk cache off): every file of cl/ (a file added there
  * without a variant here fails the test), every op of clreduce_ops.def,
  * float, double, int and half, exact sums, maps, scans, segments (tiles
- * and runs), rows, ranges, reduce-by-key and segmented scans.  The
+ * and runs), rows, ranges, matrices, reduce-by-key and segmented scans.  The
  * context's log callback collects what the library logs (a successful
  * build's log goes there, a line at a time), and fd 2 is a file for the
  * whole time: PoCL's clang prints "N warnings generated." there itself,
@@ -69,6 +69,7 @@ static const char *const covered[] = {"common.cl",
                                       "scan_segmented.cl",
                                       "reduce_segmented.cl",
                                       "reduce_rows.cl",
+                                      "reduce_columns.cl",
                                       "gather_ranges.cl",
                                       "reduce_ranges.cl",
                                       "reduce_mean.cl",
@@ -260,6 +261,35 @@ static void builds(clr_context *ctx) {
   free(matrix);
   free(rows);
   free(row_results);
+  /* Matrices: columns and rows, both layouts (vector loads, lanes,
+   * partials of values and of records, CPU runs), means. */
+  static const clr_op matrix_ops[] = {CLR_SUM, CLR_ARGMAX, CLR_MEAN};
+  static const clr_type matrix_types[] = {CLR_FLOAT, CLR_HALF};
+  float *mx = tu_xmalloc(2000 * 64 * sizeof *mx);
+  unsigned char *mres = tu_xmalloc(2000 * 32);
+  for (size_t i = 0; i < 2000 * 64; i++)
+    mx[i] = (float)(i % 7);
+  for (size_t l = 0; l < 2; l++)
+    for (size_t k = 0; k < 3; k++)
+      for (size_t t = 0; t < 2; t++)
+        for (int axis = 0; axis < 2; axis++) {
+          clr_options mo = CLR_OPTIONS_INIT;
+          mo.layout = layouts[l];
+          clr_request r = CLR_REQUEST_INIT;
+          r.kind = CLR_REQ_MATRIX;
+          r.op = matrix_ops[k];
+          r.type = matrix_types[t];
+          r.rows = axis ? 8 : 2000; /* 8 long rows: cut into pieces */
+          r.cols = axis ? 16000 : 64;
+          r.axis = axis;
+          r.input.host = mx;
+          r.output.host = mres;
+          r.options = &mo;
+          expect_ok(ctx, clr_run(ctx, &r, NULL), axis ? "rows" : "columns",
+                    r.op, r.type);
+        }
+  free(mx);
+  free(mres);
   /* Ranges of a buffer: short, unsorted and overlapping, copied together
    * on the device first. */
   static const uint64_t ranges[2 * 4] = {3000, 50, 10, 40, 20, 100, 4000, 7};
