@@ -958,18 +958,22 @@ CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
 
 /* Enqueue the request and return without waiting: its first command waits
  * for the num_events events of wait_list; *event (event may be NULL)
- * completes when its output is written (release it with clReleaseEvent);
- * nothing waits on the host, so calls chain on the device.  The kinds
- * whose work runs without a host sync, on buffers: REDUCE into an output
- * buffer (clr_reduce_buffer_async), DOT into an output buffer
- * (clr_dot_buffer_async), SCAN (clr_scan_buffer_async), SCAN_HEADS
- * (clr_scan_heads_buffer_async), SEGMENTS and SCAN_SEGMENTS (their
- * offsets checked on the device, the verdict to status), RANGES (checked
- * on the device, the verdict to status: a bad range is taken as empty and
- * nothing is read through it).  The other kinds
- * (BY_KEY), and host arrays, give CLR_ERR_UNSUPPORTED with a
- * detail naming the kind and what in its work waits on the host (use
- * clr_run); the checks of clr_run otherwise. */
+ * completes when its outputs are written (release it with
+ * clReleaseEvent); nothing waits on the host, so calls chain on the
+ * device.  Every kind of buffers runs so:
+ *   REDUCE and DOT    into an output buffer (clr_reduce_buffer_async,
+ *                     clr_dot_buffer_async); exact sums and means finished
+ *                     on the device, the bits of the blocking call's;
+ *   SCAN, SCAN_HEADS  clr_scan_buffer_async, clr_scan_heads_buffer_async;
+ *   SEGMENTS, SCAN_SEGMENTS, RANGES
+ *                     their offsets or ranges checked on the device, the
+ *                     verdict to status: with a bad one nothing is read
+ *                     through it (a bad range is taken as empty);
+ *   BY_KEY            the number of runs to run_count, the outputs with
+ *                     room for n runs;
+ *   MATRIX            the blocking call's launches, chained.
+ * Host arrays give CLR_ERR_UNSUPPORTED (they are copied and read back on
+ * the host: use clr_run); the checks of clr_run otherwise. */
 CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
                                cl_uint num_events, const cl_event *wait_list,
                                cl_event *event);
