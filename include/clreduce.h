@@ -889,8 +889,10 @@ typedef struct clr_request {
    * overlapping the request's operands.  The call owns those bytes until
    * it returns (clr_enqueue: until its event completes); their contents
    * before and after mean nothing; the context keeps no reference to the
-   * buffer.  Taken by SCAN and BY_KEY requests of buffers; the other
-   * kinds, and host arrays, give CLR_ERR_UNSUPPORTED. */
+   * buffer.  Taken by SCAN, SCAN_SEGMENTS, SCAN_HEADS, SEGMENTS, BY_KEY
+   * and MATRIX requests of buffers; REDUCE, DOT and RANGES, and host
+   * arrays (staged through the context's own buffers), give
+   * CLR_ERR_UNSUPPORTED. */
   clr_operand scratch;
   size_t scratch_bytes;
   /* clr_enqueue of SEGMENTS, SCAN_SEGMENTS (their offsets) and RANGES
@@ -985,10 +987,16 @@ CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
  * alignment), computed without enqueuing anything (its kernels may be
  * built).  The request is read and checked as the call that takes it
  * would (clr_enqueue's when it gives run_count or status, else
- * clr_run's).  Exact for SCAN and for BY_KEY under clr_enqueue: one byte
- * less is refused; BY_KEY under clr_run is an upper bound (its runs,
- * counted on the device, are at most n).  CLR_ERR_UNSUPPORTED for the
- * kinds that take no scratch (see scratch above). */
+ * clr_run's); one size serves both calls (SEGMENTS and SCAN_SEGMENTS
+ * count clr_run's check of the offsets and clr_enqueue's copy of them
+ * both).  One byte less is always refused.  Exact (every byte used) for
+ * SCAN, SCAN_HEADS, MATRIX (0 where no launch cuts its rows into pieces)
+ * and BY_KEY under clr_enqueue; an upper bound where the call's shape
+ * depends on what the device reads: BY_KEY under clr_run (its runs are at
+ * most n), SEGMENTS (clr_run's launch as if a segment were long, the
+ * offsets read on the device) and SCAN_SEGMENTS (one form's buffers
+ * counted for the other too).  CLR_ERR_UNSUPPORTED for the kinds that
+ * take no scratch (see scratch above). */
 CLR_API clr_status clr_request_scratch_size(clr_context *ctx,
                                             const clr_request *r,
                                             size_t *bytes);
@@ -1740,7 +1748,7 @@ CLR_API clr_status clr_measure_read_bandwidth(clr_context *ctx, size_t bytes,
 CLR_API clr_status clr_measure_call_floor(clr_context *ctx, unsigned repeats,
                                           double *median_us);
 
-/* "0.1.0" */
+/* "1.0.0" */
 CLR_API const char *clr_version(void);
 
 #ifdef __cplusplus

@@ -7,7 +7,7 @@ For each pair: the functions HEADER declares with CLR_API (read from the
 text, comments and preprocessor lines left out) against the dynamic symbols
 LIBRARY defines (`nm -D --defined-only`): none missing, none extra, no data
 symbol, every one under the version node named after the library's SONAME
-(libclreduce.so.0: CLREDUCE_0; libclreduce_mpi.so.0: CLREDUCE_MPI_0; the
+(libclreduce.so.1: CLREDUCE_1; libclreduce_mpi.so.1: CLREDUCE_MPI_1; the
 version scripts src/lib/libclreduce.map and src/mpi/libclreduce_mpi.map),
 as the default version (name@@NODE); and every function HEADER declares
 has its comment: one ending on the line above its declaration (or above a

@@ -20,7 +20,7 @@
 6. The CMake package (<libdir>/cmake/clreduce, cmake/meson.build): its
    version file answers find_package's requests as SameMajorVersion
    (`cmake -P`), and tests/cmake_consumer, a CMake project that calls
-   find_package(clreduce 0.1 REQUIRED) and links clreduce::clreduce, is
+   find_package(clreduce 1.0 REQUIRED) and links clreduce::clreduce, is
    configured with CMAKE_PREFIX_PATH=T/P, built and run: the package,
    library and headers it found are the installed ones, its sum is right.
    Where libclreduce_mpi was installed, clreduce::clreduce_mpi is defined
@@ -169,7 +169,7 @@ def cmake_consumer(cmake, prefix, build, env, version, mpi, what):
                        "-DCMAKE_PREFIX_PATH=" + prefix,
                        "-DCMAKE_BUILD_TYPE=Release"], env=env)
     if not check(rc == 0, what + ": cmake configures tests/cmake_consumer "
-                 "(find_package(clreduce 0.1 REQUIRED))",
+                 "(find_package(clreduce 1.0 REQUIRED))",
                  "exit %d\n%s%s" % (rc, out, err)):
         return
     found = {}  # the consumer's "-- clreduce-consumer: <key> <value>" lines

@@ -304,7 +304,7 @@ static void usage(FILE *f) {
         f);
 }
 
-/* "clreduce-bench 0.1.0 (commit 0123abcd4567+)": '+', built with
+/* "clreduce-bench 1.0.0 (commit 0123abcd4567+)": '+', built with
  * uncommitted changes. */
 static void print_version(FILE *f) {
   const char *commit = clr_build_commit();
