@@ -987,16 +987,15 @@ CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
  * alignment), computed without enqueuing anything (its kernels may be
  * built).  The request is read and checked as the call that takes it
  * would (clr_enqueue's when it gives run_count or status, else
- * clr_run's); one size serves both calls (SEGMENTS and SCAN_SEGMENTS
- * count clr_run's check of the offsets and clr_enqueue's copy of them
- * both).  One byte less is always refused.  Exact (every byte used) for
- * SCAN, SCAN_HEADS, MATRIX (0 where no launch cuts its rows into pieces)
- * and BY_KEY under clr_enqueue; an upper bound where the call's shape
- * depends on what the device reads: BY_KEY under clr_run (its runs are at
- * most n), SEGMENTS (clr_run's launch as if a segment were long, the
- * offsets read on the device) and SCAN_SEGMENTS (one form's buffers
- * counted for the other too).  CLR_ERR_UNSUPPORTED for the kinds that
- * take no scratch (see scratch above). */
+ * clr_run's); the size serves both calls.  One byte less is refused.
+ * Every byte is used by SCAN, SCAN_HEADS, MATRIX (0 where no launch cuts
+ * its rows into pieces) and BY_KEY under clr_enqueue; the others are
+ * upper bounds: BY_KEY under clr_run (its runs are at most n), SEGMENTS
+ * and SCAN_SEGMENTS (both calls' buffers: clr_run's check of the offsets
+ * and clr_enqueue's checked copy of them; SEGMENTS' launch sized for
+ * segments of any length, which clr_run learns on the device).
+ * CLR_ERR_UNSUPPORTED for the kinds that take no scratch (see scratch
+ * above). */
 CLR_API clr_status clr_request_scratch_size(clr_context *ctx,
                                             const clr_request *r,
                                             size_t *bytes);

@@ -734,6 +734,13 @@ clr_status clr_matrix_enqueue(clr_context *ctx, const clr_options *opt,
                               size_t pitch, int axis, cl_mem out,
                               size_t out_offset, cl_uint num_events,
                               const cl_event *wait_list, cl_event *event);
+/* The buffers a matrix of buffers reserves (exactly: its dry run), into
+ * sp; the call's checks first. */
+clr_status clr_matrix_scratch(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, cl_mem in,
+                              size_t in_offset, size_t rows, size_t cols,
+                              size_t pitch, int axis, cl_mem out,
+                              size_t out_offset, clr_scratch_plan *sp);
 
 /* ---- ranges.c */
 /* clr_enqueue of a ranges reduction of buffers (request.c), in its own
@@ -893,6 +900,17 @@ clr_status clr_offsets_sanitise(clr_context *ctx, cl_mem offsets,
                                 size_t offsets_off, size_t n_segments, size_t n,
                                 cl_mem status, size_t status_off,
                                 const clr_async *async, cl_mem *safe);
+/* Caller scratch (scratch.c): the buffer clr_offsets_sanitise reserves
+ * for n_segments (its kernels built), and clr_check_offsets_buffer's. */
+clr_status clr_offsets_sanitise_scratch(clr_context *ctx, size_t n_segments,
+                                        clr_scratch_plan *sp);
+void clr_check_offsets_scratch(clr_context *ctx, clr_scratch_plan *sp);
+/* The buffers a segmented reduction of n buffer elements in n_segments
+ * reserves under clr_run or clr_enqueue (the larger of each), into sp;
+ * its checks first.  clr_run's launch may need less (an upper bound). */
+clr_status clr_segments_scratch(clr_context *ctx, const clr_options *opt,
+                                clr_op op, clr_type type, size_t n,
+                                size_t n_segments, clr_scratch_plan *sp);
 /* A byte range of a buffer a call uses, named for a refusal. */
 typedef struct clr_byte_range {
   cl_mem mem;
@@ -916,6 +934,12 @@ clr_status clr_scan_segments_enqueue(
     cl_mem offsets, size_t offsets_offset, size_t n_segments, cl_mem status,
     size_t status_offset, cl_uint num_events, const cl_event *wait_list,
     cl_event *event);
+/* The buffers a segmented scan of n buffer elements reserves, by offsets
+ * (n_segments of them: clr_run's check and clr_enqueue's copy both) or by
+ * heads, into sp; its checks first. */
+clr_status clr_sscan_scratch(clr_context *ctx, const clr_options *opt,
+                             clr_op op, clr_type type, size_t n, int by_offsets,
+                             size_t n_segments, clr_scratch_plan *sp);
 
 /* ==== Hardening: the on-disk readers' pure parts, which take
  * bytes and need no OpenCL device, so they can be fuzzed

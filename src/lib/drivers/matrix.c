@@ -53,6 +53,9 @@ typedef struct cols_plan {
   const clr_async *async;
   cl_event last;
   int waited, dry;
+  /* a caller's scratch's plan (dry run only): the buffers named there,
+   * none reserved */
+  clr_scratch_plan *sp;
   clr_program_entry *first, *partials, *divide;
   /* strided: the kernels of 2 and 4 columns a load ([1]: first's, [2]:
    * 4's; [0] unused), built when a launch takes them */
@@ -361,6 +364,17 @@ static clr_status run_kernel(clr_context *ctx, cols_plan *p, cl_kernel k,
   return CLR_OK;
 }
 
+/* The splits' partials (ctx->partial[0]) of bytes, or their slot in
+ * the plan's scratch. */
+static clr_status reserve_partials(clr_context *ctx, cols_plan *p,
+                                   size_t bytes) {
+  if (p->sp) {
+    clr_scratch_need(p->sp, &ctx->partial[0], bytes);
+    return CLR_OK;
+  }
+  return clr_buffer_reserve(ctx, &ctx->partial[0], bytes, CL_MEM_READ_WRITE);
+}
+
 /* One launch of k over rows [r0, r1) of the matrix at (data, data_off) of
  * pitch, its splits' results to out from out_off (out_pitch apart);
  * first: k is the plan's first kernel (else the partials'). */
@@ -434,8 +448,7 @@ static clr_status fold_rows(clr_context *ctx, cols_plan *p, cl_mem data,
   if (s.splits > SIZE_MAX / cols / p->acc_bytes)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%zu partials of %zu columns overflow", s.splits, cols);
-  clr_status st =
-      clr_buffer_reserve(ctx, &ctx->partial[0], bytes, CL_MEM_READ_WRITE);
+  clr_status st = reserve_partials(ctx, p, bytes);
   if (st == CLR_OK)
     st = launch(ctx, p, 1, &s, data, data_off, r0, r1, cols, pitch,
                 ctx->partial[0].mem, 0, cols, row_base, 0);
@@ -545,8 +558,7 @@ static clr_status rows_runs_launch(clr_context *ctx, cols_plan *p, cl_mem data,
     if (rows > SIZE_MAX / splits / p->acc_bytes)
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "%zu rows of %zu pieces overflow", rows, splits);
-    st = clr_buffer_reserve(ctx, &ctx->partial[0], rows * splits * p->acc_bytes,
-                            CL_MEM_READ_WRITE);
+    st = reserve_partials(ctx, p, rows * splits * p->acc_bytes);
     dst = ctx->partial[0].mem;
     dst_off = 0;
   }
@@ -607,8 +619,7 @@ static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
   if (rows > SIZE_MAX / splits / p->acc_bytes)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%zu rows of %zu pieces overflow", rows, splits);
-  st = clr_buffer_reserve(ctx, &ctx->partial[0], rows * splits * p->acc_bytes,
-                          CL_MEM_READ_WRITE);
+  st = reserve_partials(ctx, p, rows * splits * p->acc_bytes);
   if (st == CLR_OK)
     st = rows_once(ctx, p, k, data, first, rows, cols, pitch, lanes, piece,
                    splits, ctx->partial[0].mem, 0, ibase);
@@ -673,7 +684,8 @@ static clr_status matrix_buffer_work(clr_context *ctx, const clr_options *opt,
                                      size_t data_offset, size_t rows,
                                      size_t cols, size_t pitch, int axis,
                                      cl_mem results, size_t results_offset,
-                                     const clr_async *async) {
+                                     const clr_async *async,
+                                     clr_scratch_plan *sp) {
   clr_options defaults;
   cols_plan plan;
   double t0 = clr_now_ms();
@@ -694,16 +706,19 @@ static clr_status matrix_buffer_work(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
   plan.async = async;
-  for (plan.dry = async != NULL; st == CLR_OK; plan.dry = 0) {
+  plan.sp = sp; /* a plan: the dry run alone */
+  for (plan.dry = async != NULL || sp; st == CLR_OK; plan.dry = 0) {
     plan.launches = 0;
     st = fold_axis(ctx, &plan, axis, data, data_offset, 0, rows, cols, pitch,
                    results, results_offset, 0, 0);
     if (st == CLR_OK && plan.mean)
       st = divide(ctx, &plan, results, results_offset, axis == 1 ? cols : rows,
                   n_results);
-    if (!plan.dry)
+    if (!plan.dry || sp)
       break;
   }
+  if (sp)
+    return st;
   if (plan.last && st == CLR_OK && async->done)
     *async->done = plan.last;
   else if (plan.last)
@@ -789,11 +804,11 @@ clr_status clr_matrix_call(clr_context *ctx, const clr_options *opt, clr_op op,
                            size_t pitch, int axis, void *out_host, cl_mem out,
                            size_t out_offset) {
   CLR_PUBLIC_CALL(
-      ctx, in_host
-               ? clr_matrix_host_call(ctx, opt, op, type, in_host, rows, cols,
-                                      pitch, axis, out_host)
-               : matrix_buffer_work(ctx, opt, op, type, in, in_offset, rows,
-                                    cols, pitch, axis, out, out_offset, NULL));
+      ctx, in_host ? clr_matrix_host_call(ctx, opt, op, type, in_host, rows,
+                                          cols, pitch, axis, out_host)
+                   : matrix_buffer_work(ctx, opt, op, type, in, in_offset, rows,
+                                        cols, pitch, axis, out, out_offset,
+                                        NULL, NULL));
 }
 
 clr_status clr_matrix_enqueue(clr_context *ctx, const clr_options *opt,
@@ -808,6 +823,15 @@ clr_status clr_matrix_enqueue(clr_context *ctx, const clr_options *opt,
   clr_begin_async_call(ctx, &async, num_events, wait_list, event);
   clr_status st =
       matrix_buffer_work(ctx, opt, op, type, in, in_offset, rows, cols, pitch,
-                         axis, out, out_offset, &async);
+                         axis, out, out_offset, &async, NULL);
   return clr_end_async_call(ctx, st);
+}
+
+clr_status clr_matrix_scratch(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, cl_mem in,
+                              size_t in_offset, size_t rows, size_t cols,
+                              size_t pitch, int axis, cl_mem out,
+                              size_t out_offset, clr_scratch_plan *sp) {
+  return matrix_buffer_work(ctx, opt, op, type, in, in_offset, rows, cols,
+                            pitch, axis, out, out_offset, NULL, sp);
 }

@@ -190,6 +190,10 @@ static const char *scratch_refusal(const request *q) {
   switch (q->r.kind) {
   case CLR_REQ_BY_KEY:
   case CLR_REQ_SCAN:
+  case CLR_REQ_SEGMENTS:
+  case CLR_REQ_SCAN_SEGMENTS:
+  case CLR_REQ_SCAN_HEADS:
+  case CLR_REQ_MATRIX:
     return NULL;
   case CLR_REQ_RANGES:
     return "its driver plans its batches from the ranges, read back";
@@ -470,6 +474,18 @@ static clr_status plan_scratch(clr_context *ctx, const request *q,
   case CLR_REQ_SCAN:
     return clr_scan_scratch(ctx, r->options, r->op, r->type, r->input.offset,
                             r->output.offset, r->n, sp);
+  case CLR_REQ_SEGMENTS:
+    return clr_segments_scratch(ctx, r->options, r->op, r->type, r->n,
+                                r->n_segments, sp);
+  case CLR_REQ_SCAN_SEGMENTS:
+  case CLR_REQ_SCAN_HEADS:
+    return clr_sscan_scratch(ctx, r->options, r->op, r->type, r->n,
+                             r->kind == CLR_REQ_SCAN_SEGMENTS, r->n_segments,
+                             sp);
+  case CLR_REQ_MATRIX:
+    return clr_matrix_scratch(ctx, r->options, r->op, r->type, r->input.buffer,
+                              r->input.offset, r->rows, r->cols, r->pitch,
+                              r->axis, r->output.buffer, r->output.offset, sp);
   default:
     break;
   }

@@ -167,10 +167,17 @@ static sscan_levels level_sizes(size_t n, size_t per_item) {
   return L;
 }
 
+/* sp (a caller's scratch's plan, else NULL): the buffers named there
+ * instead, nothing reserved. */
 static clr_status reserve_levels(clr_context *ctx, const sscan_plan *p,
-                                 size_t n_max) {
+                                 size_t n_max, clr_scratch_plan *sp) {
   sscan_levels L = level_sizes(n_max, p->per_item);
   size_t entries = L.total ? L.total : 1;
+  if (sp) {
+    clr_scratch_need(sp, &ctx->aux[0], entries * clr_type_size(p->acc));
+    clr_scratch_need(sp, &ctx->aux[1], entries);
+    return CLR_OK;
+  }
   clr_status st = clr_buffer_reserve(
       ctx, &ctx->aux[0], entries * clr_type_size(p->acc), CL_MEM_READ_WRITE);
   if (st == CLR_OK)
@@ -350,7 +357,7 @@ static clr_status sscan_host_call(clr_context *ctx, const clr_options *opt,
   if (st == CLR_OK)
     st = make_sscan_plan(ctx, opt, op, type, offsets != NULL, &plan);
   if (st == CLR_OK)
-    st = reserve_levels(ctx, &plan, n_max);
+    st = reserve_levels(ctx, &plan, n_max, NULL);
   if (st == CLR_OK)
     st = clr_scan_init_carry(ctx, opt, otype, &flags);
   if (st != CLR_OK)
@@ -501,7 +508,7 @@ sscan_buffer_call(clr_context *ctx, const clr_options *opt, clr_op op,
   if (st == CLR_OK)
     st = make_sscan_plan(ctx, opt, op, type, offsets != NULL, &plan);
   if (st == CLR_OK)
-    st = reserve_levels(ctx, &plan, n);
+    st = reserve_levels(ctx, &plan, n, NULL);
   if (st == CLR_OK)
     st = clr_scan_init_carry(ctx, opt, otype, &flags);
   /* Enqueued by offsets: the check and its copy take the caller's wait
@@ -537,6 +544,35 @@ sscan_buffer_call(clr_context *ctx, const clr_options *opt, clr_op op,
   ctx->timing.chunks = 1;
   ctx->timing.total_ms = clr_now_ms() - t0;
   return st;
+}
+
+clr_status clr_sscan_scratch(clr_context *ctx, const clr_options *opt,
+                             clr_op op, clr_type type, size_t n, int by_offsets,
+                             size_t n_segments, clr_scratch_plan *sp) {
+  clr_options defaults;
+  sscan_plan plan;
+  int one = 1;
+  clr_status st = clr_start_work(ctx, &opt, &defaults, &one, &one, "buffers",
+                                 op, type, n, 1);
+  if (st == CLR_OK && by_offsets && n_segments == 0)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "n_segments must be at least 1");
+  if (st == CLR_OK && by_offsets &&
+      n_segments > SIZE_MAX / sizeof(cl_ulong) - 1)
+    st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                  "%zu segments exceed the address space", n_segments);
+  if (st == CLR_OK)
+    st = make_sscan_plan(ctx, opt, op, type, by_offsets, &plan);
+  if (st == CLR_OK)
+    st = reserve_levels(ctx, &plan, n, sp);
+  if (st != CLR_OK)
+    return st;
+  clr_scratch_need(sp, &ctx->carry, 2 * 8); /* clr_scan_init_carry */
+  if (!by_offsets)
+    return CLR_OK;
+  /* clr_run's check of the offsets, clr_enqueue's sanitised copy */
+  clr_check_offsets_scratch(ctx, sp);
+  return clr_offsets_sanitise_scratch(ctx, n_segments, sp);
 }
 
 /* The public entry points: the call bracket around the host or buffer

@@ -298,10 +298,21 @@ static seg_shape launch_shape(const seg_plan *p, cl_ulong len,
 }
 
 /* The launch buffers for a shape at least as large as every launch of
- * the call: reserved once, so no buffer is replaced between launches. */
+ * the call: reserved once, so no buffer is replaced between launches.
+ * sp (a caller's scratch's plan, else NULL): named there instead, nothing
+ * reserved. */
 static clr_status reserve_launch(clr_context *ctx, const seg_plan *p,
-                                 const seg_shape *sh) {
+                                 const seg_shape *sh, clr_scratch_plan *sp) {
   size_t items = (size_t)sh->items;
+  if (sp) {
+    clr_scratch_need(sp, &ctx->aux[0], sh->pyramid * p->acc_bytes);
+    clr_scratch_need(sp, &ctx->aux[1], items * p->acc_bytes);
+    clr_scratch_need(sp, &ctx->partial[0], items * sizeof(cl_ulong));
+    if (p->tiled)
+      clr_scratch_need(sp, &ctx->tile_bounds,
+                       (items + 1) * 2 * sizeof(cl_ulong));
+    return CLR_OK;
+  }
   clr_status st = clr_buffer_reserve(
       ctx, &ctx->aux[0], sh->pyramid * p->acc_bytes, CL_MEM_READ_WRITE);
   if (st == CLR_OK)
@@ -349,7 +360,7 @@ static clr_status seg_launch(clr_context *ctx, seg_plan *p,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%llu work-items need too deep a carry pyramid",
                     (unsigned long long)items);
-  clr_status st = reserve_launch(ctx, p, &sh);
+  clr_status st = reserve_launch(ctx, p, &sh, NULL);
   if (st != CLR_OK)
     return st;
   cl_mem pyramid = ctx->aux[0].mem, head = ctx->aux[1].mem,
@@ -521,7 +532,7 @@ static clr_status reserve_largest(clr_context *ctx, const seg_plan *p,
     if (sh.pyramid > big.pyramid)
       big.pyramid = sh.pyramid;
   }
-  return reserve_launch(ctx, p, &big);
+  return reserve_launch(ctx, p, &big, NULL);
 }
 
 /* One launch of a host array: its elements, offsets and results staged
@@ -635,11 +646,10 @@ static clr_status rows_launch(clr_context *ctx, const clr_options *opt,
     p->depth = clr_fold_depth(row, wg);
   cl_ulong in_ul = in_off, n_ul = n, row_ul = row, out_ul = out_off;
   if (st == CLR_OK)
-    st =
-        CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(in_ul), CLR_ARG(n_ul),
-                     CLR_ARG(row_ul), CLR_ARG(row_ul), CLR_ARG(out),
-                     CLR_ARG(out_ul),
-                     CLR_LOCAL(wg * p->acc_bytes), CLR_ARG(p->ibase));
+    st = CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(in), CLR_ARG(in_ul),
+                      CLR_ARG(n_ul), CLR_ARG(row_ul), CLR_ARG(row_ul),
+                      CLR_ARG(out), CLR_ARG(out_ul),
+                      CLR_LOCAL(wg * p->acc_bytes), CLR_ARG(p->ibase));
   if (st == CLR_OK)
     st = run_timed(ctx, k->kernel, n_segments * wg, wg);
   if (st == CLR_OK) {
@@ -898,6 +908,10 @@ static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
  * for no number).  The buffer is the call's own, released before it
  * returns: the context's input and output may hold the data and the
  * sums (ranges). */
+/* The tag of a NaN-skipping mean's counts in a caller's scratch
+ * (scratch.c): clr_temp_buffer's slot for them. */
+static const char counts_tag = 'c';
+
 static clr_status counted_means_on_device(clr_context *ctx,
                                           const clr_options *opt, clr_type type,
                                           const seg_plan *p, cl_mem data,
@@ -910,17 +924,16 @@ static clr_status counted_means_on_device(clr_context *ctx,
   clr_count_options(opt, &co, expr, sizeof expr);
   clr_options_init(&scan);
   room_for_counts(ctx);
-  cl_int err;
   size_t count = n_segments + 1; /* check_segmented: the bytes fit */
-  cl_mem counts = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
-                                 count * sizeof(cl_ulong), NULL, &err);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  cl_mem counts = NULL;
+  clr_status st =
+      clr_temp_buffer(ctx, &counts_tag, count * sizeof(cl_ulong), &counts);
+  if (st != CLR_OK)
+    return st;
   clr_call_timing sum = ctx->timing;
   cl_ulong zero = 0;
-  clr_status st = CLR_OK;
-  err = clEnqueueFillBuffer(clr_queue(ctx), counts, &zero, sizeof zero, 0,
-                            sizeof zero, 0, NULL, NULL);
+  cl_int err = clEnqueueFillBuffer(clr_queue(ctx), counts, &zero, sizeof zero,
+                                   0, sizeof zero, 0, NULL, NULL);
   if (err != CL_SUCCESS)
     st = clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
   if (st == CLR_OK)
@@ -1078,46 +1091,76 @@ clr_status clr_check_status_buffer(clr_context *ctx, cl_mem status,
   return CLR_OK;
 }
 
-clr_status clr_offsets_sanitise(clr_context *ctx, cl_mem offsets,
-                                size_t offsets_off, size_t n_segments, size_t n,
-                                cl_mem status, size_t status_off,
-                                const clr_async *async, cl_mem *safe) {
+/* The check's kernels and shape for n_segments offsets, and the bytes of
+ * its buffer (ctx->partial[1]). */
+typedef struct sanitise_plan {
+  clr_program_entry *groups_k, *verdict_k, *copy_k;
+  size_t wg, copy_wg, count, groups, bytes;
+} sanitise_plan;
+
+static clr_status make_sanitise_plan(clr_context *ctx, size_t n_segments,
+                                     sanitise_plan *s) {
   clr_build_spec spec = {.source = "reduce_segmented.cl",
                          .kernel = "clr_seg_check_groups",
                          .in = CLR_ULONG,
                          .acc = CLR_ULONG,
                          .op = CLR_SUM};
-  clr_program_entry *groups_k = NULL, *verdict_k = NULL, *copy_k = NULL;
-  *safe = NULL;
-  clr_status st = clr_get_kernel(ctx, &spec, &groups_k);
+  memset(s, 0, sizeof *s);
+  clr_status st = clr_get_kernel(ctx, &spec, &s->groups_k);
   spec.kernel = "clr_seg_check_verdict";
   if (st == CLR_OK)
-    st = clr_get_kernel(ctx, &spec, &verdict_k);
+    st = clr_get_kernel(ctx, &spec, &s->verdict_k);
   spec.kernel = "clr_seg_sanitise";
   if (st == CLR_OK)
-    st = clr_get_kernel(ctx, &spec, &copy_k);
+    st = clr_get_kernel(ctx, &spec, &s->copy_k);
   if (st != CLR_OK)
     return st;
   size_t wg = SEG_CHECK_WG;
-  if (wg > groups_k->max_wg)
-    wg = groups_k->max_wg;
-  if (wg > verdict_k->max_wg)
-    wg = verdict_k->max_wg;
-  wg = pow2_below(wg); /* the tree of seg_group_min */
-  size_t copy_wg = copy_k->max_wg < 64 ? copy_k->max_wg : 64;
-  size_t count = n_segments + 1; /* check_segmented: no wrap */
-  size_t groups = count / wg + (count % wg != 0);
-  if (groups > SEG_CHECK_GROUPS)
-    groups = SEG_CHECK_GROUPS;
+  if (wg > s->groups_k->max_wg)
+    wg = s->groups_k->max_wg;
+  if (wg > s->verdict_k->max_wg)
+    wg = s->verdict_k->max_wg;
+  s->wg = pow2_below(wg); /* the tree of seg_group_min */
+  s->copy_wg = s->copy_k->max_wg < 64 ? s->copy_k->max_wg : 64;
+  s->count = n_segments + 1; /* check_segmented: no wrap */
+  s->groups = s->count / s->wg + (s->count % s->wg != 0);
+  if (s->groups > SEG_CHECK_GROUPS)
+    s->groups = SEG_CHECK_GROUPS;
   /* the copy, the verdict, the work-groups' findings */
-  if (count > SIZE_MAX / sizeof(cl_ulong) - 1 - groups)
+  if (s->count > SIZE_MAX / sizeof(cl_ulong) - 1 - s->groups)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%zu segments exceed the address space", n_segments);
-  st = clr_buffer_reserve(ctx, &ctx->partial[1],
-                          (count + 1 + groups) * sizeof(cl_ulong),
-                          CL_MEM_READ_WRITE);
+  s->bytes = (s->count + 1 + s->groups) * sizeof(cl_ulong);
+  return CLR_OK;
+}
+
+clr_status clr_offsets_sanitise_scratch(clr_context *ctx, size_t n_segments,
+                                        clr_scratch_plan *sp) {
+  sanitise_plan s;
+  clr_status st = make_sanitise_plan(ctx, n_segments, &s);
+  if (st == CLR_OK)
+    clr_scratch_need(sp, &ctx->partial[1], s.bytes);
+  return st;
+}
+
+void clr_check_offsets_scratch(clr_context *ctx, clr_scratch_plan *sp) {
+  clr_scratch_need(sp, &ctx->carry, 4 * sizeof(cl_ulong));
+}
+
+clr_status clr_offsets_sanitise(clr_context *ctx, cl_mem offsets,
+                                size_t offsets_off, size_t n_segments, size_t n,
+                                cl_mem status, size_t status_off,
+                                const clr_async *async, cl_mem *safe) {
+  sanitise_plan s;
+  *safe = NULL;
+  clr_status st = make_sanitise_plan(ctx, n_segments, &s);
+  if (st == CLR_OK)
+    st = clr_buffer_reserve(ctx, &ctx->partial[1], s.bytes, CL_MEM_READ_WRITE);
   if (st != CLR_OK)
     return st;
+  clr_program_entry *groups_k = s.groups_k, *verdict_k = s.verdict_k,
+                    *copy_k = s.copy_k;
+  size_t wg = s.wg, copy_wg = s.copy_wg, count = s.count, groups = s.groups;
   cl_mem scratch = ctx->partial[1].mem;
   cl_ulong off = offsets_off, segs = n_segments, n_ul = n, n_groups = groups;
   st = CLR_SET_ARGS(ctx, groups_k->kernel, CLR_ARG(offsets), CLR_ARG(off),
@@ -1225,7 +1268,7 @@ segments_enqueue_call(clr_context *ctx, const clr_options *opt, clr_op op,
              ? clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                         "%llu work-items need too deep a carry pyramid",
                         (unsigned long long)shape.items)
-             : reserve_launch(ctx, &plan, &shape);
+             : reserve_launch(ctx, &plan, &shape, NULL);
   }
   if (st == CLR_OK && counted) {
     clr_count_options(opt, &co, expr, sizeof expr);
@@ -1234,21 +1277,15 @@ segments_enqueue_call(clr_context *ctx, const clr_options *opt, clr_op op,
       st = make_seg_plan(ctx, &co, CLR_SUM, type, &cplan);
     if (st == CLR_OK) {
       seg_shape cshape = launch_shape(&cplan, n, n_segments);
-      st = reserve_launch(ctx, &cplan, &cshape);
+      st = reserve_launch(ctx, &cplan, &cshape, NULL);
     }
   }
   if (st == CLR_OK && mean)
     st = prepare_mean(ctx, opt, type, &plan, counted);
   cl_mem counts = NULL;
-  if (st == CLR_OK && counted) {
-    cl_int err;
-    counts = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
-                            n_segments * sizeof(cl_ulong), NULL, &err);
-    if (err != CL_SUCCESS) {
-      counts = NULL;
-      st = clr_cl_fail(ctx, "clCreateBuffer", err);
-    }
-  }
+  if (st == CLR_OK && counted)
+    st = clr_temp_buffer(ctx, &counts_tag, n_segments * sizeof(cl_ulong),
+                         &counts);
   /* Then the work: the check and its copy (the first command waits for
    * the caller's events), the merge path over the copy, a mean's
    * division; the last command's event is the call's. */
@@ -1304,6 +1341,56 @@ clr_status clr_segments_enqueue(clr_context *ctx, const clr_options *opt,
       ctx, opt, op, type, data, data_offset, n, offsets, offsets_offset,
       n_segments, results, results_offset, status, status_offset, &async);
   return clr_end_async_call(ctx, st);
+}
+
+/* Both forms' buffers, so one size serves clr_run and clr_enqueue: the
+ * merge path's launch over the whole range with the full carry pyramid
+ * (clr_run's may take fewer levels, or rows none, on what the device
+ * reads of the offsets: an upper bound there), clr_run's offsets check
+ * and clr_enqueue's sanitised copy; a NaN-skipping mean's counts (their
+ * launch, their buffer, clr_run's scan of them). */
+clr_status clr_segments_scratch(clr_context *ctx, const clr_options *opt,
+                                clr_op op, clr_type type, size_t n,
+                                size_t n_segments, clr_scratch_plan *sp) {
+  clr_options defaults, co, scan;
+  seg_plan plan, cplan;
+  char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
+  int one = 1;
+  clr_status st =
+      start_segments(ctx, &opt, &defaults, op, type, &one, &one, n, n_segments);
+  if (st != CLR_OK)
+    return st;
+  int counted =
+      (clr_op_flags(op) & CLR_OPF_MEAN) != 0 && clr_mean_counts(op, type);
+  if (counted)
+    room_for_counts(ctx);
+  st = make_seg_plan(ctx, opt, op, type, &plan);
+  if (st == CLR_OK) {
+    seg_shape shape = launch_shape(&plan, n, n_segments);
+    st = reserve_launch(ctx, &plan, &shape, sp);
+  }
+  if (st == CLR_OK) {
+    clr_check_offsets_scratch(ctx, sp);
+    st = clr_offsets_sanitise_scratch(ctx, n_segments, sp);
+  }
+  if (st != CLR_OK || !counted)
+    return st;
+  clr_count_options(opt, &co, expr, sizeof expr);
+  st = clr_validate_call(ctx, &co, CLR_SUM, type, n, 0);
+  if (st == CLR_OK)
+    st = make_seg_plan(ctx, &co, CLR_SUM, type, &cplan);
+  if (st == CLR_OK) {
+    seg_shape cshape = launch_shape(&cplan, n, n_segments);
+    st = reserve_launch(ctx, &cplan, &cshape, sp);
+  }
+  if (st != CLR_OK)
+    return st;
+  /* clr_run's counts: n_segments + 1 (scanned into offsets); clr_enqueue's
+   * n_segments */
+  clr_scratch_need(sp, &counts_tag, (n_segments + 1) * sizeof(cl_ulong));
+  clr_options_init(&scan);
+  return clr_scan_scratch(ctx, &scan, CLR_SUM, CLR_ULONG, 0, 0, n_segments + 1,
+                          sp);
 }
 
 /* ------------------------------------------------------------ by key */
@@ -1502,7 +1589,7 @@ static clr_status key_seg_enqueue(clr_context *ctx, const seg_plan *p,
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%llu work-items need too deep a carry pyramid",
                     (unsigned long long)items);
-  clr_status st = reserve_launch(ctx, p, &sh);
+  clr_status st = reserve_launch(ctx, p, &sh, NULL);
   if (st != CLR_OK)
     return st;
   cl_mem pyramid = ctx->aux[0].mem, head = ctx->aux[1].mem,
