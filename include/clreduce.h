@@ -1513,7 +1513,11 @@ CLR_API clr_status clr_group_run(clr_group *g, const clr_request *r,
  * leaves them waiting), leaves the call pending.
  *
  * Thread safety: the group's state is locked; done may run on another
- * thread while the caller goes on.  clr_group_error and
+ * thread while the caller goes on: often an OpenCL implementation's
+ * event-callback thread, where OpenCL forbids blocking calls (clFinish,
+ * clWaitForEvents, blocking reads and writes, program builds), so done
+ * must not make them, nor call clr_group_wait or clr_group_release on its
+ * group; it should note the status and return.  clr_group_error and
  * clr_group_last_timing describe the asynchronous call once it has
  * completed (after clr_group_wait, or within done for the error). */
 typedef void (*clr_group_done_fn)(clr_group *g, clr_status status, void *user);
