@@ -93,7 +93,7 @@ __kernel void clr_ranges_blocks(__global const ulong *ranges, ulong ranges_off,
                                 ulong n_ranges, ulong n, ulong per,
                                 __global ulong *block_units,
                                 __global ulong *block_bad, __local ulong *s) {
-  ranges += 2 * ranges_off;
+  ranges += ranges_off; /* in ulongs, as the host counts it */
   RNG_SLICE(per);
   ulong units = 0, bad_at = ULONG_MAX;
   for (ulong r = first; r < first + per && r < n_ranges; r++) {
@@ -144,7 +144,7 @@ __kernel void clr_ranges_prefix(__global const ulong *ranges, ulong ranges_off,
                                 ulong n_ranges, ulong n, ulong per,
                                 __global const ulong *block_units,
                                 __global ulong *ends, __local ulong *s) {
-  ranges += 2 * ranges_off;
+  ranges += ranges_off; /* in ulongs, as the host counts it */
   RNG_SLICE(per);
   ulong units = 0;
   for (ulong r = first; r < first + per && r < n_ranges; r++) {
@@ -175,7 +175,7 @@ __kernel void clr_ranges_items(
   ulong t = get_global_id(0);
   if (t >= g)
     return;
-  ranges += 2 * ranges_off;
+  ranges += ranges_off; /* in ulongs, as the host counts it */
   out += out_off;
   ulong total = meta[0];
   ulong u = rng_share(total, g, t), stop = rng_share(total, g, t + 1);
@@ -257,7 +257,7 @@ __kernel void clr_ranges_mean(__global const ulong *ranges, ulong ranges_off,
                               ulong n_ranges, ulong n,
                               __global const ulong *counts, uint counts_given,
                               __global ACC_T *out, ulong out_off) {
-  ranges += 2 * ranges_off;
+  ranges += ranges_off; /* in ulongs, as the host counts it */
   out += out_off;
   ulong r = get_global_id(0);
   if (r >= n_ranges)
