@@ -889,10 +889,12 @@ typedef struct clr_request {
    * overlapping the request's operands.  The call owns those bytes until
    * it returns (clr_enqueue: until its event completes); their contents
    * before and after mean nothing; the context keeps no reference to the
-   * buffer.  Taken by SCAN, SCAN_SEGMENTS, SCAN_HEADS, SEGMENTS, BY_KEY
-   * and MATRIX requests of buffers; REDUCE, DOT and RANGES, and host
-   * arrays (staged through the context's own buffers), give
-   * CLR_ERR_UNSUPPORTED. */
+   * buffer.  Taken by every kind of buffers; host arrays (staged through
+   * the context's own buffers) give CLR_ERR_UNSUPPORTED.  RANGES under
+   * clr_run computes in it as clr_enqueue does (the ranges checked and
+   * reduced on the device, only the verdict read back: a bad range still
+   * refused), so a float sum may differ in its last bits from clr_run's
+   * without scratch. */
   clr_operand scratch;
   size_t scratch_bytes;
   /* clr_enqueue of SEGMENTS, SCAN_SEGMENTS (their offsets) and RANGES
@@ -987,15 +989,18 @@ CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
  * alignment), computed without enqueuing anything (its kernels may be
  * built).  The request is read and checked as the call that takes it
  * would (clr_enqueue's when it gives run_count or status, else
- * clr_run's); the size serves both calls.  One byte less is refused.
- * Every byte is used by SCAN, SCAN_HEADS, MATRIX (0 where no launch cuts
- * its rows into pieces) and BY_KEY under clr_enqueue; the others are
- * upper bounds: BY_KEY under clr_run (its runs are at most n), SEGMENTS
- * and SCAN_SEGMENTS (both calls' buffers: clr_run's check of the offsets
- * and clr_enqueue's checked copy of them; SEGMENTS' launch sized for
- * segments of any length, which clr_run learns on the device).
- * CLR_ERR_UNSUPPORTED for the kinds that take no scratch (see scratch
- * above). */
+ * clr_run's); the size serves both calls (a REDUCE or DOT with an output
+ * runs as clr_enqueue's under clr_run too; without one, clr_run's value).
+ * One byte less is refused.  Exact (the call reserves all of it) for
+ * SCAN, SCAN_HEADS, MATRIX (0 where no launch cuts its rows into pieces),
+ * RANGES, REDUCE and DOT (the partials of its passes, the single launch's
+ * ticket and slots, an exact sum's accumulator, a mean's sum and count)
+ * and BY_KEY under clr_enqueue; upper bounds otherwise: BY_KEY under clr_run
+ * (its runs are at most n), SEGMENTS and SCAN_SEGMENTS (both calls'
+ * buffers: clr_run's check of the offsets and clr_enqueue's checked copy
+ * of them; SEGMENTS' launch sized for segments of any length, which
+ * clr_run learns on the device).  CLR_ERR_UNSUPPORTED for host arrays
+ * (see scratch above). */
 CLR_API clr_status clr_request_scratch_size(clr_context *ctx,
                                             const clr_request *r,
                                             size_t *bytes);

@@ -13,7 +13,7 @@
  * Scratch: the size query's answer works as scratch for an enqueued
  * by-key, a by-key under clr_run and scans (the decoupled and a tiled
  * kernel), one byte less and a misaligned offset refused with both sizes
- * named, a kind without scratch refused, and an enqueued by-key in caller
+ * named, host arrays refused, and an enqueued by-key in caller
  * scratch allocates no context buffer (the context's count of its own
  * allocations, internal.h) and leaves no reference to the buffer. */
 #include "internal.h"
@@ -590,25 +590,27 @@ static void scratch_scan(clr_context *ctx, clr_kernel kernel, clr_type t,
   free(out);
 }
 
-/* A kind without scratch, and the query's refusals. */
+/* Host arrays take no scratch (they are staged through the context's
+ * own buffers), and the query's refusals. */
 static void scratch_refusals(clr_context *ctx) {
-  cl_mem b = tu_new_buffer(ctx, 4096, NULL), o = tu_new_buffer(ctx, 16, NULL);
+  cl_mem b = tu_new_buffer(ctx, 4096, NULL);
+  int32_t x[100] = {0};
+  clr_value v;
   clr_request r;
   clr_request_init(&r);
   r.kind = CLR_REQ_REDUCE;
   r.type = CLR_INT;
   r.n = 100;
-  r.input = buf_op(b, 0);
-  r.output = buf_op(o, 0);
+  r.input.host = x;
   size_t bytes = 7;
   TU_EXPECT_STATUS(clr_request_scratch_size(ctx, &r, &bytes),
-                   CLR_ERR_UNSUPPORTED, "the scratch size of a reduce");
+                   CLR_ERR_UNSUPPORTED,
+                   "the scratch size of a reduce of a host array");
   TU_CHECK(bytes == 0, "no size for it (%zu)", bytes);
   r.scratch = buf_op(b, 0);
   r.scratch_bytes = 4096;
-  cl_event ev = NULL;
-  TU_EXPECT_STATUS(clr_enqueue(ctx, &r, 0, NULL, &ev), CLR_ERR_UNSUPPORTED,
-                   "a reduce in caller scratch");
+  TU_EXPECT_STATUS(clr_run(ctx, &r, &v), CLR_ERR_UNSUPPORTED,
+                   "a reduce of a host array in caller scratch");
   TU_CHECK(strstr(clr_context_error(ctx), "scratch") != NULL,
            "that refusal names the scratch: %s", clr_context_error(ctx));
   TU_EXPECT_STATUS(clr_request_scratch_size(ctx, NULL, &bytes),
@@ -616,7 +618,6 @@ static void scratch_refusals(clr_context *ctx) {
   TU_EXPECT_STATUS(clr_request_scratch_size(ctx, &r, NULL),
                    CLR_ERR_INVALID_ARGUMENT, "the scratch size into NULL");
   clReleaseMemObject(b);
-  clReleaseMemObject(o);
 }
 
 /* Without scratch, the same enqueued by-key allocates context buffers

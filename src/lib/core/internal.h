@@ -712,8 +712,22 @@ clr_status clr_exact_buffer_async(clr_context *ctx, const clr_options *opt,
                                   clr_type type, cl_mem buf, size_t offset,
                                   size_t n, cl_mem dst, size_t dst_index,
                                   const clr_async *async);
+/* The accumulator clr_exact_buffer (async 0) or clr_exact_buffer_async
+ * (async 1) reserves, into sp; its kernels built. */
+clr_status clr_exact_scratch(clr_context *ctx, const clr_options *opt,
+                             clr_type type, int async, clr_scratch_plan *sp);
 /* A superaccumulator read back (cl/reduce_exact.cl) rounded to nearest. */
 clr_value clr_exact_round(clr_type type, const int64_t *record);
+
+/* ---- reduce.c */
+/* The buffers a reduction (in2 NULL) or dot product of n buffer elements
+ * reserves, into sp: into_buffer, the call into an output buffer
+ * (clr_enqueue's, and clr_run's with an output), else clr_run's value;
+ * the checks of the options first. */
+clr_status clr_reduce_scratch(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, cl_mem in,
+                              size_t in_offset, cl_mem in2, size_t in2_offset,
+                              size_t n, int into_buffer, clr_scratch_plan *sp);
 
 /* ---- matrix.c */
 /* A matrix request (clr_request's MATRIX kind), host arrays (in_host and
@@ -756,6 +770,13 @@ clr_status clr_ranges_enqueue(clr_context *ctx, const clr_options *opt,
                               cl_mem status, size_t status_offset,
                               cl_uint num_events, const cl_event *wait_list,
                               cl_event *event);
+/* The buffers a ranges reduction of n buffer elements reserves in a
+ * caller's scratch, into sp: clr_enqueue's passes, which clr_run takes
+ * there too (its batches' buffers depend on the ranges); the checks
+ * first. */
+clr_status clr_ranges_scratch(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, size_t n,
+                              size_t n_ranges, clr_scratch_plan *sp);
 
 /* ---- scan.c */
 clr_status clr_scan_prepare(clr_context *ctx, const clr_options *opt, clr_op op,

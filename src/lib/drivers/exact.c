@@ -335,6 +335,20 @@ clr_status clr_exact_buffer(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
+/* The tag of an enqueued sum's accumulator in a caller's scratch
+ * (scratch.c). */
+static const char acc_tag = 'a';
+
+clr_status clr_exact_scratch(clr_context *ctx, const clr_options *opt,
+                             clr_type type, int async, clr_scratch_plan *sp) {
+  exact_plan plan;
+  clr_status st = make_plan(ctx, opt, type, async, &plan);
+  if (st == CLR_OK)
+    clr_scratch_need(sp, async ? (const void *)&acc_tag : &ctx->aux[0],
+                     plan.acc_bytes);
+  return st;
+}
+
 clr_status clr_exact_buffer_async(clr_context *ctx, const clr_options *opt,
                                   clr_type type, cl_mem buf, size_t offset,
                                   size_t n, cl_mem dst, size_t dst_index,
@@ -347,14 +361,13 @@ clr_status clr_exact_buffer_async(clr_context *ctx, const clr_options *opt,
     return st;
   /* The call's own accumulator: released here, freed by OpenCL once the
    * commands below are done. */
-  cl_int err;
-  cl_mem acc =
-      clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, plan.acc_bytes, NULL, &err);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clCreateBuffer", err);
-  err = clEnqueueFillBuffer(clr_queue(ctx), acc, &zero, sizeof zero, 0,
-                            plan.acc_bytes, async->num_events, async->wait_list,
-                            NULL);
+  cl_mem acc = NULL;
+  st = clr_temp_buffer(ctx, &acc_tag, plan.acc_bytes, &acc);
+  if (st != CLR_OK)
+    return st;
+  cl_int err = clEnqueueFillBuffer(clr_queue(ctx), acc, &zero, sizeof zero, 0,
+                                   plan.acc_bytes, async->num_events,
+                                   async->wait_list, NULL);
   if (err != CL_SUCCESS)
     st = clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
   if (st == CLR_OK)

@@ -321,6 +321,13 @@ static clr_status gather_on_device(clr_context *ctx, clr_type type, cl_mem data,
   return st;
 }
 
+static clr_status ranges_scratch_call(clr_context *ctx, const clr_options *opt,
+                                      clr_op op, clr_type type, cl_mem data,
+                                      size_t data_offset, size_t n,
+                                      cl_mem ranges, size_t ranges_offset,
+                                      size_t n_ranges, cl_mem results,
+                                      size_t results_offset);
+
 static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
                                      clr_op op, clr_type type, cl_mem data,
                                      size_t data_offset, size_t n,
@@ -329,6 +336,13 @@ static clr_status ranges_buffer_call(clr_context *ctx, const clr_options *opt,
                                      size_t results_offset) {
   clr_options defaults;
   double t0 = clr_now_ms();
+  /* In a caller's scratch, whose size is known before the ranges are
+   * read: clr_enqueue's passes, waited for (its buffers' sizes do not
+   * depend on the ranges; the batches' would). */
+  if (ctx->arena)
+    return ranges_scratch_call(ctx, opt, op, type, data, data_offset, n, ranges,
+                               ranges_offset, n_ranges, results,
+                               results_offset);
   clr_status st = start_ranges(ctx, &opt, &defaults, op, type, data, results, n,
                                ranges, n_ranges);
   if (st == CLR_OK)
@@ -454,17 +468,89 @@ typedef struct rng_call {
   size_t n_passes;
 } rng_call;
 
-static clr_status rng_buffer(clr_context *ctx, rng_call *c, size_t bytes,
-                             cl_mem *out) {
-  cl_int err;
-  *out =
-      clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes ? bytes : 8, NULL, &err);
-  if (err != CL_SUCCESS) {
-    *out = NULL;
-    return clr_cl_fail(ctx, "clCreateBuffer", err);
-  }
-  c->mem[c->n_mem++] = *out;
+/* The call's buffers (their tags in a caller's scratch, scratch.c): the
+ * ranges' ends, the blocks' units and bad flags, the total and verdict,
+ * the shares' partials and flags, a NaN-skipping mean's counts. */
+enum {
+  RNG_ENDS,
+  RNG_BUNITS,
+  RNG_BBAD,
+  RNG_META,
+  RNG_PARTS,
+  RNG_FLAGS,
+  RNG_COUNTS,
+  RNG_BUFFERS
+};
+static const char rng_tags[RNG_BUFFERS] = {0};
+
+/* The passes' shape: the prefix passes' kernels and work-group size, the
+ * blocks of ranges, the shares (work-items of the items pass). */
+typedef struct rng_shape {
+  clr_program_entry *blocks_k, *top_k, *prefix_k;
+  size_t wg, blocks, wg_items;
+  cl_ulong g;
+} rng_shape;
+
+static clr_status make_rng_shape(clr_context *ctx, const clr_options *opt,
+                                 size_t n_ranges, rng_shape *sh) {
+  /* The prefix passes' kernels (any specialisation: they read ulongs). */
+  clr_build_spec spec = {.source = "reduce_ranges.cl",
+                         .kernel = "clr_ranges_blocks",
+                         .in = CLR_ULONG,
+                         .acc = CLR_ULONG,
+                         .op = CLR_SUM};
+  memset(sh, 0, sizeof *sh);
+  clr_status st = clr_get_kernel(ctx, &spec, &sh->blocks_k);
+  spec.kernel = "clr_ranges_top";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &sh->top_k);
+  spec.kernel = "clr_ranges_prefix";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &sh->prefix_k);
+  if (st != CLR_OK)
+    return st;
+  size_t wg = RNG_WG;
+  const clr_program_entry *ks[3] = {sh->blocks_k, sh->top_k, sh->prefix_k};
+  for (size_t i = 0; i < 3; i++)
+    if (ks[i]->max_wg < wg)
+      wg = ks[i]->max_wg;
+  while (wg > 1 && wg * sizeof(cl_ulong) > ctx->desc.local_mem_size / 2)
+    wg /= 2;
+  sh->wg = wg;
+  size_t per_block = wg * RNG_PER;
+  sh->blocks = n_ranges / per_block + (n_ranges % per_block != 0);
+  /* The shares: the work-group size the items pass takes (asked for, or
+   * 64), RNG_SHARES_PER_WG work-groups a compute unit. */
+  size_t wg_items = opt->wg_size ? opt->wg_size : 64;
+  if (wg_items > ctx->desc.max_work_group_size)
+    wg_items = ctx->desc.max_work_group_size;
+  size_t cu = ctx->desc.compute_units ? ctx->desc.compute_units : 1;
+  sh->wg_items = wg_items;
+  sh->g = (cl_ulong)cu * wg_items * RNG_SHARES_PER_WG;
   return CLR_OK;
+}
+
+/* Each buffer's bytes (0: not used; at least 8 otherwise). */
+static void rng_sizes(const rng_shape *sh, size_t n_ranges, size_t rsize,
+                      int counted, size_t bytes[RNG_BUFFERS]) {
+  size_t part_bytes = rsize > sizeof(cl_ulong) ? rsize : sizeof(cl_ulong);
+  bytes[RNG_ENDS] = n_ranges * sizeof(cl_ulong);
+  bytes[RNG_BUNITS] = bytes[RNG_BBAD] = sh->blocks * sizeof(cl_ulong);
+  bytes[RNG_META] = 2 * sizeof(cl_ulong);
+  bytes[RNG_PARTS] = 2 * (size_t)sh->g * part_bytes;
+  bytes[RNG_FLAGS] = 2 * (size_t)sh->g * sizeof(cl_ulong);
+  bytes[RNG_COUNTS] = counted ? n_ranges * sizeof(cl_ulong) : 0;
+  for (size_t i = 0; i < RNG_BUFFERS; i++)
+    if (i != RNG_COUNTS && bytes[i] < 8)
+      bytes[i] = 8;
+}
+
+static clr_status rng_buffer(clr_context *ctx, rng_call *c, int which,
+                             size_t bytes, cl_mem *out) {
+  clr_status st = clr_temp_buffer(ctx, &rng_tags[which], bytes, out);
+  if (st == CLR_OK)
+    c->mem[c->n_mem++] = *out;
+  return st;
 }
 
 /* A pass: global work-items (whole work-groups of wg), the first waiting
@@ -536,13 +622,21 @@ static clr_status rng_reduce(clr_context *ctx, rng_call *c,
   return st;
 }
 
+/* What a blocking caller of ranges_async_call reads back once its passes
+ * are done: the units of every range (meta[0]), the check's verdict
+ * (meta[1]), and the shares they were cut into. */
+typedef struct rng_readback {
+  cl_ulong total, verdict, shares;
+} rng_readback;
+
 static clr_status ranges_async_call(clr_context *ctx, const clr_options *opt,
                                     clr_op op, clr_type type, cl_mem data,
                                     size_t data_offset, size_t n, cl_mem ranges,
                                     size_t ranges_offset, size_t n_ranges,
                                     cl_mem results, size_t results_offset,
                                     cl_mem status, size_t status_offset,
-                                    const clr_async *async) {
+                                    const clr_async *async,
+                                    rng_readback *back) {
   clr_options defaults;
   clr_status st = start_ranges(ctx, &opt, &defaults, op, type, data, results, n,
                                ranges, n_ranges);
@@ -609,57 +703,27 @@ static clr_status ranges_async_call(clr_context *ctx, const clr_options *opt,
   if (st != CLR_OK)
     return st;
 
-  /* The prefix passes' kernels (any specialisation: they read ulongs). */
-  clr_build_spec spec = {.source = "reduce_ranges.cl",
-                         .kernel = "clr_ranges_blocks",
-                         .in = CLR_ULONG,
-                         .acc = CLR_ULONG,
-                         .op = CLR_SUM};
-  clr_program_entry *blocks_k = NULL, *top_k = NULL, *prefix_k = NULL;
-  st = clr_get_kernel(ctx, &spec, &blocks_k);
-  spec.kernel = "clr_ranges_top";
-  if (st == CLR_OK)
-    st = clr_get_kernel(ctx, &spec, &top_k);
-  spec.kernel = "clr_ranges_prefix";
-  if (st == CLR_OK)
-    st = clr_get_kernel(ctx, &spec, &prefix_k);
+  rng_shape sh;
+  st = make_rng_shape(ctx, opt, n_ranges, &sh);
   if (st != CLR_OK)
     return st;
-  size_t wg = RNG_WG;
-  const clr_program_entry *ks[3] = {blocks_k, top_k, prefix_k};
-  for (size_t i = 0; i < 3; i++)
-    if (ks[i]->max_wg < wg)
-      wg = ks[i]->max_wg;
-  while (wg > 1 && wg * sizeof(cl_ulong) > ctx->desc.local_mem_size / 2)
-    wg /= 2;
-  size_t per_block = wg * RNG_PER;
-  size_t blocks = n_ranges / per_block + (n_ranges % per_block != 0);
-  /* The shares: the work-group size the items pass takes (asked for, or
-   * 64), RNG_SHARES_PER_WG work-groups a compute unit. */
-  size_t wg_items = opt->wg_size ? opt->wg_size : 64;
-  if (wg_items > ctx->desc.max_work_group_size)
-    wg_items = ctx->desc.max_work_group_size;
-  size_t cu = ctx->desc.compute_units ? ctx->desc.compute_units : 1;
-  cl_ulong g = (cl_ulong)cu * wg_items * RNG_SHARES_PER_WG;
+  clr_program_entry *blocks_k = sh.blocks_k, *top_k = sh.top_k,
+                    *prefix_k = sh.prefix_k;
+  size_t wg = sh.wg, blocks = sh.blocks;
+  size_t wg_items = sh.wg_items;
+  cl_ulong g = sh.g;
 
   rng_call c = {.n_mem = 0};
   ctx->timing.n_passes = 0;
-  cl_mem ends = NULL, bunits = NULL, bbad = NULL, meta = NULL, parts = NULL,
-         flags = NULL, counts = NULL;
-  size_t part_bytes = rsize > sizeof(cl_ulong) ? rsize : sizeof(cl_ulong);
-  st = rng_buffer(ctx, &c, n_ranges * sizeof(cl_ulong), &ends);
-  if (st == CLR_OK)
-    st = rng_buffer(ctx, &c, blocks * sizeof(cl_ulong), &bunits);
-  if (st == CLR_OK)
-    st = rng_buffer(ctx, &c, blocks * sizeof(cl_ulong), &bbad);
-  if (st == CLR_OK)
-    st = rng_buffer(ctx, &c, 2 * sizeof(cl_ulong), &meta);
-  if (st == CLR_OK)
-    st = rng_buffer(ctx, &c, 2 * (size_t)g * part_bytes, &parts);
-  if (st == CLR_OK)
-    st = rng_buffer(ctx, &c, 2 * (size_t)g * sizeof(cl_ulong), &flags);
-  if (st == CLR_OK && counted)
-    st = rng_buffer(ctx, &c, n_ranges * sizeof(cl_ulong), &counts);
+  size_t bytes[RNG_BUFFERS];
+  rng_sizes(&sh, n_ranges, rsize, counted, bytes);
+  cl_mem m[RNG_BUFFERS] = {NULL};
+  for (int i = 0; i < RNG_BUFFERS && st == CLR_OK; i++)
+    if (bytes[i])
+      st = rng_buffer(ctx, &c, i, bytes[i], &m[i]);
+  cl_mem ends = m[RNG_ENDS], bunits = m[RNG_BUNITS], bbad = m[RNG_BBAD],
+         meta = m[RNG_META], parts = m[RNG_PARTS], flags = m[RNG_FLAGS],
+         counts = m[RNG_COUNTS];
 
   cl_ulong r_off = ranges_offset, nr = n_ranges, nn = n, per = RNG_PER,
            nb = blocks, s_off = status_offset;
@@ -723,10 +787,96 @@ static clr_status ranges_async_call(clr_context *ctx, const clr_options *opt,
     if (st == CLR_OK)
       st = rng_pass(ctx, &c, mk->kernel, n_ranges, mwg, NULL, async->done);
   }
+  if (st == CLR_OK && back) { /* read after every pass (in order) */
+    cl_ulong m2[2] = {0, 0};
+    cl_int err = clEnqueueReadBuffer(clr_queue(ctx), meta, CL_TRUE, 0,
+                                     sizeof m2, m2, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+      st = clr_cl_fail(ctx, "clEnqueueReadBuffer", err);
+    back->total = m2[0];
+    back->verdict = m2[1];
+    back->shares = g;
+  }
   for (size_t i = 0; i < c.n_mem; i++)
     clReleaseMemObject(c.mem[i]);
   ctx->timing.chunks = 1;
   return st;
+}
+
+/* clr_run in a caller's scratch: the passes above (their buffers, all
+ * known before the ranges are read, are the scratch's), waited for; a
+ * bad range refused as ranges_buffer_call refuses it (the results then
+ * unspecified). */
+static clr_status ranges_scratch_call(clr_context *ctx, const clr_options *opt,
+                                      clr_op op, clr_type type, cl_mem data,
+                                      size_t data_offset, size_t n,
+                                      cl_mem ranges, size_t ranges_offset,
+                                      size_t n_ranges, cl_mem results,
+                                      size_t results_offset) {
+  clr_async none = {.num_events = 0};
+  rng_readback back = {0, 0, 1};
+  double t0 = clr_now_ms();
+  clr_status st = ranges_async_call(ctx, opt, op, type, data, data_offset, n,
+                                    ranges, ranges_offset, n_ranges, results,
+                                    results_offset, NULL, 0, &none, &back);
+  /* A range's chain: its piece in a share, one element after another,
+   * then the pieces of the shares it spans folded in order (and a mean's
+   * division). */
+  cl_ulong share = back.total / back.shares + 1;
+  size_t depth = (size_t)(n < share ? n : share) + (size_t)(n / share) + 3;
+  if (st == CLR_OK && back.verdict) {
+    cl_ulong bad[2] = {0, 0};
+    size_t r = (size_t)back.verdict - 1;
+    cl_int err = clEnqueueReadBuffer(clr_queue(ctx), ranges, CL_TRUE,
+                                     (ranges_offset + 2 * r) * sizeof(cl_ulong),
+                                     sizeof bad, bad, 0, NULL, NULL);
+    st = err != CL_SUCCESS
+             ? clr_cl_fail(ctx, "clEnqueueReadBuffer", err)
+             : clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                        "range %zu = (offset %llu, length %llu) ends past n "
+                        "= %zu",
+                        r, (unsigned long long)bad[0],
+                        (unsigned long long)bad[1], n);
+  }
+  return ranges_done(ctx, st, n_ranges, 1, depth, t0);
+}
+
+clr_status clr_ranges_scratch(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, size_t n,
+                              size_t n_ranges, clr_scratch_plan *sp) {
+  clr_options defaults;
+  int one = 1;
+  clr_status st = start_ranges(ctx, &opt, &defaults, op, type, &one, &one, n,
+                               &one, n_ranges);
+  if (st != CLR_OK)
+    return st;
+  if (opt->kernel != CLR_REDUCE_COARSE)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "ranges have their own kernel: leave the kernel at its "
+                    "default (CLR_KERNEL_DEFAULT, or '%s'), not '%s'",
+                    clr_kernel_name(CLR_REDUCE_COARSE),
+                    clr_kernel_name(opt->kernel));
+  if (opt->exact)
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "exact sums of ranges are not implemented");
+  if ((uint64_t)n_ranges > UINT64_MAX / ((uint64_t)n + 1))
+    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                    "%zu ranges of up to %zu elements overflow the device's "
+                    "64-bit count of their elements, which a caller's "
+                    "scratch takes: use clr_run without scratch",
+                    n_ranges, n);
+  clr_op runs = clr_op_info(op)->runs;
+  rng_shape sh;
+  size_t bytes[RNG_BUFFERS];
+  st = make_rng_shape(ctx, opt, n_ranges, &sh);
+  if (st != CLR_OK)
+    return st;
+  rng_sizes(&sh, n_ranges, clr_opt_result_bytes(opt, runs, type),
+            clr_mean_counts(op, type), bytes);
+  for (int i = 0; i < RNG_BUFFERS; i++)
+    if (bytes[i])
+      clr_scratch_need(sp, &rng_tags[i], bytes[i]);
+  return CLR_OK;
 }
 
 clr_status clr_ranges_enqueue(clr_context *ctx, const clr_options *opt,
@@ -743,6 +893,6 @@ clr_status clr_ranges_enqueue(clr_context *ctx, const clr_options *opt,
   clr_begin_async_call(ctx, &async, num_events, wait_list, event);
   clr_status st = ranges_async_call(
       ctx, opt, op, type, data, data_offset, n, ranges, ranges_offset, n_ranges,
-      results, results_offset, status, status_offset, &async);
+      results, results_offset, status, status_offset, &async, NULL);
   return clr_end_async_call(ctx, st);
 }

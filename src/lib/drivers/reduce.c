@@ -236,7 +236,8 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
                              int first_is_input, const pass_input *src,
                              size_t n, cl_mem dst, size_t dst_index, int record,
                              const clr_async *async, double *kernel_ms,
-                             size_t *depth, pass_set *ps) {
+                             size_t *depth, pass_set *ps,
+                             clr_scratch_plan *sp) {
   clr_status st = CLR_OK;
   clr_launch shapes[CLR_MAX_PASSES];
   cl_event events[CLR_MAX_PASSES];
@@ -281,6 +282,17 @@ static clr_status run_passes(clr_context *ctx, const reduce_plan *p,
       return st;
   }
   int finish = fin != NULL;
+  if (sp) { /* a caller's scratch's plan: the buffers below, named */
+    if (finish) {
+      clr_scratch_need(sp, &ctx->ticket, sizeof(cl_uint));
+      clr_scratch_need(sp, &ctx->fold_slots,
+                       shapes[0].groups * (p->acc_bytes > 4 ? 2 : 1) *
+                           sizeof(cl_ulong));
+    }
+    clr_scratch_need(sp, &ctx->partial[0], max_even * acc_bytes);
+    clr_scratch_need(sp, &ctx->partial[1], max_odd * acc_bytes);
+    return CLR_OK;
+  }
   if (finish) {
     n_passes = 1;
     total_depth =
@@ -505,7 +517,7 @@ static clr_status reduce_buffer_passes(clr_context *ctx, const clr_options *opt,
   pass_set ps = {.n = 0};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, ctx->aux[0].mem, 0, 1, NULL,
-                    &ctx->timing.kernel_ms, &depth, &ps);
+                    &ctx->timing.kernel_ms, &depth, &ps, NULL);
   if (st == CLR_OK)
     st = read_result(ctx, ctx->aux[0].mem, &plan, result);
   clr_status settled = settle_passes(ctx, &ps);
@@ -529,9 +541,9 @@ static clr_status reduce_chunk(clr_context *ctx, void *user,
   size_t depth = 0;
   pass_input src = {c->mem, c->mem2, 0, 0,
                     run->plan->opt->index_base + c->begin};
-  clr_status st =
-      run_passes(ctx, run->plan, 1, &src, c->len, ctx->aux[0].mem, c->index,
-                 c->index == 0, NULL, &ctx->timing.kernel_ms, &depth, run->ps);
+  clr_status st = run_passes(ctx, run->plan, 1, &src, c->len, ctx->aux[0].mem,
+                             c->index, c->index == 0, NULL,
+                             &ctx->timing.kernel_ms, &depth, run->ps, NULL);
   if (depth > run->depth)
     run->depth = depth;
   return st;
@@ -567,7 +579,7 @@ static clr_status reduce_host_passes(clr_context *ctx, const clr_options *opt,
                             CL_MEM_READ_WRITE);
     if (st == CLR_OK)
       st = run_passes(ctx, &plan, 0, &src, chunks, ctx->aux[1].mem, 0, 0, NULL,
-                      &ctx->timing.kernel_ms, &final_depth, &ps);
+                      &ctx->timing.kernel_ms, &final_depth, &ps, NULL);
     if (st == CLR_OK)
       st = read_result(ctx, ctx->aux[1].mem, &plan, result);
     depth += final_depth;
@@ -765,10 +777,13 @@ static clr_status sum_into(clr_context *ctx, const clr_options *opt, clr_op op,
   pass_input src = {buf, buf, offset, 0, opt->index_base};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, dst, index, record, async,
-                    &ctx->timing.kernel_ms, depth, NULL);
+                    &ctx->timing.kernel_ms, depth, NULL, NULL);
   *depth += plan.map_depth;
   return st;
 }
+
+/* The tag of mean_async's buffer in a caller's scratch (scratch.c). */
+static const char mean_tag = 'm';
 
 static clr_status mean_async(clr_context *ctx, const clr_options *opt,
                              clr_op op, clr_type type, cl_mem buf,
@@ -797,10 +812,10 @@ static clr_status mean_async(clr_context *ctx, const clr_options *opt,
     return st;
   /* The call's own buffer: the sum at byte 0, the count at byte 8. */
   cl_int err;
-  cl_mem tmp = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 2 * sizeof(cl_ulong),
-                              NULL, &err);
-  if (err != CL_SUCCESS)
-    return clr_cl_fail(ctx, "clCreateBuffer", err);
+  cl_mem tmp = NULL;
+  st = clr_temp_buffer(ctx, &mean_tag, 2 * sizeof(cl_ulong), &tmp);
+  if (st != CLR_OK)
+    return st;
   clr_async first = {.num_events = async->num_events,
                      .wait_list = async->wait_list};
   clr_async rest = {.num_events = 0};
@@ -890,7 +905,7 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
   pass_input src = {buf, dot ? buf2 : buf, offset, offset2, opt->index_base};
   if (st == CLR_OK)
     st = run_passes(ctx, &plan, 1, &src, n, result, result_index, 1, async,
-                    &ctx->timing.kernel_ms, &depth, NULL);
+                    &ctx->timing.kernel_ms, &depth, NULL, NULL);
   ctx->timing.chunks = 1;
   ctx->timing.error_depth = depth + plan.map_depth;
   return st;
@@ -923,4 +938,111 @@ CLR_API clr_status clr_dot_buffer_async(
                             n, result, result_index, &async)
         : clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT, "y must not be NULL");
   return clr_end_async_call(ctx, st);
+}
+
+/* ------------------------------------------------- a caller's scratch */
+
+/* The buffers of reduce_call for a buffer's value (clr_run without an
+ * output), into sp: a mean's sum and count, an exact sum's accumulator,
+ * or the passes (aux[0] for the value, the partials, the single
+ * launch's ticket and slots); the checks of reduce_call first. */
+static clr_status value_scratch(clr_context *ctx, const clr_options *opt,
+                                clr_op op, clr_type type,
+                                const reduce_source *s, size_t n,
+                                clr_scratch_plan *sp) {
+  clr_options defaults;
+  double ms = 0;
+  size_t depth = 0;
+  int one = 1;
+  clr_status st = clr_start_work(ctx, &opt, &defaults, &one, &one,
+                                 "buffer and result", op, type, n, 0);
+  if (st == CLR_OK && s->dot)
+    st = check_dot(ctx, opt);
+  if (st != CLR_OK)
+    return st;
+  if (clr_op_flags(op) & CLR_OPF_MEAN) {
+    st = value_scratch(ctx, opt, clr_op_info(op)->runs, type, s, n, sp);
+    if (st == CLR_OK && clr_mean_counts(op, type)) {
+      clr_options co;
+      char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
+      clr_count_options(opt, &co, expr, sizeof expr);
+      st = value_scratch(ctx, &co, CLR_SUM, type, s, n, sp);
+    }
+    return st;
+  }
+  if (!s->dot && clr_exact_applies(opt, op, type))
+    return clr_exact_scratch(ctx, opt, type, 0, sp);
+  reduce_plan plan;
+  reduce_input where = {NULL, s->offset}, where2 = {NULL, s->offset2};
+  st = make_plan(ctx, opt, op, type, &where, s->dot ? &where2 : NULL, &plan);
+  if (st != CLR_OK)
+    return st;
+  clr_scratch_need(sp, &ctx->aux[0], plan.acc_bytes);
+  pass_input src = {s->buf, s->dot ? s->buf2 : s->buf, s->offset, s->offset2,
+                    opt->index_base};
+  return run_passes(ctx, &plan, 1, &src, n, ctx->aux[0].mem, 0, 1, NULL, &ms,
+                    &depth, NULL, sp);
+}
+
+/* sum_into's buffers (buf2: a dot product's second array, else NULL). */
+static clr_status sum_scratch(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, cl_mem buf,
+                              size_t offset, cl_mem buf2, size_t offset2,
+                              size_t n, clr_scratch_plan *sp) {
+  if (!buf2 && clr_exact_applies(opt, op, type))
+    return clr_exact_scratch(ctx, opt, type, 1, sp);
+  reduce_plan plan;
+  clr_async none = {.num_events = 0};
+  double ms = 0;
+  size_t depth = 0;
+  reduce_input where = {NULL, offset}, where2 = {NULL, offset2};
+  clr_status st =
+      make_plan(ctx, opt, op, type, &where, buf2 ? &where2 : NULL, &plan);
+  pass_input src = {buf, buf2 ? buf2 : buf, offset, offset2, opt->index_base};
+  if (st == CLR_OK)
+    st = run_passes(ctx, &plan, 1, &src, n, NULL, 0, 0, &none, &ms, &depth,
+                    NULL, sp);
+  return st;
+}
+
+/* The buffers of reduce_async_call (clr_enqueue, or clr_run into an
+ * output), into sp; its checks of the options first. */
+static clr_status async_scratch(clr_context *ctx, const clr_options *opt,
+                                clr_op op, clr_type type, cl_mem buf,
+                                size_t offset, cl_mem buf2, size_t offset2,
+                                size_t n, clr_scratch_plan *sp) {
+  clr_options defaults;
+  int dot = buf2 != NULL, one = 1;
+  clr_status st = clr_start_work(ctx, &opt, &defaults, &one, &one,
+                                 dot ? "x and result" : "buffer and result", op,
+                                 type, n, 0);
+  if (st == CLR_OK && dot)
+    st = check_dot(ctx, opt);
+  if (st != CLR_OK)
+    return st;
+  clr_op runs = clr_op_info(op)->runs;
+  if (!(clr_op_flags(op) & CLR_OPF_MEAN))
+    return sum_scratch(ctx, opt, op, type, buf, offset, buf2, offset2, n, sp);
+  /* mean_async: its buffer, the sum, a NaN-skipping mean's count */
+  clr_scratch_need(sp, &mean_tag, 2 * sizeof(cl_ulong));
+  st = sum_scratch(ctx, opt, runs, type, buf, offset, NULL, 0, n, sp);
+  if (st == CLR_OK && clr_mean_counts(op, type)) {
+    clr_options co;
+    char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
+    clr_count_options(opt, &co, expr, sizeof expr);
+    st = sum_scratch(ctx, &co, CLR_SUM, type, buf, offset, NULL, 0, n, sp);
+  }
+  return st;
+}
+
+clr_status clr_reduce_scratch(clr_context *ctx, const clr_options *opt,
+                              clr_op op, clr_type type, cl_mem in,
+                              size_t in_offset, cl_mem in2, size_t in2_offset,
+                              size_t n, int into_buffer, clr_scratch_plan *sp) {
+  if (into_buffer)
+    return async_scratch(ctx, opt, op, type, in, in_offset, in2, in2_offset, n,
+                         sp);
+  reduce_source src = {0,   in2 != NULL, NULL,       NULL, in,
+                       in2, in_offset,   in2_offset, NULL};
+  return value_scratch(ctx, opt, op, type, &src, n, sp);
 }

@@ -181,25 +181,13 @@ static clr_status check_operand(clr_context *ctx, const request *q,
   return CLR_OK;
 }
 
-/* Why a request takes no caller scratch, NULL when it does: the kinds
- * whose drivers plan every buffer they reserve (clr_scratch_plan), of
- * buffers. */
+/* Why a request takes no caller scratch, NULL when it does: every kind's
+ * driver plans the buffers it reserves (plan_scratch), of buffers; host
+ * arrays are staged through the context's own. */
 static const char *scratch_refusal(const request *q) {
   if (q->host)
     return "host arrays are staged through the context's own buffers";
-  switch (q->r.kind) {
-  case CLR_REQ_BY_KEY:
-  case CLR_REQ_SCAN:
-  case CLR_REQ_SEGMENTS:
-  case CLR_REQ_SCAN_SEGMENTS:
-  case CLR_REQ_SCAN_HEADS:
-  case CLR_REQ_MATRIX:
-    return NULL;
-  case CLR_REQ_RANGES:
-    return "its driver plans its batches from the ranges, read back";
-  default:
-    return "its driver does not plan its buffers yet";
-  }
+  return NULL;
 }
 
 /* The fields added after the first clr_request: buffers only, each
@@ -474,9 +462,18 @@ static clr_status plan_scratch(clr_context *ctx, const request *q,
   case CLR_REQ_SCAN:
     return clr_scan_scratch(ctx, r->options, r->op, r->type, r->input.offset,
                             r->output.offset, r->n, sp);
+  case CLR_REQ_REDUCE:
+  case CLR_REQ_DOT:
+    return clr_reduce_scratch(ctx, r->options, r->op, r->type, r->input.buffer,
+                              r->input.offset,
+                              r->kind == CLR_REQ_DOT ? r->input2.buffer : NULL,
+                              r->input2.offset, r->n, given(&r->output), sp);
   case CLR_REQ_SEGMENTS:
     return clr_segments_scratch(ctx, r->options, r->op, r->type, r->n,
                                 r->n_segments, sp);
+  case CLR_REQ_RANGES:
+    return clr_ranges_scratch(ctx, r->options, r->op, r->type, r->n,
+                              r->n_segments, sp);
   case CLR_REQ_SCAN_SEGMENTS:
   case CLR_REQ_SCAN_HEADS:
     return clr_sscan_scratch(ctx, r->options, r->op, r->type, r->n,
