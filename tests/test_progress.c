@@ -203,13 +203,16 @@ static void test_calls(void) {
   CALL("clr_ref_segments_check, no segment", 0,
        clr_ref_segments_check(CLR_MAP_NONE, CLR_SUM, CLR_FLOAT, CLR_FLOAT, x,
                               offsets, 0, res, 0, &chk));
-  /* a matrix: x as 1000 rows of 300 (pitch 301), both axes */
-  CALL("clr_ref_matrix_check, axis 0", 1000 * 300,
-       clr_ref_matrix_check(CLR_MAP_NONE, CLR_SUM, CLR_FLOAT, CLR_FLOAT, x,
-                            1000, 300, 301, 0, res, 0, &chk));
-  CALL("clr_ref_matrix_check, axis 1, map square", 2 * 1000 * 300,
+  /* a matrix: x as 600 rows of 300 (pitch 301: 180599 elements, within
+   * x's n), both axes */
+  _Static_assert(599 * 301 + 300 <= 3 * CLR_PROGRESS_BLOCK + 1234,
+                 "the matrix lies within x");
+  CALL("clr_ref_matrix_check, axis 0", 600 * 300,
+       clr_ref_matrix_check(CLR_MAP_NONE, CLR_SUM, CLR_FLOAT, CLR_FLOAT, x, 600,
+                            300, 301, 0, res, 0, &chk));
+  CALL("clr_ref_matrix_check, axis 1, map square", 2 * 600 * 300,
        clr_ref_matrix_check(CLR_MAP_SQUARE, CLR_SUM, CLR_FLOAT, CLR_FLOAT, x,
-                            1000, 300, 301, 1, res, 0, &chk));
+                            600, 300, 301, 1, res, 0, &chk));
   clr_scan_check ssc;
   CALL("clr_ref_segmented_scan_check", n - 5,
        clr_ref_segmented_scan_check(CLR_SUM, CLR_FLOAT, CLR_DOUBLE, 0, x, scan,
