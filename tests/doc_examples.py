@@ -99,8 +99,12 @@ def has_gpu(env):
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         return False
-    text = json.dumps(json.loads(r.stdout)).lower()
-    return '"gpu"' in text
+    # every device has a "gpu" field: true for a GPU
+    try:
+        devices = json.loads(r.stdout).get("devices", [])
+    except ValueError:
+        return False
+    return any(d.get("gpu") is True for d in devices)
 
 
 def scratch_dir(tmp, source, build):
