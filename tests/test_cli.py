@@ -672,14 +672,18 @@ def test_progress():
         m = re.match(r"(.*): (\d+)%, \d+ s$", p)
         if m:
             pcts.setdefault(m.group(1), []).append(int(m.group(2)))
+    # (how many draws a phase gets depends on the machine's speed: the
+    # CPU reference of a fast one ends before its first redraw, so no
+    # draw count or growth is asked for here; test progress checks the
+    # fractions themselves, call by call)
     ref = [k for k in pcts if k.endswith(": the CPU reference")]
     gen_lines = [p for p in phases if p.startswith(gen)]
     check(gen_lines and len(pcts.get(gen, [])) == len(gen_lines) and
-          len(ref) == 1 and
-          all(v == sorted(v) and v[-1] <= 100 for v in pcts.values()) and
-          any(0 < x for x in pcts[gen] + pcts[ref[0]]),
-          "--progress: generating and the CPU reference with a percentage "
-          "that grows", show(rc, out, err))
+          len(ref) <= 1 and
+          any(p.endswith(" s") and "the CPU reference" in p for p in phases)
+          and all(v == sorted(v) and v[-1] <= 100 for v in pcts.values()),
+          "--progress: generating with a percentage on every draw, never "
+          "falling, and the CPU reference's phase", show(rc, out, err))
     rc2, out2, err2 = clrtest.run([EXE] + args)
     try:
         doc2 = json.loads(out2)
