@@ -860,15 +860,12 @@ fail:
 /* The buffer form of sums_to_means: cl/reduce_segmented.cl's
  * clr_seg_mean over the results, in place, dividing in double where the
  * device has it. */
-/* counts: offsets holds n_segments counts of numbers (a NaN-skipping
- * mean's divisors) instead of offsets.  done (an enqueued call's, else
- * NULL): the division is not waited for, *done receives its event. */
-static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
-                                  clr_type type, const seg_plan *p,
-                                  cl_mem offsets, cl_ulong offsets_off,
-                                  cl_ulong n_segments, cl_mem results,
-                                  cl_ulong results_off, int counts,
-                                  cl_event *done) {
+/* clr_seg_mean of the plan's sums, built (or fetched) into *out: means
+ * in float or double, divided in double where the device has it; counts:
+ * by a NaN-skipping mean's counts (CLR_SEG_COUNTS), not the lengths. */
+static clr_status mean_kernel(clr_context *ctx, const clr_options *opt,
+                              clr_type type, const seg_plan *p, int counts,
+                              clr_program_entry **out) {
   int wide = ctx->desc.has_fp64;
   clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
   if (mean_t == CLR_DOUBLE && !wide)
@@ -888,6 +885,21 @@ static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
                          .extra = extra};
   clr_program_entry *mean = NULL;
   clr_status st = clr_get_kernel(ctx, &spec, &mean);
+  *out = mean;
+  return st;
+}
+
+/* counts: offsets holds n_segments counts of numbers (a NaN-skipping
+ * mean's divisors) instead of offsets.  done (an enqueued call's, else
+ * NULL): the division is not waited for, *done receives its event. */
+static clr_status means_on_device(clr_context *ctx, const clr_options *opt,
+                                  clr_type type, const seg_plan *p,
+                                  cl_mem offsets, cl_ulong offsets_off,
+                                  cl_ulong n_segments, cl_mem results,
+                                  cl_ulong results_off, int counts,
+                                  cl_event *done) {
+  clr_program_entry *mean = NULL;
+  clr_status st = mean_kernel(ctx, opt, type, p, counts, &mean);
   if (st == CLR_OK)
     st = CLR_SET_ARGS(ctx, mean->kernel, CLR_ARG(offsets), CLR_ARG(offsets_off),
                       CLR_ARG(n_segments), CLR_ARG(results),
@@ -1199,25 +1211,8 @@ clr_status clr_offsets_sanitise(clr_context *ctx, cl_mem offsets,
  * then finds it in the program table). */
 static clr_status prepare_mean(clr_context *ctx, const clr_options *opt,
                                clr_type type, const seg_plan *p, int counts) {
-  int wide = ctx->desc.has_fp64;
-  clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
-  if (mean_t == CLR_DOUBLE && !wide)
-    return clr_fail(ctx, CLR_ERR_NO_FP64,
-                    "device '%s' has no double-precision support "
-                    "(cl_khr_fp64) for a mean of %s",
-                    ctx->desc.device_name, clr_type_name(type));
-  char extra[64];
-  snprintf(extra, sizeof extra, "-DCLR_SEG_MEAN=%d -DCLR_SEG_WIDE=%d%s",
-           mean_t == CLR_DOUBLE ? 2 : 1, wide,
-           counts ? " -DCLR_SEG_COUNTS=1" : "");
-  clr_build_spec spec = {.source = "reduce_segmented.cl",
-                         .kernel = "clr_seg_mean",
-                         .in = type,
-                         .acc = p->acc,
-                         .op = CLR_SUM,
-                         .extra = extra};
   clr_program_entry *mean = NULL;
-  return clr_get_kernel(ctx, &spec, &mean);
+  return mean_kernel(ctx, opt, type, p, counts, &mean);
 }
 
 static clr_status
