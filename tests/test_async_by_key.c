@@ -17,29 +17,13 @@
  * scratch allocates no context buffer (the context's count of its own
  * allocations, internal.h) and leaves no reference to the buffer. */
 #include "internal.h"
+#include "scratch_checks.h"
 #include "test_util.h"
 
 #include <CL/cl.h>
 #include <math.h>
 #include <stdint.h>
 #include <unistd.h>
-
-static void expect_cl(cl_int err, const char *what) {
-  if (err != CL_SUCCESS)
-    tu_die("%s failed: %d", what, (int)err);
-}
-
-static clr_operand buf_op(cl_mem m, size_t offset) {
-  clr_operand o = {NULL, m, offset};
-  return o;
-}
-
-static void read_bytes(clr_context *ctx, cl_mem m, size_t at, size_t bytes,
-                       void *dst) {
-  expect_cl(clEnqueueReadBuffer(clr_context_queue(ctx), m, CL_TRUE, at, bytes,
-                                dst, 0, NULL, NULL),
-            "clEnqueueReadBuffer");
-}
 
 /* Element i of an array of t as a double (ints, exact here). */
 static double get(clr_type t, const void *a, size_t i) {
@@ -407,32 +391,6 @@ static void refusals(clr_context *ctx) {
 }
 
 /* ------------------------------------------------------------ scratch */
-
-static cl_uint ref_count(cl_mem m) {
-  cl_uint c = 0;
-  expect_cl(clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof c, &c, NULL),
-            "clGetMemObjectInfo");
-  return c;
-}
-
-/* m's reference count once the runtime has let go of finished commands:
- * PoCL releases a command's buffers just after clFinish returns (a
- * millisecond or so; CI saw 2 once), so up to a few seconds are given for
- * it (as test_scratch.c's). */
-static cl_uint settled_refs(cl_mem m) {
-  for (int i = 0; i < 3000 && ref_count(m) != 1; i++)
-    usleep(1000);
-  return ref_count(m);
-}
-
-/* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes. */
-static size_t base_align(clr_context *ctx) {
-  cl_uint bits = 0;
-  expect_cl(clGetDeviceInfo(ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN,
-                            sizeof bits, &bits, NULL),
-            "clGetDeviceInfo");
-  return bits >= 8 ? bits / 8 : 1;
-}
 
 /* The query's answer for r; the request run (clr_enqueue when enqueue,
  * else clr_run) in a scratch of that many bytes from byte `at` of a

@@ -20,6 +20,7 @@
  * gives the same bytes read as clr_run's and as clr_enqueue's (status
  * given).  Host arrays still refuse scratch. */
 #include "internal.h"
+#include "scratch_checks.h"
 #include "test_util.h"
 
 #include <CL/cl.h>
@@ -27,23 +28,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
-
-static void expect_cl(cl_int err, const char *what) {
-  if (err != CL_SUCCESS)
-    tu_die("%s failed: %d", what, (int)err);
-}
-
-static clr_operand buf_op(cl_mem m, size_t offset) {
-  clr_operand o = {NULL, m, offset};
-  return o;
-}
-
-static void read_bytes(clr_context *ctx, cl_mem m, size_t at, size_t bytes,
-                       void *dst) {
-  expect_cl(clEnqueueReadBuffer(clr_context_queue(ctx), m, CL_TRUE, at, bytes,
-                                dst, 0, NULL, NULL),
-            "clEnqueueReadBuffer");
-}
 
 static void fill_bytes(clr_context *ctx, cl_mem m, size_t bytes,
                        unsigned char v) {
@@ -53,30 +37,6 @@ static void fill_bytes(clr_context *ctx, cl_mem m, size_t bytes,
                                  h, 0, NULL, NULL),
             "clEnqueueWriteBuffer");
   free(h);
-}
-
-static cl_uint ref_count(cl_mem m) {
-  cl_uint c = 0;
-  expect_cl(clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof c, &c, NULL),
-            "clGetMemObjectInfo");
-  return c;
-}
-
-/* m's reference count once the runtime has let go of finished commands:
- * PoCL releases a command's buffers just after clFinish returns (a
- * millisecond or so), so up to a few seconds are given for it. */
-static cl_uint settled_refs(cl_mem m) {
-  for (int i = 0; i < 3000 && ref_count(m) != 1; i++)
-    usleep(1000);
-  return ref_count(m);
-}
-
-static size_t base_align(clr_context *ctx) {
-  cl_uint bits = 0;
-  expect_cl(clGetDeviceInfo(ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN,
-                            sizeof bits, &bits, NULL),
-            "clGetDeviceInfo");
-  return bits >= 8 ? bits / 8 : 1;
 }
 
 /* The outputs a case compares (at most three byte ranges of buffers). */
