@@ -9,10 +9,13 @@
  *   -DCLR_ACC_<T>=1   accumulator / result type (not HALF)
  *   -DCLR_OP_<C>=1    the operation's combine (its row's combine column):
  *                     SUM, PROD, MIN, MAX, AND, OR, XOR (below),
- *                     ARGMIN, ARGMAX, MINMAX (records.cl)
- *   -DCLR_OP_IS_INDEXED=1, -DCLR_OP_IS_LOGICAL=1, -DCLR_OP_SKIPS_NAN=1
+ *                     ARGMIN, ARGMAX, MINMAX (records.cl), VAR
+ *                     (moments.cl)
+ *   -DCLR_OP_IS_INDEXED=1, -DCLR_OP_IS_LOGICAL=1, -DCLR_OP_SKIPS_NAN=1,
+ *   -DCLR_OP_IS_MOMENTS=1
  *                     the row's flags (CLR_OPF_INDEXED, _LOGICAL,
- *                     _SKIPS_NAN; the last only for floating accumulators)
+ *                     _SKIPS_NAN, _MOMENTS; SKIPS_NAN only for floating
+ *                     accumulators)
  *   -DCLR_MAP=<map>   map applied to each input element (kernels that
  *                     take maps: MAPPED below)
  *   -DCLR_INPUTS=2    two inputs (dot products)
@@ -54,7 +57,7 @@
  * expressions too); no combine given: a sum. */
 #if !(CLR_OP_SUM || CLR_OP_PROD || CLR_OP_MIN || CLR_OP_MAX || CLR_OP_AND ||   \
       CLR_OP_OR || CLR_OP_XOR || CLR_OP_ARGMIN || CLR_OP_ARGMAX ||             \
-      CLR_OP_MINMAX)
+      CLR_OP_MINMAX || CLR_OP_VAR)
 #undef CLR_OP_SUM
 #define CLR_OP_SUM 1
 #endif
@@ -88,9 +91,20 @@
 #ifndef CLR_OP_MINMAX
 #define CLR_OP_MINMAX 0
 #endif
+#ifndef CLR_OP_VAR
+#define CLR_OP_VAR 0
+#endif
 #ifndef CLR_OP_IS_INDEXED
 #define CLR_OP_IS_INDEXED 0
 #endif
+#ifndef CLR_OP_IS_MOMENTS
+#define CLR_OP_IS_MOMENTS 0
+#endif
+/* Operations that fold records (clr_record, clr_take, clr_merge,
+ * clr_no_record, clr_group_merge) instead of values: the indexed ones
+ * (records.cl) and the moments (moments.cl), the host putting that file
+ * before the kernel's. */
+#define CLR_OP_IS_RECORD (CLR_OP_IS_INDEXED || CLR_OP_IS_MOMENTS)
 #ifndef CLR_OP_IS_LOGICAL
 #define CLR_OP_IS_LOGICAL 0
 #endif
@@ -241,6 +255,9 @@
 /* argmin / argmax / minmax combine (value, index) records: see
  * cl/records.cl.  IDENTITY is the minimum's starting value. */
 #define IDENTITY ((ACC_T)ACC_MAX)
+#elif CLR_OP_IS_MOMENTS
+/* var / std combine (count, mean, M2) records: see cl/moments.cl. */
+#define IDENTITY ((ACC_T)0)
 #elif CLR_OP_AND
 #define OP(a, b) ((a) && (b))
 #define IDENTITY ((ACC_T)1)
@@ -393,7 +410,7 @@ CLR_DEFINE_SHFL_U32(clr_shfl_down_u32, "down", "0x1f")
 inline int clr_whole_warps(uint wgs) { return wgs % 32 == 0 && wgs <= 32 * 32; }
 #endif
 
-#if !CLR_OP_IS_INDEXED /* the indexed ops have their own (records.cl) */
+#if !CLR_OP_IS_RECORD /* records have their own (records.cl, moments.cl) */
 #if CLR_SHFL
 CLR_DEFINE_SHFL(clr_shfl_up, ACC_T, clr_shfl_up_u32)
 CLR_DEFINE_SHFL(clr_shfl_down, ACC_T, clr_shfl_down_u32)
@@ -632,3 +649,24 @@ inline ACC_T clr_slot_wait(volatile __global ulong *slots, ulong i,
   return CLR_SLOT_VALUE(w);
 }
 #endif
+
+/* CLR_DEFINE_GROUP_MERGE(T, MERGE): `T clr_group_merge(__local T *scratch,
+ * T r)`, clr_group_reduce's tree for records (records.cl, moments.cl):
+ * every work-item's r in, the work-group's fold in work-item 0 (the others
+ * get garbage).  MERGE(T *a, T b) folds b into *a, a before b. */
+#define CLR_DEFINE_GROUP_MERGE(T, MERGE)                                       \
+  inline T clr_group_merge(__local T *scratch, T r) {                          \
+    uint lid = (uint)get_local_id(0);                                          \
+    uint wg = (uint)get_local_size(0);                                         \
+    scratch[lid] = r;                                                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    for (uint s = clr_pow2_below(wg); s > 0; s >>= 1) {                        \
+      if (lid < s && lid + s < wg) {                                           \
+        T a = scratch[lid];                                                    \
+        MERGE(&a, scratch[lid + s]);                                           \
+        scratch[lid] = a;                                                      \
+      }                                                                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                            \
+    }                                                                          \
+    return scratch[0];                                                         \
+  }

@@ -87,24 +87,8 @@ inline void clr_merge(clr_record *r, clr_record o) {
 #endif
 }
 
-/* common.cl's clr_group_reduce on records: every work-item's r in, the
- * work-group's fold (the full order) back in work-item 0 (the others get
- * garbage). */
-inline clr_record clr_group_merge(__local clr_record *scratch, clr_record r) {
-  uint lid = (uint)get_local_id(0);
-  uint wg = (uint)get_local_size(0);
-  scratch[lid] = r;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint s = clr_pow2_below(wg); s > 0; s >>= 1) {
-    if (lid < s && lid + s < wg) {
-      clr_record a = scratch[lid];
-      clr_merge(&a, scratch[lid + s]);
-      scratch[lid] = a;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  return scratch[0];
-}
+/* common.cl's clr_group_reduce on records (the full order). */
+CLR_DEFINE_GROUP_MERGE(clr_record, clr_merge)
 
 /* The starting record: no candidate yet. */
 inline clr_record clr_no_record(void) {

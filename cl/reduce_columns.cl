@@ -29,7 +29,7 @@
  * cl/records.cl's records (which the host puts before this file), their
  * index the row: row_base + r, counted over the whole matrix. */
 
-#if CLR_OP_IS_INDEXED
+#if CLR_OP_IS_RECORD
 #define COL_T clr_record
 #else
 #define COL_T ACC_T
@@ -49,11 +49,11 @@
 #endif
 
 /* Element x, at (r, c), folded into acc; COL_TAKE reads it at e. */
-#if CLR_COLS_PARTIALS && CLR_OP_IS_INDEXED
+#if CLR_COLS_PARTIALS && CLR_OP_IS_RECORD
 #define COL_TAKE_X(acc, x, r, c) clr_merge(&(acc), (x))
 #elif CLR_COLS_PARTIALS
 #define COL_TAKE_X(acc, x, r, c) ((acc) = OP((acc), (x)))
-#elif CLR_OP_IS_INDEXED
+#elif CLR_OP_IS_RECORD
 #define COL_TAKE_X(acc, x, r, c)                                               \
   clr_take(&(acc), MAPPED((x), 0, ibase + (r)*pitch + (c)), row_base + (r))
 #else
@@ -119,7 +119,7 @@
     (out)[o] = v_;                                                             \
   } while (0)
 
-#if CLR_OP_IS_INDEXED
+#if CLR_OP_IS_RECORD
 #define COL_START clr_no_record()
 #define COL_FOLD(a, b) clr_merge(&(a), (b))
 #else
@@ -185,7 +185,7 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
 /* Plain values of the first pass (no map, record, truth or NaN to skip;
  * not half): eight columns a load into vectors of accumulators. */
 #define COLS_RUNS_VECTOR                                                       \
-  (!CLR_COLS_PARTIALS && !CLR_OP_IS_INDEXED && !CLR_MAP &&                     \
+  (!CLR_COLS_PARTIALS && !CLR_OP_IS_RECORD && !CLR_MAP &&                     \
    !CLR_OP_IS_LOGICAL && !CLR_SKIPS_NAN && !CLR_IN_HALF && COLS_RUN % 8 == 0)
 #if COLS_RUNS_VECTOR
 #define ACC8C_T CLR_CAT(ACC_T, 8)

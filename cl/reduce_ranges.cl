@@ -31,7 +31,7 @@
  * expression's i: ibase + the element's index in the data).  Results in
  * the accumulator type (records for the indexed ops). */
 
-#if CLR_OP_IS_INDEXED
+#if CLR_OP_IS_RECORD
 #define RNG_T clr_record
 #define RNG_IDENTITY() clr_no_record()
 #define RNG_TAKE(acc, x, j) clr_take(&(acc), (x), (j))

@@ -16,7 +16,7 @@
  * records (which the host puts before this file), their indices counted from
  * the row's first element. */
 
-#if CLR_OP_IS_INDEXED
+#if CLR_OP_IS_RECORD
 #define ROW_T clr_record
 #else
 #define ROW_T ACC_T
@@ -28,7 +28,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
   ulong row = get_group_id(0);
   ulong a = row * pitch, b = min(a + row_len, n);
   ulong wg = get_local_size(0);
-#if CLR_OP_IS_INDEXED
+#if CLR_OP_IS_RECORD
   /* each work-item's elements in index order, so clr_take keeps the
    * first of equal candidates; the tree merges with the full order */
   clr_record acc = clr_no_record();
@@ -76,7 +76,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
 #define ROWL_LOAD1(p, e) IN_AT(p, e)
 #endif
 /* Element x at column j of row r folded into acc. */
-#if CLR_ROWS_PARTIALS && CLR_OP_IS_INDEXED
+#if CLR_ROWS_PARTIALS && CLR_OP_IS_RECORD
 #define ROWL_TAKE(acc, x, r, j) clr_merge(&(acc), (x))
 #define ROWL_FOLD(a, b) clr_merge(&(a), (b))
 #define ROWL_START clr_no_record()
@@ -84,7 +84,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
 #define ROWL_TAKE(acc, x, r, j) ((acc) = OP((acc), (x)))
 #define ROWL_FOLD(a, b) ((a) = OP((a), (b)))
 #define ROWL_START IDENTITY
-#elif CLR_OP_IS_INDEXED
+#elif CLR_OP_IS_RECORD
 #define ROWL_TAKE(acc, x, r, j)                                                \
   clr_take(&(acc), MAPPED((x), 0, ibase + (r)*pitch + (j)), (j))
 #define ROWL_FOLD(a, b) clr_merge(&(a), (b))
@@ -177,7 +177,7 @@ __kernel void clr_rows_lanes(__global const ROWL_IN_T *data, ulong data_off,
  * at a time in a vector of accumulators, its lanes folded in a tree at
  * the row's end. */
 #define ROWS_RUNS_VECTOR                                                       \
-  (!CLR_OP_IS_INDEXED && !CLR_MAP && !CLR_OP_IS_LOGICAL && !CLR_SKIPS_NAN &&   \
+  (!CLR_OP_IS_RECORD && !CLR_MAP && !CLR_OP_IS_LOGICAL && !CLR_SKIPS_NAN &&   \
    !CLR_IN_HALF)
 #if ROWS_RUNS_VECTOR
 #define ACC8_T CLR_CAT(ACC_T, 8)
@@ -196,7 +196,7 @@ __kernel void clr_rows_runs(__global const IN_T *data, ulong data_off,
   ulong j0 = s * piece, j1 = min(row_len, j0 + piece);
   for (ulong r = ra; r < rb; r++) {
     ulong base = data_off + r * pitch;
-#if CLR_OP_IS_INDEXED
+#if CLR_OP_IS_RECORD
     clr_record acc = clr_no_record();
     for (ulong j = j0; j < j1; j++)
       clr_take(&acc, MAPPED(IN_AT(data, base + j), 0, ibase + r * pitch + j),

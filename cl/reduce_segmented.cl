@@ -67,7 +67,7 @@
 
 /* SEG_T: a segment's partial or result.  seg_take(a, x, i): a followed
  * by element x (index i); seg_merge(a, b): partial a followed by b. */
-#if CLR_OP_IS_INDEXED
+#if CLR_OP_IS_RECORD
 #define SEG_T clr_record
 inline SEG_T seg_identity(void) { return clr_no_record(); }
 inline SEG_T seg_take(SEG_T a, ACC_T x, ulong i) {
@@ -81,6 +81,9 @@ inline SEG_T seg_merge(SEG_T a, SEG_T b) {
 /* A segment's result as written: its indices counted from the segment's
  * first element (whole-input index start), as CUB's segmented ArgMin; a
  * partial left for a later launch keeps whole-input indices. */
+#if CLR_OP_IS_MOMENTS
+#define seg_final(a, start) (a) /* no indices */
+#else
 inline SEG_T seg_final(SEG_T a, ulong start) {
   if (a.ilo != ULONG_MAX)
     a.ilo -= start;
@@ -88,6 +91,7 @@ inline SEG_T seg_final(SEG_T a, ulong start) {
     a.ihi -= start;
   return a;
 }
+#endif
 #else
 #define SEG_T ACC_T
 inline SEG_T seg_identity(void) { return IDENTITY; }
@@ -119,7 +123,7 @@ inline ulong seg_first_unit(__global const ulong *offsets, ulong lo, ulong s) {
   return start < lo ? 0 : start - lo + s;
 }
 
-#if !CLR_OP_IS_INDEXED
+#if !CLR_OP_IS_RECORD
 CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 #endif
 
@@ -131,7 +135,7 @@ CLR_DEFINE_FOLD(clr_fold_lanes, ACC_T, OP)
 inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
                           ulong ibase, SEG_T acc) {
   ulong k = 0;
-#if CLR_VEC > 1 && !CLR_OP_IS_INDEXED
+#if CLR_VEC > 1 && !CLR_OP_IS_RECORD
   ulong vectors = m / CLR_VEC;
   if (vectors > 0) {
     ACCV_T v = (ACCV_T)(IDENTITY);
@@ -144,7 +148,7 @@ inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
     k = vectors * CLR_VEC;
   }
 #endif
-#if CLR_VEC > 1 && CLR_OP_IS_INDEXED
+#if CLR_VEC > 1 && CLR_OP_IS_RECORD
   /* Records: a candidate per lane (cl/records.cl), folded in after. */
   ulong vectors = m / CLR_VEC;
   if (vectors > 0 && vectors <= UINT_MAX) {
@@ -316,7 +320,7 @@ inline SEG_T seg_local_fold(__local const SEG_T *p, uint a, uint b) {
   return acc;
 }
 
-#if CLR_OP_IS_INDEXED
+#if CLR_OP_IS_RECORD
 #define seg_group_reduce clr_group_merge /* cl/records.cl */
 #else
 #define seg_group_reduce clr_group_reduce

@@ -160,6 +160,7 @@ typedef enum clr_type {
 #define CLR_OPF_INDEXED 0x08u   /* a value and its first index (records)  */
 #define CLR_OPF_SKIPS_NAN 0x10u /* NaN elements are left out              */
 #define CLR_OPF_MEAN 0x20u      /* a sum divided by a count, on the host  */
+#define CLR_OPF_MOMENTS 0x40u   /* (count, mean, M2) records: var, std    */
 /* clreduce_ops.def's identity column. */
 #define CLR_ID_ZERO 0
 #define CLR_ID_ONE 1
@@ -309,13 +310,15 @@ typedef union clr_scalar {
 typedef struct clr_value {
   clr_type type;      /* the result type: which member of v and max      */
   clr_op op;          /* the operation that made the value               */
-  clr_scalar v;       /* the result; CLR_MINMAX: the minimum              */
+  clr_scalar v;       /* the result; CLR_MINMAX: the minimum; CLR_VAR,
+                         CLR_STD: the variance, the standard deviation   */
   uint64_t index;     /* the indexed operations (CLR_OPF_INDEXED: argmin,
                          argmax, nanargmin, nanargmax, minmax): the first
                          index of v, UINT64_MAX where there is none (a
                          NaN-skipping op over NaNs only, an empty
                          segment); 0 for the other operations            */
-  clr_scalar max;     /* CLR_MINMAX: the maximum                          */
+  clr_scalar max;     /* CLR_MINMAX: the maximum; CLR_VAR, CLR_STD: the
+                         mean                                            */
   uint64_t max_index; /* CLR_MINMAX: its first index                      */
 } clr_value;
 
@@ -673,6 +676,10 @@ typedef struct clr_options {
    * array reduced apart (clr_group, MPI ranks) report the whole array's
    * indices.  0 by default. */
   uint64_t index_base;
+  /* CLR_VAR and CLR_STD: delta degrees of freedom, the variance's divisor
+   * n - ddof (0 by default, NumPy's; 1 for the unbiased sample variance,
+   * PyTorch's default).  Other operations ignore it. */
+  uint64_t ddof;
 } clr_options;
 
 /* The defaults (clr_options_init's): kernel CLR_KERNEL_DEFAULT,
@@ -685,7 +692,7 @@ typedef struct clr_options {
   {                                                                            \
     (uint32_t)sizeof(clr_options), CLR_KERNEL_DEFAULT, 0, 0, 0,                \
         CLR_LAYOUT_AUTO, 0, 0, NULL, 0, CLR_TYPE_DEFAULT, CLR_MAP_NONE, NULL,  \
-        0                                                                      \
+        0, 0                                                                   \
   }
 /* The same for options already declared.  Inline: it writes the size of
  * the header the program was built with, never more. */

@@ -56,18 +56,19 @@ static void test_status_strings(void) {
  * result type: 'i' the input's (half: float), 'w' widened sums and
  * products (int -> long, uint -> ulong unless narrowed), 't' an int truth,
  * 'm' a mean (float for float and half, else double; none of 64-bit
- * integers). */
+ * integers), 'v' a variance (the same types, 64-bit integers too). */
 static const struct {
   const char *name;
   int integer_only;
   char result;
 } expected_ops[] = {
-    {"sum", 0, 'w'},       {"prod", 0, 'w'},   {"min", 0, 'i'},
-    {"max", 0, 'i'},       {"and", 1, 't'},    {"or", 1, 't'},
-    {"argmin", 0, 'i'},    {"argmax", 0, 'i'}, {"minmax", 0, 'i'},
-    {"mean", 0, 'm'},      {"xor", 1, 'i'},    {"nansum", 0, 'w'},
-    {"nanmin", 0, 'i'},    {"nanmax", 0, 'i'}, {"nanargmin", 0, 'i'},
-    {"nanargmax", 0, 'i'}, {"nanmean", 0, 'm'}};
+    {"sum", 0, 'w'},       {"prod", 0, 'w'},    {"min", 0, 'i'},
+    {"max", 0, 'i'},       {"and", 1, 't'},     {"or", 1, 't'},
+    {"argmin", 0, 'i'},    {"argmax", 0, 'i'},  {"minmax", 0, 'i'},
+    {"mean", 0, 'm'},      {"xor", 1, 'i'},     {"nansum", 0, 'w'},
+    {"nanmin", 0, 'i'},    {"nanmax", 0, 'i'},  {"nanargmin", 0, 'i'},
+    {"nanargmax", 0, 'i'}, {"nanmean", 0, 'm'}, {"var", 0, 'v'},
+    {"std", 0, 'v'}};
 _Static_assert(sizeof expected_ops / sizeof expected_ops[0] == CLR_OP_COUNT,
                "every op has its expected rules");
 
@@ -174,7 +175,8 @@ static void test_supports_and_result_types(void) {
         clr_type want = (clr_type)t;
         if (rule == 't')
           want = CLR_INT;
-        else if (rule == 'm') /* float for float and half, else double */
+        else if (rule == 'm' || rule == 'v') /* float for float and half,
+                                                else double */
           want = t == CLR_FLOAT || t == CLR_HALF ? CLR_FLOAT : CLR_DOUBLE;
         else if (t == CLR_HALF) /* half data is computed in float */
           want = CLR_FLOAT;

@@ -71,10 +71,11 @@ static const clr_field_span options_fields[] = {
     CLR_FIELD_SPAN(clr_options, map),
     CLR_FIELD_SPAN(clr_options, map_expr),
     CLR_FIELD_SPAN(clr_options, index_base),
+    CLR_FIELD_SPAN(clr_options, ddof),
 };
 /* A field added to clr_options goes at its end, and into the table. */
-_Static_assert(CLR_IS_LAST_FIELD(clr_options, index_base),
-               "index_base is clr_options' last field: options_fields lists "
+_Static_assert(CLR_IS_LAST_FIELD(clr_options, ddof),
+               "ddof is clr_options' last field: options_fields lists "
                "them all");
 static const clr_struct_layout options_layout = {
     "clr_options", "call clr_options_init, or use CLR_OPTIONS_INIT",
@@ -311,7 +312,8 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED, "scans support %s, not '%s'",
                     list, row->name);
   }
-  if (!scan && (f & CLR_OPF_INDEXED) && !clr_kernel_takes_maps(opt->kernel))
+  if (!scan && (f & (CLR_OPF_INDEXED | CLR_OPF_MOMENTS)) &&
+      !clr_kernel_takes_maps(opt->kernel))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "'%s' runs on the '%s' kernel, not '%s'", clr_op_name(op),
                     clr_kernel_name(CLR_REDUCE_COARSE),
@@ -363,7 +365,21 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
        opt->accumulate_in == CLR_INT || opt->accumulate_in == CLR_UINT))
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "a mean's sum is not narrowed to 32 bits: it would wrap");
-  if (opt->accumulate_in != CLR_TYPE_DEFAULT) {
+  if (f & CLR_OPF_MOMENTS) {
+    /* var and std: in the result type, float or double, whatever the
+     * data's kind */
+    clr_type acc = opt->accumulate_in;
+    if (opt->exact || opt->map != CLR_MAP_NONE)
+      return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                      "'%s' takes no %s (not implemented)", row->name,
+                      opt->exact ? "exact mode" : "map");
+    if (acc != CLR_TYPE_DEFAULT && acc != CLR_DOUBLE &&
+        !(acc == CLR_FLOAT && (type == CLR_FLOAT || type == CLR_HALF)))
+      return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
+                      "'%s' of %s accumulates in double, or float for float "
+                      "and half data, not in %s",
+                      row->name, clr_type_name(type), clr_type_name(acc));
+  } else if (opt->accumulate_in != CLR_TYPE_DEFAULT) {
     clr_type acc = opt->accumulate_in;
     if (!clr_type_info(acc))
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,

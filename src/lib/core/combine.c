@@ -76,6 +76,10 @@ CLR_API clr_status clr_value_combine(clr_op op, clr_value *a,
   if (!a || !b || !row || a->type != b->type ||
       (unsigned)a->type >= CLR_TYPE_COUNT || a->type == CLR_HALF)
     return CLR_ERR_INVALID_ARGUMENT;
+  /* a variance's value has lost its M2 where n <= ddof: parts of var and
+   * std do not fold (yet) */
+  if (row->flags & CLR_OPF_MOMENTS)
+    return CLR_ERR_UNSUPPORTED;
   /* partial results fold by the row's partial operation (a mean's: its
    * sum's) */
   const clr_op_row *fold = clr_op_info(row->partial);
@@ -352,6 +356,11 @@ CLR_API clr_status clr_value_format(const clr_value *v, char *buf,
     len = snprintf(buf, size, "min %s, max %s", lo, hi);
   } else if (flags & CLR_OPF_INDEXED) {
     len = format_indexed(v->type, &v->v, v->index, buf, size);
+  } else if (flags & CLR_OPF_MOMENTS) {
+    char val[48], mean[48];
+    format_number(v->type, &v->v, val, sizeof val);
+    format_number(v->type, &v->max, mean, sizeof mean);
+    len = snprintf(buf, size, "%s %s, mean %s", clr_op_name(v->op), val, mean);
   } else {
     len = format_number(v->type, &v->v, buf, size);
   }

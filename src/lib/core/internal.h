@@ -295,6 +295,29 @@ int clr_type_is_float(clr_type t);
 int clr_accumulator_fits(clr_type in, clr_type acc);
 /* 1 for the indexed operations (a value and an index: CLR_OPF_INDEXED). */
 int clr_op_is_indexed(clr_op op);
+/* 1 for var and std (CLR_OPF_MOMENTS: (count, mean, M2) records). */
+int clr_op_is_moments(clr_op op);
+/* 1 for the operations whose kernels fold records, not values (indexed
+ * and moments): cl/records.cl or cl/moments.cl, the drivers' record
+ * paths. */
+int clr_op_is_record(clr_op op);
+
+/* ---- moments.c: var and std results from (mean, M2, count) records */
+/* A whole array's record (mean, M2, n of type rt) as the clr_value of op. */
+clr_value clr_moments_value(const clr_options *opt, clr_op op, clr_type rt,
+                            const void *record);
+/* count records of a host array made (value, mean, count) in place. */
+void clr_moments_finish_host(const clr_options *opt, clr_op op, clr_type rt,
+                             void *records, size_t count);
+/* The same for count records of a buffer from element offset, on the
+ * device (data of type type), run to completion. */
+clr_status clr_moments_finish_buffer(clr_context *ctx, const clr_options *opt,
+                                     clr_op op, clr_type type, clr_type rt,
+                                     cl_mem records, size_t offset,
+                                     size_t count);
+/* CLR_ERR_UNSUPPORTED, recorded, when op is var or std, which `what`
+ * (a call, a kind of request) does not take yet; else CLR_OK. */
+clr_status clr_moments_refuse(clr_context *ctx, clr_op op, const char *what);
 /* 1 when a mean (op) of t divides by a count of its numbers, not by n: a
  * NaN-skipping mean of floating data. */
 int clr_mean_counts(clr_op op, clr_type t);

@@ -85,7 +85,8 @@ static const struct {
   const char *name;
 } kernel_flags[] = {{CLR_OPF_INDEXED, "IS_INDEXED"},
                     {CLR_OPF_LOGICAL, "IS_LOGICAL"},
-                    {CLR_OPF_SKIPS_NAN, "SKIPS_NAN"}};
+                    {CLR_OPF_SKIPS_NAN, "SKIPS_NAN"},
+                    {CLR_OPF_MOMENTS, "IS_MOMENTS"}};
 
 static void build_options(const clr_build_spec *s, char *buf, size_t size) {
   const clr_op_row *op = clr_op_info(s->op);
@@ -219,14 +220,17 @@ static clr_status source_missing(clr_context *ctx, const char *name, int err) {
 }
 
 /* Concatenate the prelude, common.cl, the shared helpers, for argmin,
- * argmax and minmax records.cl (their (value, index) records), the
+ * argmax and minmax records.cl (their (value, index) records), for var and
+ * std moments.cl (their (count, mean, M2) records), the
  * algorithm source and the optional second source (the scan kernels'
  * shared tile kernel). */
 static clr_status load_source(clr_context *ctx, const clr_build_spec *s,
                               char **text, size_t *len) {
-  int indexed = clr_op_is_indexed(s->op);
-  const char *names[5] = {"common.cl", s->helpers,
-                          indexed ? "records.cl" : NULL, s->source, s->source2};
+  const char *records = clr_op_is_indexed(s->op)   ? "records.cl"
+                        : clr_op_is_moments(s->op) ? "moments.cl"
+                                                   : NULL;
+  const char *names[5] = {"common.cl", s->helpers, records, s->source,
+                          s->source2};
   char *parts[5] = {NULL, NULL, NULL, NULL, NULL};
   size_t lens[5] = {0, 0, 0, 0, 0};
   size_t pre = s->prelude ? strlen(s->prelude) : 0, total = pre + 1;

@@ -148,6 +148,14 @@ int clr_op_is_indexed(clr_op op) {
   return (clr_op_flags(op) & CLR_OPF_INDEXED) != 0;
 }
 
+int clr_op_is_moments(clr_op op) {
+  return (clr_op_flags(op) & CLR_OPF_MOMENTS) != 0;
+}
+
+int clr_op_is_record(clr_op op) {
+  return (clr_op_flags(op) & (CLR_OPF_INDEXED | CLR_OPF_MOMENTS)) != 0;
+}
+
 int clr_contains_nocase(const char *hay, const char *needle) {
   size_t n = strlen(needle);
   if (n == 0)
@@ -211,8 +219,11 @@ size_t clr_opt_result_bytes(const clr_options *opt, clr_op op, clr_type t) {
   if (!clr_op_info(op) || !clr_type_info(t))
     return 0;
   size_t s = clr_type_size(clr_opt_result_type(opt, op, t));
-  /* cl/records.cl's record: two values, two 64-bit indices */
-  return clr_op_is_indexed(op) ? 2 * s + 16 : s;
+  /* cl/records.cl's record: two values, two 64-bit indices; cl/moments.cl's
+   * (and a finished result's): two values and a 64-bit count */
+  return clr_op_is_indexed(op)   ? 2 * s + 16
+         : clr_op_is_moments(op) ? 2 * s + 8
+                                 : s;
 }
 
 CLR_API clr_value clr_result_at(clr_op op, clr_type result_type,
@@ -226,6 +237,12 @@ CLR_API clr_value clr_result_at(clr_op op, clr_type result_type,
   v.op = op;
   size_t s = clr_type_size(result_type);
   const unsigned char *r = (const unsigned char *)results;
+  if (o->flags & CLR_OPF_MOMENTS) { /* finished: value, mean, count */
+    r += i * (2 * s + 8);
+    memcpy(&v.v, r, s);
+    memcpy(&v.max, r + s, s);
+    return v;
+  }
   if (!(o->flags & CLR_OPF_INDEXED)) {
     memcpy(&v.v, r + i * s, s);
     return v;
@@ -369,7 +386,7 @@ CLR_API clr_status clr_kernel_supports(clr_kernel k, clr_op op, clr_type t) {
     return CLR_ERR_UNSUPPORTED;
   if (kernels[k].ops < 1 && (f & CLR_OPF_LOGICAL))
     return CLR_ERR_UNSUPPORTED;
-  if (kernels[k].ops < 2 && (f & CLR_OPF_INDEXED))
+  if (kernels[k].ops < 2 && (f & (CLR_OPF_INDEXED | CLR_OPF_MOMENTS)))
     return CLR_ERR_UNSUPPORTED;
   return CLR_OK;
 }

@@ -245,8 +245,7 @@ static cols_shape strided_shape(const clr_context *ctx, const cols_plan *p,
  * else 1.  Partials of records: 1. */
 static unsigned strided_vec(const cols_plan *p, int first, size_t data_off,
                             size_t aligned, size_t pitch, size_t cols) {
-  if ((first && p->in == CLR_HALF) ||
-      (!first && clr_op_flags(p->op) & CLR_OPF_INDEXED))
+  if ((first && p->in == CLR_HALF) || (!first && clr_op_is_record(p->op)))
     return 1;
   for (unsigned v = 4; v > 1; v /= 2)
     if (aligned % v == 0 && data_off % v == 0 && pitch % v == 0 &&
@@ -714,6 +713,9 @@ static clr_status matrix_buffer_work(clr_context *ctx, const clr_options *opt,
     if (st == CLR_OK && plan.mean)
       st = divide(ctx, &plan, results, results_offset, axis == 1 ? cols : rows,
                   n_results);
+    if (st == CLR_OK && !plan.dry && clr_op_is_moments(op))
+      st = clr_moments_finish_buffer(ctx, opt, op, type, plan.acc, results,
+                                     results_offset, n_results);
     if (!plan.dry || sp)
       break;
   }
@@ -789,6 +791,9 @@ static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
   }
   if (st == CLR_OK && plan.mean)
     st = divide(ctx, &plan, res.mem, 0, axis == 1 ? cols : rows, n_results);
+  if (st == CLR_OK && clr_op_is_moments(op))
+    st = clr_moments_finish_buffer(ctx, opt, op, type, plan.acc, res.mem, 0,
+                                   n_results);
   if (st == CLR_OK)
     st = clr_stage_out(ctx, &res);
   clr_stage_release(ctx, &res);

@@ -60,6 +60,8 @@ static clr_status start_ranges(clr_context *ctx, const clr_options **opt,
                                const void *ranges, size_t n_ranges) {
   clr_status st = clr_start_work(ctx, opt, defaults, data, results,
                                  "data and results", op, type, n, 0);
+  if (st == CLR_OK)
+    st = clr_moments_refuse(ctx, op, "ranges");
   if (st == CLR_OK && (!ranges || n_ranges == 0))
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                   "ranges must not be NULL, n_ranges at least 1");

@@ -74,7 +74,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->takes_base = clr_kernel_takes_maps(p->kernel);
   p->map_depth =
       opt->map == CLR_MAP_SQUARE || (where2 && opt->map == CLR_MAP_NONE);
-  int indexed = clr_op_is_indexed(op);
+  int indexed = clr_op_is_record(op);
   p->acc_bytes = clr_opt_result_bytes(opt, op, type);
   if (p->kernel == CLR_REDUCE_COARSE)
     clr_choose_coarse_shape(ctx, opt, type, p->acc,
@@ -95,7 +95,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
       .kernel = "clr_reduce",
       .in = p->in,
       .acc = p->acc,
-      .op = op,
+      .op = clr_op_info(op)->runs, /* std: var's records */
       .vec = p->vec,
       .layout = (unsigned)p->layout,
       .aligned = aligned,
@@ -436,7 +436,9 @@ static clr_status read_result(clr_context *ctx, cl_mem buf,
                                         p->acc_bytes, bytes, 0, NULL,
                                         clr_timed(ctx, &ev)));
   ctx->timing.d2h_ms += clr_event_ms(ev, ev);
-  *result = clr_result_at(p->op, p->acc, bytes, 0);
+  *result = clr_op_is_moments(p->op)
+                ? clr_moments_value(p->opt, p->op, p->acc, bytes)
+                : clr_result_at(p->op, p->acc, bytes, 0);
 fail:
   if (ev)
     clReleaseEvent(ev);
@@ -873,6 +875,8 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
                                  type, n, 0);
   if (st == CLR_OK && dot)
     st = check_dot(ctx, opt);
+  if (st == CLR_OK)
+    st = clr_moments_refuse(ctx, op, "asynchronous reductions");
   if (st != CLR_OK)
     return st;
   int mean = (clr_op_flags(op) & CLR_OPF_MEAN) != 0;

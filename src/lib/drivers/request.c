@@ -609,6 +609,8 @@ static clr_status run_kind(clr_context *ctx, const request *q,
  * sync (CLR_ERR_UNSUPPORTED naming the kind and what blocks otherwise),
  * on buffers. */
 static clr_status check_enqueue(clr_context *ctx, const request *q) {
+  if (clr_moments_refuse(ctx, q->r.op, "clr_enqueue") != CLR_OK)
+    return CLR_ERR_UNSUPPORTED;
   if (q->row->blocks)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "clr_enqueue cannot run a %s request yet (%s): use "

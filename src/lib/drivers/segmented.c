@@ -779,6 +779,8 @@ clr_status clr_segments_host_call(clr_context *ctx, const clr_options *opt,
                             &counts);
   if (st == CLR_OK && plan.mean)
     sums_to_means(opt, type, plan.acc, offsets, counts, n_segments, results);
+  if (st == CLR_OK && clr_op_is_moments(op))
+    clr_moments_finish_host(opt, op, plan.acc, results, n_segments);
   free(counts);
   if (launches > 1)
     clr_log(ctx, "segmented: %zu launches", launches);
@@ -1012,6 +1014,9 @@ clr_status clr_segments_buffer_call(clr_context *ctx, const clr_options *opt,
   else if (st == CLR_OK && plan.mean)
     st = means_on_device(ctx, opt, type, &plan, offsets, offsets_offset,
                          n_segments, results, results_offset, 0, NULL);
+  else if (st == CLR_OK && clr_op_is_moments(op))
+    st = clr_moments_finish_buffer(ctx, opt, op, type, plan.acc, results,
+                                   results_offset, n_segments);
   clr_timing_done(ctx, 1, plan.depth, t0);
   return st;
 }
@@ -1411,8 +1416,10 @@ static clr_status check_by_key(clr_context *ctx, const clr_options **opt,
   if (n > SIZE_MAX / sizeof(cl_ulong) - 1)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%zu keys exceed the address space", n);
-  return clr_start_work(ctx, opt, defaults, values, results,
-                        "values and results", op, type, n, 0);
+  clr_status st = clr_moments_refuse(ctx, op, "reduce-by-key");
+  return st == CLR_OK ? clr_start_work(ctx, opt, defaults, values, results,
+                                       "values and results", op, type, n, 0)
+                      : st;
 }
 
 /* Reduce-by-key of host arrays: the runs of equal keys are found on the
