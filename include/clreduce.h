@@ -920,7 +920,8 @@ typedef struct clr_request {
    * (pitch 0: cols; a sub-matrix of a wider one: that one's width).  axis
    * 0 folds each column over the rows (a result per column, NumPy's
    * a.sum(axis=0)), axis 1 each row over the columns (a result per row).
-   * Every operation of clr_reduce_host but exact sums and nanmean, with
+   * Every operation of clr_reduce_host but exact sums and nanmean (var
+   * and std too: a record per result, see clreduce_ops.def), with
    * maps (an expression's i: the element's index from input's first,
    * r * pitch + c, from index_base), argmin, argmax and minmax indices
    * within the axis folded (the row for axis 0, the column for axis 1).
@@ -1197,7 +1198,8 @@ CLR_API clr_status clr_exact_acc_value(const clr_exact_acc *acc,
  * indices) counted from the segment's first element, the first index of
  * the extreme value (UINT64_MAX for an empty segment); clr_result_at
  * decodes one.  Every operation of clr_reduce_host (a mean: the sum
- * divided by the segment's length; NaN for an empty segment), with opt->map
+ * divided by the segment's length; NaN for an empty segment; var and std:
+ * a (value, mean, count) record each, see clreduce_ops.def), with opt->map
  * (built-in maps, and expressions of x and i, i counted from index_base at
  * the first element of data); accumulate_in and narrow_accumulator as
  * for clr_reduce_host.  opt->layout chooses the form: CLR_LAYOUT_STRIDED (the
