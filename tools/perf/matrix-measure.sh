@@ -13,7 +13,9 @@
 # SHAPES=RxC[:axis],... replaces the default shapes (rows of 1e5x1000,
 # 1e6x100, 1e7x10, 1e4x1e4; columns of 1e5x1000, 1000x1e5, 1e7x10, 10x1e7)
 # in both; TYPES (default float) and OPS (default sum) the bench's runs
-# (the peers: float sums and var_mean alone).  BENCH=PATH times that
+# (the peers: float sums and var_mean alone).  An op of OPS that is var or
+# std is timed over the flat array of FLAT elements (1e8) too, beside the
+# stream read (the peers: torch.var_mean of the flat array).  BENCH=PATH times that
 # clreduce-bench (BENCH=clreduce-bench: the one on PATH) instead of
 # building one, and runs no tests.  On PoCL:
 #   TESTS=false REPEAT=5 tools/perf/matrix-measure.sh
@@ -52,6 +54,21 @@ for t in ${TYPES:-float}; do
       fail=1
     fi
   done
+  case " ${OPS:-sum} " in
+  *" var "* | *" std "*)
+    name=flat-var-$t
+    echo "== clreduce-bench --op=var --type=$t --kernel=coarse --min=${FLAT:-1e8} --max=${FLAT:-1e8} --repeat=$r"
+    "$bench" --op=var --type="$t" --kernel=coarse --min="${FLAT:-1e8}" \
+      --max="${FLAT:-1e8}" --repeat="$r" --json="$out/$name.json" \
+      >"$out/$name.txt" 2>"$out/$name.err"
+    rc=$?
+    sed -n '/^kernel /,$p' "$out/$name.txt"
+    if [ "$rc" != 0 ]; then
+      echo "FAILED (exit $rc): $(tail -n 3 "$out/$name.err")"
+      fail=1
+    fi
+    ;;
+  esac
 done
 # The peers: PyTorch with CUDA events and CUPTI, median of $r runs after
 # warm-up.

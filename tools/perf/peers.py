@@ -178,6 +178,17 @@ def matrix_peers(r, shapes=None):
         shapes = parse_shapes(shapes)
     base = torch.rand(max(rows * cols for rows, cols, _ in shapes),
                       device="cuda")
+    # the flat array's var_mean (clreduce-bench --op=var of as many)
+    nbytes = 4 * base.numel()
+    for name, f in (("x.sum()", lambda: base.sum()),
+                    ("torch.var_mean(x, correction=0)",
+                     lambda: torch.var_mean(base, correction=0))):
+        ms = med(f, r)
+        k, _, _ = kernel_times(f, r)
+        print("peer flat   %-11d %-38s %.4f ms %7.1f GB/s  kernels "
+              "%.4f ms %7.1f GB/s"
+              % (base.numel(), name, ms, nbytes / ms / 1e6, k,
+                 nbytes / k / 1e6))
     for rows, cols, axis in shapes:
         m = base[:rows * cols].view(rows, cols)
         nbytes = 4 * rows * cols
