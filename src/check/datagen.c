@@ -223,6 +223,12 @@ void clr_gen_data(clr_op op, clr_type type, uint64_t seed, void *data, size_t n,
       gen_sum(type, &r, data, n, &what);
     else
       gen_logical(row->identity == CLR_ID_ONE, type, seed, &r, data, n, &what);
+  } else if (row->flags & CLR_OPF_MOMENTS) {
+    /* var, std: the sums' data (uniform in [0,1), or small integers),
+     * whose squares stay far within float's range, as real data's do;
+     * the orders' data (magnitudes up to 2^64) would overflow a float
+     * variance */
+    gen_sum(type, &r, data, n, &what);
   } else {
     /* by the row's combine: sums (and means), products, and the whole
      * range for the orders (min, max and the indexed ones) and any other

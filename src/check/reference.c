@@ -533,6 +533,14 @@ void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
   if (!row)
     return;
   clr_progress_plan(n); /* one pass */
+  if (row->flags & CLR_OPF_MOMENTS) {
+    /* Two passes in long double (moments_reference.c), ddof 0 until
+     * clr_ref_set_ddof. */
+    clr_ref_moments_of(type, data, 0, n, 1, &out->moments);
+    out->value = clr_ref_moments_value(op, rt, 0, &out->moments);
+    out->wide = (long double)clr_value_as_double(&out->value);
+    return;
+  }
   if (row->flags & CLR_OPF_MEAN) {
     /* The reference of the row's runs (its sum: exact for int / uint in
      * their wide type, 64 bits; floating data in the result's precision),
@@ -565,6 +573,16 @@ static int same_bits_fp(const clr_value *a, const clr_value *b) {
   return memcmp(&a->v.d, &b->v.d, sizeof(double)) == 0;
 }
 
+void clr_ref_set_ddof(clr_reference *ref, uint64_t ddof) {
+  const clr_ref_op_row *row = clr_ref_op_info(ref->op);
+  if (!row || !(row->flags & CLR_OPF_MOMENTS))
+    return;
+  ref->ddof = ddof;
+  ref->value =
+      clr_ref_moments_value(ref->op, ref->value.type, ddof, &ref->moments);
+  ref->wide = (long double)clr_value_as_double(&ref->value);
+}
+
 void clr_ref_check(const clr_reference *ref, const clr_value *got,
                    size_t error_depth, clr_check *out) {
   memset(out, 0, sizeof *out);
@@ -576,6 +594,16 @@ void clr_ref_check(const clr_reference *ref, const clr_value *got,
     out->ok = 0;
     out->exact = 1;
     out->error = INFINITY;
+    return;
+  }
+  if (flags & CLR_OPF_MOMENTS) {
+    /* The value and the mean, each against its bound (the exact rules
+     * give error and bound 0; an accepted overflow +inf and +inf). */
+    out->ok =
+        clr_ref_moments_check(ref->op, want->type, ref->ddof, error_depth,
+                              &ref->moments, got, &out->error, &out->bound);
+    out->overflowed = out->ok && isinf(out->error) && isinf(out->bound);
+    out->exact = out->bound == 0;
     return;
   }
   if (flags & CLR_OPF_INDEXED) {
@@ -785,6 +813,17 @@ static void *map_values(clr_map map, clr_op op, clr_type type, clr_type rt,
    * of them by the sum of those (a product: relative errors add up). */
   *ref_error = (double)err;
   return out;
+}
+
+int clr_ref_reduce_opt(const clr_options *opt, clr_op op, clr_type type,
+                       const void *x, const void *y, size_t n,
+                       clr_reference *out) {
+  clr_type rt = clr_options_result_type(opt, op, type);
+  if (!clr_ref_reduce_mapped(opt ? opt->map : CLR_MAP_NONE, op, type, rt, x, y,
+                             n, out))
+    return 0;
+  clr_ref_set_ddof(out, opt ? opt->ddof : 0);
+  return 1;
 }
 
 int clr_ref_reduce_mapped(clr_map map, clr_op op, clr_type type, clr_type rt,

@@ -37,11 +37,16 @@
  *   float sum's sum|x| and error bound, and the count: of no number a sum
  *   is 0, a min / max / mean NaN, an argmin / argmax NaN at index
  *   UINT64_MAX (minmax: both halves).  On integers it changes nothing.
+ * - var and std (CLR_OPF_MOMENTS rows): the two-pass long double
+ *   reference and the a-priori bound of moments_reference.h, on the value
+ *   and the mean (clr_value.max) both; the divisor's ddof is the
+ *   reference's (clr_ref_set_ddof, or the options of clr_ref_reduce_opt).
  */
 #ifndef CLR_CHECK_REFERENCE_H
 #define CLR_CHECK_REFERENCE_H
 
 #include "clreduce.h"
+#include "moments_reference.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -61,6 +66,10 @@ typedef struct clr_reference {
   int flush_to_zero; /* 0 after clr_ref_reduce (IEEE gradual underflow);
                         set it when the device flushes denormals of the
                         type (clr_ref_device_flushes)                      */
+  /* var, std: the elements' moments, and the divisor n - ddof (ddof 0
+   * after the clr_ref_reduce* calls; clr_ref_set_ddof changes it) */
+  clr_ref_moments moments;
+  uint64_t ddof;
 } clr_reference;
 
 typedef struct clr_check {
@@ -93,6 +102,18 @@ void clr_ref_reduce_to(clr_op op, clr_type type, clr_type rt, const void *data,
 int clr_ref_reduce_mapped(clr_map map, clr_op op, clr_type type, clr_type rt,
                           const void *x, const void *y, size_t n,
                           clr_reference *out);
+
+/* clr_ref_reduce_mapped with what opt says: its map (built-in maps; not
+ * CLR_MAP_EXPR, whose reference is expr_eval.h's), the result type
+ * clr_options_result_type(opt, op, type) and, for var and std, its ddof.
+ * opt may be NULL (the defaults).  1, or 0 when out of memory. */
+int clr_ref_reduce_opt(const clr_options *opt, clr_op op, clr_type type,
+                       const void *x, const void *y, size_t n,
+                       clr_reference *out);
+
+/* var and std (CLR_OPF_MOMENTS rows): the divisor n - ddof from now on,
+ * for ref->value and clr_ref_check; nothing for other rows. */
+void clr_ref_set_ddof(clr_reference *ref, uint64_t ddof);
 
 /* Compare a device result; error_depth comes from clr_timing. */
 void clr_ref_check(const clr_reference *ref, const clr_value *got,

@@ -1,6 +1,7 @@
 /* CPU references of segmented reductions: see segment_reference.h. */
 #include "segment_reference.h"
 
+#include "ops_rows.h"
 #include "progress_counter.h"
 #include "reference.h"
 
@@ -24,10 +25,31 @@ int clr_ref_same_result(const clr_value *a, const clr_value *b) {
 }
 
 /* The reference of op over len elements at seg (the identity's when
- * len is 0).  1, or 0 when out of host memory. */
+ * len is 0; var and std with divisor len - ddof).  1, or 0 when out of
+ * host memory. */
 static int segment_reference(clr_map map, clr_op op, clr_type type, clr_type rt,
-                             const void *seg, size_t len, clr_reference *ref) {
-  return clr_ref_reduce_mapped(map, op, type, rt, seg, NULL, len, ref);
+                             uint64_t ddof, const void *seg, size_t len,
+                             clr_reference *ref) {
+  if (!clr_ref_reduce_mapped(map, op, type, rt, seg, NULL, len, ref))
+    return 0;
+  clr_ref_set_ddof(ref, ddof);
+  return 1;
+}
+
+/* 1 when op's results are records of var or std (value, mean, count). */
+static int is_moments(clr_op op) {
+  const clr_ref_op_row *row = clr_ref_op_info(op);
+  return row && (row->flags & CLR_OPF_MOMENTS);
+}
+
+/* Result s's count of a var / std record (clr_result_bytes: value and
+ * mean of rt, then the uint64 count), which clr_result_at leaves out. */
+static uint64_t record_count(clr_type rt, const void *results, size_t s) {
+  size_t size = clr_type_size(rt);
+  uint64_t count;
+  memcpy(&count, (const char *)results + s * (2 * size + 8) + 2 * size,
+         sizeof count);
+  return count;
 }
 
 /* The elements of n_segments segments [offsets[s], offsets[s + 1]). */
@@ -42,13 +64,26 @@ static void plan_references(clr_map map, uint64_t elements) {
 }
 
 /* Segment s's result got against its reference ref (of len elements)
- * into out: the worst, the last, the counts. */
+ * into out: the worst, the last, the counts.  results: the raw results,
+ * whose var / std records' counts must be len. */
 static void check_segment(const clr_reference *ref, const clr_value *got,
-                          size_t s, size_t len, size_t depth, size_t n_segments,
+                          const void *results, size_t s, size_t len,
+                          size_t depth, size_t n_segments,
                           clr_segments_check *out) {
   clr_check chk;
   memset(&chk, 0, sizeof chk);
-  if (len == 0) {
+  if (is_moments(ref->op)) {
+    /* The call's depth uncapped: a segment's chain of Welford updates and
+     * merges may be longer than its length - 1 (and never longer than
+     * the call's); the count must be the segment's length exactly. */
+    clr_ref_check(ref, got, depth, &chk);
+    if (record_count(got->type, results, s) != (uint64_t)len) {
+      chk.ok = 0;
+      chk.exact = 1;
+      chk.overflowed = 0;
+      chk.error = INFINITY;
+    }
+  } else if (len == 0) {
     /* The fold of nothing: the row's identity (records: at index
      * UINT64_MAX; a mean: 0 / 0, NaN), exactly. */
     chk.exact = 1;
@@ -84,10 +119,11 @@ static void check_segment(const clr_reference *ref, const clr_value *got,
   }
 }
 
-int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
-                           const void *data, const uint64_t *offsets,
-                           size_t n_segments, const void *results, size_t depth,
-                           clr_segments_check *out) {
+static int segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                          uint64_t ddof, const void *data,
+                          const uint64_t *offsets, size_t n_segments,
+                          const void *results, size_t depth,
+                          clr_segments_check *out) {
   size_t esize = clr_type_size(type);
   memset(out, 0, sizeof *out);
   out->ok = 1;
@@ -96,10 +132,10 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
     size_t a = (size_t)offsets[s], len = (size_t)offsets[s + 1] - a;
     clr_value got = clr_result_at(op, rt, results, s);
     clr_reference ref;
-    if (!segment_reference(map, op, type, rt, (const char *)data + a * esize,
-                           len, &ref))
+    if (!segment_reference(map, op, type, rt, ddof,
+                           (const char *)data + a * esize, len, &ref))
       return 0;
-    check_segment(&ref, &got, s, len, depth, n_segments, out);
+    check_segment(&ref, &got, results, s, len, depth, n_segments, out);
   }
   return 1;
 }
@@ -119,10 +155,28 @@ static int range_order(const void *pa, const void *pb) {
   return 0;
 }
 
-int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
-                         const void *data, const uint64_t *ranges,
-                         size_t n_ranges, const void *results, size_t depth,
-                         clr_segments_check *out) {
+int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                           const void *data, const uint64_t *offsets,
+                           size_t n_segments, const void *results, size_t depth,
+                           clr_segments_check *out) {
+  return segments_check(map, op, type, rt, 0, data, offsets, n_segments,
+                        results, depth, out);
+}
+
+int clr_ref_segments_check_opt(const clr_options *opt, clr_op op, clr_type type,
+                               const void *data, const uint64_t *offsets,
+                               size_t n_segments, const void *results,
+                               size_t depth, clr_segments_check *out) {
+  return segments_check(opt ? opt->map : CLR_MAP_NONE, op, type,
+                        clr_options_result_type(opt, op, type),
+                        opt ? opt->ddof : 0, data, offsets, n_segments, results,
+                        depth, out);
+}
+
+static int ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                        uint64_t ddof, const void *data, const uint64_t *ranges,
+                        size_t n_ranges, const void *results, size_t depth,
+                        clr_segments_check *out) {
   size_t esize = clr_type_size(type), n_refs = 0, at = 0;
   uint64_t elements = 0; /* of the distinct ranges */
   memset(out, 0, sizeof *out);
@@ -151,15 +205,15 @@ int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
   for (size_t k = 0; ok && k < n_ranges; k++) {
     const range_at *g = &sorted[k];
     if (k == 0 || range_order(&sorted[k - 1], g) != 0)
-      ok = segment_reference(map, op, type, rt,
+      ok = segment_reference(map, op, type, rt, ddof,
                              (const char *)data + (size_t)g->offset * esize,
                              (size_t)g->length, &refs[at++]);
     ref_of[g->index] = at - 1;
   }
   for (size_t r = 0; ok && r < n_ranges; r++) {
     clr_value got = clr_result_at(op, rt, results, r);
-    check_segment(&refs[ref_of[r]], &got, r, (size_t)ranges[2 * r + 1], depth,
-                  n_ranges, out);
+    check_segment(&refs[ref_of[r]], &got, results, r, (size_t)ranges[2 * r + 1],
+                  depth, n_ranges, out);
   }
   free(sorted);
   free(ref_of);
@@ -198,10 +252,29 @@ static void gather_row(char *dst, size_t step, const char *src, size_t w,
   }
 }
 
-int clr_ref_matrix_check(clr_map map, clr_op op, clr_type type, clr_type rt,
-                         const void *data, size_t rows, size_t cols,
-                         size_t pitch, int axis, const void *results,
-                         size_t depth, clr_segments_check *out) {
+int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                         const void *data, const uint64_t *ranges,
+                         size_t n_ranges, const void *results, size_t depth,
+                         clr_segments_check *out) {
+  return ranges_check(map, op, type, rt, 0, data, ranges, n_ranges, results,
+                      depth, out);
+}
+
+int clr_ref_ranges_check_opt(const clr_options *opt, clr_op op, clr_type type,
+                             const void *data, const uint64_t *ranges,
+                             size_t n_ranges, const void *results, size_t depth,
+                             clr_segments_check *out) {
+  return ranges_check(opt ? opt->map : CLR_MAP_NONE, op, type,
+                      clr_options_result_type(opt, op, type),
+                      opt ? opt->ddof : 0, data, ranges, n_ranges, results,
+                      depth, out);
+}
+
+static int matrix_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                        uint64_t ddof, const void *data, size_t rows,
+                        size_t cols, size_t pitch, int axis,
+                        const void *results, size_t depth,
+                        clr_segments_check *out) {
   size_t esize = clr_type_size(type);
   const char *base = data;
   memset(out, 0, sizeof *out);
@@ -213,10 +286,10 @@ int clr_ref_matrix_check(clr_map map, clr_op op, clr_type type, clr_type rt,
     for (size_t r = 0; r < rows; r++) {
       clr_value got = clr_result_at(op, rt, results, r);
       clr_reference ref;
-      if (!segment_reference(map, op, type, rt, base + r * pitch * esize, cols,
-                             &ref))
+      if (!segment_reference(map, op, type, rt, ddof, base + r * pitch * esize,
+                             cols, &ref))
         return 0;
-      check_segment(&ref, &got, r, cols, depth, rows, out);
+      check_segment(&ref, &got, results, r, cols, depth, rows, out);
     }
     return 1;
   }
@@ -241,16 +314,34 @@ int clr_ref_matrix_check(clr_map map, clr_op op, clr_type type, clr_type rt,
       size_t c = c0 + k;
       clr_value got = clr_result_at(op, rt, results, c);
       clr_reference ref;
-      if (!segment_reference(map, op, type, rt, scratch + k * rows * esize,
-                             rows, &ref)) {
+      if (!segment_reference(map, op, type, rt, ddof,
+                             scratch + k * rows * esize, rows, &ref)) {
         free(scratch);
         return 0;
       }
-      check_segment(&ref, &got, c, rows, depth, cols, out);
+      check_segment(&ref, &got, results, c, rows, depth, cols, out);
     }
   }
   free(scratch);
   return 1;
+}
+
+int clr_ref_matrix_check(clr_map map, clr_op op, clr_type type, clr_type rt,
+                         const void *data, size_t rows, size_t cols,
+                         size_t pitch, int axis, const void *results,
+                         size_t depth, clr_segments_check *out) {
+  return matrix_check(map, op, type, rt, 0, data, rows, cols, pitch, axis,
+                      results, depth, out);
+}
+
+int clr_ref_matrix_check_opt(const clr_options *opt, clr_op op, clr_type type,
+                             const void *data, size_t rows, size_t cols,
+                             size_t pitch, int axis, const void *results,
+                             size_t depth, clr_segments_check *out) {
+  return matrix_check(opt ? opt->map : CLR_MAP_NONE, op, type,
+                      clr_options_result_type(opt, op, type),
+                      opt ? opt->ddof : 0, data, rows, cols, pitch, axis,
+                      results, depth, out);
 }
 
 void clr_ref_segmented_scan_check(clr_op op, clr_type type, clr_type out_type,

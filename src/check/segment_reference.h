@@ -3,7 +3,10 @@
  * segment reduced by reference.c's plain loop (through the same built-in
  * map) and compared with the device's result by reference.c's rules; an
  * empty segment must give the reference of no element exactly: the row's
- * identity (records: at index UINT64_MAX; a mean: NaN, any NaN). */
+ * identity (records: at index UINT64_MAX; a mean: NaN, any NaN).  var
+ * and std (CLR_OPF_MOMENTS) records are checked by moments_reference.h's
+ * rules (an empty segment: value and mean NaN) against the call's whole
+ * error depth, and each record's count must be its segment's length. */
 #ifndef CLR_CHECK_SEGMENT_REFERENCE_H
 #define CLR_CHECK_SEGMENT_REFERENCE_H
 
@@ -35,6 +38,15 @@ int clr_ref_segments_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                            size_t n_segments, const void *results, size_t depth,
                            clr_segments_check *out);
 
+/* clr_ref_segments_check with what opt says (NULL: the defaults): its
+ * built-in map, the result type clr_options_result_type(opt, op, type)
+ * and, for var and std, its ddof (clr_ref_segments_check's is 0).  The
+ * _opt forms below are the same for ranges and matrices. */
+int clr_ref_segments_check_opt(const clr_options *opt, clr_op op, clr_type type,
+                               const void *data, const uint64_t *offsets,
+                               size_t n_segments, const void *results,
+                               size_t depth, clr_segments_check *out);
+
 /* The same for one result a range: range r is the ranges[2r + 1]
  * elements from ranges[2r] (any order, overlapping or not, within data);
  * each is reduced where it lies, no copy, and each distinct (offset,
@@ -44,6 +56,11 @@ int clr_ref_ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                          const void *data, const uint64_t *ranges,
                          size_t n_ranges, const void *results, size_t depth,
                          clr_segments_check *out);
+
+int clr_ref_ranges_check_opt(const clr_options *opt, clr_op op, clr_type type,
+                             const void *data, const uint64_t *ranges,
+                             size_t n_ranges, const void *results, size_t depth,
+                             clr_segments_check *out);
 
 /* The same for a row-major matrix of rows x cols elements of data, row r
  * starting pitch elements after row r - 1 (pitch >= cols): axis 0 checks
@@ -59,6 +76,11 @@ int clr_ref_matrix_check(clr_map map, clr_op op, clr_type type, clr_type rt,
                          const void *data, size_t rows, size_t cols,
                          size_t pitch, int axis, const void *results,
                          size_t depth, clr_segments_check *out);
+
+int clr_ref_matrix_check_opt(const clr_options *opt, clr_op op, clr_type type,
+                             const void *data, size_t rows, size_t cols,
+                             size_t pitch, int axis, const void *results,
+                             size_t depth, clr_segments_check *out);
 
 /* Check out (n elements of out_type), the segmented scan of in (of type)
  * over the segments [offsets[s], offsets[s + 1]): each segment by
