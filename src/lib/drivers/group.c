@@ -570,6 +570,11 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
     return st;
   if (n == 0)
     return group_fail(g, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
+  if (clr_op_info(op) && clr_op_is_moments(op))
+    return group_fail(g, CLR_ERR_UNSUPPORTED,
+                      "'%s' over a group is not implemented yet: its parts' "
+                      "(count, mean, M2) do not fold on the host",
+                      clr_op_name(op));
   uint64_t count = n; /* a mean's divisor */
   if (clr_op_info(op) && clr_mean_counts(op, type)) {
     /* first the count of numbers (so that the sum's timing stands) */
@@ -1385,6 +1390,12 @@ CLR_API clr_status clr_group_reduce_buffers_async(
     return abandon(c, group_fail(g, CLR_ERR_INVALID_ARGUMENT,
                                  "unknown operation %d or type %d", (int)op,
                                  (int)type));
+  if (clr_op_is_moments(op))
+    return abandon(
+        c, group_fail(g, CLR_ERR_UNSUPPORTED,
+                      "'%s' over a group is not implemented yet: its parts' "
+                      "(count, mean, M2) do not fold on the host",
+                      clr_op_name(op)));
   c->result = result;
   c->op = op;
   c->type = type;
