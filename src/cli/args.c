@@ -375,11 +375,15 @@ void cli_print_usage(FILE *f) {
   char ops[512], text[1024];
   int col = 21;
   cli_op_list(ops, sizeof ops, CLR_OPF_INDEXED);
+  char mops[128];
+  cli_op_list(mops, sizeof mops, CLR_OPF_MOMENTS);
   snprintf(text, sizeof text,
            "segments, matrices: the results, one per segment, column or row "
            "(%s: records of min, max, 64-bit index of each within its "
-           "segment, column or row; -1 when there is none);",
-           ops);
+           "segment, column or row; -1 when there is none; %s: records of "
+           "the value, the mean, both of the result type, and the 64-bit "
+           "count);",
+           ops, mops);
   put_wrapped(f, &col, 21, text);
   fputs(
       "\n"
@@ -445,6 +449,11 @@ void cli_print_usage(FILE *f) {
         "  --exact            float/double sums exact (correctly rounded, the "
         "same\n"
         "                     bits on every device); verified by equality\n"
+        "  --ddof=N           var, std: delta degrees of freedom, the divisor "
+        "n - N\n"
+        "                     (default 0, NumPy's default; 1 gives the "
+        "sample\n"
+        "                     variance, PyTorch's default); n <= N gives NaN\n"
         "\n"
         "Measurement and output:\n"
         "  --repeat=R         timed runs after one warm-up (default 10); the "
@@ -680,6 +689,7 @@ enum {
   OPT_NARROW,
   OPT_EXACT,
   OPT_ACC,
+  OPT_DDOF,
   OPT_EXCLUSIVE,
   OPT_SCAN,
   OPT_MAP,
@@ -721,6 +731,7 @@ static const struct option long_options[] = {
     {"narrow", no_argument, NULL, OPT_NARROW},
     {"exact", no_argument, NULL, OPT_EXACT},
     {"acc", required_argument, NULL, OPT_ACC},
+    {"ddof", required_argument, NULL, OPT_DDOF},
     {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
     {"scan", no_argument, NULL, OPT_SCAN},
     {"map", required_argument, NULL, OPT_MAP},
@@ -904,6 +915,18 @@ static int parse_option(int code, const char *val, cli_args *a) {
                         type_name_at)) < 0)
       return -1;
     a->opt.accumulate_in = (clr_type)i;
+    return 0;
+  case OPT_DDOF:
+    /* 0 .. 2^64-1: a divisor n - ddof of n <= ddof gives NaN, as NumPy,
+     * so no value is out of range; a negative one is refused, as NumPy's
+     * negative ddof (a divisor above n) is no variance */
+    if (cli_parse_u64(val, &a->opt.ddof, &why) != 0) {
+      cli_usage_error("bad --ddof '%s': %s (0, NumPy's default, or 1, the "
+                      "sample variance, PyTorch's)",
+                      val, why);
+      return -1;
+    }
+    a->ddof_given = 1;
     return 0;
   case OPT_EXCLUSIVE:
     a->opt.exclusive = 1;
@@ -1175,16 +1198,29 @@ static int check_combination(cli_args *a, int defer_type) {
     cli_usage_error("--input2 needs --input (the first array)");
     return -1;
   }
+  /* --ddof sets the variance's divisor: on another op it would change
+   * nothing, refused as --exclusive and --narrow are where they do not
+   * apply. */
+  if (a->ddof_given && !(cli_op_flags(a->op) & CLR_OPF_MOMENTS)) {
+    char ops[128];
+    cli_op_list(ops, sizeof ops, CLR_OPF_MOMENTS);
+    cli_usage_error("--ddof applies to %s (the divisor n - ddof), not '%s'",
+                    ops, clr_op_name(a->op));
+    return -1;
+  }
   if (!(defer_type && a->input && !a->type_given) && cli_check_type(a) != 0)
     return -1;
   /* A .npy file holds one dtype: the records of indexed segment results
-   * (value and index) are raw only. */
+   * (value and index) and of var and std (value, mean and count) are raw
+   * only. */
   if (a->output && cli_npy_name(a->output) && !scans &&
-      (cli_op_flags(a->op) & CLR_OPF_INDEXED)) {
-    cli_usage_error("--output=%s: the results of '%s' are records (value and "
-                    "index), written raw only: give a name not ending in "
-                    ".npy",
-                    a->output, clr_op_name(a->op));
+      (cli_op_flags(a->op) & (CLR_OPF_INDEXED | CLR_OPF_MOMENTS))) {
+    cli_usage_error("--output=%s: the results of '%s' are records (%s), "
+                    "written raw only: give a name not ending in .npy",
+                    a->output, clr_op_name(a->op),
+                    (cli_op_flags(a->op) & CLR_OPF_MOMENTS)
+                        ? "value, mean and count"
+                        : "value and index");
     return -1;
   }
   /* The launch shape the kernel reads: the reductions other than the

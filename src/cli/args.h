@@ -41,9 +41,10 @@ typedef struct cli_args {
   const char *platform; /* --platform, passed to clr_context_config       */
   const char *device;   /* --device, passed to clr_context_config         */
   /* --kernel, --wg, --coarse, --vec, --layout, --narrow, --exact, --acc,
-   * --exclusive, --map: the library options the command line chose
+   * --exclusive, --map, --ddof: the library options the command line chose
    * (clr_options_init's defaults unless given) */
   clr_options opt;
+  int ddof_given;          /* --ddof given (var and std only)              */
   int scan;                /* --scan: with segments, a segmented scan      */
   int dot;                 /* --dot or --input2: x . y of two arrays       */
   const char *input2;      /* --input2: the second array                   */

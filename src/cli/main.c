@@ -446,14 +446,15 @@ static int expr_reference(run_state *st, clr_reference *ref) {
 }
 
 /* The CPU reference of the run: the plain loop, or through the values a
- * built-in map or a dot product gives. */
+ * built-in map or a dot product gives (var and std: with --ddof's
+ * divisor). */
 static int make_reference(run_state *st, clr_reference *ref) {
   const cli_args *a = st->args;
   clr_type rt = clr_options_result_type(&a->opt, a->op, a->type);
   if (a->opt.map == CLR_MAP_EXPR)
     return expr_reference(st, ref);
-  if (!clr_ref_reduce_mapped(a->opt.map, a->op, a->type, rt, st->data,
-                             st->data2, st->n, ref))
+  if (!clr_ref_reduce_opt(&a->opt, a->op, a->type, st->data, st->data2, st->n,
+                          ref))
     return out_of_memory(st->n, clr_type_size(rt), "mapped values");
   return 0;
 }
@@ -823,18 +824,20 @@ static int run_segments(run_state *st) {
     report_elements(r, &chk);
   } else if (a->verify) {
     clr_segments_check chk;
-    /* (ranges: each where it lies, each distinct one once) */
-    int ok = st->matrix ? clr_ref_matrix_check(
-                              a->opt.map, a->op, a->type, rt, st->data,
-                              (size_t)a->rows, (size_t)a->cols, (size_t)a->cols,
-                              a->axis, st->out, r->timing.error_depth, &chk)
+    /* (ranges: each where it lies, each distinct one once; the options
+     * give the map, the result type and var's and std's ddof) */
+    int ok = st->matrix
+                 ? clr_ref_matrix_check_opt(&a->opt, a->op, a->type, st->data,
+                                            (size_t)a->rows, (size_t)a->cols,
+                                            (size_t)a->cols, a->axis, st->out,
+                                            r->timing.error_depth, &chk)
              : st->ranges
-                 ? clr_ref_ranges_check(a->opt.map, a->op, a->type, rt,
-                                        st->data, st->ranges, S, st->out,
-                                        r->timing.error_depth, &chk)
-                 : clr_ref_segments_check(a->opt.map, a->op, a->type, rt,
-                                          st->data, st->offsets, S, st->out,
-                                          r->timing.error_depth, &chk);
+                 ? clr_ref_ranges_check_opt(&a->opt, a->op, a->type, st->data,
+                                            st->ranges, S, st->out,
+                                            r->timing.error_depth, &chk)
+                 : clr_ref_segments_check_opt(&a->opt, a->op, a->type, st->data,
+                                              st->offsets, S, st->out,
+                                              r->timing.error_depth, &chk);
     if (!ok)
       return out_of_memory(S, rsize, "reference values");
     report_elements(r, &chk);
@@ -981,6 +984,7 @@ static int run_steps(run_state *st) {
   r->kernel =
       a->opt.kernel == CLR_KERNEL_DEFAULT ? CLR_REDUCE_COARSE : a->opt.kernel;
   r->op = a->op;
+  r->ddof = a->opt.ddof;
   r->map = a->opt.map == CLR_MAP_EXPR ? a->opt.map_expr
            : a->opt.map               ? clr_map_name(a->opt.map)
                                       : NULL;

@@ -104,6 +104,10 @@ int cli_result_is_indexed(const cli_report *r) {
   return !r->is_scan && (cli_op_flags(r->op) & CLR_OPF_INDEXED);
 }
 
+int cli_result_is_moments(const cli_report *r) {
+  return !r->is_scan && (cli_op_flags(r->op) & CLR_OPF_MOMENTS);
+}
+
 /* An index as the report writes it: UINT64_MAX, where there is none (no
  * number among the elements, or an empty segment), as -1. */
 static long long signed_index(uint64_t index) {
@@ -129,6 +133,14 @@ void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
    * there; where one is not (-1), the reason after it. */
   clr_value m = *v;
   int indexed = cli_result_is_indexed(r), pair = cli_op_is_pair(r->op);
+  if (cli_result_is_moments(r)) { /* the value named, then its mean */
+    char a[CLR_VALUE_FORMAT_SIZE], b[CLR_VALUE_FORMAT_SIZE];
+    cli_format_number(v, a, sizeof a);
+    m.v = v->max;
+    cli_format_number(&m, b, sizeof b);
+    snprintf(buf, size, "%s %s, mean %s", clr_op_name(r->op), a, b);
+    return;
+  }
   m.op = !indexed ? CLR_SUM : pair ? CLR_MINMAX : CLR_ARGMIN;
   if (!indexed ||
       (v->index != UINT64_MAX && (!pair || v->max_index != UINT64_MAX))) {
@@ -166,9 +178,16 @@ static int l2_norm(const cli_report *r, double *norm, double *bound) {
 }
 
 /* The indices of an indexed result, after its value in JSON: -1 where
- * there is none. */
+ * there is none; the mean of a var or std result. */
 static void json_indices(FILE *f, const cli_report *r, const char *key,
                          const clr_value *v) {
+  if (cli_result_is_moments(r)) {
+    clr_value m = *v;
+    m.v = v->max;
+    fprintf(f, ",\"%s_mean\":", key);
+    json_value(f, &m);
+    return;
+  }
   if (!cli_result_is_indexed(r))
     return;
   fprintf(f, ",\"%s_index\":%lld", key, signed_index(v->index));
@@ -298,8 +317,11 @@ void cli_report_human(FILE *f, const cli_report *r) {
       fprintf(f, ", d2h %.3f ms\n", p->d2h_ms);
   }
   fprintf(f, "data:       %s\n", r->data);
+  char ddof[48] = "";
+  if (cli_result_is_moments(r))
+    snprintf(ddof, sizeof ddof, " (ddof %" PRIu64 ")", r->ddof);
   fprintf(f,
-          "run:        %s %s%s%s of %s%s%s%s -> %s, %u timed run%s after 1 "
+          "run:        %s %s%s%s of %s%s%s%s -> %s%s, %u timed run%s after 1 "
           "warm-up\n",
           r->matrix     ? "matrix"
           : r->segments ? "segmented"
@@ -308,7 +330,8 @@ void cli_report_human(FILE *f, const cli_report *r) {
           r->exact_mode ? "exact " : "", r->dot ? "dot" : clr_op_name(r->op),
           clr_type_name(r->type), r->map ? " mapped by '" : "",
           r->map ? r->map : "", r->map ? "'" : "",
-          clr_type_name(r->result_type), r->repeat, r->repeat == 1 ? "" : "s");
+          clr_type_name(r->result_type), ddof, r->repeat,
+          r->repeat == 1 ? "" : "s");
   size_t np = r->n_passes;
   if (r->segments)
     fprintf(f, "segments:   %s\n", r->segments_desc);
@@ -401,6 +424,8 @@ void cli_report_json(FILE *f, const cli_report *r) {
   if (r->matrix)
     fprintf(f, ",\"shape\":[%zu,%zu],\"axis\":%d", r->rows, r->cols, r->axis);
   json_field(f, "op", clr_op_name(r->op));
+  if (cli_result_is_moments(r))
+    fprintf(f, ",\"ddof\":%" PRIu64, r->ddof);
   json_field(f, "map", r->map);
   fprintf(f, ",\"dot\":%s,\"exact_mode\":%s", json_bool(r->dot),
           json_bool(r->exact_mode));

@@ -21,6 +21,7 @@ typedef struct cli_report {
   /* what ran */
   clr_kernel kernel;
   clr_op op;
+  uint64_t ddof; /* var, std: the divisor n - ddof (--ddof)            */
   clr_type type;
   clr_type result_type;
   const char *map; /* "abs", "square", a map expression, or NULL      */
@@ -100,9 +101,13 @@ int cli_result_is_indexed(const cli_report *r);
 /* A reduction's result as the report shows it: the value, and for the
  * indexed operations where it is ("-3 at index 17"; the pairs of a
  * minimum and a maximum both; an index of UINT64_MAX, where there is
- * none, as "-1" with the reason). */
+ * none, as "-1" with the reason); var and std name the value and give
+ * the mean ("var 0.0833, mean 0.5"). */
 void cli_format_result(const cli_report *r, const clr_value *v, char *buf,
                        size_t size);
+/* 1 for the results of var and std (CLR_OPF_MOMENTS: a value and its
+ * mean, in clr_value.max), not scanned. */
+int cli_result_is_moments(const cli_report *r);
 /* The number of a value alone (clr_value_format without the index parts,
  * whatever op the value says). */
 void cli_format_number(const clr_value *v, char *buf, size_t size);
