@@ -285,7 +285,7 @@ def test_clreduce(clreduce, commit):
 
 def main():
     global VERSION
-    a = clrtest.arguments(("--version", {"default": "1.0.0"}),
+    a = clrtest.arguments(("--version", {"default": "1.1.0"}),
                           ("--clreduce", {"default": None}))
     VERSION = a.version
     os.environ.setdefault("CLREDUCE_KERNEL_DIR", a.kernel_dir)

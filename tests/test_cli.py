@@ -711,7 +711,7 @@ def main():
     global EXE, KERNEL_DIR, DATA_DIR, TMP
     a = clrtest.arguments(
         ("--data-dir", {"required": True}),
-        ("--version", {"default": "1.0.0"}),
+        ("--version", {"default": "1.1.0"}),
         ("--only", {"default": None,
                     "help": "info, runs, input, nan, errors, overflow, "
                             "group or progress"}),
