@@ -12,8 +12,9 @@ matrix's columns (--shape=1000x100 --axis=0) and rows (--axis=1, std
 with --ddof=1), segments of 7 (--segment-length=7, the last shorter, and
 with --ddof=7 all NaN), each --output record (value, mean, count) read
 back; NaN and infinity inputs; n <= ddof.  Refusals, exit 2 and one
-line: a negative or non-numeric --ddof, --ddof on another op, --exact and
-a map with var (unsupported), records to a .npy --output.  A few seconds
+line: a negative or non-numeric --ddof, --ddof on another op, --exact,
+a map and several devices with var (unsupported), records to a .npy
+--output.  A few seconds
 on a warm program cache.
 
 The last line is "N passed, N failed".
@@ -242,6 +243,8 @@ def refusals():
                  ["var", "exact", "not supported"], "--op=var --exact")
     expect_error(["--op=std", "--map=abs", "--n=100", "--repeat=1"], 2,
                  ["std", "map", "not supported"], "--op=std --map=abs")
+    expect_error(["--op=var", "--device=all", "--n=100", "--repeat=1"], 2,
+                 ["var", "group", "not"], "--op=var over several devices")
     expect_error(["--op=var", "--segment-length=10", "--n=100",
                   "--output=" + T.path("r.npy")], 2,
                  ["records", "value, mean and count"],
