@@ -119,8 +119,9 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
 #endif
 #endif
 
-/* The four loads of a lane's step folded into acc: one by one, or for var
- * and std as one block of 4 * ROWS_VEC elements, its mean and M2 found by
+/* The four loads of a lane's step folded into acc (ROWL_TAKE4; ROWL_TAKE1
+ * one load of the loop's tail): one by one, or for var and std as one
+ * block of 4 * ROWS_VEC (ROWS_VEC) elements, its mean and M2 found by
  * two passes in registers (a multiply by 1 / (4 * ROWS_VEC), a power of
  * two: exact) and merged by Chan's formula: one division a block instead
  * of Welford's one an element, which held the rows of 1e5 x 1000 floats
@@ -139,6 +140,15 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
 #define ROWL_HSUM(v) (((v).s0 + (v).s1) + ((v).s2 + (v).s3))
 #endif
 #endif
+/* One load (the loop's tail) as a block of ROWS_VEC elements. */
+#define ROWL_TAKE1(acc, x, r, j)                                               \
+  do {                                                                         \
+    ROWL_AV_T a_ = ROWL_CONV(x);                                               \
+    ACC_T m_ = ROWL_HSUM(a_) * ((ACC_T)1 / (ACC_T)ROWS_VEC);                   \
+    a_ -= m_;                                                                  \
+    clr_record b_ = {m_, ROWL_HSUM(a_ * a_), ROWS_VEC};                        \
+    clr_merge(&(acc), b_);                                                     \
+  } while (0)
 #define ROWL_TAKE4(acc, x0, x1, x2, x3, r, j, step)                            \
   do {                                                                         \
     ROWL_AV_T a0_ = ROWL_CONV(x0), a1_ = ROWL_CONV(x1);                        \
@@ -155,6 +165,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
     clr_merge(&(acc), b_);                                                     \
   } while (0)
 #else
+#define ROWL_TAKE1(acc, x, r, j) ROWL_TAKEV(acc, x, r, j)
 #define ROWL_TAKE4(acc, x0, x1, x2, x3, r, j, step)                            \
   do {                                                                         \
     ROWL_TAKEV(acc, x0, r, j);                                                 \
@@ -187,7 +198,7 @@ __kernel void clr_rows_lanes(__global const ROWL_IN_T *data, ulong data_off,
     }
     for (; j < j1; j += step) {
       ROWL_V_T x = ROWL_LOAD(data, base + j);
-      ROWL_TAKEV(acc, x, r, j);
+      ROWL_TAKE1(acc, x, r, j);
     }
   }
   /* the lanes folded in a tree (every work-item reaches every barrier:
