@@ -100,6 +100,10 @@
 #ifndef CLR_OP_IS_MOMENTS
 #define CLR_OP_IS_MOMENTS 0
 #endif
+/* CLR_FINAL(x): what a kernel's last write stores of its fold x: x itself,
+ * or for var and std built to finish in place a finished result
+ * (moments.cl). */
+#define CLR_FINAL(x) (x)
 /* Operations that fold records (clr_record, clr_take, clr_merge,
  * clr_no_record, clr_group_merge) instead of values: the indexed ones
  * (records.cl) and the moments (moments.cl), the host putting that file

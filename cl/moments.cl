@@ -62,6 +62,32 @@ inline clr_record clr_no_record(void) {
   return r;
 }
 
+/* A result as the caller reads it, (value, mean, count) in the record's
+ * bytes: the value M2 / (count - ddof) (NaN when count <= ddof, as
+ * NumPy), or its square root for take_sqrt; the mean NaN for no element.
+ * Written by cl/moments_finish.cl over a result array, or by a kernel's
+ * last write itself where the host built it with -DCLR_MOMENTS_DDOF=d
+ * (and -DCLR_MOMENTS_SQRT=1 for std): CLR_FINAL below. */
+inline clr_record clr_moments_finished(clr_record a, ulong ddof,
+                                       uint take_sqrt) {
+  ACC_T v = a.n > ddof ? a.m2 / (ACC_T)(a.n - ddof) : (ACC_T)NAN;
+  if (take_sqrt)
+    v = sqrt(v);
+  clr_record out;
+  out.mean = v;                           /* byte 0: the value */
+  out.m2 = a.n > 0 ? a.mean : (ACC_T)NAN; /* then the mean */
+  out.n = a.n;
+  return out;
+}
+#ifdef CLR_MOMENTS_DDOF
+#ifndef CLR_MOMENTS_SQRT
+#define CLR_MOMENTS_SQRT 0
+#endif
+#undef CLR_FINAL
+#define CLR_FINAL(a)                                                           \
+  clr_moments_finished((a), (ulong)CLR_MOMENTS_DDOF, CLR_MOMENTS_SQRT)
+#endif
+
 #if CLR_VEC > 1
 /* Lanes: with CLR_VEC-wide loads (cl/load_mapped.cl), a record per lane,
  * every lane holding the same count (the vectors seen), so Welford's

@@ -215,7 +215,7 @@ __kernel void clr_rows_lanes(__global const ROWL_IN_T *data, ulong data_off,
   }
   acc = scratch[t];
   if (lane == 0 && r < rows)
-    out[out_off + r * splits + s] = acc;
+    out[out_off + r * splits + s] = CLR_FINAL(acc);
 }
 
 /* Rows on CPUs (the contiguous layout): a work-item takes rows_per whole
@@ -276,6 +276,6 @@ __kernel void clr_rows_runs(__global const IN_T *data, ulong data_off,
       a[k] = OP(a[k], MAPPED(IN_AT(data, base + j), 0, ibase + r * pitch + j));
     ACC_T acc = OP(OP(a[0], a[1]), OP(a[2], a[3]));
 #endif
-    out[out_off + r * splits + s] = acc;
+    out[out_off + r * splits + s] = CLR_FINAL(acc);
   }
 }
