@@ -187,8 +187,19 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
 #define COLS_RUNS_VECTOR                                                       \
   (!CLR_COLS_PARTIALS && !CLR_OP_IS_RECORD && !CLR_MAP &&                     \
    !CLR_OP_IS_LOGICAL && !CLR_SKIPS_NAN && !CLR_IN_HALF && COLS_RUN % 8 == 0)
-#if COLS_RUNS_VECTOR
+/* Var and std of the first pass: Welford over the rows, eight columns a
+ * load, the count shared by every column of the run, so one reciprocal a
+ * row serves COLS_RUN columns (Welford's division an element held them to
+ * a fraction of the stream on PoCL). */
+#define COLS_RUNS_MOMENTS                                                      \
+  (!CLR_COLS_PARTIALS && CLR_OP_IS_MOMENTS && COLS_RUN % 8 == 0)
+#if COLS_RUNS_VECTOR || COLS_RUNS_MOMENTS
 #define ACC8C_T CLR_CAT(ACC_T, 8)
+#endif
+#if COLS_RUNS_MOMENTS && CLR_IN_HALF
+#define COLS_LOAD8(p, g) CLR_CAT(convert_, ACC8C_T)(vload_half8((g), (p)))
+#elif COLS_RUNS_MOMENTS
+#define COLS_LOAD8(p, g) CLR_CAT(convert_, ACC8C_T)(vload8((g), (p)))
 #endif
 
 __kernel void clr_columns_runs(__global const COL_IN_T *data, ulong data_off,
@@ -217,6 +228,31 @@ __kernel void clr_columns_runs(__global const COL_IN_T *data, ulong data_off,
     }
     for (int g = 0; g < COLS_RUN / 8; g++)
       vstore8(v[g], g, acc);
+#elif COLS_RUNS_MOMENTS
+    ACC8C_T mean[COLS_RUN / 8], m2[COLS_RUN / 8];
+    for (int g = 0; g < COLS_RUN / 8; g++)
+      mean[g] = m2[g] = (ACC8C_T)(0);
+    ulong k = 0;
+    for (ulong r = a; r < b; r++) {
+      __global const IN_T *row = data + data_off + r * pitch + c0;
+      ACC_T rcp = (ACC_T)1 / (ACC_T)(++k);
+      for (int g = 0; g < COLS_RUN / 8; g++) {
+        ACC8C_T x = COLS_LOAD8(row, g);
+        ACC8C_T d = x - mean[g];
+        mean[g] += d * rcp;
+        m2[g] += d * (x - mean[g]);
+      }
+    }
+    if (k > 0)
+      for (int g = 0; g < COLS_RUN / 8; g++) {
+        ACC_T mv[8], qv[8];
+        vstore8(mean[g], 0, mv);
+        vstore8(m2[g], 0, qv);
+        for (int l = 0; l < 8; l++) {
+          clr_record one = {mv[l], qv[l], k};
+          acc[8 * g + l] = one;
+        }
+      }
 #else
     for (ulong r = a; r < b; r++) {
       ulong e = data_off + r * pitch + c0;
