@@ -127,6 +127,36 @@
 #define COL_FOLD(a, b) ((a) = OP((a), (b)))
 #endif
 
+/* Var and std of the first pass: a work-item's COLS_VEC columns keep
+ * their means and M2s in vectors with one count, so a block of four rows
+ * (their mean and M2 by two passes in registers) merges by Chan's formula
+ * with one reciprocal for every column, and a tail row by Welford's
+ * update with one; the records are made at the end. */
+#define COLS_MOMENTS_SHARED (!CLR_COLS_PARTIALS && CLR_OP_IS_MOMENTS)
+#if COLS_MOMENTS_SHARED
+#if COLS_VEC == 1
+#define COLA_T ACC_T
+#define COLA_CONV(x) ((ACC_T)(x))
+#else
+#define COLA_T CLR_CAT(ACC_T, COLS_VEC)
+#define COLA_CONV(x) CLR_CAT(convert_, COLA_T)(x)
+#endif
+/* The block (m, q) of nb rows merged into (mean, m2) of *cnt rows. */
+inline void cols_merge_block(COLA_T *mean, COLA_T *m2, ulong *cnt, COLA_T m,
+                             COLA_T q, ulong nb) {
+  if (*cnt == 0) {
+    *mean = m;
+    *m2 = q;
+  } else {
+    ACC_T fb = (ACC_T)nb / (ACC_T)(*cnt + nb);
+    COLA_T d = m - *mean;
+    *mean += d * fb;
+    *m2 += q + d * d * ((ACC_T)*cnt * fb);
+  }
+  *cnt += nb;
+}
+#endif
+
 __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
                           ulong r0, ulong r1, ulong cols, ulong pitch,
                           ulong span, ulong rows_per, __global COL_T *out,
@@ -144,6 +174,44 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
   COL_T acc[COLS_VEC];
   for (int j = 0; j < COLS_VEC; j++)
     acc[j] = COL_START;
+#if COLS_MOMENTS_SHARED
+  if (active) {
+    ulong r = a + lane, e = data_off + r * pitch + c, step = lanes * pitch;
+    COLA_T mean = (COLA_T)(0), m2 = (COLA_T)(0);
+    ulong cnt = 0;
+    for (; r + 3 * lanes < b; r += 4 * lanes, e += 4 * step) {
+      COLA_T a0 = COLA_CONV(COLV_LOAD(data, e));
+      COLA_T a1 = COLA_CONV(COLV_LOAD(data, e + step));
+      COLA_T a2 = COLA_CONV(COLV_LOAD(data, e + 2 * step));
+      COLA_T a3 = COLA_CONV(COLV_LOAD(data, e + 3 * step));
+      COLA_T m = ((a0 + a1) + (a2 + a3)) * (ACC_T)0.25;
+      a0 -= m;
+      a1 -= m;
+      a2 -= m;
+      a3 -= m;
+      cols_merge_block(&mean, &m2, &cnt, m,
+                       (a0 * a0 + a1 * a1) + (a2 * a2 + a3 * a3), 4);
+    }
+    for (; r < b; r += lanes, e += step) {
+      COLA_T x = COLA_CONV(COLV_LOAD(data, e));
+      cols_merge_block(&mean, &m2, &cnt, x, (x - x) * (COLA_T)(0), 1);
+    }
+    if (cnt > 0) {
+      ACC_T mv[COLS_VEC], qv[COLS_VEC];
+#if COLS_VEC == 1
+      mv[0] = mean;
+      qv[0] = m2;
+#else
+      CLR_CAT(vstore, COLS_VEC)(mean, 0, mv);
+      CLR_CAT(vstore, COLS_VEC)(m2, 0, qv);
+#endif
+      for (int j = 0; j < COLS_VEC; j++) {
+        clr_record one = {mv[j], qv[j], cnt};
+        acc[j] = one;
+      }
+    }
+  }
+#else
   if (active) {
     ulong r = a + lane, e = data_off + r * pitch + c, step = lanes * pitch;
     /* four rows' loads issued before their folds (the same order of
@@ -162,6 +230,7 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
       COLV_TAKE(acc, x, r, c);
     }
   }
+#endif
   for (int j = 0; j < COLS_VEC; j++) {
     /* the lanes' partials of column c + j folded in a tree (every
      * work-item reaches every barrier: one lane or many) */
