@@ -254,7 +254,7 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
 /* Plain values of the first pass (no map, record, truth or NaN to skip;
  * not half): eight columns a load into vectors of accumulators. */
 #define COLS_RUNS_VECTOR                                                       \
-  (!CLR_COLS_PARTIALS && !CLR_OP_IS_RECORD && !CLR_MAP &&                     \
+  (!CLR_COLS_PARTIALS && !CLR_OP_IS_RECORD && !CLR_MAP &&                      \
    !CLR_OP_IS_LOGICAL && !CLR_SKIPS_NAN && !CLR_IN_HALF && COLS_RUN % 8 == 0)
 /* Var and std of the first pass: Welford over the rows, eight columns a
  * load, the count shared by every column of the run, so one reciprocal a

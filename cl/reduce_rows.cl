@@ -160,7 +160,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
     a2_ -= m_;                                                                 \
     a3_ -= m_;                                                                 \
     clr_record b_ = {                                                          \
-        m_, ROWL_HSUM((a0_ * a0_ + a1_ * a1_) + (a2_ * a2_ + a3_ * a3_)),     \
+        m_, ROWL_HSUM((a0_ * a0_ + a1_ * a1_) + (a2_ * a2_ + a3_ * a3_)),      \
         4 * ROWS_VEC};                                                         \
     clr_merge(&(acc), b_);                                                     \
   } while (0)
@@ -230,7 +230,7 @@ __kernel void clr_rows_lanes(__global const ROWL_IN_T *data, ulong data_off,
  * at a time in a vector of accumulators, its lanes folded in a tree at
  * the row's end. */
 #define ROWS_RUNS_VECTOR                                                       \
-  (!CLR_OP_IS_RECORD && !CLR_MAP && !CLR_OP_IS_LOGICAL && !CLR_SKIPS_NAN &&   \
+  (!CLR_OP_IS_RECORD && !CLR_MAP && !CLR_OP_IS_LOGICAL && !CLR_SKIPS_NAN &&    \
    !CLR_IN_HALF)
 #if ROWS_RUNS_VECTOR || CLR_OP_IS_MOMENTS
 #define ACC8_T CLR_CAT(ACC_T, 8)
