@@ -52,6 +52,8 @@ static void collect(void *user, const char *message) {
 /* The cl/ files the calls below build; the directory may hold no other. */
 static const char *const covered[] = {"common.cl",
                                       "records.cl",
+                                      "moments.cl",
+                                      "moments_finish.cl",
                                       "load_mapped.cl",
                                       "reduce_interleaved.cl",
                                       "reduce_sequential.cl",
@@ -263,7 +265,7 @@ static void builds(clr_context *ctx) {
   free(row_results);
   /* Matrices: columns and rows, both layouts (vector loads, lanes,
    * partials of values and of records, CPU runs), means. */
-  static const clr_op matrix_ops[] = {CLR_SUM, CLR_ARGMAX, CLR_MEAN};
+  static const clr_op matrix_ops[] = {CLR_SUM, CLR_ARGMAX, CLR_MEAN, CLR_STD};
   static const clr_type matrix_types[] = {CLR_FLOAT, CLR_HALF};
   float *mx = tu_xmalloc(2000 * 64 * sizeof *mx);
   unsigned char *mres = tu_xmalloc(2000 * 32);

@@ -371,15 +371,21 @@ static void test_accumulate_in(clr_context *ctx) {
             clr_op_supports((clr_op)op, type) != CLR_OK)
           continue;
         int fits =
-            ((type == acc && type != CLR_HALF) ||
-             ((type == CLR_FLOAT || type == CLR_HALF) && acc == CLR_DOUBLE) ||
-             (type == CLR_HALF && acc == CLR_FLOAT) ||
-             (type == CLR_INT && acc == CLR_LONG) ||
-             (type == CLR_UINT && acc == CLR_ULONG)) &&
-            !(op_flags[op] & CLR_OPF_LOGICAL) &&
-            /* a mean's sum is never narrowed to 32 bits (it would wrap) */
-            !((op_flags[op] & CLR_OPF_MEAN) &&
-              (acc == CLR_INT || acc == CLR_UINT));
+            (op_flags[op] & CLR_OPF_MOMENTS)
+                /* var and std: in double, or float for float and half */
+                ? acc == CLR_DOUBLE || (acc == CLR_FLOAT &&
+                                        (type == CLR_FLOAT || type == CLR_HALF))
+                : ((type == acc && type != CLR_HALF) ||
+                   ((type == CLR_FLOAT || type == CLR_HALF) &&
+                    acc == CLR_DOUBLE) ||
+                   (type == CLR_HALF && acc == CLR_FLOAT) ||
+                   (type == CLR_INT && acc == CLR_LONG) ||
+                   (type == CLR_UINT && acc == CLR_ULONG)) &&
+                      !(op_flags[op] & CLR_OPF_LOGICAL) &&
+                      /* a mean's sum is never narrowed to 32 bits (it would
+                         wrap) */
+                      !((op_flags[op] & CLR_OPF_MEAN) &&
+                        (acc == CLR_INT || acc == CLR_UINT));
         clr_options o;
         clr_options_init(&o);
         o.accumulate_in = acc;

@@ -337,7 +337,10 @@ static void ops_by_types(clr_context *ctx) {
       continue;
     for (int oi = 0; oi < CLR_OP_COUNT; oi++) {
       clr_op op = (clr_op)oi;
-      if (clr_op_supports(op, t) != CLR_OK)
+      /* var and std: their values against the two-pass reference in test
+       * moments; their text below */
+      if (clr_op_supports(op, t) != CLR_OK ||
+          (op_rows[op].flags & CLR_OPF_MOMENTS))
         continue;
       for (size_t i = 0; i < N; i++) {
         x[i] = element(op, t, i);
@@ -712,6 +715,15 @@ static void refusals(clr_context *ctx) {
   v.op = CLR_ARGMIN;
   clr_value_format(&v, buf, sizeof buf);
   TU_CHECK(strcmp(buf, "1.5 at index 4") == 0, "argmin text: '%s'", buf);
+  /* var and std: the value, then the mean */
+  v.op = CLR_VAR;
+  clr_value_format(&v, buf, sizeof buf);
+  TU_CHECK(strcmp(buf, "var 1.5, mean 2.5") == 0, "var text: '%s'", buf);
+  v.op = CLR_STD;
+  v.max.f = NAN;
+  clr_value_format(&v, buf, sizeof buf);
+  TU_CHECK(strcmp(buf, "std 1.5, mean nan") == 0, "std text: '%s'", buf);
+  v.max.f = 2.5f;
   v.op = CLR_SUM;
   clr_value_format(&v, buf, sizeof buf);
   TU_CHECK(strcmp(buf, "1.5") == 0, "sum text: '%s'", buf);

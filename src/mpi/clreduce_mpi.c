@@ -5,6 +5,7 @@
  * ranks in rank order), clr_exact_acc for exact sums. */
 #include "clreduce_mpi.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,19 @@ static double now_ms(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
+
+/* Each operation's rows (clreduce_ops.def): what runs on a rank (a mean:
+ * its sum) and its flags. */
+static const struct {
+  clr_op runs;
+  unsigned flags;
+} op_rows[CLR_OP_COUNT] = {
+#define CLR_OP_ROW(id, name, runs, combine, partial, identity, result, flags,  \
+                   what)                                                       \
+  [CLR_##id] = {CLR_##runs, flags},
+#include "clreduce_ops.def"
+#undef CLR_OP_ROW
+};
 
 /* ---- the fold of the ranks' values */
 
@@ -67,6 +81,64 @@ static void fold_end(mpi_fold *f) {
   MPI_Type_free(&f->type);
 }
 
+/* ---- var and std: the ranks' (count, mean, M2) merged */
+
+/* What one rank contributes to a variance: its elements' count, mean and
+ * sum of squared deviations (its variance with ddof 0 times the count). */
+typedef struct rank_moments {
+  uint64_t n;
+  double mean, m2;
+} rank_moments;
+
+static double value_double(const clr_value *v, int mean) {
+  clr_value t = *v;
+  if (mean)
+    t.v = t.max;
+  return clr_value_as_double(&t);
+}
+
+/* Every rank's (count, mean, M2) gathered and merged in rank order by
+ * Chan, Golub and LeVeque's pairwise formula, in long double (the same
+ * result on every rank); the variance M2 / (N - ddof) of op's result
+ * type rt, or its root for std, and the mean in *out. */
+static int merge_moments(MPI_Comm comm, const rank_moments *mine, clr_op op,
+                         clr_type rt, uint64_t ddof, clr_value *out) {
+  int size = 1, rc;
+  MPI_Comm_size(comm, &size);
+  rank_moments *all = malloc((size_t)size * sizeof *all);
+  if (!all)
+    return MPI_ERR_NO_MEM;
+  rc = MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *all,
+                     MPI_BYTE, comm);
+  long double n = 0, mean = 0, m2 = 0;
+  for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
+    if (all[r].n == 0)
+      continue;
+    long double nb = (long double)all[r].n, total = n + nb;
+    long double d = (long double)all[r].mean - mean;
+    mean += d * nb / total;
+    m2 += (long double)all[r].m2 + d * d * n * nb / total;
+    n = total;
+  }
+  free(all);
+  long double var = n > (long double)ddof ? m2 / (n - (long double)ddof) : NAN;
+  if (op == CLR_STD)
+    var = sqrtl(var);
+  if (n == 0)
+    mean = NAN;
+  memset(out, 0, sizeof *out);
+  out->type = rt;
+  out->op = op;
+  if (rt == CLR_FLOAT) {
+    out->v.f = (float)var;
+    out->max.f = (float)mean;
+  } else {
+    out->v.d = (double)var;
+    out->max.d = (double)mean;
+  }
+  return rc;
+}
+
 /* ---- collective bookkeeping */
 
 /* What every rank's call must share (include/clreduce_mpi.h): which call,
@@ -94,6 +166,8 @@ static uint64_t call_digest(int call, clr_op op, clr_type type,
                   (int32_t)o->map,
                   (int32_t)o->accumulate_in};
   uint64_t h = fnv1a(0xcbf29ce484222325ull, f, sizeof f);
+  if (op < CLR_OP_COUNT && (op_rows[op].flags & CLR_OPF_MOMENTS))
+    h = fnv1a(h, &o->ddof, sizeof o->ddof);
   if (o->map == CLR_MAP_EXPR && o->map_expr)
     h = fnv1a(h, o->map_expr, strlen(o->map_expr) + 1);
   return h;
@@ -203,19 +277,6 @@ typedef struct part_source {
   size_t offset;
 } part_source;
 
-/* Each operation's rows (clreduce_ops.def): what runs on a rank (a mean:
- * its sum) and its flags. */
-static const struct {
-  clr_op runs;
-  unsigned flags;
-} op_rows[CLR_OP_COUNT] = {
-#define CLR_OP_ROW(id, name, runs, combine, partial, identity, result, flags,  \
-                   what)                                                       \
-  [CLR_##id] = {CLR_##runs, flags},
-#include "clreduce_ops.def"
-#undef CLR_OP_ROW
-};
-
 /* A NaN-skipping mean of floating data divides by the count of its
  * numbers: this rank's, a sum of 1 for each (mapped) value that is not
  * NaN. */
@@ -265,6 +326,8 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
   /* a NaN-skipping mean's divisor: the numbers, counted on every rank */
   int counts = (flags & CLR_OPF_MEAN) && (flags & CLR_OPF_SKIPS_NAN) &&
                (type == CLR_FLOAT || type == CLR_DOUBLE || type == CLR_HALF);
+  /* var and std: each rank's variance with ddof 0 gives its M2 */
+  int moments = (flags & CLR_OPF_MOMENTS) != 0;
   uint64_t count = n_local;
   rank_value mine;
   clr_exact_acc acc;
@@ -273,6 +336,9 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
   if (exact && clr_exact_acc_init(&acc, type) != CLR_OK)
     st = CLR_ERR_INVALID_ARGUMENT;
   o.index_base += info->first;
+  clr_options part = o; /* a variance's part: its M2 (ddof 0) */
+  if (moments)
+    part.ddof = 0;
   size_t depth = 0;
   if (st == CLR_OK && n_local) {
     if (exact)
@@ -281,9 +347,9 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
                : clr_exact_add_buffer(ctx, &o, type, src->buf, src->offset,
                                       n_local, &acc);
     else
-      st = src->host ? clr_reduce_host(ctx, &o, part_op, type, src->host,
+      st = src->host ? clr_reduce_host(ctx, &part, part_op, type, src->host,
                                        n_local, &mine.v)
-                     : clr_reduce_buffer(ctx, &o, part_op, type, src->buf,
+                     : clr_reduce_buffer(ctx, &part, part_op, type, src->buf,
                                          src->offset, n_local, &mine.v);
     mine.has = 1;
     depth = last_depth(ctx);
@@ -304,6 +370,16 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
                             comm)) != MPI_SUCCESS)
       return mpi_failed(info, rc);
     st = clr_exact_acc_value(&acc, &all.v);
+  } else if (moments) {
+    rank_moments m = {0, 0, 0};
+    if (mine.has && n_local) {
+      m.n = n_local;
+      m.mean = value_double(&mine.v, 1);
+      m.m2 = value_double(&mine.v, 0) * (double)n_local;
+    }
+    if ((rc = merge_moments(comm, &m, op, clr_options_result_type(&o, op, type),
+                            o.ddof, &all.v)) != MPI_SUCCESS)
+      return mpi_failed(info, rc);
   } else {
     mpi_fold f;
     if (!fold_begin(&f))
