@@ -920,8 +920,10 @@ typedef struct clr_request {
    * (pitch 0: cols; a sub-matrix of a wider one: that one's width).  axis
    * 0 folds each column over the rows (a result per column, NumPy's
    * a.sum(axis=0)), axis 1 each row over the columns (a result per row).
-   * Every operation of clr_reduce_host but exact sums and nanmean (var
-   * and std too: a record per result, see clreduce_ops.def), with
+   * Every operation of clr_reduce_host but exact sums (var and std too:
+   * a record per result, see clreduce_ops.def; nanmean divides each
+   * column's or row's sum by its own count of numbers, NaN where it has
+   * none), with
    * maps (an expression's i: the element's index from input's first,
    * r * pitch + c, from index_base), argmin, argmax and minmax indices
    * within the axis folded (the row for axis 0, the column for axis 1).

@@ -6,16 +6,21 @@
  *   --set=ops      every op x type on a few shapes, both axes, host arrays
  *   --set=shapes   sums and argmax over many shapes: 1 row, 1 column,
  *                  primes, wide and tall, a pitch wider than the row (its
- *                  padding poisoned), both layouts, buffers at offsets
+ *                  padding poisoned), both layouts, buffers at offsets;
+ *                  nanmean of float, double and half over such shapes with
+ *                  no NaN, scattered NaNs, a whole row and column of NaN,
+ *                  nothing but NaN (host arrays, buffers, clr_enqueue)
  *   --set=stream   host matrices larger than one device allocation (a
  *                  small max_chunk_bytes): blocks of rows, pieces of rows
+ *                  (nanmean too: its counts streamed with its sums)
  *   --set=errors   refusals: no rows, pitch < cols, axis 2, n given,
- *                  overflow, exact sums and nanmean; and clr_enqueue: a
- *                  chain of four calls with one wait
+ *                  overflow, exact sums; and clr_enqueue: a chain of four
+ *                  calls with one wait
  */
 #include "clreduce.h"
 #include "datagen.h"
 #include "reference.h"
+#include "segment_reference.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -166,8 +171,6 @@ static void set_ops(clr_context *ctx) {
   static const size_t shapes[][3] = {{37, 11, 0}, {5, 300, 0}, {1001, 3, 5}};
   for (size_t o = 0; o < CLR_OP_COUNT; o++) {
     clr_op op = (clr_op)o;
-    if (op == CLR_NANMEAN)
-      continue; /* refused: set errors */
     for (size_t ti = 0; ti < sizeof all_types / sizeof all_types[0]; ti++)
       for (size_t sh = 0; sh < 3; sh++)
         for (int axis = 0; axis < 2; axis++)
@@ -175,6 +178,164 @@ static void set_ops(clr_context *ctx) {
                   shapes[sh][2], axis, 0, tu_seed(o, ti, sh, axis));
   }
   tu_section("every op and type, both axes");
+}
+
+/* A nanmean's matrix: uniform numbers with NaNs by pattern (0: none, 1:
+ * about one element in five, 2: those and every element of row nan_row
+ * and of column nan_col, 3: nothing but NaN); the padding past each row's
+ * cols a large number (1e30, half 6e4), which a read of it would show in
+ * a mean where NaN would be skipped. */
+enum { NM_NONE, NM_SCATTERED, NM_LINES, NM_ALL };
+static void fill_nanmean(clr_type t, uint64_t seed, void *m, size_t rows,
+                         size_t cols, size_t pitch, int pattern, size_t nan_row,
+                         size_t nan_col) {
+  size_t es = clr_type_size(t);
+  unsigned char *packed = tu_xmalloc(rows * cols * es);
+  clr_gen_data(CLR_MEAN, t, seed, packed, rows * cols, NULL, 0);
+  tu_rng rng = {seed ^ 0x4e614e};
+  for (size_t r = 0; r < rows; r++) {
+    memcpy((unsigned char *)m + r * pitch * es, packed + r * cols * es,
+           cols * es);
+    for (size_t c = 0; c < cols; c++) {
+      int nan = pattern == NM_ALL ||
+                (pattern >= NM_SCATTERED && tu_below(&rng, 5) == 0) ||
+                (pattern == NM_LINES && (r == nan_row || c == nan_col));
+      if (nan)
+        clr_store_fp(t, m, r * pitch + c, NAN);
+    }
+    for (size_t c = cols; c < pitch && r + 1 < rows; c++)
+      clr_store_fp(t, m, r * pitch + c, t == CLR_HALF ? 6e4 : 1e30);
+  }
+  free(packed);
+}
+
+/* One nanmean of a matrix: mode 0 host arrays, 1 buffers at offsets
+ * (clr_run), 2 buffers through clr_enqueue, held by a user event until
+ * the call has returned (nothing waited for on the host); checked by
+ * clr_ref_matrix_check, and a line of nothing but NaN must give NaN. */
+static void nanmean_one(clr_context *ctx, clr_type t, size_t rows, size_t cols,
+                        size_t pitch, int axis, int pattern, int mode,
+                        uint64_t seed) {
+  if (!tu_type_available(t))
+    return;
+  size_t es = clr_type_size(t), p = pitch ? pitch : cols;
+  size_t elems = (rows - 1) * p + cols, count = axis == 0 ? cols : rows;
+  size_t rb = clr_result_bytes(NULL, CLR_NANMEAN, t);
+  size_t nan_row = rows / 2, nan_col = cols / 2;
+  clr_type rt = clr_options_result_type(NULL, CLR_NANMEAN, t);
+  void *m = tu_xmalloc(rows * p * es);
+  fill_nanmean(t, seed, m, rows, cols, p, pattern, nan_row, nan_col);
+  unsigned char *res = tu_xmalloc(count * rb + 1);
+  memset(res, 0xa5, count * rb + 1);
+  clr_request r = matrix_request(CLR_NANMEAN, t, rows, cols, pitch, axis);
+  cl_mem in = NULL, out = NULL;
+  const size_t in_off = (rows + cols) % 2 ? 4 : 3, out_off = 1;
+  if (mode) {
+    unsigned char *padded = tu_xmalloc((elems + in_off) * es);
+    memset(padded, 0, in_off * es);
+    memcpy(padded + in_off * es, m, elems * es);
+    in = tu_new_buffer(ctx, (elems + in_off) * es, padded);
+    free(padded);
+    out = tu_new_buffer(ctx, (count + out_off) * rb, NULL);
+    r.input.buffer = in;
+    r.input.offset = in_off;
+    r.output.buffer = out;
+    r.output.offset = out_off;
+  } else {
+    r.input.host = m;
+    r.output.host = res;
+  }
+  static const char *const modes[] = {"host", "buffers", "enqueued"};
+  char what[128];
+  snprintf(what, sizeof what, "nanmean %s %s %zux%zu pitch %zu axis %d, %s",
+           modes[mode], clr_type_name(t), rows, cols, p, axis,
+           pattern == NM_NONE        ? "no NaN"
+           : pattern == NM_SCATTERED ? "scattered NaNs"
+           : pattern == NM_LINES     ? "NaN lines"
+                                     : "all NaN");
+  clr_status s;
+  if (mode == 2) {
+    cl_int err;
+    cl_event gate = clCreateUserEvent(clr_context_cl_context(ctx), &err);
+    if (err != CL_SUCCESS)
+      tu_die("clCreateUserEvent: %d", (int)err);
+    cl_event done = NULL;
+    s = clr_enqueue(ctx, &r, 1, &gate, &done);
+    cl_int before = CL_COMPLETE;
+    if (s == CLR_OK)
+      clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof before,
+                     &before, NULL);
+    tu_check(s != CLR_OK || before != CL_COMPLETE,
+             "%s: done before its gate was set", what);
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    if (s == CLR_OK)
+      clWaitForEvents(1, &done);
+    if (done)
+      clReleaseEvent(done);
+    clReleaseEvent(gate);
+  } else {
+    s = clr_run(ctx, &r, NULL);
+  }
+  if (tu_check(s == CLR_OK, "%s: %s: %s", what, clr_status_name(s),
+               clr_context_error(ctx))) {
+    if (mode) {
+      unsigned char *all = tu_xmalloc((count + out_off) * rb);
+      tu_read_buffer(ctx, out, (count + out_off) * rb, all);
+      memcpy(res, all + out_off * rb, count * rb);
+      free(all);
+    } else {
+      tu_check(res[count * rb] == 0xa5, "%s: a byte past the results written",
+               what);
+    }
+    clr_timing tm = CLR_TIMING_INIT;
+    clr_last_timing(ctx, &tm);
+    clr_segments_check chk;
+    int ran = clr_ref_matrix_check(CLR_MAP_NONE, CLR_NANMEAN, t, rt, m, rows,
+                                   cols, p, axis, res, tm.error_depth, &chk);
+    char gb[64], wb[64];
+    tu_check(ran && chk.ok,
+             "%s: %zu of %zu wrong, the worst %zu is %s, want %s (error %g, "
+             "bound %g, depth %zu)",
+             what, chk.n_bad, count, chk.worst_index,
+             tu_fmt(&chk.got_worst, gb, sizeof gb),
+             tu_fmt(&chk.ref_worst, wb, sizeof wb), chk.worst_error,
+             chk.worst_bound, tm.error_depth);
+    /* the line of NaN (its row for axis 1, its column for axis 0) */
+    size_t k = axis == 0 ? nan_col : nan_row;
+    clr_value v = clr_result_at(CLR_NANMEAN, rt, res, k);
+    if (pattern >= NM_LINES)
+      tu_check(isnan(clr_value_as_double(&v)),
+               "%s: result %zu of a line of NaN is %s, want NaN", what, k,
+               tu_fmt(&v, gb, sizeof gb));
+  }
+  if (in)
+    clReleaseMemObject(in);
+  if (out)
+    clReleaseMemObject(out);
+  free(res);
+  free(m);
+}
+
+/* nanmean of float, double and half over 1 x C, R x 1, primes and pitched
+ * shapes, both axes, both layouts, every NaN pattern, host arrays,
+ * buffers and clr_enqueue. */
+static void shapes_nanmean(clr_context *ctx) {
+  static const size_t shapes[][3] = {
+      {1, 1, 0},     {1, 37, 0},     {41, 1, 0},   {37, 41, 0},
+      {53, 29, 32},  {1001, 3, 5},   {7, 4099, 0}, {257, 255, 300},
+      {4099, 10, 0}, {1, 1000, 1003}};
+  static const clr_type types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_HALF};
+  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+    for (size_t ti = 0; ti < 3; ti++)
+      for (int axis = 0; axis < 2; axis++)
+        for (int pattern = NM_NONE; pattern <= NM_ALL; pattern++)
+          for (int mode = 0; mode < 3; mode++)
+            nanmean_one(ctx, types[ti], shapes[sh][0], shapes[sh][1],
+                        shapes[sh][2], axis, pattern, mode,
+                        tu_seed(sh, ti, (uint64_t)axis * 4 + (uint64_t)pattern,
+                                (uint64_t)mode + 11));
+  tu_section("nanmean: float, double, half; shapes, NaN patterns, host, "
+             "buffers, enqueued");
 }
 
 static void set_shapes(clr_context *ctx) {
@@ -230,6 +391,7 @@ static void set_shapes(clr_context *ctx) {
   free(res);
   free(m);
   tu_section("shapes, layouts, pitches, buffers, a map of i");
+  shapes_nanmean(ctx);
 }
 
 static void set_stream(void) {
@@ -251,6 +413,28 @@ static void set_stream(void) {
         tu_check(tm.chunks > 1, "%zux%zu axis %d: streamed in %zu chunks",
                  shapes[sh][0], shapes[sh][1], axis, tm.chunks);
       }
+  /* nanmean: the counts of numbers streamed block by block beside the
+   * sums, and pieces of rows for axis 0 */
+  static const clr_type nm_types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_HALF};
+  for (size_t sh = 0; sh < 4; sh++)
+    for (size_t ti = 0; ti < 3; ti++)
+      for (int axis = 0; axis < 2; axis++)
+        for (int pattern = NM_SCATTERED; pattern <= NM_LINES; pattern++) {
+          size_t limit = 4096 / clr_type_size(nm_types[ti]);
+          if (axis == 1 && shapes[sh][1] > limit)
+            continue; /* rows longer than a chunk */
+          if (!tu_type_available(nm_types[ti]))
+            continue;
+          nanmean_one(ctx, nm_types[ti], shapes[sh][0], shapes[sh][1],
+                      shapes[sh][2], axis, pattern, 0,
+                      tu_seed(sh, ti, (uint64_t)axis, (uint64_t)pattern + 9));
+          clr_timing tm = CLR_TIMING_INIT;
+          clr_last_timing(ctx, &tm);
+          tu_check(tm.chunks > 1,
+                   "nanmean %s %zux%zu axis %d: streamed in %zu chunks",
+                   clr_type_name(nm_types[ti]), shapes[sh][0], shapes[sh][1],
+                   axis, tm.chunks);
+        }
   float *m = tu_xmalloc(2 * 3000 * sizeof *m);
   float res[2];
   memset(m, 0, 2 * 3000 * sizeof *m);
@@ -410,8 +594,6 @@ static void set_errors(clr_context *ctx) {
        SIZE_MAX / 2, 4, 0, 0, 0, CLR_SUM, 0},
       {"rows x pitch overflows", "address space", CLR_ERR_INVALID_ARGUMENT,
        SIZE_MAX / 8, 4, SIZE_MAX / 16, 0, 0, CLR_SUM, 0},
-      {"nanmean", "nanmean", CLR_ERR_UNSUPPORTED, 3, 4, 0, 0, 0, CLR_NANMEAN,
-       0},
       {"exact", "exact", CLR_ERR_UNSUPPORTED, 3, 4, 0, 0, 0, CLR_SUM, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

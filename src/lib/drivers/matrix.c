@@ -11,7 +11,13 @@
  * A host array larger than one device allocation is streamed in blocks of
  * rows (or, for rows longer than an allocation, pieces of one row), each
  * block folded after the ones before (the kernels' fold_into).  Row
- * reductions are segments of one length: segmented.c's rows. */
+ * reductions are segments of one length: segmented.c's rows.
+ * A NaN-skipping mean of floating data (nanmean) divides each nansum by
+ * its own count of numbers: a second reduction of the same shape with
+ * clr_count_options (1 for a number, 0 for a NaN, summed in ulong) into a
+ * temporary buffer, streamed block by block with the sums, then
+ * cl/reduce_segmented.cl's clr_seg_mean over the counts (as segmented.c
+ * divides its nanmeans). */
 #include "internal.h"
 
 #include <stdint.h>
@@ -38,8 +44,12 @@
 #define COLS_SPAN 32
 
 typedef struct cols_plan {
-  clr_op op; /* what the kernels fold: a mean's sum */
-  int mean;  /* CLR_MEAN: the sums divided by the rows after */
+  clr_op op;   /* what the kernels fold: a mean's sum */
+  int mean;    /* CLR_MEAN: the sums divided by the rows after */
+  int counted; /* nanmean of floating data: divided by counts of numbers */
+  /* the counts' plan: its launches are the call's work (kernel time) but
+   * not its passes, which stay the sums' (as segmented.c's counts) */
+  int quiet;
   clr_type in, acc;
   size_t acc_bytes; /* a result or partial: clr_result_bytes */
   int runs;         /* the contiguous shape */
@@ -75,11 +85,10 @@ typedef struct cols_shape {
   unsigned vec; /* strided: columns a load (COLS_VEC) */
 } cols_shape;
 
-/* The ops the columns take: every reduction but the exact sums and
- * nanmean (whose counts differ by column), for now. */
+/* The ops the columns take: every reduction but the exact sums, for
+ * now. */
 static clr_status check_columns(clr_context *ctx, const clr_options *opt,
-                                clr_op op, size_t rows, size_t cols,
-                                size_t pitch) {
+                                size_t rows, size_t cols, size_t pitch) {
   if (rows == 0 || cols == 0)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "a matrix of %zu x %zu has no element: rows and columns "
@@ -98,10 +107,6 @@ static clr_status check_columns(clr_context *ctx, const clr_options *opt,
   if (opt->exact)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "exact sums of columns are not implemented yet");
-  if (op == CLR_NANMEAN)
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "nanmean of columns is not implemented yet (each column "
-                    "would need its own count of numbers)");
   return CLR_OK;
 }
 
@@ -114,6 +119,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                             clr_type type, int axis, cols_plan *p) {
   memset(p, 0, sizeof *p);
   p->mean = (clr_op_flags(op) & CLR_OPF_MEAN) != 0;
+  p->counted = p->mean && clr_mean_counts(op, type);
   p->op = clr_op_info(op)->runs;
   p->in = type;
   p->acc = clr_opt_result_type(opt, p->op, type);
@@ -176,17 +182,34 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   return st;
 }
 
-/* The kernel that makes sums means (the plan's divide). */
+/* The kernel that makes sums means (the plan's divide): the columns'
+ * clr_columns_mean, dividing by the rows (columns) every result has, or
+ * for counted means segmented.c's clr_seg_mean with CLR_SEG_COUNTS, which
+ * takes an array of divisors (0 gives NaN: 0 / 0). */
 static clr_status mean_kernel(clr_context *ctx, const clr_options *opt,
                               clr_type type, cols_plan *p) {
   int wide = ctx->desc.has_fp64;
-  clr_type mean_t = clr_opt_result_type(opt, CLR_MEAN, type);
+  clr_type mean_t =
+      clr_opt_result_type(opt, p->counted ? CLR_NANMEAN : CLR_MEAN, type);
   if (mean_t == CLR_DOUBLE && !wide)
     return clr_fail(ctx, CLR_ERR_NO_FP64,
                     "device '%s' has no double-precision support "
                     "(cl_khr_fp64) for a mean of %s",
                     ctx->desc.device_name, clr_type_name(type));
   char extra[64];
+  if (p->counted) {
+    /* the same spec as segmented.c's, so the two share one program */
+    snprintf(extra, sizeof extra,
+             "-DCLR_SEG_MEAN=%d -DCLR_SEG_WIDE=%d -DCLR_SEG_COUNTS=1",
+             mean_t == CLR_DOUBLE ? 2 : 1, wide);
+    clr_build_spec seg = {.source = "reduce_segmented.cl",
+                          .kernel = "clr_seg_mean",
+                          .in = type,
+                          .acc = p->acc,
+                          .op = CLR_SUM,
+                          .extra = extra};
+    return clr_get_kernel(ctx, &seg, &p->divide);
+  }
   snprintf(extra, sizeof extra, "-DCLR_COLS_MEAN=%d -DCLR_COLS_WIDE=%d",
            mean_t == CLR_DOUBLE ? 2 : 1, wide);
   clr_build_spec divide = {.source = "reduce_columns.cl",
@@ -351,7 +374,7 @@ static clr_status run_kernel(clr_context *ctx, cols_plan *p, cl_kernel k,
   }
   ctx->timing.kernel_ms += ms;
   clr_call_timing *t = &ctx->timing;
-  if (t->n_passes < CLR_MAX_PASSES) {
+  if (!p->quiet && t->n_passes < CLR_MAX_PASSES) {
     clr_pass_info *pi = &t->passes[t->n_passes++];
     size_t items = global[0] * (dims > 1 ? global[1] : 1);
     pi->n_in = n_in;
@@ -459,14 +482,22 @@ static clr_status fold_rows(clr_context *ctx, cols_plan *p, cl_mem data,
   return st;
 }
 
-/* The results sums in out (from out_off), of count elements each, made
- * means. */
+/* The results sums in out (from out_off), of count elements each (a
+ * counted mean: of counts[k] numbers, counts a buffer of results ulongs),
+ * made means. */
 static clr_status divide(clr_context *ctx, cols_plan *p, cl_mem out,
-                         size_t out_off, size_t count, size_t results) {
+                         size_t out_off, size_t count, size_t results,
+                         cl_mem counts) {
   size_t cols = results;
-  cl_ulong o = out_off, c = results, r = count;
-  clr_status st = CLR_SET_ARGS(ctx, p->divide->kernel, CLR_ARG(out), CLR_ARG(o),
-                               CLR_ARG(c), CLR_ARG(r));
+  cl_ulong o = out_off, c = results, r = count, zero = 0;
+  if (p->dry) /* nothing to build: the kernel is the plan's */
+    return CLR_OK;
+  clr_status st =
+      p->counted
+          ? CLR_SET_ARGS(ctx, p->divide->kernel, CLR_ARG(counts), CLR_ARG(zero),
+                         CLR_ARG(c), CLR_ARG(out), CLR_ARG(o))
+          : CLR_SET_ARGS(ctx, p->divide->kernel, CLR_ARG(out), CLR_ARG(o),
+                         CLR_ARG(c), CLR_ARG(r));
   size_t wg = 64, global = ceil_div(cols, wg) * wg;
   if (wg > p->divide->max_wg)
     wg = p->divide->max_wg, global = ceil_div(cols, wg) * wg;
@@ -642,6 +673,66 @@ static clr_status fold_axis(clr_context *ctx, cols_plan *p, int axis,
                    pitch, out, out_off, row_base, fold_into);
 }
 
+/* The tag of a counted mean's counts in a caller's scratch (scratch.c):
+ * clr_temp_buffer's slot for them. */
+static const char counts_tag = 'n';
+
+/* Room in the context's program table for a counted mean's second plan
+ * (the counts' kernels and their vector forms) beside the sums': past the
+ * reserve a call starts with (CLR_PROGRAMS_PER_CALL), so a table filled
+ * by earlier calls would fail the call ("more than 8 kernels in one
+ * call").  Called before the sums' plan, while the call holds no entry of
+ * the table, which then starts over as at a call's start. */
+static void room_for_counts(clr_context *ctx) {
+  if (ctx->n_programs > CLR_MAX_PROGRAMS - 2 * CLR_PROGRAMS_PER_CALL)
+    clr_release_programs(ctx);
+}
+
+/* A counted mean's counts: plan c, the sums' shape (axis, layout, index
+ * base) over the same data with clr_count_options (1 for a number, 0 for
+ * a NaN, after the map where there is one, summed in ulong), quiet; and
+ * their buffer of n_results ulongs (*counts, the caller releases it), or
+ * its slot in the scratch plan sp. */
+static clr_status make_counts(clr_context *ctx, const clr_options *opt,
+                              clr_type type, int axis, size_t n_results,
+                              clr_scratch_plan *sp, cols_plan *c,
+                              cl_mem *counts) {
+  clr_options co;
+  char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
+  *counts = NULL;
+  clr_count_options(opt, &co, expr, sizeof expr);
+  /* make_plan keeps the expression (its prelude), not co */
+  clr_status st = make_plan(ctx, &co, CLR_SUM, type, axis, c);
+  c->quiet = 1;
+  if (st != CLR_OK)
+    return st;
+  if (n_results > SIZE_MAX / sizeof(cl_ulong))
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu counts of numbers overflow", n_results);
+  if (sp) {
+    clr_scratch_need(sp, &counts_tag, n_results * sizeof(cl_ulong));
+    return CLR_OK;
+  }
+  return clr_temp_buffer(ctx, &counts_tag, n_results * sizeof(cl_ulong),
+                         counts);
+}
+
+/* An enqueued call's chain (its caller's wait list taken or not, its last
+ * event so far) and the dry run's state handed from plan `from` to plan
+ * `to`: the counts' commands follow the sums' in the queue's order, and
+ * the division follows both. */
+static void hand_over(cols_plan *from, cols_plan *to) {
+  to->async = from->async;
+  to->waited = from->waited;
+  to->dry = from->dry;
+  to->sp = from->sp;
+  to->ibase = from->ibase;
+  if (to->last)
+    clReleaseEvent(to->last);
+  to->last = from->last;
+  from->last = NULL;
+}
+
 /* The start of a matrix call: the options, the checks of every
  * reduction, then the matrix's. */
 /* The elements a staged block's element 0 is aligned to: a copy's buffer
@@ -671,7 +762,7 @@ static clr_status start_matrix(clr_context *ctx, const clr_options **opt,
                   "axis %d of a matrix: 0 (a result per column) or 1 (a "
                   "result per row)",
                   axis);
-  return st == CLR_OK ? check_columns(ctx, *opt, op, rows, cols, pitch) : st;
+  return st == CLR_OK ? check_columns(ctx, *opt, rows, cols, pitch) : st;
 }
 
 /* The matrix of buffers: blocking (async NULL), or enqueued after
@@ -686,13 +777,15 @@ static clr_status matrix_buffer_work(clr_context *ctx, const clr_options *opt,
                                      const clr_async *async,
                                      clr_scratch_plan *sp) {
   clr_options defaults;
-  cols_plan plan;
+  cols_plan plan, cplan;
+  cl_mem counts = NULL;
   double t0 = clr_now_ms();
   if (pitch == 0)
     pitch = cols;
   clr_status st = start_matrix(ctx, &opt, &defaults, op, type, data, results,
                                rows, cols, pitch, axis);
   size_t n_results = axis == 1 ? rows : cols;
+  memset(&cplan, 0, sizeof cplan);
   if (st == CLR_OK)
     st = clr_check_buffer(ctx, data, data_offset, (rows - 1) * pitch + cols,
                           type, CLR_ACCESS_READ, "data");
@@ -700,25 +793,42 @@ static clr_status matrix_buffer_work(clr_context *ctx, const clr_options *opt,
     st = clr_check_buffer_elems(ctx, results, results_offset, n_results,
                                 clr_opt_result_bytes(opt, op, type),
                                 CLR_ACCESS_WRITE, "results");
+  if (st == CLR_OK && clr_mean_counts(op, type))
+    room_for_counts(ctx);
   if (st == CLR_OK)
     st = make_plan(ctx, opt, op, type, axis, &plan);
-  if (st != CLR_OK)
+  if (st == CLR_OK && plan.counted)
+    st = make_counts(ctx, opt, type, axis, n_results, sp, &cplan, &counts);
+  if (st != CLR_OK) {
+    if (counts)
+      clReleaseMemObject(counts);
     return st;
+  }
   plan.async = async;
   plan.sp = sp; /* a plan: the dry run alone */
   for (plan.dry = async != NULL || sp; st == CLR_OK; plan.dry = 0) {
     plan.launches = 0;
     st = fold_axis(ctx, &plan, axis, data, data_offset, 0, rows, cols, pitch,
                    results, results_offset, 0, 0);
+    if (st == CLR_OK && plan.counted) {
+      hand_over(&plan, &cplan);
+      st = fold_axis(ctx, &cplan, axis, data, data_offset, 0, rows, cols, pitch,
+                     counts, 0, 0, 0);
+      hand_over(&cplan, &plan);
+    }
     if (st == CLR_OK && plan.mean)
       st = divide(ctx, &plan, results, results_offset, axis == 1 ? cols : rows,
-                  n_results);
+                  n_results, counts);
     if (st == CLR_OK && !plan.dry && clr_op_is_moments(op))
       st = clr_moments_finish_buffer(ctx, opt, op, type, plan.acc, results,
                                      results_offset, n_results);
     if (!plan.dry || sp)
       break;
   }
+  if (counts) /* freed once the commands that use it are done */
+    clReleaseMemObject(counts);
+  if (cplan.last)
+    clReleaseEvent(cplan.last);
   if (sp)
     return st;
   if (plan.last && st == CLR_OK && async->done)
@@ -736,27 +846,41 @@ static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
                                        size_t cols, size_t pitch, int axis,
                                        void *results) {
   clr_options defaults;
-  cols_plan plan;
+  cols_plan plan, cplan;
+  cl_mem counts = NULL;
   double t0 = clr_now_ms();
   if (pitch == 0)
     pitch = cols;
+  size_t n_results = axis == 1 ? rows : cols;
+  memset(&cplan, 0, sizeof cplan);
   clr_status st = start_matrix(ctx, &opt, &defaults, op, type, data, results,
                                rows, cols, pitch, axis);
+  if (st == CLR_OK && clr_mean_counts(op, type))
+    room_for_counts(ctx);
   if (st == CLR_OK)
     st = make_plan(ctx, opt, op, type, axis, &plan);
-  if (st != CLR_OK)
+  /* the counts streamed with the sums, block by block, into a buffer of
+   * their own: divided on the device before the results go out */
+  if (st == CLR_OK && plan.counted)
+    st = make_counts(ctx, opt, type, axis, n_results, NULL, &cplan, &counts);
+  if (st != CLR_OK) {
+    if (counts)
+      clReleaseMemObject(counts);
     return st;
+  }
   size_t esize = clr_type_size(type), chunk = clr_chunk_elems(ctx, esize);
-  size_t n_results = axis == 1 ? rows : cols;
   /* Blocks of rows (each at most a chunk from its first element to its
    * last), or, for rows longer than a chunk, pieces of one row (columns
    * only: a row's own result needs all of it on the device). */
-  if (axis == 1 && cols > chunk)
+  if (axis == 1 && cols > chunk) {
+    if (counts)
+      clReleaseMemObject(counts);
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "a row of %zu elements is longer than one device "
                     "allocation (%zu elements): row results of such rows are "
                     "not implemented yet",
                     cols, chunk);
+  }
   size_t band = cols <= chunk ? cols : chunk;
   size_t block = 1;
   if (cols <= chunk && chunk - cols >= pitch)
@@ -779,18 +903,33 @@ static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
                         elems * esize, 0, &in);
       /* the block's first element: a map expression's i from there */
       plan.ibase = ibase + r0 * pitch + c0;
+      size_t aligned = host_aligned(&in, first, esize);
       if (st == CLR_OK && axis == 1)
-        st = rows_launch(ctx, &plan, in.mem, 0, host_aligned(&in, first, esize),
-                         0, r1 - r0, w, pitch, res.mem, r0);
+        st = rows_launch(ctx, &plan, in.mem, 0, aligned, 0, r1 - r0, w, pitch,
+                         res.mem, r0);
       else if (st == CLR_OK)
-        st = fold_rows(ctx, &plan, in.mem, 0, host_aligned(&in, first, esize),
-                       0, r1 - r0, w, pitch, res.mem, c0, r0, r0 > 0);
+        st = fold_rows(ctx, &plan, in.mem, 0, aligned, 0, r1 - r0, w, pitch,
+                       res.mem, c0, r0, r0 > 0);
+      /* the block's counts, added to the blocks' before as its sums are */
+      if (st == CLR_OK && plan.counted) {
+        hand_over(&plan, &cplan);
+        if (axis == 1)
+          st = rows_launch(ctx, &cplan, in.mem, 0, aligned, 0, r1 - r0, w,
+                           pitch, counts, r0);
+        else
+          st = fold_rows(ctx, &cplan, in.mem, 0, aligned, 0, r1 - r0, w, pitch,
+                         counts, c0, r0, r0 > 0);
+        hand_over(&cplan, &plan);
+      }
       clr_stage_release(ctx, &in);
       chunks++;
     }
   }
   if (st == CLR_OK && plan.mean)
-    st = divide(ctx, &plan, res.mem, 0, axis == 1 ? cols : rows, n_results);
+    st = divide(ctx, &plan, res.mem, 0, axis == 1 ? cols : rows, n_results,
+                counts);
+  if (counts)
+    clReleaseMemObject(counts);
   if (st == CLR_OK && clr_op_is_moments(op))
     st = clr_moments_finish_buffer(ctx, opt, op, type, plan.acc, res.mem, 0,
                                    n_results);
