@@ -11,7 +11,9 @@ for --axis=1); a float64 2-D .npy --input written back as a .npy
 --output; a built-in map by column and a map expression (i: the flat
 index r*C + c) by row; a pipe as --input.  Generated runs of both axes
 over many ops and types, verified (JSON: shape, axis, one result a
-column or row; the human report's segments line and bandwidth).  Every
+column or row; the human report's segments line and bandwidth).  nanmean
+by column and by row of a float matrix with NaNs (a whole row and column
+of them giving NaN) against the means of each line's numbers.  Every
 refusal: a bad --shape or --axis, one without the other, an --n or an
 --input whose count is not R*C, and the options a matrix does not take
 (exit 2, one line naming the problem).  Kernels that compute a wrong
@@ -203,7 +205,8 @@ def generated_runs():
     cases = [("float", "sum"), ("double", "max"), ("int", "argmin"),
              ("uint", "and"), ("long", "min"), ("ulong", "sum"),
              ("half", "mean"), ("float", "minmax"), ("double", "nanargmax"),
-             ("int", "prod"), ("float", "nanmax")]
+             ("int", "prod"), ("float", "nanmax"), ("float", "nanmean"),
+             ("double", "nanmean"), ("half", "nanmean")]
     for t, op in cases:
         for axis, (rows, cols) in [(0, (1003, 37)), (1, (37, 1003))]:
             what = "generated %s %s, %dx%d, axis %d" % (t, op, rows, cols,
@@ -241,6 +244,38 @@ def generated_runs():
     check(doc is not None and doc["verified"] is None and
           doc["segments"] == 50, "an expression by column runs unverified "
           "with --no-verify", str(doc))
+
+
+def nanmean_known_answers():
+    """nanmean by column and by row of a float matrix with NaNs scattered,
+    a whole row and a whole column of NaN (their results NaN, as NumPy's
+    np.nanmean gives with a warning): verified, --output holds the means
+    of each line's numbers."""
+    nan = float("nan")
+    rows, cols = 5, 7
+    m = [[nan if (r == 1 or c == 4 or (r * cols + c) % 5 == 3)
+          else float((r * 3 + c * 5) % 9) - 2.0 for c in range(cols)]
+         for r in range(rows)]
+    path = write("nm.f32", "f", [x for row in m for x in row])
+    for axis in (0, 1):
+        unit = "column" if axis == 0 else "row"
+        out = T.path("nm-%d.f32" % axis)
+        doc = run_json(["--type=float", "--input=" + path, "--op=nanmean",
+                        "--shape=%dx%d" % (rows, cols), "--axis=%d" % axis,
+                        "--output=" + out, "--repeat=1"],
+                       "nanmean by " + unit)
+        got = clrtest.read_values(out, "f") \
+            if doc is not None and os.path.exists(out) else None
+        want = []
+        for v in lines(m, axis):
+            nums = [x for x in v if x == x]
+            want.append(sum(nums) / len(nums) if nums else nan)
+        same = got is not None and len(got) == len(want) and all(
+            (g != g and w != w) or abs(g - w) <= 1e-6 * (abs(w) + 1)
+            for g, w in zip(got, want))
+        check(doc is not None and doc["verified"] is True and same,
+              "nanmean by %s: verified, --output %s (NaN for the line of "
+              "NaN)" % (unit, want), "got %s, %s" % (got, doc))
 
 
 def refusals():
@@ -307,8 +342,6 @@ def refusals():
              "with another reduction kernel"),
             (["--shape=5x5", "--axis=0", "--exact"],
              ["--exact", "--shape", "not supported"], "with --exact"),
-            (["--shape=5x5", "--axis=1", "--op=nanmean"],
-             ["--op=nanmean", "--shape", "not supported"], "nanmean"),
             (["--shape=5x5", "--axis=0", "--map=x * 2.0f"],
              ["--map", "--axis=0", "not verified", "--no-verify"],
              "a map expression by column"),
@@ -368,6 +401,7 @@ def main():
         int_known_answers()
         npy_and_maps()
         generated_runs()
+        nanmean_known_answers()
         refusals()
         wrong_results_are_caught(a.kernel_dir)
     return clrtest.finish("test_matrix_cli")

@@ -1123,13 +1123,6 @@ static int check_matrix(cli_args *a) {
                     "of a matrix's columns or rows are not implemented");
     return -1;
   }
-  if (cli_op_flags(a->op) & CLR_OPF_MEAN &&
-      (cli_op_flags(a->op) & CLR_OPF_SKIPS_NAN)) {
-    cli_usage_error("--op=%s is not supported with --shape yet: each column "
-                    "or row would need its own count of numbers",
-                    clr_op_name(a->op));
-    return -1;
-  }
   if (a->opt.map == CLR_MAP_EXPR && a->axis == 0 && a->verify) {
     cli_usage_error("--map='%s' with --axis=0: a map expression's column "
                     "results are not verified yet (its i is the element's "
