@@ -747,9 +747,24 @@ CLR_API clr_value clr_result_at(clr_op op, clr_type result_type,
  * Each op folds by its row's partial column (clreduce_ops.def): the
  * NaN-skipping ones skip a NaN part (nanmin, nanargmax ...) or, for a sum,
  * keep it (a part's NaN is inf - inf, not an element); CLR_MEAN and
- * CLR_NANMEAN fold sums (see clr_value_sum_to_mean). */
+ * CLR_NANMEAN fold sums (see clr_value_sum_to_mean).  CLR_VAR and CLR_STD
+ * give CLR_ERR_UNSUPPORTED: clr_value_merge_moments merges them. */
 CLR_API clr_status clr_value_combine(clr_op op, clr_value *acc,
                                      const clr_value *next);
+/* Var and std of parts of one array reduced apart (by device, rank or
+ * time): parts[i] of counts[i] elements, each computed with ddof 0 (v its
+ * variance, or deviation for CLR_STD; max its mean), merged in order by
+ * Chan, Golub and LeVeque's pairwise formula in long double; *out gets
+ * op's value of the whole (CLR_VAR or CLR_STD, the parts' type): the
+ * variance M2 / (sum of counts - ddof), NaN where that is not positive,
+ * or its root, and the mean (NaN for no element).  A part of count 0 is
+ * skipped.  CLR_ERR_INVALID_ARGUMENT for NULLs, k = 0, an op other than
+ * var and std, or parts of other ops or types (float or double, all
+ * alike).  clr_value_combine cannot fold them: a value keeps no M2 where
+ * its count is at most ddof. */
+CLR_API clr_status clr_value_merge_moments(clr_op op, const clr_value *parts,
+                                           const uint64_t *counts, size_t k,
+                                           uint64_t ddof, clr_value *out);
 /* A sum of n elements of type (of the type CLR_SUM returns with opt)
  * made the mean CLR_MEAN returns: divided through long double, rounded
  * once to clr_options_result_type(opt, CLR_MEAN, type).  For CLR_NANMEAN

@@ -480,6 +480,52 @@ static void other_producers(clr_context *ctx) {
     check_value("minmax of two halves, combined", &first, CLR_MINMAX, CLR_INT,
                 &a);
 
+  /* clr_value_merge_moments: three parts' ddof-0 variances (one part
+   * empty) merged with ddof 1 against the whole's, computed apart: the
+   * same within a few roundings; std the root of var. */
+  {
+    double dx[N];
+    for (size_t i = 0; i < N; i++)
+      dx[i] = 1e6 + (double)((i * 7919) % 1000) / 8;
+    clr_value parts[3], whole, merged;
+    uint64_t counts[3] = {N / 3, 0, N - N / 3};
+    clr_options_init(&o);
+    st = clr_reduce_host(ctx, NULL, CLR_VAR, CLR_DOUBLE, dx, N / 3, &parts[0]);
+    parts[1] = parts[0];
+    if (st == CLR_OK)
+      st = clr_reduce_host(ctx, NULL, CLR_STD, CLR_DOUBLE, dx + N / 3,
+                           N - N / 3, &parts[2]);
+    o.ddof = 1;
+    if (st == CLR_OK)
+      st = clr_reduce_host(ctx, &o, CLR_VAR, CLR_DOUBLE, dx, N, &whole);
+    if (st == CLR_OK)
+      st = clr_value_merge_moments(CLR_VAR, parts, counts, 3, 1, &merged);
+    TU_CHECK(
+        st == CLR_OK && merged.op == CLR_VAR && merged.type == CLR_DOUBLE &&
+            fabs(merged.v.d - whole.v.d) <= 1e-9 * whole.v.d &&
+            fabs(merged.max.d - whole.max.d) <= 1e-12 * whole.max.d,
+        "var of three parts merged %.17g (mean %.17g), whole %.17g "
+        "(%.17g): %s",
+        merged.v.d, merged.max.d, whole.v.d, whole.max.d, clr_status_name(st));
+    st = clr_value_merge_moments(CLR_STD, parts, counts, 3, 1, &merged);
+    TU_CHECK(st == CLR_OK && merged.op == CLR_STD &&
+                 fabs(merged.v.d - sqrt(whole.v.d)) <= 1e-9 * merged.v.d,
+             "std of three parts merged: %.17g", merged.v.d);
+    uint64_t one = 1;
+    st = clr_value_merge_moments(CLR_VAR, parts, &one, 1, 1, &merged);
+    TU_CHECK(st == CLR_OK && isnan(merged.v.d) &&
+                 merged.max.d == parts[0].max.d,
+             "one element, ddof 1: NaN, its mean: %s", clr_status_name(st));
+    TU_EXPECT_STATUS(
+        clr_value_merge_moments(CLR_SUM, parts, counts, 3, 0, &merged),
+        CLR_ERR_INVALID_ARGUMENT, "merge_moments of a sum");
+    TU_EXPECT_STATUS(
+        clr_value_merge_moments(CLR_VAR, parts, counts, 0, 0, &merged),
+        CLR_ERR_INVALID_ARGUMENT, "merge_moments of no part");
+    TU_EXPECT_STATUS(clr_value_combine(CLR_VAR, &parts[0], &parts[2]),
+                     CLR_ERR_UNSUPPORTED, "clr_value_combine of var");
+  }
+
   /* A group of two contexts on the device: its parts folded on the host,
    * a mean's op the mean's. */
   clr_context *two[2] = {ctx, tu_context()};

@@ -5,7 +5,6 @@
  * ranks in rank order), clr_exact_acc for exact sums. */
 #include "clreduce_mpi.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,61 +80,48 @@ static void fold_end(mpi_fold *f) {
   MPI_Type_free(&f->type);
 }
 
-/* ---- var and std: the ranks' (count, mean, M2) merged */
+/* ---- var and std: the ranks' values merged */
 
-/* What one rank contributes to a variance: its elements' count, mean and
- * sum of squared deviations (its variance with ddof 0 times the count). */
+/* What one rank contributes to a variance: its elements' count and its
+ * value with ddof 0 (variance and mean). */
 typedef struct rank_moments {
   uint64_t n;
-  double mean, m2;
+  clr_value v;
 } rank_moments;
 
-static double value_double(const clr_value *v, int mean) {
-  clr_value t = *v;
-  if (mean)
-    t.v = t.max;
-  return clr_value_as_double(&t);
-}
-
-/* Every rank's (count, mean, M2) gathered and merged in rank order by
- * Chan, Golub and LeVeque's pairwise formula, in long double (the same
- * result on every rank); the variance M2 / (N - ddof) of op's result
- * type rt, or its root for std, and the mean in *out. */
+/* Every rank's part gathered and merged in rank order
+ * (clr_value_merge_moments: the same result on every rank) into op's
+ * value of the whole with ddof. */
 static int merge_moments(MPI_Comm comm, const rank_moments *mine, clr_op op,
-                         clr_type rt, uint64_t ddof, clr_value *out) {
-  int size = 1, rc;
+                         uint64_t ddof, clr_value *out, clr_status *st) {
+  int size = 1;
   MPI_Comm_size(comm, &size);
   rank_moments *all = malloc((size_t)size * sizeof *all);
-  if (!all)
-    return MPI_ERR_NO_MEM;
-  rc = MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *all,
-                     MPI_BYTE, comm);
-  long double n = 0, mean = 0, m2 = 0;
-  for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
-    if (all[r].n == 0)
-      continue;
-    long double nb = (long double)all[r].n, total = n + nb;
-    long double d = (long double)all[r].mean - mean;
-    mean += d * nb / total;
-    m2 += (long double)all[r].m2 + d * d * n * nb / total;
-    n = total;
+  clr_value *values = malloc((size_t)size * sizeof *values);
+  uint64_t *counts = malloc((size_t)size * sizeof *counts);
+  int rc = all && values && counts
+               ? MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, all,
+                               (int)sizeof *all, MPI_BYTE, comm)
+               : MPI_ERR_NO_MEM;
+  size_t k = 0;
+  clr_type t = mine->v.type;
+  for (int r = 0; rc == MPI_SUCCESS && r < size; r++)
+    if (all[r].n) { /* ranks with elements; they agree on the type */
+      values[k] = all[r].v;
+      counts[k++] = all[r].n;
+      t = all[r].v.type;
+    }
+  if (rc == MPI_SUCCESS && k == 0) { /* no element anywhere: NaN, NaN */
+    values[0].type = t;
+    values[0].op = op;
+    counts[0] = 0;
+    k = 1;
   }
+  if (rc == MPI_SUCCESS)
+    *st = clr_value_merge_moments(op, values, counts, k, ddof, out);
   free(all);
-  long double var = n > (long double)ddof ? m2 / (n - (long double)ddof) : NAN;
-  if (op == CLR_STD)
-    var = sqrtl(var);
-  if (n == 0)
-    mean = NAN;
-  memset(out, 0, sizeof *out);
-  out->type = rt;
-  out->op = op;
-  if (rt == CLR_FLOAT) {
-    out->v.f = (float)var;
-    out->max.f = (float)mean;
-  } else {
-    out->v.d = (double)var;
-    out->max.d = (double)mean;
-  }
+  free(values);
+  free(counts);
   return rc;
 }
 
@@ -371,14 +357,15 @@ static clr_status reduce(clr_context *ctx, MPI_Comm comm,
       return mpi_failed(info, rc);
     st = clr_exact_acc_value(&acc, &all.v);
   } else if (moments) {
-    rank_moments m = {0, 0, 0};
+    rank_moments m;
+    memset(&m, 0, sizeof m);
+    m.v.type = clr_options_result_type(&o, op, type);
+    m.v.op = op;
     if (mine.has && n_local) {
       m.n = n_local;
-      m.mean = value_double(&mine.v, 1);
-      m.m2 = value_double(&mine.v, 0) * (double)n_local;
+      m.v = mine.v;
     }
-    if ((rc = merge_moments(comm, &m, op, clr_options_result_type(&o, op, type),
-                            o.ddof, &all.v)) != MPI_SUCCESS)
+    if ((rc = merge_moments(comm, &m, op, o.ddof, &all.v, &st)) != MPI_SUCCESS)
       return mpi_failed(info, rc);
   } else {
     mpi_fold f;

@@ -152,6 +152,51 @@ CLR_API clr_status clr_value_combine(clr_op op, clr_value *a,
   return CLR_OK;
 }
 
+CLR_API clr_status clr_value_merge_moments(clr_op op, const clr_value *parts,
+                                           const uint64_t *counts, size_t k,
+                                           uint64_t ddof, clr_value *out) {
+  const clr_op_row *row = clr_op_info(op);
+  if (!row || !(row->flags & CLR_OPF_MOMENTS) || !parts || !counts || !out ||
+      k == 0)
+    return CLR_ERR_INVALID_ARGUMENT;
+  clr_type t = parts[0].type;
+  if (t != CLR_FLOAT && t != CLR_DOUBLE)
+    return CLR_ERR_INVALID_ARGUMENT;
+  long double n = 0, mean = 0, m2 = 0;
+  for (size_t i = 0; i < k; i++) {
+    if (parts[i].type != t || !(clr_op_flags(parts[i].op) & CLR_OPF_MOMENTS))
+      return CLR_ERR_INVALID_ARGUMENT;
+    if (counts[i] == 0)
+      continue;
+    long double nb = (long double)counts[i], total = n + nb;
+    long double vb = t == CLR_FLOAT ? parts[i].v.f : parts[i].v.d;
+    long double mb = t == CLR_FLOAT ? parts[i].max.f : parts[i].max.d;
+    if (parts[i].op == CLR_STD) /* a deviation: its square */
+      vb *= vb;
+    long double d = mb - mean;
+    mean += d * nb / total;
+    m2 += vb * nb + d * d * n * nb / total;
+    n = total;
+  }
+  long double var =
+      n > (long double)ddof ? m2 / (n - (long double)ddof) : (long double)NAN;
+  if (op == CLR_STD)
+    var = sqrtl(var);
+  if (n == 0)
+    mean = NAN;
+  memset(out, 0, sizeof *out);
+  out->type = t;
+  out->op = op;
+  if (t == CLR_FLOAT) {
+    out->v.f = (float)var;
+    out->max.f = (float)mean;
+  } else {
+    out->v.d = (double)var;
+    out->max.d = (double)mean;
+  }
+  return CLR_OK;
+}
+
 clr_status clr_opt_sum_to_mean(const clr_options *opt, clr_type type,
                                uint64_t n, clr_value *v) {
   if (!v || (unsigned)v->type >= CLR_TYPE_COUNT || v->type == CLR_HALF)

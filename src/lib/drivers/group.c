@@ -536,6 +536,8 @@ static clr_status reduce_part(part *p) {
   size_t esize = clr_type_size(a->type);
   clr_options o = *a->opt;
   o.index_base += p->begin;
+  if (clr_op_is_moments(a->op)) /* a part's M2: its ddof-0 variance */
+    o.ddof = 0;
   if (a->bufs) {
     size_t off = a->offsets ? a->offsets[p->i] : 0;
     if (a->exact)
@@ -570,11 +572,6 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
     return st;
   if (n == 0)
     return group_fail(g, CLR_ERR_INVALID_ARGUMENT, "n must be at least 1");
-  if (clr_op_info(op) && clr_op_is_moments(op))
-    return group_fail(g, CLR_ERR_UNSUPPORTED,
-                      "'%s' over a group is not implemented yet: its parts' "
-                      "(count, mean, M2) do not fold on the host",
-                      clr_op_name(op));
   uint64_t count = n; /* a mean's divisor */
   if (clr_op_info(op) && clr_mean_counts(op, type)) {
     /* first the count of numbers (so that the sum's timing stands) */
@@ -603,12 +600,19 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
   double t1 = clr_now_ms();
   if (st != CLR_OK)
     return st;
-  /* Fold the parts in device order. */
+  /* Fold the parts in device order (var and std: merged after). */
   int have = 0;
   size_t used = 0;
+  clr_value moments[CLR_GROUP_MAX_DEVICES];
+  uint64_t moment_counts[CLR_GROUP_MAX_DEVICES];
   for (size_t i = 0; i < g->count; i++) {
     if (!parts[i].n)
       continue;
+    if (clr_op_is_moments(op)) {
+      moments[used] = parts[i].value;
+      moment_counts[used++] = parts[i].n;
+      continue;
+    }
     used++;
     if (a->exact && have)
       clr_exact_acc_merge(&parts[0].acc, &parts[i].acc);
@@ -622,6 +626,10 @@ static clr_status group_reduce(clr_group *g, const clr_options *opt, clr_op op,
   }
   if (a->exact)
     clr_exact_acc_value(&parts[0].acc, result);
+  if (clr_op_is_moments(op) &&
+      (st = clr_value_merge_moments(op, moments, moment_counts, used, opt->ddof,
+                                    result)) != CLR_OK)
+    return group_fail(g, st, "the parts' var / std did not merge");
   if (clr_op_flags(op) & CLR_OPF_MEAN)
     clr_opt_sum_to_mean(opt, type, count, result);
   result->op = op; /* the call's (a mean's, not its sum's) */
