@@ -75,7 +75,15 @@ __kernel void clr_reduce(__global const SRC_T *in, ulong offset, ulong n,
     clr_lanes c;
     clr_lanes_start(&c, clr_load_vec(p, p, begin, base));
     uint k = 1;
-    for (ulong v = begin + step; v < end; v += step, k++)
+    ulong v = begin + step;
+#if CLR_OP_IS_MOMENTS /* var, std: four vectors a block (moments.cl) */
+    for (; v + 3 * step < end; v += 4 * step, k += 4)
+      clr_lanes_take4(&c, clr_load_vec(p, p, v, base),
+                      clr_load_vec(p, p, v + step, base),
+                      clr_load_vec(p, p, v + 2 * step, base),
+                      clr_load_vec(p, p, v + 3 * step, base));
+#endif
+    for (; v < end; v += step, k++)
       clr_lanes_take(&c, clr_load_vec(p, p, v, base), k);
     clr_lanes_fold(&r, c, base, begin, step);
   } else {
