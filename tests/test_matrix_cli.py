@@ -9,19 +9,27 @@ Answers worked out here, in plain Python, for small files: an int matrix
 of argmin, argmax and minmax (indices: the row for --axis=0, the column
 for --axis=1); a float64 2-D .npy --input written back as a .npy
 --output; a built-in map by column and a map expression (i: the flat
-index r*C + c) by row; a pipe as --input.  Generated runs of both axes
+index r*C + c) by row; map expressions of int, float and double by
+column and by row (sums, an i-dependent one on data where a wrong i
+gives another answer, argmin / argmax records indexed by the row or the
+column, a count with --acc=long); a pipe as --input.  Generated runs of both axes
 over many ops and types, verified (JSON: shape, axis, one result a
-column or row; the human report's segments line and bandwidth).  nanmean
+column or row; the human report's segments line and bandwidth), map
+expressions among them, several runs at a time.  nanmean
 by column and by row of a float matrix with NaNs (a whole row and column
 of them giving NaN) against the means of each line's numbers.  Every
 refusal: a bad --shape or --axis, one without the other, an --n or an
 --input whose count is not R*C, and the options a matrix does not take
 (exit 2, one line naming the problem).  Kernels that compute a wrong
 square are caught on both axes (exit 1, the column or row named, --output
-not written).  No timing assertions.
+not written), and kernels whose expression sees i + 1 are caught by an
+expression of i on both axes, not by one of x alone.  No timing
+assertions.
 
 The last line is "N passed, N failed".
 """
+import concurrent.futures
+import json
 import os
 import struct
 import sys
@@ -199,6 +207,227 @@ def npy_and_maps():
           "sum of i * x by row (i flat): %s" % want, "got %s, %s" % (got, doc))
 
 
+# A matrix whose C is no multiple of 3: i % 3 (i = r*C + c, the flat
+# index) then differs from c % 3, and from the index of a column-major
+# reading (c*R + r), so a check that got i wrong would not pass
+RE, CE = 5, 7
+ME = [[((r * 5 + c * 3) % 13) - 6 for c in range(CE)] for r in range(RE)]
+
+
+def fold_expr(m, axis, f):
+    """f(x, i) of every element of m (i its flat index), folded per column
+    (axis 0) or row (axis 1): the lists of values, in order."""
+    cols = len(m[0])
+    vals = [[f(m[r][c], r * cols + c) for c in range(cols)]
+            for r in range(len(m))]
+    return lines(vals, axis)
+
+
+def runs_at_once(arg_lists):
+    """(rc, stdout, stderr) of clreduce with each list of arguments, run
+    several at a time (each expression builds its own kernels: minutes
+    one after another on PoCL)."""
+    jobs = max(1, min(8, os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(run, arg_lists))
+
+
+def parse_json(rc, out, err, what):
+    try:
+        return json.loads(out)
+    except ValueError as ex:
+        check(False, what + ": JSON output parses",
+              "%s; %s" % (ex, show(rc, out, err)))
+        return None
+
+
+def expression_known_answers():
+    """Map expressions by column and by row, the answers worked out here:
+    int sums of x * x and of an i-dependent expression, argmax of an
+    expression (its index the row / the column), float quarters (exact
+    sums) through fabs, a comparison counted with --acc=long, and a
+    float64 matrix; --output read back."""
+    flat = [x for row in ME for x in row]
+    path = write("me.i32", "i", flat)
+    shape = "--shape=%dx%d" % (RE, CE)
+    cases = [
+        # (expression, options, f(x, i), --output's format, fold; None:
+        # a record's index and value checked)
+        ("x * x", [], lambda x, i: x * x, "q", sum),
+        ("i % 3 == 0 ? x : 0", [], lambda x, i: x if i % 3 == 0 else 0,
+         "q", sum),
+        ("(x - 2) * (x - 2)", ["--op=argmax"],
+         lambda x, i: (x - 2) * (x - 2), "<iiQQ", None),
+        ("i % 4 == 1 ? x : -7", ["--op=argmin"],
+         lambda x, i: x if i % 4 == 1 else -7, "<iiQQ", None),
+    ]
+    todo = [(axis, k) for axis in (0, 1) for k in range(len(cases))]
+    done = runs_at_once([["--type=int", "--input=" + path, shape,
+                          "--axis=%d" % axis, "--map=" + cases[k][0],
+                          "--output=" + T.path("me-%d-%d" % (axis, k)),
+                          "--repeat=1", "--json"] + cases[k][1]
+                         for axis, k in todo])
+    for (axis, k), (rc, o, err) in zip(todo, done):
+        expr, extra, f, fmt, fold = cases[k]
+        unit = "column" if axis == 0 else "row"
+        count = CE if axis == 0 else RE
+        what = "int map '%s'%s by %s" % (expr, " " + extra[0]
+                                         if extra else "", unit)
+        out = T.path("me-%d-%d" % (axis, k))
+        doc = parse_json(rc, o, err, what)
+        check(rc == 0, what + ": exit 0", show(rc, o, err))
+        ok = doc is not None and os.path.exists(out)
+        check(ok and doc["verified"] is True and
+              doc["segments"] == count and doc["bad_segments"] == 0 and
+              doc["map"] == expr, what + ": %d results verified" % count,
+              str(doc))
+        if not ok:
+            continue
+        vecs = fold_expr(ME, axis, f)
+        if fold:
+            got = clrtest.read_values(out, fmt[-1])
+            want = [fold(v) for v in vecs]
+            check(got == want, "%s: --output holds %s" % (what, want),
+                  "got %s" % got)
+        else:
+            recs = read_records(out, fmt)
+            lo = extra == ["--op=argmin"]
+            want = []
+            for v in vecs:
+                best = first_index(v, (lambda a, b: a < b) if lo else
+                                   (lambda a, b: a > b))
+                want.append((v[best], best))
+            got = [(rec[0], rec[2]) if lo else (rec[1], rec[3])
+                   for rec in recs]
+            check(got == want, "%s: --output's records hold each %s's "
+                  "value and index within the %s: %s"
+                  % (what, unit, unit, want), "got %s" % got)
+        if expr.startswith("i %"):
+            # the data make i matter: i = c*R + r (a column-major
+            # reading) or i = c (within the row) would give other
+            # answers, so the equality above tests the flat index
+            wrong_t = fold_expr([list(col) for col in columns(ME)],
+                                1 - axis, f)
+            wrong_c = lines([[f(ME[r][c], c) for c in range(CE)]
+                             for r in range(RE)], axis)
+            check(wrong_t != vecs and wrong_c != vecs,
+                  "%s: a wrong i (c*R + r, or c) gives other values"
+                  % what)
+    # float quarters (sums exact in any order), a 3x4 matrix
+    vals = [0.5, -1.0, 2.0, -0.25, 3.0, -0.5, 1.5, 4.0, -2.0, 0.75, -3.0,
+            1.25]
+    fm = [vals[r * 4:(r + 1) * 4] for r in range(3)]
+    fpath = write("me.f32", "f", vals)
+    dpath = write("me.f64", "d", vals)
+    fcases = [
+        ("float", fpath, "fabs(x - 0.5f)", [], "f",
+         lambda x, i: abs(x - 0.5)),
+        ("float", fpath, "(x > 0.5f) ? 1 : 0", ["--acc=long"], "q",
+         lambda x, i: 1 if x > 0.5 else 0),
+        ("float", fpath, "i % 3 == 0 ? x : 0", [], "f",
+         lambda x, i: x if i % 3 == 0 else 0),
+        ("double", dpath, "x * x", [], "d", lambda x, i: x * x),
+        ("double", dpath, "i % 3 == 0 ? x : 0", [], "d",
+         lambda x, i: x if i % 3 == 0 else 0),
+    ]
+    todo = [(axis, k) for axis in (0, 1) for k in range(len(fcases))]
+    done = runs_at_once([["--type=" + fcases[k][0], "--input=" + fcases[k][1],
+                          "--shape=3x4", "--axis=%d" % axis,
+                          "--map=" + fcases[k][2],
+                          "--output=" + T.path("mf-%d-%d" % (axis, k)),
+                          "--repeat=1", "--json"] + fcases[k][3]
+                         for axis, k in todo])
+    for (axis, k), (rc, o, err) in zip(todo, done):
+        t, p, expr, extra, fmt, f = fcases[k]
+        unit = "column" if axis == 0 else "row"
+        what = "%s map '%s'%s by %s" % (t, expr, " " + extra[0]
+                                        if extra else "", unit)
+        out = T.path("mf-%d-%d" % (axis, k))
+        doc = parse_json(rc, o, err, what)
+        check(rc == 0, what + ": exit 0", show(rc, o, err))
+        got = clrtest.read_values(out, fmt) \
+            if doc is not None and os.path.exists(out) else None
+        want = [sum(v) for v in fold_expr(fm, axis, f)]
+        check(doc is not None and doc["verified"] is True and
+              got == want, "%s: verified, --output holds %s"
+              % (what, want), "got %s, %s" % (got, doc))
+    # the human report of an expression by column
+    rc, out, err = run(["--type=int", "--input=" + path, shape, "--axis=0",
+                        "--map=i % 3 == 0 ? x : 0", "--repeat=1"])
+    check(rc == 0 and "segments:   7 columns of 5 rows" in out and
+          "verified: yes" in out, "human report of an expression by "
+          "column: 7 columns verified", show(rc, out, err))
+
+
+def generated_expressions():
+    """Generated matrices of float, double and int through expressions,
+    both axes (a tall one by column, a wide one by row; no power of two):
+    every result verified by the CPU's evaluation of the expression."""
+    exprs = {
+        "float": [("x * x", []), ("fabs(x - 0.5f)", ["--op=argmax"]),
+                  ("(x > 0.5f) ? 1 : 0", ["--acc=long"]),
+                  ("i % 3 == 0 ? x : 0", []),
+                  ("i % 5 == 2 ? x : 0.5f", ["--op=minmax"])],
+        "double": [("x * x", []), ("fabs(x - 0.5)", ["--op=argmax"]),
+                   ("(x > 0.5) ? 1 : 0", ["--acc=long"]),
+                   ("i % 3 == 0 ? x : 0", ["--op=mean"])],
+        "int": [("x * x", []), ("x % 100", ["--op=argmax"]),
+                ("(x > 0) ? 1 : 0", ["--acc=long"]),
+                ("i % 3 == 0 ? x : 0", []),
+                ("(int)(i % 7) - x", ["--op=min"])],
+    }
+    cases = []
+    for t, es in exprs.items():
+        for expr, extra in es:
+            for axis, (rows, cols) in [(0, (203, 37)), (1, (37, 203))]:
+                what = "generated %s map '%s'%s, %dx%d, axis %d" % (
+                    t, expr, " " + extra[0] if extra else "", rows, cols,
+                    axis)
+                args = ["--type=" + t, "--map=" + expr,
+                        "--shape=%dx%d" % (rows, cols), "--axis=%d" % axis,
+                        "--repeat=1", "--json"] + extra
+                cases.append((what, args, cols if axis == 0 else rows))
+
+    done = runs_at_once([args for _, args, _ in cases])
+    for (what, args, count), (rc, out, err) in zip(cases, done):
+        doc = parse_json(rc, out, err, what)
+        check(rc == 0 and doc is not None and
+              doc["verified"] is True and doc["segments"] == count and
+              doc["bad_segments"] == 0,
+              what + ": %d results verified" % count, show(rc, out, err))
+
+
+def wrong_i_is_caught(kernel_dir):
+    """Kernels whose map expression sees i + 1 for i: an expression of i
+    by column or by row must fail the CPU check (exit 1, the column or row
+    named, --output not written), while one of x alone still passes on
+    them: the check's i is the element's flat index, and it is checked."""
+    broken = clrtest.broken_kernels(
+        kernel_dir, T.path("broken-i-cl"), "common.cl",
+        "#define CLR_MAP_VALUE(x, y, i) (CLR_MAP_EXPR((x), (i)))",
+        "#define CLR_MAP_VALUE(x, y, i) (CLR_MAP_EXPR((x), (i) + 1))",
+        "a one-input map expression")
+    for axis, unit in [(0, "column"), (1, "row")]:
+        env = {"CLREDUCE_KERNEL_DIR": broken,
+               "CLREDUCE_CACHE_DIR": T.path("ci%d" % axis)}
+        out = T.path("wrong-i-%d" % axis)
+        rc, o, err = run(["--type=int", "--shape=60x50", "--axis=%d" % axis,
+                          "--map=i % 3 == 0 ? x : 0", "--repeat=1",
+                          "--output=" + out], env=env)
+        check(rc == 1 and "verification failed" in err and
+              ("%ss differ from the reference" % unit) in err and
+              ("first at %s" % unit) in err and
+              len(err.strip().split("\n")) == 1 and
+              "VERIFICATION FAILED" in o and not os.path.exists(out),
+              "axis %d, a device whose i is off by one: exit 1, the %s "
+              "named, no --output" % (axis, unit), show(rc, o, err))
+        rc, o, err = run(["--type=int", "--shape=60x50", "--axis=%d" % axis,
+                          "--map=x * x", "--repeat=1"], env=env)
+        check(rc == 0 and "verified: yes" in o, "axis %d, the same kernels: "
+              "an expression without i still verifies" % axis,
+              show(rc, o, err))
+
+
 def generated_runs():
     # every type, many ops, both axes: a tall matrix by column, a wide one
     # by row (shapes no power of two)
@@ -239,11 +468,10 @@ def generated_runs():
           doc["result_type"] == "long", "a count by expression per row, "
           "verified", str(doc))
     doc = run_json(["--shape=40x50", "--axis=0", "--map=x * 2.0f",
-                    "--no-verify", "--repeat=1"],
-                   "an expression by column, --no-verify")
-    check(doc is not None and doc["verified"] is None and
-          doc["segments"] == 50, "an expression by column runs unverified "
-          "with --no-verify", str(doc))
+                    "--repeat=1"], "an expression by column")
+    check(doc is not None and doc["verified"] is True and
+          doc["segments"] == 50, "an expression by column verified",
+          str(doc))
 
 
 def nanmean_known_answers():
@@ -342,9 +570,6 @@ def refusals():
              "with another reduction kernel"),
             (["--shape=5x5", "--axis=0", "--exact"],
              ["--exact", "--shape", "not supported"], "with --exact"),
-            (["--shape=5x5", "--axis=0", "--map=x * 2.0f"],
-             ["--map", "--axis=0", "not verified", "--no-verify"],
-             "a map expression by column"),
             (["--shape=5x5", "--axis=0", "--device=all"],
              ["--shape", "one device", "--device=all"], "--device=all"),
             (["--shape=5x5", "--axis=1", "--device=0,1"],
@@ -400,10 +625,13 @@ def main():
     with T.open(a.exe, "clr-matrix-cli-"):
         int_known_answers()
         npy_and_maps()
+        expression_known_answers()
         generated_runs()
         nanmean_known_answers()
+        generated_expressions()
         refusals()
         wrong_results_are_caught(a.kernel_dir)
+        wrong_i_is_caught(a.kernel_dir)
     return clrtest.finish("test_matrix_cli")
 
 

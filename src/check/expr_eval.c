@@ -789,11 +789,15 @@ clr_eval_value clr_map_eval_at(clr_map_eval *m, const void *x, const void *y,
  * (sin(x) * x + 1.0f) times a plain loop's step. */
 #define EVAL_WORK 15
 
-int clr_ref_reduce_expr(clr_map_eval *m, const clr_options *opt, clr_op op,
-                        clr_type type, const void *x, const void *y, size_t n,
-                        clr_expr_reference *out, char *err, size_t err_size) {
+/* Start out: the reference of op over the n elements j = 0 .. n - 1 at
+ * x[first + j * stride] (and y's), element j's i being
+ * opt->index_base + first + j * stride.  0; 1 when the values cannot be
+ * folded (err says why). */
+static int expr_begin(clr_map_eval *m, const clr_options *opt, clr_op op,
+                      clr_type type, const void *x, const void *y, size_t first,
+                      size_t stride, size_t n, clr_expr_reference *out,
+                      char *err, size_t err_size) {
   const clr_ref_op_row *row = clr_ref_op_info(op);
-  uint64_t index_base = opt->index_base;
   clr_type rt = clr_options_result_type(opt, op, type);
   /* the kernel casts the value to its accumulator: a mean's is its sum's */
   clr_type acc_type = row && (row->flags & CLR_OPF_MEAN)
@@ -807,7 +811,9 @@ int clr_ref_reduce_expr(clr_map_eval *m, const clr_options *opt, clr_op op,
   out->x = x;
   out->y = y;
   out->n = n;
-  out->index_base = index_base;
+  out->first = first;
+  out->stride = stride;
+  out->index_base = opt->index_base + first;
   out->lo_bound = INFINITY;
   out->hi_bound = -INFINITY;
   size_t size = clr_type_size(acc_type);
@@ -818,60 +824,89 @@ int clr_ref_reduce_expr(clr_map_eval *m, const clr_options *opt, clr_op op,
              clr_type_name(acc_type));
     return 1;
   }
+  return 0;
+}
+
+/* Element j of out's elements evaluated, its allowance noted in out, and
+ * its value (in out->vt, as the kernel casts it) stored at dst.  0; 1
+ * when the value is undefined in OpenCL C (err says where). */
+static int expr_value(clr_expr_reference *out, size_t j, void *dst, char *err,
+                      size_t err_size) {
+  const clr_ref_op_row *row = clr_ref_op_info(out->op);
   int logical = (row->flags & CLR_OPF_LOGICAL) != 0;
-  clr_expr_type vt = expr_type_of(acc_type);
+  clr_expr_type vt = expr_type_of(out->vt);
+  size_t k = out->first + j * out->stride;
+  uint64_t i = out->index_base + (uint64_t)j * out->stride;
+  clr_eval_value v = clr_map_eval_at(out->m, out->x, out->y, k, i);
+  if (logical) { /* the kernel's (ACC_T)(value != 0) */
+    int t = truth(&v);
+    if (truth_uncertain(&v))
+      out->uncertain++;
+    else if (t)
+      out->sure_true++;
+    else
+      out->sure_false++;
+    v = int_value(CLR_ET_INT, (uint64_t)t, 0);
+  }
+  clr_eval_value c = clr_eval_convert(v, vt);
+  if (c.undefined) {
+    snprintf(err, err_size,
+             "the map expression has no value in OpenCL C at index %llu "
+             "(%s): no reference",
+             (unsigned long long)i, clr_eval_undefined_name(c.undefined));
+    return 1;
+  }
+  if (!logical) {
+    double e = c.err, d = as_d(&c);
+    out->err_sum += e;
+    out->err_max = fmax(out->err_max, e);
+    if (e > 0)
+      out->rel_sum += d != 0 ? e / fabs(d) : INFINITY;
+    if (!isnan(d)) {
+      out->lo_bound = fmin(out->lo_bound, d + e);
+      out->hi_bound = fmax(out->hi_bound, d - e);
+    }
+  }
+  size_t size = clr_type_size(out->vt);
+  if (is_fp(vt)) {
+    float f = (float)c.d;
+    if (vt == CLR_ET_FLOAT)
+      memcpy(dst, &f, size);
+    else
+      memcpy(dst, &c.d, size);
+  } else {
+    clr_value w = clr_int_value(out->vt, c.u);
+    memcpy(dst, &w.v, size);
+  }
+  return 0;
+}
+
+/* The fold of out's n values (vals, of out->vt) into its reference, the
+ * indices of records counted from its first element. */
+static void expr_fold(clr_expr_reference *out, clr_type type,
+                      const void *vals) {
+  clr_ref_reduce_to(out->op, out->vt, out->rt, vals, out->n, &out->ref);
+  out->ref.type = type;
+}
+
+int clr_ref_reduce_expr(clr_map_eval *m, const clr_options *opt, clr_op op,
+                        clr_type type, const void *x, const void *y, size_t n,
+                        clr_expr_reference *out, char *err, size_t err_size) {
+  int rc = expr_begin(m, opt, op, type, x, y, 0, 1, n, out, err, err_size);
+  if (rc != 0)
+    return rc;
+  size_t size = clr_type_size(out->vt);
   unsigned char *vals = malloc(n ? n * size : 1);
   if (!vals)
     return -1;
   clr_progress_plan((EVAL_WORK + 1) * (uint64_t)n); /* the values, the fold */
   CLR_PROGRESS_FOR_WEIGHTED(k, n, EVAL_WORK) {
-    clr_eval_value v = clr_map_eval_at(m, x, y, k, index_base + k);
-    double e = 0;
-    if (logical) { /* the kernel's (ACC_T)(value != 0) */
-      int t = truth(&v);
-      if (truth_uncertain(&v))
-        out->uncertain++;
-      else if (t)
-        out->sure_true++;
-      else
-        out->sure_false++;
-      v = int_value(CLR_ET_INT, (uint64_t)t, 0);
-    }
-    clr_eval_value c = clr_eval_convert(v, vt);
-    if (c.undefined) {
-      snprintf(err, err_size,
-               "the map expression has no value in OpenCL C at index %llu "
-               "(%s): no reference",
-               (unsigned long long)(index_base + k),
-               clr_eval_undefined_name(c.undefined));
+    if (expr_value(out, k, vals + k * size, err, err_size) != 0) {
       free(vals);
       return 1;
     }
-    if (!logical) {
-      e = c.err;
-      double d = as_d(&c);
-      out->err_sum += e;
-      out->err_max = fmax(out->err_max, e);
-      if (e > 0)
-        out->rel_sum += d != 0 ? e / fabs(d) : INFINITY;
-      if (!isnan(d)) {
-        out->lo_bound = fmin(out->lo_bound, d + e);
-        out->hi_bound = fmax(out->hi_bound, d - e);
-      }
-    }
-    if (is_fp(vt)) {
-      float f = (float)c.d;
-      if (vt == CLR_ET_FLOAT)
-        memcpy(vals + k * size, &f, size);
-      else
-        memcpy(vals + k * size, &c.d, size);
-    } else {
-      clr_value w = clr_int_value(acc_type, c.u);
-      memcpy(vals + k * size, &w.v, size);
-    }
   }
-  clr_ref_reduce_to(op, acc_type, rt, vals, n, &out->ref);
-  out->ref.type = type;
+  expr_fold(out, type, vals);
   free(vals);
   return 0;
 }
@@ -902,8 +937,10 @@ static int record_ok(const clr_expr_reference *r, const clr_value *got,
     return gi == wi && (isnan(wv) ? isnan(gv) : gv == wv);
   if (gi >= r->n || isnan(gv))
     return 0;
-  size_t k = (size_t)gi;
-  clr_eval_value v = clr_map_eval_at(r->m, r->x, r->y, k, r->index_base + k);
+  /* element gi of the reference's: x[first + gi * stride] */
+  size_t k = r->first + (size_t)gi * r->stride;
+  clr_eval_value v =
+      clr_map_eval_at(r->m, r->x, r->y, k, r->index_base + gi * r->stride);
   clr_eval_value c = clr_eval_convert(v, expr_type_of(r->vt));
   double cv = as_d(&c);
   *err = fabs(gv - wv);
@@ -972,6 +1009,45 @@ void clr_ref_check_expr(const clr_expr_reference *r, const clr_value *got,
 
 /* ------------------------------------------------------------ segments */
 
+/* Result s of n_results, got, against r, the reference of its len
+ * elements (depth capped at len - 1), noted in out as
+ * clr_ref_segments_check notes it: the first failing result, else the one
+ * nearest its bound. */
+static void note_result(clr_segments_check *out, size_t s, size_t n_results,
+                        size_t len, size_t depth, const clr_expr_reference *r,
+                        const clr_value *got) {
+  clr_check chk;
+  memset(&chk, 0, sizeof chk);
+  if (len == 0) { /* the fold of nothing: the row's identity, exactly */
+    chk.exact = 1;
+    chk.ok = clr_ref_same_result(got, &r->ref.value);
+    chk.error = chk.ok ? 0.0 : INFINITY;
+  } else {
+    clr_ref_check_expr(r, got, depth < len - 1 ? depth : len - 1, &chk);
+  }
+  double ratio = chk.bound > 0 && !chk.overflowed ? chk.error / chk.bound : 0.0;
+  int first_bad = !chk.ok && out->ok;
+  if (!chk.ok)
+    out->n_bad++;
+  out->n_overflowed += (size_t)chk.overflowed;
+  if (first_bad || (out->ok && s == 0) ||
+      (out->ok && !chk.overflowed && ratio > out->worst_ratio)) {
+    out->worst_index = s;
+    out->exact = chk.exact;
+    out->worst_error = chk.error;
+    out->worst_bound = chk.bound;
+    out->worst_ratio = ratio;
+    out->got_worst = *got;
+    out->ref_worst = r->ref.value;
+  }
+  if (!chk.ok)
+    out->ok = 0;
+  if (s + 1 == n_results) {
+    out->got_last = *got;
+    out->ref_last = r->ref.value;
+  }
+}
+
 int clr_ref_segments_check_expr(clr_map_eval *m, const clr_options *opt,
                                 clr_op op, clr_type type, const void *data,
                                 const uint64_t *offsets, const uint64_t *ranges,
@@ -993,43 +1069,105 @@ int clr_ref_segments_check_expr(clr_map_eval *m, const clr_options *opt,
                         : (size_t)offsets[s + 1] - (size_t)offsets[s];
     clr_value got = clr_result_at(op, rt, results, s);
     clr_expr_reference r;
-    clr_check chk;
-    memset(&chk, 0, sizeof chk);
     o.index_base = opt->index_base + a;
     int rc = clr_ref_reduce_expr(m, &o, op, type,
                                  (const unsigned char *)data + a * esize, NULL,
                                  len, &r, err, err_size);
     if (rc != 0)
       return rc;
-    if (len == 0) { /* the fold of nothing: the row's identity, exactly */
-      chk.exact = 1;
-      chk.ok = clr_ref_same_result(&got, &r.ref.value);
-      chk.error = chk.ok ? 0.0 : INFINITY;
-    } else {
-      clr_ref_check_expr(&r, &got, depth < len - 1 ? depth : len - 1, &chk);
-    }
-    double ratio =
-        chk.bound > 0 && !chk.overflowed ? chk.error / chk.bound : 0.0;
-    int first_bad = !chk.ok && out->ok;
-    if (!chk.ok)
-      out->n_bad++;
-    out->n_overflowed += (size_t)chk.overflowed;
-    if (first_bad || (out->ok && s == 0) ||
-        (out->ok && !chk.overflowed && ratio > out->worst_ratio)) {
-      out->worst_index = s;
-      out->exact = chk.exact;
-      out->worst_error = chk.error;
-      out->worst_bound = chk.bound;
-      out->worst_ratio = ratio;
-      out->got_worst = got;
-      out->ref_worst = r.ref.value;
-    }
-    if (!chk.ok)
-      out->ok = 0;
-    if (s + 1 == n_segments) {
-      out->got_last = got;
-      out->ref_last = r.ref.value;
-    }
+    note_result(out, s, n_segments, len, depth, &r, &got);
   }
   return 0;
+}
+
+/* ------------------------------------------------------------ matrices */
+
+/* Bytes of column values held at once by clr_ref_matrix_check_expr (at
+ * least one column, whatever its length), and columns at most: a row's
+ * piece of a block is one run of memory. */
+#define MATRIX_BLOCK_BYTES ((size_t)16 << 20)
+#define MATRIX_BLOCK_COLUMNS ((size_t)64)
+
+int clr_ref_matrix_check_expr(clr_map_eval *m, const clr_options *opt,
+                              clr_op op, clr_type type, const void *data,
+                              size_t rows, size_t cols, size_t pitch, int axis,
+                              const void *results, size_t depth,
+                              clr_segments_check *out, char *err,
+                              size_t err_size) {
+  clr_type rt = clr_options_result_type(opt, op, type);
+  clr_expr_reference probe;
+  memset(out, 0, sizeof *out);
+  out->ok = 1;
+  if (pitch < cols)
+    pitch = cols;
+  /* the accumulator's type (and whether the op has a reference) first,
+   * for the size of the values held */
+  int rc =
+      expr_begin(m, opt, op, type, data, NULL, 0, 1, 0, &probe, err, err_size);
+  if (rc != 0)
+    return rc;
+  size_t vsize = clr_type_size(probe.vt);
+  clr_progress_plan((EVAL_WORK + 1) * (uint64_t)rows * cols);
+  if (axis != 0) { /* a row: its cols elements where they lie */
+    unsigned char *vals = malloc(cols ? cols * vsize : 1);
+    if (!vals)
+      return -1;
+    for (size_t r = 0; r < rows; r++) {
+      clr_value got = clr_result_at(op, rt, results, r);
+      clr_expr_reference ref;
+      expr_begin(m, opt, op, type, data, NULL, r * pitch, 1, cols, &ref, err,
+                 err_size);
+      CLR_PROGRESS_FOR_WEIGHTED(c, cols, EVAL_WORK) {
+        if (expr_value(&ref, c, vals + c * vsize, err, err_size) != 0) {
+          free(vals);
+          return 1;
+        }
+      }
+      expr_fold(&ref, type, vals);
+      note_result(out, r, rows, cols, depth, &ref, &got);
+    }
+    free(vals);
+    return 0;
+  }
+  /* Axis 0: the columns [c0, c0 + w) a block, each column's values at
+   * vals + k * rows (column-major, as its fold reads them), evaluated row
+   * by row: the matrix is read in memory order, a row's piece of the
+   * block at a time, and never copied. */
+  size_t width = rows ? MATRIX_BLOCK_BYTES / (rows * vsize) : 1;
+  if (width < 1)
+    width = 1;
+  if (width > MATRIX_BLOCK_COLUMNS)
+    width = MATRIX_BLOCK_COLUMNS;
+  if (width > cols)
+    width = cols;
+  unsigned char *vals = malloc((width ? width : 1) * (rows ? rows : 1) * vsize);
+  clr_expr_reference *refs = malloc((width ? width : 1) * sizeof *refs);
+  if (!vals || !refs) {
+    free(vals);
+    free(refs);
+    return -1;
+  }
+  for (size_t c0 = 0; c0 < cols && rc == 0; c0 += width) {
+    size_t w = cols - c0 < width ? cols - c0 : width;
+    /* column c0 + k: element j (its row) at data[c0 + k + j * pitch], its
+     * i index_base + j * pitch + c0 + k */
+    for (size_t k = 0; k < w; k++)
+      expr_begin(m, opt, op, type, data, NULL, c0 + k, pitch, rows, &refs[k],
+                 err, err_size);
+    CLR_PROGRESS_FOR_WEIGHTED(j, rows, EVAL_WORK * w) {
+      for (size_t k = 0; k < w && rc == 0; k++)
+        rc = expr_value(&refs[k], j, vals + (k * rows + j) * vsize, err,
+                        err_size);
+      if (rc != 0)
+        break;
+    }
+    for (size_t k = 0; k < w && rc == 0; k++) {
+      clr_value got = clr_result_at(op, rt, results, c0 + k);
+      expr_fold(&refs[k], type, vals + k * rows * vsize);
+      note_result(out, c0 + k, cols, rows, depth, &refs[k], &got);
+    }
+  }
+  free(vals);
+  free(refs);
+  return rc;
 }

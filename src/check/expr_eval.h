@@ -100,7 +100,10 @@ typedef struct clr_expr_reference {
   clr_map_eval *m;
   const void *x, *y;
   size_t n;
-  uint64_t index_base; /* the i of x's first element */
+  size_t first, stride; /* element j: x[first + j * stride] (a column's
+                           stride is the matrix's pitch)                 */
+  uint64_t index_base;  /* the i of element 0; element j's is
+                           index_base + j * stride                        */
 } clr_expr_reference;
 
 /* Evaluate m over the n elements of x (and y; i counts from
@@ -132,5 +135,25 @@ int clr_ref_segments_check_expr(clr_map_eval *m, const clr_options *opt,
                                 size_t n_segments, const void *results,
                                 size_t depth, clr_segments_check *out,
                                 char *err, size_t err_size);
+
+/* clr_ref_matrix_check (segment_reference.h) for a map expression: a
+ * row-major matrix of rows x cols elements of data, row r starting pitch
+ * elements after row r - 1 (pitch >= cols); axis 0 checks cols results,
+ * one a column (records' indices the row), axis 1 rows results, one a row
+ * (records' indices the column), as clr_run's CLR_REQ_MATRIX gives them.
+ * Element (r, c)'s i is opt->index_base + r * pitch + c, its flat index
+ * from the matrix's first element, as the kernels count it.  A column's
+ * values are evaluated a block of adjacent columns at a time, row by row
+ * (the matrix read in memory order, never a transposed copy of it), and
+ * each column folded and checked as clr_ref_reduce_expr and
+ * clr_ref_check_expr do (depth capped at the axis' length - 1); a row
+ * where it lies.  0; 1 with err as clr_ref_reduce_expr's; -1 out of
+ * memory. */
+int clr_ref_matrix_check_expr(clr_map_eval *m, const clr_options *opt,
+                              clr_op op, clr_type type, const void *data,
+                              size_t rows, size_t cols, size_t pitch, int axis,
+                              const void *results, size_t depth,
+                              clr_segments_check *out, char *err,
+                              size_t err_size);
 
 #endif

@@ -1123,14 +1123,6 @@ static int check_matrix(cli_args *a) {
                     "of a matrix's columns or rows are not implemented");
     return -1;
   }
-  if (a->opt.map == CLR_MAP_EXPR && a->axis == 0 && a->verify) {
-    cli_usage_error("--map='%s' with --axis=0: a map expression's column "
-                    "results are not verified yet (its i is the element's "
-                    "flat index, r*C + c): give --axis=1, a built-in map "
-                    "(abs, square), or --no-verify to run it unchecked",
-                    a->opt.map_expr);
-    return -1;
-  }
   uint64_t n = a->rows * a->cols;
   if (a->n_given && a->n != n) {
     cli_usage_error("--n=%llu does not match --shape=%llux%llu (%llu "

@@ -228,8 +228,7 @@ static int load_input(run_state *st) {
 static int load_segments(run_state *st) {
   const cli_args *a = st->args;
   if (a->rows) {
-    /* a matrix: a result per column (axis 0) or row (axis 1); a map
-     * expression's rows are checked as segments k*C .. (k+1)*C */
+    /* a matrix: a result per column (axis 0) or row (axis 1) */
     size_t rows = (size_t)a->rows, cols = (size_t)a->cols;
     st->matrix = 1;
     st->n_segments = a->axis == 0 ? cols : rows;
@@ -240,13 +239,6 @@ static int load_segments(run_state *st) {
     else
       snprintf(st->segments_desc, sizeof st->segments_desc, "%zu row%s of %zu",
                rows, rows == 1 ? "" : "s", cols);
-    if (a->opt.map != CLR_MAP_EXPR || a->axis == 0)
-      return 0;
-    st->offsets = malloc((rows + 1) * sizeof *st->offsets);
-    if (!st->offsets)
-      return out_of_memory(rows + 1, sizeof *st->offsets, "row offsets");
-    for (size_t k = 0; k <= rows; k++)
-      st->offsets[k] = (uint64_t)k * cols;
     return 0;
   }
   if (a->ranges) {
@@ -754,15 +746,21 @@ static int run_scan(run_state *st) {
   return write_output(st, otype, osize, st->n);
 }
 
-/* The check of segments (rows, ranges) of a map expression against its
- * CPU reference (src/check/expr_eval.c), each segment's i counted from
- * the array's first element, as the kernels count it. */
+/* The check of segments, ranges or a matrix's columns or rows of a map
+ * expression against its CPU reference (src/check/expr_eval.c), each
+ * element's i counted from the array's first element (a matrix's: its
+ * flat index r*C + c), as the kernels count it. */
 static int expr_segments_check(run_state *st, clr_segments_check *chk) {
   const cli_args *a = st->args;
   char why[512];
   int rc = clr_map_eval_init(&st->map_eval, a->opt.map_expr, a->type, 0, why,
                              sizeof why);
-  if (rc == 0)
+  if (rc == 0 && st->matrix)
+    rc = clr_ref_matrix_check_expr(
+        &st->map_eval, &a->opt, a->op, a->type, st->data, (size_t)a->rows,
+        (size_t)a->cols, (size_t)a->cols, a->axis, st->out,
+        st->rep.timing.error_depth, chk, why, sizeof why);
+  else if (rc == 0)
     rc = clr_ref_segments_check_expr(
         &st->map_eval, &a->opt, a->op, a->type, st->data, st->offsets,
         st->ranges, st->n_segments, st->out, st->rep.timing.error_depth, chk,
