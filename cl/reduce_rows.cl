@@ -28,7 +28,28 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
   ulong row = get_group_id(0);
   ulong a = row * pitch, b = min(a + row_len, n);
   ulong wg = get_local_size(0);
-#if CLR_OP_IS_RECORD
+#if CLR_OP_IS_MOMENTS
+  /* var, std: four elements a block (two-pass mean and M2, one Chan
+   * merge), not a division an element */
+  clr_record acc = clr_no_record();
+  ulong i = a + get_local_id(0);
+  for (; i + 3 * wg < b; i += 4 * wg) {
+    ACC_T x0 = (ACC_T)IN_AT(data, data_off + i);
+    ACC_T x1 = (ACC_T)IN_AT(data, data_off + i + wg);
+    ACC_T x2 = (ACC_T)IN_AT(data, data_off + i + 2 * wg);
+    ACC_T x3 = (ACC_T)IN_AT(data, data_off + i + 3 * wg);
+    ACC_T m = ((x0 + x1) + (x2 + x3)) * (ACC_T)0.25;
+    x0 -= m;
+    x1 -= m;
+    x2 -= m;
+    x3 -= m;
+    clr_record blk = {m, (x0 * x0 + x1 * x1) + (x2 * x2 + x3 * x3), 4};
+    clr_merge(&acc, blk);
+  }
+  for (; i < b; i += wg)
+    clr_take(&acc, (ACC_T)IN_AT(data, data_off + i), i - a);
+  acc = clr_group_merge(scratch, acc);
+#elif CLR_OP_IS_RECORD
   /* each work-item's elements in index order, so clr_take keeps the
    * first of equal candidates; the tree merges with the full order */
   clr_record acc = clr_no_record();

@@ -154,7 +154,15 @@ inline SEG_T seg_fold_run(__global const IN_T *p, ulong m, ulong base,
   if (vectors > 0 && vectors <= UINT_MAX) {
     clr_lanes c;
     clr_lanes_start(&c, clr_load_vec(p, p, 0, ibase + base));
-    for (uint j = 1; j < (uint)vectors; j++)
+    uint j = 1;
+#if CLR_OP_IS_MOMENTS /* var, std: four vectors a block (moments.cl) */
+    for (; j + 3 < (uint)vectors; j += 4)
+      clr_lanes_take4(&c, clr_load_vec(p, p, j, ibase + base),
+                      clr_load_vec(p, p, j + 1, ibase + base),
+                      clr_load_vec(p, p, j + 2, ibase + base),
+                      clr_load_vec(p, p, j + 3, ibase + base));
+#endif
+    for (; j < (uint)vectors; j++)
       clr_lanes_take(&c, clr_load_vec(p, p, j, ibase + base), j);
     clr_lanes_fold(&acc, c, base, 0, 1);
     k = vectors * CLR_VEC;
