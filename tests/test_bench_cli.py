@@ -13,7 +13,11 @@ results: --json on stdout and --json=FILE with "version" and "commit", the
 CSV's columns, '% stream' flags that agree with the numbers, the plot's y
 scale and colours, the progress line only with --progress (stderr is no
 terminal here), the library's log only with -v, --matrix's table and JSON
-(a verified row a shape and axis of small --shapes).  With --clreduce:
+(a verified row a shape and axis of small --shapes); --ddof for var and
+std, in the JSON and verified with the CPU's reference of the same
+divisor (flat arrays, segments and matrices; a divisor of 1 and n <=
+ddof's NaN, which a reference of ddof 0 would reject), and its refusals.
+With --clreduce:
 clreduce's --version and every JSON object of it (a run, --list-kernels,
 --list-devices) name the same version and commit (none, null in the JSON,
 for a build from no git checkout).  Every run is small (n <= 1e4, a few
@@ -264,6 +268,55 @@ def test_matrix():
               repr(rows))
 
 
+def test_ddof():
+    # The reference's divisor is --ddof's: with --ddof=999 of n = 1000 the
+    # variance is M2 / 1, a thousand times ddof 0's, and --ddof=1000 gives
+    # NaN, so a reference of ddof 0 would fail these rows.
+    for op, ddof, args, kernels in [
+            ("var", 1, ["--n=1e3"], None),
+            ("var", 999, ["--n=1e3"], None),
+            ("std", 1000, ["--n=1e3", "--type=double"], None),
+            ("var", 1, ["--segments", "--n=1e4"],
+             ["seg-random", "seg-3-long", "seg-rows-1000"]),
+            ("std", 999, ["--matrix", "--shapes=1000x30"],
+             ["matrix-rows", "matrix-cols"])]:
+        what = "--op=%s --ddof=%d %s" % (op, ddof, " ".join(args))
+        doc = T.run_json(["--op=" + op, "--ddof=%d" % ddof, "--repeat=1"] +
+                         args, what)
+        if doc is None:
+            continue
+        rows = doc.get("rows", [])
+        check(doc.get("ddof") == ddof and rows and
+              all(r["verified"] is True for r in rows) and
+              (kernels is None or [r["kernel"] for r in rows] == kernels),
+              what + ": \"ddof\" %d in the JSON, every row verified" % ddof,
+              repr(doc))
+    doc = T.run_json(["--op=sum", "--n=1e3", "--repeat=1"], "--op=sum")
+    check(doc is not None and doc.get("ddof", 0) is None,
+          "--op=sum: \"ddof\" null in the JSON (no divisor)", repr(doc))
+    rc, out, err = run(["--matrix", "--shapes=1000x30:0", "--op=var",
+                        "--ddof=1", "--repeat=1"])
+    check(rc == 0 and "var (ddof 1) of float" in out and
+          re.search(r"^matrix-cols .* yes$", out, re.M),
+          "--matrix --op=var --ddof=1: the table names the ddof, verified",
+          show(rc, out, err))
+    rc, out, err = run(["--help"])
+    check(rc == 0 and "--ddof=N" in out, "--help lists --ddof=N",
+          show(rc, out, err))
+    for args, needles, what in [
+            (["--op=var", "--ddof=-1"], ["--ddof", "'-1'", "negative"],
+             "--ddof=-1"),
+            (["--op=std", "--ddof=x"], ["--ddof", "'x'"], "--ddof=x"),
+            (["--op=std", "--ddof=1.5"], ["--ddof", "'1.5'"], "--ddof=1.5"),
+            (["--op=sum", "--ddof=1"], ["--ddof", "var", "std", "'sum'"],
+             "--ddof with --op=sum"),
+            (["--ddof=1"], ["--ddof", "var", "'sum'"],
+             "--ddof with the default op"),
+            (["--host", "--ddof=1"], ["--ddof", "--host"],
+             "--ddof with --host")]:
+        expect_error(args, 2, needles, what + " refused")
+
+
 def test_clreduce(clreduce, commit):
     rc, out, err = run(["--version"], exe=clreduce)
     check(rc == 0 and out.strip() == "clreduce %s (commit %s)" %
@@ -298,6 +351,8 @@ def main():
         test_json(commit)
         print("== matrix")
         test_matrix()
+        print("== ddof")
+        test_ddof()
         if a.clreduce:
             print("== clreduce's version and JSON")
             test_clreduce(os.path.abspath(a.clreduce), commit)

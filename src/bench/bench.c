@@ -128,7 +128,10 @@ typedef struct bench_opts {
   long stage_threads, stage_block_kib; /* -1: the device's tuning */
   long single_launch;                  /* -1: the device's tuning */
   int matrix;                          /* --matrix */
-  mshape shapes[MAX_SHAPES];           /* --matrix's (--shapes) */
+  uint64_t ddof;                       /* --ddof: var's and std's divisor
+                                          n - ddof                       */
+  int ddof_given;
+  mshape shapes[MAX_SHAPES]; /* --matrix's (--shapes) */
   size_t n_shapes;
 } bench_opts;
 
@@ -180,6 +183,13 @@ static void usage(FILE *f) {
   cli_print_op_help(f, 21, CLI_DEFAULT_OP);
   fputs("  --type=TYPE        ", f);
   cli_print_type_help(f, 21, CLI_DEFAULT_TYPE);
+  fputs("  --ddof=N           var, std: delta degrees of freedom, the divisor "
+        "n - N\n"
+        "                     (default 0, NumPy's default; 1 gives the "
+        "sample\n"
+        "                     variance, PyTorch's default); n <= N gives "
+        "NaN\n",
+        f);
   fputs("  --map=M            abs, square or an OpenCL C expression of x and "
         "i, applied\n"
         "                     before the reduction (the kernels that take "
@@ -343,6 +353,7 @@ enum {
   OPT_NO_VERIFY,
   OPT_EXACT,
   OPT_MAP,
+  OPT_DDOF,
   OPT_DOT,
   OPT_AUTOTUNE,
   OPT_SEGMENTS,
@@ -379,6 +390,7 @@ static const struct option longopts[] = {
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
     {"exact", no_argument, NULL, OPT_EXACT},
     {"map", required_argument, NULL, OPT_MAP},
+    {"ddof", required_argument, NULL, OPT_DDOF},
     {"dot", no_argument, NULL, OPT_DOT},
     {"autotune", optional_argument, NULL, OPT_AUTOTUNE},
     {"segments", no_argument, NULL, OPT_SEGMENTS},
@@ -550,6 +562,7 @@ static int parse_option(int code, const char *val, bench_opts *o, given *g) {
   case OPT_NO_VERIFY:
   case OPT_EXACT:
   case OPT_MAP:
+  case OPT_DDOF:
   case OPT_DOT:
   case OPT_SEGMENTS:
   case OPT_MATRIX:
@@ -694,6 +707,17 @@ static int parse_option(int code, const char *val, bench_opts *o, given *g) {
       o->map = CLR_MAP_EXPR;
       o->map_expr = val;
     }
+    return 0;
+  case OPT_DDOF:
+    /* any 0 .. 2^64-1 (n <= ddof gives NaN, as NumPy); a negative one is
+     * refused, as clreduce --ddof refuses it */
+    if (cli_parse_u64(val, &o->ddof, &why) != 0) {
+      bench_error("bad --ddof '%s': %s (0, NumPy's default, or 1, the sample "
+                  "variance, PyTorch's)" HINT,
+                  val, why);
+      return -1;
+    }
+    o->ddof_given = 1;
     return 0;
   case OPT_DOT:
     o->dot = 1;
@@ -854,6 +878,15 @@ static int check_options(bench_opts *o, const given *g) {
     bench_error("--matrix verifies every result on the CPU: --map=abs or "
                 "--map=square, not an expression ('%s')" HINT,
                 o->map_expr);
+    return -1;
+  }
+  /* --ddof sets the variance's divisor: with another op it would change
+   * nothing, so it is refused rather than ignored */
+  if (o->ddof_given && !(cli_op_flags(o->op) & CLR_OPF_MOMENTS)) {
+    char ops[128];
+    cli_op_list(ops, sizeof ops, CLR_OPF_MOMENTS);
+    bench_error("--ddof applies to %s (the divisor n - ddof), not '%s'" HINT,
+                ops, clr_op_name(o->op));
     return -1;
   }
   char refusal[512];
@@ -1031,16 +1064,16 @@ static clr_status call_once(bench_call *c) {
   return clr_reduce_host(c->ctx, &c->opt, o->op, o->type, c->data, c->n, &c->v);
 }
 
-/* A matrix call's results against the CPU (clr_ref_matrix_check: each
- * row reduced where it lies, each column gathered, a block of adjacent
- * columns at a time); the worst wrong result on stderr.  1 right, 0
- * wrong, -2 out of memory. */
-static int check_matrix(const bench_call *c, clr_type rt, size_t depth) {
+/* A matrix call's results against the CPU (clr_ref_matrix_check_opt:
+ * each row reduced where it lies, each column gathered, a block of
+ * adjacent columns at a time; the call's map, result type and ddof); the
+ * worst wrong result on stderr.  1 right, 0 wrong, -2 out of memory. */
+static int check_matrix(const bench_call *c, size_t depth) {
   const bench_opts *o = c->o;
   const mshape *m = c->shape;
   clr_segments_check chk;
-  if (!clr_ref_matrix_check(o->map, o->op, o->type, rt, c->data, m->rows,
-                            m->cols, m->cols, m->axis, c->out, depth, &chk))
+  if (!clr_ref_matrix_check_opt(&c->opt, o->op, o->type, c->data, m->rows,
+                                m->cols, m->cols, m->axis, c->out, depth, &chk))
     return -2;
   if (!chk.ok) {
     char gb[CLR_VALUE_FORMAT_SIZE], wb[CLR_VALUE_FORMAT_SIZE];
@@ -1059,15 +1092,17 @@ static int check_matrix(const bench_call *c, clr_type rt, size_t depth) {
  * checked (an expression map has no CPU reference), -2 out of memory. */
 static int check_once(const bench_call *c, size_t depth) {
   const bench_opts *o = c->o;
-  clr_type rt = clr_options_result_type(&c->opt, o->op, o->type);
   if (!o->verify || o->map == CLR_MAP_EXPR)
     return -1;
+  /* the _opt references take the call's options: its map, its result
+   * type and var's and std's ddof */
   if (is_matrix(c->entry))
-    return check_matrix(c, rt, depth);
+    return check_matrix(c, depth);
   if (is_segmented(c->entry)) {
     clr_segments_check chk;
-    return clr_ref_segments_check(o->map, o->op, o->type, rt, c->data,
-                                  c->offsets, c->segments, c->out, depth, &chk)
+    return clr_ref_segments_check_opt(&c->opt, o->op, o->type, c->data,
+                                      c->offsets, c->segments, c->out, depth,
+                                      &chk)
                ? chk.ok
                : -2;
   }
@@ -1083,8 +1118,8 @@ static int check_once(const bench_call *c, size_t depth) {
   }
   clr_reference ref;
   clr_check chk;
-  if (!clr_ref_reduce_mapped(o->map, o->op, o->type, rt, c->data,
-                             o->dot ? c->data2 : NULL, c->n, &ref))
+  if (!clr_ref_reduce_opt(&c->opt, o->op, o->type, c->data,
+                          o->dot ? c->data2 : NULL, c->n, &ref))
     return -2;
   clr_ref_check(&ref, &c->v, depth, &chk);
   return chk.ok;
@@ -1107,6 +1142,7 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
   c.opt.exact = entry == ENTRY_EXACT;
   c.opt.map = o->map;
   c.opt.map_expr = o->map_expr;
+  c.opt.ddof = o->ddof;
   uint64_t *offsets =
       is_segmented(entry) ? segment_offsets(entry, n, &c.segments) : NULL;
   c.offsets = offsets;
@@ -1226,6 +1262,11 @@ static void write_json(FILE *f, const clr_device_desc *dev, const bench_opts *o,
   json_string(f, dev->platform_name);
   fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\", \"repeat\": %u,",
           clr_type_name(o->type), clr_op_name(o->op), o->repeat);
+  /* var's and std's divisor n - ddof; other ops have none */
+  if (cli_op_flags(o->op) & CLR_OPF_MOMENTS)
+    fprintf(f, " \"ddof\": %llu,", (unsigned long long)o->ddof);
+  else
+    fputs(" \"ddof\": null,", f);
   fputs(" \"map\": ", f);
   if (o->map)
     json_string(f, o->map == CLR_MAP_EXPR ? o->map_expr : clr_map_name(o->map));
@@ -1429,15 +1470,19 @@ static int bench_matrix(clr_context *ctx, const bench_opts *o,
   tprintf("device:  %s (%s, %s)\ntuning:  %s\ndata:    %s\n", dev->device_name,
           dev->platform_name, dev->device_version, clr_tuning_origin(ctx),
           desc);
-  tprintf("\nmatrices: %s of %s%s%s, row-major; matrix-rows: a result per "
+  char ddof[48] = "";
+  if (cli_op_flags(o->op) & CLR_OPF_MOMENTS)
+    snprintf(ddof, sizeof ddof, " (ddof %llu)", (unsigned long long)o->ddof);
+  tprintf("\nmatrices: %s%s of %s%s%s, row-major; matrix-rows: a result per "
           "row (axis 1),\n"
           "matrix-cols: a result per column (axis 0); kernel time: the median "
           "of %u runs\n"
           "after a verified warm-up (whose call builds the kernels); GB/s: "
           "rows x cols x\n"
           "%zu bytes over the kernel time.\n",
-          clr_op_name(o->op), clr_type_name(o->type), o->map ? ", map " : "",
-          o->map ? clr_map_name(o->map) : "", o->repeat, esize);
+          clr_op_name(o->op), ddof, clr_type_name(o->type),
+          o->map ? ", map " : "", o->map ? clr_map_name(o->map) : "", o->repeat,
+          esize);
   tprintf("\n%% stream: the row's GB/s as a percentage of the (stream read) "
           "row of its n, a\n"
           "plain kernel reading the same bytes.  *: no reliable ratio (the "
