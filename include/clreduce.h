@@ -1000,9 +1000,12 @@ CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
  *                     through it (a bad range is taken as empty);
  *   BY_KEY            the number of runs to run_count, the outputs with
  *                     room for n runs;
- *   MATRIX            the blocking call's launches, chained.
- * Host arrays give CLR_ERR_UNSUPPORTED (they are copied and read back on
- * the host: use clr_run); the checks of clr_run otherwise. */
+ *   MATRIX            the blocking call's launches, chained (var and
+ *                     std: CLR_ERR_UNSUPPORTED for now).
+ * Var and std (elsewhere) finish their records with a kernel chained
+ * after the passes, whose event *event is.  Host arrays give
+ * CLR_ERR_UNSUPPORTED (they are copied and read back on the host: use
+ * clr_run); the checks of clr_run otherwise. */
 CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,
                                cl_uint num_events, const cl_event *wait_list,
                                cl_event *event);
@@ -1073,12 +1076,16 @@ CLR_API clr_status clr_reduce_buffer(clr_context *ctx, const clr_options *opt,
  * clr_options_result_type, or for argmin, argmax and minmax a record of
  * the minimum (at byte 0), the maximum (at the value size), the index of
  * the minimum (a uint64_t at twice the value size) and of the maximum (8
- * bytes later); argmin fills the minimum's half, argmax the maximum's.
- * Exact sums are rounded on the device (the bits clr_reduce_buffer
- * gives) and means divided there as clr_reduce_buffer divides (its long
- * double division emulated bit for bit where the host's long double has
- * 53 to 64 significand bits; elsewhere a mean gives
- * CLR_ERR_UNSUPPORTED). */
+ * bytes later); argmin fills the minimum's half, argmax the maximum's;
+ * for var and std a record of the variance (or standard deviation) at
+ * byte 0, the mean at the value size, both of clr_options_result_type,
+ * and the count of elements (a uint64_t at twice the value size), made so
+ * by a kernel enqueued after the passes, whose event *event is
+ * (clr_result_at decodes it).  Exact sums are rounded on the device (the
+ * bits clr_reduce_buffer gives) and means divided there as
+ * clr_reduce_buffer divides (its long double division emulated bit for
+ * bit where the host's long double has 53 to 64 significand bits;
+ * elsewhere a mean gives CLR_ERR_UNSUPPORTED). */
 CLR_API clr_status clr_reduce_buffer_async(
     clr_context *ctx, const clr_options *opt, clr_op op, clr_type type,
     cl_mem buf, size_t offset, size_t n, cl_mem result, size_t result_index,

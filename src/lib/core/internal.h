@@ -315,6 +315,20 @@ clr_status clr_moments_finish_buffer(clr_context *ctx, const clr_options *opt,
                                      clr_op op, clr_type type, clr_type rt,
                                      cl_mem records, size_t offset,
                                      size_t count);
+/* The same enqueued in the context's queue and not waited for: after
+ * wait (NULL: the queue's order alone), its event to *done (done may be
+ * NULL).  For the asynchronous calls, chained after the passes that wrote
+ * the records; no scratch. */
+clr_status clr_moments_finish_enqueue(clr_context *ctx, const clr_options *opt,
+                                      clr_op op, clr_type type, clr_type rt,
+                                      cl_mem records, size_t offset,
+                                      size_t count, cl_event wait,
+                                      cl_event *done);
+/* The finish's kernel built ahead (CLR_OK at once for other ops): an
+ * enqueued call fetches it before its first command, so that nothing
+ * fails once a command waits for the caller's events. */
+clr_status clr_moments_finish_prepare(clr_context *ctx, clr_op op,
+                                      clr_type type, clr_type rt);
 /* CLR_ERR_UNSUPPORTED, recorded, when op is var or std, which `what`
  * (a call, a kind of request) does not take yet; else CLR_OK. */
 clr_status clr_moments_refuse(clr_context *ctx, clr_op op, const char *what);

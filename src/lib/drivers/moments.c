@@ -5,9 +5,11 @@
  * here: a whole array's as a clr_value (v the variance or deviation, max
  * the mean), an array of results in place as (value, mean, count) records
  * of the same bytes, on the host for host arrays and on the device
- * (cl/moments_finish.cl) for buffers.  Both divide and take the square
- * root in the result type, correctly rounded (the device's build asks for
- * it), so a host array and a buffer get the same bits. */
+ * (cl/moments_finish.cl) for buffers: run to completion by the blocking
+ * calls, enqueued after the passes by the asynchronous ones.  Both divide
+ * and take the square root in the result type, correctly rounded (the
+ * device's build asks for it), so a host array and a buffer get the same
+ * bits. */
 #include "internal.h"
 
 #include <math.h>
@@ -67,18 +69,46 @@ clr_value clr_moments_value(const clr_options *opt, clr_op op, clr_type rt,
   return clr_result_at(op, rt, rec, 0);
 }
 
-clr_status clr_moments_finish_buffer(clr_context *ctx, const clr_options *opt,
-                                     clr_op op, clr_type type, clr_type rt,
-                                     cl_mem records, size_t offset,
-                                     size_t count) {
-  clr_program_entry *e = NULL;
+/* The finish kernel for data of type type, records of rt. */
+static clr_status finish_kernel(clr_context *ctx, clr_type type, clr_type rt,
+                                clr_program_entry **e) {
   clr_build_spec spec = {.source = "moments_finish.cl",
                          .kernel = "clr_moments_finish",
                          .in = type,
                          .acc = rt,
                          .op = CLR_VAR,
                          .extra = "-cl-fp32-correctly-rounded-divide-sqrt"};
-  clr_status st = clr_get_kernel(ctx, &spec, &e);
+  return clr_get_kernel(ctx, &spec, e);
+}
+
+clr_status clr_moments_finish_prepare(clr_context *ctx, clr_op op,
+                                      clr_type type, clr_type rt) {
+  clr_program_entry *e = NULL;
+  return clr_op_is_moments(op) ? finish_kernel(ctx, type, rt, &e) : CLR_OK;
+}
+
+clr_status clr_moments_finish_enqueue(clr_context *ctx, const clr_options *opt,
+                                      clr_op op, clr_type type, clr_type rt,
+                                      cl_mem records, size_t offset,
+                                      size_t count, cl_event wait,
+                                      cl_event *done) {
+  clr_program_entry *e = NULL;
+  cl_uint n_wait = wait != NULL;
+  const cl_event *wait_list = wait ? &wait : NULL;
+  cl_int err;
+  if (done)
+    *done = NULL;
+  if (count == 0) {
+    /* No record, no launch (a global size of 0 is an error before
+     * OpenCL 2.1); the caller's event still follows what came before. */
+    if (!done)
+      return CLR_OK;
+    err = clEnqueueMarkerWithWaitList(clr_queue(ctx), n_wait, wait_list, done);
+    return err == CL_SUCCESS
+               ? CLR_OK
+               : clr_cl_fail(ctx, "clEnqueueMarkerWithWaitList", err);
+  }
+  clr_status st = finish_kernel(ctx, type, rt, &e);
   if (st != CLR_OK)
     return st;
   cl_ulong off = offset, n = count, ddof = opt->ddof;
@@ -89,13 +119,27 @@ clr_status clr_moments_finish_buffer(clr_context *ctx, const clr_options *opt,
     return st;
   size_t wg = e->max_wg < 64 ? e->max_wg : 64;
   size_t global = (count + wg - 1) / wg * wg;
-  cl_event ev = NULL;
-  cl_int err =
-      clEnqueueNDRangeKernel(clr_queue(ctx), e->kernel, 1, NULL, &global, &wg,
-                             0, NULL, clr_timed(ctx, &ev));
-  if (err != CL_SUCCESS)
+  err = clEnqueueNDRangeKernel(clr_queue(ctx), e->kernel, 1, NULL, &global, &wg,
+                               n_wait, wait_list, done);
+  if (err != CL_SUCCESS) {
+    if (done)
+      *done = NULL;
     return clr_cl_fail(ctx, "clEnqueueNDRangeKernel", err);
-  err = ev ? clWaitForEvents(1, &ev) : clFinish(clr_queue(ctx));
+  }
+  return CLR_OK;
+}
+
+clr_status clr_moments_finish_buffer(clr_context *ctx, const clr_options *opt,
+                                     clr_op op, clr_type type, clr_type rt,
+                                     cl_mem records, size_t offset,
+                                     size_t count) {
+  cl_event ev = NULL;
+  clr_status st =
+      clr_moments_finish_enqueue(ctx, opt, op, type, rt, records, offset, count,
+                                 NULL, clr_timed(ctx, &ev));
+  if (st != CLR_OK)
+    return st;
+  cl_int err = ev ? clWaitForEvents(1, &ev) : clFinish(clr_queue(ctx));
   if (err != CL_SUCCESS)
     st = clr_cl_fail(ctx, ev ? "clWaitForEvents" : "clFinish", err);
   else if (ev)
@@ -109,7 +153,6 @@ clr_status clr_moments_refuse(clr_context *ctx, clr_op op, const char *what) {
   if (!clr_op_is_moments(op))
     return CLR_OK;
   return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                  "'%s' is not implemented for %s yet (whole arrays, "
-                  "segments and matrices of blocking calls take it)",
+                  "'%s' is not implemented for %s yet (clr_run takes it)",
                   clr_op_name(op), what);
 }

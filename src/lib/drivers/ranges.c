@@ -60,8 +60,6 @@ static clr_status start_ranges(clr_context *ctx, const clr_options **opt,
                                const void *ranges, size_t n_ranges) {
   clr_status st = clr_start_work(ctx, opt, defaults, data, results,
                                  "data and results", op, type, n, 0);
-  if (st == CLR_OK)
-    st = clr_moments_refuse(ctx, op, "ranges");
   if (st == CLR_OK && (!ranges || n_ranges == 0))
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                   "ranges must not be NULL, n_ranges at least 1");
@@ -707,6 +705,9 @@ static clr_status ranges_async_call(clr_context *ctx, const clr_options *opt,
 
   rng_shape sh;
   st = make_rng_shape(ctx, opt, n_ranges, &sh);
+  if (st == CLR_OK)
+    st = clr_moments_finish_prepare(ctx, op, type,
+                                    clr_opt_result_type(opt, runs, type));
   if (st != CLR_OK)
     return st;
   clr_program_entry *blocks_k = sh.blocks_k, *top_k = sh.top_k,
@@ -755,8 +756,17 @@ static clr_status ranges_async_call(clr_context *ctx, const clr_options *opt,
                parts,          flags,           results, data_offset,
                ranges_offset,  n_ranges,        n,       g,
                results_offset, opt->index_base, wg_items};
+  /* var and std: the passes leave a (mean, M2, count) record per range,
+   * which the finish, chained after them, makes (value, mean, count) in
+   * place (the host calls' segments are finished by their driver). */
+  int moments = clr_op_is_moments(op);
   if (st == CLR_OK)
-    st = rng_reduce(ctx, &c, opt, runs, type, &io, mean ? NULL : async->done);
+    st = rng_reduce(ctx, &c, opt, runs, type, &io,
+                    mean || moments ? NULL : async->done);
+  if (st == CLR_OK && moments)
+    st = clr_moments_finish_enqueue(
+        ctx, opt, op, type, clr_opt_result_type(opt, runs, type), results,
+        results_offset, n_ranges, NULL, async->done);
   if (st == CLR_OK && counted) { /* the counts of numbers, as a sum */
     clr_options co;
     char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
@@ -802,6 +812,10 @@ static clr_status ranges_async_call(clr_context *ctx, const clr_options *opt,
   for (size_t i = 0; i < c.n_mem; i++)
     clReleaseMemObject(c.mem[i]);
   ctx->timing.chunks = 1;
+  /* Enqueued, the units' total is not read back: the chain of the worst
+   * share a range can meet (ranges_scratch_call's, at a share of n). */
+  if (!back)
+    ctx->timing.error_depth = n + 4;
   return st;
 }
 

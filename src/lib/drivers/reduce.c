@@ -875,8 +875,6 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
                                  type, n, 0);
   if (st == CLR_OK && dot)
     st = check_dot(ctx, opt);
-  if (st == CLR_OK)
-    st = clr_moments_refuse(ctx, op, "asynchronous reductions");
   if (st != CLR_OK)
     return st;
   int mean = (clr_op_flags(op) & CLR_OPF_MEAN) != 0;
@@ -906,10 +904,25 @@ static clr_status reduce_async_call(clr_context *ctx, const clr_options *opt,
   reduce_input where = {NULL, offset}, where2 = {NULL, offset2};
   if (st == CLR_OK)
     st = make_plan(ctx, opt, op, type, &where, dot ? &where2 : NULL, &plan);
-  pass_input src = {buf, dot ? buf2 : buf, offset, offset2, opt->index_base};
   if (st == CLR_OK)
-    st = run_passes(ctx, &plan, 1, &src, n, result, result_index, 1, async,
+    st = clr_moments_finish_prepare(ctx, op, type, plan.acc);
+  pass_input src = {buf, dot ? buf2 : buf, offset, offset2, opt->index_base};
+  /* var and std: the passes leave the (mean, M2, count) record in the
+   * result, and the finish, chained after their last command, makes it
+   * (value, mean, count) in place; the caller's event is the finish's. */
+  int moments = clr_op_is_moments(op);
+  cl_event written = NULL;
+  clr_async passes = *async;
+  if (moments)
+    passes.done = &written;
+  if (st == CLR_OK)
+    st = run_passes(ctx, &plan, 1, &src, n, result, result_index, 1, &passes,
                     &ctx->timing.kernel_ms, &depth, NULL, NULL);
+  if (st == CLR_OK && moments)
+    st = clr_moments_finish_enqueue(ctx, opt, op, type, plan.acc, result,
+                                    result_index, 1, written, async->done);
+  if (written)
+    clReleaseEvent(written);
   ctx->timing.chunks = 1;
   ctx->timing.error_depth = depth + plan.map_depth;
   return st;

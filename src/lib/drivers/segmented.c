@@ -1282,6 +1282,8 @@ segments_enqueue_call(clr_context *ctx, const clr_options *opt, clr_op op,
   }
   if (st == CLR_OK && mean)
     st = prepare_mean(ctx, opt, type, &plan, counted);
+  if (st == CLR_OK)
+    st = clr_moments_finish_prepare(ctx, op, type, plan.acc);
   cl_mem counts = NULL;
   if (st == CLR_OK && counted)
     st = clr_temp_buffer(ctx, &counts_tag, n_segments * sizeof(cl_ulong),
@@ -1312,6 +1314,16 @@ segments_enqueue_call(clr_context *ctx, const clr_options *opt, clr_op op,
     last = NULL;
     st = means_on_device(ctx, opt, type, &plan, counted ? counts : safe, 0,
                          n_segments, results, results_offset, counted, &last);
+  }
+  if (st == CLR_OK && clr_op_is_moments(op)) {
+    /* var and std: the records made (value, mean, count) in place, after
+     * the launch that wrote them; the call's event is the finish's */
+    cl_event written = last;
+    last = NULL;
+    st = clr_moments_finish_enqueue(ctx, opt, op, type, plan.acc, results,
+                                    results_offset, n_segments, written, &last);
+    if (written)
+      clReleaseEvent(written);
   }
   if (counts) /* freed once the commands that use it are done */
     clReleaseMemObject(counts);
@@ -1416,10 +1428,8 @@ static clr_status check_by_key(clr_context *ctx, const clr_options **opt,
   if (n > SIZE_MAX / sizeof(cl_ulong) - 1)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                     "%zu keys exceed the address space", n);
-  clr_status st = clr_moments_refuse(ctx, op, "reduce-by-key");
-  return st == CLR_OK ? clr_start_work(ctx, opt, defaults, values, results,
-                                       "values and results", op, type, n, 0)
-                      : st;
+  return clr_start_work(ctx, opt, defaults, values, results,
+                        "values and results", op, type, n, 0);
 }
 
 /* Reduce-by-key of host arrays: the runs of equal keys are found on the
@@ -1790,6 +1800,8 @@ by_key_enqueue_call(clr_context *ctx, const clr_options *opt, clr_op op,
                                CLR_ACCESS_WRITE, "run_count");
   if (st == CLR_OK)
     st = make_seg_plan(ctx, opt, op, type, &plan);
+  if (st == CLR_OK)
+    st = clr_moments_finish_prepare(ctx, op, type, plan.acc);
   clr_build_spec spec = {.source = "key_runs.cl",
                          .kernel = "clr_key_heads",
                          .in = key_type,
@@ -1853,6 +1865,11 @@ by_key_enqueue_call(clr_context *ctx, const clr_options *opt, clr_op op,
   if (st == CLR_OK && plan.mean)
     st = key_means_enqueue(ctx, opt, type, &plan, offsets, n, results,
                            results_offset);
+  /* var and std: all n records finished (those past the count are empty
+   * runs' NaN, NaN, 0), in queue order before the marker */
+  if (st == CLR_OK && clr_op_is_moments(op))
+    st = clr_moments_finish_enqueue(ctx, opt, op, type, plan.acc, results,
+                                    results_offset, n, NULL, NULL);
   if (st == CLR_OK && async->done)
     CLR_CL_CHECK(
         ctx, clEnqueueMarkerWithWaitList(clr_queue(ctx), 0, NULL, async->done));
