@@ -209,13 +209,14 @@ static void fill_nanmean(clr_type t, uint64_t seed, void *m, size_t rows,
   free(packed);
 }
 
-/* One nanmean of a matrix: mode 0 host arrays, 1 buffers at offsets
- * (clr_run), 2 buffers through clr_enqueue, held by a user event until
- * the call has returned (nothing waited for on the host); checked by
- * clr_ref_matrix_check, and a line of nothing but NaN must give NaN. */
-static void nanmean_one(clr_context *ctx, clr_type t, size_t rows, size_t cols,
-                        size_t pitch, int axis, int pattern, int mode,
-                        uint64_t seed) {
+/* One nanmean of a matrix in layout (CLR_LAYOUT_AUTO: the device's):
+ * mode 0 host arrays, 1 buffers at offsets (clr_run), 2 buffers through
+ * clr_enqueue, held by a user event until the call has returned (nothing
+ * waited for on the host); checked by clr_ref_matrix_check, and a line of
+ * nothing but NaN must give NaN. */
+static void nanmean_one(clr_context *ctx, clr_layout layout, clr_type t,
+                        size_t rows, size_t cols, size_t pitch, int axis,
+                        int pattern, int mode, uint64_t seed) {
   if (!tu_type_available(t))
     return;
   size_t es = clr_type_size(t), p = pitch ? pitch : cols;
@@ -228,6 +229,9 @@ static void nanmean_one(clr_context *ctx, clr_type t, size_t rows, size_t cols,
   unsigned char *res = tu_xmalloc(count * rb + 1);
   memset(res, 0xa5, count * rb + 1);
   clr_request r = matrix_request(CLR_NANMEAN, t, rows, cols, pitch, axis);
+  clr_options opt = CLR_OPTIONS_INIT;
+  opt.layout = layout;
+  r.options = &opt;
   cl_mem in = NULL, out = NULL;
   const size_t in_off = (rows + cols) % 2 ? 4 : 3, out_off = 1;
   if (mode) {
@@ -247,8 +251,12 @@ static void nanmean_one(clr_context *ctx, clr_type t, size_t rows, size_t cols,
   }
   static const char *const modes[] = {"host", "buffers", "enqueued"};
   char what[128];
-  snprintf(what, sizeof what, "nanmean %s %s %zux%zu pitch %zu axis %d, %s",
-           modes[mode], clr_type_name(t), rows, cols, p, axis,
+  snprintf(what, sizeof what, "nanmean %s%s %s %zux%zu pitch %zu axis %d, %s",
+           modes[mode],
+           layout == CLR_LAYOUT_CONTIGUOUS ? " (runs)"
+           : layout == CLR_LAYOUT_STRIDED  ? " (strided)"
+                                           : "",
+           clr_type_name(t), rows, cols, p, axis,
            pattern == NM_NONE        ? "no NaN"
            : pattern == NM_SCATTERED ? "scattered NaNs"
            : pattern == NM_LINES     ? "NaN lines"
@@ -317,8 +325,9 @@ static void nanmean_one(clr_context *ctx, clr_type t, size_t rows, size_t cols,
 }
 
 /* nanmean of float, double and half over 1 x C, R x 1, primes and pitched
- * shapes, both axes, both layouts, every NaN pattern, host arrays,
- * buffers and clr_enqueue. */
+ * shapes, both axes, every NaN pattern, host arrays, buffers and
+ * clr_enqueue; the layout (the device's, contiguous, strided) turning
+ * with the pattern, so each shape takes each layout. */
 static void shapes_nanmean(clr_context *ctx) {
   static const size_t shapes[][3] = {
       {1, 1, 0},     {1, 37, 0},     {41, 1, 0},   {37, 41, 0},
@@ -330,8 +339,9 @@ static void shapes_nanmean(clr_context *ctx) {
       for (int axis = 0; axis < 2; axis++)
         for (int pattern = NM_NONE; pattern <= NM_ALL; pattern++)
           for (int mode = 0; mode < 3; mode++)
-            nanmean_one(ctx, types[ti], shapes[sh][0], shapes[sh][1],
-                        shapes[sh][2], axis, pattern, mode,
+            nanmean_one(ctx, (clr_layout)((sh + (size_t)pattern) % 3),
+                        types[ti], shapes[sh][0], shapes[sh][1], shapes[sh][2],
+                        axis, pattern, mode,
                         tu_seed(sh, ti, (uint64_t)axis * 4 + (uint64_t)pattern,
                                 (uint64_t)mode + 11));
   tu_section("nanmean: float, double, half; shapes, NaN patterns, host, "
@@ -425,8 +435,8 @@ static void set_stream(void) {
             continue; /* rows longer than a chunk */
           if (!tu_type_available(nm_types[ti]))
             continue;
-          nanmean_one(ctx, nm_types[ti], shapes[sh][0], shapes[sh][1],
-                      shapes[sh][2], axis, pattern, 0,
+          nanmean_one(ctx, CLR_LAYOUT_AUTO, nm_types[ti], shapes[sh][0],
+                      shapes[sh][1], shapes[sh][2], axis, pattern, 0,
                       tu_seed(sh, ti, (uint64_t)axis, (uint64_t)pattern + 9));
           clr_timing tm = CLR_TIMING_INIT;
           clr_last_timing(ctx, &tm);
