@@ -329,9 +329,6 @@ clr_status clr_moments_finish_enqueue(clr_context *ctx, const clr_options *opt,
  * fails once a command waits for the caller's events. */
 clr_status clr_moments_finish_prepare(clr_context *ctx, clr_op op,
                                       clr_type type, clr_type rt);
-/* CLR_ERR_UNSUPPORTED, recorded, when op is var or std, which `what`
- * (a call, a kind of request) does not take yet; else CLR_OK. */
-clr_status clr_moments_refuse(clr_context *ctx, clr_op op, const char *what);
 /* 1 when a mean (op) of t divides by a count of its numbers, not by n: a
  * NaN-skipping mean of floating data. */
 int clr_mean_counts(clr_op op, clr_type t);

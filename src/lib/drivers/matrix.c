@@ -70,6 +70,11 @@ typedef struct cols_plan {
   /* strided: the kernels of 2 and 4 columns a load ([1]: first's, [2]:
    * 4's; [0] unused), built when a launch takes them */
   clr_program_entry *first_vec[3], *partials_vec[3];
+  /* var and std of rows: the build options that make a kernel's writes
+   * finished results (cl/moments.cl's CLR_FINAL: no finishing pass), and
+   * those kernels, [vec / 2] ("" and unused otherwise) */
+  char fin[96];
+  clr_program_entry *fin_first[3], *fin_partials[3];
   clr_map map;
   size_t wg;      /* strided: the work-group size */
   cl_ulong ibase; /* a map expression's i of element (0, 0) */
@@ -123,6 +128,12 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->op = clr_op_info(op)->runs;
   p->in = type;
   p->acc = clr_opt_result_type(opt, p->op, type);
+  if (axis == 1 && clr_op_is_moments(op))
+    snprintf(
+        p->fin, sizeof p->fin,
+        " -DCLR_MOMENTS_DDOF=%llu%s -cl-fp32-correctly-rounded-divide-sqrt",
+        (unsigned long long)opt->ddof,
+        op == CLR_STD ? " -DCLR_MOMENTS_SQRT=1" : "");
   p->acc_bytes = clr_opt_result_bytes(opt, p->op, type);
   p->ibase = opt->index_base;
   p->map = opt->map;
@@ -277,35 +288,42 @@ static unsigned strided_vec(const cols_plan *p, int first, size_t data_off,
   return 1;
 }
 
-/* The kernel of a strided launch of vec columns a load. */
+/* The kernel of a strided launch of vec columns a load (rows: also the
+ * contiguous first kernel, of vec 1); final: its writes are the call's
+ * results (for var and std of rows, built to finish them: plan->fin). */
 static clr_status strided_kernel(clr_context *ctx, cols_plan *p, int first,
-                                 unsigned vec, clr_program_entry **out) {
-  if (vec == 1) {
+                                 unsigned vec, int final,
+                                 clr_program_entry **out) {
+  int fin = final && p->fin[0];
+  if (vec == 1 && !fin) {
     *out = first ? p->first : p->partials;
     return CLR_OK;
   }
   clr_program_entry **slot =
-      first ? &p->first_vec[vec / 2] : &p->partials_vec[vec / 2];
+      fin ? (first ? &p->fin_first[vec / 2] : &p->fin_partials[vec / 2])
+          : (first ? &p->first_vec[vec / 2] : &p->partials_vec[vec / 2]);
   if (*slot) {
     *out = *slot;
     return CLR_OK;
   }
-  char extra[96];
+  char extra[192];
   if (p->axis == 1)
-    snprintf(extra, sizeof extra, "-DROWS_VEC=%u%s", vec,
-             first ? "" : " -DCLR_ROWS_PARTIALS=1");
+    snprintf(extra, sizeof extra, "-DROWS_VEC=%u%s%s", vec,
+             first ? "" : " -DCLR_ROWS_PARTIALS=1", fin ? p->fin : "");
   else
     snprintf(extra, sizeof extra, "-DCOLS_RUN=%zu -DCOLS_VEC=%u%s", p->run_cols,
              vec, first ? "" : " -DCLR_COLS_PARTIALS=1");
-  clr_build_spec spec = {
-      .source = p->axis == 1 ? "reduce_rows.cl" : "reduce_columns.cl",
-      .kernel = p->axis == 1 ? "clr_rows_lanes" : "clr_columns",
-      .in = first ? p->in : p->acc,
-      .acc = p->acc,
-      .op = first ? p->op : clr_op_info(p->op)->partial,
-      .map = first ? p->map : CLR_MAP_NONE,
-      .extra = extra,
-      .prelude = first && p->prelude[0] ? p->prelude : NULL};
+  clr_build_spec spec = {.source = p->axis == 1 ? "reduce_rows.cl"
+                                                : "reduce_columns.cl",
+                         .kernel = p->axis == 0       ? "clr_columns"
+                                   : first && p->runs ? "clr_rows_runs"
+                                                      : "clr_rows_lanes",
+                         .in = first ? p->in : p->acc,
+                         .acc = p->acc,
+                         .op = first ? p->op : clr_op_info(p->op)->partial,
+                         .map = first ? p->map : CLR_MAP_NONE,
+                         .extra = extra,
+                         .prelude = first && p->prelude[0] ? p->prelude : NULL};
   clr_status st = clr_get_kernel(ctx, &spec, slot);
   if (st == CLR_OK && (*slot)->max_wg < p->wg)
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -408,7 +426,7 @@ static clr_status launch(clr_context *ctx, cols_plan *p, int first,
   clr_program_entry *k = first ? p->first : p->partials;
   int runs = first && p->runs;
   if (!runs) {
-    clr_status vs = strided_kernel(ctx, p, first, s->vec, &k);
+    clr_status vs = strided_kernel(ctx, p, first, s->vec, 0, &k);
     if (vs != CLR_OK)
       return vs;
   }
@@ -546,7 +564,7 @@ static clr_status fold_pieces(clr_context *ctx, cols_plan *p, size_t rows,
                               size_t splits, cl_mem out, size_t out_off) {
   unsigned vec = strided_vec(p, 0, 0, 4, splits, splits);
   clr_program_entry *k = NULL;
-  clr_status st = strided_kernel(ctx, p, 0, vec, &k);
+  clr_status st = strided_kernel(ctx, p, 0, vec, 1, &k);
   if (st == CLR_OK)
     st = rows_once(ctx, p, k, ctx->partial[0].mem, 0, rows, splits, splits,
                    row_lanes(p, splits, vec), splits, 1, out, out_off, 0);
@@ -594,16 +612,19 @@ static clr_status rows_runs_launch(clr_context *ctx, cols_plan *p, cl_mem data,
   }
   cl_ulong d_off = first, nr = rows, len = cols, pi = pitch, per = rows_per,
            pc = piece, o_off = dst_off, ibase = p->ibase + r0 * pitch;
+  clr_program_entry *k = NULL;
+  if (st == CLR_OK)
+    st = strided_kernel(ctx, p, 1, 1, splits == 1, &k);
   if (st == CLR_OK)
     st =
-        CLR_SET_ARGS(ctx, p->first->kernel, CLR_ARG(data), CLR_ARG(d_off),
-                     CLR_ARG(nr), CLR_ARG(len), CLR_ARG(pi), CLR_ARG(per),
-                     CLR_ARG(pc), CLR_ARG(dst), CLR_ARG(o_off), CLR_ARG(ibase));
+        CLR_SET_ARGS(ctx, k->kernel, CLR_ARG(data), CLR_ARG(d_off), CLR_ARG(nr),
+                     CLR_ARG(len), CLR_ARG(pi), CLR_ARG(per), CLR_ARG(pc),
+                     CLR_ARG(dst), CLR_ARG(o_off), CLR_ARG(ibase));
   size_t global[2] = {items, splits};
   /* a work-group a work-item: the CPU's cores take work-groups */
   size_t local[2] = {1, 1};
   if (st == CLR_OK)
-    st = run_kernel(ctx, p, p->first->kernel, 2, global, local, rows * cols);
+    st = run_kernel(ctx, p, k->kernel, 2, global, local, rows * cols);
   if (st != CLR_OK || splits == 1)
     return st;
   return fold_pieces(ctx, p, rows, splits, out, out_off + r0);
@@ -635,7 +656,7 @@ static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
   size_t piece = ceil_div(ceil_div(cols, splits), vec) * vec;
   splits = ceil_div(cols, piece);
   clr_program_entry *k;
-  clr_status st = strided_kernel(ctx, p, 1, vec, &k);
+  clr_status st = strided_kernel(ctx, p, 1, vec, splits == 1, &k);
   cl_ulong ibase = p->ibase + r0 * pitch;
   /* a row's chain: a lane's elements, the lanes' tree, the pieces */
   size_t depth = ceil_div(piece, lanes) + clr_ceil_log2(lanes) + splits;
@@ -819,9 +840,23 @@ static clr_status matrix_buffer_work(clr_context *ctx, const clr_options *opt,
     if (st == CLR_OK && plan.mean)
       st = divide(ctx, &plan, results, results_offset, axis == 1 ? cols : rows,
                   n_results, counts);
-    if (st == CLR_OK && !plan.dry && clr_op_is_moments(op))
-      st = clr_moments_finish_buffer(ctx, opt, op, type, plan.acc, results,
-                                     results_offset, n_results);
+    /* var and std of columns: their records finished (rows finish in
+     * their kernels' last writes); enqueued, after the last command */
+    if (st == CLR_OK && axis == 0 && clr_op_is_moments(op)) {
+      if (plan.dry)
+        st = clr_moments_finish_prepare(ctx, op, type, plan.acc);
+      else if (async) {
+        cl_event done = NULL;
+        st = clr_moments_finish_enqueue(ctx, opt, op, type, plan.acc, results,
+                                        results_offset, n_results, plan.last,
+                                        &done);
+        if (plan.last)
+          clReleaseEvent(plan.last);
+        plan.last = done;
+      } else
+        st = clr_moments_finish_buffer(ctx, opt, op, type, plan.acc, results,
+                                       results_offset, n_results);
+    }
     if (!plan.dry || sp)
       break;
   }
@@ -930,7 +965,7 @@ static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
                 counts);
   if (counts)
     clReleaseMemObject(counts);
-  if (st == CLR_OK && clr_op_is_moments(op))
+  if (st == CLR_OK && axis == 0 && clr_op_is_moments(op))
     st = clr_moments_finish_buffer(ctx, opt, op, type, plan.acc, res.mem, 0,
                                    n_results);
   if (st == CLR_OK)

@@ -148,11 +148,3 @@ clr_status clr_moments_finish_buffer(clr_context *ctx, const clr_options *opt,
     clReleaseEvent(ev);
   return st;
 }
-
-clr_status clr_moments_refuse(clr_context *ctx, clr_op op, const char *what) {
-  if (!clr_op_is_moments(op))
-    return CLR_OK;
-  return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                  "'%s' is not implemented for %s yet (clr_run takes it)",
-                  clr_op_name(op), what);
-}

@@ -609,13 +609,6 @@ static clr_status run_kind(clr_context *ctx, const request *q,
  * sync (CLR_ERR_UNSUPPORTED naming the kind and what blocks otherwise),
  * on buffers. */
 static clr_status check_enqueue(clr_context *ctx, const request *q) {
-  /* var and std of a matrix: its enqueued path (matrix.c) still finishes
-   * the records with a blocking kernel run, which would wait for the
-   * caller's events inside the call; every other kind chains its finish. */
-  if (q->r.kind == CLR_REQ_MATRIX &&
-      clr_moments_refuse(ctx, q->r.op, "clr_enqueue of a matrix request") !=
-          CLR_OK)
-    return CLR_ERR_UNSUPPORTED;
   if (q->row->blocks)
     return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                     "clr_enqueue cannot run a %s request yet (%s): use "
