@@ -16,8 +16,15 @@
  *                   and buffers, pitched; rows also as equal segments
  *   --set=stream    host arrays streamed in small chunks, and (with
  *                   POCL_MEMORY_LIMIT=1) one larger than one allocation
+ *   --set=async     clr_reduce_buffer_async (gated by a user event: the
+ *                   call must not wait), clr_enqueue and clr_run of
+ *                   REDUCE into a buffer, clr_enqueue of SEGMENTS; ranges
+ *                   (host, buffers, enqueued) and reduce-by-key (host,
+ *                   buffers, enqueued: past the run count, empty records)
+ *   --set=scratch   a caller's scratch of clr_request_scratch_size's size
+ *                   for a reduction into a buffer and for ranges
  *   --set=errors    what is refused: exact sums, maps, other kernels,
- *                   accumulate_in, scans and every asynchronous form
+ *                   accumulate_in, scans and the enqueued matrix
  */
 #include "clreduce.h"
 #include "datagen.h"
@@ -679,6 +686,435 @@ static void set_stream(void) {
              "allocation");
 }
 
+/* ------------------------------------------------ enqueued, ranges, keys */
+
+/* Records of results against (offset, length) pairs of data (ranges: any
+ * order, overlapping, empty), as check_records does for segments. */
+static void check_pairs(const char *what, clr_op op, clr_type t, clr_type rt,
+                        uint64_t ddof, size_t depth, const void *data,
+                        const uint64_t *pairs, size_t n_results,
+                        const void *results) {
+  for (size_t k = 0; k < n_results; k++) {
+    uint64_t one[2] = {pairs[2 * k], pairs[2 * k] + pairs[2 * k + 1]};
+    char w[160];
+    snprintf(w, sizeof w, "%s, range %zu", what, k);
+    check_records(w, op, t, rt, ddof, depth, data, one, 0, 1, 1, 0,
+                  (const unsigned char *)results +
+                      k * (2 * clr_type_size(rt) + 8));
+  }
+}
+
+/* 1 when the rb bytes before and after the n records of res (rb each)
+ * are the 0xa5 they were filled with. */
+static int untouched_around(const unsigned char *res, size_t n, size_t rb) {
+  int ok = 1;
+  for (size_t i = 0; i < rb; i++)
+    ok &= res[i] == 0xa5 && res[(n + 1) * rb + i] == 0xa5;
+  return ok;
+}
+
+/* An event's completion waited for (a test's own queue of work: fatal
+ * on failure), then released. */
+static void wait_release(cl_event ev, const char *what) {
+  cl_int err = ev ? clWaitForEvents(1, &ev) : CL_INVALID_EVENT;
+  if (err != CL_SUCCESS)
+    tu_die("%s: clWaitForEvents: %d", what, (int)err);
+  clReleaseEvent(ev);
+}
+
+/* The whole array into a result buffer: clr_reduce_buffer_async (its first
+ * command gated by a user event, so the call must return without waiting
+ * for its work), clr_enqueue of a REDUCE request and clr_run of one with
+ * an output; the record at element 1 of a poisoned result buffer. */
+static void run_async_whole(clr_context *ctx, clr_op op, clr_type t,
+                            uint64_t ddof, const void *data, size_t n) {
+  clr_options opt = CLR_OPTIONS_INIT;
+  opt.ddof = ddof;
+  clr_type rt = clr_options_result_type(&opt, op, t);
+  if (!rt_available(rt))
+    return;
+  size_t rb = clr_result_bytes(&opt, op, t);
+  unsigned char res[3 * 24];
+  cl_mem in = poisoned_input(ctx, t, data, n, 2, 1);
+  for (int form = 0; form < 3; form++) {
+    static const char *forms[] = {"clr_reduce_buffer_async", "clr_enqueue",
+                                  "clr_run into a buffer"};
+    char what[128];
+    snprintf(what, sizeof what, "%s %s n=%zu ddof %llu", forms[form],
+             clr_type_name(t), n, (unsigned long long)ddof);
+    memset(res, 0xa5, 3 * rb);
+    cl_mem out = tu_new_buffer(ctx, 3 * rb, res);
+    cl_event done = NULL, gate = NULL;
+    clr_status s;
+    if (form == 0) {
+      cl_int err;
+      gate = clCreateUserEvent(clr_context_cl_context(ctx), &err);
+      if (err != CL_SUCCESS)
+        tu_die("clCreateUserEvent: %d", (int)err);
+      s = clr_reduce_buffer_async(ctx, &opt, op, t, in, 2, n, out, 1, 1, &gate,
+                                  &done);
+      if (s == CLR_OK && done) {
+        cl_int state = CL_COMPLETE;
+        clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state,
+                       &state, NULL);
+        tu_check(state != CL_COMPLETE,
+                 "%s: the event completed before its wait list", what);
+      }
+      clSetUserEventStatus(gate, CL_COMPLETE);
+    } else {
+      clr_request r;
+      clr_request_init(&r);
+      r.op = op;
+      r.type = t;
+      r.n = n;
+      r.options = &opt;
+      r.input.buffer = in;
+      r.input.offset = 2;
+      r.output.buffer = out;
+      r.output.offset = 1;
+      s = form == 1 ? clr_enqueue(ctx, &r, 0, NULL, &done)
+                    : clr_run(ctx, &r, NULL);
+    }
+    if (tu_check(s == CLR_OK, "%s %s: %s: %s", what, clr_op_name(op),
+                 clr_status_name(s), clr_context_error(ctx))) {
+      if (form < 2)
+        wait_release(done, what);
+      tu_read_buffer(ctx, out, 3 * rb, res);
+      tu_check(untouched_around(res, 1, rb), "%s %s: written outside element 1",
+               what, clr_op_name(op));
+      check_records(what, op, t, rt, ddof, depth_of(ctx), data, NULL, n, 1, 1,
+                    0, res + rb);
+    }
+    if (gate)
+      clReleaseEvent(gate);
+    clReleaseMemObject(out);
+  }
+  clReleaseMemObject(in);
+}
+
+/* Every element's key: runs of the lengths below, keys repeating
+ * (non-adjacent equal keys are separate runs). */
+static size_t make_keys(int32_t *keys, uint64_t *runs_at, size_t *n_runs) {
+  static const size_t lens[] = {1, 2, 500, 1, 3, 4099, 7, 1, 64, 2};
+  size_t n = 0, r = 0;
+  for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+    runs_at[r++] = n;
+    for (size_t i = 0; i < lens[k]; i++)
+      keys[n++] = (int32_t)(k % 3) - 1;
+  }
+  runs_at[r] = n;
+  *n_runs = r;
+  return n;
+}
+
+static void set_async(clr_context *ctx) {
+  /* (half: the whole array only, each type's kernels cost seconds to
+   * build on PoCL) */
+  static const clr_type types[] = {CLR_FLOAT, CLR_DOUBLE, CLR_INT, CLR_HALF};
+  enum { N = 4680 }; /* the keys' runs' total, the segments' */
+  const size_t nt = sizeof types / sizeof types[0];
+  for (size_t ti = 0; ti < nt; ti++) {
+    clr_type t = types[ti];
+    size_t es = clr_type_size(t);
+    void *data = tu_xmalloc(70001 * es);
+    clr_gen_data(CLR_SUM, t, tu_seed(ti, 51, 0, 0), data, 70001, NULL, 0);
+    if (t == CLR_FLOAT)
+      for (size_t i = 0; i < 70001; i++)
+        ((float *)data)[i] += 1e4f;
+    for (size_t o = 0; o < 2; o++)
+      for (uint64_t ddof = 0; ddof < 2; ddof++) {
+        run_async_whole(ctx, moment_ops[o], t, ddof, data, 70001);
+        if (o == 0 && ti < 2)
+          run_async_whole(ctx, moment_ops[o], t, ddof, data, 1);
+      }
+    if (t == CLR_HALF) {
+      free(data);
+      continue;
+    }
+    if (tu_is_float(t)) { /* NaN, +inf, -inf in separate places */
+      clr_store_fp(t, data, 10, NAN);
+      clr_store_fp(t, data, 600, INFINITY);
+      clr_store_fp(t, data, 4000, -INFINITY);
+    }
+
+    /* segments enqueued: mixed lengths and empty ones, a status */
+    static const uint64_t seg_len[] = {0, 1, 2, 20, 0, 700, 1, 3951, 5, 0};
+    const size_t segs = sizeof seg_len / sizeof seg_len[0];
+    uint64_t off[sizeof seg_len / sizeof seg_len[0] + 1] = {0};
+    for (size_t k = 0; k < segs; k++)
+      off[k + 1] = off[k] + seg_len[k];
+    /* ranges: a long one, overlapping ones, empty ones (one at n), short
+     * ones that are gathered, unsorted */
+    const uint64_t rng[] = {0, N, 100, 50, 120, 900,  4000, 0, N,   0,   30,
+                            1, 7, 3,   2,  2,   4400, 280,  9, 100, 600, 1};
+    const size_t nr = sizeof rng / sizeof rng[0] / 2;
+    int32_t keys[N];
+    uint64_t runs_at[16];
+    size_t n_runs = 0;
+    make_keys(keys, runs_at, &n_runs);
+    for (size_t o = 0; o < 2; o++) {
+      clr_op op = moment_ops[o];
+      clr_options opt = CLR_OPTIONS_INIT;
+      opt.ddof = o; /* var with ddof 0, std with 1 */
+      clr_type rt = clr_options_result_type(&opt, op, t);
+      if (!rt_available(rt))
+        continue;
+      size_t rb = clr_result_bytes(&opt, op, t);
+      unsigned char *res = tu_xmalloc((N + 2) * rb);
+      char what[128];
+      cl_mem in = poisoned_input(ctx, t, data, N, 2, 1);
+      cl_mem ob = tu_new_buffer(ctx, sizeof off, off);
+      cl_mem rg = tu_new_buffer(ctx, sizeof rng, rng);
+      uint64_t status = 77;
+      cl_mem sb = tu_new_buffer(ctx, sizeof status, &status);
+      memset(res, 0xa5, (N + 2) * rb);
+      cl_mem out = tu_new_buffer(ctx, (N + 2) * rb, res);
+      clr_request r;
+      clr_request_init(&r);
+      r.kind = CLR_REQ_SEGMENTS;
+      r.op = op;
+      r.type = t;
+      r.n = N;
+      r.options = &opt;
+      r.input.buffer = in;
+      r.input.offset = 2;
+      r.segments.buffer = ob;
+      r.n_segments = segs;
+      r.output.buffer = out;
+      r.output.offset = 1;
+      r.status.buffer = sb;
+      cl_event done = NULL;
+      snprintf(what, sizeof what, "clr_enqueue segments %s", clr_type_name(t));
+      clr_status s = clr_enqueue(ctx, &r, 0, NULL, &done);
+      if (tu_check(s == CLR_OK, "%s %s: %s: %s", what, clr_op_name(op),
+                   clr_status_name(s), clr_context_error(ctx))) {
+        size_t depth = depth_of(ctx);
+        wait_release(done, what);
+        tu_read_buffer(ctx, out, (segs + 2) * rb, res);
+        tu_read_buffer(ctx, sb, sizeof status, &status);
+        tu_check(status == 0, "%s: status %llu", what,
+                 (unsigned long long)status);
+        tu_check(untouched_around(res, segs, rb), "%s %s: written outside",
+                 what, clr_op_name(op));
+        check_records(what, op, t, rt, opt.ddof, depth, data, off, 0, 1, segs,
+                      0, res + rb);
+      }
+
+      /* ranges: host, buffers, enqueued */
+      for (int form = 0; form < 3; form++) {
+        static const char *forms[] = {"host", "buffer", "clr_enqueue"};
+        snprintf(what, sizeof what, "ranges %s %s", forms[form],
+                 clr_type_name(t));
+        memset(res, 0xa5, (nr + 2) * rb);
+        done = NULL;
+        if (form == 0) {
+          s = clr_reduce_ranges_host(ctx, &opt, op, t, data, N, rng, nr,
+                                     res + rb);
+        } else {
+          clEnqueueWriteBuffer(clr_context_queue(ctx), out, CL_TRUE, 0,
+                               (nr + 2) * rb, res, 0, NULL, NULL);
+          r.kind = CLR_REQ_RANGES;
+          r.segments.buffer = rg;
+          r.segments.offset = 0;
+          r.n_segments = nr;
+          r.status.buffer = form == 2 ? sb : NULL;
+          s = form == 1 ? clr_run(ctx, &r, NULL)
+                        : clr_enqueue(ctx, &r, 0, NULL, &done);
+        }
+        if (!tu_check(s == CLR_OK, "%s %s: %s: %s", what, clr_op_name(op),
+                      clr_status_name(s), clr_context_error(ctx)))
+          continue;
+        size_t depth = depth_of(ctx);
+        if (form == 2)
+          wait_release(done, what);
+        if (form > 0)
+          tu_read_buffer(ctx, out, (nr + 2) * rb, res);
+        tu_check(untouched_around(res, nr, rb), "%s %s: written outside", what,
+                 clr_op_name(op));
+        check_pairs(what, op, t, rt, opt.ddof, depth, data, rng, nr, res + rb);
+      }
+
+      /* by key: host, buffers, enqueued (every one of the n results
+       * written: past the count, empty runs' NaN, NaN, 0) */
+      int32_t ukeys[N];
+      size_t got_runs = 0;
+      snprintf(what, sizeof what, "by key host %s", clr_type_name(t));
+      memset(res, 0xa5, (N + 2) * rb);
+      s = clr_reduce_by_key_host(ctx, &opt, op, CLR_INT, keys, t, data, N,
+                                 ukeys, res + rb, &got_runs);
+      if (tu_check(s == CLR_OK && got_runs == n_runs,
+                   "%s %s: %s (%zu runs): %s", what, clr_op_name(op),
+                   clr_status_name(s), got_runs, clr_context_error(ctx))) {
+        tu_check(untouched_around(res, n_runs, rb), "%s %s: written outside",
+                 what, clr_op_name(op));
+        check_records(what, op, t, rt, opt.ddof, depth_of(ctx), data, runs_at,
+                      0, 1, n_runs, 0, res + rb);
+      }
+      cl_mem kb = tu_new_buffer(ctx, sizeof keys, keys);
+      cl_mem ub = tu_new_buffer(ctx, sizeof keys, NULL);
+      uint64_t count = 0;
+      cl_mem cb = tu_new_buffer(ctx, sizeof count, &count);
+      for (int form = 0; form < 2; form++) {
+        snprintf(what, sizeof what, "by key %s %s",
+                 form ? "clr_enqueue" : "buffers", clr_type_name(t));
+        memset(res, 0xa5, (N + 2) * rb);
+        clEnqueueWriteBuffer(clr_context_queue(ctx), out, CL_TRUE, 0,
+                             (N + 2) * rb, res, 0, NULL, NULL);
+        clr_request k;
+        clr_request_init(&k);
+        k.kind = CLR_REQ_BY_KEY;
+        k.op = op;
+        k.type = t;
+        k.key_type = CLR_INT;
+        k.n = N;
+        k.options = &opt;
+        k.input.buffer = in;
+        k.input.offset = 2;
+        k.segments.buffer = kb;
+        k.output.buffer = out;
+        k.output.offset = 1;
+        k.output_keys.buffer = ub;
+        got_runs = 0;
+        done = NULL;
+        if (form) {
+          k.run_count.buffer = cb;
+          s = clr_enqueue(ctx, &k, 0, NULL, &done);
+        } else {
+          k.n_runs = &got_runs;
+          s = clr_run(ctx, &k, NULL);
+        }
+        if (!tu_check(s == CLR_OK, "%s %s: %s: %s", what, clr_op_name(op),
+                      clr_status_name(s), clr_context_error(ctx)))
+          continue;
+        size_t depth = depth_of(ctx);
+        if (form) {
+          wait_release(done, what);
+          tu_read_buffer(ctx, cb, sizeof count, &count);
+          got_runs = (size_t)count;
+        }
+        tu_check(got_runs == n_runs, "%s %s: %zu runs, want %zu", what,
+                 clr_op_name(op), got_runs, n_runs);
+        size_t written = form ? N : n_runs;
+        tu_read_buffer(ctx, out, (N + 2) * rb, res);
+        tu_check(untouched_around(res, written, rb), "%s %s: written outside",
+                 what, clr_op_name(op));
+        check_records(what, op, t, rt, opt.ddof, depth, data, runs_at, 0, 1,
+                      n_runs, 0, res + rb);
+        if (form) { /* the empty runs past the count */
+          size_t bad = 0;
+          for (size_t i = n_runs; i < N; i++) {
+            clr_value v = clr_result_at(op, rt, res + rb, i);
+            uint64_t cnt;
+            memcpy(&cnt, res + (1 + i) * rb + 2 * clr_type_size(rt), 8);
+            bad += cnt != 0 || !check_moments(what, op, t, rt, opt.ddof, depth,
+                                              data, 0, 0, 1, &v, 0);
+            if (bad > 3)
+              break;
+          }
+          tu_check(bad == 0, "%s %s: results past the count not empty", what,
+                   clr_op_name(op));
+        }
+      }
+      clReleaseMemObject(kb);
+      clReleaseMemObject(ub);
+      clReleaseMemObject(cb);
+      clReleaseMemObject(in);
+      clReleaseMemObject(ob);
+      clReleaseMemObject(rg);
+      clReleaseMemObject(sb);
+      clReleaseMemObject(out);
+      free(res);
+    }
+    free(data);
+  }
+  tu_section("enqueued: whole arrays, segments, ranges, by key");
+}
+
+/* A caller's scratch (clr_request_scratch_size) for var and std: a
+ * reduction into a buffer and ranges, clr_run and clr_enqueue, in
+ * scratch of exactly the size asked, against the reference (the whole
+ * array's record also bit for bit against the call without scratch). */
+static void set_scratch(clr_context *ctx) {
+  enum { N = 50001 };
+  float *x = tu_xmalloc(N * sizeof *x);
+  clr_gen_data(CLR_SUM, CLR_FLOAT, tu_seed(1, 61, 0, 0), x, N, NULL, 0);
+  for (size_t i = 0; i < N; i++)
+    x[i] += 1e4f;
+  const uint64_t rng[] = {0, N, 5, 100, 40000, 2, 300, 0, 17, 20000};
+  const size_t nr = sizeof rng / sizeof rng[0] / 2;
+  cl_mem in = tu_new_buffer(ctx, N * sizeof *x, x);
+  cl_mem rg = tu_new_buffer(ctx, sizeof rng, rng);
+  for (size_t o = 0; o < 2; o++)
+    for (int kind = 0; kind < 2; kind++)
+      for (int enqueue = 0; enqueue < 2; enqueue++) {
+        clr_op op = moment_ops[o];
+        clr_options opt = CLR_OPTIONS_INIT;
+        opt.ddof = 1;
+        clr_type rt = clr_options_result_type(&opt, op, CLR_FLOAT);
+        size_t rb = clr_result_bytes(&opt, op, CLR_FLOAT);
+        size_t count = kind ? nr : 1;
+        unsigned char ref[8 * 24], got[8 * 24];
+        cl_mem out = tu_new_buffer(ctx, count * rb, NULL);
+        clr_request r;
+        clr_request_init(&r);
+        r.kind = kind ? CLR_REQ_RANGES : CLR_REQ_REDUCE;
+        r.op = op;
+        r.type = CLR_FLOAT;
+        r.n = N;
+        r.options = &opt;
+        r.input.buffer = in;
+        r.output.buffer = out;
+        if (kind) {
+          r.segments.buffer = rg;
+          r.n_segments = nr;
+        }
+        char what[128];
+        snprintf(what, sizeof what, "scratch %s %s (%s)",
+                 kind ? "ranges" : "reduce", clr_op_name(op),
+                 enqueue ? "clr_enqueue" : "clr_run");
+        size_t bytes = 0;
+        clr_status s = clr_request_scratch_size(ctx, &r, &bytes);
+        if (!tu_check(s == CLR_OK && bytes > 0, "%s: size %s (%zu): %s", what,
+                      clr_status_name(s), bytes, clr_context_error(ctx))) {
+          clReleaseMemObject(out);
+          continue;
+        }
+        for (int with = 0; with < 2; with++) {
+          cl_mem scratch = with ? tu_new_buffer(ctx, bytes, NULL) : NULL;
+          r.scratch.buffer = scratch;
+          r.scratch.offset = 0;
+          r.scratch_bytes = with ? bytes : 0;
+          cl_event done = NULL;
+          s = enqueue ? clr_enqueue(ctx, &r, 0, NULL, &done)
+                      : clr_run(ctx, &r, NULL);
+          if (tu_check(s == CLR_OK, "%s%s: %s: %s", what,
+                       with ? " in scratch" : "", clr_status_name(s),
+                       clr_context_error(ctx))) {
+            size_t depth = depth_of(ctx);
+            if (enqueue)
+              wait_release(done, what);
+            tu_read_buffer(ctx, out, count * rb, with ? got : ref);
+            if (kind)
+              check_pairs(what, op, CLR_FLOAT, rt, 1, depth, x, rng, nr,
+                          with ? got : ref);
+            else
+              check_records(what, op, CLR_FLOAT, rt, 1, depth, x, NULL, N, 1, 1,
+                            0, with ? got : ref);
+          }
+          if (scratch)
+            clReleaseMemObject(scratch);
+        }
+        /* the same passes in scratch as out of it */
+        tu_check(kind || memcmp(ref, got, rb) == 0,
+                 "%s: the record differs in scratch", what);
+        clReleaseMemObject(out);
+      }
+  clReleaseMemObject(in);
+  clReleaseMemObject(rg);
+  free(x);
+  tu_section("caller scratch: a reduction into a buffer, ranges");
+}
+
 /* ------------------------------------------------------------ refusals */
 
 static void expect_refused(clr_context *ctx, clr_status s, const char *what) {
@@ -750,48 +1186,27 @@ static void set_errors(clr_context *ctx) {
     expect_refused(ctx, clr_scan_host(ctx, &opt, op, CLR_FLOAT, x, out, 64),
                    what);
 
-    /* the asynchronous forms */
+    /* the enqueued matrix (its driver finishes the records with a
+     * blocking run: not inside an enqueued call) */
     cl_mem in = tu_new_buffer(ctx, sizeof x, x);
     size_t rb = clr_result_bytes(NULL, op, CLR_FLOAT);
     cl_mem res = tu_new_buffer(ctx, 64 * rb, NULL);
-    uint64_t off[3] = {0, 10, 64};
-    cl_mem ob = tu_new_buffer(ctx, sizeof off, off);
     cl_event ev = NULL;
-    snprintf(what, sizeof what, "%s clr_reduce_buffer_async", clr_op_name(op));
-    expect_refused(ctx,
-                   clr_reduce_buffer_async(ctx, NULL, op, CLR_FLOAT, in, 0, 64,
-                                           res, 0, 0, NULL, &ev),
-                   what);
+    clr_request r;
+    clr_request_init(&r);
+    r.kind = CLR_REQ_MATRIX;
+    r.op = op;
+    r.type = CLR_FLOAT;
+    r.input.buffer = in;
+    r.output.buffer = res;
+    r.rows = 8;
+    r.cols = 8;
+    snprintf(what, sizeof what, "%s clr_enqueue of %s", clr_op_name(op),
+             clr_request_kind_name(r.kind));
+    expect_refused(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), what);
     tu_check(ev == NULL, "%s: an event returned", what);
-    static const clr_request_kind kinds[] = {CLR_REQ_REDUCE, CLR_REQ_SEGMENTS,
-                                             CLR_REQ_MATRIX};
-    for (size_t k = 0; k < 3; k++) {
-      clr_request r;
-      clr_request_init(&r);
-      r.kind = kinds[k];
-      r.op = op;
-      r.type = CLR_FLOAT;
-      r.input.buffer = in;
-      r.output.buffer = res;
-      if (kinds[k] == CLR_REQ_MATRIX) {
-        r.rows = 8;
-        r.cols = 8;
-      } else {
-        r.n = 64;
-      }
-      if (kinds[k] == CLR_REQ_SEGMENTS) {
-        r.segments.buffer = ob;
-        r.n_segments = 2;
-      }
-      ev = NULL;
-      snprintf(what, sizeof what, "%s clr_enqueue of %s", clr_op_name(op),
-               clr_request_kind_name(kinds[k]));
-      expect_refused(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), what);
-      tu_check(ev == NULL, "%s: an event returned", what);
-    }
     clReleaseMemObject(in);
     clReleaseMemObject(res);
-    clReleaseMemObject(ob);
   }
   /* and the context still works: var of 0..63 is (64^2 - 1) / 12 */
   clr_status s = clr_reduce_host(ctx, NULL, CLR_VAR, CLR_FLOAT, x, 64, &v);
@@ -805,7 +1220,7 @@ int main(int argc, char **argv) {
   const char *set = tu_arg_value(argc, argv, "--set");
   if (!set)
     tu_die("usage: test_moments --set=whole|hard|segments|matrix|stream|"
-           "errors [-v]");
+           "async|scratch|errors [-v]");
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "-v") == 0)
       tu_verbose = 1;
@@ -822,6 +1237,10 @@ int main(int argc, char **argv) {
     set_segments(ctx);
   else if (strcmp(set, "matrix") == 0)
     set_matrix(ctx);
+  else if (strcmp(set, "async") == 0)
+    set_async(ctx);
+  else if (strcmp(set, "scratch") == 0)
+    set_scratch(ctx);
   else if (strcmp(set, "errors") == 0)
     set_errors(ctx);
   else

@@ -229,17 +229,6 @@ static void drivers(clr_context *ctx, clr_group *g) {
         }
         st = clr_reduce_ranges_host(ctx, NULL, o, ty, data, n, ranges, 8,
                                     results);
-        /* var and std: not over ranges or a group yet, refused so */
-        int moments = (op_flags(o) & CLR_OPF_MOMENTS) != 0;
-        if (moments) {
-          TU_CHECK(st == CLR_ERR_UNSUPPORTED, "%s %s ranges refused: %s",
-                   clr_op_name(o), clr_type_name(ty), clr_status_name(st));
-          clr_value none;
-          st = clr_group_reduce_host(g, NULL, o, ty, data, n, &none);
-          TU_CHECK(st == CLR_ERR_UNSUPPORTED, "%s %s group refused: %s",
-                   clr_op_name(o), clr_type_name(ty), clr_status_name(st));
-          continue;
-        }
         if (TU_CHECK(st == CLR_OK, "%s %s %s ranges: %s: %s", clr_op_name(o),
                      clr_type_name(ty), what, clr_status_name(st),
                      clr_context_error(ctx)))
@@ -250,7 +239,8 @@ static void drivers(clr_context *ctx, clr_group *g) {
                            results + k * rb);
           }
         /* a group of two contexts: the parts' results folded on the host
-         * (clr_value_combine by the row's partial operation) */
+         * (clr_value_combine by the row's partial operation; var and std:
+         * clr_value_merge_moments) */
         clr_value got;
         st = clr_group_reduce_host(g, NULL, o, ty, data, n, &got);
         if (TU_CHECK(st == CLR_OK, "%s %s %s group: %s: %s", clr_op_name(o),
