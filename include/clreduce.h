@@ -1000,10 +1000,10 @@ CLR_API clr_status clr_run(clr_context *ctx, const clr_request *r,
  *                     through it (a bad range is taken as empty);
  *   BY_KEY            the number of runs to run_count, the outputs with
  *                     room for n runs;
- *   MATRIX            the blocking call's launches, chained (var and
- *                     std: CLR_ERR_UNSUPPORTED for now).
- * Var and std (elsewhere) finish their records with a kernel chained
- * after the passes, whose event *event is.  Host arrays give
+ *   MATRIX            the blocking call's launches, chained.
+ * Var and std finish their records in place with a kernel chained after
+ * the passes (matrix rows: the passes' last writes), whose event *event
+ * is.  Host arrays give
  * CLR_ERR_UNSUPPORTED (they are copied and read back on the host: use
  * clr_run); the checks of clr_run otherwise. */
 CLR_API clr_status clr_enqueue(clr_context *ctx, const clr_request *r,

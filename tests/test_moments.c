@@ -19,12 +19,13 @@
  *   --set=async     clr_reduce_buffer_async (gated by a user event: the
  *                   call must not wait), clr_enqueue and clr_run of
  *                   REDUCE into a buffer, clr_enqueue of SEGMENTS; ranges
- *                   (host, buffers, enqueued) and reduce-by-key (host,
+ *                   (host, buffers, enqueued), reduce-by-key (host,
  *                   buffers, enqueued: past the run count, empty records)
+ *                   and clr_enqueue of MATRIX requests
  *   --set=scratch   a caller's scratch of clr_request_scratch_size's size
  *                   for a reduction into a buffer and for ranges
  *   --set=errors    what is refused: exact sums, maps, other kernels,
- *                   accumulate_in, scans and the enqueued matrix
+ *                   accumulate_in and scans
  */
 #include "clreduce.h"
 #include "datagen.h"
@@ -479,9 +480,10 @@ static clr_request matrix_request(clr_op op, clr_type t, size_t rows,
   return r;
 }
 
-/* One matrix (its padding poisoned) through clr_run, host arrays or
- * buffers, every result checked; expect_chunks: it must have streamed;
- * plant_nan: a NaN in the middle of floating data. */
+/* One matrix (its padding poisoned) through clr_run, host arrays
+ * (buffers 0) or buffers (1), or clr_enqueue of buffers (2), every result
+ * checked; expect_chunks: it must have streamed; plant_nan: a NaN in the
+ * middle of floating data. */
 static void run_matrix(clr_context *ctx, const clr_options *opt, clr_op op,
                        clr_type t, size_t rows, size_t cols, size_t pitch,
                        int axis, int buffers, uint64_t seed, int expect_chunks,
@@ -519,15 +521,25 @@ static void run_matrix(clr_context *ctx, const clr_options *opt, clr_op op,
     r.input.host = m;
     r.output.host = res + rb;
   }
-  clr_status s = clr_run(ctx, &r, NULL);
+  cl_event done = NULL;
+  clr_status s = buffers == 2 ? clr_enqueue(ctx, &r, 0, NULL, &done)
+                              : clr_run(ctx, &r, NULL);
   char what[128];
   snprintf(what, sizeof what,
            "matrix %s %zux%zu pitch %zu axis %d %s ddof %llu",
-           buffers ? "buffers" : "host", rows, cols, p, axis, clr_type_name(t),
+           buffers == 2 ? "enqueued"
+           : buffers    ? "buffers"
+                        : "host",
+           rows, cols, p, axis, clr_type_name(t),
            (unsigned long long)(opt ? opt->ddof : 0));
   if (tu_check(s == CLR_OK, "%s %s: %s: %s", what, clr_op_name(op),
                clr_status_name(s), clr_context_error(ctx))) {
     size_t depth = depth_of(ctx);
+    if (done) {
+      cl_int err = clWaitForEvents(1, &done);
+      clReleaseEvent(done);
+      tu_check(err == CL_SUCCESS, "%s: clWaitForEvents: %d", what, (int)err);
+    }
     if (expect_chunks) {
       clr_timing tm = CLR_TIMING_INIT;
       clr_last_timing(ctx, &tm);
@@ -1027,7 +1039,20 @@ static void set_async(clr_context *ctx) {
     }
     free(data);
   }
-  tu_section("enqueued: whole arrays, segments, ranges, by key");
+  /* matrices enqueued: rows, columns, pitched, one row, one column */
+  static const size_t shapes[][3] = {{37, 53, 60}, {1, 1000, 0}, {1000, 3, 0}};
+  static const clr_type mtypes[] = {CLR_FLOAT, CLR_DOUBLE, CLR_INT};
+  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+    for (size_t ti = 0; ti < sizeof mtypes / sizeof mtypes[0]; ti++)
+      for (int axis = 0; axis < 2; axis++)
+        for (size_t o = 0; o < 2; o++) {
+          clr_options opt = CLR_OPTIONS_INIT;
+          opt.ddof = o;
+          run_matrix(ctx, &opt, moment_ops[o], mtypes[ti], shapes[sh][0],
+                     shapes[sh][1], shapes[sh][2], axis, 2,
+                     tu_seed(sh, ti, axis, 71), 0, sh == 0);
+        }
+  tu_section("enqueued: whole arrays, segments, ranges, by key, matrices");
 }
 
 /* A caller's scratch (clr_request_scratch_size) for var and std: a
@@ -1185,28 +1210,6 @@ static void set_errors(clr_context *ctx) {
     snprintf(what, sizeof what, "%s scan, kernel kogge-stone", clr_op_name(op));
     expect_refused(ctx, clr_scan_host(ctx, &opt, op, CLR_FLOAT, x, out, 64),
                    what);
-
-    /* the enqueued matrix (its driver finishes the records with a
-     * blocking run: not inside an enqueued call) */
-    cl_mem in = tu_new_buffer(ctx, sizeof x, x);
-    size_t rb = clr_result_bytes(NULL, op, CLR_FLOAT);
-    cl_mem res = tu_new_buffer(ctx, 64 * rb, NULL);
-    cl_event ev = NULL;
-    clr_request r;
-    clr_request_init(&r);
-    r.kind = CLR_REQ_MATRIX;
-    r.op = op;
-    r.type = CLR_FLOAT;
-    r.input.buffer = in;
-    r.output.buffer = res;
-    r.rows = 8;
-    r.cols = 8;
-    snprintf(what, sizeof what, "%s clr_enqueue of %s", clr_op_name(op),
-             clr_request_kind_name(r.kind));
-    expect_refused(ctx, clr_enqueue(ctx, &r, 0, NULL, &ev), what);
-    tu_check(ev == NULL, "%s: an event returned", what);
-    clReleaseMemObject(in);
-    clReleaseMemObject(res);
   }
   /* and the context still works: var of 0..63 is (64^2 - 1) / 12 */
   clr_status s = clr_reduce_host(ctx, NULL, CLR_VAR, CLR_FLOAT, x, 64, &v);
