@@ -255,16 +255,15 @@ __kernel void clr_rows_lanes(__global const ROWL_IN_T *data, ulong data_off,
    !CLR_IN_HALF)
 #if ROWS_RUNS_VECTOR || CLR_OP_IS_MOMENTS
 #define ACC8_T CLR_CAT(ACC_T, 8)
-#if CLR_OP_IS_MOMENTS /* sums of a block's values and squares */
-#define ROWS_FOLD_OP(a, b) ((a) + (b))
-#else
-#define ROWS_FOLD_OP(a, b) OP(a, b)
 #endif
+#if ROWS_RUNS_VECTOR
 inline ACC_T rows_fold8(ACC8_T v) {
-  CLR_CAT(ACC_T, 4) v4 = ROWS_FOLD_OP(v.lo, v.hi);
-  CLR_CAT(ACC_T, 2) v2 = ROWS_FOLD_OP(v4.lo, v4.hi);
-  return ROWS_FOLD_OP(v2.x, v2.y);
+  CLR_CAT(ACC_T, 4) v4 = OP(v.lo, v.hi);
+  CLR_CAT(ACC_T, 2) v2 = OP(v4.lo, v4.hi);
+  return OP(v2.x, v2.y);
 }
+#endif
+#if CLR_OP_IS_MOMENTS
 /* Eight elements from p + 8 k, in the accumulator's type. */
 #if CLR_IN_HALF
 #define ROWS_LOAD8(p, k) CLR_CAT(convert_, ACC8_T)(vload_half8((k), (p)))
@@ -282,28 +281,56 @@ __kernel void clr_rows_runs(__global const IN_T *data, ulong data_off,
   for (ulong r = ra; r < rb; r++) {
     ulong base = data_off + r * pitch;
 #if CLR_OP_IS_MOMENTS
-    /* var and std: blocks of 32 elements (four loads of eight), each
-     * block's mean and M2 by two passes in registers, merged by Chan's
-     * formula: a division a block, not an element (Welford an element
-     * held rows of 1000 floats to 0.4 GB/s on PoCL) */
-    clr_record acc = clr_no_record();
+    /* var and std: eight lanes of (mean, M2) in vectors with one count;
+     * blocks of four loads (a lane's four elements: mean and M2 by two
+     * passes in registers) merged by Chan's formula, the same weight for
+     * every lane (no horizontal step, no scalar merge a block: a record
+     * merged a block held rows of 1000 floats to a quarter of the stream
+     * on PoCL, Welford an element to a fiftieth); the lanes' records
+     * merged at the row's end, and the tail as one block, by two passes
+     * over it (one division, not one an element) */
+    ACC8_T mean8 = (ACC8_T)(0), m28 = (ACC8_T)(0);
+    uint k = 0; /* elements a lane so far */
     ulong j = j0;
     for (; j + 32 <= j1; j += 32) {
-      ACC8_T x[4];
-      for (int k = 0; k < 4; k++)
-        x[k] = ROWS_LOAD8(data + base + j, k);
-      ACC8_T m8 = (x[0] + x[1]) + (x[2] + x[3]);
-      ACC_T m = rows_fold8(m8) * (ACC_T)(1.0f / 32);
-      ACC8_T q = (ACC8_T)(0);
-      for (int k = 0; k < 4; k++) {
-        x[k] -= m;
-        q += x[k] * x[k];
-      }
-      clr_record b = {m, rows_fold8(q), 32};
-      clr_merge(&acc, b);
+      ACC8_T x0 = ROWS_LOAD8(data + base + j, 0);
+      ACC8_T x1 = ROWS_LOAD8(data + base + j, 1);
+      ACC8_T x2 = ROWS_LOAD8(data + base + j, 2);
+      ACC8_T x3 = ROWS_LOAD8(data + base + j, 3);
+      ACC8_T m = ((x0 + x1) + (x2 + x3)) * (ACC_T)0.25;
+      x0 -= m;
+      x1 -= m;
+      x2 -= m;
+      x3 -= m;
+      ACC8_T q = (x0 * x0 + x1 * x1) + (x2 * x2 + x3 * x3);
+      ACC_T fb = (ACC_T)4 / (ACC_T)(k + 4);
+      ACC8_T d = m - mean8;
+      mean8 += d * fb;
+      m28 += q + d * d * ((ACC_T)k * fb);
+      k += 4;
     }
-    for (; j < j1; j++)
-      clr_take(&acc, (ACC_T)IN_AT(data, base + j), j);
+    clr_record acc = clr_no_record();
+    if (k > 0) {
+      ACC_T mv[8], qv[8];
+      vstore8(mean8, 0, mv);
+      vstore8(m28, 0, qv);
+      for (int l = 0; l < 8; l++) {
+        clr_record one = {mv[l], qv[l], k};
+        clr_merge(&acc, one);
+      }
+    }
+    if (j < j1) {
+      ACC_T s = 0;
+      for (ulong t = j; t < j1; t++)
+        s += (ACC_T)IN_AT(data, base + t);
+      ACC_T m = s / (ACC_T)(j1 - j), q = 0;
+      for (ulong t = j; t < j1; t++) {
+        ACC_T e = (ACC_T)IN_AT(data, base + t) - m;
+        q += e * e;
+      }
+      clr_record tail = {m, q, j1 - j};
+      clr_merge(&acc, tail);
+    }
 #elif CLR_OP_IS_RECORD
     clr_record acc = clr_no_record();
     for (ulong j = j0; j < j1; j++)
