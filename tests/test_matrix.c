@@ -29,20 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static clr_request matrix_request(clr_op op, clr_type t, size_t rows,
-                                  size_t cols, size_t pitch, int axis) {
-  clr_request r;
-  clr_request_init(&r);
-  r.kind = CLR_REQ_MATRIX;
-  r.op = op;
-  r.type = t;
-  r.rows = rows;
-  r.cols = cols;
-  r.pitch = pitch;
-  r.axis = axis;
-  return r;
-}
-
 /* Fill the matrix's elements for op (the padding past each row's cols
  * poisoned: NaN, or the type's largest value, which any read of it would
  * show in a sum, min or max). */
@@ -112,7 +98,7 @@ static void run_one(clr_context *ctx, const clr_options *opt, clr_op op,
   fill_matrix(op, t, seed, m, rows, cols, p);
   unsigned char *res = tu_xmalloc(count * rb + 1);
   memset(res, 0xa5, count * rb + 1);
-  clr_request r = matrix_request(op, t, rows, cols, pitch, axis);
+  clr_request r = tu_matrix_request(op, t, rows, cols, pitch, axis);
   r.options = opt;
   cl_mem in = NULL, out = NULL;
   /* an offset that keeps vector loads aligned, or one that does not */
@@ -228,7 +214,7 @@ static void nanmean_one(clr_context *ctx, clr_layout layout, clr_type t,
   fill_nanmean(t, seed, m, rows, cols, p, pattern, nan_row, nan_col);
   unsigned char *res = tu_xmalloc(count * rb + 1);
   memset(res, 0xa5, count * rb + 1);
-  clr_request r = matrix_request(CLR_NANMEAN, t, rows, cols, pitch, axis);
+  clr_request r = tu_matrix_request(CLR_NANMEAN, t, rows, cols, pitch, axis);
   clr_options opt = CLR_OPTIONS_INIT;
   opt.layout = layout;
   r.options = &opt;
@@ -382,7 +368,7 @@ static void set_shapes(clr_context *ctx) {
   memset(m, 0, R * P * sizeof *m);
   int64_t *res = tu_xmalloc(R * sizeof *res);
   for (int axis = 0; axis < 2; axis++) {
-    clr_request r = matrix_request(CLR_SUM, CLR_INT, R, C, P, axis);
+    clr_request r = tu_matrix_request(CLR_SUM, CLR_INT, R, C, P, axis);
     r.options = &mo;
     r.input.host = m;
     r.output.host = res;
@@ -448,7 +434,7 @@ static void set_stream(void) {
   float *m = tu_xmalloc(2 * 3000 * sizeof *m);
   float res[2];
   memset(m, 0, 2 * 3000 * sizeof *m);
-  clr_request r = matrix_request(CLR_SUM, CLR_FLOAT, 2, 3000, 0, 1);
+  clr_request r = tu_matrix_request(CLR_SUM, CLR_FLOAT, 2, 3000, 0, 1);
   r.input.host = m;
   r.output.host = res;
   clr_status s = clr_run(ctx, &r, NULL);
@@ -482,12 +468,12 @@ static void set_chain(clr_context *ctx) {
   if (err != CL_SUCCESS)
     tu_die("clCreateUserEvent: %d", (int)err);
   cl_event ev[4] = {NULL, NULL, NULL, NULL};
-  clr_request r = matrix_request(CLR_SUM, CLR_FLOAT, R, C, 0, 0);
+  clr_request r = tu_matrix_request(CLR_SUM, CLR_FLOAT, R, C, 0, 0);
   r.input.buffer = in;
   r.output.buffer = colsum;
   clr_status s = clr_enqueue(ctx, &r, 1, &gate, &ev[0]);
   TU_EXPECT_STATUS(s, CLR_OK, "enqueued column sums");
-  r = matrix_request(CLR_ARGMAX, CLR_FLOAT, G, 4, 0, 1);
+  r = tu_matrix_request(CLR_ARGMAX, CLR_FLOAT, G, 4, 0, 1);
   r.input.buffer = colsum;
   r.output.buffer = argmax;
   if (s == CLR_OK)
@@ -501,7 +487,7 @@ static void set_chain(clr_context *ctx) {
   if (s == CLR_OK)
     s = clr_enqueue(ctx, &r, 1, &ev[1], &ev[2]);
   TU_EXPECT_STATUS(s, CLR_OK, "enqueued total of the sums");
-  r = matrix_request(CLR_MEAN, CLR_FLOAT, R, C, 0, 1);
+  r = tu_matrix_request(CLR_MEAN, CLR_FLOAT, R, C, 0, 1);
   r.input.buffer = in;
   r.output.buffer = rowmean;
   if (s == CLR_OK)
@@ -556,7 +542,7 @@ static void set_chain(clr_context *ctx) {
            "%s, %zu wrong: %s",
            clr_status_name(s), bad, clr_context_error(ctx));
   /* host arrays are not enqueued */
-  r = matrix_request(CLR_SUM, CLR_FLOAT, R, C, 0, 0);
+  r = tu_matrix_request(CLR_SUM, CLR_FLOAT, R, C, 0, 0);
   r.input.host = m;
   r.output.host = cs;
   cl_event none = NULL;
@@ -608,8 +594,8 @@ static void set_errors(clr_context *ctx) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     clr_request r =
-        matrix_request(cases[i].op, CLR_FLOAT, cases[i].rows, cases[i].cols,
-                       cases[i].pitch, cases[i].axis);
+        tu_matrix_request(cases[i].op, CLR_FLOAT, cases[i].rows, cases[i].cols,
+                          cases[i].pitch, cases[i].axis);
     clr_options o = CLR_OPTIONS_INIT;
     o.exact = cases[i].exact;
     r.options = &o;
@@ -624,7 +610,7 @@ static void set_errors(clr_context *ctx) {
              clr_status_name(cases[i].want), cases[i].needle);
   }
   /* another kind given a shape */
-  clr_request r = matrix_request(CLR_SUM, CLR_FLOAT, 3, 4, 0, 0);
+  clr_request r = tu_matrix_request(CLR_SUM, CLR_FLOAT, 3, 4, 0, 0);
   r.kind = CLR_REQ_REDUCE;
   r.n = 12;
   r.input.host = m;
@@ -635,7 +621,7 @@ static void set_errors(clr_context *ctx) {
            "a reduce given rows and cols: %s (%s)", clr_status_name(s),
            clr_context_error(ctx));
   /* and the context still works */
-  r = matrix_request(CLR_SUM, CLR_FLOAT, 3, 4, 0, 1);
+  r = tu_matrix_request(CLR_SUM, CLR_FLOAT, 3, 4, 0, 1);
   for (int k = 0; k < 12; k++)
     m[k] = (float)k;
   r.input.host = m;

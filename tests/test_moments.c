@@ -466,20 +466,6 @@ static void set_segments(clr_context *ctx) {
 
 /* ------------------------------------------------------------ matrices */
 
-static clr_request matrix_request(clr_op op, clr_type t, size_t rows,
-                                  size_t cols, size_t pitch, int axis) {
-  clr_request r;
-  clr_request_init(&r);
-  r.kind = CLR_REQ_MATRIX;
-  r.op = op;
-  r.type = t;
-  r.rows = rows;
-  r.cols = cols;
-  r.pitch = pitch;
-  r.axis = axis;
-  return r;
-}
-
 /* One matrix (its padding poisoned) through clr_run, host arrays
  * (buffers 0) or buffers (1), or clr_enqueue of buffers (2), every result
  * checked; expect_chunks: it must have streamed; plant_nan: a NaN in the
@@ -507,7 +493,7 @@ static void run_matrix(clr_context *ctx, const clr_options *opt, clr_op op,
     clr_store_fp(t, m, rows / 2 * p + cols / 2, NAN);
   unsigned char *res = tu_xmalloc((count + 2) * rb);
   memset(res, 0xa5, (count + 2) * rb);
-  clr_request r = matrix_request(op, t, rows, cols, pitch, axis);
+  clr_request r = tu_matrix_request(op, t, rows, cols, pitch, axis);
   r.options = opt;
   cl_mem in = NULL, out = NULL;
   if (buffers) {
@@ -598,7 +584,7 @@ static void set_matrix(clr_context *ctx) {
   opt.ddof = 1;
   size_t rb = clr_result_bytes(&opt, CLR_STD, CLR_FLOAT);
   unsigned char *a = tu_xmalloc(R * rb), *b = tu_xmalloc(R * rb);
-  clr_request r = matrix_request(CLR_STD, CLR_FLOAT, R, C, 0, 1);
+  clr_request r = tu_matrix_request(CLR_STD, CLR_FLOAT, R, C, 0, 1);
   r.options = &opt;
   r.input.host = m;
   r.output.host = a;

@@ -804,4 +804,21 @@ static TU_UNUSED const char *tu_fmtv(clr_value v, char *buf, size_t size) {
   return buf;
 }
 
+/* A CLR_REQ_MATRIX request of op over a rows x cols matrix of t (pitch 0:
+ * cols), a result per column (axis 0) or row (axis 1); operands unset. */
+static inline clr_request tu_matrix_request(clr_op op, clr_type t, size_t rows,
+                                            size_t cols, size_t pitch,
+                                            int axis) {
+  clr_request r;
+  clr_request_init(&r);
+  r.kind = CLR_REQ_MATRIX;
+  r.op = op;
+  r.type = t;
+  r.rows = rows;
+  r.cols = cols;
+  r.pitch = pitch;
+  r.axis = axis;
+  return r;
+}
+
 #endif

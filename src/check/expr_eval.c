@@ -1082,12 +1082,6 @@ int clr_ref_segments_check_expr(clr_map_eval *m, const clr_options *opt,
 
 /* ------------------------------------------------------------ matrices */
 
-/* Bytes of column values held at once by clr_ref_matrix_check_expr (at
- * least one column, whatever its length), and columns at most: a row's
- * piece of a block is one run of memory. */
-#define MATRIX_BLOCK_BYTES ((size_t)16 << 20)
-#define MATRIX_BLOCK_COLUMNS ((size_t)64)
-
 int clr_ref_matrix_check_expr(clr_map_eval *m, const clr_options *opt,
                               clr_op op, clr_type type, const void *data,
                               size_t rows, size_t cols, size_t pitch, int axis,
@@ -1133,13 +1127,7 @@ int clr_ref_matrix_check_expr(clr_map_eval *m, const clr_options *opt,
    * vals + k * rows (column-major, as its fold reads them), evaluated row
    * by row: the matrix is read in memory order, a row's piece of the
    * block at a time, and never copied. */
-  size_t width = rows ? MATRIX_BLOCK_BYTES / (rows * vsize) : 1;
-  if (width < 1)
-    width = 1;
-  if (width > MATRIX_BLOCK_COLUMNS)
-    width = MATRIX_BLOCK_COLUMNS;
-  if (width > cols)
-    width = cols;
+  size_t width = clr_ref_matrix_block(rows, cols, vsize);
   unsigned char *vals = malloc((width ? width : 1) * (rows ? rows : 1) * vsize);
   clr_expr_reference *refs = malloc((width ? width : 1) * sizeof *refs);
   if (!vals || !refs) {

@@ -221,12 +221,21 @@ static int ranges_check(clr_map map, clr_op op, clr_type type, clr_type rt,
   return ok;
 }
 
-/* Bytes of columns gathered at once by clr_ref_matrix_check (at least
- * one column, whatever its length). */
+/* Bytes of columns gathered at once by the matrix checks (at least one
+ * column, whatever its length). */
 #define MATRIX_GATHER_BYTES ((size_t)16 << 20)
 /* Columns gathered at once at most: a row's piece of them is read as one
  * run of memory. */
 #define MATRIX_GATHER_COLUMNS ((size_t)64)
+
+size_t clr_ref_matrix_block(size_t rows, size_t cols, size_t esize) {
+  size_t width = rows ? MATRIX_GATHER_BYTES / (rows * esize) : 1;
+  if (width < 1)
+    width = 1;
+  if (width > MATRIX_GATHER_COLUMNS)
+    width = MATRIX_GATHER_COLUMNS;
+  return width > cols ? cols : width;
+}
 
 /* The w elements (esize bytes each) at src to dst, dst + step, ... */
 static void gather_row(char *dst, size_t step, const char *src, size_t w,
@@ -295,13 +304,7 @@ static int matrix_check(clr_map map, clr_op op, clr_type type, clr_type rt,
   }
   /* Axis 0: block columns [c0, c0 + width) gathered column-major into
    * scratch (column k of the block at scratch + k * rows), row by row. */
-  size_t width = rows ? MATRIX_GATHER_BYTES / (rows * esize) : 1;
-  if (width < 1)
-    width = 1;
-  if (width > MATRIX_GATHER_COLUMNS)
-    width = MATRIX_GATHER_COLUMNS;
-  if (width > cols)
-    width = cols;
+  size_t width = clr_ref_matrix_block(rows, cols, esize);
   char *scratch = malloc((width ? width : 1) * (rows ? rows : 1) * esize);
   if (!scratch)
     return 0;

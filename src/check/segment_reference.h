@@ -82,6 +82,11 @@ int clr_ref_matrix_check_opt(const clr_options *opt, clr_op op, clr_type type,
                              size_t pitch, int axis, const void *results,
                              size_t depth, clr_segments_check *out);
 
+/* The columns a matrix check holds at once (gathered column-major, a
+ * block's row piece read as one run): at most 64 and 16 MiB of elements
+ * of esize bytes, at least one, at most cols. */
+size_t clr_ref_matrix_block(size_t rows, size_t cols, size_t esize);
+
 /* Check out (n elements of out_type), the segmented scan of in (of type)
  * over the segments [offsets[s], offsets[s + 1]): each segment by
  * clr_ref_scan_check_to over it alone (depth capped at its length), so an
