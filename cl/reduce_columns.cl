@@ -107,7 +107,8 @@
 #define COL_LOAD1(p, e) IN_AT(p, e)
 #endif
 
-/* acc stored at out[o], folded after what is there when fold_into. */
+/* acc stored at out[o], folded after what is there when fold_into (as
+ * the result: CLR_FINAL, finished where the host built it so). */
 #define COL_PUT(out, o, acc)                                                   \
   do {                                                                         \
     COL_T v_ = (acc);                                                          \
@@ -116,7 +117,7 @@
       COL_FOLD(b_, v_);                                                        \
       v_ = b_;                                                                 \
     }                                                                          \
-    (out)[o] = v_;                                                             \
+    (out)[o] = CLR_FINAL(v_);                                                  \
   } while (0)
 
 #if CLR_OP_IS_RECORD

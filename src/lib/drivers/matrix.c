@@ -75,6 +75,9 @@ typedef struct cols_plan {
    * those kernels, [vec / 2] ("" and unused otherwise) */
   char fin[96];
   clr_program_entry *fin_first[3], *fin_partials[3];
+  /* columns: the call's last launch writes each result once (no block
+   * of rows folds into it after), so it may finish them (fin) */
+  int fuse_cols;
   clr_map map;
   size_t wg;      /* strided: the work-group size */
   cl_ulong ibase; /* a map expression's i of element (0, 0) */
@@ -128,7 +131,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->op = clr_op_info(op)->runs;
   p->in = type;
   p->acc = clr_opt_result_type(opt, p->op, type);
-  if (axis == 1 && clr_op_is_moments(op))
+  if (clr_op_is_moments(op))
     snprintf(
         p->fin, sizeof p->fin,
         " -DCLR_MOMENTS_DDOF=%llu%s -cl-fp32-correctly-rounded-divide-sqrt",
@@ -311,19 +314,21 @@ static clr_status strided_kernel(clr_context *ctx, cols_plan *p, int first,
     snprintf(extra, sizeof extra, "-DROWS_VEC=%u%s%s", vec,
              first ? "" : " -DCLR_ROWS_PARTIALS=1", fin ? p->fin : "");
   else
-    snprintf(extra, sizeof extra, "-DCOLS_RUN=%zu -DCOLS_VEC=%u%s", p->run_cols,
-             vec, first ? "" : " -DCLR_COLS_PARTIALS=1");
-  clr_build_spec spec = {.source = p->axis == 1 ? "reduce_rows.cl"
-                                                : "reduce_columns.cl",
-                         .kernel = p->axis == 0       ? "clr_columns"
-                                   : first && p->runs ? "clr_rows_runs"
-                                                      : "clr_rows_lanes",
-                         .in = first ? p->in : p->acc,
-                         .acc = p->acc,
-                         .op = first ? p->op : clr_op_info(p->op)->partial,
-                         .map = first ? p->map : CLR_MAP_NONE,
-                         .extra = extra,
-                         .prelude = first && p->prelude[0] ? p->prelude : NULL};
+    snprintf(extra, sizeof extra, "-DCOLS_RUN=%zu -DCOLS_VEC=%u%s%s",
+             p->run_cols, vec, first ? "" : " -DCLR_COLS_PARTIALS=1",
+             fin ? p->fin : "");
+  clr_build_spec spec = {
+      .source = p->axis == 1 ? "reduce_rows.cl" : "reduce_columns.cl",
+      .kernel = p->axis == 0
+                    ? (first && p->runs ? "clr_columns_runs" : "clr_columns")
+                : first && p->runs ? "clr_rows_runs"
+                                   : "clr_rows_lanes",
+      .in = first ? p->in : p->acc,
+      .acc = p->acc,
+      .op = first ? p->op : clr_op_info(p->op)->partial,
+      .map = first ? p->map : CLR_MAP_NONE,
+      .extra = extra,
+      .prelude = first && p->prelude[0] ? p->prelude : NULL};
   clr_status st = clr_get_kernel(ctx, &spec, slot);
   if (st == CLR_OK && (*slot)->max_wg < p->wg)
     st = clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -422,14 +427,12 @@ static clr_status launch(clr_context *ctx, cols_plan *p, int first,
                          const cols_shape *s, cl_mem data, size_t data_off,
                          size_t r0, size_t r1, size_t cols, size_t pitch,
                          cl_mem out, size_t out_off, size_t out_pitch,
-                         size_t row_base, int fold_into) {
-  clr_program_entry *k = first ? p->first : p->partials;
+                         size_t row_base, int fold_into, int final) {
+  clr_program_entry *k = NULL;
   int runs = first && p->runs;
-  if (!runs) {
-    clr_status vs = strided_kernel(ctx, p, first, s->vec, 0, &k);
-    if (vs != CLR_OK)
-      return vs;
-  }
+  clr_status vs = strided_kernel(ctx, p, first, runs ? 1 : s->vec, final, &k);
+  if (vs != CLR_OK)
+    return vs;
   cl_ulong d_off = data_off, a = r0, b = r1, c = cols, pi = pitch,
            span = s->span, per = s->rows_per, o_off = out_off,
            o_pitch = out_pitch, rb = row_base;
@@ -481,9 +484,10 @@ static clr_status fold_rows(clr_context *ctx, cols_plan *p, cl_mem data,
   size_t depth = ceil_div(s.rows_per, lanes) + lanes + s.splits + fold_into;
   if (depth > p->depth)
     p->depth = depth;
+  int final = p->fuse_cols && !fold_into;
   if (s.splits == 1)
     return launch(ctx, p, 1, &s, data, data_off, r0, r1, cols, pitch, out,
-                  out_off, cols, row_base, fold_into);
+                  out_off, cols, row_base, fold_into, final);
   size_t bytes = s.splits * cols * p->acc_bytes;
   if (s.splits > SIZE_MAX / cols / p->acc_bytes)
     return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
@@ -491,12 +495,12 @@ static clr_status fold_rows(clr_context *ctx, cols_plan *p, cl_mem data,
   clr_status st = reserve_partials(ctx, p, bytes);
   if (st == CLR_OK)
     st = launch(ctx, p, 1, &s, data, data_off, r0, r1, cols, pitch,
-                ctx->partial[0].mem, 0, cols, row_base, 0);
+                ctx->partial[0].mem, 0, cols, row_base, 0, 0);
   cols_shape fin = strided_shape(ctx, p, s.splits, cols,
                                  strided_vec(p, 0, 0, 4, cols, cols), 0);
   if (st == CLR_OK)
     st = launch(ctx, p, 0, &fin, ctx->partial[0].mem, 0, 0, s.splits, cols,
-                cols, out, out_off, cols, 0, fold_into);
+                cols, out, out_off, cols, 0, fold_into, final);
   return st;
 }
 
@@ -831,7 +835,8 @@ static clr_status matrix_buffer_work(clr_context *ctx, const clr_options *opt,
     return st;
   }
   plan.async = async;
-  plan.sp = sp; /* a plan: the dry run alone */
+  plan.sp = sp;       /* a plan: the dry run alone */
+  plan.fuse_cols = 1; /* one fold of the whole matrix */
   for (plan.dry = async != NULL || sp; st == CLR_OK; plan.dry = 0) {
     plan.launches = 0;
     st = fold_axis(ctx, &plan, axis, data, data_offset, 0, rows, cols, pitch,
@@ -847,7 +852,7 @@ static clr_status matrix_buffer_work(clr_context *ctx, const clr_options *opt,
                   n_results, counts);
     /* var and std of columns: their records finished (rows finish in
      * their kernels' last writes); enqueued, after the last command */
-    if (st == CLR_OK && axis == 0 && clr_op_is_moments(op)) {
+    if (st == CLR_OK && axis == 0 && clr_op_is_moments(op) && !plan.fuse_cols) {
       if (plan.dry)
         st = clr_moments_finish_prepare(ctx, op, type, plan.acc);
       else if (async) {
@@ -925,6 +930,9 @@ static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
   size_t block = 1;
   if (cols <= chunk && chunk - cols >= pitch)
     block = (chunk - cols) / pitch + 1;
+  /* one block of rows and one band of columns: each column's result is
+   * written once, finished by its kernel */
+  plan.fuse_cols = block >= rows && band >= cols;
   clr_staged res;
   memset(&res, 0, sizeof res);
   st = clr_stage_in(ctx, &ctx->output, results, n_results * plan.acc_bytes, 1,
@@ -970,7 +978,7 @@ static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
                 counts);
   if (counts)
     clReleaseMemObject(counts);
-  if (st == CLR_OK && axis == 0 && clr_op_is_moments(op))
+  if (st == CLR_OK && axis == 0 && clr_op_is_moments(op) && !plan.fuse_cols)
     st = clr_moments_finish_buffer(ctx, opt, op, type, plan.acc, res.mem, 0,
                                    n_results);
   if (st == CLR_OK)
