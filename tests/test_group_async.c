@@ -93,6 +93,12 @@ static void cpu_reduce(clr_op op, clr_type t, const void *x, size_t n,
   }
   *index = op == CLR_ARGMAX ? at : 0;
   *v = op == CLR_SUM ? s : op == CLR_MEAN ? s / (double)n : m;
+  if (op == CLR_VAR || op == CLR_STD) { /* two passes, ddof 0 */
+    double mean = s / (double)n, m2 = 0;
+    for (size_t i = 0; i < n; i++)
+      m2 += (elem(t, x, i) - mean) * (elem(t, x, i) - mean);
+    *v = op == CLR_STD ? sqrt(m2 / (double)n) : m2 / (double)n;
+  }
 }
 
 static int same_value(const clr_value *a, const clr_value *b) {
@@ -100,7 +106,8 @@ static int same_value(const clr_value *a, const clr_value *b) {
 }
 
 static const clr_type rtypes[] = {CLR_INT, CLR_LONG, CLR_FLOAT, CLR_DOUBLE};
-static const clr_op rops[] = {CLR_SUM, CLR_MAX, CLR_ARGMAX, CLR_MEAN};
+static const clr_op rops[] = {CLR_SUM,  CLR_MAX, CLR_ARGMAX,
+                              CLR_MEAN, CLR_VAR, CLR_STD};
 #define N_RTYPES (sizeof rtypes / sizeof rtypes[0])
 #define N_ROPS (sizeof rops / sizeof rops[0])
 
@@ -110,7 +117,11 @@ static void check_value(clr_op op, clr_type t, const void *x, size_t n,
   uint64_t index;
   cpu_reduce(op, t, x, n, &want, &index);
   double v = clr_value_as_double(got);
-  double tol = op == CLR_MEAN ? 1e-6 * fabs(want) + 1e-9 : 0;
+  /* a mean: rounded; var and std (parts merged by
+   * clr_value_merge_moments): within float's roundings */
+  double tol = op == CLR_MEAN                   ? 1e-6 * fabs(want) + 1e-9
+               : op == CLR_VAR || op == CLR_STD ? 1e-5 * fabs(want) + 1e-9
+                                                : 0;
   TU_CHECK(fabs(v - want) <= tol && got->index == index && got->op == op,
            "%s %s %s: got %.17g at %llu (op %s), want %.17g at %llu", what,
            clr_op_name(op), clr_type_name(t), v, (unsigned long long)got->index,

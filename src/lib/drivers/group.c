@@ -1034,11 +1034,20 @@ static void finish(group_call *c) {
     memset(&v, 0, sizeof v);
     if (c->counts)
       count = 0;
+    /* var and std: the parts' values (ddof 0) and counts, merged after */
+    clr_value moments[CLR_GROUP_MAX_DEVICES];
+    uint64_t moment_counts[CLR_GROUP_MAX_DEVICES];
+    size_t k = 0;
     for (size_t i = 0; i < g->count; i++) {
       async_part *p = &c->part[i];
       if (!p->n)
         continue;
       clr_value part = clr_result_at(c->runs, c->rtype, p->host[0], 0);
+      if (clr_op_is_moments(c->op)) {
+        moments[k] = part;
+        moment_counts[k++] = p->n;
+        continue;
+      }
       if (have)
         clr_value_combine(c->runs, &v, &part);
       else
@@ -1049,6 +1058,9 @@ static void finish(group_call *c) {
     }
     if (clr_op_flags(c->op) & CLR_OPF_MEAN)
       clr_opt_sum_to_mean(&c->opt, c->type, count, &v);
+    if (clr_op_is_moments(c->op) && k)
+      c->st = clr_value_merge_moments(c->op, moments, moment_counts, k,
+                                      c->opt.ddof, &v);
     v.op = c->op;
     *c->result = v;
   }
@@ -1398,12 +1410,6 @@ CLR_API clr_status clr_group_reduce_buffers_async(
     return abandon(c, group_fail(g, CLR_ERR_INVALID_ARGUMENT,
                                  "unknown operation %d or type %d", (int)op,
                                  (int)type));
-  if (clr_op_is_moments(op))
-    return abandon(
-        c, group_fail(g, CLR_ERR_UNSUPPORTED,
-                      "'%s' over a group is not implemented yet: its parts' "
-                      "(count, mean, M2) do not fold on the host",
-                      clr_op_name(op)));
   c->result = result;
   c->op = op;
   c->type = type;
@@ -1428,6 +1434,8 @@ CLR_API clr_status clr_group_reduce_buffers_async(
     size_t off = offsets ? offsets[i] : 0;
     clr_options o = *opt;
     o.index_base += p->begin;
+    if (clr_op_is_moments(op)) /* a part's M2: its ddof-0 variance */
+      o.ddof = 0;
     if (c->counts) { /* a nanmean: first the count of numbers */
       clr_options co;
       char expr[CLR_MAX_MAP_EXPR + CLR_COUNT_EXPR_EXTRA];
