@@ -57,9 +57,9 @@ for t in ${TYPES:-float}; do
   case " ${OPS:-sum} " in
   *" var "* | *" std "*)
     name=flat-var-$t
-    echo "== clreduce-bench --op=var --type=$t --kernel=coarse --min=${FLAT:-1e8} --max=${FLAT:-1e8} --repeat=$r"
-    "$bench" --op=var --type="$t" --kernel=coarse --min="${FLAT:-1e8}" \
-      --max="${FLAT:-1e8}" --repeat="$r" --json="$out/$name.json" \
+    echo "== clreduce-bench --op=var --type=$t --kernel=coarse --min-n=${FLAT:-1e8} --max-n=${FLAT:-1e8} --repeat=$r"
+    "$bench" --op=var --type="$t" --kernel=coarse --min-n="${FLAT:-1e8}" \
+      --max-n="${FLAT:-1e8}" --repeat="$r" --json="$out/$name.json" \
       >"$out/$name.txt" 2>"$out/$name.err"
     rc=$?
     sed -n '/^kernel /,$p' "$out/$name.txt"
