@@ -1186,6 +1186,12 @@ static void set_errors(clr_context *ctx) {
     snprintf(what, sizeof what, "%s int accumulated in long", clr_op_name(op));
     expect_refused(ctx, clr_reduce_host(ctx, &opt, op, CLR_INT, xi, 64, &v),
                    what);
+    /* no type at all: the argument is wrong, not the support */
+    opt.accumulate_in = (clr_type)(CLR_TYPE_COUNT + 1);
+    s = clr_reduce_host(ctx, &opt, op, CLR_FLOAT, x, 64, &v);
+    tu_check(s == CLR_ERR_INVALID_ARGUMENT && clr_context_error(ctx)[0] != '\0',
+             "%s accumulated in no type: %s (%s)", clr_op_name(op),
+             clr_status_name(s), clr_context_error(ctx));
     /* a scan of a variance means nothing */
     float out[64];
     snprintf(what, sizeof what, "%s scan", clr_op_name(op));

@@ -373,6 +373,11 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
       return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
                       "'%s' takes no %s (not implemented)", row->name,
                       opt->exact ? "exact mode" : "map");
+    if (acc != CLR_TYPE_DEFAULT && !clr_type_info(acc))
+      return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                      "accumulate_in %d is no type (CLR_TYPE_DEFAULT: the "
+                      "default)",
+                      (int)acc);
     if (acc != CLR_TYPE_DEFAULT && acc != CLR_DOUBLE &&
         !(acc == CLR_FLOAT && (type == CLR_FLOAT || type == CLR_HALF)))
       return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
