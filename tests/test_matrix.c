@@ -84,6 +84,32 @@ static int check_results(const char *what, clr_op op, clr_type t,
   return ok;
 }
 
+/* r's input and output: the host arrays m (m_bytes) and res, or buffers
+ * made for them (*in holding m after in_pad zero bytes, *out res_bytes
+ * after out_pad bytes), at those offsets (in elements of r's operands). */
+static void operands(clr_context *ctx, clr_request *r, int buffers,
+                     const void *m, size_t m_bytes, size_t in_pad, void *res,
+                     size_t res_bytes, size_t out_pad, cl_mem *in,
+                     cl_mem *out) {
+  if (!buffers) {
+    r->input.host = m;
+    r->output.host = res;
+    return;
+  }
+  size_t es = clr_type_size(r->type);
+  size_t rb = clr_result_bytes(r->options, r->op, r->type);
+  unsigned char *padded = tu_xmalloc(in_pad + m_bytes);
+  memset(padded, 0, in_pad);
+  memcpy(padded + in_pad, m, m_bytes);
+  *in = tu_new_buffer(ctx, in_pad + m_bytes, padded);
+  free(padded);
+  *out = tu_new_buffer(ctx, out_pad + res_bytes, NULL);
+  r->input.buffer = *in;
+  r->input.offset = in_pad / es;
+  r->output.buffer = *out;
+  r->output.offset = out_pad / rb;
+}
+
 /* One matrix through clr_run: host arrays, and (buffers) at offsets. */
 static void run_one(clr_context *ctx, const clr_options *opt, clr_op op,
                     clr_type t, size_t rows, size_t cols, size_t pitch,
@@ -103,21 +129,8 @@ static void run_one(clr_context *ctx, const clr_options *opt, clr_op op,
   cl_mem in = NULL, out = NULL;
   /* an offset that keeps vector loads aligned, or one that does not */
   const size_t in_off = (rows + cols) % 2 ? 4 : 3, out_off = 2;
-  if (buffers) {
-    unsigned char *padded = tu_xmalloc((elems + in_off) * es);
-    memset(padded, 0, in_off * es);
-    memcpy(padded + in_off * es, m, elems * es);
-    in = tu_new_buffer(ctx, (elems + in_off) * es, padded);
-    free(padded);
-    out = tu_new_buffer(ctx, (count + out_off) * rb, NULL);
-    r.input.buffer = in;
-    r.input.offset = in_off;
-    r.output.buffer = out;
-    r.output.offset = out_off;
-  } else {
-    r.input.host = m;
-    r.output.host = res;
-  }
+  operands(ctx, &r, buffers, m, elems * es, in_off * es, res, count * rb,
+           out_off * rb, &in, &out);
   clr_status s = clr_run(ctx, &r, NULL);
   char what[96];
   snprintf(what, sizeof what, "%s%s", buffers ? "buffers" : "host",
@@ -220,21 +233,8 @@ static void nanmean_one(clr_context *ctx, clr_layout layout, clr_type t,
   r.options = &opt;
   cl_mem in = NULL, out = NULL;
   const size_t in_off = (rows + cols) % 2 ? 4 : 3, out_off = 1;
-  if (mode) {
-    unsigned char *padded = tu_xmalloc((elems + in_off) * es);
-    memset(padded, 0, in_off * es);
-    memcpy(padded + in_off * es, m, elems * es);
-    in = tu_new_buffer(ctx, (elems + in_off) * es, padded);
-    free(padded);
-    out = tu_new_buffer(ctx, (count + out_off) * rb, NULL);
-    r.input.buffer = in;
-    r.input.offset = in_off;
-    r.output.buffer = out;
-    r.output.offset = out_off;
-  } else {
-    r.input.host = m;
-    r.output.host = res;
-  }
+  operands(ctx, &r, mode != 0, m, elems * es, in_off * es, res, count * rb,
+           out_off * rb, &in, &out);
   static const char *const modes[] = {"host", "buffers", "enqueued"};
   char what[128];
   snprintf(what, sizeof what, "nanmean %s%s %s %zux%zu pitch %zu axis %d, %s",
