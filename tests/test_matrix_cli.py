@@ -568,8 +568,6 @@ def refusals():
             (["--shape=5x5", "--axis=1", "--kernel=sequential"],
              ["--shape", "--kernel=sequential"],
              "with another reduction kernel"),
-            (["--shape=5x5", "--axis=0", "--exact"],
-             ["--exact", "--shape", "not supported"], "with --exact"),
             (["--shape=5x5", "--axis=0", "--device=all"],
              ["--shape", "one device", "--device=all"], "--device=all"),
             (["--shape=5x5", "--axis=1", "--device=0,1"],

@@ -1118,11 +1118,6 @@ static int check_matrix(cli_args *a) {
                     a->axis == 0 ? "column" : "row", clash);
     return -1;
   }
-  if (a->opt.exact) {
-    cli_usage_error("--exact is not supported with --shape yet: exact sums "
-                    "of a matrix's columns or rows are not implemented");
-    return -1;
-  }
   uint64_t n = a->rows * a->cols;
   if (a->n_given && a->n != n) {
     cli_usage_error("--n=%llu does not match --shape=%llux%llu (%llu "

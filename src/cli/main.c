@@ -3,6 +3,7 @@
 #include "args.h"
 #include "cli.h"
 #include "datagen.h"
+#include "exact_matrix.h"
 #include "exact_sum.h"
 #include "expr_eval.h"
 #include "fileio.h"
@@ -819,6 +820,17 @@ static int run_segments(run_state *st) {
     int rc = expr_segments_check(st, &chk);
     if (rc != 0)
       return rc;
+    report_elements(r, &chk);
+  } else if (a->verify && st->matrix &&
+             clr_ref_exact_matrix_applies(&a->opt, a->op, a->type)) {
+    /* exact sums (and means) of a matrix: each column's or row's by
+     * equality with the CPU's exact sum of it (a mean: that sum divided
+     * once), no error bound */
+    clr_segments_check chk;
+    if (!clr_ref_matrix_check_exact(&a->opt, a->op, a->type, st->data,
+                                    (size_t)a->rows, (size_t)a->cols,
+                                    (size_t)a->cols, a->axis, st->out, &chk))
+      return out_of_memory(S, rsize, "reference values");
     report_elements(r, &chk);
   } else if (a->verify) {
     clr_segments_check chk;
