@@ -393,12 +393,11 @@ __kernel void clr_exact_sum(__global const EX_T *in, ulong offset, ulong n,
     atomic_or((__global uint *)(sum + EX_SLOTS), group_flags);
 }
 
-/* ---- the rounding on the device (clr_enqueue): src/lib/drivers/exact.c's
- * clr_exact_round, one work-item.  The call's superaccumulator acc (its
- * words as 64-bit integers, whichever atomics wrote them, then the
- * flags) is carried into normal form, its value rounded once to nearest,
- * ties to even, and the float's or double's bits written to
- * out[out_off]: the bits the host's rounding gives. */
+/* ---- the rounding on the device (clr_enqueue, rows and columns):
+ * src/lib/drivers/exact.c's clr_exact_round.  A superaccumulator is
+ * carried into normal form, its value rounded once to nearest, ties to
+ * even, and the float's or double's bits written: the bits the host's
+ * rounding gives. */
 #if CLR_IN_FLOAT
 #define EX_PREC 24
 #define EX_INF_BITS 0x7f800000u
@@ -413,11 +412,9 @@ inline uint ex_limb_bit(const uint *limb, uint i) {
   return (limb[i / 32] >> (i % 32)) & 1u;
 }
 
-__kernel void clr_exact_round(__global const long *acc, __global EX_BITS_T *out,
-                              ulong out_off) {
-  if (get_global_id(0) != 0)
-    return;
-  uint flags = ((__global const uint *)(acc + EX_WORDS))[0];
+/* The bits of the float or double nearest the superaccumulator's value
+ * (its words as 64-bit integers, whichever atomics wrote them). */
+inline EX_BITS_T ex_round(const long *words, uint flags) {
   EX_BITS_T r;
   if ((flags & EX_NAN) ||
       (flags & (EX_POS_INF | EX_NEG_INF)) == (EX_POS_INF | EX_NEG_INF)) {
@@ -432,7 +429,7 @@ __kernel void clr_exact_round(__global const long *acc, __global EX_BITS_T *out,
     uint limb[EX_WORDS + 1];
     long carry = 0, top = 0;
     for (uint w = 0; w < EX_WORDS; w++) {
-      long t = acc[w] + carry;
+      long t = words[w] + carry;
       if (w + 1 < EX_WORDS) {
         long digit = t & 0xffffffffL;
         limb[w] = (uint)digit;
@@ -484,5 +481,145 @@ __kernel void clr_exact_round(__global const long *acc, __global EX_BITS_T *out,
         r |= (EX_BITS_T)1 << EX_SIGN_SHIFT;
     }
   }
-  out[out_off] = r;
+  return r;
+}
+
+/* count superaccumulators from acc, EX_WORDS + 1 longs apart (a record:
+ * the words, then the flags), rounded to out[out_off + i]: a work-item
+ * each. */
+__kernel void clr_exact_round(__global const long *acc, __global EX_BITS_T *out,
+                              ulong out_off, ulong count) {
+  ulong i = get_global_id(0);
+  if (i >= count)
+    return;
+  __global const long *rec = acc + i * (EX_WORDS + 1);
+  long words[EX_WORDS];
+  for (uint w = 0; w < EX_WORDS; w++)
+    words[w] = rec[w];
+  out[out_off + i] =
+      ex_round(words, ((__global const uint *)(rec + EX_WORDS))[0]);
+}
+
+/* ---- rows and columns of a matrix (src/lib/drivers/matrix.c): a result
+ * per output o < n_out, the exact sum of its len elements
+ * in[offset + o * out_stride + k * elem_stride].  A work-group takes
+ * per_group outputs (G) side by side, its work-items in G x P: work-item
+ * (g, p) filters elements p, p + P, ... of output g through its expansion
+ * (by_rows: lid = g P + p, so a row's elements are read side by side;
+ * else lid = p G + g, a row of G columns at once).  Each output has its
+ * superaccumulator in local memory; the expansions merge pairwise down a
+ * tree within each output, as in clr_exact_sum.  The launch's second
+ * dimension splits the elements: split s takes k in
+ * [s per_split, (s + 1) per_split), at most 2^26 (the local words' bound).
+ *   direct: the launch takes every element of its outputs (one split):
+ *     the result's bits go to out[out_off + o], rounded here;
+ *   else: each output's superaccumulator is added to its record in sums
+ *     (EX_WORDS + 1 longs apart, as the call's of clr_exact_sum, zeroed
+ *     by clr_exact_zero), rounded by clr_exact_round after the last
+ *     launch. */
+#define EX_REC_SLOTS (EX_SLOTS + EX_SLOTS / EX_WORDS)
+
+#if CLR_VEC == 1 /* an element a load: the host builds it with -DCLR_VEC=1 */
+
+__kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
+                             ulong len, ulong out_stride, ulong elem_stride,
+                             uint per_group, uint by_rows, ulong per_split,
+                             uint direct, __global ex_word_t *sums,
+                             __global EX_BITS_T *out, ulong out_off,
+                             __local ex_word_t *accs, __local uint *flags,
+                             __local EX_T *terms) {
+  uint lid = (uint)get_local_id(0), wg = (uint)get_local_size(0);
+  uint G = per_group, P = wg / G;
+  uint g = by_rows ? lid / P : lid % G;
+  uint p = by_rows ? lid % P : lid / G;
+  uint step = by_rows ? 1 : G; /* from (g, p) to (g, p + 1) */
+  for (uint i = lid; i < G * EX_SLOTS; i += wg)
+    accs[i] = 0;
+  for (uint i = lid; i < G; i += wg)
+    flags[i] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  ulong o = (ulong)get_group_id(0) * G + g;
+  __local ex_word_t *acc = accs + g * EX_SLOTS;
+  ulong k0 = (ulong)get_group_id(1) * per_split;
+  ulong k1 = min(k0 + per_split, len);
+  EX_T u[CLR_TERMS];
+  u[0] = (EX_T)(-0.0); /* as t[0] in clr_exact_sum: its bits tell */
+  for (int k = 1; k < CLR_TERMS; k++)
+    u[k] = (EX_T)0;
+  uint fl = 0;
+  if (o < n_out && p < P) {
+    __global const EX_T *q = in + offset + o * out_stride;
+    for (ulong k = k0 + p; k < k1; k += P) {
+      EX_T x = q[k * elem_stride];
+      EX_ELEMENTS(acc, u, x, fl);
+    }
+    if (EX_AS_BITS(u[0]) != EX_AS_BITS((EX_T)(-0.0)))
+      fl |= EX_NONZERO;
+    if (fl)
+      atomic_or(&flags[g], fl);
+  }
+
+  /* Each output's expansions merged down a tree over p. */
+  for (int k = 0; k < CLR_TERMS; k++)
+    terms[lid * CLR_TERMS + k] = u[k];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = clr_pow2_below(P); s > 0; s >>= 1) {
+    if (p < s && p + s < P) {
+      uint other = lid + s * step;
+      for (int k = 0; k < CLR_TERMS; k++) {
+        EX_T r = ex_accumulate1(u, terms[other * CLR_TERMS + k]);
+        if (r != 0)
+          ex_add_bits(acc, r);
+      }
+      for (int k = 0; k < CLR_TERMS; k++)
+        terms[lid * CLR_TERMS + k] = u[k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (p == 0)
+    for (int k = 0; k < CLR_TERMS; k++)
+      if (u[k] != 0)
+        ex_add_bits(acc, u[k]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  if (direct) {
+    if (p == 0 && o < n_out) {
+      long words[EX_WORDS];
+      for (uint w = 0; w < EX_WORDS; w++)
+        words[w] = ex_word_get(acc, w);
+      out[out_off + o] = ex_round(words, flags[g]);
+    }
+    return;
+  }
+  /* Into the outputs' records: digit to word w, carry to w + 1 (as
+   * clr_exact_sum). */
+  ulong o0 = (ulong)get_group_id(0) * G;
+  for (uint i = lid; i < G * EX_WORDS; i += wg) {
+    uint gi = i / EX_WORDS, w = i % EX_WORDS;
+    if (o0 + gi >= n_out)
+      continue;
+    __global ex_word_t *rec = sums + (o0 + gi) * EX_REC_SLOTS;
+    long v = ex_word_get(accs + gi * EX_SLOTS, w);
+    if (w + 1 < EX_WORDS) {
+      long digit = v & 0xffffffffL;
+      ex_global_add(rec, w, digit);
+      ex_global_add(rec, w + 1, (v - digit) / 4294967296L); /* exact */
+    } else {
+      ex_global_add(rec, w, v);
+    }
+  }
+  for (uint i = lid; i < G; i += wg)
+    if (o0 + i < n_out && flags[i])
+      atomic_or((__global uint *)(sums + (o0 + i) * EX_REC_SLOTS + EX_SLOTS),
+                flags[i]);
+}
+
+#endif
+
+/* count records of sums (EX_REC_SLOTS words each) zeroed. */
+__kernel void clr_exact_zero(__global ex_word_t *sums, ulong count) {
+  for (ulong i = get_global_id(0); i < count * EX_REC_SLOTS;
+       i += get_global_size(0))
+    sums[i] = 0;
 }

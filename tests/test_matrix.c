@@ -14,7 +14,7 @@
  *                  small max_chunk_bytes): blocks of rows, pieces of rows
  *                  (nanmean too: its counts streamed with its sums)
  *   --set=errors   refusals: no rows, pitch < cols, axis 2, n given,
- *                  overflow, exact sums; and clr_enqueue: a chain of four
+ *                  overflow, an exact nansum; and clr_enqueue: a chain of four
  *                  calls with one wait
  */
 #include "clreduce.h"
@@ -590,7 +590,8 @@ static void set_errors(clr_context *ctx) {
        SIZE_MAX / 2, 4, 0, 0, 0, CLR_SUM, 0},
       {"rows x pitch overflows", "address space", CLR_ERR_INVALID_ARGUMENT,
        SIZE_MAX / 8, 4, SIZE_MAX / 16, 0, 0, CLR_SUM, 0},
-      {"exact", "exact", CLR_ERR_UNSUPPORTED, 3, 4, 0, 0, 0, CLR_SUM, 1},
+      {"exact nansum", "skip NaNs", CLR_ERR_UNSUPPORTED, 3, 4, 0, 0, 0,
+       CLR_NANSUM, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     clr_request r =

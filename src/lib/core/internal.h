@@ -752,6 +752,17 @@ clr_status clr_exact_scratch(clr_context *ctx, const clr_options *opt,
                              clr_type type, int async, clr_scratch_plan *sp);
 /* A superaccumulator read back (cl/reduce_exact.cl) rounded to nearest. */
 clr_value clr_exact_round(clr_type type, const int64_t *record);
+/* Exact sums of a matrix's rows or columns (matrix.c): cl/reduce_exact.cl's
+ * clr_exact_axis, clr_exact_round (of records) and clr_exact_zero for float
+ * or double, with the length of their superaccumulator (words, and a
+ * record's bytes: the words and the flags) and of the expansion (terms). */
+typedef struct clr_exact_kernels {
+  clr_program_entry *axis, *round, *zero;
+  size_t words, rec_bytes;
+  unsigned terms;
+} clr_exact_kernels;
+clr_status clr_exact_axis_kernels(clr_context *ctx, clr_type type,
+                                  clr_exact_kernels *k);
 
 /* ---- reduce.c */
 /* The buffers a reduction (in2 NULL) or dot product of n buffer elements

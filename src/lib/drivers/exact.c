@@ -56,6 +56,15 @@ int clr_exact_applies(const clr_options *opt, clr_op op, clr_type type) {
   return opt->exact && op == CLR_SUM && clr_type_is_float(type);
 }
 
+/* The build options of cl/reduce_exact.cl beyond the type's. */
+static void exact_defines(const clr_context *ctx, clr_type type, char *extra,
+                          size_t size) {
+  int atomics64 = ctx->int64_atomics && ctx->tuning.exact_int64_atomics;
+  snprintf(extra, size,
+           "-DCLR_EX_WORDS=%zu -DCLR_TERMS=%u -DCLR_INT64_ATOMICS=%d",
+           formats[type].words, ctx->tuning.exact_terms, atomics64);
+}
+
 static clr_status make_plan(clr_context *ctx, const clr_options *opt,
                             clr_type type, int rounds, exact_plan *p) {
   char extra[96];
@@ -77,10 +86,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt,
       p->vec /= 2;
   }
   p->terms = ctx->tuning.exact_terms;
-  int atomics64 = ctx->int64_atomics && ctx->tuning.exact_int64_atomics;
-  snprintf(extra, sizeof extra,
-           "-DCLR_EX_WORDS=%zu -DCLR_TERMS=%u -DCLR_INT64_ATOMICS=%d",
-           p->f->words, p->terms, atomics64);
+  exact_defines(ctx, type, extra, sizeof extra);
   clr_build_spec spec = {.source = "reduce_exact.cl",
                          .kernel = "clr_exact_sum",
                          .in = type,
@@ -372,10 +378,10 @@ clr_status clr_exact_buffer_async(clr_context *ctx, const clr_options *opt,
     st = clr_cl_fail(ctx, "clEnqueueFillBuffer", err);
   if (st == CLR_OK)
     st = add_elements(ctx, &plan, buf, offset, n, acc, &groups, 1, 1);
-  cl_ulong at = dst_index;
+  cl_ulong at = dst_index, one_rec = 1;
   if (st == CLR_OK)
     st = CLR_SET_ARGS(ctx, plan.round->kernel, CLR_ARG(acc), CLR_ARG(dst),
-                      CLR_ARG(at));
+                      CLR_ARG(at), CLR_ARG(one_rec));
   size_t one = 1;
   if (st == CLR_OK) {
     err = clEnqueueNDRangeKernel(clr_queue(ctx), plan.round->kernel, 1, NULL,
@@ -393,6 +399,32 @@ clr_status clr_exact_buffer_async(clr_context *ctx, const clr_options *opt,
   }
   clReleaseMemObject(acc);
   ctx->timing.chunks = 1;
+  return st;
+}
+
+clr_status clr_exact_axis_kernels(clr_context *ctx, clr_type type,
+                                  clr_exact_kernels *k) {
+  char extra[96];
+  memset(k, 0, sizeof *k);
+  k->words = formats[type].words;
+  k->rec_bytes = (k->words + 1) * sizeof(int64_t);
+  k->terms = ctx->tuning.exact_terms;
+  exact_defines(ctx, type, extra, sizeof extra);
+  clr_build_spec spec = {.source = "reduce_exact.cl",
+                         .kernel = "clr_exact_axis",
+                         .in = type,
+                         .acc = type,
+                         .op = CLR_SUM,
+                         .vec = 1,
+                         .layout = (unsigned)CLR_LAYOUT_STRIDED,
+                         .extra = extra};
+  clr_status st = clr_get_kernel(ctx, &spec, &k->axis);
+  spec.kernel = "clr_exact_round";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &k->round);
+  spec.kernel = "clr_exact_zero";
+  if (st == CLR_OK)
+    st = clr_get_kernel(ctx, &spec, &k->zero);
   return st;
 }
 

@@ -78,8 +78,12 @@ typedef struct cols_plan {
   /* columns: the call's last launch writes each result once (no block
    * of rows folds into it after), so it may finish them (fin) */
   int fuse_cols;
+  /* exact sums (clr_options.exact: float and double sums and means):
+   * cl/reduce_exact.cl's kernels, a superaccumulator a result */
+  int exact;
+  clr_exact_kernels ex;
   clr_map map;
-  size_t wg;      /* strided: the work-group size */
+  size_t wg;      /* strided and exact: the work-group size */
   cl_ulong ibase; /* a map expression's i of element (0, 0) */
   size_t launches;
   size_t depth; /* longest rounding chain of any column */
@@ -93,8 +97,7 @@ typedef struct cols_shape {
   unsigned vec; /* strided: columns a load (COLS_VEC) */
 } cols_shape;
 
-/* The ops the columns take: every reduction but the exact sums, for
- * now. */
+/* The matrix's own checks (the options are every reduction's). */
 static clr_status check_columns(clr_context *ctx, const clr_options *opt,
                                 size_t rows, size_t cols, size_t pitch) {
   if (rows == 0 || cols == 0)
@@ -112,9 +115,7 @@ static clr_status check_columns(clr_context *ctx, const clr_options *opt,
                     "a matrix of %zu rows of pitch %zu overflows the address "
                     "space",
                     rows, pitch);
-  if (opt->exact)
-    return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                    "exact sums of columns are not implemented yet");
+  (void)opt;
   return CLR_OK;
 }
 
@@ -160,6 +161,18 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
                          .extra = extra,
                          .prelude = p->prelude[0] ? p->prelude : NULL};
   p->axis = axis;
+  if (clr_exact_applies(opt, p->op, type)) {
+    p->exact = 1;
+    clr_status st = clr_exact_axis_kernels(ctx, type, &p->ex);
+    if (st == CLR_OK)
+      st = clr_choose_wg(ctx, p->ex.axis, opt->wg_size, COLS_WG,
+                         clr_type_size(type), p->ex.terms, &p->wg);
+    while (st == CLR_OK && (p->wg & (p->wg - 1))) /* G x P */
+      p->wg &= p->wg - 1;
+    if (st == CLR_OK && p->mean)
+      st = mean_kernel(ctx, opt, type, p);
+    return st;
+  }
   if (axis == 1) { /* lanes a row (cl/reduce_rows.cl) */
     spec.source = "reduce_rows.cl";
     spec.kernel = p->runs ? "clr_rows_runs" : "clr_rows_lanes";
@@ -687,6 +700,119 @@ static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
                       : st;
 }
 
+/* ---- exact sums: cl/reduce_exact.cl's clr_exact_axis, a superaccumulator
+ * in local memory a result, per_group results a work-group (rows: enough
+ * lanes for about EXACT_LOADS elements each; columns: EXACT_SPAN side by
+ * side, the rest of the work-group further rows), the elements split over
+ * work-groups where the results are too few to fill the device.  A launch
+ * that takes every element of its results rounds them itself; else each
+ * adds to its results' records (ctx->aux[0]: zeroed before the first
+ * block, rounded after the last), as clr_exact_sum adds to its call's. */
+#define EXACT_LOADS 8
+#define EXACT_SPAN 32
+/* a split's elements of a result: the local words' bound (exact.c) */
+#define EXACT_MAX_SPLIT ((size_t)1 << 26)
+
+static size_t pow2_at_least(size_t x) {
+  size_t v = 1;
+  while (v < x)
+    v *= 2;
+  return v;
+}
+
+/* The records of n_out results (ctx->aux[0], or its slot in the plan's
+ * scratch). */
+static clr_status exact_records(clr_context *ctx, cols_plan *p, size_t n_out,
+                                cl_mem *sums) {
+  if (n_out > SIZE_MAX / p->ex.rec_bytes)
+    return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
+                    "%zu exact sums' superaccumulators overflow", n_out);
+  size_t bytes = n_out * p->ex.rec_bytes;
+  clr_status st;
+  if (p->sp) {
+    clr_scratch_need(p->sp, &ctx->aux[0], bytes);
+    st = CLR_OK;
+  } else {
+    st = clr_buffer_reserve(ctx, &ctx->aux[0], bytes, CL_MEM_READ_WRITE);
+  }
+  *sums = ctx->aux[0].mem;
+  return st;
+}
+
+/* The exact sums of n_rows rows of cols elements (pitch apart) whose
+ * element (0, 0) is data's element first: axis 1 a result per row, to
+ * out from out_off; axis 0 a result per column, to out from out_off after
+ * the last block (last) of the call's blocks of rows, the first of which
+ * (first_block) starts the records. */
+static clr_status exact_block(clr_context *ctx, cols_plan *p, int axis,
+                              cl_mem data, size_t first, size_t n_rows,
+                              size_t cols, size_t pitch, cl_mem out,
+                              size_t out_off, int first_block, int last) {
+  size_t n_out = axis == 1 ? n_rows : cols, len = axis == 1 ? cols : n_rows;
+  size_t wg = p->wg, esize = clr_type_size(p->in);
+  /* a work-group's superaccumulators in half the local memory */
+  size_t most = ctx->desc.local_mem_size / 2 / (p->ex.words * 8);
+  size_t G;
+  if (axis == 1) {
+    size_t lanes = pow2_at_least(ceil_div(len, EXACT_LOADS));
+    G = wg / (lanes < wg ? lanes : wg);
+  } else {
+    G = pow2_at_least(n_out);
+    if (G > EXACT_SPAN)
+      G = EXACT_SPAN;
+  }
+  while (G > 1 && (G > most || G > wg))
+    G /= 2;
+  size_t P = wg / G;
+  size_t groups = ceil_div(n_out, G);
+  size_t want = (size_t)ctx->desc.compute_units * COLS_GROUPS_PER_CU;
+  size_t splits = groups < want ? ceil_div(want, groups) : 1;
+  size_t by_len = ceil_div(len, P * COLS_MIN_ROWS);
+  if (splits > by_len)
+    splits = by_len;
+  if (splits < ceil_div(len, EXACT_MAX_SPLIT))
+    splits = ceil_div(len, EXACT_MAX_SPLIT);
+  if (splits < 1)
+    splits = 1;
+  size_t per_split = ceil_div(len, splits);
+  splits = ceil_div(len, per_split);
+  int direct = splits == 1 && (axis == 1 || (first_block && last));
+  cl_mem sums = out;
+  clr_status st = CLR_OK;
+  if (!direct)
+    st = exact_records(ctx, p, n_out, &sums);
+  size_t zglobal = 64 * 64, zlocal = 64;
+  if (st == CLR_OK && !direct && (axis == 1 || first_block)) {
+    cl_ulong cnt = n_out;
+    st = CLR_SET_ARGS(ctx, p->ex.zero->kernel, CLR_ARG(sums), CLR_ARG(cnt));
+    if (st == CLR_OK)
+      st = run_kernel(ctx, p, p->ex.zero->kernel, 1, &zglobal, &zlocal, 0);
+  }
+  cl_ulong off = first, no = n_out, ln = len, ostride = axis == 1 ? pitch : 1,
+           estride = axis == 1 ? 1 : pitch, per = per_split, o_off = out_off;
+  cl_uint pg = (cl_uint)G, by_rows = axis == 1, dir = direct;
+  if (st == CLR_OK)
+    st = CLR_SET_ARGS(
+        ctx, p->ex.axis->kernel, CLR_ARG(data), CLR_ARG(off), CLR_ARG(no),
+        CLR_ARG(ln), CLR_ARG(ostride), CLR_ARG(estride), CLR_ARG(pg),
+        CLR_ARG(by_rows), CLR_ARG(per), CLR_ARG(dir), CLR_ARG(sums),
+        CLR_ARG(out), CLR_ARG(o_off), CLR_LOCAL(G * p->ex.words * 8),
+        CLR_LOCAL(G * sizeof(cl_uint)), CLR_LOCAL(wg * p->ex.terms * esize));
+  size_t global[2] = {groups * wg, splits}, local[2] = {wg, 1};
+  if (st == CLR_OK)
+    st =
+        run_kernel(ctx, p, p->ex.axis->kernel, 2, global, local, n_rows * cols);
+  if (st != CLR_OK || direct || (axis == 0 && !last))
+    return st;
+  cl_ulong cnt = n_out;
+  st = CLR_SET_ARGS(ctx, p->ex.round->kernel, CLR_ARG(sums), CLR_ARG(out),
+                    CLR_ARG(o_off), CLR_ARG(cnt));
+  size_t rlocal = 64, rglobal = ceil_div(n_out, rlocal) * rlocal;
+  if (st == CLR_OK)
+    st = run_kernel(ctx, p, p->ex.round->kernel, 1, &rglobal, &rlocal, n_out);
+  return st;
+}
+
 /* The rows or columns (axis 1 or 0) of the matrix at (data, data_off)
  * from row r0 to r1, into out from out_off (columns: folded after what it
  * holds when fold_into; rows: row r's result at out_off + r). */
@@ -694,6 +820,10 @@ static clr_status fold_axis(clr_context *ctx, cols_plan *p, int axis,
                             cl_mem data, size_t data_off, size_t r0, size_t r1,
                             size_t cols, size_t pitch, cl_mem out,
                             size_t out_off, size_t row_base, int fold_into) {
+  if (p->exact)
+    return exact_block(ctx, p, axis, data, data_off + r0 * pitch, r1 - r0, cols,
+                       pitch, out, out_off + (axis == 1 ? r0 : 0), !fold_into,
+                       1);
   if (axis == 1)
     return rows_launch(ctx, p, data, data_off, 4, r0, r1, cols, pitch, out,
                        out_off);
@@ -952,7 +1082,10 @@ static clr_status clr_matrix_host_call(clr_context *ctx, const clr_options *opt,
       /* the block's first element: a map expression's i from there */
       plan.ibase = ibase + r0 * pitch + c0;
       size_t aligned = host_aligned(&in, first, esize);
-      if (st == CLR_OK && axis == 1)
+      if (st == CLR_OK && plan.exact)
+        st = exact_block(ctx, &plan, axis, in.mem, 0, r1 - r0, w, pitch,
+                         res.mem, axis == 1 ? r0 : c0, r0 == 0, r1 == rows);
+      else if (st == CLR_OK && axis == 1)
         st = rows_launch(ctx, &plan, in.mem, 0, aligned, 0, r1 - r0, w, pitch,
                          res.mem, r0);
       else if (st == CLR_OK)
