@@ -750,20 +750,22 @@ static clr_status exact_block(clr_context *ctx, cols_plan *p, int axis,
                               size_t out_off, int first_block, int last) {
   size_t n_out = axis == 1 ? n_rows : cols, len = axis == 1 ? cols : n_rows;
   size_t wg = p->wg, esize = clr_type_size(p->in);
-  /* a work-group's superaccumulators in half the local memory */
+  /* lanes a result for about EXACT_LOADS elements each (columns: at
+   * least EXACT_SPAN of them side by side where there are), the rest of
+   * the work-group results side by side, as many as there are and their
+   * superaccumulators fit in half the local memory; the work-group
+   * shrunk to them */
+  size_t P = pow2_at_least(ceil_div(len, EXACT_LOADS));
+  size_t span =
+      pow2_at_least(n_out) < EXACT_SPAN ? pow2_at_least(n_out) : EXACT_SPAN;
+  size_t lanes_most = axis == 1 ? wg : wg / span;
+  if (P > lanes_most)
+    P = lanes_most ? lanes_most : 1;
+  size_t G = wg / P;
   size_t most = ctx->desc.local_mem_size / 2 / (p->ex.words * 8);
-  size_t G;
-  if (axis == 1) {
-    size_t lanes = pow2_at_least(ceil_div(len, EXACT_LOADS));
-    G = wg / (lanes < wg ? lanes : wg);
-  } else {
-    G = pow2_at_least(n_out);
-    if (G > EXACT_SPAN)
-      G = EXACT_SPAN;
-  }
-  while (G > 1 && (G > most || G > wg))
+  while (G > 1 && (G > most || G / 2 >= n_out))
     G /= 2;
-  size_t P = wg / G;
+  wg = G * P;
   size_t groups = ceil_div(n_out, G);
   size_t want = (size_t)ctx->desc.compute_units * COLS_GROUPS_PER_CU;
   size_t splits = groups < want ? ceil_div(want, groups) : 1;
