@@ -511,6 +511,9 @@ __kernel void clr_exact_round(__global const long *acc, __global EX_BITS_T *out,
  * tree within each output, as in clr_exact_sum.  The launch's second
  * dimension splits the elements: split s takes k in
  * [s per_split, (s + 1) per_split), at most 2^26 (the local words' bound).
+ * A work-group takes blocks of G results in turn, from its own to the
+ * last, get_num_groups(0) apart (GPUs launch a work-group a block; CPUs a
+ * few a core, of one work-item, G = P = 1, each walking many results).
  *   direct: the launch takes every element of its outputs (one split):
  *     the result's bits go to out[out_off + o], rounded here;
  *   else: each output's superaccumulator is added to its record in sums
@@ -533,86 +536,92 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
   uint g = by_rows ? lid / P : lid % G;
   uint p = by_rows ? lid % P : lid / G;
   uint step = by_rows ? 1 : G; /* from (g, p) to (g, p + 1) */
-  for (uint i = lid; i < G * EX_SLOTS; i += wg)
-    accs[i] = 0;
-  for (uint i = lid; i < G; i += wg)
-    flags[i] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-
-  ulong o = (ulong)get_group_id(0) * G + g;
-  __local ex_word_t *acc = accs + g * EX_SLOTS;
-  ulong k0 = (ulong)get_group_id(1) * per_split;
-  ulong k1 = min(k0 + per_split, len);
-  EX_T u[CLR_TERMS];
-  u[0] = (EX_T)(-0.0); /* as t[0] in clr_exact_sum: its bits tell */
-  for (int k = 1; k < CLR_TERMS; k++)
-    u[k] = (EX_T)0;
-  uint fl = 0;
-  if (o < n_out && p < P) {
-    __global const EX_T *q = in + offset + o * out_stride;
-    for (ulong k = k0 + p; k < k1; k += P) {
-      EX_T x = q[k * elem_stride];
-      EX_ELEMENTS(acc, u, x, fl);
-    }
-    if (EX_AS_BITS(u[0]) != EX_AS_BITS((EX_T)(-0.0)))
-      fl |= EX_NONZERO;
-    if (fl)
-      atomic_or(&flags[g], fl);
-  }
-
-  /* Each output's expansions merged down a tree over p. */
-  for (int k = 0; k < CLR_TERMS; k++)
-    terms[lid * CLR_TERMS + k] = u[k];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint s = clr_pow2_below(P); s > 0; s >>= 1) {
-    if (p < s && p + s < P) {
-      uint other = lid + s * step;
-      for (int k = 0; k < CLR_TERMS; k++) {
-        EX_T r = ex_accumulate1(u, terms[other * CLR_TERMS + k]);
-        if (r != 0)
-          ex_add_bits(acc, r);
-      }
-      for (int k = 0; k < CLR_TERMS; k++)
-        terms[lid * CLR_TERMS + k] = u[k];
-    }
+  ulong n_blocks = (n_out + G - 1) / G;
+  /* a work-group's blocks of G results (GPUs: one; CPUs: a run) */
+  for (ulong ob = get_group_id(0); ob < n_blocks; ob += get_num_groups(0)) {
+    for (uint i = lid; i < G * EX_SLOTS; i += wg)
+      accs[i] = 0;
+    for (uint i = lid; i < G; i += wg)
+      flags[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (p == 0)
-    for (int k = 0; k < CLR_TERMS; k++)
-      if (u[k] != 0)
-        ex_add_bits(acc, u[k]);
-  barrier(CLK_LOCAL_MEM_FENCE);
 
-  if (direct) {
-    if (p == 0 && o < n_out) {
-      long words[EX_WORDS];
-      for (uint w = 0; w < EX_WORDS; w++)
-        words[w] = ex_word_get(acc, w);
-      out[out_off + o] = ex_round(words, flags[g]);
+    ulong o = ob * G + g;
+    __local ex_word_t *acc = accs + g * EX_SLOTS;
+    ulong k0 = (ulong)get_group_id(1) * per_split;
+    ulong k1 = min(k0 + per_split, len);
+    EX_T u[CLR_TERMS];
+    u[0] = (EX_T)(-0.0); /* as t[0] in clr_exact_sum: its bits tell */
+    for (int k = 1; k < CLR_TERMS; k++)
+      u[k] = (EX_T)0;
+    uint fl = 0;
+    if (o < n_out && p < P) {
+      __global const EX_T *q = in + offset + o * out_stride;
+      for (ulong k = k0 + p; k < k1; k += P) {
+        EX_T x = q[k * elem_stride];
+        EX_ELEMENTS(acc, u, x, fl);
+      }
+      if (EX_AS_BITS(u[0]) != EX_AS_BITS((EX_T)(-0.0)))
+        fl |= EX_NONZERO;
+      if (fl)
+        atomic_or(&flags[g], fl);
     }
-    return;
-  }
-  /* Into the outputs' records: digit to word w, carry to w + 1 (as
-   * clr_exact_sum). */
-  ulong o0 = (ulong)get_group_id(0) * G;
-  for (uint i = lid; i < G * EX_WORDS; i += wg) {
-    uint gi = i / EX_WORDS, w = i % EX_WORDS;
-    if (o0 + gi >= n_out)
-      continue;
-    __global ex_word_t *rec = sums + (o0 + gi) * EX_REC_SLOTS;
-    long v = ex_word_get(accs + gi * EX_SLOTS, w);
-    if (w + 1 < EX_WORDS) {
-      long digit = v & 0xffffffffL;
-      ex_global_add(rec, w, digit);
-      ex_global_add(rec, w + 1, (v - digit) / 4294967296L); /* exact */
+
+    /* Each output's expansions merged down a tree over p. */
+    for (int k = 0; k < CLR_TERMS; k++)
+      terms[lid * CLR_TERMS + k] = u[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = clr_pow2_below(P); s > 0; s >>= 1) {
+      if (p < s && p + s < P) {
+        uint other = lid + s * step;
+        for (int k = 0; k < CLR_TERMS; k++) {
+          EX_T r = ex_accumulate1(u, terms[other * CLR_TERMS + k]);
+          if (r != 0)
+            ex_add_bits(acc, r);
+        }
+        for (int k = 0; k < CLR_TERMS; k++)
+          terms[lid * CLR_TERMS + k] = u[k];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (p == 0)
+      for (int k = 0; k < CLR_TERMS; k++)
+        if (u[k] != 0)
+          ex_add_bits(acc, u[k]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    if (direct) {
+      if (p == 0 && o < n_out) {
+        long words[EX_WORDS];
+        for (uint w = 0; w < EX_WORDS; w++)
+          words[w] = ex_word_get(acc, w);
+        out[out_off + o] = ex_round(words, flags[g]);
+      }
     } else {
-      ex_global_add(rec, w, v);
+      /* Into the outputs' records: digit to word w, carry to w + 1 (as
+       * clr_exact_sum). */
+      ulong o0 = ob * G;
+      for (uint i = lid; i < G * EX_WORDS; i += wg) {
+        uint gi = i / EX_WORDS, w = i % EX_WORDS;
+        if (o0 + gi >= n_out)
+          continue;
+        __global ex_word_t *rec = sums + (o0 + gi) * EX_REC_SLOTS;
+        long v = ex_word_get(accs + gi * EX_SLOTS, w);
+        if (w + 1 < EX_WORDS) {
+          long digit = v & 0xffffffffL;
+          ex_global_add(rec, w, digit);
+          ex_global_add(rec, w + 1, (v - digit) / 4294967296L); /* exact */
+        } else {
+          ex_global_add(rec, w, v);
+        }
+      }
+      for (uint i = lid; i < G; i += wg)
+        if (o0 + i < n_out && flags[i])
+          atomic_or(
+              (__global uint *)(sums + (o0 + i) * EX_REC_SLOTS + EX_SLOTS),
+              flags[i]);
     }
+    barrier(CLK_LOCAL_MEM_FENCE); /* the next block's zeroing after */
   }
-  for (uint i = lid; i < G; i += wg)
-    if (o0 + i < n_out && flags[i])
-      atomic_or((__global uint *)(sums + (o0 + i) * EX_REC_SLOTS + EX_SLOTS),
-                flags[i]);
 }
 
 #endif

@@ -11,6 +11,7 @@
 #include "clr_version.h"
 #include "clreduce.h"
 #include "datagen.h"
+#include "exact_matrix.h"
 #include "exact_sum.h"
 #include "fileio.h"
 #include "group_paths.h"
@@ -128,6 +129,7 @@ typedef struct bench_opts {
   long stage_threads, stage_block_kib; /* -1: the device's tuning */
   long single_launch;                  /* -1: the device's tuning */
   int matrix;                          /* --matrix */
+  int matrix_exact;                    /* --matrix --exact: exact sums */
   uint64_t ddof;                       /* --ddof: var's and std's divisor
                                           n - ddof                       */
   int ddof_given;
@@ -201,7 +203,9 @@ static void usage(FILE *f) {
         "                     stream read count both arrays)\n"
         "  --exact            float/double sum: the exact sum too (verified by "
         "equality\n"
-        "                     with the CPU's exact sum)\n"
+        "                     with the CPU's exact sum); with --matrix: exact "
+        "sums of\n"
+        "                     the rows and columns instead\n"
         "  --segments         segmented reductions of three shapes: random "
         "lengths\n"
         "                     1..200, three long segments, rows of 1000 (GB/s "
@@ -539,7 +543,6 @@ static int parse_option(int code, const char *val, bench_opts *o, given *g) {
   case OPT_CSV:
   case OPT_SVG:
   case OPT_Y_SCALE:
-  case OPT_EXACT:
   case OPT_DOT:
   case OPT_SEGMENTS:
   case OPT_N:
@@ -896,6 +899,8 @@ static int check_options(bench_opts *o, const given *g) {
     return -1;
   }
   if (o->matrix) { /* its entries: the axes of its shapes */
+    o->matrix_exact = o->kernels[ENTRY_EXACT];
+    o->kernels[ENTRY_EXACT] = 0;
     if (!o->n_shapes) {
       memcpy(o->shapes, default_shapes, sizeof default_shapes);
       o->n_shapes = N_DEFAULT_SHAPES;
@@ -1072,8 +1077,14 @@ static int check_matrix(const bench_call *c, size_t depth) {
   const bench_opts *o = c->o;
   const mshape *m = c->shape;
   clr_segments_check chk;
-  if (!clr_ref_matrix_check_opt(&c->opt, o->op, o->type, c->data, m->rows,
-                                m->cols, m->cols, m->axis, c->out, depth, &chk))
+  int mem = c->opt.exact
+                ? clr_ref_matrix_check_exact(&c->opt, o->op, o->type, c->data,
+                                             m->rows, m->cols, m->cols, m->axis,
+                                             c->out, &chk)
+                : clr_ref_matrix_check_opt(&c->opt, o->op, o->type, c->data,
+                                           m->rows, m->cols, m->cols, m->axis,
+                                           c->out, depth, &chk);
+  if (!mem)
     return -2;
   if (!chk.ok) {
     char gb[CLR_VALUE_FORMAT_SIZE], wb[CLR_VALUE_FORMAT_SIZE];
@@ -1139,7 +1150,7 @@ static clr_status measure(clr_context *ctx, const bench_opts *o, int entry,
   if (!is_matrix(entry)) /* the matrix picks its own kernels */
     c.opt.kernel =
         entry < CLR_KERNEL_COUNT ? (clr_kernel)entry : CLR_REDUCE_COARSE;
-  c.opt.exact = entry == ENTRY_EXACT;
+  c.opt.exact = entry == ENTRY_EXACT || (is_matrix(entry) && o->matrix_exact);
   c.opt.map = o->map;
   c.opt.map_expr = o->map_expr;
   c.opt.ddof = o->ddof;
@@ -1473,16 +1484,16 @@ static int bench_matrix(clr_context *ctx, const bench_opts *o,
   char ddof[48] = "";
   if (cli_op_flags(o->op) & CLR_OPF_MOMENTS)
     snprintf(ddof, sizeof ddof, " (ddof %llu)", (unsigned long long)o->ddof);
-  tprintf("\nmatrices: %s%s of %s%s%s, row-major; matrix-rows: a result per "
+  tprintf("\nmatrices: %s%s%s of %s%s%s, row-major; matrix-rows: a result per "
           "row (axis 1),\n"
           "matrix-cols: a result per column (axis 0); kernel time: the median "
           "of %u runs\n"
           "after a verified warm-up (whose call builds the kernels); GB/s: "
           "rows x cols x\n"
           "%zu bytes over the kernel time.\n",
-          clr_op_name(o->op), ddof, clr_type_name(o->type),
-          o->map ? ", map " : "", o->map ? clr_map_name(o->map) : "", o->repeat,
-          esize);
+          o->matrix_exact ? "exact " : "", clr_op_name(o->op), ddof,
+          clr_type_name(o->type), o->map ? ", map " : "",
+          o->map ? clr_map_name(o->map) : "", o->repeat, esize);
   tprintf("\n%% stream: the row's GB/s as a percentage of the (stream read) "
           "row of its n, a\n"
           "plain kernel reading the same bytes.  *: no reliable ratio (the "

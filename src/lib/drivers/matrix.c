@@ -766,8 +766,17 @@ static clr_status exact_block(clr_context *ctx, cols_plan *p, int axis,
   while (G > 1 && (G > most || G / 2 >= n_out))
     G /= 2;
   wg = G * P;
-  size_t groups = ceil_div(n_out, G);
+  /* CPUs: a work-item a result, no tree; a work-group walks a run of
+   * blocks (the kernel's block loop), a few work-groups a core */
+  size_t blocks = ceil_div(n_out, G);
+  if (p->runs) {
+    G = P = wg = 1;
+    blocks = n_out;
+  }
+  size_t groups = blocks;
   size_t want = (size_t)ctx->desc.compute_units * COLS_GROUPS_PER_CU;
+  if (p->runs && groups > want)
+    groups = want;
   size_t splits = groups < want ? ceil_div(want, groups) : 1;
   size_t by_len = ceil_div(len, P * COLS_MIN_ROWS);
   if (splits > by_len)
