@@ -132,8 +132,9 @@ def hard_lines(typ, length, rng):
     lines = [
         ("cancel", cycle([1e30, 1.0, -1e30])),
         ("cancel shuffled", rng.sample(cycle([1e30, 1.0, -1e30]), length)),
-        ("exponent range", [rng.choice((-1, 1)) * 2.0 ** rng.randint(emin, emax)
-                            * (1 + rng.random() / 2) for _ in range(length)]),
+        ("exponent range", [rng.choice((-1, 1)) *
+                            2.0 ** rng.randint(emin, emax) *
+                            (1 + rng.random() / 2) for _ in range(length)]),
         ("denormals", [rng.choice((-1, 1)) * tiny * rng.randint(1, 1 << 20)
                        for _ in range(length)]),
         ("all -0.0", [-0.0] * length),
