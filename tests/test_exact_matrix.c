@@ -18,6 +18,10 @@
  *                  range, denormals, all -0.0, +0 / -0 mixes, +inf, -inf,
  *                  both (NaN), NaN, partial sums past the largest finite
  *                  value, alternating values near a tie
+ *   --set=tunings  work-group sizes (powers of two or not), 1 to 8
+ *                  expansion terms, 64- and 32-bit local atomics, layouts:
+ *                  the same bits (few results with long lines: the
+ *                  elements split over work-groups)
  *   --set=stream   host matrices streamed: in 4 KiB chunks (blocks of
  *                  rows, pieces of rows), and (under POCL_MEMORY_LIMIT=1:
  *                  256 MiB allocations) one larger than one allocation,
@@ -407,6 +411,62 @@ static void set_hard(clr_context *ctx) {
   tu_section("hard: cancellation by hand");
 }
 
+/* Launch shapes and tunings (as test_exact's for whole arrays): the
+ * work-group size (a power of two or not: the library takes the power of
+ * two below), expansion terms 1 to 8, 64- and 32-bit local atomics; the
+ * results must not move by a bit. */
+typedef struct tuning_case {
+  size_t wg;
+  unsigned terms, atomics64;
+  clr_layout layout;
+} tuning_case;
+
+static void set_tunings(clr_context *ctx) {
+  /* four kernel builds a type: (2, 64-bit) the default, (1, 32),
+   * (8, 64), (3, 32) */
+  static const tuning_case tunings[] = {
+      {0, 0, 1, CLR_LAYOUT_AUTO},        {1, 2, 1, CLR_LAYOUT_STRIDED},
+      {16, 1, 0, CLR_LAYOUT_CONTIGUOUS}, {100, 8, 1, CLR_LAYOUT_STRIDED},
+      {256, 3, 0, CLR_LAYOUT_AUTO},      {64, 2, 1, CLR_LAYOUT_CONTIGUOUS}};
+  static const size_t shapes[][3] = {{61, 37, 0},     {1031, 5, 0},
+                                     {5, 1031, 1040}, {2, 40001, 0},
+                                     {40001, 2, 0},   {1, 1, 0}};
+  const size_t n_tunings = sizeof tunings / sizeof tunings[0];
+  const size_t n_shapes = sizeof shapes / sizeof shapes[0];
+  clr_tuning base = CLR_TUNING_INIT;
+  if (clr_get_tuning(ctx, &base) != CLR_OK)
+    tu_die("clr_get_tuning failed");
+  for (size_t k = 0; k < n_tunings; k++) {
+    const tuning_case *tc = &tunings[k];
+    clr_tuning t = base;
+    if (tc->terms)
+      t.exact_terms = tc->terms;
+    t.exact_int64_atomics = tc->atomics64;
+    if (clr_set_tuning(ctx, &t) != CLR_OK)
+      tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+    clr_options o = CLR_OPTIONS_INIT;
+    o.exact = 1;
+    o.wg_size = tc->wg;
+    o.layout = tc->layout;
+    for (size_t sh = 0; sh < n_shapes; sh++)
+      for (int ti = 0; ti < 2; ti++)
+        for (int axis = 0; axis < 2; axis++) {
+          size_t turn = k + sh + (size_t)ti + (size_t)axis;
+          run_case(ctx, &o, turn % 2 ? CLR_MEAN : CLR_SUM, fp_types[ti],
+                   shapes[sh][0], shapes[sh][1], shapes[sh][2], axis,
+                   (mode)(turn % MODE_COUNT), (kind)(turn % KIND_COUNT),
+                   tu_seed(k, sh, (uint64_t)ti, (uint64_t)axis));
+        }
+    char name[128];
+    snprintf(name, sizeof name,
+             "tuning: wg %zu, %u terms, %s-bit atomics, layout %d", tc->wg,
+             tc->terms, tc->atomics64 ? "64" : "32", (int)tc->layout);
+    tu_section(name);
+  }
+  if (clr_set_tuning(ctx, &base) != CLR_OK)
+    tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+}
+
 /* A matrix larger than one device allocation (PoCL under
  * POCL_MEMORY_LIMIT=1: 256 MiB), host data, both axes; it must have
  * streamed.  Random data with a few cancelling and special elements. */
@@ -653,7 +713,8 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "-v") == 0)
       tu_verbose = 1; /* every check printed */
   if (!set)
-    tu_die("usage: test_exact_matrix --set=shapes|hard|stream|rules [-v]");
+    tu_die(
+        "usage: test_exact_matrix --set=shapes|hard|tunings|stream|rules [-v]");
   if (strcmp(set, "stream") == 0) {
     set_stream();
     return tu_finish("test_exact_matrix");
@@ -665,6 +726,8 @@ int main(int argc, char **argv) {
     set_hard(ctx);
   else if (strcmp(set, "rules") == 0)
     set_rules(ctx);
+  else if (strcmp(set, "tunings") == 0)
+    set_tunings(ctx);
   else
     tu_die("unknown set '%s'", set);
   clr_context_release(ctx);
