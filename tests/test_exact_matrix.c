@@ -31,7 +31,8 @@
  *                  nanmean, a float prod and a map with exact get the
  *                  status the flat call gets; the CLI's exact matrix
  *                  check (clr_ref_matrix_check_exact) passes right results
- *                  and names a wrong one
+ *                  and names a wrong one; a caller's scratch of the size
+ *                  clr_request_scratch_size gives (one byte less refused)
  */
 #include "clreduce.h"
 #include "exact_matrix.h"
@@ -561,6 +562,67 @@ static void set_stream(void) {
   tu_section("streamed past one device allocation");
 }
 
+/* A caller's scratch (clr_request_scratch_size): the call in exactly
+ * that scratch, through clr_run and clr_enqueue, gives every column's or
+ * row's exact result; one byte less is refused.  (Few results of long
+ * lines take records the elements' splits add into: scratch is needed.) */
+static void scratch_case(clr_context *ctx, clr_op op, clr_type t, size_t rows,
+                         size_t cols, int axis, int enqueue) {
+  if (!tu_type_available(t))
+    return;
+  clr_options o = CLR_OPTIONS_INIT;
+  o.exact = 1;
+  size_t es = clr_type_size(t), count = axis ? rows : cols;
+  char what[160];
+  snprintf(what, sizeof what, "exact %s of %s %zux%zu axis %d in scratch, %s",
+           clr_op_name(op), clr_type_name(t), rows, cols, axis,
+           enqueue ? "enqueued" : "clr_run");
+  void *m = make_matrix(t, CANCEL, tu_seed(rows, cols, (uint64_t)axis, 5), rows,
+                        cols, cols, axis);
+  cl_mem in = tu_new_buffer(ctx, rows * cols * es, m);
+  cl_mem out = tu_new_buffer(ctx, count * es, NULL);
+  clr_request r = tu_matrix_request(op, t, rows, cols, 0, axis);
+  r.options = &o;
+  r.input.buffer = in;
+  r.output.buffer = out;
+  size_t bytes = 0;
+  clr_status s = clr_request_scratch_size(ctx, &r, &bytes);
+  cl_mem sc = NULL;
+  if (s == CLR_OK && bytes) {
+    sc = tu_new_buffer(ctx, bytes, NULL);
+    r.scratch.buffer = sc;
+    r.scratch_bytes = bytes;
+  }
+  if (s == CLR_OK && enqueue) {
+    cl_event ev = NULL;
+    s = clr_enqueue(ctx, &r, 0, NULL, &ev);
+    if (ev) {
+      clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+    }
+  } else if (s == CLR_OK) {
+    s = clr_run(ctx, &r, NULL);
+  }
+  if (tu_check(s == CLR_OK, "%s (%zu bytes): %s: %s", what, bytes,
+               clr_status_name(s), clr_context_error(ctx))) {
+    void *res = tu_xmalloc(count * es);
+    tu_read_buffer(ctx, out, count * es, res);
+    check_all(what, &o, op, t, m, rows, cols, cols, axis, res);
+    free(res);
+  }
+  if (sc) {
+    r.scratch_bytes = bytes - 1;
+    s = clr_run(ctx, &r, NULL);
+    tu_check(s == CLR_ERR_INVALID_ARGUMENT,
+             "%s: one byte less (%zu) refused: %s", what, bytes - 1,
+             clr_status_name(s));
+    clReleaseMemObject(sc);
+  }
+  clReleaseMemObject(in);
+  clReleaseMemObject(out);
+  free(m);
+}
+
 static void set_rules(clr_context *ctx) {
   clr_options ex = CLR_OPTIONS_INIT, plain = CLR_OPTIONS_INIT;
   ex.exact = 1;
@@ -666,6 +728,15 @@ static void set_rules(clr_context *ctx) {
              (double)sums[0], (double)sums[1]);
   }
   tu_section("refused as the flat call is: half, nansum, nanmean, prod, map");
+  /* a caller's scratch: few long lines (records) and many short ones */
+  for (int ti = 0; ti < 2; ti++)
+    for (int axis = 0; axis < 2; axis++) {
+      scratch_case(ctx, ti ? CLR_MEAN : CLR_SUM, fp_types[ti],
+                   axis ? 3 : 200001, axis ? 200001 : 3, axis, ti == axis);
+      scratch_case(ctx, ti ? CLR_SUM : CLR_MEAN, fp_types[ti], 61, 37, axis,
+                   ti != axis);
+    }
+  tu_section("a caller's scratch (clr_request_scratch_size)");
   /* clreduce's check of exact matrices (src/check/exact_matrix.c): right
    * results pass, one wrong bit is named */
   for (int ti = 0; ti < 2; ti++)
