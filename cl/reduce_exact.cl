@@ -460,13 +460,22 @@ inline EX_BITS_T ex_round(const long *words, uint flags) {
       long lsb = h - EX_PREC + 1;
       if (lsb < 0)
         lsb = 0;
-      ulong mant = 0;
-      for (long i = h; i >= lsb; i--)
-        mant = (mant << 1) | ex_limb_bit(limb, (uint)i);
+      /* bits lsb .. h (at most EX_PREC) from the three limbs that hold
+       * them, then the round bit and the sticky bits below it, a limb at
+       * a time */
+      uint lw = (uint)lsb / 32, sh = (uint)lsb % 32;
+      ulong win = (ulong)limb[lw];
+      if (lw + 1 <= EX_WORDS)
+        win |= (ulong)limb[lw + 1] << 32;
+      ulong mant = win >> sh;
+      if (sh && lw + 2 <= EX_WORDS)
+        mant |= (ulong)limb[lw + 2] << (64 - sh);
+      mant &= ((ulong)1 << (h - lsb + 1)) - 1;
       if (lsb > 0 && ex_limb_bit(limb, (uint)lsb - 1)) {
-        uint sticky = 0;
-        for (long i = lsb - 2; i >= 0 && !sticky; i--)
-          sticky = ex_limb_bit(limb, (uint)i);
+        uint below = (uint)lsb - 1; /* sticky: bits 0 .. below - 1 */
+        uint sticky = limb[below / 32] & ((1u << (below % 32)) - 1u);
+        for (uint i = 0; i < below / 32 && !sticky; i++)
+          sticky = limb[i];
         if (sticky || (mant & 1u))
           mant++;
       }
