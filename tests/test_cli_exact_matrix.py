@@ -145,6 +145,14 @@ def hard_lines(typ, length, rng):
         ("NaN", with_at(rand, 4, math.nan)),
         ("partial overflow", cycle([big, big, -big, -big, 1.5])),
         ("tie", with_at(with_at([0.0] * length, 0, 1.0), 1, ulp / 2)),
+        ("tie, a sticky bit far below", with_at(with_at(with_at(
+            [0.0] * length, 0, 1.0), 1, ulp / 2), length - 1, tiny)),
+        ("under a tie by a sticky bit", with_at(with_at(with_at(
+            [0.0] * length, 0, 1.0 + ulp), length // 2, ulp / 2),
+            length - 1, -tiny)),
+        ("a tie that rounds to inf", with_at(with_at(
+            [0.0] * length, 0, big), length - 1,
+            2.0 ** (emax - (24 if typ == "float" else 53)))),
         ("alternating", [(-1) ** k * (1 + (k % 1024) * ulp)
                          for k in range(length)]),
         ("random", rand),

@@ -59,12 +59,15 @@ typedef enum kind {
   SPECIAL,     /* by line: +inf, -inf, both (NaN), NaN, none           */
   OVERFLOWING, /* big, big, -big, -big, small: partial sums overflow    */
   TIE,         /* +-(1 + k ulp) alternating: the sum of tiny parts      */
+  ROUNDING,    /* by line: b + ulp/2 (a tie), +- a tiny sticky part far
+                  below, b - ulp/2, the largest finite + ulp/2 (a tie
+                  that rounds to inf), b + h - b; b of any exponent     */
   KIND_COUNT
 } kind;
 
 static const char *const kind_name[KIND_COUNT] = {
     "random", "cancel",  "wide",        "denormal", "-0.0",
-    "+0/-0",  "inf/nan", "overflowing", "tie"};
+    "+0/-0",  "inf/nan", "overflowing", "tie",      "rounding"};
 
 /* Element k (its place along the line folded) of line `line` as a double
  * (exact in float for float data). */
@@ -125,9 +128,48 @@ static double element(clr_type t, kind kd, tu_rng *r, size_t line, size_t k,
     default:
       return sign * tu_unit(r);
     }
-  default: /* TIE */
+  case TIE:
     return (k % 2 ? -1.0 : 1.0) *
            (1.0 + ldexp((double)(k % 1024), fl ? -23 : -52));
+  default: { /* ROUNDING: the line's few parts, zeros elsewhere */
+    int prec = fl ? 24 : 53;
+    tu_rng lr = {0x5eed0000u + line * 0x9e3779b97f4a7c15ull};
+    int e = emin + prec + 2 +
+            (int)tu_below(&lr, (uint64_t)(emax - emin - prec - 2));
+    double b = ldexp(
+        1.0 + ldexp((double)tu_below(&lr, 1ull << (prec - 1)), 1 - prec), e);
+    double h = ldexp(1.0, e - prec); /* half b's ulp */
+    int e2 = emin + (int)tu_below(&lr, (uint64_t)(e - prec - 1 - emin));
+    double tiny = ldexp(1.0, e2), sgn = (tu_next(&lr) & 1) ? -1.0 : 1.0;
+    double parts[3];
+    switch (line % 6) {
+    case 0:
+      parts[0] = b, parts[1] = h, parts[2] = 0.0;
+      break;
+    case 1:
+      parts[0] = b, parts[1] = h, parts[2] = tiny;
+      break;
+    case 2:
+      parts[0] = b, parts[1] = h, parts[2] = -tiny;
+      break;
+    case 3:
+      parts[0] = b, parts[1] = -h, parts[2] = sgn * tiny;
+      break;
+    case 4: /* the largest finite (odd) and half its ulp: inf */
+      parts[0] = sgn * big, parts[1] = sgn * ldexp(1.0, emax - prec),
+      parts[2] = 0.0;
+      break;
+    default:
+      parts[0] = b, parts[1] = h, parts[2] = -b;
+    }
+    for (int j = 0; j < 3; j++) /* at 0, the middle and the end */
+      if (k == (j == 0   ? 0
+                : j == 1 ? len / 2
+                         : len - 1) &&
+          (j == 0 || k != 0) && (j != 2 || k != len / 2))
+        return parts[j];
+    return 0.0;
+  }
   }
 }
 
