@@ -396,7 +396,8 @@ static void set_shapes(clr_context *ctx) {
   tu_section("shapes: 1x1, 1xC, Rx1, primes, 2^k+-1, pitches; host, buffers, "
              "enqueued");
   /* long rows, tall columns, wide and short: each type and axis once a
-   * mode, sums and means, random data and cancellation */
+   * mode, sums and means, random, cancelling, rounding and wide data */
+  static const kind big_kinds[4] = {RANDOM, CANCEL, ROUNDING, WIDE};
   static const size_t big[][3] = {
       {3, 300001, 0}, {300001, 3, 0}, {5, 100003, 0}, {5, 100003, 100005}};
   for (size_t sh = 0; sh < 4; sh++)
@@ -405,7 +406,8 @@ static void set_shapes(clr_context *ctx) {
         size_t turn = sh + (size_t)ti + (size_t)axis;
         run_case(ctx, &o, turn % 2 ? CLR_MEAN : CLR_SUM, fp_types[ti],
                  big[sh][0], big[sh][1], big[sh][2], axis,
-                 (mode)(turn % MODE_COUNT), turn % 2 ? CANCEL : RANDOM,
+                 (mode)(turn % MODE_COUNT),
+                 big_kinds[(sh + 2 * (size_t)ti + (size_t)axis) % 4],
                  tu_seed(sh, (uint64_t)ti, (uint64_t)axis, 99));
       }
   tu_section("long rows, tall columns, wide and short");
