@@ -16,7 +16,9 @@ bit, the exact rational sum rounded once (tests/exact's reference), and a
 mean that sum divided as the library divides it (through long double,
 emulated here where its width is known).  min and max with --exact are
 verified as without it.  --exact with half data, nansum or prod on a
-matrix: the flat call's exit status, one line.
+matrix: the flat call's exit status, one line.  Kernels whose exact
+rounding gives zeros the wrong sign are caught on both axes (exit 1, the
+first column or row that differs named, --output not written).
 
 The last line is "N passed, N failed".
 """
@@ -36,6 +38,7 @@ sys.path.insert(0, os.path.join(HERE, "exact"))
 import clrtest  # noqa: E402  (tests/clrtest.py)
 from clrtest import check, show  # noqa: E402
 from test_exact_rational import exact_sum, round_to  # noqa: E402
+clrtest.QUIET = False  # (test_exact_rational prints only failures)
 
 T = clrtest.Session()
 run, expect_error, run_json = T.run, T.expect_error, T.run_json
@@ -313,6 +316,40 @@ def refusals():
                          "call's exit %d" % (" ".join(extra), axis, rc))
 
 
+def wrong_results_are_caught(kernel_dir):
+    """Kernels whose exact rounding swaps the zeros' signs (a zero sum of
+    nonzero elements -0.0, a sum of -0.0 alone +0.0: cl/reduce_exact.cl's
+    rounding, which the matrices' kernels share): the check by equality
+    names the first column / row that differs, exit 1, one line, no
+    --output."""
+    broken = clrtest.broken_kernels(
+        kernel_dir, T.path("broken-cl"), "reduce_exact.cl",
+        "r = (flags & EX_NONZERO) ? 0 : (EX_BITS_T)1 << EX_SIGN_SHIFT;",
+        "r = (flags & EX_NONZERO) ? (EX_BITS_T)1 << EX_SIGN_SHIFT : 0;",
+        "the exact rounding's signed zero")
+    # columns: 7.75, +0 (1 - 1 + 2 - 2), -0 (-0.0 alone); rows: the same
+    # lines as rows
+    lines = [[1.5, 2.0, 0.25, 4.0], [1.0, -1.0, 2.0, -2.0], [-0.0] * 4]
+    for axis, unit in [(0, "column"), (1, "row")]:
+        flat, rows, cols = matrix_of([("", v) for v in lines], axis)
+        inp = T.path("wrong-%d.f32" % axis)
+        with open(inp, "wb") as f:
+            f.write(struct.pack("<%df" % len(flat), *flat))
+        out = T.path("wrong-out-%d" % axis)
+        rc, o, err = run(["--exact", "--type=float", "--input=" + inp,
+                          "--shape=%dx%d" % (rows, cols), "--axis=%d" % axis,
+                          "--repeat=1", "--output=" + out],
+                         env={"CLREDUCE_KERNEL_DIR": broken,
+                              "CLREDUCE_CACHE_DIR": T.path("wc%d" % axis)})
+        check(rc == 1 and "verification failed" in err and
+              ("2 of 3 %ss differ" % unit) in err and
+              ("first at %s 1" % unit) in err and
+              len(err.strip().split("\n")) == 1 and
+              "VERIFICATION FAILED" in o and not os.path.exists(out),
+              "axis %d, zeros of the wrong sign: exit 1, %s 1 named, no "
+              "--output" % (axis, unit), show(rc, o, err))
+
+
 def main():
     a = clrtest.arguments()
     with T.open(a.exe, "clr-exact-matrix-"):
@@ -321,6 +358,7 @@ def main():
         human_report()
         generated()
         hard_inputs()
+        wrong_results_are_caught(a.kernel_dir)
     return clrtest.finish("test_cli_exact_matrix")
 
 
