@@ -564,9 +564,12 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
       u[k] = (EX_T)0;
     uint fl = 0;
     if (o < n_out && p < P) {
-      __global const EX_T *q = in + offset + o * out_stride;
-      for (ulong k = k0 + p; k < k1; k += P) {
-        EX_T x = q[k * elem_stride];
+      /* a pointer stepped (no 64-bit product an element) */
+      __global const EX_T *q =
+          in + offset + o * out_stride + (k0 + p) * elem_stride;
+      ulong qstep = (ulong)P * elem_stride;
+      for (ulong k = k0 + p; k < k1; k += P, q += qstep) {
+        EX_T x = *q;
         EX_ELEMENTS(acc, u, x, fl);
       }
       if (EX_AS_BITS(u[0]) != EX_AS_BITS((EX_T)(-0.0)))
