@@ -88,6 +88,8 @@
 #define EX_NEG_INF 2u
 #define EX_NAN 4u
 #define EX_NONZERO 8u
+/* clr_exact_axis's, never stored: the superaccumulator was written */
+#define EX_TOUCHED 16u
 
 /* EXM_T: what comparing two EXV_T gives (a lane mask). */
 #if CLR_VEC == 1
@@ -260,8 +262,8 @@ inline EX_T ex_accumulate1(EX_T *t, EX_T v) {
 /* One vector of elements into the expansion t.  Lanes out of the
  * expansion's range enter it as -0.0 and go the slow way; what falls out
  * of the last term goes to the superaccumulator.  One test covers both,
- * as both are rare. */
-#define EX_ELEMENTS(acc, t, x, fl)                                             \
+ * as both are rare; slow (an lvalue) is set to 1 when it passes. */
+#define EX_ELEMENTS_SLOW(acc, t, x, fl, slow)                                  \
   do {                                                                         \
     EXV_T ax_ = fabs(x);                                                       \
     EXM_T ok_ = (ax_ >= (EXV_T)EX_SMALL) & (ax_ < (EXV_T)EX_LARGE);            \
@@ -278,7 +280,14 @@ inline EX_T ex_accumulate1(EX_T *t, EX_T v) {
         if (r_[j_] != 0)                                                       \
           ex_add_bits(acc, r_[j_]);                                            \
       }                                                                        \
+      slow = 1;                                                                \
     }                                                                          \
+  } while (0)
+#define EX_ELEMENTS(acc, t, x, fl)                                             \
+  do {                                                                         \
+    uint slow_ = 0;                                                            \
+    EX_ELEMENTS_SLOW(acc, t, x, fl, slow_);                                    \
+    (void)slow_;                                                               \
   } while (0)
 
 /* in: n elements from element offset.  sum: the call's superaccumulator
@@ -412,6 +421,13 @@ inline uint ex_limb_bit(const uint *limb, uint i) {
   return (limb[i / 32] >> (i % 32)) & 1u;
 }
 
+/* A zero sum's bits: -0 only when every element was -0. */
+inline EX_BITS_T ex_zero(uint flags) {
+  EX_BITS_T r;
+  r = (flags & EX_NONZERO) ? 0 : (EX_BITS_T)1 << EX_SIGN_SHIFT;
+  return r;
+}
+
 /* The bits of the float or double nearest the superaccumulator's value
  * (its words as 64-bit integers, whichever atomics wrote them). */
 inline EX_BITS_T ex_round(const long *words, uint flags) {
@@ -454,8 +470,7 @@ inline EX_BITS_T ex_round(const long *words, uint flags) {
       if (limb[i])
         h = (long)(i * 32) + 31 - (long)clz(limb[i]);
     if (h < 0) {
-      /* Zero: -0 only when every element was -0. */
-      r = (flags & EX_NONZERO) ? 0 : (EX_BITS_T)1 << EX_SIGN_SHIFT;
+      r = ex_zero(flags);
     } else {
       long lsb = h - EX_PREC + 1;
       if (lsb < 0)
@@ -562,18 +577,28 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
     u[0] = (EX_T)(-0.0); /* as t[0] in clr_exact_sum: its bits tell */
     for (int k = 1; k < CLR_TERMS; k++)
       u[k] = (EX_T)0;
-    uint fl = 0;
+    uint fl = 0, slow = 0;
     if (o < n_out && p < P) {
       /* a pointer stepped (no 64-bit product an element) */
       __global const EX_T *q =
           in + offset + o * out_stride + (k0 + p) * elem_stride;
-      ulong qstep = (ulong)P * elem_stride;
-      for (ulong k = k0 + p; k < k1; k += P, q += qstep) {
+      ulong qstep = (ulong)P * elem_stride, k = k0 + p;
+      /* four loads in flight, then their elements */
+      for (; k + 3 * (ulong)P < k1; k += 4 * (ulong)P, q += 4 * qstep) {
+        EX_T x0 = q[0], x1 = q[qstep], x2 = q[2 * qstep], x3 = q[3 * qstep];
+        EX_ELEMENTS_SLOW(acc, u, x0, fl, slow);
+        EX_ELEMENTS_SLOW(acc, u, x1, fl, slow);
+        EX_ELEMENTS_SLOW(acc, u, x2, fl, slow);
+        EX_ELEMENTS_SLOW(acc, u, x3, fl, slow);
+      }
+      for (; k < k1; k += P, q += qstep) {
         EX_T x = *q;
-        EX_ELEMENTS(acc, u, x, fl);
+        EX_ELEMENTS_SLOW(acc, u, x, fl, slow);
       }
       if (EX_AS_BITS(u[0]) != EX_AS_BITS((EX_T)(-0.0)))
         fl |= EX_NONZERO;
+      if (slow)
+        fl |= EX_TOUCHED;
       if (fl)
         atomic_or(&flags[g], fl);
     }
@@ -587,28 +612,49 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
         uint other = lid + s * step;
         for (int k = 0; k < CLR_TERMS; k++) {
           EX_T r = ex_accumulate1(u, terms[other * CLR_TERMS + k]);
-          if (r != 0)
+          if (r != 0) {
             ex_add_bits(acc, r);
+            atomic_or(&flags[g], EX_TOUCHED);
+          }
         }
         for (int k = 0; k < CLR_TERMS; k++)
           terms[lid * CLR_TERMS + k] = u[k];
       }
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (p == 0)
-      for (int k = 0; k < CLR_TERMS; k++)
-        if (u[k] != 0)
-          ex_add_bits(acc, u[k]);
-    barrier(CLK_LOCAL_MEM_FENCE);
 
     if (direct) {
       if (p == 0 && o < n_out) {
-        long words[EX_WORDS];
-        for (uint w = 0; w < EX_WORDS; w++)
-          words[w] = ex_word_get(acc, w);
-        out[out_off + o] = ex_round(words, flags[g]);
+        uint f = flags[g];
+        EX_BITS_T r;
+#if CLR_TERMS <= 2
+        /* Nothing went to the superaccumulator: the sum is the
+         * expansion's, and one addition rounds it (a nonzero one is a
+         * multiple of ulp(EX_SMALL): never a denormal). */
+        if (!(f & (EX_TOUCHED | EX_POS_INF | EX_NEG_INF | EX_NAN))) {
+          EX_T v = u[0];
+          for (int k = 1; k < CLR_TERMS; k++)
+            v += u[k];
+          r = v != 0 ? EX_AS_BITS(v) : ex_zero(f);
+        } else
+#endif
+        {
+          for (int k = 0; k < CLR_TERMS; k++)
+            if (u[k] != 0)
+              ex_add_bits(acc, u[k]);
+          long words[EX_WORDS];
+          for (uint w = 0; w < EX_WORDS; w++)
+            words[w] = ex_word_get(acc, w);
+          r = ex_round(words, f);
+        }
+        out[out_off + o] = r;
       }
     } else {
+      if (p == 0)
+        for (int k = 0; k < CLR_TERMS; k++)
+          if (u[k] != 0)
+            ex_add_bits(acc, u[k]);
+      barrier(CLK_LOCAL_MEM_FENCE);
       /* Into the outputs' records: digit to word w, carry to w + 1 (as
        * clr_exact_sum). */
       ulong o0 = ob * G;
@@ -627,10 +673,10 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
         }
       }
       for (uint i = lid; i < G; i += wg)
-        if (o0 + i < n_out && flags[i])
+        if (o0 + i < n_out && (flags[i] & ~EX_TOUCHED))
           atomic_or(
               (__global uint *)(sums + (o0 + i) * EX_REC_SLOTS + EX_SLOTS),
-              flags[i]);
+              flags[i] & ~EX_TOUCHED);
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* the next block's zeroing after */
   }
