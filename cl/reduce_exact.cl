@@ -546,6 +546,64 @@ __kernel void clr_exact_round(__global const long *acc, __global EX_BITS_T *out,
  *     launch. */
 #define EX_REC_SLOTS (EX_SLOTS + EX_SLOTS / EX_WORDS)
 
+/* One result's end: its expansion u beside its superaccumulator acc and
+ * flags f (EX_TOUCHED: acc was written), rounded to out[at] (direct),
+ * else added to its record rec by this work-item alone.  Where nothing
+ * reached acc the sum is the expansion's, and one addition rounds it (a
+ * nonzero one is a multiple of ulp(EX_SMALL): never a denormal).
+ * Returns 1 where acc was written (to be zeroed before its next use). */
+inline int ex_finish(__local ex_word_t *acc, const EX_T *u, uint f, uint direct,
+                     __global EX_BITS_T *out, ulong at,
+                     __global ex_word_t *rec) {
+#if CLR_TERMS <= 2
+  if (direct && !(f & (EX_TOUCHED | EX_POS_INF | EX_NEG_INF | EX_NAN))) {
+    EX_T v = u[0];
+    for (int k = 1; k < CLR_TERMS; k++)
+      v += u[k];
+    out[at] = v != 0 ? EX_AS_BITS(v) : ex_zero(f);
+    return 0;
+  }
+#endif
+  for (int k = 0; k < CLR_TERMS; k++)
+    if (u[k] != 0)
+      ex_add_bits(acc, u[k]);
+  if (direct) {
+    long words[EX_WORDS];
+    for (uint w = 0; w < EX_WORDS; w++)
+      words[w] = ex_word_get(acc, w);
+    out[at] = ex_round(words, f);
+    return 1;
+  }
+  for (uint w = 0; w < EX_WORDS; w++) {
+    long v = ex_word_get(acc, w);
+    if (w + 1 < EX_WORDS) {
+      long digit = v & 0xffffffffL;
+      ex_global_add(rec, w, digit);
+      ex_global_add(rec, w + 1, (v - digit) / 4294967296L); /* exact */
+    } else {
+      ex_global_add(rec, w, v);
+    }
+  }
+  if (f & ~EX_TOUCHED)
+    atomic_or((__global uint *)(rec + EX_SLOTS), f & ~EX_TOUCHED);
+  return 1;
+}
+
+/* One scalar element x into the expansion u (clr_exact_sum's tail). */
+inline void ex_element1(__local ex_word_t *acc, EX_T *u, EX_T x, uint *fl) {
+  EX_T a = fabs(x);
+  if (a >= EX_SMALL && a < EX_LARGE) {
+    *fl |= EX_NONZERO;
+    EX_T r = ex_accumulate1(u, x);
+    if (r != 0) {
+      ex_add_bits(acc, r);
+      *fl |= EX_TOUCHED;
+    }
+  } else {
+    *fl |= ex_add_slow(acc, x) | EX_TOUCHED;
+  }
+}
+
 #if CLR_VEC == 1 /* an element a load: the host builds it with -DCLR_VEC=1 */
 
 __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
@@ -624,31 +682,8 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
     }
 
     if (direct) {
-      if (p == 0 && o < n_out) {
-        uint f = flags[g];
-        EX_BITS_T r;
-#if CLR_TERMS <= 2
-        /* Nothing went to the superaccumulator: the sum is the
-         * expansion's, and one addition rounds it (a nonzero one is a
-         * multiple of ulp(EX_SMALL): never a denormal). */
-        if (!(f & (EX_TOUCHED | EX_POS_INF | EX_NEG_INF | EX_NAN))) {
-          EX_T v = u[0];
-          for (int k = 1; k < CLR_TERMS; k++)
-            v += u[k];
-          r = v != 0 ? EX_AS_BITS(v) : ex_zero(f);
-        } else
-#endif
-        {
-          for (int k = 0; k < CLR_TERMS; k++)
-            if (u[k] != 0)
-              ex_add_bits(acc, u[k]);
-          long words[EX_WORDS];
-          for (uint w = 0; w < EX_WORDS; w++)
-            words[w] = ex_word_get(acc, w);
-          r = ex_round(words, f);
-        }
-        out[out_off + o] = r;
-      }
+      if (p == 0 && o < n_out)
+        ex_finish(acc, u, flags[g], 1, out, out_off + o, sums);
     } else {
       if (p == 0)
         for (int k = 0; k < CLR_TERMS; k++)
@@ -679,6 +714,151 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
               flags[i] & ~EX_TOUCHED);
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* the next block's zeroing after */
+  }
+}
+
+#else /* CLR_VEC > 1 */
+
+/* One vector of CLR_VEC columns' elements (a lane a column) into their
+ * expansions t: as EX_ELEMENTS_SLOW, lane j's superaccumulator
+ * accs + j EX_SLOTS, its flags fl[j] (EX_TOUCHED when it was written). */
+#define EX_ELEMENTS_LANES(accs, t, x, fl)                                      \
+  do {                                                                         \
+    EXV_T ax_ = fabs(x);                                                       \
+    EXM_T ok_ = (ax_ >= (EXV_T)EX_SMALL) & (ax_ < (EXV_T)EX_LARGE);            \
+    EXV_T v_ = select((EXV_T)(-0.0), x, ok_);                                  \
+    EX_ACCUMULATE(t, v_);                                                      \
+    if (!EX_ALL(ok_ & (v_ == (EXV_T)0))) {                                     \
+      EX_T l_[CLR_VEC], r_[CLR_VEC];                                           \
+      EX_LANES(x, l_);                                                         \
+      EX_LANES(v_, r_);                                                        \
+      for (int j_ = 0; j_ < CLR_VEC; j_++) {                                   \
+        EX_T a_ = fabs(l_[j_]);                                                \
+        if (!(a_ >= EX_SMALL && a_ < EX_LARGE))                                \
+          fl[j_] |= ex_add_slow((accs) + j_ * EX_SLOTS, l_[j_]) | EX_TOUCHED;  \
+        if (r_[j_] != 0) {                                                     \
+          ex_add_bits((accs) + j_ * EX_SLOTS, r_[j_]);                         \
+          fl[j_] |= EX_TOUCHED;                                                \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  } while (0)
+
+/* CPUs (src/lib/drivers/matrix.c): clr_exact_axis's arguments and
+ * results, a work-group of one work-item walking blocks of results, its
+ * lanes the CPU's vector lanes.  per_group 1: a block is a result (a
+ * long row), CLR_VEC adjacent elements a load, the lanes' expansions
+ * folded at its end as clr_exact_sum folds them; per_group CLR_VEC: a
+ * block is CLR_VEC results, a lane each (each lane's expansion and
+ * superaccumulator its result's), their elements loaded side by side
+ * (adjacent columns) or gathered (short rows); fewer results left: one
+ * at a time.  accs: per_group superaccumulators; flags and terms
+ * unused. */
+__kernel void clr_exact_runs(__global const EX_T *in, ulong offset, ulong n_out,
+                             ulong len, ulong out_stride, ulong elem_stride,
+                             uint per_group, uint by_rows, ulong per_split,
+                             uint direct, __global ex_word_t *sums,
+                             __global EX_BITS_T *out, ulong out_off,
+                             __local ex_word_t *accs, __local uint *flags,
+                             __local EX_T *terms) {
+  (void)by_rows;
+  (void)flags;
+  (void)terms;
+  uint one = per_group == 1; /* a result a block, read along its elements */
+  ulong k0 = (ulong)get_group_id(1) * per_split;
+  ulong k1 = min(k0 + per_split, len), n = k1 > k0 ? k1 - k0 : 0;
+  ulong n_blocks = (n_out + per_group - 1) / per_group;
+  /* zeroed once, and again after a result that wrote its own */
+  for (uint i = 0; i < per_group * EX_SLOTS; i++)
+    accs[i] = 0;
+  for (ulong ob = get_group_id(0); ob < n_blocks; ob += get_num_groups(0)) {
+    ulong o0 = ob * per_group;
+    uint nres = (uint)min((ulong)per_group, n_out - o0);
+    uint written = 0; /* a bit a superaccumulator */
+    EXV_T t[CLR_TERMS];
+    t[0] = (EXV_T)(-0.0);
+    for (int k = 1; k < CLR_TERMS; k++)
+      t[k] = (EXV_T)0;
+    EX_T u[CLR_TERMS], lanes[CLR_TERMS][CLR_VEC];
+    if (one) {
+      __global const EX_T *q = in + offset + o0 * out_stride + k0;
+      ulong nv = n / CLR_VEC;
+      uint fl = 0, slow = 0;
+      for (ulong v = 0; v < nv; v++) {
+        EXV_T x = EX_LOADV(v, q);
+        EX_ELEMENTS_SLOW(accs, t, x, fl, slow);
+      }
+      if (EX_ANY(EX_AS_BITSV(t[0]) != EX_AS_BITSV((EXV_T)(-0.0))))
+        fl |= EX_NONZERO;
+      if (slow)
+        fl |= EX_TOUCHED;
+      for (int k = 0; k < CLR_TERMS; k++) {
+        EX_LANES(t[k], lanes[k]);
+        u[k] = lanes[k][0];
+      }
+      for (int j = 1; j < CLR_VEC; j++)
+        for (int k = 0; k < CLR_TERMS; k++) {
+          EX_T r = ex_accumulate1(u, lanes[k][j]);
+          if (r != 0) {
+            ex_add_bits(accs, r);
+            fl |= EX_TOUCHED;
+          }
+        }
+      for (ulong i = nv * CLR_VEC; i < n; i++)
+        ex_element1(accs, u, q[i], &fl);
+      written = ex_finish(accs, u, fl, direct, out, out_off + o0,
+                          sums + o0 * EX_REC_SLOTS);
+    } else if (nres == CLR_VEC) {
+      __global const EX_T *q = in + offset + o0 * out_stride + k0 * elem_stride;
+      uint fl[CLR_VEC];
+      for (int j = 0; j < CLR_VEC; j++)
+        fl[j] = 0;
+      if (out_stride == 1) { /* adjacent columns */
+        for (ulong k = 0; k < n; k++, q += elem_stride) {
+          EXV_T x = EX_LOADV(0, q);
+          EX_ELEMENTS_LANES(accs, t, x, fl);
+        }
+      } else { /* rows side by side: a lane's element gathered */
+        for (ulong k = 0; k < n; k++, q += elem_stride) {
+          EX_T g[CLR_VEC];
+          for (int j = 0; j < CLR_VEC; j++)
+            g[j] = q[j * out_stride];
+          EXV_T x = EX_LOADV(0, g);
+          EX_ELEMENTS_LANES(accs, t, x, fl);
+        }
+      }
+      for (int k = 0; k < CLR_TERMS; k++)
+        EX_LANES(t[k], lanes[k]);
+      for (int j = 0; j < CLR_VEC; j++) {
+        for (int k = 0; k < CLR_TERMS; k++)
+          u[k] = lanes[k][j];
+        if (EX_AS_BITS(u[0]) != EX_AS_BITS((EX_T)(-0.0)))
+          fl[j] |= EX_NONZERO;
+        written |=
+            (uint)ex_finish(accs + j * EX_SLOTS, u, fl[j], direct, out,
+                            out_off + o0 + j, sums + (o0 + j) * EX_REC_SLOTS)
+            << j;
+      }
+    } else {
+      for (uint j = 0; j < nres; j++) {
+        __global const EX_T *q =
+            in + offset + (o0 + j) * out_stride + k0 * elem_stride;
+        uint fl = 0;
+        u[0] = (EX_T)(-0.0);
+        for (int k = 1; k < CLR_TERMS; k++)
+          u[k] = (EX_T)0;
+        for (ulong k = 0; k < n; k++, q += elem_stride)
+          ex_element1(accs + j * EX_SLOTS, u, *q, &fl);
+        written |=
+            (uint)ex_finish(accs + j * EX_SLOTS, u, fl, direct, out,
+                            out_off + o0 + j, sums + (o0 + j) * EX_REC_SLOTS)
+            << j;
+      }
+    }
+    for (uint j = 0; j < nres; j++)
+      if (written & (1u << j))
+        for (uint i = 0; i < EX_SLOTS; i++)
+          accs[j * EX_SLOTS + i] = 0;
   }
 }
 

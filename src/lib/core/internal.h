@@ -753,15 +753,18 @@ clr_status clr_exact_scratch(clr_context *ctx, const clr_options *opt,
 /* A superaccumulator read back (cl/reduce_exact.cl) rounded to nearest. */
 clr_value clr_exact_round(clr_type type, const int64_t *record);
 /* Exact sums of a matrix's rows or columns (matrix.c): cl/reduce_exact.cl's
- * clr_exact_axis, clr_exact_round (of records) and clr_exact_zero for float
- * or double, with the length of their superaccumulator (words, and a
- * record's bytes: the words and the flags) and of the expansion (terms). */
+ * clr_exact_axis (runs: clr_exact_runs, the CPUs' kernel, of vec =
+ * CLR_EXACT_RUNS_VEC lanes), clr_exact_round (of records) and
+ * clr_exact_zero for float or double, with the length of their
+ * superaccumulator (words, and a record's bytes: the words and the flags)
+ * and of the expansion (terms). */
+#define CLR_EXACT_RUNS_VEC 8
 typedef struct clr_exact_kernels {
   clr_program_entry *axis, *round, *zero;
   size_t words, rec_bytes;
-  unsigned terms;
+  unsigned terms, vec;
 } clr_exact_kernels;
-clr_status clr_exact_axis_kernels(clr_context *ctx, clr_type type,
+clr_status clr_exact_axis_kernels(clr_context *ctx, clr_type type, int runs,
                                   clr_exact_kernels *k);
 
 /* ---- reduce.c */

@@ -402,7 +402,7 @@ clr_status clr_exact_buffer_async(clr_context *ctx, const clr_options *opt,
   return st;
 }
 
-clr_status clr_exact_axis_kernels(clr_context *ctx, clr_type type,
+clr_status clr_exact_axis_kernels(clr_context *ctx, clr_type type, int runs,
                                   clr_exact_kernels *k) {
   char extra[96];
   memset(k, 0, sizeof *k);
@@ -410,12 +410,13 @@ clr_status clr_exact_axis_kernels(clr_context *ctx, clr_type type,
   k->rec_bytes = (k->words + 1) * sizeof(int64_t);
   k->terms = ctx->tuning.exact_terms;
   exact_defines(ctx, type, extra, sizeof extra);
+  k->vec = runs ? CLR_EXACT_RUNS_VEC : 1;
   clr_build_spec spec = {.source = "reduce_exact.cl",
-                         .kernel = "clr_exact_axis",
+                         .kernel = runs ? "clr_exact_runs" : "clr_exact_axis",
                          .in = type,
                          .acc = type,
                          .op = CLR_SUM,
-                         .vec = 1,
+                         .vec = k->vec,
                          .layout = (unsigned)CLR_LAYOUT_STRIDED,
                          .extra = extra};
   clr_status st = clr_get_kernel(ctx, &spec, &k->axis);

@@ -163,7 +163,7 @@ static clr_status make_plan(clr_context *ctx, const clr_options *opt, clr_op op,
   p->axis = axis;
   if (clr_exact_applies(opt, p->op, type)) {
     p->exact = 1;
-    clr_status st = clr_exact_axis_kernels(ctx, type, &p->ex);
+    clr_status st = clr_exact_axis_kernels(ctx, type, p->runs, &p->ex);
     if (st == CLR_OK)
       st = clr_choose_wg(ctx, p->ex.axis, opt->wg_size, COLS_WG,
                          clr_type_size(type), p->ex.terms, &p->wg);
@@ -770,12 +770,14 @@ static clr_status exact_block(clr_context *ctx, cols_plan *p, int axis,
    * blocks (the kernel's block loop), a few work-groups a core */
   size_t blocks = ceil_div(n_out, G);
   if (p->runs) {
-    /* columns of many rows: 16 side by side, a row's 64 bytes read
-     * together (PoCL, 1000 x 1000 floats: 2.8 ms, against 4.1 one a
-     * work-group; 10 x 1e5: 10.8 against 7.1, so few rows keep one) */
-    G = axis == 0 && len >= 256 && n_out >= 16 ? 16 : 1;
+    /* CPUs: a work-item walking blocks of results, a long row, or a
+     * vector lane's column or short row each (clr_exact_runs: a lane's
+     * expansion is a chain of dependent additions, which a short row
+     * alone cannot overlap; PoCL, 1e5 rows of 10 floats: 5.8 ms a row
+     * at a time) */
+    G = axis == 0 || len < 4 * p->ex.vec ? p->ex.vec : 1;
     P = 1;
-    wg = G;
+    wg = 1;
     blocks = ceil_div(n_out, G);
   }
   size_t groups = blocks;
