@@ -722,6 +722,8 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
 /* One vector of CLR_VEC columns' elements (a lane a column) into their
  * expansions t: as EX_ELEMENTS_SLOW, lane j's superaccumulator
  * accs + j EX_SLOTS, its flags fl[j] (EX_TOUCHED when it was written). */
+/* results a block of clr_exact_runs at most: EX_RUN vectors of them */
+#define EX_RUN 8
 #define EX_ELEMENTS_LANES(accs, t, x, fl)                                      \
   do {                                                                         \
     EXV_T ax_ = fabs(x);                                                       \
@@ -735,10 +737,11 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
       for (int j_ = 0; j_ < CLR_VEC; j_++) {                                   \
         EX_T a_ = fabs(l_[j_]);                                                \
         if (!(a_ >= EX_SMALL && a_ < EX_LARGE))                                \
-          fl[j_] |= ex_add_slow((accs) + j_ * EX_SLOTS, l_[j_]) | EX_TOUCHED;  \
+          (fl)[j_] |=                                                          \
+              ex_add_slow((accs) + j_ * EX_SLOTS, l_[j_]) | EX_TOUCHED;        \
         if (r_[j_] != 0) {                                                     \
           ex_add_bits((accs) + j_ * EX_SLOTS, r_[j_]);                         \
-          fl[j_] |= EX_TOUCHED;                                                \
+          (fl)[j_] |= EX_TOUCHED;                                              \
         }                                                                      \
       }                                                                        \
     }                                                                          \
@@ -748,12 +751,12 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
  * results, a work-group of one work-item walking blocks of results, its
  * lanes the CPU's vector lanes.  per_group 1: a block is a result (a
  * long row), CLR_VEC adjacent elements a load, the lanes' expansions
- * folded at its end as clr_exact_sum folds them; per_group CLR_VEC: a
- * block is CLR_VEC results, a lane each (each lane's expansion and
- * superaccumulator its result's), their elements loaded side by side
- * (adjacent columns) or gathered (short rows); fewer results left: one
- * at a time.  accs: per_group superaccumulators; flags and terms
- * unused. */
+ * folded at its end as clr_exact_sum folds them; else a block is up to
+ * per_group (at most EX_RUN CLR_VEC) results, a lane each (each lane's
+ * expansion and superaccumulator its result's), their elements loaded
+ * side by side (adjacent columns: a run of the row read in one stream)
+ * or gathered (short rows); results short of a vector one at a time.  accs:
+ * per_group superaccumulators; flags and terms unused. */
 __kernel void clr_exact_runs(__global const EX_T *in, ulong offset, ulong n_out,
                              ulong len, ulong out_stride, ulong elem_stride,
                              uint per_group, uint by_rows, ulong per_split,
@@ -774,7 +777,7 @@ __kernel void clr_exact_runs(__global const EX_T *in, ulong offset, ulong n_out,
   for (ulong ob = get_group_id(0); ob < n_blocks; ob += get_num_groups(0)) {
     ulong o0 = ob * per_group;
     uint nres = (uint)min((ulong)per_group, n_out - o0);
-    uint written = 0; /* a bit a superaccumulator */
+    ulong written = 0; /* a bit a superaccumulator */
     EXV_T t[CLR_TERMS];
     t[0] = (EXV_T)(-0.0);
     for (int k = 1; k < CLR_TERMS; k++)
@@ -806,57 +809,68 @@ __kernel void clr_exact_runs(__global const EX_T *in, ulong offset, ulong n_out,
         }
       for (ulong i = nv * CLR_VEC; i < n; i++)
         ex_element1(accs, u, q[i], &fl);
-      written = ex_finish(accs, u, fl, direct, out, out_off + o0,
-                          sums + o0 * EX_REC_SLOTS);
-    } else if (nres == CLR_VEC) {
-      __global const EX_T *q = in + offset + o0 * out_stride + k0 * elem_stride;
-      uint fl[CLR_VEC];
-      for (int j = 0; j < CLR_VEC; j++)
-        fl[j] = 0;
-      if (out_stride == 1) { /* adjacent columns */
-        for (ulong k = 0; k < n; k++, q += elem_stride) {
-          EXV_T x = EX_LOADV(0, q);
-          EX_ELEMENTS_LANES(accs, t, x, fl);
-        }
-      } else { /* rows side by side: a lane's element gathered */
-        for (ulong k = 0; k < n; k++, q += elem_stride) {
-          EX_T g[CLR_VEC];
-          for (int j = 0; j < CLR_VEC; j++)
-            g[j] = q[j * out_stride];
-          EXV_T x = EX_LOADV(0, g);
-          EX_ELEMENTS_LANES(accs, t, x, fl);
-        }
-      }
-      for (int k = 0; k < CLR_TERMS; k++)
-        EX_LANES(t[k], lanes[k]);
-      for (int j = 0; j < CLR_VEC; j++) {
-        for (int k = 0; k < CLR_TERMS; k++)
-          u[k] = lanes[k][j];
-        if (EX_AS_BITS(u[0]) != EX_AS_BITS((EX_T)(-0.0)))
-          fl[j] |= EX_NONZERO;
-        written |=
-            (uint)ex_finish(accs + j * EX_SLOTS, u, fl[j], direct, out,
-                            out_off + o0 + j, sums + (o0 + j) * EX_REC_SLOTS)
-            << j;
-      }
+      written = (ulong)ex_finish(accs, u, fl, direct, out, out_off + o0,
+                                 sums + o0 * EX_REC_SLOTS);
     } else {
-      for (uint j = 0; j < nres; j++) {
-        __global const EX_T *q =
-            in + offset + (o0 + j) * out_stride + k0 * elem_stride;
-        uint fl = 0;
+      /* nvec vectors of results side by side, then the rest one at a
+       * time */
+      uint nvec = nres / CLR_VEC;
+      EXV_T tv[EX_RUN][CLR_TERMS];
+      uint fl[EX_RUN * CLR_VEC];
+      for (uint v = 0; v < nvec; v++) {
+        tv[v][0] = (EXV_T)(-0.0);
+        for (int k = 1; k < CLR_TERMS; k++)
+          tv[v][k] = (EXV_T)0;
+      }
+      for (uint j = 0; j < nres; j++)
+        fl[j] = 0;
+      __global const EX_T *q = in + offset + o0 * out_stride + k0 * elem_stride;
+      for (ulong k = 0; k < n; k++, q += elem_stride)
+        for (uint v = 0; v < nvec; v++) {
+          EXV_T x;
+          if (out_stride == 1) { /* adjacent columns */
+            x = EX_LOADV(v, q);
+          } else { /* rows side by side: a lane's element gathered */
+            EX_T g[CLR_VEC];
+            for (int j = 0; j < CLR_VEC; j++)
+              g[j] = q[(v * CLR_VEC + j) * out_stride];
+            x = EX_LOADV(0, g);
+          }
+          EX_ELEMENTS_LANES(accs + v * CLR_VEC * EX_SLOTS, tv[v], x,
+                            fl + v * CLR_VEC);
+        }
+      for (uint v = 0; v < nvec; v++) {
+        for (int k = 0; k < CLR_TERMS; k++)
+          EX_LANES(tv[v][k], lanes[k]);
+        for (int j = 0; j < CLR_VEC; j++) {
+          uint i = v * CLR_VEC + j;
+          for (int k = 0; k < CLR_TERMS; k++)
+            u[k] = lanes[k][j];
+          if (EX_AS_BITS(u[0]) != EX_AS_BITS((EX_T)(-0.0)))
+            fl[i] |= EX_NONZERO;
+          written |=
+              (ulong)ex_finish(accs + i * EX_SLOTS, u, fl[i], direct, out,
+                               out_off + o0 + i, sums + (o0 + i) * EX_REC_SLOTS)
+              << i;
+        }
+      }
+      for (uint i = nvec * CLR_VEC; i < nres; i++) {
+        __global const EX_T *qi =
+            in + offset + (o0 + i) * out_stride + k0 * elem_stride;
+        uint f1 = 0;
         u[0] = (EX_T)(-0.0);
         for (int k = 1; k < CLR_TERMS; k++)
           u[k] = (EX_T)0;
-        for (ulong k = 0; k < n; k++, q += elem_stride)
-          ex_element1(accs + j * EX_SLOTS, u, *q, &fl);
+        for (ulong k = 0; k < n; k++, qi += elem_stride)
+          ex_element1(accs + i * EX_SLOTS, u, *qi, &f1);
         written |=
-            (uint)ex_finish(accs + j * EX_SLOTS, u, fl, direct, out,
-                            out_off + o0 + j, sums + (o0 + j) * EX_REC_SLOTS)
-            << j;
+            (ulong)ex_finish(accs + i * EX_SLOTS, u, f1, direct, out,
+                             out_off + o0 + i, sums + (o0 + i) * EX_REC_SLOTS)
+            << i;
       }
     }
     for (uint j = 0; j < nres; j++)
-      if (written & (1u << j))
+      if (written & ((ulong)1 << j))
         for (uint i = 0; i < EX_SLOTS; i++)
           accs[j * EX_SLOTS + i] = 0;
   }

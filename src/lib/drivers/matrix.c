@@ -710,6 +710,9 @@ static clr_status rows_launch(clr_context *ctx, cols_plan *p, cl_mem data,
  * block, rounded after the last), as clr_exact_sum adds to its call's. */
 #define EXACT_LOADS 16
 #define EXACT_SPAN 32
+/* CPUs: vectors of results a block at most (cl: EX_RUN), a run of 256
+ * bytes of a row (floats) read together */
+#define EXACT_RUN_VECS 8
 /* a split's elements of a result: the local words' bound (exact.c) */
 #define EXACT_MAX_SPLIT ((size_t)1 << 26)
 
@@ -775,7 +778,9 @@ static clr_status exact_block(clr_context *ctx, cols_plan *p, int axis,
      * expansion is a chain of dependent additions, which a short row
      * alone cannot overlap; PoCL, 1e5 rows of 10 floats: 5.8 ms a row
      * at a time) */
-    G = axis == 0 || len < 4 * p->ex.vec ? p->ex.vec : 1;
+    G = axis == 0 || len < 4 * p->ex.vec ? p->ex.vec * EXACT_RUN_VECS : 1;
+    while (G > p->ex.vec && G * p->ex.words * 8 > ctx->desc.local_mem_size / 2)
+      G /= 2;
     P = 1;
     wg = 1;
     blocks = ceil_div(n_out, G);
