@@ -165,6 +165,7 @@ enum {
   F_ACC,
   F_EXCLUSIVE,
   F_MAP,
+  F_DDOF,
   F_REPEAT,
   F_VERIFY,
   F_JSON,
@@ -189,6 +190,7 @@ static const char *const option_names[F_COUNT] = {
     [F_ACC] = "--acc",
     [F_EXCLUSIVE] = "--exclusive",
     [F_MAP] = "--map",
+    [F_DDOF] = "--ddof",
     [F_REPEAT] = "--repeat",
     [F_VERIFY] = "--no-verify",
     [F_JSON] = "--json",
@@ -229,6 +231,7 @@ static void option_digests(const mpi_run *r, uint64_t d[F_COUNT]) {
   v[F_ACC][0] = o->accumulate_in;
   v[F_EXCLUSIVE][0] = (uint64_t)(o->exclusive != 0);
   v[F_MAP][0] = (uint64_t)o->map;
+  v[F_DDOF][0] = o->ddof;
   v[F_REPEAT][0] = a->repeat;
   v[F_VERIFY][0] = (uint64_t)(a->verify != 0);
   v[F_JSON][0] = (uint64_t)(a->json != 0);
@@ -604,6 +607,10 @@ static void print_usage(FILE *f) {
         "  --map=M            reductions: abs, square, or an OpenCL C "
         "expression of x\n"
         "                     and i (its index in the whole array)\n"
+        "  --ddof=N           var, std: delta degrees of freedom, the "
+        "divisor n - N\n"
+        "                     (default 0, as NumPy; PyTorch's default is "
+        "1)\n"
         "  --n=N              element count of the whole array (default "
         "1e8)\n"
         "  --seed=S           seed of the generated array (default 42)\n"
@@ -1019,10 +1026,9 @@ static int verify(mpi_run *r, int *ok, double *err, double *bound,
   } else {
     clr_reference ref;
     clr_check chk;
-    clr_type rt = clr_options_result_type(&a->opt, a->op, a->type);
-    /* through a built-in map's values (abs, square), as clreduce's */
-    if (!clr_ref_reduce_mapped(a->opt.map, a->op, a->type, rt, all, NULL, r->n,
-                               &ref)) {
+    /* the call's options: a built-in map's values (abs, square), the
+     * result type, var's and std's ddof */
+    if (!clr_ref_reduce_opt(&a->opt, a->op, a->type, all, NULL, r->n, &ref)) {
       rc = fail(r, CLI_EXIT_RUNTIME,
                 "out of host memory for the mapped values of %zu elements "
                 "(--no-verify skips them)",

@@ -34,6 +34,7 @@ naming the rank; no rank exits 0 and no process is left behind.
 The last line is "N passed, N failed".
 """
 import json
+import math
 import os
 import re
 import shlex
@@ -126,6 +127,33 @@ def exact_over_ranks(tmp):
                       (t, np, split), "%s vs %s" % (doc["result"], one))
         check(len(seen) == 1, "exact %s sum: one bit pattern for 1 to 4 ranks"
               % t, str(seen))
+
+
+def moments(tmp):
+    """var and std with --ddof over ranks: the parts' records merged, the
+    divisor n - ddof, checked against the values worked by hand."""
+    path = clrtest.write_values(tmp, "m.float", "f", [1.0, 2.0, 3.0, 4.0])
+    for op, ddof, want, runs in (("var", 1, 5.0 / 3.0, RUNS),
+                                 ("var", 0, 1.25, [(2, "uneven")]),
+                                 ("std", 1, math.sqrt(5.0 / 3.0),
+                                  [(3, "even")])):
+        for np, split in runs:
+            doc = mpi_json(np, ["--op=" + op, "--ddof=%d" % ddof,
+                                "--type=float", "--input=" + path,
+                                "--split=" + split, "--repeat=1"],
+                           "%s ddof %d over %d ranks, %s" % (op, ddof, np,
+                                                             split))
+            if doc:
+                check(abs(float(doc["result"]) - want) <= 1e-6 * want,
+                      "%s ddof %d over %d ranks, %s: %g" % (op, ddof, np,
+                                                            split, want),
+                      doc["result"])
+    # one element, ddof 1: NaN, as NumPy (the reference agrees)
+    doc = mpi_json(2, ["--op=std", "--ddof=1", "--n=1", "--repeat=1"],
+                   "std ddof 1 of one element over 2 ranks")
+    if doc:
+        check(math.isnan(float(doc["result"])),
+              "std ddof 1 of one element: NaN", doc["result"])
 
 
 def scans():
@@ -346,6 +374,8 @@ def disagreements(tmp):
                               (BASE, ["--n=3003", "--no-verify"],
                                "--n, --no-verify"),
                               (BASE, ["--op=max"], "--op"),
+                              (BASE_F + ["--op=var"], ["--ddof=1"],
+                               "--ddof"),
                               (BASE, ["--seed=7"], "--seed"),
                               (BASE, ["--split=uneven"], "--split")):
         expect_job([base, base, base + extra], 2,
@@ -554,6 +584,7 @@ def main():
         same_as_clreduce()
         sums_over_ranks()
         exact_over_ranks(tmp)
+        moments(tmp)
         scans()
         npy_input(tmp)
         maps()
