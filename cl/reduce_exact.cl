@@ -7,7 +7,10 @@
  * (2^-149, 2^-1074), every finite input is an integer multiple of it, and
  * integer addition is associative, so the accumulator's value cannot
  * depend on the order, the shape or the device.  The host rounds it once
- * (src/lib/exact.c).
+ * (src/lib/drivers/exact.c), or clr_exact_round on the device.  A
+ * matrix's rows and columns (src/lib/drivers/matrix.c) take a
+ * superaccumulator a result: clr_exact_axis on GPUs, clr_exact_runs on
+ * CPUs, below.
  *
  * The superaccumulator is EX_WORDS signed 64-bit words; word w weighs
  * 2^(32 w) and receives 32-bit digits, so every word has 31 bits of
@@ -88,8 +91,6 @@
 #define EX_NEG_INF 2u
 #define EX_NAN 4u
 #define EX_NONZERO 8u
-/* clr_exact_axis's, never stored: the superaccumulator was written */
-#define EX_TOUCHED 16u
 
 /* EXM_T: what comparing two EXV_T gives (a lane mask). */
 #if CLR_VEC == 1
@@ -259,11 +260,17 @@ inline EX_T ex_accumulate1(EX_T *t, EX_T v) {
 #define EX_LANES(x, arr) CLR_CAT(vstore, CLR_VEC)((x), 0, arr)
 #endif
 
-/* One vector of elements into the expansion t.  Lanes out of the
- * expansion's range enter it as -0.0 and go the slow way; what falls out
- * of the last term goes to the superaccumulator.  One test covers both,
- * as both are rare; slow (an lvalue) is set to 1 when it passes. */
-#define EX_ELEMENTS_SLOW(acc, t, x, fl, slow)                                  \
+/* clr_exact_axis's and clr_exact_runs's flag, never stored: a
+ * superaccumulator was written */
+#define EX_TOUCHED 16u
+
+/* One vector of elements into the expansions t (a lane each).  Lanes out
+ * of the expansion's range enter it as -0.0 and go the slow way; what
+ * falls out of the last term goes to the superaccumulator: lane j's to
+ * acc + j * astride, its flags to fl[j * fstride] (with EX_TOUCHED).  One
+ * test covers both, as both are rare.  astride = fstride = 0: one
+ * superaccumulator and one flags word for every lane. */
+#define EX_ELEMENTS_TO(acc, astride, t, x, fl, fstride)                        \
   do {                                                                         \
     EXV_T ax_ = fabs(x);                                                       \
     EXM_T ok_ = (ax_ >= (EXV_T)EX_SMALL) & (ax_ < (EXV_T)EX_LARGE);            \
@@ -275,20 +282,17 @@ inline EX_T ex_accumulate1(EX_T *t, EX_T v) {
       EX_LANES(v_, r_);                                                        \
       for (int j_ = 0; j_ < CLR_VEC; j_++) {                                   \
         EX_T a_ = fabs(l_[j_]);                                                \
+        __local ex_word_t *aj_ = (acc) + j_ * (astride);                       \
         if (!(a_ >= EX_SMALL && a_ < EX_LARGE))                                \
-          fl |= ex_add_slow(acc, l_[j_]);                                      \
-        if (r_[j_] != 0)                                                       \
-          ex_add_bits(acc, r_[j_]);                                            \
+          (fl)[j_ * (fstride)] |= ex_add_slow(aj_, l_[j_]) | EX_TOUCHED;       \
+        if (r_[j_] != 0) {                                                     \
+          ex_add_bits(aj_, r_[j_]);                                            \
+          (fl)[j_ * (fstride)] |= EX_TOUCHED;                                  \
+        }                                                                      \
       }                                                                        \
-      slow = 1;                                                                \
     }                                                                          \
   } while (0)
-#define EX_ELEMENTS(acc, t, x, fl)                                             \
-  do {                                                                         \
-    uint slow_ = 0;                                                            \
-    EX_ELEMENTS_SLOW(acc, t, x, fl, slow_);                                    \
-    (void)slow_;                                                               \
-  } while (0)
+#define EX_ELEMENTS(acc, t, x, fl) EX_ELEMENTS_TO(acc, 0, t, x, &(fl), 0)
 
 /* in: n elements from element offset.  sum: the call's superaccumulator
  * (EX_SLOTS words of ex_word_t, then a uint of flags).  terms: CLR_TERMS
@@ -360,6 +364,7 @@ __kernel void clr_exact_sum(__global const EX_T *in, ulong offset, ulong n,
         fl |= ex_add_slow(acc, x);
       }
     }
+  fl &= ~EX_TOUCHED;
   if (fl)
     atomic_or(&group_flags, fl);
 
@@ -635,7 +640,7 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
     u[0] = (EX_T)(-0.0); /* as t[0] in clr_exact_sum: its bits tell */
     for (int k = 1; k < CLR_TERMS; k++)
       u[k] = (EX_T)0;
-    uint fl = 0, slow = 0;
+    uint fl = 0;
     if (o < n_out && p < P) {
       /* a pointer stepped (no 64-bit product an element) */
       __global const EX_T *q =
@@ -644,19 +649,17 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
       /* four loads in flight, then their elements */
       for (; k + 3 * (ulong)P < k1; k += 4 * (ulong)P, q += 4 * qstep) {
         EX_T x0 = q[0], x1 = q[qstep], x2 = q[2 * qstep], x3 = q[3 * qstep];
-        EX_ELEMENTS_SLOW(acc, u, x0, fl, slow);
-        EX_ELEMENTS_SLOW(acc, u, x1, fl, slow);
-        EX_ELEMENTS_SLOW(acc, u, x2, fl, slow);
-        EX_ELEMENTS_SLOW(acc, u, x3, fl, slow);
+        EX_ELEMENTS(acc, u, x0, fl);
+        EX_ELEMENTS(acc, u, x1, fl);
+        EX_ELEMENTS(acc, u, x2, fl);
+        EX_ELEMENTS(acc, u, x3, fl);
       }
       for (; k < k1; k += P, q += qstep) {
         EX_T x = *q;
-        EX_ELEMENTS_SLOW(acc, u, x, fl, slow);
+        EX_ELEMENTS(acc, u, x, fl);
       }
       if (EX_AS_BITS(u[0]) != EX_AS_BITS((EX_T)(-0.0)))
         fl |= EX_NONZERO;
-      if (slow)
-        fl |= EX_TOUCHED;
       if (fl)
         atomic_or(&flags[g], fl);
     }
@@ -719,33 +722,8 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
 
 #else /* CLR_VEC > 1 */
 
-/* One vector of CLR_VEC columns' elements (a lane a column) into their
- * expansions t: as EX_ELEMENTS_SLOW, lane j's superaccumulator
- * accs + j EX_SLOTS, its flags fl[j] (EX_TOUCHED when it was written). */
 /* results a block of clr_exact_runs at most: EX_RUN vectors of them */
 #define EX_RUN 8
-#define EX_ELEMENTS_LANES(accs, t, x, fl)                                      \
-  do {                                                                         \
-    EXV_T ax_ = fabs(x);                                                       \
-    EXM_T ok_ = (ax_ >= (EXV_T)EX_SMALL) & (ax_ < (EXV_T)EX_LARGE);            \
-    EXV_T v_ = select((EXV_T)(-0.0), x, ok_);                                  \
-    EX_ACCUMULATE(t, v_);                                                      \
-    if (!EX_ALL(ok_ & (v_ == (EXV_T)0))) {                                     \
-      EX_T l_[CLR_VEC], r_[CLR_VEC];                                           \
-      EX_LANES(x, l_);                                                         \
-      EX_LANES(v_, r_);                                                        \
-      for (int j_ = 0; j_ < CLR_VEC; j_++) {                                   \
-        EX_T a_ = fabs(l_[j_]);                                                \
-        if (!(a_ >= EX_SMALL && a_ < EX_LARGE))                                \
-          (fl)[j_] |=                                                          \
-              ex_add_slow((accs) + j_ * EX_SLOTS, l_[j_]) | EX_TOUCHED;        \
-        if (r_[j_] != 0) {                                                     \
-          ex_add_bits((accs) + j_ * EX_SLOTS, r_[j_]);                         \
-          (fl)[j_] |= EX_TOUCHED;                                              \
-        }                                                                      \
-      }                                                                        \
-    }                                                                          \
-  } while (0)
 
 /* CPUs (src/lib/drivers/matrix.c): clr_exact_axis's arguments and
  * results, a work-group of one work-item walking blocks of results, its
@@ -786,15 +764,13 @@ __kernel void clr_exact_runs(__global const EX_T *in, ulong offset, ulong n_out,
     if (one) {
       __global const EX_T *q = in + offset + o0 * out_stride + k0;
       ulong nv = n / CLR_VEC;
-      uint fl = 0, slow = 0;
+      uint fl = 0;
       for (ulong v = 0; v < nv; v++) {
         EXV_T x = EX_LOADV(v, q);
-        EX_ELEMENTS_SLOW(accs, t, x, fl, slow);
+        EX_ELEMENTS(accs, t, x, fl);
       }
       if (EX_ANY(EX_AS_BITSV(t[0]) != EX_AS_BITSV((EXV_T)(-0.0))))
         fl |= EX_NONZERO;
-      if (slow)
-        fl |= EX_TOUCHED;
       for (int k = 0; k < CLR_TERMS; k++) {
         EX_LANES(t[k], lanes[k]);
         u[k] = lanes[k][0];
@@ -836,8 +812,8 @@ __kernel void clr_exact_runs(__global const EX_T *in, ulong offset, ulong n_out,
               g[j] = q[(v * CLR_VEC + j) * out_stride];
             x = EX_LOADV(0, g);
           }
-          EX_ELEMENTS_LANES(accs + v * CLR_VEC * EX_SLOTS, tv[v], x,
-                            fl + v * CLR_VEC);
+          EX_ELEMENTS_TO(accs + v * CLR_VEC * EX_SLOTS, EX_SLOTS, tv[v], x,
+                         fl + v * CLR_VEC, 1);
         }
       for (uint v = 0; v < nvec; v++) {
         for (int k = 0; k < CLR_TERMS; k++)
