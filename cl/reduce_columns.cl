@@ -133,7 +133,8 @@
  * (their mean and M2 by two passes in registers) merges by Chan's formula
  * with one reciprocal for every column, and a tail row by Welford's
  * update with one; the records are made at the end. */
-#define COLS_MOMENTS_SHARED (!CLR_COLS_PARTIALS && CLR_OP_IS_MOMENTS)
+#define COLS_MOMENTS_SHARED                                                    \
+  (!CLR_COLS_PARTIALS && CLR_OP_IS_MOMENTS && !CLR_MAP)
 #if COLS_MOMENTS_SHARED
 #if COLS_VEC == 1
 #define COLA_T ACC_T
@@ -262,7 +263,7 @@ __kernel void clr_columns(__global const COL_IN_T *data, ulong data_off,
  * row serves COLS_RUN columns (Welford's division an element held them to
  * a fraction of the stream on PoCL). */
 #define COLS_RUNS_MOMENTS                                                      \
-  (!CLR_COLS_PARTIALS && CLR_OP_IS_MOMENTS && COLS_RUN % 8 == 0)
+  (!CLR_COLS_PARTIALS && CLR_OP_IS_MOMENTS && !CLR_MAP && COLS_RUN % 8 == 0)
 #if COLS_RUNS_VECTOR || COLS_RUNS_MOMENTS
 #define ACC8C_T CLR_CAT(ACC_T, 8)
 #endif

@@ -28,7 +28,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
   ulong row = get_group_id(0);
   ulong a = row * pitch, b = min(a + row_len, n);
   ulong wg = get_local_size(0);
-#if CLR_OP_IS_MOMENTS
+#if CLR_OP_IS_MOMENTS && !CLR_MAP
   /* var, std: four elements a block (two-pass mean and M2, one Chan
    * merge), not a division an element */
   clr_record acc = clr_no_record();
@@ -147,7 +147,7 @@ __kernel void clr_rows(__global const IN_T *data, ulong data_off, ulong n,
  * two: exact) and merged by Chan's formula: one division a block instead
  * of Welford's one an element, which held the rows of 1e5 x 1000 floats
  * to 0.74 of the stream read on an H200 (0.1326 ms). */
-#if CLR_OP_IS_MOMENTS && !CLR_ROWS_PARTIALS
+#if CLR_OP_IS_MOMENTS && !CLR_ROWS_PARTIALS && !CLR_MAP
 #if ROWS_VEC == 1
 #define ROWL_AV_T ACC_T
 #define ROWL_CONV(x) ((ACC_T)(x))
@@ -280,7 +280,7 @@ __kernel void clr_rows_runs(__global const IN_T *data, ulong data_off,
   ulong j0 = s * piece, j1 = min(row_len, j0 + piece);
   for (ulong r = ra; r < rb; r++) {
     ulong base = data_off + r * pitch;
-#if CLR_OP_IS_MOMENTS
+#if CLR_OP_IS_MOMENTS && !CLR_MAP
     /* var and std: eight lanes of (mean, M2) in vectors with one count;
      * blocks of four loads (a lane's four elements: mean and M2 by two
      * passes in registers) merged by Chan's formula, the same weight for

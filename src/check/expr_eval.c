@@ -814,6 +814,7 @@ static int expr_begin(clr_map_eval *m, const clr_options *opt, clr_op op,
   out->first = first;
   out->stride = stride;
   out->index_base = opt->index_base + first;
+  out->ddof = opt->ddof;
   out->lo_bound = INFINITY;
   out->hi_bound = -INFINITY;
   size_t size = clr_type_size(acc_type);
@@ -886,6 +887,7 @@ static int expr_value(clr_expr_reference *out, size_t j, void *dst, char *err,
 static void expr_fold(clr_expr_reference *out, clr_type type,
                       const void *vals) {
   clr_ref_reduce_to(out->op, out->vt, out->rt, vals, out->n, &out->ref);
+  clr_ref_set_ddof(&out->ref, out->ddof); /* var and std */
   out->ref.type = type;
 }
 
@@ -985,6 +987,12 @@ void clr_ref_check_expr(const clr_expr_reference *r, const clr_value *got,
     return;
   }
   int fp = clr_ref_is_fp(want->type);
+  if (row->flags & CLR_OPF_MOMENTS) { /* the elements' allowance */
+    clr_reference ref = r->ref;
+    ref.moments.input_err = r->err_max;
+    clr_ref_check(&ref, got, error_depth, out);
+    return;
+  }
   if (fp && c.rounds != CLR_REF_EXACT) {
     clr_reference ref = r->ref;
     if (c.rounds == CLR_REF_ADDS)

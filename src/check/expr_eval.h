@@ -104,6 +104,7 @@ typedef struct clr_expr_reference {
                            stride is the matrix's pitch)                 */
   uint64_t index_base;  /* the i of element 0; element j's is
                            index_base + j * stride                        */
+  uint64_t ddof;        /* var and std: the options' divisor n - ddof    */
 } clr_expr_reference;
 
 /* Evaluate m over the n elements of x (and y; i counts from

@@ -145,7 +145,8 @@ int clr_ref_moments_check(clr_op op, clr_type rt, uint64_t ddof, size_t depth,
   } else if (!isfinite(m) && 2 * maxabs > type_max) {
     fold(&w, 1, INFINITY, INFINITY);
   } else {
-    long double mb = 4 * d * u * maxabs + 8 * d * eta + nn * ul * maxabs;
+    long double mb =
+        4 * d * u * maxabs + 8 * d * eta + nn * ul * maxabs + ref->input_err;
     long double me = fabsl(m - ref->mean);
     fold(&w, me <= mb, isnan(me) ? INFINITY : (double)me, (double)mb);
   }
@@ -155,7 +156,7 @@ int clr_ref_moments_check(clr_op op, clr_type rt, uint64_t ddof, size_t depth,
     fold(&w, isnan(v), isnan(v) ? 0.0 : INFINITY, 0.0);
     goto done;
   }
-  if (ref->m2 == 0) { /* every element equal: exactly 0 */
+  if (ref->m2 == 0 && ref->input_err == 0) { /* every element equal: 0 */
     fold(&w, v == 0, v == 0 ? 0.0 : INFINITY, 0.0);
     goto done;
   }
@@ -164,8 +165,10 @@ int clr_ref_moments_check(clr_op op, clr_type rt, uint64_t ddof, size_t depth,
     goto done;
   }
   long double m2 = ref->m2, sumsq = ref->sumsq;
+  long double ie = ref->input_err;
   long double m2_bound = 4 * d * u * sqrtl(m2 * sumsq) + 8 * (nn + d) * eta +
-                         4 * eta * sqrtl(nn * m2) + nn * ul * sumsq;
+                         4 * eta * sqrtl(nn * m2) + nn * ul * sumsq +
+                         nn * ie * (4 * maxabs + ie);
   long double var = m2 / (long double)(n - ddof);
   long double var_bound = m2_bound / (long double)(n - ddof) + 2 * u * var;
   if (op != CLR_STD) {

@@ -65,6 +65,10 @@ typedef struct clr_ref_moments {
   long double sumsq;    /* sum x^2                                    */
   long double maxabs;   /* max |x| over the finite elements           */
   int has_nan, has_inf; /* a NaN, an infinity among the elements      */
+  /* what each element may differ by on the device (a map expression's
+   * rounding, clr_ref_check_expr; 0 from clr_ref_moments_of): the mean's
+   * bound grows by it, M2's by 2 n (2 maxabs) err + n err^2 */
+  double input_err;
 } clr_ref_moments;
 
 /* The moments of the count elements first, first + stride, ... of data of

@@ -369,10 +369,9 @@ clr_status clr_validate_call(clr_context *ctx, const clr_options *opt,
     /* var and std: in the result type, float or double, whatever the
      * data's kind */
     clr_type acc = opt->accumulate_in;
-    if (opt->exact || opt->map != CLR_MAP_NONE)
+    if (opt->exact)
       return clr_fail(ctx, CLR_ERR_UNSUPPORTED,
-                      "'%s' takes no %s (not implemented)", row->name,
-                      opt->exact ? "exact mode" : "map");
+                      "'%s' takes no exact mode (not implemented)", row->name);
     if (acc != CLR_TYPE_DEFAULT && !clr_type_info(acc))
       return clr_fail(ctx, CLR_ERR_INVALID_ARGUMENT,
                       "accumulate_in %d is no type (CLR_TYPE_DEFAULT: the "
