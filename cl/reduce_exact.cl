@@ -172,6 +172,21 @@ inline long ex_word_get(__local const ex_word_t *acc, uint w) {
 EX_WORD_ADD(ex_word_add, __local)
 EX_WORD_ADD(ex_global_add, __global)
 
+/* Word w of a work-group's superaccumulator acc added to rec's: its low
+ * 32 bits to word w, the rest (the carry, below 2^31 in magnitude) to
+ * word w + 1, so each global word grows by less than 2^33 a work-group. */
+inline void ex_word_out(__global ex_word_t *rec, __local const ex_word_t *acc,
+                        uint w) {
+  long v = ex_word_get(acc, w);
+  if (w + 1 < EX_WORDS) {
+    long digit = v & 0xffffffffL;
+    ex_global_add(rec, w, digit);
+    ex_global_add(rec, w + 1, (v - digit) / 4294967296L); /* exact */
+  } else {
+    ex_global_add(rec, w, v);
+  }
+}
+
 /* Add a finite, non-zero x exactly, from its bits: x = +-m 2^(p - bias)
  * with m below 2^(FRAC_BITS+1) becomes two (float) or three (double)
  * 32-bit digits at word p / 32. */
@@ -390,19 +405,9 @@ __kernel void clr_exact_sum(__global const EX_T *in, ulong offset, ulong n,
         ex_add_bits(acc, u[k]);
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  /* Into the call's superaccumulator: word w's low 32 bits to word w,
-   * the rest (the carry, below 2^31 in magnitude) to word w + 1, so each
-   * global word grows by less than 2^33 a work-group. */
-  for (uint w = lid; w < EX_WORDS; w += wg) {
-    long v = ex_word_get(acc, w);
-    if (w + 1 < EX_WORDS) {
-      long digit = v & 0xffffffffL;
-      ex_global_add(sum, w, digit);
-      ex_global_add(sum, w + 1, (v - digit) / 4294967296L); /* exact */
-    } else {
-      ex_global_add(sum, w, v);
-    }
-  }
+  /* Into the call's superaccumulator. */
+  for (uint w = lid; w < EX_WORDS; w += wg)
+    ex_word_out(sum, acc, w);
   if (lid == 0 && group_flags)
     atomic_or((__global uint *)(sum + EX_SLOTS), group_flags);
 }
@@ -579,16 +584,8 @@ inline int ex_finish(__local ex_word_t *acc, const EX_T *u, uint f, uint direct,
     out[at] = ex_round(words, f);
     return 1;
   }
-  for (uint w = 0; w < EX_WORDS; w++) {
-    long v = ex_word_get(acc, w);
-    if (w + 1 < EX_WORDS) {
-      long digit = v & 0xffffffffL;
-      ex_global_add(rec, w, digit);
-      ex_global_add(rec, w + 1, (v - digit) / 4294967296L); /* exact */
-    } else {
-      ex_global_add(rec, w, v);
-    }
-  }
+  for (uint w = 0; w < EX_WORDS; w++)
+    ex_word_out(rec, acc, w);
   if (f & ~EX_TOUCHED)
     atomic_or((__global uint *)(rec + EX_SLOTS), f & ~EX_TOUCHED);
   return 1;
@@ -693,22 +690,13 @@ __kernel void clr_exact_axis(__global const EX_T *in, ulong offset, ulong n_out,
           if (u[k] != 0)
             ex_add_bits(acc, u[k]);
       barrier(CLK_LOCAL_MEM_FENCE);
-      /* Into the outputs' records: digit to word w, carry to w + 1 (as
-       * clr_exact_sum). */
+      /* Into the outputs' records, the work-group's words side by side */
       ulong o0 = ob * G;
       for (uint i = lid; i < G * EX_WORDS; i += wg) {
-        uint gi = i / EX_WORDS, w = i % EX_WORDS;
-        if (o0 + gi >= n_out)
-          continue;
-        __global ex_word_t *rec = sums + (o0 + gi) * EX_REC_SLOTS;
-        long v = ex_word_get(accs + gi * EX_SLOTS, w);
-        if (w + 1 < EX_WORDS) {
-          long digit = v & 0xffffffffL;
-          ex_global_add(rec, w, digit);
-          ex_global_add(rec, w + 1, (v - digit) / 4294967296L); /* exact */
-        } else {
-          ex_global_add(rec, w, v);
-        }
+        uint gi = i / EX_WORDS;
+        if (o0 + gi < n_out)
+          ex_word_out(sums + (o0 + gi) * EX_REC_SLOTS, accs + gi * EX_SLOTS,
+                      i % EX_WORDS);
       }
       for (uint i = lid; i < G; i += wg)
         if (o0 + i < n_out && (flags[i] & ~EX_TOUCHED))
