@@ -16,7 +16,7 @@
  *   oclgrind_kernels --part=PART --kernel-dir=DIR [--any-device]
  * PART: reduce-interleaved, reduce-sequential, reduce-first-add,
  *       reduce-coarse-strided, reduce-coarse-contiguous, reduce-buffer,
- *       reduce-exact,
+ *       reduce-exact, reduce-exact-matrix,
  *       scan-kogge-stone, scan-kogge-stone-db, scan-brent-kung,
  *       scan-decoupled, scan-buffer; or one-reduce-KERNEL / one-scan-KERNEL
  *       (a single call, for --uninitialized: see part_one)
@@ -489,6 +489,86 @@ static void part_exact(void) {
     tu_die("clr_set_tuning: %s", clr_context_error(ctx));
 }
 
+/* Exact sums of a matrix's rows and columns (cl/reduce_exact.cl's
+ * clr_exact_axis and clr_exact_runs): small shapes whose values reach the
+ * superaccumulators (tiny, huge), one of few long rows (its elements
+ * split over work-groups: records, then clr_exact_round), both layouts
+ * and both kinds of local atomics; every result against the CPU's exact
+ * sum. */
+static void part_exact_matrix(void) {
+  static const size_t shapes[][2] = {{7, 5}, {40, 3}, {2, 300}};
+  clr_tuning base = CLR_TUNING_INIT, t = CLR_TUNING_INIT;
+  if (clr_get_tuning(ctx, &base) != CLR_OK)
+    tu_die("clr_get_tuning: %s", clr_context_error(ctx));
+  for (unsigned atomics = 0; atomics < 2; atomics++)
+    for (int ty = CLR_FLOAT; ty <= CLR_DOUBLE; ty++)
+      for (int layout = CLR_LAYOUT_STRIDED; layout <= CLR_LAYOUT_CONTIGUOUS;
+           layout++)
+        for (size_t sh = 0; sh < 3; sh++)
+          for (int axis = 0; axis < 2; axis++) {
+            clr_type type = (clr_type)ty;
+            size_t R = shapes[sh][0], C = shapes[sh][1], n = R * C;
+            size_t es = clr_type_size(type), nres = axis ? R : C;
+            size_t len = axis ? C : R;
+            unsigned char *data = tu_xmalloc(n * es),
+                          *res = tu_xmalloc(nres * es);
+            unsigned char *line = tu_xmalloc(len * es);
+            tu_rng rng = {n * 17 + sh};
+            for (size_t i = 0; i < n; i++) {
+              double big = type == CLR_FLOAT ? 0x1p100 : 0x1p950;
+              double tiny = type == CLR_FLOAT ? 0x1p-140 : 0x1p-1060;
+              double r = tu_unit(&rng);
+              double x = i % 5 == 0   ? tiny * (1 + (double)(i % 7))
+                         : i % 5 == 1 ? big
+                         : i % 5 == 3 ? -big
+                                      : r - 0.5;
+              if (type == CLR_FLOAT) {
+                float f = (float)x;
+                memcpy(data + i * es, &f, es);
+              } else {
+                memcpy(data + i * es, &x, es);
+              }
+            }
+            t = base;
+            t.exact_int64_atomics = atomics;
+            if (clr_set_tuning(ctx, &t) != CLR_OK)
+              tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+            clr_options o = CLR_OPTIONS_INIT;
+            o.exact = 1;
+            o.wg_size = 4;
+            o.layout = (clr_layout)layout;
+            clr_request r = tu_matrix_request(CLR_SUM, type, R, C, 0, axis);
+            r.options = &o;
+            r.input.host = data;
+            r.output.host = res;
+            trace("exact matrix %s %zux%zu axis %d layout=%d atomics=%u",
+                  clr_type_name(type), R, C, axis, layout, atomics);
+            clr_status st = clr_run(ctx, &r, NULL);
+            runs++;
+            size_t bad = 0;
+            for (size_t k = 0; st == CLR_OK && k < nres; k++) {
+              for (size_t j = 0; j < len; j++)
+                memcpy(line + j * es,
+                       data + (axis ? k * C + j : j * C + k) * es, es);
+              clr_value want, got;
+              clr_ref_exact_sum(type, line, len, &want);
+              got = want;
+              memcpy(&got.v, res + k * es, es);
+              bad += !clr_ref_exact_equal(&want, &got);
+            }
+            tu_check(st == CLR_OK && bad == 0,
+                     "exact %s matrix %zux%zu axis %d layout=%d int64 "
+                     "atomics=%u: %s, %zu of %zu results not the exact sum",
+                     clr_type_name(type), R, C, axis, layout, atomics,
+                     clr_status_name(st), bad, nres);
+            free(line);
+            free(res);
+            free(data);
+          }
+  if (clr_set_tuning(ctx, &base) != CLR_OK)
+    tu_die("clr_set_tuning: %s", clr_context_error(ctx));
+}
+
 static void part_scan(clr_kernel k) {
   static const size_t wgs[] = {4, 5};
   static const size_t coarses[] = {1, 3};
@@ -648,6 +728,7 @@ static const struct part {
      .layout = CLR_LAYOUT_CONTIGUOUS},
     {"reduce-buffer", .run = part_reduce_buffer},
     {"reduce-exact", .run = part_exact},
+    {"reduce-exact-matrix", .run = part_exact_matrix},
     {"reduce-transform", .run = part_transform},
     {"scan-kogge-stone", .of_kernel = part_scan,
      .kernel = CLR_SCAN_KOGGE_STONE},
