@@ -769,8 +769,6 @@ static clr_status exact_block(clr_context *ctx, cols_plan *p, int axis,
   while (G > 1 && (G > most || G / 2 >= n_out))
     G /= 2;
   wg = G * P;
-  /* CPUs: a work-item a result, no tree; a work-group walks a run of
-   * blocks (the kernel's block loop), a few work-groups a core */
   size_t blocks = ceil_div(n_out, G);
   if (p->runs) {
     /* CPUs: a work-item walking blocks of results, a long row, or a
