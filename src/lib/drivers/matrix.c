@@ -752,24 +752,7 @@ static clr_status exact_block(clr_context *ctx, cols_plan *p, int axis,
                               size_t cols, size_t pitch, cl_mem out,
                               size_t out_off, int first_block, int last) {
   size_t n_out = axis == 1 ? n_rows : cols, len = axis == 1 ? cols : n_rows;
-  size_t wg = p->wg, esize = clr_type_size(p->in);
-  /* lanes a result for about EXACT_LOADS elements each (columns: at
-   * least EXACT_SPAN of them side by side where there are), the rest of
-   * the work-group results side by side, as many as there are and their
-   * superaccumulators fit in half the local memory; the work-group
-   * shrunk to them */
-  size_t P = pow2_at_least(ceil_div(len, EXACT_LOADS));
-  size_t span =
-      pow2_at_least(n_out) < EXACT_SPAN ? pow2_at_least(n_out) : EXACT_SPAN;
-  size_t lanes_most = axis == 1 ? wg : wg / span;
-  if (P > lanes_most)
-    P = lanes_most ? lanes_most : 1;
-  size_t G = wg / P;
-  size_t most = ctx->desc.local_mem_size / 2 / (p->ex.words * 8);
-  while (G > 1 && (G > most || G / 2 >= n_out))
-    G /= 2;
-  wg = G * P;
-  size_t blocks = ceil_div(n_out, G);
+  size_t wg = p->wg, esize = clr_type_size(p->in), G, P;
   if (p->runs) {
     /* CPUs: a work-item walking blocks of results, a long row, or a
      * vector lane's column or short row each (clr_exact_runs: a lane's
@@ -781,8 +764,25 @@ static clr_status exact_block(clr_context *ctx, cols_plan *p, int axis,
       G /= 2;
     P = 1;
     wg = 1;
-    blocks = ceil_div(n_out, G);
+  } else {
+    /* lanes a result for about EXACT_LOADS elements each (columns: at
+     * least EXACT_SPAN of them side by side where there are), the rest
+     * of the work-group results side by side, as many as there are and
+     * their superaccumulators fit in half the local memory; the
+     * work-group shrunk to them */
+    P = pow2_at_least(ceil_div(len, EXACT_LOADS));
+    size_t span =
+        pow2_at_least(n_out) < EXACT_SPAN ? pow2_at_least(n_out) : EXACT_SPAN;
+    size_t lanes_most = axis == 1 ? wg : wg / span;
+    if (P > lanes_most)
+      P = lanes_most ? lanes_most : 1;
+    G = wg / P;
+    size_t most = ctx->desc.local_mem_size / 2 / (p->ex.words * 8);
+    while (G > 1 && (G > most || G / 2 >= n_out))
+      G /= 2;
+    wg = G * P;
   }
+  size_t blocks = ceil_div(n_out, G);
   size_t groups = blocks;
   size_t want = (size_t)ctx->desc.compute_units * COLS_GROUPS_PER_CU;
   if (p->runs && groups > want)
