@@ -427,6 +427,29 @@ static void part_reduce_buffer(void) {
  * partial groups and tails, against the CPU's exact sum by equality.  The
  * data mixes denormals, cancelling huge values and ordinary ones, so the
  * expansion, its spills and the bit-decomposing path all run. */
+/* Element i of an exact sum's data: tiny (the superaccumulator's low
+ * words), huge and its negative (its high words, cancelling), or an
+ * ordinary value (the expansion), in turn. */
+static void exact_data(clr_type type, unsigned char *data, size_t n,
+                       tu_rng *rng) {
+  size_t es = clr_type_size(type);
+  for (size_t i = 0; i < n; i++) {
+    double r = tu_unit(rng);
+    double big = type == CLR_FLOAT ? 0x1p100 : 0x1p950;
+    double tiny = type == CLR_FLOAT ? 0x1p-140 : 0x1p-1060;
+    double x = i % 4 == 0   ? tiny * (1 + (double)(i % 7))
+               : i % 4 == 1 ? big
+               : i % 4 == 2 ? -big
+                            : r - 0.5;
+    if (type == CLR_FLOAT) {
+      float f = (float)x;
+      memcpy(data + i * es, &f, es);
+    } else {
+      memcpy(data + i * es, &x, es);
+    }
+  }
+}
+
 static void part_exact(void) {
   static const unsigned vecs[] = {1, 4};
   static const size_t sizes[] = {1, 7, 301};
@@ -443,21 +466,7 @@ static void part_exact(void) {
             size_t n = sizes[si], es = clr_type_size(type);
             unsigned char *data = tu_xmalloc(n * es);
             tu_rng rng = {n * 31 + vi};
-            for (size_t i = 0; i < n; i++) {
-              double r = tu_unit(&rng);
-              double big = type == CLR_FLOAT ? 0x1p100 : 0x1p950;
-              double tiny = type == CLR_FLOAT ? 0x1p-140 : 0x1p-1060;
-              double x = i % 4 == 0   ? tiny * (1 + (double)(i % 7))
-                         : i % 4 == 1 ? big
-                         : i % 4 == 2 ? -big
-                                      : r - 0.5;
-              if (type == CLR_FLOAT) {
-                float f = (float)x;
-                memcpy(data + i * es, &f, es);
-              } else {
-                memcpy(data + i * es, &x, es);
-              }
-            }
+            exact_data(type, data, n, &rng);
             t = base;
             t.exact_int64_atomics = atomics;
             t.exact_terms = 2;
@@ -514,21 +523,7 @@ static void part_exact_matrix(void) {
                           *res = tu_xmalloc(nres * es);
             unsigned char *line = tu_xmalloc(len * es);
             tu_rng rng = {n * 17 + sh};
-            for (size_t i = 0; i < n; i++) {
-              double big = type == CLR_FLOAT ? 0x1p100 : 0x1p950;
-              double tiny = type == CLR_FLOAT ? 0x1p-140 : 0x1p-1060;
-              double r = tu_unit(&rng);
-              double x = i % 5 == 0   ? tiny * (1 + (double)(i % 7))
-                         : i % 5 == 1 ? big
-                         : i % 5 == 3 ? -big
-                                      : r - 0.5;
-              if (type == CLR_FLOAT) {
-                float f = (float)x;
-                memcpy(data + i * es, &f, es);
-              } else {
-                memcpy(data + i * es, &x, es);
-              }
-            }
+            exact_data(type, data, n, &rng);
             t = base;
             t.exact_int64_atomics = atomics;
             if (clr_set_tuning(ctx, &t) != CLR_OK)
